@@ -1,0 +1,1 @@
+//! Counters: the catalogue, GL query pools and serialized timing.

@@ -1,0 +1,271 @@
+//! The records a session holds. The agent produces them, the session file stores each as one
+//! chunk, and the inspector reads them back. Everything a reader needs to interpret a record
+//! (function names, parameter kinds, counter names and units) is itself stored in the session,
+//! so a session stays readable when the agent's tables change.
+
+use serde::{Deserialize, Serialize};
+
+/// First record of every session: who was captured, how, and when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    /// Version of the gpuheat agent that produced the session.
+    pub agent_version: String,
+    /// Process id of the captured program.
+    pub pid: u32,
+    /// Path of the captured program's executable.
+    pub exe: String,
+    /// Command line of the captured program.
+    pub args: Vec<String>,
+    /// Capture mode.
+    pub mode: CaptureMode,
+    /// Frames skipped before the capture started.
+    pub skip: u32,
+    /// Frames the capture was asked for.
+    pub frames_requested: u32,
+    /// CLOCK_MONOTONIC time (ns) that all `*_ns` timestamps in the session are relative to.
+    pub clock_origin_ns: u64,
+    /// Wall-clock time of the capture start, seconds since the Unix epoch.
+    pub started_unix_s: u64,
+    /// Whether frames were delimited by swaps (always true for now).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// How much the agent measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CaptureMode {
+    /// Calls and pipelined GPU timestamps only; cheap enough to leave on.
+    Timeline,
+    /// Timeline plus serialized per-draw timing, pipeline statistics and samples passed.
+    Full,
+}
+
+/// How an argument or return value is stored in [`Call::args`] and how to print it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueKind {
+    /// Signed integer, sign-extended to 64 bits.
+    Int,
+    /// Unsigned integer, zero-extended.
+    Uint,
+    /// GLenum (or EGLenum): print as its symbolic name.
+    Enum,
+    /// GLbitfield: print as `A | B`.
+    Bitfield,
+    /// GLboolean / EGLBoolean / Bool.
+    Bool,
+    /// 32-bit float, stored as its bit pattern.
+    F32,
+    /// 64-bit float, stored as its bit pattern.
+    F64,
+    /// Any pointer or opaque handle, stored as its address.
+    Ptr,
+}
+
+/// What an entry point does, as far as the capture cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallClass {
+    /// Anything that only sets or reads state.
+    State,
+    /// glDraw* / glMultiDraw*: a draw call.
+    Draw,
+    /// Any other call that makes the GPU work (clears, blits, dispatches, copies, mipmaps).
+    Work,
+    /// Ends a frame (eglSwapBuffers, glXSwapBuffers and their variants).
+    Swap,
+}
+
+/// One parameter of an entry point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParamInfo {
+    pub name: String,
+    /// The C type as the registry spells it, e.g. `const GLchar *`.
+    pub c_type: String,
+    pub kind: ValueKind,
+    /// The registry's `len` attribute for array parameters, e.g. `count*4`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub len: Option<String>,
+}
+
+/// One entry point the agent wraps; [`Call::func`] indexes [`FunctionTable::functions`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionInfo {
+    pub name: String,
+    pub params: Vec<ParamInfo>,
+    /// `None` for `void`.
+    pub ret: Option<ValueKind>,
+    pub class: CallClass,
+}
+
+/// The agent's table of entry points, stored once per session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionTable {
+    pub functions: Vec<FunctionInfo>,
+}
+
+/// A counter the agent knows about; [`CounterValue::counter`] indexes the context's list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterInfo {
+    /// Stable machine name, e.g. `gpu_time_serialized`, `samples_passed`.
+    pub name: String,
+    /// Unit of the value, e.g. `ns`, `fragments`, `invocations`.
+    pub unit: String,
+    /// One line for people.
+    pub description: String,
+    /// Whether this context could measure it.
+    pub available: bool,
+    /// Why not, when unavailable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable_reason: Option<String>,
+}
+
+/// The client API a context speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClientApi {
+    Gl,
+    Gles,
+    Vg,
+}
+
+/// What the agent learned about a rendering context the first time it was current.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextInfo {
+    /// The context handle (EGLContext / GLXContext) as the program sees it.
+    pub handle: u64,
+    pub api: ClientApi,
+    pub vendor: String,
+    pub renderer: String,
+    pub version: String,
+    /// Counters in the order [`CounterValue::counter`] refers to them.
+    pub counters: Vec<CounterInfo>,
+    /// Whether pipelined per-draw GPU time measures a draw's own cost on this renderer.
+    pub pipelined_meaningful: bool,
+    /// Why (or why not), for the report.
+    pub pipelined_note: String,
+    /// Median cost (ns) of an empty serialized bracket, subtracted from serialized times.
+    #[serde(default)]
+    pub serialized_overhead_ns: u64,
+}
+
+/// One mapped module of the captured process, for turning call sites into module + offset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Module {
+    pub path: String,
+    pub start: u64,
+    pub end: u64,
+    /// File offset that `start` maps.
+    pub file_offset: u64,
+}
+
+/// The modules mapped when the capture started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModuleMap {
+    pub modules: Vec<Module>,
+}
+
+/// One intercepted call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    /// Index into [`FunctionTable::functions`].
+    pub func: u16,
+    /// Kernel thread id of the caller.
+    pub thread: u32,
+    /// Context handle current on the calling thread (0 when none).
+    pub context: u64,
+    /// CLOCK_MONOTONIC at entry, relative to [`SessionInfo::clock_origin_ns`].
+    pub begin_ns: u64,
+    /// Wall time spent in the real call.
+    pub duration_ns: u64,
+    /// Thread CPU time spent in the real call.
+    pub cpu_ns: u64,
+    /// Arguments, one per parameter, encoded per [`ParamInfo::kind`].
+    pub args: Vec<u64>,
+    /// Return value, when the function returns one.
+    pub ret: Option<u64>,
+    /// Return address of the call into the wrapper: the program's call site.
+    pub callsite: u64,
+}
+
+/// A measured counter value of one work call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CounterValue {
+    /// Index into the call's [`ContextInfo::counters`].
+    pub counter: u16,
+    pub value: u64,
+}
+
+/// Counter deltas measured around one work call (draw, clear, blit, dispatch, copy, mipmap).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DrawSample {
+    /// Index of the call in [`Frame::calls`].
+    pub call: u32,
+    /// Counters measured immediately (serialized time, statistics, samples passed).
+    pub values: Vec<CounterValue>,
+}
+
+/// One captured frame: the calls from the previous swap up to and including this frame's swap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    /// Frame number counted from the program's first swap.
+    pub index: u64,
+    pub begin_ns: u64,
+    pub end_ns: u64,
+    pub calls: Vec<Call>,
+    pub samples: Vec<DrawSample>,
+}
+
+/// GPU time of a work call from pipelined timestamp queries, read back frames later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipelinedTime {
+    /// Index of the call in its frame's [`Frame::calls`].
+    pub call: u32,
+    /// GPU time between the timestamps written before and after the call.
+    pub gpu_ns: u64,
+}
+
+/// Pipelined times of one frame, sent once the queries have landed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PipelinedBatch {
+    pub frame: u64,
+    /// GL_GPU_DISJOINT_EXT was raised: the times of this batch are not trustworthy.
+    pub disjoint: bool,
+    pub times: Vec<PipelinedTime>,
+}
+
+/// Why a capture ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// All requested frames were captured.
+    Complete,
+    /// The user stopped it.
+    Stopped,
+    /// The program exited or died before the capture completed.
+    TargetExited,
+}
+
+/// Last record of a finished session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EndInfo {
+    pub reason: EndReason,
+    pub frames_captured: u64,
+    /// Events the agent had to drop because the writer could not keep up (0 means none lost).
+    pub dropped_calls: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// Everything a chunk can hold.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    Info(SessionInfo),
+    Functions(FunctionTable),
+    Context(ContextInfo),
+    Modules(ModuleMap),
+    Frame(Frame),
+    Pipelined(PipelinedBatch),
+    End(EndInfo),
+}

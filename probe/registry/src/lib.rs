@@ -1,0 +1,1 @@
+//! Khronos registry model.
