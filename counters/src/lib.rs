@@ -1,1 +1,21 @@
-//! Counters: the catalogue, GL query pools and serialized timing.
+//! Counters: what gpuheat measures and how.
+//!
+//! - [`catalogue`]: the fixed, ordered list of counters; a counter's index there is the `u16`
+//!   of [`gpuheat_session::CounterValue::counter`].
+//! - [`gl`]: the real GL entry points used (loaded through the agent's loader, never through
+//!   the program's hooked symbols) and the enums.
+//! - [`ContextCounters`]: per-context capabilities and the bracket taken around each work call:
+//!   serialized timing (drain, time, drain), samples passed and pipeline statistics read right
+//!   after the call, and pipelined timestamp pairs read back frames later by
+//!   [`ContextCounters::poll`].
+
+pub mod catalogue;
+mod context;
+pub mod gl;
+
+pub use catalogue::{CounterDef, CounterKind, COUNTERS};
+pub use context::{
+    monotonic_ns, parse_version, pipelined_caveat, Bracket, ContextCounters,
+    DEFAULT_TIMESTAMP_CAP,
+};
+pub use gl::GlFns;

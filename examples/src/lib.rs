@@ -1,1 +1,100 @@
 //! Shared set-up for the example programs.
+//!
+//! - [`gl`]: raw `extern "C"` EGL/GL imports, linked dynamically against `libEGL` and
+//!   `libGLESv2` so that `LD_PRELOAD` interposition sees every call.
+//! - [`gfx`]: a headless EGL context (Mesa surfaceless platform, pbuffer), GLES 3.2 or
+//!   GL 4.5 core, plus shader, unit-quad and checksum helpers.
+//! - [`args`]: the common command-line flags.
+//! - [`run_frames`]: the frame loop shared by the examples (`--frames`, `--timing`,
+//!   `--checksum`).
+//!
+//! The examples' call counts: a *frame* is every EGL/GL call from just after the previous
+//! `eglSwapBuffers` up to and including this frame's `eglSwapBuffers`. Set-up (context,
+//! shaders, buffers, initial state) happens before the first frame; the `--checksum`
+//! `glReadPixels` happens after the last `eglSwapBuffers` and belongs to no frame.
+
+pub mod args;
+pub mod gfx;
+pub mod gl;
+
+use std::time::{Duration, Instant};
+
+use args::Args;
+use gfx::Gfx;
+
+/// Runs the frame loop: `args.frames` frames (forever when `None`). Each frame is
+/// `frame(gfx, index)`, then — with `--timing` — one `glFinish`, then one `eglSwapBuffers`.
+///
+/// After the last frame: with `--checksum` prints `checksum=<16 hex digits>` (one
+/// `glReadPixels`), with `--timing` prints `frame_ms=<median>`, where a frame's time runs
+/// from the start of `frame` to the return of `eglSwapBuffers`.
+pub fn run_frames<F>(gfx: &Gfx, args: &Args, mut frame: F) -> Result<(), String>
+where
+    F: FnMut(&Gfx, u64),
+{
+    let mut times: Vec<Duration> = Vec::new();
+    let mut i: u64 = 0;
+    while !matches!(args.frames, Some(n) if i >= n) {
+        let t0 = Instant::now();
+        frame(gfx, i);
+        if args.timing {
+            gfx.finish();
+        }
+        gfx.swap()?;
+        if args.timing {
+            times.push(t0.elapsed());
+        }
+        i += 1;
+    }
+    if args.checksum {
+        println!("checksum={:016x}", gfx.checksum());
+    }
+    if args.timing {
+        println!("frame_ms={:.3}", median_ms(&mut times));
+    }
+    Ok(())
+}
+
+/// Median of `times` in milliseconds (mean of the two middle values for an even count;
+/// 0 for none).
+pub fn median_ms(times: &mut [Duration]) -> f64 {
+    if times.is_empty() {
+        return 0.0;
+    }
+    times.sort_unstable();
+    let n = times.len();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    if n % 2 == 1 {
+        ms(times[n / 2])
+    } else {
+        (ms(times[n / 2 - 1]) + ms(times[n / 2])) / 2.0
+    }
+}
+
+/// Creates the [`Gfx`] for `args` (`--api`, `--size`), mapping failure to a message.
+pub fn gfx_for(args: &Args) -> Result<Gfx, String> {
+    Gfx::new(args.api, args.width, args.height)
+}
+
+/// Standard `main` body: runs `body`, and on error prints `<name>: <error>` on stderr and
+/// exits 1.
+pub fn main_with(spec: &args::Spec, body: impl FnOnce(&Args) -> Result<(), String>) {
+    let a = args::parse_or_exit(spec);
+    if let Err(e) = body(&a) {
+        eprintln!("{}: {}", spec.name, e.replace('\n', " "));
+        std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median() {
+        let d = Duration::from_millis;
+        assert_eq!(median_ms(&mut []), 0.0);
+        assert_eq!(median_ms(&mut [d(3), d(1), d(2)]), 2.0);
+        assert_eq!(median_ms(&mut [d(4), d(1), d(2), d(3)]), 2.5);
+    }
+}

@@ -1,1 +1,68 @@
-fn main() {}
+//! `gpuheat`: capture where each frame's GPU time goes, and report it.
+
+mod agent;
+mod analysis;
+mod enums;
+mod receive;
+mod report;
+mod run;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Per-draw, per-counter GPU cost of OpenGL / OpenGL ES programs.
+#[derive(Parser)]
+#[command(name = "gpuheat", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// How much the agent measures.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Mode {
+    /// Calls and pipelined GPU timestamps only: cheap, no stalls.
+    Timeline,
+    /// Timeline plus serialized per-draw timing, pipeline statistics and samples passed.
+    Full,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start a program with the agent preloaded and capture frames.
+    Run(run::RunArgs),
+    /// Print per-frame totals and the costliest draws of a session.
+    Report(report::ReportArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Report(args) => report::report(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            // One line: the chain of contexts, outermost first.
+            let msg: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+            eprintln!("gpuheat: error: {}", msg.join(": "));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A path for messages, relative when that is shorter.
+pub fn shown(path: &std::path::Path) -> String {
+    path.display().to_string()
+}
+
+/// Default session path for a program: `<program name>.gpuheat` in the current directory.
+pub fn default_output(program: &str) -> PathBuf {
+    let name = std::path::Path::new(program)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".into());
+    PathBuf::from(format!("{name}.gpuheat"))
+}

@@ -1,7 +1,24 @@
 //! The gpuheat session file: a magic and version, then self-describing chunks (kind, length,
 //! checksum, compressed payload) appended as data arrives, so a crash of the target or of
 //! gpuheat loses at most the chunk being written.
+//!
+//! The agent encodes records with [`encode`] and sends the chunks over its socket; the CLI
+//! reads them with a [`ChunkReader`] and stores them with a [`SessionWriter`]; the inspector
+//! reads the file back with [`Session::open`].
 
+pub mod chunk;
+pub mod error;
+pub mod header;
 pub mod model;
+pub mod reader;
+pub mod writer;
 
+pub use chunk::{
+    decode, encode, encode_chunk, read_chunk, try_encode, Chunk, ChunkHeader, ChunkKind,
+    CHUNK_HEADER_LEN, FLAG_LZ4, MAX_CHUNK_LEN,
+};
+pub use error::SessionError;
+pub use header::{FileHeader, FILE_HEADER_LEN, FORMAT_VERSION, MAGIC};
 pub use model::*;
+pub use reader::{CallGpuTime, ChunkReader, PipelinedIndex, Session};
+pub use writer::SessionWriter;

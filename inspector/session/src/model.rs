@@ -26,7 +26,7 @@ pub struct SessionInfo {
     pub clock_origin_ns: u64,
     /// Wall-clock time of the capture start, seconds since the Unix epoch.
     pub started_unix_s: u64,
-    /// Whether frames were delimited by swaps (always true for now).
+    /// Remarks from the agent for the report (e.g. how frames were delimited).
     #[serde(default)]
     pub notes: Vec<String>,
 }
@@ -87,6 +87,9 @@ pub struct ParamInfo {
     /// The registry's `len` attribute for array parameters, e.g. `count*4`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub len: Option<String>,
+    /// The registry's enum group for GLenum/GLbitfield parameters, e.g. `PrimitiveType`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// One entry point the agent wraps; [`Call::func`] indexes [`FunctionTable::functions`].
@@ -207,6 +210,11 @@ pub struct DrawSample {
 }
 
 /// One captured frame: the calls from the previous swap up to and including this frame's swap.
+///
+/// Stored as postcard, which is not self-describing: the field order of this type and of
+/// [`Call`], [`DrawSample`] and [`CounterValue`] is the format, and `skip_serializing_if` must
+/// not be used on them. Changing them needs a new chunk kind, so that older sessions stay
+/// readable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Frame {
     /// Frame number counted from the program's first swap.
@@ -227,6 +235,8 @@ pub struct PipelinedTime {
 }
 
 /// Pipelined times of one frame, sent once the queries have landed.
+///
+/// Stored as postcard, like [`Frame`]: field order is the format.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PipelinedBatch {
     pub frame: u64,

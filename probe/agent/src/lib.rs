@@ -1,1 +1,34 @@
-//! Agent.
+//! The gpuheat agent, loaded into the program being profiled (LD_PRELOAD in launch mode).
+//!
+//! Every GL/GLES/EGL/GLX entry point is exported by a wrapper generated from the Khronos
+//! registry (see `build.rs`). Outside captured frames a wrapper checks one flag and forwards
+//! the call. Inside, it records the call into a per-thread buffer and, for calls that make the
+//! GPU work, brackets them with the counters of `gpuheat-counters`. A writer thread turns the
+//! buffers into session chunks and streams them to the `gpuheat` CLI over a Unix socket.
+//!
+//! Nothing here may take the program down: every entry from the program into agent logic is
+//! behind `catch_unwind`, waits are bounded, and buffers are capped.
+
+mod callsite;
+mod clock;
+mod config;
+mod contexts;
+pub mod hook;
+mod runtime;
+mod table;
+mod writer;
+
+/// Generated from the Khronos registry by build.rs.
+#[allow(clippy::all)]
+pub mod generated {
+    use gpuheat_session::{CallClass, ValueKind};
+    /// (name, C type, kind, len, group) of one parameter.
+    pub type ParamDesc = (
+        &'static str,
+        &'static str,
+        ValueKind,
+        Option<&'static str>,
+        Option<&'static str>,
+    );
+    include!(concat!(env!("OUT_DIR"), "/generated.rs"));
+}

@@ -1,0 +1,972 @@
+//! Per-context counter state: what a context can measure, and the bracket taken around each
+//! work call.
+//!
+//! Invisibility rules kept here: `glGetError` is never called (and never loaded); nothing is
+//! called that could raise a GL error (every target and entry point is checked against the
+//! context's version and extensions first, and a query target the program has active is
+//! skipped); the `GL_QUERY_BUFFER` binding is set to 0 around read-backs and restored;
+//! `glEndQuery` is only called for queries begun here; `GL_GPU_DISJOINT_EXT`, which clears on
+//! read, is handed back to the program through [`ContextCounters::program_read_disjoint`].
+
+use std::collections::{HashSet, VecDeque};
+
+use gpuheat_session::{
+    CaptureMode, ClientApi, ContextInfo, CounterInfo, CounterValue, PipelinedBatch, PipelinedTime,
+};
+
+use crate::catalogue::{self, CounterKind, COUNTERS};
+use crate::gl::{self, GlFns, GLuint};
+
+/// Default cap on the timestamp query objects one context may hold.
+pub const DEFAULT_TIMESTAMP_CAP: usize = 65_536;
+
+/// Empty brackets timed to calibrate the serialized overhead (after a few warm-up ones).
+const CALIBRATION_RUNS: usize = 50;
+const CALIBRATION_WARMUP: usize = 5;
+
+/// The query entry points a context may call (core or `EXT`, chosen by API and version).
+#[derive(Clone, Copy)]
+struct QueryFns {
+    gen: gl::GenQueriesFn,
+    delete: gl::DeleteQueriesFn,
+    begin: gl::BeginQueryFn,
+    end: gl::EndQueryFn,
+    get_iv: gl::GetQueryivFn,
+    get_uiv: gl::GetQueryObjectuivFn,
+    /// 64-bit result read-back, when the context has it.
+    get_ui64: Option<gl::GetQueryObjectui64vFn>,
+}
+
+/// Timestamp entry points plus the width of the counter.
+#[derive(Clone, Copy)]
+struct TimerFns {
+    counter: gl::QueryCounterFn,
+    get_ui64: gl::GetQueryObjectui64vFn,
+    /// Mask of the valid timestamp bits (differences wrap modulo this).
+    mask: u64,
+}
+
+/// One bracketed call whose timestamps are still on the GPU.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    frame: u64,
+    call: u32,
+    before: GLuint,
+    after: GLuint,
+    disjoint: bool,
+}
+
+/// The samples taken before a work call, handed back to [`ContextCounters::end`] after it.
+///
+/// Every `Bracket` must be passed to `end` on the same context, with no other bracket begun in
+/// between: queries are active while it lives.
+#[derive(Debug)]
+#[must_use = "a Bracket must be passed to ContextCounters::end (queries are active)"]
+pub struct Bracket {
+    mode: CaptureMode,
+    /// Timestamp query pair (before, after), when one could be allocated.
+    timestamps: Option<(GLuint, GLuint)>,
+    /// Catalogue indices (as bits) of the queries begun.
+    begun: u32,
+    /// CLOCK_MONOTONIC when the call was about to be made (Full mode).
+    start_ns: u64,
+}
+
+/// Counter state of one GL/GLES context: its capabilities, its query objects and the pending
+/// pipelined timestamps. Create it with [`ContextCounters::new`] while the context is current,
+/// and only use it while that same context is current.
+pub struct ContextCounters {
+    handle: u64,
+    api: ClientApi,
+    major: u32,
+    minor: u32,
+    vendor: String,
+    renderer: String,
+    version: String,
+    extensions: HashSet<String>,
+    counters: Vec<CounterInfo>,
+    pipelined_meaningful: bool,
+    pipelined_note: String,
+    overhead_ns: u64,
+
+    queries: Option<QueryFns>,
+    timer: Option<TimerFns>,
+    /// `GL_QUERY_BUFFER` exists (GL 4.4 / ARB_query_buffer_object): unbind around reads.
+    query_buffer: bool,
+    bind_buffer: Option<gl::BindBufferFn>,
+    /// `GL_GPU_DISJOINT_EXT` can be read.
+    disjoint_ext: bool,
+
+    /// Catalogue indices (as bits) of the begin/end queries this context can run.
+    usable: u32,
+    /// One query object per catalogue index, read back right after each call (0: not made).
+    immediate: [GLuint; COUNTERS.len()],
+    /// Program-active query targets, as bits (see `target_bit`).
+    program_active: u32,
+
+    free: Vec<GLuint>,
+    allocated: usize,
+    cap: usize,
+    pending: VecDeque<Pending>,
+    missed: u64,
+    /// We read GL_GPU_DISJOINT_EXT as true (clearing it): the program must still see it.
+    disjoint_for_program: bool,
+}
+
+/// Bit of a query target in `program_active`: the three occlusion targets, then the pipeline
+/// statistics targets in catalogue order.
+fn target_bit(target: u32) -> Option<u32> {
+    match target {
+        gl::SAMPLES_PASSED => Some(0),
+        gl::ANY_SAMPLES_PASSED => Some(1),
+        gl::ANY_SAMPLES_PASSED_CONSERVATIVE => Some(2),
+        _ => {
+            let stats = &COUNTERS[catalogue::FIRST_PIPELINE_STATISTIC as usize..]
+                [..catalogue::PIPELINE_STATISTICS_COUNT];
+            stats
+                .iter()
+                .position(|c| c.target == Some(target))
+                .map(|i| 3 + i as u32)
+        }
+    }
+}
+
+const OCCLUSION_BITS: u32 = 0b111;
+
+/// CLOCK_MONOTONIC in nanoseconds.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Parses a `GL_VERSION` string: `"4.5 (Core Profile) Mesa 22.3.6"`,
+/// `"OpenGL ES 3.2 Mesa 22.3.6"`, `"OpenGL ES-CM 1.1"`. Returns the API and major.minor
+/// (0.0 when no number is found).
+pub fn parse_version(version: &str) -> (ClientApi, u32, u32) {
+    let (api, rest) = match version.strip_prefix("OpenGL ES") {
+        Some(rest) => (ClientApi::Gles, rest),
+        None => (ClientApi::Gl, version),
+    };
+    let start = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+    let mut nums = rest[start..]
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|s| s.parse::<u32>().unwrap_or(0));
+    let major = nums.next().unwrap_or(0);
+    let minor = nums.next().unwrap_or(0);
+    (api, major, minor)
+}
+
+/// Why pipelined per-call time does not measure a call's own cost on this renderer, or `None`
+/// when it does (an immediate-mode GPU). Recognises software rasterizers (llvmpipe, softpipe,
+/// swr, SwiftShader, Mesa's swrast) and tile-based GPUs (Mali, Adreno, PowerVR, Apple,
+/// Vivante, VideoCore V3D/VC4, and the Lima, Panfrost, Freedreno and Asahi drivers).
+pub fn pipelined_caveat(vendor: &str, renderer: &str) -> Option<String> {
+    let lower = renderer.to_ascii_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .collect();
+    // A token equal to `key`, or `key` followed by digits only ("mali400", "fd307").
+    let has = |key: &str| {
+        tokens.iter().any(|t| {
+            t.strip_prefix(key)
+                .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+        })
+    };
+    const SOFTWARE: &[(&str, &str)] = &[
+        ("llvmpipe", "llvmpipe"),
+        ("softpipe", "softpipe"),
+        ("swr", "OpenSWR"),
+        ("openswr", "OpenSWR"),
+        ("swiftshader", "SwiftShader"),
+    ];
+    for &(key, name) in SOFTWARE {
+        if has(key) {
+            return Some(software_note(name));
+        }
+    }
+    if lower.contains("software rasterizer") {
+        return Some(software_note("Mesa's software rasterizer"));
+    }
+    const TILED: &[(&str, &str)] = &[
+        ("mali", "Mali"),
+        ("panfrost", "Mali (Panfrost)"),
+        ("lima", "Mali (Lima)"),
+        ("adreno", "Adreno"),
+        ("freedreno", "Adreno (Freedreno)"),
+        ("fd", "Adreno (Freedreno)"),
+        ("powervr", "PowerVR"),
+        ("apple", "Apple"),
+        ("agx", "Apple"),
+        ("asahi", "Apple (Asahi)"),
+        ("vivante", "Vivante"),
+        ("etnaviv", "Vivante (etnaviv)"),
+        ("v3d", "VideoCore (V3D)"),
+        ("vc4", "VideoCore (VC4)"),
+        ("videocore", "VideoCore"),
+    ];
+    for &(key, name) in TILED {
+        if has(key) {
+            return Some(tiled_note(name));
+        }
+    }
+    let vendor = vendor.to_ascii_lowercase();
+    const TILED_VENDORS: &[(&str, &str)] = &[
+        ("arm", "Mali"),
+        ("qualcomm", "Adreno"),
+        ("imagination", "PowerVR"),
+        ("broadcom", "VideoCore"),
+        ("vivante", "Vivante"),
+        ("apple", "Apple"),
+    ];
+    for &(key, name) in TILED_VENDORS {
+        if vendor
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|t| t == key)
+        {
+            return Some(tiled_note(name));
+        }
+    }
+    None
+}
+
+fn software_note(name: &str) -> String {
+    format!(
+        "{name} is a software rasterizer that defers rasterization until the pipeline is \
+         flushed: pipelined timestamps do not measure a call's own cost (small draws read 0); \
+         use gpu_time_serialized"
+    )
+}
+
+fn tiled_note(name: &str) -> String {
+    format!(
+        "{name} is a tile-based GPU: the fragment work of a render pass runs after all its \
+         draws are submitted, so pipelined timestamps do not measure a draw's own cost; use \
+         gpu_time_serialized"
+    )
+}
+
+impl ContextCounters {
+    /// Inspects the current context (API, version, extensions, renderer), decides which
+    /// counters it can measure and why not, and calibrates the serialized bracket overhead
+    /// (median of 50 empty brackets). Takes a few milliseconds.
+    ///
+    /// # Safety
+    /// The context must be current on this thread, and `gl` loaded for this process.
+    pub unsafe fn new(gl: &GlFns, handle: u64) -> ContextCounters {
+        let vendor = unsafe { gl.string(gl::VENDOR) };
+        let renderer = unsafe { gl.string(gl::RENDERER) };
+        let version = unsafe { gl.string(gl::VERSION) };
+        let (api, major, minor) = parse_version(&version);
+        let ver = |maj: u32, min: u32| (major, minor) >= (maj, min);
+        let is_gl = api == ClientApi::Gl;
+
+        let mut extensions = HashSet::new();
+        match gl.get_stringi {
+            Some(get_stringi) if ver(3, 0) => {
+                let n = unsafe { gl.integer(gl::NUM_EXTENSIONS) }.max(0) as u32;
+                for i in 0..n {
+                    let s = gl::cstr_to_string(unsafe { get_stringi(gl::EXTENSIONS, i) });
+                    if !s.is_empty() {
+                        extensions.insert(s);
+                    }
+                }
+            }
+            _ => {
+                let all = unsafe { gl.string(gl::EXTENSIONS) };
+                extensions.extend(all.split_whitespace().map(str::to_owned));
+            }
+        }
+        let has = |e: &str| extensions.contains(e);
+
+        // Query entry points.
+        let core_queries = (is_gl && ver(1, 5)) || (!is_gl && ver(3, 0));
+        let ext_queries = !is_gl
+            && !ver(3, 0)
+            && ver(2, 0)
+            && (has("GL_EXT_disjoint_timer_query") || has("GL_EXT_occlusion_query_boolean"));
+        let ui64_core = is_gl && (ver(3, 3) || has("GL_ARB_timer_query"));
+        let ui64_ext = !is_gl && has("GL_EXT_disjoint_timer_query");
+        let get_ui64 = if ui64_core {
+            gl.get_query_objectui64v
+        } else if ui64_ext {
+            gl.get_query_objectui64v_ext
+        } else {
+            None
+        };
+        let pick = |core: bool, ext: bool| -> Option<QueryFns> {
+            if core {
+                Some(QueryFns {
+                    gen: gl.gen_queries?,
+                    delete: gl.delete_queries?,
+                    begin: gl.begin_query?,
+                    end: gl.end_query?,
+                    get_iv: gl.get_queryiv?,
+                    get_uiv: gl.get_query_objectuiv?,
+                    get_ui64,
+                })
+            } else if ext {
+                Some(QueryFns {
+                    gen: gl.gen_queries_ext?,
+                    delete: gl.delete_queries_ext?,
+                    begin: gl.begin_query_ext?,
+                    end: gl.end_query_ext?,
+                    get_iv: gl.get_queryiv_ext?,
+                    get_uiv: gl.get_query_objectuiv_ext?,
+                    get_ui64,
+                })
+            } else {
+                None
+            }
+        };
+        let query_buffer = is_gl && (ver(4, 4) || has("GL_ARB_query_buffer_object"));
+        // Reading a result with a query buffer bound would write into the program's buffer:
+        // without glBindBuffer to unbind it, read nothing.
+        let mut queries = pick(core_queries, ext_queries);
+        if query_buffer && gl.bind_buffer.is_none() {
+            queries = None;
+        }
+        let no_queries_reason = if query_buffer && gl.bind_buffer.is_none() {
+            "glBindBuffer is missing (needed to unbind GL_QUERY_BUFFER)".to_string()
+        } else if is_gl {
+            format!("GL {major}.{minor}: no query objects (GL < 1.5)")
+        } else {
+            format!("GLES {major}.{minor}: no query objects")
+        };
+
+        // Timestamps.
+        let mut timer = None;
+        let timer_reason: Option<String>;
+        let timer_supported = if is_gl {
+            ui64_core && gl.query_counter.is_some()
+        } else {
+            ui64_ext && gl.query_counter_ext.is_some()
+        };
+        match queries {
+            None => timer_reason = Some(no_queries_reason.clone()),
+            Some(_) if !timer_supported => {
+                timer_reason = Some(if is_gl {
+                    format!("no GL_ARB_timer_query (GL {major}.{minor} < 3.3)")
+                } else {
+                    "no GL_EXT_disjoint_timer_query".to_string()
+                })
+            }
+            Some(q) => {
+                let mut bits = 0;
+                unsafe { (q.get_iv)(gl::TIMESTAMP, gl::QUERY_COUNTER_BITS, &mut bits) };
+                let counter = if is_gl {
+                    gl.query_counter
+                } else {
+                    gl.query_counter_ext
+                };
+                match (bits, counter, get_ui64) {
+                    (b, Some(counter), Some(get_ui64)) if b > 0 => {
+                        let mask = if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
+                        timer = Some(TimerFns {
+                            counter,
+                            get_ui64,
+                            mask,
+                        });
+                        timer_reason = None;
+                    }
+                    _ => {
+                        timer_reason = Some("the driver's timestamp counter has 0 bits".into())
+                    }
+                }
+            }
+        }
+
+        // Begin/end queries: samples passed and pipeline statistics.
+        let stats_supported = is_gl && (ver(4, 6) || has("GL_ARB_pipeline_statistics_query"));
+        let mut counters = Vec::with_capacity(COUNTERS.len());
+        let mut usable = 0u32;
+        for (i, def) in COUNTERS.iter().enumerate() {
+            let reason: Option<String> = match def.kind {
+                CounterKind::Serialized | CounterKind::Agent => None,
+                CounterKind::Timestamp => timer_reason.clone(),
+                CounterKind::Query if queries.is_none() => Some(no_queries_reason.clone()),
+                CounterKind::Query if i == catalogue::SAMPLES_PASSED as usize => {
+                    if is_gl {
+                        None
+                    } else {
+                        Some(
+                            "GLES context: no GL_SAMPLES_PASSED query (GLES has only boolean \
+                             occlusion queries)"
+                                .into(),
+                        )
+                    }
+                }
+                CounterKind::Query if !is_gl => {
+                    Some("GLES context: no pipeline statistics query".into())
+                }
+                CounterKind::Query if !stats_supported => Some(format!(
+                    "no GL_ARB_pipeline_statistics_query (GL {major}.{minor})"
+                )),
+                CounterKind::Query => match i as u16 {
+                    catalogue::TESS_CONTROL_SHADER_PATCHES
+                    | catalogue::TESS_EVALUATION_SHADER_INVOCATIONS
+                        if !(ver(4, 0) || has("GL_ARB_tessellation_shader")) =>
+                    {
+                        Some("no tessellation shaders (GL < 4.0)".into())
+                    }
+                    catalogue::GEOMETRY_SHADER_INVOCATIONS
+                    | catalogue::GEOMETRY_SHADER_PRIMITIVES_EMITTED
+                        if !ver(3, 2) =>
+                    {
+                        Some("no geometry shaders (GL < 3.2)".into())
+                    }
+                    catalogue::COMPUTE_SHADER_INVOCATIONS
+                        if !(ver(4, 3) || has("GL_ARB_compute_shader")) =>
+                    {
+                        Some("no compute shaders (GL < 4.3)".into())
+                    }
+                    _ => None,
+                },
+            };
+            if def.kind == CounterKind::Query && reason.is_none() {
+                usable |= 1 << i;
+            }
+            counters.push(CounterInfo {
+                name: def.name.to_string(),
+                unit: def.unit.to_string(),
+                description: def.description.to_string(),
+                available: reason.is_none(),
+                unavailable_reason: reason,
+            });
+        }
+
+        let (pipelined_meaningful, pipelined_note) = match (&timer_reason, pipelined_caveat(&vendor, &renderer)) {
+            (Some(why), _) => (false, format!("no pipelined timing: {why}")),
+            (None, Some(why)) => (false, why),
+            (None, None) => (
+                true,
+                format!(
+                    "{renderer} renders each draw as it is submitted: pipelined timestamps \
+                     bracket a draw's own work (blurred by overlap between neighbouring draws)"
+                ),
+            ),
+        };
+
+        let mut cc = ContextCounters {
+            handle,
+            api,
+            major,
+            minor,
+            vendor,
+            renderer,
+            version,
+            disjoint_ext: !is_gl && has("GL_EXT_disjoint_timer_query"),
+            extensions,
+            counters,
+            pipelined_meaningful,
+            pipelined_note,
+            overhead_ns: 0,
+            queries,
+            timer,
+            query_buffer,
+            bind_buffer: gl.bind_buffer,
+            usable,
+            immediate: [0; COUNTERS.len()],
+            program_active: 0,
+            free: Vec::new(),
+            allocated: 0,
+            cap: DEFAULT_TIMESTAMP_CAP,
+            pending: VecDeque::with_capacity(1024),
+            missed: 0,
+            disjoint_for_program: false,
+        };
+        unsafe {
+            cc.seed_program_active();
+            cc.overhead_ns = cc.calibrate(gl);
+        }
+        cc
+    }
+
+    /// Learns which of our targets the program already has active (it may have begun a query
+    /// before gpuheat attached). Only targets the context supports are asked about.
+    unsafe fn seed_program_active(&mut self) {
+        let Some(q) = self.queries else { return };
+        let ver = |maj: u32, min: u32| (self.major, self.minor) >= (maj, min);
+        let mut targets: Vec<u32> = Vec::new();
+        if self.usable & (1 << catalogue::SAMPLES_PASSED) != 0 {
+            targets.push(gl::SAMPLES_PASSED);
+            if ver(3, 3) || self.has_extension("GL_ARB_occlusion_query2") {
+                targets.push(gl::ANY_SAMPLES_PASSED);
+            }
+            if ver(4, 3) || self.has_extension("GL_ARB_ES3_compatibility") {
+                targets.push(gl::ANY_SAMPLES_PASSED_CONSERVATIVE);
+            }
+        }
+        for (i, def) in COUNTERS.iter().enumerate() {
+            if i != catalogue::SAMPLES_PASSED as usize && self.usable & (1 << i) != 0 {
+                targets.extend(def.target);
+            }
+        }
+        for target in targets {
+            let mut id = 0;
+            unsafe { (q.get_iv)(target, gl::CURRENT_QUERY, &mut id) };
+            self.note_program_query(target, id != 0);
+        }
+    }
+
+    /// Median raw cost of an empty Full bracket.
+    unsafe fn calibrate(&mut self, gl: &GlFns) -> u64 {
+        let mut runs = Vec::with_capacity(CALIBRATION_RUNS);
+        for i in 0..CALIBRATION_WARMUP + CALIBRATION_RUNS {
+            let bracket = unsafe { self.begin(gl, CaptureMode::Full) };
+            let timestamps = bracket.timestamps;
+            let elapsed = unsafe { self.close(gl, &bracket) };
+            if let Some((a, b)) = timestamps {
+                // Finished and never read: the objects can be written again.
+                self.free.push(a);
+                self.free.push(b);
+            }
+            if i >= CALIBRATION_WARMUP {
+                runs.push(elapsed);
+            }
+        }
+        runs.sort_unstable();
+        runs[runs.len() / 2]
+    }
+
+    /// Takes the "before" samples of a work call; call [`ContextCounters::end`] right after
+    /// the call. Full mode: `glFinish` (drains earlier work, untimed), begins samples-passed
+    /// and the pipeline-statistics queries (except targets the program has active), writes the
+    /// "before" timestamp and reads CLOCK_MONOTONIC last. Timeline mode: only the timestamp.
+    ///
+    /// # Safety
+    /// This context must be current on this thread, and no other bracket of it open.
+    pub unsafe fn begin(&mut self, gl: &GlFns, mode: CaptureMode) -> Bracket {
+        let mut begun = 0u32;
+        if mode == CaptureMode::Full {
+            unsafe { (gl.finish)() };
+            if let Some(q) = self.queries {
+                let mut bits = self.usable;
+                while bits != 0 {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if self.program_has(i) {
+                        continue;
+                    }
+                    let Some(target) = COUNTERS[i].target else {
+                        continue;
+                    };
+                    if self.immediate[i] == 0 {
+                        unsafe { (q.gen)(1, &mut self.immediate[i]) };
+                        if self.immediate[i] == 0 {
+                            continue;
+                        }
+                    }
+                    unsafe { (q.begin)(target, self.immediate[i]) };
+                    begun |= 1 << i;
+                }
+            }
+        }
+        let mut timestamps = None;
+        if let Some(t) = self.timer {
+            if let Some((a, b)) = unsafe { self.alloc_pair() } {
+                unsafe { (t.counter)(a, gl::TIMESTAMP) };
+                timestamps = Some((a, b));
+            } else {
+                self.missed += 1;
+            }
+        }
+        let start_ns = if mode == CaptureMode::Full {
+            monotonic_ns()
+        } else {
+            0
+        };
+        Bracket {
+            mode,
+            timestamps,
+            begun,
+            start_ns,
+        }
+    }
+
+    /// Writes the "after" timestamp and ends the queries; in Full mode also finishes the
+    /// pipeline. Returns the raw elapsed time (Full mode), 0 otherwise.
+    unsafe fn close(&mut self, gl: &GlFns, bracket: &Bracket) -> u64 {
+        if let (Some(t), Some((_, b))) = (self.timer, bracket.timestamps) {
+            unsafe { (t.counter)(b, gl::TIMESTAMP) };
+        }
+        if let Some(q) = self.queries {
+            let mut bits = bracket.begun;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(target) = COUNTERS[i].target {
+                    unsafe { (q.end)(target) };
+                }
+            }
+        }
+        if bracket.mode == CaptureMode::Full {
+            unsafe { (gl.finish)() };
+            monotonic_ns().saturating_sub(bracket.start_ns)
+        } else {
+            0
+        }
+    }
+
+    /// Takes the "after" samples of the call bracketed by `bracket` and returns the values
+    /// measured now, in catalogue order: in Full mode the serialized time (elapsed minus the
+    /// calibrated overhead, at least 0), samples passed and the pipeline statistics; nothing
+    /// in Timeline mode. The timestamp pair is queued for [`ContextCounters::poll`] as
+    /// `(frame, call)`. Counters the context cannot measure, or whose target the program had
+    /// active, are left out (never reported as 0).
+    ///
+    /// # Safety
+    /// This context must be current, and `bracket` come from its last [`ContextCounters::begin`].
+    pub unsafe fn end(
+        &mut self,
+        gl: &GlFns,
+        bracket: Bracket,
+        frame: u64,
+        call: u32,
+    ) -> Vec<CounterValue> {
+        let elapsed = unsafe { self.close(gl, &bracket) };
+        if let Some((before, after)) = bracket.timestamps {
+            self.pending.push_back(Pending {
+                frame,
+                call,
+                before,
+                after,
+                disjoint: false,
+            });
+        }
+        if bracket.mode != CaptureMode::Full {
+            return Vec::new();
+        }
+        let mut values = Vec::with_capacity(1 + bracket.begun.count_ones() as usize);
+        values.push(CounterValue {
+            counter: catalogue::GPU_TIME_SERIALIZED,
+            value: elapsed.saturating_sub(self.overhead_ns),
+        });
+        if let (Some(q), true) = (self.queries, bracket.begun != 0) {
+            let saved = unsafe { self.unbind_query_buffer(gl) };
+            let mut bits = bracket.begun;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let id = self.immediate[i];
+                let value = match q.get_ui64 {
+                    Some(get_ui64) => {
+                        let mut v = 0u64;
+                        unsafe { get_ui64(id, gl::QUERY_RESULT, &mut v) };
+                        v
+                    }
+                    None => {
+                        let mut v = 0u32;
+                        unsafe { (q.get_uiv)(id, gl::QUERY_RESULT, &mut v) };
+                        u64::from(v)
+                    }
+                };
+                values.push(CounterValue {
+                    counter: i as u16,
+                    value,
+                });
+            }
+            unsafe { self.restore_query_buffer(saved) };
+        }
+        values
+    }
+
+    /// Reads back pending timestamp pairs, in call order, grouped into one batch per run of
+    /// calls of the same frame. Without `wait`, stops at the first pair whose result is not
+    /// available yet (no stall), so a frame's times may arrive in more than one batch; each
+    /// bracketed call appears exactly once overall. With `wait`, reads everything (for the
+    /// last captured frame). On GLES, `GL_GPU_DISJOINT_EXT` is checked after the read-back;
+    /// when raised, the batches returned now and every still-pending pair are marked disjoint.
+    ///
+    /// # Safety
+    /// This context must be current on this thread.
+    pub unsafe fn poll(&mut self, gl: &GlFns, wait: bool) -> Vec<PipelinedBatch> {
+        let mut batches: Vec<PipelinedBatch> = Vec::new();
+        let (Some(t), Some(q)) = (self.timer, self.queries) else {
+            return batches;
+        };
+        if self.pending.is_empty() {
+            return batches;
+        }
+        let saved = unsafe { self.unbind_query_buffer(gl) };
+        while let Some(&p) = self.pending.front() {
+            if !wait {
+                let mut available = 0u32;
+                unsafe { (q.get_uiv)(p.after, gl::QUERY_RESULT_AVAILABLE, &mut available) };
+                if available == 0 {
+                    break;
+                }
+            }
+            let (mut t0, mut t1) = (0u64, 0u64);
+            unsafe {
+                (t.get_ui64)(p.before, gl::QUERY_RESULT, &mut t0);
+                (t.get_ui64)(p.after, gl::QUERY_RESULT, &mut t1);
+            }
+            self.pending.pop_front();
+            self.free.push(p.before);
+            self.free.push(p.after);
+            let time = PipelinedTime {
+                call: p.call,
+                gpu_ns: t1.wrapping_sub(t0) & t.mask,
+            };
+            match batches.last_mut() {
+                Some(b) if b.frame == p.frame => {
+                    b.times.push(time);
+                    b.disjoint |= p.disjoint;
+                }
+                _ => batches.push(PipelinedBatch {
+                    frame: p.frame,
+                    disjoint: p.disjoint,
+                    times: vec![time],
+                }),
+            }
+        }
+        unsafe { self.restore_query_buffer(saved) };
+        if self.disjoint_ext && unsafe { gl.integer(gl::GPU_DISJOINT_EXT) } != 0 {
+            // Reading cleared the flag: keep it for the program's next read.
+            self.disjoint_for_program = true;
+            self.mark_disjoint();
+            for b in &mut batches {
+                b.disjoint = true;
+            }
+        }
+        batches
+    }
+
+    /// Tells the counters that the program itself began (`active = true`) or ended a query on
+    /// `target` (`glBeginQuery`, `glEndQuery` and the `Indexed` variants), so a bracket never
+    /// begins a query on a target the program has active. The three occlusion targets count
+    /// as one.
+    pub fn note_program_query(&mut self, target: u32, active: bool) {
+        if let Some(bit) = target_bit(target) {
+            if active {
+                self.program_active |= 1 << bit;
+            } else {
+                self.program_active &= !(1 << bit);
+            }
+        }
+    }
+
+    /// For the agent's wrapper of the program's own read of `GL_GPU_DISJOINT_EXT`
+    /// (`glGetIntegerv` and friends): pass what the real call returned, and hand the program
+    /// the returned value instead. The flag clears on read, so a disjoint event gpuheat
+    /// consumed in [`ContextCounters::poll`] is given back here; one the program consumed
+    /// marks the pending pipelined times disjoint.
+    pub fn program_read_disjoint(&mut self, real_value: bool) -> bool {
+        if real_value {
+            self.mark_disjoint();
+        }
+        let seen = real_value || self.disjoint_for_program;
+        self.disjoint_for_program = false;
+        seen
+    }
+
+    fn mark_disjoint(&mut self) {
+        for p in &mut self.pending {
+            p.disjoint = true;
+        }
+    }
+
+    fn program_has(&self, index: usize) -> bool {
+        if index == catalogue::SAMPLES_PASSED as usize {
+            return self.program_active & OCCLUSION_BITS != 0;
+        }
+        COUNTERS[index]
+            .target
+            .and_then(target_bit)
+            .is_some_and(|bit| self.program_active & (1 << bit) != 0)
+    }
+
+    /// Two free timestamp query objects, growing the pool up to the cap.
+    unsafe fn alloc_pair(&mut self) -> Option<(GLuint, GLuint)> {
+        if self.free.len() < 2 {
+            let q = self.queries?;
+            let want = self.allocated.clamp(64, 4096);
+            let n = want.min(self.cap.saturating_sub(self.allocated));
+            if n > 0 {
+                let old = self.free.len();
+                self.free.resize(old + n, 0);
+                unsafe { (q.gen)(n as i32, self.free[old..].as_mut_ptr()) };
+                self.allocated += n;
+                self.free.retain(|&id| id != 0);
+            }
+            if self.free.len() < 2 {
+                return None;
+            }
+        }
+        let b = self.free.pop()?;
+        let a = self.free.pop()?;
+        Some((a, b))
+    }
+
+    /// Unbinds `GL_QUERY_BUFFER` when the program has a buffer bound there (query results
+    /// would be written into it); returns the binding to restore.
+    unsafe fn unbind_query_buffer(&self, gl: &GlFns) -> GLuint {
+        if !self.query_buffer {
+            return 0;
+        }
+        let bound = unsafe { gl.integer(gl::QUERY_BUFFER_BINDING) } as GLuint;
+        if bound != 0 {
+            if let Some(bind) = self.bind_buffer {
+                unsafe { bind(gl::QUERY_BUFFER, 0) };
+            }
+        }
+        bound
+    }
+
+    unsafe fn restore_query_buffer(&self, saved: GLuint) {
+        if saved != 0 {
+            if let Some(bind) = self.bind_buffer {
+                unsafe { bind(gl::QUERY_BUFFER, saved) };
+            }
+        }
+    }
+
+    /// Sets the most timestamp query objects this context may hold (default
+    /// [`DEFAULT_TIMESTAMP_CAP`]). Beyond it, a bracketed call simply gets no pipelined time.
+    pub fn set_timestamp_cap(&mut self, cap: usize) {
+        self.cap = cap;
+    }
+
+    /// Brackets that got no pipelined time because the query pool was at its cap.
+    pub fn missed_pipelined(&self) -> u64 {
+        self.missed
+    }
+
+    /// Timestamp query objects this context holds (free or pending).
+    pub fn timestamp_queries(&self) -> usize {
+        self.allocated
+    }
+
+    /// Timestamp pairs still waiting for [`ContextCounters::poll`].
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Whether counter `index` of the catalogue can be measured in this context.
+    pub fn available(&self, index: u16) -> bool {
+        self.counters
+            .get(index as usize)
+            .is_some_and(|c| c.available)
+    }
+
+    /// Whether the context advertises extension `name` (e.g. `GL_ARB_timer_query`).
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.extensions.contains(name)
+    }
+
+    /// The client API and its major and minor version.
+    pub fn api_version(&self) -> (ClientApi, u32, u32) {
+        (self.api, self.major, self.minor)
+    }
+
+    /// Median cost of an empty serialized bracket (ns), subtracted from serialized times.
+    pub fn serialized_overhead_ns(&self) -> u64 {
+        self.overhead_ns
+    }
+
+    /// What this context is and can measure, for the session's `Context` record.
+    pub fn info(&self) -> ContextInfo {
+        ContextInfo {
+            handle: self.handle,
+            api: self.api,
+            vendor: self.vendor.clone(),
+            renderer: self.renderer.clone(),
+            version: self.version.clone(),
+            counters: self.counters.clone(),
+            pipelined_meaningful: self.pipelined_meaningful,
+            pipelined_note: self.pipelined_note.clone(),
+            serialized_overhead_ns: self.overhead_ns,
+        }
+    }
+
+    /// Deletes every query object of this context (pending results are dropped). Only needed
+    /// when the context lives on; destroying the context frees them too.
+    ///
+    /// # Safety
+    /// This context must be current on this thread, with no bracket open.
+    pub unsafe fn release(mut self, gl: &GlFns) {
+        let _ = gl;
+        let Some(q) = self.queries else { return };
+        let mut ids: Vec<GLuint> = std::mem::take(&mut self.free);
+        ids.extend(self.pending.drain(..).flat_map(|p| [p.before, p.after]));
+        ids.extend(self.immediate.iter().copied().filter(|&id| id != 0));
+        if !ids.is_empty() {
+            unsafe { (q.delete)(ids.len() as i32, ids.as_ptr()) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(
+            parse_version("4.5 (Core Profile) Mesa 22.3.6"),
+            (ClientApi::Gl, 4, 5)
+        );
+        assert_eq!(
+            parse_version("OpenGL ES 3.2 Mesa 22.3.6"),
+            (ClientApi::Gles, 3, 2)
+        );
+        assert_eq!(parse_version("OpenGL ES-CM 1.1"), (ClientApi::Gles, 1, 1));
+        assert_eq!(
+            parse_version("4.6.0 NVIDIA 535.54.03"),
+            (ClientApi::Gl, 4, 6)
+        );
+        assert_eq!(parse_version(""), (ClientApi::Gl, 0, 0));
+    }
+
+    #[test]
+    fn renderers() {
+        let sw = |r: &str| pipelined_caveat("Mesa", r).is_some_and(|n| n.contains("software"));
+        let tiled = |v: &str, r: &str| pipelined_caveat(v, r).is_some_and(|n| n.contains("tile"));
+        assert!(sw("llvmpipe (LLVM 15.0.6, 256 bits)"));
+        assert!(sw("softpipe"));
+        assert!(sw("SWR (LLVM 12.0.0, 256 bits)"));
+        assert!(sw("Google SwiftShader"));
+        assert!(sw("Software Rasterizer"));
+        assert!(tiled("ARM", "Mali-G52"));
+        assert!(tiled("Panfrost", "Mali-G52 (Panfrost)"));
+        assert!(tiled("lima", "Mali400"));
+        assert!(tiled("Qualcomm", "Adreno (TM) 630"));
+        assert!(tiled("freedreno", "FD307"));
+        assert!(tiled("Imagination Technologies", "PowerVR Rogue GE8320"));
+        assert!(tiled("Apple", "Apple M1"));
+        assert!(tiled("etnaviv", "Vivante GC2000 rev 5108"));
+        assert!(tiled("Broadcom", "V3D 4.2"));
+        assert!(tiled("Broadcom", "VC4 V3D 2.1"));
+        for (v, r) in [
+            ("NVIDIA Corporation", "NVIDIA GeForce RTX 3080/PCIe/SSE2"),
+            ("AMD", "AMD Radeon RX 6800 (navi21, LLVM 15.0.6, DRM 3.49)"),
+            ("Intel", "Mesa Intel(R) UHD Graphics 620 (KBL GT2)"),
+        ] {
+            assert_eq!(pipelined_caveat(v, r), None, "{r}");
+        }
+    }
+
+    #[test]
+    fn target_bits_are_distinct() {
+        let mut seen = 0u32;
+        for t in [
+            gl::SAMPLES_PASSED,
+            gl::ANY_SAMPLES_PASSED,
+            gl::ANY_SAMPLES_PASSED_CONSERVATIVE,
+        ]
+        .into_iter()
+        .chain(COUNTERS[3..14].iter().map(|c| c.target.unwrap()))
+        {
+            let bit = target_bit(t).unwrap();
+            assert_eq!(seen & (1 << bit), 0);
+            seen |= 1 << bit;
+        }
+        assert_eq!(target_bit(gl::TIME_ELAPSED), None);
+    }
+}

@@ -1,0 +1,215 @@
+//! The real GL entry points this crate calls, and the enums it uses.
+//!
+//! The crate never calls through the program's symbols (they are hooked): [`GlFns::load`]
+//! takes the real function pointers from a loader the agent supplies (the real
+//! `eglGetProcAddress` / `glXGetProcAddressARB`). Those loaders return context-independent
+//! dispatch stubs, so one [`GlFns`] serves every context of the process; which of the core and
+//! `EXT` variants may be called in a given context is decided per context by
+//! [`crate::ContextCounters`].
+//!
+//! `glGetError` is deliberately absent: calling it would consume the program's error flags.
+
+use std::ffi::{c_void, CStr};
+
+/// `GLenum`.
+pub type GLenum = u32;
+/// `GLuint`.
+pub type GLuint = u32;
+/// `GLint`.
+pub type GLint = i32;
+/// `GLsizei`.
+pub type GLsizei = i32;
+/// `GLubyte`.
+pub type GLubyte = u8;
+/// `GLuint64`.
+pub type GLuint64 = u64;
+
+pub const VENDOR: GLenum = 0x1F00;
+pub const RENDERER: GLenum = 0x1F01;
+pub const VERSION: GLenum = 0x1F02;
+pub const EXTENSIONS: GLenum = 0x1F03;
+pub const NUM_EXTENSIONS: GLenum = 0x821D;
+
+pub const SAMPLES_PASSED: GLenum = 0x8914;
+pub const ANY_SAMPLES_PASSED: GLenum = 0x8C2F;
+pub const ANY_SAMPLES_PASSED_CONSERVATIVE: GLenum = 0x8D6A;
+pub const TIME_ELAPSED: GLenum = 0x88BF;
+pub const TIMESTAMP: GLenum = 0x8E28;
+pub const QUERY_COUNTER_BITS: GLenum = 0x8864;
+pub const CURRENT_QUERY: GLenum = 0x8865;
+pub const QUERY_RESULT: GLenum = 0x8866;
+pub const QUERY_RESULT_AVAILABLE: GLenum = 0x8867;
+pub const GPU_DISJOINT_EXT: GLenum = 0x8FBB;
+pub const QUERY_BUFFER: GLenum = 0x9192;
+pub const QUERY_BUFFER_BINDING: GLenum = 0x9193;
+
+pub const VERTICES_SUBMITTED: GLenum = 0x82EE;
+pub const PRIMITIVES_SUBMITTED: GLenum = 0x82EF;
+pub const VERTEX_SHADER_INVOCATIONS: GLenum = 0x82F0;
+pub const TESS_CONTROL_SHADER_PATCHES: GLenum = 0x82F1;
+pub const TESS_EVALUATION_SHADER_INVOCATIONS: GLenum = 0x82F2;
+pub const GEOMETRY_SHADER_INVOCATIONS: GLenum = 0x887F;
+pub const GEOMETRY_SHADER_PRIMITIVES_EMITTED: GLenum = 0x82F3;
+pub const FRAGMENT_SHADER_INVOCATIONS: GLenum = 0x82F4;
+pub const COMPUTE_SHADER_INVOCATIONS: GLenum = 0x82F5;
+pub const CLIPPING_INPUT_PRIMITIVES: GLenum = 0x82F6;
+pub const CLIPPING_OUTPUT_PRIMITIVES: GLenum = 0x82F7;
+
+/// `glGetString`.
+pub type GetStringFn = unsafe extern "system" fn(GLenum) -> *const GLubyte;
+/// `glGetStringi`.
+pub type GetStringiFn = unsafe extern "system" fn(GLenum, GLuint) -> *const GLubyte;
+/// `glGetIntegerv`.
+pub type GetIntegervFn = unsafe extern "system" fn(GLenum, *mut GLint);
+/// `glFinish`.
+pub type FinishFn = unsafe extern "system" fn();
+/// `glGenQueries` / `glDeleteQueries` (and their `EXT` variants).
+pub type GenQueriesFn = unsafe extern "system" fn(GLsizei, *mut GLuint);
+/// `glDeleteQueries` (and `EXT`).
+pub type DeleteQueriesFn = unsafe extern "system" fn(GLsizei, *const GLuint);
+/// `glBeginQuery` (and `EXT`).
+pub type BeginQueryFn = unsafe extern "system" fn(GLenum, GLuint);
+/// `glEndQuery` (and `EXT`).
+pub type EndQueryFn = unsafe extern "system" fn(GLenum);
+/// `glGetQueryiv` (and `EXT`).
+pub type GetQueryivFn = unsafe extern "system" fn(GLenum, GLenum, *mut GLint);
+/// `glGetQueryObjectuiv` (and `EXT`).
+pub type GetQueryObjectuivFn = unsafe extern "system" fn(GLuint, GLenum, *mut GLuint);
+/// `glGetQueryObjectui64v` (and `EXT`).
+pub type GetQueryObjectui64vFn = unsafe extern "system" fn(GLuint, GLenum, *mut GLuint64);
+/// `glQueryCounter` (and `EXT`).
+pub type QueryCounterFn = unsafe extern "system" fn(GLuint, GLenum);
+/// `glBindBuffer`.
+pub type BindBufferFn = unsafe extern "system" fn(GLenum, GLuint);
+
+/// The real GL functions gpuheat's counters call. Required ones are plain function pointers;
+/// the rest are `None` when the loader did not know them. A non-null pointer does not mean the
+/// current context supports the function (loaders hand out stubs for any name):
+/// [`crate::ContextCounters::new`] checks versions and extensions before using any of them.
+#[derive(Debug, Clone, Copy)]
+pub struct GlFns {
+    /// `glGetString` (required).
+    pub get_string: GetStringFn,
+    /// `glGetIntegerv` (required).
+    pub get_integerv: GetIntegervFn,
+    /// `glFinish` (required).
+    pub finish: FinishFn,
+    /// `glGetStringi` (GL 3.0 / GLES 3.0).
+    pub get_stringi: Option<GetStringiFn>,
+    /// `glGenQueries` (GL 1.5 / GLES 3.0).
+    pub gen_queries: Option<GenQueriesFn>,
+    /// `glDeleteQueries`.
+    pub delete_queries: Option<DeleteQueriesFn>,
+    /// `glBeginQuery`.
+    pub begin_query: Option<BeginQueryFn>,
+    /// `glEndQuery`.
+    pub end_query: Option<EndQueryFn>,
+    /// `glGetQueryiv`.
+    pub get_queryiv: Option<GetQueryivFn>,
+    /// `glGetQueryObjectuiv`.
+    pub get_query_objectuiv: Option<GetQueryObjectuivFn>,
+    /// `glGetQueryObjectui64v` (GL 3.3 / GL_ARB_timer_query).
+    pub get_query_objectui64v: Option<GetQueryObjectui64vFn>,
+    /// `glQueryCounter` (GL 3.3 / GL_ARB_timer_query).
+    pub query_counter: Option<QueryCounterFn>,
+    /// `glGenQueriesEXT` (GLES 2 with GL_EXT_disjoint_timer_query or occlusion_query_boolean).
+    pub gen_queries_ext: Option<GenQueriesFn>,
+    /// `glDeleteQueriesEXT`.
+    pub delete_queries_ext: Option<DeleteQueriesFn>,
+    /// `glBeginQueryEXT`.
+    pub begin_query_ext: Option<BeginQueryFn>,
+    /// `glEndQueryEXT`.
+    pub end_query_ext: Option<EndQueryFn>,
+    /// `glGetQueryivEXT`.
+    pub get_queryiv_ext: Option<GetQueryivFn>,
+    /// `glGetQueryObjectuivEXT`.
+    pub get_query_objectuiv_ext: Option<GetQueryObjectuivFn>,
+    /// `glGetQueryObjectui64vEXT` (GL_EXT_disjoint_timer_query, GL_EXT_timer_query).
+    pub get_query_objectui64v_ext: Option<GetQueryObjectui64vFn>,
+    /// `glQueryCounterEXT` (GL_EXT_disjoint_timer_query).
+    pub query_counter_ext: Option<QueryCounterFn>,
+    /// `glBindBuffer` (to unbind `GL_QUERY_BUFFER` around read-backs and restore it).
+    pub bind_buffer: Option<BindBufferFn>,
+}
+
+impl GlFns {
+    /// Loads the functions through `loader` (the real `eglGetProcAddress` or
+    /// `glXGetProcAddressARB`, or `dlsym` on the real library). Fails when one of the required
+    /// functions (`glGetString`, `glGetIntegerv`, `glFinish`) is missing.
+    ///
+    /// # Safety
+    /// `loader` must return, for each name, either null or a pointer to the GL function of
+    /// that name with its C signature.
+    pub unsafe fn load(mut loader: impl FnMut(&CStr) -> *const c_void) -> Result<GlFns, String> {
+        macro_rules! opt {
+            ($name:literal, $ty:ty) => {{
+                let p = loader($name);
+                if p.is_null() {
+                    None
+                } else {
+                    // SAFETY: the caller promises `p` is this function with this signature.
+                    Some(unsafe { std::mem::transmute::<*const c_void, $ty>(p) })
+                }
+            }};
+        }
+        macro_rules! req {
+            ($name:literal, $ty:ty) => {
+                opt!($name, $ty).ok_or_else(|| {
+                    format!("the GL loader does not know {}", $name.to_string_lossy())
+                })?
+            };
+        }
+        Ok(GlFns {
+            get_string: req!(c"glGetString", GetStringFn),
+            get_integerv: req!(c"glGetIntegerv", GetIntegervFn),
+            finish: req!(c"glFinish", FinishFn),
+            get_stringi: opt!(c"glGetStringi", GetStringiFn),
+            gen_queries: opt!(c"glGenQueries", GenQueriesFn),
+            delete_queries: opt!(c"glDeleteQueries", DeleteQueriesFn),
+            begin_query: opt!(c"glBeginQuery", BeginQueryFn),
+            end_query: opt!(c"glEndQuery", EndQueryFn),
+            get_queryiv: opt!(c"glGetQueryiv", GetQueryivFn),
+            get_query_objectuiv: opt!(c"glGetQueryObjectuiv", GetQueryObjectuivFn),
+            get_query_objectui64v: opt!(c"glGetQueryObjectui64v", GetQueryObjectui64vFn),
+            query_counter: opt!(c"glQueryCounter", QueryCounterFn),
+            gen_queries_ext: opt!(c"glGenQueriesEXT", GenQueriesFn),
+            delete_queries_ext: opt!(c"glDeleteQueriesEXT", DeleteQueriesFn),
+            begin_query_ext: opt!(c"glBeginQueryEXT", BeginQueryFn),
+            end_query_ext: opt!(c"glEndQueryEXT", EndQueryFn),
+            get_queryiv_ext: opt!(c"glGetQueryivEXT", GetQueryivFn),
+            get_query_objectuiv_ext: opt!(c"glGetQueryObjectuivEXT", GetQueryObjectuivFn),
+            get_query_objectui64v_ext: opt!(c"glGetQueryObjectui64vEXT", GetQueryObjectui64vFn),
+            query_counter_ext: opt!(c"glQueryCounterEXT", QueryCounterFn),
+            bind_buffer: opt!(c"glBindBuffer", BindBufferFn),
+        })
+    }
+
+    /// `glGetString(name)` as an owned string ("" when null).
+    ///
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn string(&self, name: GLenum) -> String {
+        cstr_to_string(unsafe { (self.get_string)(name) })
+    }
+
+    /// `glGetIntegerv(pname)` for a single-valued `pname`.
+    ///
+    /// # Safety
+    /// A GL context must be current and `pname` valid in it (else a GL error is left behind).
+    pub unsafe fn integer(&self, pname: GLenum) -> GLint {
+        // Room for a few values in case a driver writes more than one.
+        let mut v = [0 as GLint; 4];
+        unsafe { (self.get_integerv)(pname, v.as_mut_ptr()) };
+        v[0]
+    }
+}
+
+pub(crate) fn cstr_to_string(p: *const GLubyte) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: GL strings are NUL-terminated and live as long as the context.
+    unsafe { CStr::from_ptr(p.cast()) }
+        .to_string_lossy()
+        .into_owned()
+}

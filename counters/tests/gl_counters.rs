@@ -1,0 +1,334 @@
+//! Counters on a real GL 4.5 core context (Mesa llvmpipe), checked against expectations
+//! derived from the scene, not from the counters themselves.
+
+mod common;
+
+use std::ffi::c_void;
+
+use common::{value, Scene};
+use gpuheat_counters::catalogue::*;
+use gpuheat_counters::gl as cgl;
+use gpuheat_examples::gfx::Api;
+use gpuheat_examples::gl::*;
+use gpuheat_session::{CaptureMode, ClientApi};
+
+const W: u32 = 200;
+const H: u32 = 120;
+const FULL: (u32, u32, u32, u32) = (0, 0, W, H);
+const QUARTER: (u32, u32, u32, u32) = (0, 0, W / 2, H / 2);
+
+fn scene() -> Scene {
+    Scene::new(Api::Gl, W, H, None)
+}
+
+#[test]
+fn gl_context_info() {
+    let s = scene();
+    let cc = s.counters();
+    let info = cc.info();
+    println!("{info:#?}");
+    assert_eq!(info.api, ClientApi::Gl);
+    assert_eq!(cc.api_version().0, ClientApi::Gl);
+    assert!(cc.api_version().1 >= 4);
+    assert_eq!(info.counters.len(), COUNTERS.len());
+    for (c, def) in info.counters.iter().zip(COUNTERS) {
+        assert_eq!(c.name, def.name);
+        assert!(c.available, "{} unavailable: {:?}", c.name, c.unavailable_reason);
+        assert!(c.unavailable_reason.is_none());
+    }
+    assert!(info.renderer.contains("llvmpipe"), "{}", info.renderer);
+    assert!(!info.pipelined_meaningful);
+    assert!(info.pipelined_note.contains("software rasterizer"));
+    // An empty bracket is two glFinish calls and a handful of query calls: well under 1 ms.
+    assert!(info.serialized_overhead_ns < 1_000_000);
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}
+
+#[test]
+fn samples_and_statistics_of_full_and_quarter_quads() {
+    let s = scene();
+    let mut cc = s.counters();
+    let pixels = u64::from(W * H);
+
+    let full = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 0, FULL);
+    let quarter = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 1, QUARTER);
+    println!("full: {full:?}\nquarter: {quarter:?}");
+
+    // Values come in catalogue order, each counter at most once.
+    for values in [&full, &quarter] {
+        assert!(values.windows(2).all(|w| w[0].counter < w[1].counter));
+        assert_eq!(values.len(), 1 + 1 + PIPELINE_STATISTICS_COUNT);
+    }
+
+    assert_eq!(value(&full, SAMPLES_PASSED), Some(pixels));
+    assert_eq!(value(&quarter, SAMPLES_PASSED), Some(pixels / 4));
+
+    let fs_full = value(&full, FRAGMENT_SHADER_INVOCATIONS).unwrap();
+    let fs_quarter = value(&quarter, FRAGMENT_SHADER_INVOCATIONS).unwrap();
+    assert!(fs_full.abs_diff(pixels) * 100 <= pixels, "{fs_full} vs {pixels}");
+    assert!(
+        fs_quarter.abs_diff(pixels / 4) * 100 <= pixels / 4,
+        "{fs_quarter} vs {}",
+        pixels / 4
+    );
+
+    for values in [&full, &quarter] {
+        // One 4-vertex triangle strip: 4 vertices, 2 triangles, no other stages.
+        assert_eq!(value(values, VERTICES_SUBMITTED), Some(4));
+        assert_eq!(value(values, PRIMITIVES_SUBMITTED), Some(2));
+        assert_eq!(value(values, CLIPPING_INPUT_PRIMITIVES), Some(2));
+        let vs = value(values, VERTEX_SHADER_INVOCATIONS).unwrap();
+        assert!((4..=6).contains(&vs), "vertex shader invocations {vs}");
+        assert_eq!(value(values, TESS_CONTROL_SHADER_PATCHES), Some(0));
+        assert_eq!(value(values, TESS_EVALUATION_SHADER_INVOCATIONS), Some(0));
+        assert_eq!(value(values, GEOMETRY_SHADER_INVOCATIONS), Some(0));
+        assert_eq!(value(values, GEOMETRY_SHADER_PRIMITIVES_EMITTED), Some(0));
+        assert_eq!(value(values, COMPUTE_SHADER_INVOCATIONS), Some(0));
+        assert!(value(values, GPU_TIME_SERIALIZED).is_some());
+        // Pipelined time comes later, through poll; cpu_time is the agent's.
+        assert_eq!(value(values, GPU_TIME_PIPELINED), None);
+        assert_eq!(value(values, CPU_TIME), None);
+    }
+
+    // Brackets only measure: a draw outside any bracket still renders the same.
+    let batches = unsafe { cc.poll(&s.gl, true) };
+    assert_eq!(batches.len(), 1);
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}
+
+#[test]
+fn pipelined_times_arrive_for_every_bracketed_call() {
+    let s = scene();
+    let mut cc = s.counters();
+    let mut expected = Vec::new();
+    for frame in 0..3u64 {
+        for call in 0..5u32 {
+            let mode = if call % 2 == 0 {
+                CaptureMode::Timeline
+            } else {
+                CaptureMode::Full
+            };
+            let values = s.bracketed_rect(&mut cc, mode, frame, call, FULL);
+            if mode == CaptureMode::Timeline {
+                assert!(values.is_empty(), "timeline mode measures nothing now");
+            }
+            expected.push((frame, call));
+        }
+        // Frame end: a non-blocking poll returns what has landed, in order.
+        let mut got = Vec::new();
+        for b in unsafe { cc.poll(&s.gl, false) } {
+            assert!(!b.disjoint);
+            got.extend(b.times.iter().map(|t| (b.frame, t.call)));
+        }
+        let still = cc.pending();
+        let all: Vec<_> = got.iter().copied().collect();
+        assert_eq!(all.len() + still, 5, "frame {frame}");
+        expected.retain(|e| !all.contains(e));
+    }
+    let batches = unsafe { cc.poll(&s.gl, true) };
+    let mut rest = Vec::new();
+    for b in &batches {
+        rest.extend(b.times.iter().map(|t| (b.frame, t.call)));
+    }
+    assert_eq!(rest, expected);
+    assert_eq!(cc.pending(), 0);
+    assert!(unsafe { cc.poll(&s.gl, true) }.is_empty());
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}
+
+#[test]
+fn all_pipelined_times_after_finish_in_frame_batches() {
+    let s = scene();
+    let mut cc = s.counters();
+    for frame in 10..13u64 {
+        for call in 0..4u32 {
+            s.bracketed_rect(&mut cc, CaptureMode::Timeline, frame, call, QUARTER);
+        }
+    }
+    s.gfx.finish();
+    // After glFinish every result is available: a non-blocking poll gets them all.
+    let batches = unsafe { cc.poll(&s.gl, false) };
+    assert_eq!(batches.len(), 3);
+    for (b, frame) in batches.iter().zip(10..) {
+        assert_eq!(b.frame, frame);
+        assert!(!b.disjoint);
+        let calls: Vec<u32> = b.times.iter().map(|t| t.call).collect();
+        assert_eq!(calls, [0, 1, 2, 3]);
+    }
+    let total: u64 = batches.iter().flat_map(|b| &b.times).map(|t| t.gpu_ns).sum();
+    println!("pipelined total of 12 quarter-area draws: {total} ns");
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}
+
+#[test]
+fn pool_cap_leaves_times_missing_not_zero() {
+    let s = scene();
+    let mut cc = s.counters();
+    let objects = cc.timestamp_queries();
+    assert!(objects >= 2);
+    cc.set_timestamp_cap(objects);
+    let pairs = objects / 2;
+    let calls = pairs as u32 + 7;
+    for call in 0..calls {
+        s.bracketed_rect(&mut cc, CaptureMode::Timeline, 0, call, QUARTER);
+    }
+    assert_eq!(cc.missed_pipelined(), 7);
+    assert_eq!(cc.pending(), pairs);
+    let batches = unsafe { cc.poll(&s.gl, true) };
+    let times: Vec<_> = batches.iter().flat_map(|b| &b.times).collect();
+    assert_eq!(times.len(), pairs);
+    let calls_timed: Vec<u32> = times.iter().map(|t| t.call).collect();
+    assert_eq!(calls_timed, (0..pairs as u32).collect::<Vec<_>>());
+    // The pool is whole again: the next bracket is timed.
+    s.bracketed_rect(&mut cc, CaptureMode::Timeline, 1, 0, QUARTER);
+    assert_eq!(cc.pending(), 1);
+    assert_eq!(cc.timestamp_queries(), objects);
+    unsafe { cc.release(&s.gl) };
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}
+
+/// The program's own GL_SAMPLES_PASSED query is active around a bracket: the bracket skips
+/// samples-passed (no GL_INVALID_OPERATION), and the program's query still counts the draw.
+#[test]
+fn program_active_samples_query_is_respected() {
+    let s = scene();
+    let mut cc = s.counters();
+    let pixels = u64::from(W * H);
+    let mut q = 0;
+    unsafe {
+        glGenQueries(1, &mut q);
+        glBeginQuery(GL_SAMPLES_PASSED, q);
+    }
+    cc.note_program_query(GL_SAMPLES_PASSED, true);
+    let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 0, FULL);
+    unsafe { glEndQuery(GL_SAMPLES_PASSED) };
+    cc.note_program_query(GL_SAMPLES_PASSED, false);
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+    let mut program_result = 0;
+    unsafe { glGetQueryObjectuiv(q, GL_QUERY_RESULT, &mut program_result) };
+    assert_eq!(u64::from(program_result), pixels);
+    assert_eq!(value(&values, SAMPLES_PASSED), None, "skipped, not zero");
+    assert_eq!(value(&values, FRAGMENT_SHADER_INVOCATIONS).map(|v| v > 0), Some(true));
+
+    // Once the program's query ended, samples passed is measured again.
+    let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 1, QUARTER);
+    assert_eq!(value(&values, SAMPLES_PASSED), Some(pixels / 4));
+
+    // Any occlusion target blocks samples-passed (one occlusion query at a time).
+    let mut any = 0;
+    unsafe {
+        glGenQueries(1, &mut any);
+        glBeginQuery(GL_ANY_SAMPLES_PASSED, any);
+    }
+    cc.note_program_query(GL_ANY_SAMPLES_PASSED, true);
+    let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 2, QUARTER);
+    unsafe { glEndQuery(GL_ANY_SAMPLES_PASSED) };
+    cc.note_program_query(GL_ANY_SAMPLES_PASSED, false);
+    assert_eq!(value(&values, SAMPLES_PASSED), None);
+    assert_eq!(value(&values, VERTICES_SUBMITTED), Some(4));
+    let mut any_result = 0;
+    unsafe { glGetQueryObjectuiv(any, GL_QUERY_RESULT, &mut any_result) };
+    assert_eq!(any_result, 1);
+
+    // A program-active pipeline-statistics target is skipped too, the others still run.
+    let mut vq = 0;
+    unsafe {
+        glGenQueries(1, &mut vq);
+        glBeginQuery(cgl::VERTICES_SUBMITTED, vq);
+    }
+    cc.note_program_query(cgl::VERTICES_SUBMITTED, true);
+    let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 3, QUARTER);
+    s.draw_rect(0, 0, 1, 1);
+    unsafe { glEndQuery(cgl::VERTICES_SUBMITTED) };
+    cc.note_program_query(cgl::VERTICES_SUBMITTED, false);
+    assert_eq!(value(&values, VERTICES_SUBMITTED), None);
+    assert_eq!(value(&values, PRIMITIVES_SUBMITTED), Some(2));
+    assert_eq!(value(&values, SAMPLES_PASSED), Some(pixels / 4));
+    let mut vertices = 0;
+    unsafe { glGetQueryObjectuiv(vq, GL_QUERY_RESULT, &mut vertices) };
+    assert_eq!(vertices, 8, "the program's query saw both of its draws");
+
+    unsafe { cc.poll(&s.gl, true) };
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}
+
+/// Attach mode: the program began its query before gpuheat was there (no note): the
+/// counters find it active when they are created.
+#[test]
+fn query_active_before_attach_is_found() {
+    let s = scene();
+    let pixels = u64::from(W * H);
+    let mut q = 0;
+    unsafe {
+        glGenQueries(1, &mut q);
+        glBeginQuery(GL_SAMPLES_PASSED, q);
+    }
+    let mut cc = s.counters();
+    let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 0, FULL);
+    unsafe { glEndQuery(GL_SAMPLES_PASSED) };
+    cc.note_program_query(GL_SAMPLES_PASSED, false);
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+    let mut result = 0;
+    unsafe { glGetQueryObjectuiv(q, GL_QUERY_RESULT, &mut result) };
+    assert_eq!(u64::from(result), pixels);
+    assert_eq!(value(&values, SAMPLES_PASSED), None);
+    let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 1, FULL);
+    assert_eq!(value(&values, SAMPLES_PASSED), Some(pixels));
+    unsafe { cc.poll(&s.gl, true) };
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}
+
+type GetBufferSubData = unsafe extern "system" fn(GLenum, GLintptr, GLsizeiptr, *mut c_void);
+
+/// The program keeps a buffer bound to GL_QUERY_BUFFER: read-backs must neither write into
+/// it nor change the binding.
+#[test]
+fn query_buffer_binding_is_untouched() {
+    let s = scene();
+    let mut cc = s.counters();
+    let get_buffer_sub_data: GetBufferSubData = unsafe {
+        let p = eglGetProcAddress(c"glGetBufferSubData".as_ptr());
+        assert!(!p.is_null());
+        std::mem::transmute::<*mut c_void, GetBufferSubData>(p)
+    };
+    let pattern = [0xA5u8; 256];
+    let mut buf = 0;
+    unsafe {
+        glGenBuffers(1, &mut buf);
+        glBindBuffer(cgl::QUERY_BUFFER, buf);
+        glBufferData(
+            cgl::QUERY_BUFFER,
+            pattern.len() as GLsizeiptr,
+            pattern.as_ptr().cast(),
+            GL_STATIC_DRAW,
+        );
+    }
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+    for call in 0..4 {
+        let mode = if call % 2 == 0 {
+            CaptureMode::Full
+        } else {
+            CaptureMode::Timeline
+        };
+        let values = s.bracketed_rect(&mut cc, mode, 0, call, QUARTER);
+        if mode == CaptureMode::Full {
+            assert_eq!(value(&values, SAMPLES_PASSED), Some(u64::from(W * H / 4)));
+        }
+    }
+    let batches = unsafe { cc.poll(&s.gl, true) };
+    assert_eq!(batches.iter().map(|b| b.times.len()).sum::<usize>(), 4);
+    let mut bound = 0;
+    unsafe { glGetIntegerv(cgl::QUERY_BUFFER_BINDING, &mut bound) };
+    assert_eq!(bound as u32, buf);
+    let mut contents = [0u8; 256];
+    unsafe {
+        get_buffer_sub_data(
+            cgl::QUERY_BUFFER,
+            0,
+            contents.len() as GLsizeiptr,
+            contents.as_mut_ptr().cast(),
+        )
+    };
+    assert_eq!(contents, pattern, "no query result was written into the program's buffer");
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}

@@ -1,0 +1,291 @@
+//! Hand-rolled command-line parsing shared by the examples.
+//!
+//! Common flags: `--frames N`, `--api gles|gl`, `--size WxH`, `--timing`, `--checksum`,
+//! `--help`; each example adds its own unsigned integer flags ([`IntFlag`]). Values may be
+//! given as `--flag V` or `--flag=V`. On error, [`parse_or_exit`] prints one line on stderr
+//! and exits with status 2; `--help` prints the usage and the expected numbers on stdout
+//! and exits 0.
+
+use crate::gfx::Api;
+
+/// An example-specific unsigned integer flag, e.g. `--layers K`.
+#[derive(Clone, Copy, Debug)]
+pub struct IntFlag {
+    /// Flag name without the leading `--`.
+    pub name: &'static str,
+    /// Placeholder shown in the usage, e.g. `K`.
+    pub value: &'static str,
+    pub default: u32,
+    /// Smallest accepted value.
+    pub min: u32,
+    pub help: &'static str,
+}
+
+/// Static description of one example program.
+#[derive(Clone, Copy, Debug)]
+pub struct Spec {
+    /// Binary name, e.g. `overdraw`.
+    pub name: &'static str,
+    /// One-line summary.
+    pub about: &'static str,
+    /// Default `--size`.
+    pub default_size: (u32, u32),
+    pub flags: &'static [IntFlag],
+    /// The expected numbers (per-frame call sequence and counts), printed by `--help`.
+    pub expected: &'static str,
+}
+
+/// Parsed command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Args {
+    /// `--frames N`; `None` = run until killed.
+    pub frames: Option<u64>,
+    pub api: Api,
+    pub width: u32,
+    pub height: u32,
+    pub timing: bool,
+    pub checksum: bool,
+    values: Vec<(&'static str, u32)>,
+}
+
+impl Args {
+    /// Value of an example-specific flag (its default when not given).
+    ///
+    /// Panics if `name` is not one of the [`Spec`]'s flags (a programming error).
+    pub fn get(&self, name: &str) -> u32 {
+        self.values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("no flag --{name} in this example"))
+    }
+}
+
+/// Result of [`parse`]: either arguments to run with, or a request for the usage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Parsed {
+    Run(Args),
+    Help,
+}
+
+/// The usage text, including the expected numbers.
+pub fn usage(spec: &Spec) -> String {
+    let mut s = format!("{} - {}\n\nUSAGE: {} [OPTIONS]\n\nOPTIONS:\n", spec.name, spec.about, spec.name);
+    let mut line = |flag: String, help: String| {
+        s.push_str(&format!("  {flag:<16} {help}\n"));
+    };
+    line(
+        "--frames N".into(),
+        "render N frames then exit (default: run until killed)".into(),
+    );
+    line("--api gles|gl".into(), "GLES 3.2 or GL 4.5 core context (default: gles)".into());
+    line(
+        "--size WxH".into(),
+        format!(
+            "pbuffer size in pixels (default: {}x{})",
+            spec.default_size.0, spec.default_size.1
+        ),
+    );
+    line(
+        "--timing".into(),
+        "glFinish before each eglSwapBuffers; print frame_ms=<median> at exit".into(),
+    );
+    line(
+        "--checksum".into(),
+        "after the last frame print checksum=<FNV-1a 64 of the RGBA pixels>".into(),
+    );
+    for f in spec.flags {
+        line(
+            format!("--{} {}", f.name, f.value),
+            format!("{} (default: {})", f.help, f.default),
+        );
+    }
+    line("--help".into(), "print this help".into());
+    s.push_str("\nEXPECTED NUMBERS:\n");
+    for l in spec.expected.trim_end().lines() {
+        s.push_str("  ");
+        s.push_str(l);
+        s.push('\n');
+    }
+    s
+}
+
+fn parse_u64(flag: &str, v: &str) -> Result<u64, String> {
+    v.parse::<u64>()
+        .map_err(|_| format!("--{flag}: expected an unsigned integer, got {v:?}"))
+}
+
+fn parse_size(v: &str) -> Result<(u32, u32), String> {
+    let err = || format!("--size: expected WxH (e.g. 256x256), got {v:?}");
+    let (w, h) = v.split_once(['x', 'X']).ok_or_else(err)?;
+    let w: u32 = w.parse().map_err(|_| err())?;
+    let h: u32 = h.parse().map_err(|_| err())?;
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err(format!("--size: each side must be in 1..=16384, got {v:?}"));
+    }
+    Ok((w, h))
+}
+
+/// Parses `args` (without the program name) against `spec`.
+pub fn parse<I, S>(spec: &Spec, args: I) -> Result<Parsed, String>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut out = Args {
+        frames: None,
+        api: Api::Gles,
+        width: spec.default_size.0,
+        height: spec.default_size.1,
+        timing: false,
+        checksum: false,
+        values: spec.flags.iter().map(|f| (f.name, f.default)).collect(),
+    };
+    let args: Vec<String> = args.into_iter().map(|a| a.as_ref().to_string()).collect();
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        let Some(body) = arg.strip_prefix("--") else {
+            return Err(format!("unexpected argument {arg:?} (see --help)"));
+        };
+        let (name, inline) = match body.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (body.to_string(), None),
+        };
+        let switch = |inline: &Option<String>| -> Result<(), String> {
+            match inline {
+                Some(_) => Err(format!("--{name} takes no value")),
+                None => Ok(()),
+            }
+        };
+        let mut value = |inline: Option<String>| -> Result<String, String> {
+            match inline {
+                Some(v) => Ok(v),
+                None => it.next().ok_or_else(|| format!("--{name} needs a value")),
+            }
+        };
+        match name.as_str() {
+            "help" => {
+                switch(&inline)?;
+                return Ok(Parsed::Help);
+            }
+            "timing" => {
+                switch(&inline)?;
+                out.timing = true;
+            }
+            "checksum" => {
+                switch(&inline)?;
+                out.checksum = true;
+            }
+            "frames" => out.frames = Some(parse_u64("frames", &value(inline)?)?),
+            "api" => {
+                let v = value(inline)?;
+                out.api = Api::parse(&v)
+                    .ok_or_else(|| format!("--api: expected gles or gl, got {v:?}"))?;
+            }
+            "size" => (out.width, out.height) = parse_size(&value(inline)?)?,
+            _ => {
+                let Some(flag) = spec.flags.iter().find(|f| f.name == name) else {
+                    return Err(format!("unknown flag --{name} (see --help)"));
+                };
+                let v = parse_u64(flag.name, &value(inline)?)?;
+                if v < flag.min as u64 || v > u32::MAX as u64 {
+                    return Err(format!("--{}: must be at least {}, got {v}", flag.name, flag.min));
+                }
+                for slot in out.values.iter_mut().filter(|(n, _)| *n == flag.name) {
+                    slot.1 = v as u32;
+                }
+            }
+        }
+    }
+    Ok(Parsed::Run(out))
+}
+
+/// Parses `std::env::args()`; prints the usage and exits 0 on `--help`, prints one line
+/// `<name>: <error>` on stderr and exits 2 on a bad command line.
+pub fn parse_or_exit(spec: &Spec) -> Args {
+    match parse(spec, std::env::args().skip(1)) {
+        Ok(Parsed::Run(a)) => a,
+        Ok(Parsed::Help) => {
+            print!("{}", usage(spec));
+            std::process::exit(0);
+        }
+        Err(e) => usage_error(spec, &e),
+    }
+}
+
+/// Prints `<name>: <msg>` on stderr and exits 2 (for checks an example does after parsing).
+pub fn usage_error(spec: &Spec, msg: &str) -> ! {
+    eprintln!("{}: {}", spec.name, msg.replace('\n', " "));
+    std::process::exit(2);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: Spec = Spec {
+        name: "t",
+        about: "test",
+        default_size: (64, 32),
+        flags: &[IntFlag {
+            name: "layers",
+            value: "K",
+            default: 8,
+            min: 1,
+            help: "layers",
+        }],
+        expected: "calls = 6 + 2K\n",
+    };
+
+    fn run(a: &[&str]) -> Result<Args, String> {
+        match parse(&SPEC, a)? {
+            Parsed::Run(a) => Ok(a),
+            Parsed::Help => Err("help".into()),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let a = run(&[]).unwrap();
+        assert_eq!(a.frames, None);
+        assert_eq!(a.api, Api::Gles);
+        assert_eq!((a.width, a.height), (64, 32));
+        assert!(!a.timing && !a.checksum);
+        assert_eq!(a.get("layers"), 8);
+    }
+
+    #[test]
+    fn all_flags() {
+        let a = run(&[
+            "--frames", "3", "--api=gl", "--size", "10x20", "--timing", "--checksum", "--layers=5",
+        ])
+        .unwrap();
+        assert_eq!(a.frames, Some(3));
+        assert_eq!(a.api, Api::Gl);
+        assert_eq!((a.width, a.height), (10, 20));
+        assert!(a.timing && a.checksum);
+        assert_eq!(a.get("layers"), 5);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(run(&["--bogus"]).is_err());
+        assert!(run(&["--frames"]).is_err());
+        assert!(run(&["--frames", "x"]).is_err());
+        assert!(run(&["--api", "vk"]).is_err());
+        assert!(run(&["--size", "0x3"]).is_err());
+        assert!(run(&["--size", "3"]).is_err());
+        assert!(run(&["--layers", "0"]).is_err());
+        assert!(run(&["--timing=1"]).is_err());
+        assert!(run(&["positional"]).is_err());
+        assert_eq!(parse(&SPEC, ["--help"]).unwrap(), Parsed::Help);
+    }
+
+    #[test]
+    fn usage_mentions_everything() {
+        let u = usage(&SPEC);
+        for s in ["--frames", "--api", "--size", "--timing", "--checksum", "--layers K", "6 + 2K", "64x32"] {
+            assert!(u.contains(s), "{s} missing from usage");
+        }
+    }
+}

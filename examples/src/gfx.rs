@@ -1,0 +1,516 @@
+//! Headless EGL set-up shared by the examples: Mesa's surfaceless platform, a pbuffer
+//! surface, and a GLES 3.2 or desktop GL 4.5 core context made current on the calling
+//! thread.
+//!
+//! Everything here is set-up: none of it runs inside an example's frame loop, except
+//! [`Gfx::swap`] (one `eglSwapBuffers`).
+
+use std::ffi::{CStr, CString};
+use std::fmt;
+use std::ptr;
+
+use crate::gl::*;
+
+/// Which client API the context speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Api {
+    /// `eglBindAPI(EGL_OPENGL_ES_API)`, a GLES 3.2 context, `#version 300 es` shaders.
+    Gles,
+    /// `eglBindAPI(EGL_OPENGL_API)`, a GL 4.5 core context, `#version 330 core` shaders.
+    Gl,
+}
+
+impl Api {
+    /// Both APIs, GLES first.
+    pub const ALL: [Api; 2] = [Api::Gles, Api::Gl];
+
+    /// The name used on the command line: `gles` or `gl`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::Gles => "gles",
+            Api::Gl => "gl",
+        }
+    }
+
+    /// Parses `gles` / `gl` (as accepted by `--api`).
+    pub fn parse(s: &str) -> Option<Api> {
+        match s {
+            "gles" => Some(Api::Gles),
+            "gl" => Some(Api::Gl),
+            _ => None,
+        }
+    }
+
+    /// The header prepended to every shader source by [`Gfx::program`].
+    pub fn shader_header(self) -> &'static str {
+        match self {
+            Api::Gles => "#version 300 es\nprecision highp float;\nprecision highp int;\n",
+            Api::Gl => "#version 330 core\n",
+        }
+    }
+}
+
+impl fmt::Display for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A linked GL program. Plain handle: it lives as long as the context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Program {
+    pub id: GLuint,
+}
+
+impl Program {
+    /// `glGetUniformLocation`; an error if the uniform does not exist (or was optimised out).
+    pub fn uniform(&self, name: &str) -> Result<GLint, String> {
+        let c = CString::new(name).map_err(|_| format!("bad uniform name {name:?}"))?;
+        let loc = unsafe { glGetUniformLocation(self.id, c.as_ptr()) };
+        if loc < 0 {
+            Err(format!("uniform `{name}` not found in program {}", self.id))
+        } else {
+            Ok(loc)
+        }
+    }
+}
+
+/// A vertex array object holding a unit quad: 4 vertices `(0,0) (1,0) (0,1) (1,1)` of
+/// `vec2` at attribute location 0, drawn with `glDrawArrays(GL_TRIANGLE_STRIP, 0, 4)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quad {
+    pub vao: GLuint,
+    pub vbo: GLuint,
+}
+
+impl Quad {
+    /// Vertex count of the strip.
+    pub const VERTICES: GLsizei = 4;
+}
+
+/// Vertex shader (without `#version`) mapping the unit quad onto a pixel rectangle.
+///
+/// Uniforms: `u_rect` = (x, y, width, height) in pixels, origin bottom-left (window
+/// coordinates); `u_viewport` = (width, height) of the viewport in pixels. With integer
+/// rectangle values and a viewport equal to the surface, the quad edges land exactly on
+/// pixel edges, so the quad covers exactly `width × height` pixels (pixel centres sit at
+/// half-integers and never on an edge).
+pub const RECT_VS: &str = r"layout(location = 0) in vec2 a_pos;
+uniform vec4 u_rect;
+uniform vec2 u_viewport;
+void main() {
+    vec2 px = u_rect.xy + a_pos * u_rect.zw;
+    gl_Position = vec4(px / u_viewport * 2.0 - 1.0, 0.0, 1.0);
+}
+";
+
+/// Fragment shader (without `#version`) writing the uniform colour `u_color`.
+pub const SOLID_FS: &str = r"uniform vec4 u_color;
+out vec4 o_color;
+void main() {
+    o_color = u_color;
+}
+";
+
+/// Fragment shader (without `#version`) of `fill_cost`: `u_iterations` iterations of real
+/// math seeded from `gl_FragCoord` and `u_color`, so the cost per fragment is proportional
+/// to `u_iterations` and the loop cannot be optimised away. Use with
+/// [`Gfx::rect_program_with`]; output alpha is 1.
+pub const LOOP_FS: &str = r"uniform vec4 u_color;
+uniform int u_iterations;
+out vec4 o_color;
+void main() {
+    vec3 v = vec3(gl_FragCoord.xy * (1.0 / 97.0), 0.5) * u_color.rgb;
+    for (int i = 0; i < u_iterations; ++i) {
+        v = fract(v * 1.7 + sin(v.yzx * 3.0 + float(i) * 0.013));
+    }
+    o_color = vec4(v * 0.25, 1.0);
+}
+";
+
+/// [`RECT_VS`] + [`SOLID_FS`] with their uniform locations.
+#[derive(Clone, Copy, Debug)]
+pub struct RectProgram {
+    pub program: Program,
+    pub u_rect: GLint,
+    pub u_viewport: GLint,
+    pub u_color: GLint,
+}
+
+/// An EGL display + pbuffer surface + context, current on the thread that created it.
+///
+/// Not `Send`: the context is current on the creating thread. Several `Gfx` may exist at
+/// once on different threads. Dropping releases the context and destroys the context and
+/// surface; it does not `eglTerminate` the (process-wide) display.
+pub struct Gfx {
+    pub api: Api,
+    pub width: u32,
+    pub height: u32,
+    pub display: EGLDisplay,
+    pub config: EGLConfig,
+    pub surface: EGLSurface,
+    pub context: EGLContext,
+}
+
+fn egl_err(what: &str) -> String {
+    let code = unsafe { eglGetError() };
+    format!("{what} failed (EGL error 0x{code:04X})")
+}
+
+impl Gfx {
+    /// Creates the display, a `width × height` RGBA8 pbuffer, a context for `api`, and makes
+    /// them current. Viewport is left at its default (the whole surface).
+    pub fn new(api: Api, width: u32, height: u32) -> Result<Gfx, String> {
+        if width == 0 || height == 0 || width > 16384 || height > 16384 {
+            return Err(format!("bad surface size {width}x{height}"));
+        }
+        unsafe {
+            let name = c"eglGetPlatformDisplayEXT";
+            let f = eglGetProcAddress(name.as_ptr());
+            if f.is_null() {
+                return Err("eglGetPlatformDisplayEXT is not available".into());
+            }
+            let get_platform_display: PFNEGLGETPLATFORMDISPLAYEXTPROC = std::mem::transmute(f);
+            let display = get_platform_display(
+                EGL_PLATFORM_SURFACELESS_MESA,
+                EGL_DEFAULT_DISPLAY,
+                ptr::null(),
+            );
+            if display == EGL_NO_DISPLAY {
+                return Err(egl_err(
+                    "eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA)",
+                ));
+            }
+            let (mut major, mut minor) = (0, 0);
+            if eglInitialize(display, &mut major, &mut minor) != EGL_TRUE {
+                return Err(egl_err("eglInitialize (surfaceless)"));
+            }
+
+            let (egl_api, renderable) = match api {
+                Api::Gles => (EGL_OPENGL_ES_API, EGL_OPENGL_ES3_BIT),
+                Api::Gl => (EGL_OPENGL_API, EGL_OPENGL_BIT),
+            };
+            if eglBindAPI(egl_api) != EGL_TRUE {
+                return Err(egl_err(&format!("eglBindAPI({api})")));
+            }
+
+            #[rustfmt::skip]
+            let config_attribs = [
+                EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,
+                EGL_RENDERABLE_TYPE, renderable,
+                EGL_RED_SIZE, 8,
+                EGL_GREEN_SIZE, 8,
+                EGL_BLUE_SIZE, 8,
+                EGL_ALPHA_SIZE, 8,
+                EGL_SAMPLES, 0,
+                EGL_NONE,
+            ];
+            let mut configs = [ptr::null_mut(); 64];
+            let mut n = 0;
+            if eglChooseConfig(
+                display,
+                config_attribs.as_ptr(),
+                configs.as_mut_ptr(),
+                configs.len() as EGLint,
+                &mut n,
+            ) != EGL_TRUE
+            {
+                return Err(egl_err("eglChooseConfig"));
+            }
+            // Prefer an exact RGBA8888 config (eglChooseConfig sorts deeper colour first).
+            let attrib = |c: EGLConfig, a: EGLint| {
+                let mut v = 0;
+                eglGetConfigAttrib(display, c, a, &mut v);
+                v
+            };
+            let config = configs[..n.max(0) as usize]
+                .iter()
+                .copied()
+                .find(|&c| {
+                    [EGL_RED_SIZE, EGL_GREEN_SIZE, EGL_BLUE_SIZE, EGL_ALPHA_SIZE]
+                        .iter()
+                        .all(|&a| attrib(c, a) == 8)
+                })
+                .ok_or_else(|| format!("no RGBA8 pbuffer EGL config for {api}"))?;
+
+            let surface_attribs = [EGL_WIDTH, width as EGLint, EGL_HEIGHT, height as EGLint, EGL_NONE];
+            let surface = eglCreatePbufferSurface(display, config, surface_attribs.as_ptr());
+            if surface == EGL_NO_SURFACE {
+                return Err(egl_err(&format!("eglCreatePbufferSurface({width}x{height})")));
+            }
+
+            #[rustfmt::skip]
+            let context_attribs: &[EGLint] = match api {
+                Api::Gles => &[
+                    EGL_CONTEXT_MAJOR_VERSION, 3,
+                    EGL_CONTEXT_MINOR_VERSION, 2,
+                    EGL_NONE,
+                ],
+                Api::Gl => &[
+                    EGL_CONTEXT_MAJOR_VERSION, 4,
+                    EGL_CONTEXT_MINOR_VERSION, 5,
+                    EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                    EGL_NONE,
+                ],
+            };
+            let context =
+                eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs.as_ptr());
+            if context == EGL_NO_CONTEXT {
+                let e = egl_err(&format!(
+                    "eglCreateContext({})",
+                    match api {
+                        Api::Gles => "GLES 3.2",
+                        Api::Gl => "GL 4.5 core",
+                    }
+                ));
+                eglDestroySurface(display, surface);
+                return Err(e);
+            }
+            let gfx = Gfx {
+                api,
+                width,
+                height,
+                display,
+                config,
+                surface,
+                context,
+            };
+            if eglMakeCurrent(display, surface, surface, context) != EGL_TRUE {
+                let e = egl_err("eglMakeCurrent");
+                eglDestroyContext(display, context);
+                eglDestroySurface(display, surface);
+                std::mem::forget(gfx);
+                return Err(e);
+            }
+            Ok(gfx)
+        }
+    }
+
+    /// Surface area in pixels, `width × height`.
+    pub fn pixels(&self) -> u64 {
+        self.width as u64 * self.height as u64
+    }
+
+    /// One `eglSwapBuffers` (a no-op for pbuffers in Mesa, but it is the frame delimiter a
+    /// profiler sees). Calls `eglGetError` only on failure.
+    pub fn swap(&self) -> Result<(), String> {
+        if unsafe { eglSwapBuffers(self.display, self.surface) } == EGL_TRUE {
+            Ok(())
+        } else {
+            Err(egl_err("eglSwapBuffers"))
+        }
+    }
+
+    /// One `glFinish`.
+    pub fn finish(&self) {
+        unsafe { glFinish() }
+    }
+
+    /// One `glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE)` of the whole surface
+    /// (rows bottom-up, 4 bytes per pixel; the default pack alignment of 4 suits RGBA8).
+    pub fn read_pixels(&self) -> Vec<u8> {
+        let mut buf = vec![0u8; self.pixels() as usize * 4];
+        unsafe {
+            glReadPixels(
+                0,
+                0,
+                self.width as GLsizei,
+                self.height as GLsizei,
+                GL_RGBA,
+                GL_UNSIGNED_BYTE,
+                buf.as_mut_ptr().cast(),
+            );
+        }
+        buf
+    }
+
+    /// FNV-1a 64 of [`Gfx::read_pixels`] (exactly one GL call: `glReadPixels`).
+    pub fn checksum(&self) -> u64 {
+        fnv1a64(&self.read_pixels())
+    }
+
+    /// `glGetError` as a `Result`, naming `what` on failure. Set-up only.
+    pub fn check(&self, what: &str) -> Result<(), String> {
+        let e = unsafe { glGetError() };
+        if e == GL_NO_ERROR {
+            Ok(())
+        } else {
+            Err(format!("{what}: GL error 0x{e:04X}"))
+        }
+    }
+
+    /// `glGetString(name)` as a Rust string (empty if null).
+    pub fn gl_string(&self, name: GLenum) -> String {
+        unsafe {
+            let p = glGetString(name);
+            if p.is_null() {
+                String::new()
+            } else {
+                CStr::from_ptr(p.cast()).to_string_lossy().into_owned()
+            }
+        }
+    }
+
+    /// Compiles `vs` and `fs` (bodies without `#version`; [`Api::shader_header`] is
+    /// prepended) and links them. Errors carry the stage and the driver's info log.
+    pub fn program(&self, vs: &str, fs: &str) -> Result<Program, String> {
+        unsafe {
+            let v = compile(self.api, GL_VERTEX_SHADER, vs)?;
+            let f = match compile(self.api, GL_FRAGMENT_SHADER, fs) {
+                Ok(f) => f,
+                Err(e) => {
+                    glDeleteShader(v);
+                    return Err(e);
+                }
+            };
+            let p = glCreateProgram();
+            glAttachShader(p, v);
+            glAttachShader(p, f);
+            glLinkProgram(p);
+            glDetachShader(p, v);
+            glDetachShader(p, f);
+            glDeleteShader(v);
+            glDeleteShader(f);
+            let mut ok = 0;
+            glGetProgramiv(p, GL_LINK_STATUS, &mut ok);
+            if ok == 0 {
+                let mut len = 0;
+                glGetProgramiv(p, GL_INFO_LOG_LENGTH, &mut len);
+                let mut log = vec![0u8; len.max(1) as usize];
+                glGetProgramInfoLog(p, log.len() as GLsizei, ptr::null_mut(), log.as_mut_ptr().cast());
+                glDeleteProgram(p);
+                return Err(format!(
+                    "program link failed ({}): {}",
+                    self.api,
+                    log_text(&log)
+                ));
+            }
+            self.check("linking program")?;
+            Ok(Program { id: p })
+        }
+    }
+
+    /// Builds [`RECT_VS`] + [`SOLID_FS`], sets `u_viewport` to the surface size and
+    /// `u_color` to opaque white, and leaves the program bound (`glUseProgram`).
+    pub fn rect_program(&self) -> Result<RectProgram, String> {
+        self.rect_program_with(SOLID_FS)
+    }
+
+    /// Like [`Gfx::rect_program`] but with a custom fragment shader body, which must
+    /// declare `uniform vec4 u_color;` and use it.
+    pub fn rect_program_with(&self, fs: &str) -> Result<RectProgram, String> {
+        let program = self.program(RECT_VS, fs)?;
+        let rp = RectProgram {
+            program,
+            u_rect: program.uniform("u_rect")?,
+            u_viewport: program.uniform("u_viewport")?,
+            u_color: program.uniform("u_color")?,
+        };
+        unsafe {
+            glUseProgram(program.id);
+            glUniform2f(rp.u_viewport, self.width as f32, self.height as f32);
+            glUniform4f(rp.u_color, 1.0, 1.0, 1.0, 1.0);
+        }
+        self.check("setting up rect program")?;
+        Ok(rp)
+    }
+
+    /// Creates a VAO + VBO holding the unit quad (see [`Quad`]) and leaves the VAO bound.
+    pub fn unit_quad(&self) -> Result<Quad, String> {
+        const VERTS: [f32; 8] = [0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+        let (mut vao, mut vbo) = (0, 0);
+        unsafe {
+            glGenVertexArrays(1, &mut vao);
+            glBindVertexArray(vao);
+            glGenBuffers(1, &mut vbo);
+            glBindBuffer(GL_ARRAY_BUFFER, vbo);
+            glBufferData(
+                GL_ARRAY_BUFFER,
+                std::mem::size_of_val(&VERTS) as GLsizeiptr,
+                VERTS.as_ptr().cast(),
+                GL_STATIC_DRAW,
+            );
+            glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 8, ptr::null());
+            glEnableVertexAttribArray(0);
+        }
+        self.check("creating unit quad")?;
+        Ok(Quad { vao, vbo })
+    }
+}
+
+impl Drop for Gfx {
+    fn drop(&mut self) {
+        unsafe {
+            if eglGetCurrentContext() == self.context {
+                eglMakeCurrent(self.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+            }
+            eglDestroyContext(self.display, self.context);
+            eglDestroySurface(self.display, self.surface);
+        }
+    }
+}
+
+unsafe fn compile(api: Api, stage: GLenum, body: &str) -> Result<GLuint, String> {
+    let stage_name = if stage == GL_VERTEX_SHADER {
+        "vertex"
+    } else {
+        "fragment"
+    };
+    let header = api.shader_header();
+    let srcs = [header.as_ptr().cast::<GLchar>(), body.as_ptr().cast::<GLchar>()];
+    let lens = [header.len() as GLint, body.len() as GLint];
+    let s = glCreateShader(stage);
+    if s == 0 {
+        return Err(format!("glCreateShader({stage_name}) failed"));
+    }
+    glShaderSource(s, 2, srcs.as_ptr(), lens.as_ptr());
+    glCompileShader(s);
+    let mut ok = 0;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &mut ok);
+    if ok == 0 {
+        let mut len = 0;
+        glGetShaderiv(s, GL_INFO_LOG_LENGTH, &mut len);
+        let mut log = vec![0u8; len.max(1) as usize];
+        glGetShaderInfoLog(s, log.len() as GLsizei, ptr::null_mut(), log.as_mut_ptr().cast());
+        glDeleteShader(s);
+        return Err(format!(
+            "{stage_name} shader compile failed ({api}): {}",
+            log_text(&log)
+        ));
+    }
+    Ok(s)
+}
+
+fn log_text(log: &[u8]) -> String {
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    String::from_utf8_lossy(&log[..end]).trim().to_string()
+}
+
+/// FNV-1a, 64-bit.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_known_values() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn api_names_round_trip() {
+        for api in Api::ALL {
+            assert_eq!(Api::parse(api.name()), Some(api));
+        }
+        assert_eq!(Api::parse("vulkan"), None);
+    }
+}

@@ -1,0 +1,291 @@
+//! Hand-written raw FFI for the EGL and GL entry points the examples use.
+//!
+//! Every function here is an `extern "C"` import resolved by the dynamic linker from
+//! `libEGL.so.1` / `libGLESv2.so.2` (libglvnd). That is deliberate: gpuheat's launch mode
+//! interposes these symbols with `LD_PRELOAD`, and its attach mode hooks them in place, so
+//! the examples must never call through `eglGetProcAddress` pointers. The one exception
+//! is `eglGetPlatformDisplayEXT` (an extension entry point that libEGL does not export),
+//! which [`crate::gfx::Gfx::new`] looks up with [`eglGetProcAddress`].
+//!
+//! glvnd's `libGLESv2` dispatches every `gl*` symbol to whatever context is current, so
+//! the same imports drive both the GLES 3.2 and the desktop GL 4.5 core context. Only
+//! functions that exist in GLES 3.2 are declared (desktop-only ones such as
+//! `glQueryCounter` are not exported by `libGLESv2`).
+//!
+//! On x86_64 rustc emits these calls through the GOT (`call *sym@GOTPCREL(%rip)`, i.e.
+//! "no-plt" with full RELRO) rather than through PLT stubs; the GOT entries are bound by
+//! symbol lookup, so `LD_PRELOAD` interposition works the same.
+
+#![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
+
+use std::os::raw::{c_char, c_float, c_int, c_uchar, c_uint, c_void};
+
+// ---------------------------------------------------------------------------------------
+// EGL types and constants
+// ---------------------------------------------------------------------------------------
+
+pub type EGLBoolean = c_uint;
+pub type EGLint = i32;
+pub type EGLenum = c_uint;
+pub type EGLDisplay = *mut c_void;
+pub type EGLConfig = *mut c_void;
+pub type EGLSurface = *mut c_void;
+pub type EGLContext = *mut c_void;
+pub type EGLNativeDisplayType = *mut c_void;
+
+pub const EGL_FALSE: EGLBoolean = 0;
+pub const EGL_TRUE: EGLBoolean = 1;
+pub const EGL_DEFAULT_DISPLAY: EGLNativeDisplayType = std::ptr::null_mut();
+pub const EGL_NO_DISPLAY: EGLDisplay = std::ptr::null_mut();
+pub const EGL_NO_CONTEXT: EGLContext = std::ptr::null_mut();
+pub const EGL_NO_SURFACE: EGLSurface = std::ptr::null_mut();
+
+pub const EGL_SUCCESS: EGLint = 0x3000;
+pub const EGL_ALPHA_SIZE: EGLint = 0x3021;
+pub const EGL_BLUE_SIZE: EGLint = 0x3022;
+pub const EGL_GREEN_SIZE: EGLint = 0x3023;
+pub const EGL_RED_SIZE: EGLint = 0x3024;
+pub const EGL_DEPTH_SIZE: EGLint = 0x3025;
+pub const EGL_STENCIL_SIZE: EGLint = 0x3026;
+pub const EGL_CONFIG_ID: EGLint = 0x3028;
+pub const EGL_SAMPLES: EGLint = 0x3031;
+pub const EGL_SURFACE_TYPE: EGLint = 0x3033;
+pub const EGL_NONE: EGLint = 0x3038;
+pub const EGL_RENDERABLE_TYPE: EGLint = 0x3040;
+pub const EGL_VENDOR: EGLint = 0x3053;
+pub const EGL_VERSION: EGLint = 0x3054;
+pub const EGL_EXTENSIONS: EGLint = 0x3055;
+pub const EGL_HEIGHT: EGLint = 0x3056;
+pub const EGL_WIDTH: EGLint = 0x3057;
+pub const EGL_PBUFFER_BIT: EGLint = 0x0001;
+pub const EGL_OPENGL_ES2_BIT: EGLint = 0x0004;
+pub const EGL_OPENGL_BIT: EGLint = 0x0008;
+pub const EGL_OPENGL_ES3_BIT: EGLint = 0x0040;
+pub const EGL_OPENGL_ES_API: EGLenum = 0x30A0;
+pub const EGL_OPENGL_API: EGLenum = 0x30A2;
+pub const EGL_CONTEXT_MAJOR_VERSION: EGLint = 0x3098;
+pub const EGL_CONTEXT_MINOR_VERSION: EGLint = 0x30FB;
+pub const EGL_CONTEXT_OPENGL_PROFILE_MASK: EGLint = 0x30FD;
+pub const EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT: EGLint = 0x0001;
+pub const EGL_PLATFORM_SURFACELESS_MESA: EGLenum = 0x31DD;
+
+/// `eglGetPlatformDisplayEXT`, obtained through [`eglGetProcAddress`].
+pub type PFNEGLGETPLATFORMDISPLAYEXTPROC = unsafe extern "C" fn(
+    platform: EGLenum,
+    native_display: *mut c_void,
+    attrib_list: *const EGLint,
+) -> EGLDisplay;
+
+#[link(name = "EGL")]
+extern "C" {
+    pub fn eglGetError() -> EGLint;
+    pub fn eglGetProcAddress(procname: *const c_char) -> *mut c_void;
+    pub fn eglQueryString(dpy: EGLDisplay, name: EGLint) -> *const c_char;
+    pub fn eglInitialize(dpy: EGLDisplay, major: *mut EGLint, minor: *mut EGLint) -> EGLBoolean;
+    pub fn eglTerminate(dpy: EGLDisplay) -> EGLBoolean;
+    pub fn eglChooseConfig(
+        dpy: EGLDisplay,
+        attrib_list: *const EGLint,
+        configs: *mut EGLConfig,
+        config_size: EGLint,
+        num_config: *mut EGLint,
+    ) -> EGLBoolean;
+    pub fn eglGetConfigAttrib(
+        dpy: EGLDisplay,
+        config: EGLConfig,
+        attribute: EGLint,
+        value: *mut EGLint,
+    ) -> EGLBoolean;
+    pub fn eglBindAPI(api: EGLenum) -> EGLBoolean;
+    pub fn eglQueryAPI() -> EGLenum;
+    pub fn eglCreatePbufferSurface(
+        dpy: EGLDisplay,
+        config: EGLConfig,
+        attrib_list: *const EGLint,
+    ) -> EGLSurface;
+    pub fn eglDestroySurface(dpy: EGLDisplay, surface: EGLSurface) -> EGLBoolean;
+    pub fn eglCreateContext(
+        dpy: EGLDisplay,
+        config: EGLConfig,
+        share_context: EGLContext,
+        attrib_list: *const EGLint,
+    ) -> EGLContext;
+    pub fn eglDestroyContext(dpy: EGLDisplay, ctx: EGLContext) -> EGLBoolean;
+    pub fn eglMakeCurrent(
+        dpy: EGLDisplay,
+        draw: EGLSurface,
+        read: EGLSurface,
+        ctx: EGLContext,
+    ) -> EGLBoolean;
+    pub fn eglGetCurrentContext() -> EGLContext;
+    pub fn eglSwapBuffers(dpy: EGLDisplay, surface: EGLSurface) -> EGLBoolean;
+    pub fn eglSwapInterval(dpy: EGLDisplay, interval: EGLint) -> EGLBoolean;
+}
+
+// ---------------------------------------------------------------------------------------
+// GL types and constants
+// ---------------------------------------------------------------------------------------
+
+pub type GLenum = c_uint;
+pub type GLboolean = c_uchar;
+pub type GLbitfield = c_uint;
+pub type GLint = c_int;
+pub type GLuint = c_uint;
+pub type GLsizei = c_int;
+pub type GLfloat = c_float;
+pub type GLchar = c_char;
+pub type GLubyte = c_uchar;
+pub type GLint64 = i64;
+pub type GLuint64 = u64;
+pub type GLsizeiptr = isize;
+pub type GLintptr = isize;
+
+pub const GL_FALSE: GLboolean = 0;
+pub const GL_TRUE: GLboolean = 1;
+pub const GL_NO_ERROR: GLenum = 0;
+
+pub const GL_DEPTH_BUFFER_BIT: GLbitfield = 0x0000_0100;
+pub const GL_STENCIL_BUFFER_BIT: GLbitfield = 0x0000_0400;
+pub const GL_COLOR_BUFFER_BIT: GLbitfield = 0x0000_4000;
+
+pub const GL_POINTS: GLenum = 0x0000;
+pub const GL_LINES: GLenum = 0x0001;
+pub const GL_TRIANGLES: GLenum = 0x0004;
+pub const GL_TRIANGLE_STRIP: GLenum = 0x0005;
+
+pub const GL_ZERO: GLenum = 0;
+pub const GL_ONE: GLenum = 1;
+pub const GL_SRC_ALPHA: GLenum = 0x0302;
+pub const GL_ONE_MINUS_SRC_ALPHA: GLenum = 0x0303;
+
+pub const GL_CULL_FACE: GLenum = 0x0B44;
+pub const GL_DEPTH_TEST: GLenum = 0x0B71;
+pub const GL_STENCIL_TEST: GLenum = 0x0B90;
+pub const GL_BLEND: GLenum = 0x0BE2;
+pub const GL_SCISSOR_TEST: GLenum = 0x0C11;
+pub const GL_DITHER: GLenum = 0x0BD0;
+
+pub const GL_VIEWPORT: GLenum = 0x0BA2;
+pub const GL_PACK_ALIGNMENT: GLenum = 0x0D05;
+pub const GL_UNPACK_ALIGNMENT: GLenum = 0x0CF5;
+pub const GL_MAX_TEXTURE_SIZE: GLenum = 0x0D33;
+pub const GL_CURRENT_PROGRAM: GLenum = 0x8B8D;
+pub const GL_VERTEX_ARRAY_BINDING: GLenum = 0x85B5;
+pub const GL_MAJOR_VERSION: GLenum = 0x821B;
+pub const GL_MINOR_VERSION: GLenum = 0x821C;
+
+pub const GL_VENDOR: GLenum = 0x1F00;
+pub const GL_RENDERER: GLenum = 0x1F01;
+pub const GL_VERSION: GLenum = 0x1F02;
+pub const GL_EXTENSIONS: GLenum = 0x1F03;
+pub const GL_SHADING_LANGUAGE_VERSION: GLenum = 0x8B8C;
+
+pub const GL_UNSIGNED_BYTE: GLenum = 0x1401;
+pub const GL_FLOAT: GLenum = 0x1406;
+pub const GL_RGBA: GLenum = 0x1908;
+
+pub const GL_ARRAY_BUFFER: GLenum = 0x8892;
+pub const GL_STATIC_DRAW: GLenum = 0x88E4;
+
+pub const GL_FRAGMENT_SHADER: GLenum = 0x8B30;
+pub const GL_VERTEX_SHADER: GLenum = 0x8B31;
+pub const GL_COMPILE_STATUS: GLenum = 0x8B81;
+pub const GL_LINK_STATUS: GLenum = 0x8B82;
+pub const GL_INFO_LOG_LENGTH: GLenum = 0x8B84;
+
+/// Occlusion query targets. `GL_SAMPLES_PASSED` is desktop GL only; GLES has only the
+/// boolean `GL_ANY_SAMPLES_PASSED*` targets.
+pub const GL_SAMPLES_PASSED: GLenum = 0x8914;
+pub const GL_ANY_SAMPLES_PASSED: GLenum = 0x8C2F;
+pub const GL_ANY_SAMPLES_PASSED_CONSERVATIVE: GLenum = 0x8D6A;
+pub const GL_TIME_ELAPSED: GLenum = 0x88BF;
+pub const GL_QUERY_RESULT: GLenum = 0x8866;
+pub const GL_QUERY_RESULT_AVAILABLE: GLenum = 0x8867;
+
+#[link(name = "GLESv2")]
+extern "C" {
+    pub fn glGetError() -> GLenum;
+    pub fn glGetString(name: GLenum) -> *const GLubyte;
+    pub fn glGetIntegerv(pname: GLenum, data: *mut GLint);
+    pub fn glFinish();
+    pub fn glFlush();
+
+    pub fn glViewport(x: GLint, y: GLint, width: GLsizei, height: GLsizei);
+    pub fn glScissor(x: GLint, y: GLint, width: GLsizei, height: GLsizei);
+    pub fn glClearColor(red: GLfloat, green: GLfloat, blue: GLfloat, alpha: GLfloat);
+    pub fn glClear(mask: GLbitfield);
+    pub fn glEnable(cap: GLenum);
+    pub fn glDisable(cap: GLenum);
+    pub fn glIsEnabled(cap: GLenum) -> GLboolean;
+    pub fn glBlendFunc(sfactor: GLenum, dfactor: GLenum);
+    pub fn glPixelStorei(pname: GLenum, param: GLint);
+    pub fn glReadPixels(
+        x: GLint,
+        y: GLint,
+        width: GLsizei,
+        height: GLsizei,
+        format: GLenum,
+        type_: GLenum,
+        pixels: *mut c_void,
+    );
+
+    pub fn glCreateShader(type_: GLenum) -> GLuint;
+    pub fn glDeleteShader(shader: GLuint);
+    pub fn glShaderSource(
+        shader: GLuint,
+        count: GLsizei,
+        string: *const *const GLchar,
+        length: *const GLint,
+    );
+    pub fn glCompileShader(shader: GLuint);
+    pub fn glGetShaderiv(shader: GLuint, pname: GLenum, params: *mut GLint);
+    pub fn glGetShaderInfoLog(
+        shader: GLuint,
+        buf_size: GLsizei,
+        length: *mut GLsizei,
+        info_log: *mut GLchar,
+    );
+    pub fn glCreateProgram() -> GLuint;
+    pub fn glDeleteProgram(program: GLuint);
+    pub fn glAttachShader(program: GLuint, shader: GLuint);
+    pub fn glDetachShader(program: GLuint, shader: GLuint);
+    pub fn glLinkProgram(program: GLuint);
+    pub fn glGetProgramiv(program: GLuint, pname: GLenum, params: *mut GLint);
+    pub fn glGetProgramInfoLog(
+        program: GLuint,
+        buf_size: GLsizei,
+        length: *mut GLsizei,
+        info_log: *mut GLchar,
+    );
+    pub fn glUseProgram(program: GLuint);
+    pub fn glGetUniformLocation(program: GLuint, name: *const GLchar) -> GLint;
+    pub fn glUniform1i(location: GLint, v0: GLint);
+    pub fn glUniform1f(location: GLint, v0: GLfloat);
+    pub fn glUniform2f(location: GLint, v0: GLfloat, v1: GLfloat);
+    pub fn glUniform4f(location: GLint, v0: GLfloat, v1: GLfloat, v2: GLfloat, v3: GLfloat);
+
+    pub fn glGenBuffers(n: GLsizei, buffers: *mut GLuint);
+    pub fn glDeleteBuffers(n: GLsizei, buffers: *const GLuint);
+    pub fn glBindBuffer(target: GLenum, buffer: GLuint);
+    pub fn glBufferData(target: GLenum, size: GLsizeiptr, data: *const c_void, usage: GLenum);
+    pub fn glGenVertexArrays(n: GLsizei, arrays: *mut GLuint);
+    pub fn glDeleteVertexArrays(n: GLsizei, arrays: *const GLuint);
+    pub fn glBindVertexArray(array: GLuint);
+    pub fn glVertexAttribPointer(
+        index: GLuint,
+        size: GLint,
+        type_: GLenum,
+        normalized: GLboolean,
+        stride: GLsizei,
+        pointer: *const c_void,
+    );
+    pub fn glEnableVertexAttribArray(index: GLuint);
+
+    pub fn glDrawArrays(mode: GLenum, first: GLint, count: GLsizei);
+
+    pub fn glGenQueries(n: GLsizei, ids: *mut GLuint);
+    pub fn glDeleteQueries(n: GLsizei, ids: *const GLuint);
+    pub fn glBeginQuery(target: GLenum, id: GLuint);
+    pub fn glEndQuery(target: GLenum);
+    pub fn glGetQueryObjectuiv(id: GLuint, pname: GLenum, params: *mut GLuint);
+}

@@ -1,0 +1,125 @@
+//! Runs every example binary headless: exit status, stdout format, deterministic
+//! checksums on both APIs, `--help`, and command-line errors.
+
+use std::process::{Command, Output};
+
+const BINS: [(&str, &str); 4] = [
+    ("overdraw", env!("CARGO_BIN_EXE_overdraw")),
+    ("state_churn", env!("CARGO_BIN_EXE_state_churn")),
+    ("tiny_batches", env!("CARGO_BIN_EXE_tiny_batches")),
+    ("fill_cost", env!("CARGO_BIN_EXE_fill_cost")),
+];
+
+fn run(exe: &str, args: &[&str]) -> Output {
+    Command::new(exe)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("spawning {exe}: {e}"))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs with `--frames 3 --checksum`, asserts success and the exact stdout shape, and
+/// returns the checksum.
+fn checksum(name: &str, exe: &str, api: &str, extra: &[&str]) -> String {
+    let mut args = vec!["--frames", "3", "--checksum", "--api", api];
+    args.extend_from_slice(extra);
+    let out = run(exe, &args);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{name} {args:?}: {:?}\nstderr: {stderr}", out.status);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{name} {args:?}: stdout {stdout:?}");
+    let sum = lines[0]
+        .strip_prefix("checksum=")
+        .unwrap_or_else(|| panic!("{name} {args:?}: no checksum line in {stdout:?}"));
+    assert!(
+        sum.len() == 16 && sum.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+        "{name}: bad checksum {sum:?}"
+    );
+    sum.to_string()
+}
+
+fn deterministic(name: &str, exe: &str) {
+    for api in ["gles", "gl"] {
+        let a = checksum(name, exe, api, &[]);
+        let b = checksum(name, exe, api, &[]);
+        assert_eq!(a, b, "{name} --api {api}: checksums differ between runs");
+    }
+}
+
+#[test]
+fn overdraw_is_deterministic() {
+    deterministic(BINS[0].0, BINS[0].1);
+}
+
+#[test]
+fn state_churn_is_deterministic() {
+    deterministic(BINS[1].0, BINS[1].1);
+}
+
+#[test]
+fn tiny_batches_is_deterministic() {
+    deterministic(BINS[2].0, BINS[2].1);
+}
+
+#[test]
+fn fill_cost_is_deterministic() {
+    deterministic(BINS[3].0, BINS[3].1);
+}
+
+#[test]
+fn example_flags_change_the_image() {
+    let (name, exe) = BINS[0];
+    let k8 = checksum(name, exe, "gles", &[]);
+    let k3 = checksum(name, exe, "gles", &["--layers", "3", "--size", "64x32"]);
+    assert_ne!(k8, k3);
+    let (name, exe) = BINS[2];
+    checksum(name, exe, "gl", &["--draws=10", "--quad=2"]);
+    let (name, exe) = BINS[3];
+    checksum(name, exe, "gles", &["--loop", "2", "--size", "64x64"]);
+    let (name, exe) = BINS[1];
+    checksum(name, exe, "gl", &["--draws", "3"]);
+}
+
+#[test]
+fn timing_prints_frame_ms() {
+    let (name, exe) = BINS[1];
+    let out = run(exe, &["--frames", "4", "--timing", "--checksum", "--draws", "5"]);
+    assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout:?}");
+    assert!(lines[0].starts_with("checksum="), "{stdout:?}");
+    let ms: f64 = lines[1]
+        .strip_prefix("frame_ms=")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("bad frame_ms line in {stdout:?}"));
+    assert!(ms >= 0.0 && ms.is_finite());
+}
+
+#[test]
+fn help_and_bad_flags() {
+    for (name, exe) in BINS {
+        let out = run(exe, &["--help"]);
+        assert!(out.status.success(), "{name} --help");
+        let help = text(&out.stdout);
+        for s in ["--frames", "--api", "--size", "--timing", "--checksum", "calls", "draws"] {
+            assert!(help.contains(s), "{name} --help lacks {s}");
+        }
+
+        for bad in [&["--bogus"][..], &["--frames", "x"], &["--api", "vulkan"], &["--size", "0x0"]] {
+            let out = run(exe, bad);
+            assert_eq!(out.status.code(), Some(2), "{name} {bad:?}");
+            assert!(out.stdout.is_empty(), "{name} {bad:?}: stdout not empty");
+            let err = text(&out.stderr);
+            assert_eq!(err.lines().count(), 1, "{name} {bad:?}: stderr {err:?}");
+            assert!(err.starts_with(&format!("{name}: ")), "{err:?}");
+        }
+    }
+    // Example-specific checks after parsing are usage errors too.
+    let out = run(BINS[2].1, &["--draws", "5000", "--frames", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stderr).lines().count(), 1);
+}

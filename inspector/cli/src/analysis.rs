@@ -1,0 +1,200 @@
+//! From a session to the numbers a report shows: per-frame totals and per-draw costs.
+
+use crate::enums;
+use gpuheat_session::{
+    CallClass, ContextInfo, FunctionInfo, PipelinedIndex, Session, ValueKind,
+};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Totals of one frame.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameStats {
+    pub index: u64,
+    pub calls: usize,
+    /// glDraw* / glMultiDraw* calls.
+    pub draws: usize,
+    /// Calls that make the GPU work (draws, clears, blits, dispatches, copies, mipmaps).
+    pub work_calls: usize,
+    /// From the end of the previous frame to this frame's swap, as the program lived it.
+    pub wall_ms: f64,
+    /// Thread CPU time spent inside GL calls.
+    pub cpu_ms: f64,
+    /// Sum of serialized per-draw GPU times (full mode).
+    pub gpu_serialized_ms: Option<f64>,
+    /// Sum of pipelined per-draw GPU times.
+    pub gpu_pipelined_ms: Option<f64>,
+}
+
+/// One call that made the GPU work, with everything measured about it.
+#[derive(Debug, Clone, Serialize)]
+pub struct DrawCost {
+    pub frame: u64,
+    /// Index of the call in its frame.
+    pub call: u32,
+    pub function: String,
+    /// The call as source text, enums by name.
+    pub text: String,
+    pub gpu_serialized_ns: Option<u64>,
+    pub gpu_pipelined_ns: Option<u64>,
+    /// Share of its frame's GPU time (by the ranking time).
+    pub frame_share: Option<f64>,
+    pub cpu_ns: u64,
+    /// Counter name → value, for the counters measured on this call.
+    pub counters: BTreeMap<String, u64>,
+    /// `module+0xoffset` of the program's call.
+    pub callsite: String,
+}
+
+/// A counter a context could not measure.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unavailable {
+    pub context: String,
+    pub counter: String,
+    pub reason: String,
+}
+
+/// Everything `gpuheat report` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    pub frames: Vec<FrameStats>,
+    /// Every work call of every frame, costliest first.
+    pub draws: Vec<DrawCost>,
+    /// Which time ranks the draws: `gpu_time_serialized` or `gpu_time_pipelined`.
+    pub ranked_by: &'static str,
+    pub unavailable: Vec<Unavailable>,
+}
+
+const SERIALIZED: &str = "gpu_time_serialized";
+const PIPELINED: &str = "gpu_time_pipelined";
+
+pub fn analyse(s: &Session) -> Analysis {
+    let pipelined = s.pipelined_index();
+    let contexts: BTreeMap<u64, &ContextInfo> = s.contexts.iter().map(|c| (c.handle, c)).collect();
+    let funcs = &s.functions.functions;
+    let mut frames = Vec::new();
+    let mut draws = Vec::new();
+    let mut prev_end = None;
+    for f in &s.frames {
+        let mut stats = FrameStats {
+            index: f.index,
+            calls: f.calls.len(),
+            draws: 0,
+            work_calls: 0,
+            wall_ms: ms(f.end_ns.saturating_sub(prev_end.unwrap_or(f.begin_ns))),
+            cpu_ms: ms(f.calls.iter().map(|c| c.cpu_ns).sum()),
+            gpu_serialized_ms: None,
+            gpu_pipelined_ms: None,
+        };
+        prev_end = Some(f.end_ns);
+        let samples: BTreeMap<u32, _> = f.samples.iter().map(|s| (s.call, &s.values)).collect();
+        let first_draw = draws.len();
+        for (i, call) in f.calls.iter().enumerate() {
+            let Some(info) = funcs.get(call.func as usize) else { continue };
+            match info.class {
+                CallClass::Draw => stats.draws += 1,
+                CallClass::Work => {}
+                _ => continue,
+            }
+            stats.work_calls += 1;
+            let mut counters = BTreeMap::new();
+            if let (Some(values), Some(ctx)) = (samples.get(&(i as u32)), contexts.get(&call.context)) {
+                for v in values.iter() {
+                    if let Some(c) = ctx.counters.get(v.counter as usize) {
+                        counters.insert(c.name.clone(), v.value);
+                    }
+                }
+            }
+            let serialized = counters.remove(SERIALIZED);
+            let piped = pipelined_ns(&pipelined, f.index, i as u32).or(counters.remove(PIPELINED));
+            add(&mut stats.gpu_serialized_ms, serialized);
+            add(&mut stats.gpu_pipelined_ms, piped);
+            draws.push(DrawCost {
+                frame: f.index,
+                call: i as u32,
+                function: info.name.clone(),
+                text: call_text(info, &call.args),
+                gpu_serialized_ns: serialized,
+                gpu_pipelined_ns: piped,
+                frame_share: None,
+                cpu_ns: call.cpu_ns,
+                counters,
+                callsite: callsite(s, call.callsite),
+            });
+        }
+        let frame_draws = &mut draws[first_draw..];
+        let total: u64 = frame_draws.iter().filter_map(rank_time).sum();
+        if total > 0 {
+            for d in frame_draws.iter_mut() {
+                d.frame_share = rank_time(d).map(|t| t as f64 / total as f64);
+            }
+        }
+        frames.push(stats);
+    }
+    let ranked_by = if draws.iter().any(|d| d.gpu_serialized_ns.is_some()) { SERIALIZED } else { PIPELINED };
+    draws.sort_by(|a, b| rank_time(b).cmp(&rank_time(a)).then(a.frame.cmp(&b.frame)).then(a.call.cmp(&b.call)));
+    let mut unavailable = Vec::new();
+    for ctx in &s.contexts {
+        for c in ctx.counters.iter().filter(|c| !c.available) {
+            unavailable.push(Unavailable {
+                context: format!("{:#x}", ctx.handle),
+                counter: c.name.clone(),
+                reason: c.unavailable_reason.clone().unwrap_or_else(|| "not offered by the driver".into()),
+            });
+        }
+    }
+    Analysis { frames, draws, ranked_by, unavailable }
+}
+
+/// The time a draw is ranked by: serialized when measured, else pipelined.
+pub fn rank_time(d: &DrawCost) -> Option<u64> {
+    d.gpu_serialized_ns.or(d.gpu_pipelined_ns)
+}
+
+fn pipelined_ns(index: &PipelinedIndex, frame: u64, call: u32) -> Option<u64> {
+    index.get(frame, call).filter(|t| !t.disjoint).map(|t| t.gpu_ns)
+}
+
+fn add(total: &mut Option<f64>, v: Option<u64>) {
+    if let Some(v) = v {
+        *total = Some(total.unwrap_or(0.0) + ms(v));
+    }
+}
+
+pub fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// `glDrawArrays(GL_TRIANGLE_STRIP, 0, 4)`.
+pub fn call_text(info: &FunctionInfo, args: &[u64]) -> String {
+    let shown: Vec<String> = info
+        .params
+        .iter()
+        .zip(args)
+        .map(|(p, &v)| match p.kind {
+            ValueKind::Int => (v as i64).to_string(),
+            ValueKind::Uint => v.to_string(),
+            ValueKind::Enum => enums::enum_name(v, p.group.as_deref())
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("{v:#x}")),
+            ValueKind::Bitfield => enums::bitfield(v, p.group.as_deref()),
+            ValueKind::Bool => if v == 0 { "false" } else { "true" }.to_string(),
+            ValueKind::F32 => format!("{}", f32::from_bits(v as u32)),
+            ValueKind::F64 => format!("{}", f64::from_bits(v)),
+            ValueKind::Ptr => if v == 0 { "NULL".to_string() } else { format!("{v:#x}") },
+        })
+        .collect();
+    format!("{}({})", info.name, shown.join(", "))
+}
+
+/// `overdraw+0x1a2b` for an address inside a mapped module.
+fn callsite(s: &Session, addr: u64) -> String {
+    let module = s.modules.as_ref().and_then(|m| m.modules.iter().find(|m| m.start <= addr && addr < m.end));
+    match module {
+        Some(m) => {
+            let name = m.path.rsplit('/').next().unwrap_or(&m.path);
+            format!("{name}+{:#x}", addr - m.start + m.file_offset)
+        }
+        None => format!("{addr:#x}"),
+    }
+}

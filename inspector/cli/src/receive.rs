@@ -1,0 +1,238 @@
+//! The live receiver: a private Unix socket the agent connects to, and the loop that stores
+//! every chunk it sends into the session file as it arrives.
+
+use anyhow::{Context, Result};
+use gpuheat_session::{ChunkReader, EndInfo, EndReason, Record, SessionError, SessionWriter};
+use std::io::IsTerminal;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// A socket in a fresh directory only this user can enter; removed on drop.
+pub struct Endpoint {
+    dir: PathBuf,
+    pub socket: PathBuf,
+    listener: UnixListener,
+}
+
+impl Endpoint {
+    pub fn new() -> Result<Endpoint> {
+        let base = std::env::var_os("XDG_RUNTIME_DIR")
+            .map(PathBuf::from)
+            .filter(|p| p.is_dir())
+            .unwrap_or_else(std::env::temp_dir);
+        let dir = base.join(format!("gpuheat-{}-{}", std::process::id(), nanos()));
+        std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+        let socket = dir.join("agent.sock");
+        let listener = UnixListener::bind(&socket)
+            .with_context(|| format!("cannot listen on {}", socket.display()))?;
+        listener.set_nonblocking(true)?;
+        Ok(Endpoint { dir, socket, listener })
+    }
+
+    /// Waits for the agent to connect, asking `still_waiting` between tries whether to go on.
+    pub fn accept(&self, mut still_waiting: impl FnMut() -> Result<()>) -> Result<UnixStream> {
+        loop {
+            match self.listener.accept() {
+                Ok((stream, _)) => {
+                    check_peer(&stream)?;
+                    stream.set_nonblocking(false)?;
+                    return Ok(stream);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    still_waiting()?;
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => return Err(e).context("accepting the agent's connection"),
+            }
+        }
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.socket);
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+fn nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+/// Only a process of our own user may feed us a session.
+fn check_peer(stream: &UnixStream) -> Result<()> {
+    let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    use std::os::fd::AsRawFd;
+    // SAFETY: valid socket fd and out-buffer of the right size.
+    let rc = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    // SAFETY: no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if rc != 0 || cred.uid != me {
+        anyhow::bail!("refused a connection from uid {} (expected {me})", cred.uid);
+    }
+    Ok(())
+}
+
+/// Set by SIGINT: stop capturing and keep what was captured.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Makes Ctrl-C end the capture cleanly instead of killing gpuheat.
+pub fn catch_ctrl_c() {
+    // SAFETY: the handler only stores to an atomic.
+    unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+}
+
+/// How a capture ended.
+pub struct Received {
+    pub frames: u64,
+    pub bytes: u64,
+    pub end: Option<EndInfo>,
+}
+
+/// Copies chunks from the agent into the session until the agent's End record, EOF, Ctrl-C,
+/// or `gone()` says the program is no more. Every chunk is flushed to the file as it arrives.
+pub fn pump(
+    stream: UnixStream,
+    writer: &mut SessionWriter,
+    frames_wanted: u32,
+    mut gone: impl FnMut() -> bool,
+) -> Result<Received> {
+    stream.set_read_timeout(Some(Duration::from_millis(200)))?;
+    let mut reader = ChunkReader::new(RetryRead { inner: stream, gone: &mut gone });
+    let progress = Progress::new(frames_wanted);
+    let mut end = None;
+    loop {
+        match reader.read_chunk() {
+            Ok(Some(chunk)) => {
+                let is_frame = matches!(chunk.record(), Some(Record::Frame(_)));
+                if let Some(Record::End(e)) = chunk.record() {
+                    end = Some(e.clone());
+                }
+                writer.append_chunk(&chunk).context("writing the session")?;
+                if is_frame {
+                    progress.show(writer.frames_written(), writer.bytes_written());
+                }
+                if end.is_some() {
+                    break;
+                }
+            }
+            // The program went away mid-stream: keep what arrived.
+            Ok(None) | Err(SessionError::Io { .. }) | Err(SessionError::Truncated { .. }) => break,
+            Err(e) => return Err(e).context("reading from the agent"),
+        }
+    }
+    progress.done();
+    if end.is_none() {
+        let reason = if INTERRUPTED.load(Ordering::SeqCst) {
+            EndReason::Stopped
+        } else {
+            EndReason::TargetExited
+        };
+        let info = EndInfo {
+            reason,
+            frames_captured: writer.frames_written(),
+            dropped_calls: 0,
+            detail: None,
+        };
+        writer.append(&Record::End(info.clone()))?;
+        end = Some(info);
+    }
+    Ok(Received { frames: writer.frames_written(), bytes: writer.bytes_written(), end })
+}
+
+/// A socket reader that keeps waiting through read timeouts until the program is gone or the
+/// user pressed Ctrl-C, so a stalled program never hangs gpuheat.
+struct RetryRead<'a, F: FnMut() -> bool> {
+    inner: UnixStream,
+    gone: &'a mut F,
+}
+
+impl<F: FnMut() -> bool> std::io::Read for RetryRead<'_, F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            match self.inner.read(buf) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    if INTERRUPTED.load(Ordering::SeqCst) || (self.gone)() {
+                        return Ok(0);
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+/// A one-line progress display on a terminal; silent otherwise.
+struct Progress {
+    tty: bool,
+    wanted: u32,
+    start: Instant,
+}
+
+impl Progress {
+    fn new(wanted: u32) -> Progress {
+        Progress { tty: std::io::stderr().is_terminal(), wanted, start: Instant::now() }
+    }
+
+    fn show(&self, frames: u64, bytes: u64) {
+        if self.tty {
+            let width = 30usize;
+            let filled = (frames as usize * width / self.wanted.max(1) as usize).min(width);
+            eprint!(
+                "\r[{}{}] {frames}/{} frames, {:.1} MB, {:.1} s ",
+                "#".repeat(filled),
+                "-".repeat(width - filled),
+                self.wanted,
+                bytes as f64 / 1e6,
+                self.start.elapsed().as_secs_f64()
+            );
+        }
+    }
+
+    fn done(&self) {
+        if self.tty {
+            eprintln!();
+        }
+    }
+}
+
+/// Human-readable size.
+pub fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KB", b as f64 / 1024.0),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// Checks up front that the session file can be written, before starting anything.
+pub fn create_session(path: &Path) -> Result<SessionWriter> {
+    SessionWriter::create(path).with_context(|| format!("cannot write session file {}", path.display()))
+}

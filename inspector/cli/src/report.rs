@@ -1,0 +1,165 @@
+//! `gpuheat report SESSION`: where the time went, as text or JSON.
+
+use crate::analysis::{analyse, ms, rank_time, Analysis};
+use crate::shown;
+use anyhow::{Context, Result};
+use clap::Args;
+use gpuheat_session::{EndReason, Session};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// The session file.
+    session: PathBuf,
+    /// How many of the costliest draws to list.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Report what a damaged (truncated or corrupted) session still holds instead of failing.
+    #[arg(long)]
+    partial: bool,
+}
+
+pub fn report(args: ReportArgs) -> Result<ExitCode> {
+    let path = &args.session;
+    let session = if args.partial { Session::open_lenient(path) } else { Session::open(path) }
+        .with_context(|| shown(path))?;
+    if let Some(at) = session.truncated_at {
+        if !args.partial {
+            anyhow::bail!(
+                "{}: session truncated at byte {at} (the last chunk is incomplete); `--partial` reports the {} complete frames before it",
+                shown(path),
+                session.frames.len()
+            );
+        }
+        eprintln!("gpuheat: warning: {} is damaged at byte {at}; reporting the {} frames before it", shown(path), session.frames.len());
+    }
+    let analysis = analyse(&session);
+    let out = if args.json { json(&session, &analysis, args.top)? } else { text(&session, &analysis, args.top) };
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not an error worth a message.
+    let _ = stdout.write_all(out.as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    session: &'a gpuheat_session::SessionInfo,
+    contexts: &'a [gpuheat_session::ContextInfo],
+    end: Option<&'a gpuheat_session::EndInfo>,
+    frames: &'a [crate::analysis::FrameStats],
+    ranked_by: &'a str,
+    top_draws: &'a [crate::analysis::DrawCost],
+    unavailable: &'a [crate::analysis::Unavailable],
+}
+
+fn json(s: &Session, a: &Analysis, top: usize) -> Result<String> {
+    let report = JsonReport {
+        session: &s.info,
+        contexts: &s.contexts,
+        end: s.end.as_ref(),
+        frames: &a.frames,
+        ranked_by: a.ranked_by,
+        top_draws: &a.draws[..top.min(a.draws.len())],
+        unavailable: &a.unavailable,
+    };
+    Ok(serde_json::to_string_pretty(&report)? + "\n")
+}
+
+fn opt_ms(v: Option<f64>) -> String {
+    v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into())
+}
+
+fn text(s: &Session, a: &Analysis, top: usize) -> String {
+    let mut o = String::new();
+    let i = &s.info;
+    let end = match s.end.as_ref().map(|e| &e.reason) {
+        Some(EndReason::Complete) => "complete",
+        Some(EndReason::Stopped) => "stopped by the user",
+        Some(EndReason::TargetExited) => "program exited during the capture",
+        None => "no end record: gpuheat stopped during the capture",
+    };
+    let _ = writeln!(
+        o,
+        "program  {} (pid {})\ncapture  {:?} mode, {} of {} frames, {end}",
+        i.args.join(" "),
+        i.pid,
+        i.mode,
+        s.frames.len(),
+        i.frames_requested
+    );
+    if let Some(dropped) = s.end.as_ref().map(|e| e.dropped_calls).filter(|&d| d > 0) {
+        let _ = writeln!(o, "warning  {dropped} calls were dropped because the writer fell behind");
+    }
+    for c in &s.contexts {
+        let _ = writeln!(o, "context  {:#x}: {} on {} ({})", c.handle, c.version, c.renderer, c.vendor);
+        let verdict = if c.pipelined_meaningful { "meaningful" } else { "NOT meaningful" };
+        let _ = writeln!(o, "         pipelined per-draw GPU time is {verdict} here: {}", c.pipelined_note);
+    }
+    if !a.unavailable.is_empty() {
+        let _ = writeln!(o, "unavailable counters");
+        for u in &a.unavailable {
+            let _ = writeln!(o, "  {:<36} {} (context {})", u.counter, u.reason, u.context);
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\n{:>7} {:>7} {:>6} {:>6} {:>9} {:>9} {:>14} {:>13}",
+        "frame", "calls", "draws", "work", "wall ms", "cpu ms", "gpu ms serial", "gpu ms piped"
+    );
+    for f in &a.frames {
+        let _ = writeln!(
+            o,
+            "{:>7} {:>7} {:>6} {:>6} {:>9.3} {:>9.3} {:>14} {:>13}",
+            f.index,
+            f.calls,
+            f.draws,
+            f.work_calls,
+            f.wall_ms,
+            f.cpu_ms,
+            opt_ms(f.gpu_serialized_ms),
+            opt_ms(f.gpu_pipelined_ms)
+        );
+    }
+    let shown_draws = &a.draws[..top.min(a.draws.len())];
+    let basis = if a.ranked_by == "gpu_time_serialized" { "serialized" } else { "pipelined" };
+    let _ = writeln!(o, "\ntop {} of {} work calls by {basis} GPU time", shown_draws.len(), a.draws.len());
+    let _ = writeln!(
+        o,
+        "{:>3} {:>6} {:>5} {:>10} {:>6} {:>10} {:>10} {:>8}  call",
+        "#", "frame", "call", "gpu ms", "frame", "samples", "fs inv", "cpu us"
+    );
+    for (n, d) in shown_draws.iter().enumerate() {
+        let counter = |name: &str| d.counters.get(name).map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            o,
+            "{:>3} {:>6} {:>5} {:>10} {:>6} {:>10} {:>10} {:>8.1}  {}  @{}",
+            n + 1,
+            d.frame,
+            d.call,
+            rank_time(d).map(|t| format!("{:.4}", ms(t))).unwrap_or_else(|| "-".into()),
+            d.frame_share.map(|s| format!("{:.1}%", s * 100.0)).unwrap_or_else(|| "-".into()),
+            counter("samples_passed"),
+            counter("fragment_shader_invocations"),
+            d.cpu_ns as f64 / 1e3,
+            d.text,
+            d.callsite
+        );
+        let others: Vec<String> = d
+            .counters
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "samples_passed" | "fragment_shader_invocations"))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        if !others.is_empty() {
+            let _ = writeln!(o, "{:>52}{}", "", others.join(" "));
+        }
+    }
+    o
+}

@@ -1,0 +1,513 @@
+//! The chunk encoding, the same on the wire (agent to CLI) and on disk, so the CLI can store
+//! what the agent sends without re-encoding it.
+//!
+//! A chunk is a 20-byte little-endian header followed by the stored payload:
+//!
+//! | bytes  | field        | meaning                                            |
+//! |--------|--------------|----------------------------------------------------|
+//! | 0..4   | `kind`       | fourcc of the record kind, e.g. `b"FRAM"` as u32 LE |
+//! | 4..8   | `flags`      | bit 0: the payload is LZ4 (block format) compressed |
+//! | 8..12  | `raw_len`    | payload length before compression                  |
+//! | 12..16 | `stored_len` | payload length as stored                           |
+//! | 16..20 | `crc32`      | CRC-32 (IEEE) of the stored payload bytes          |
+//!
+//! Metadata records (info, functions, contexts, modules, end) are JSON so later versions can
+//! add fields with `#[serde(default)]`; the bulk records (frames, pipelined times) are postcard
+//! because they are most of the bytes. Readers skip kinds they do not know.
+
+use std::fmt;
+use std::io::{self, Read};
+
+use serde::de::DeserializeOwned;
+
+use crate::error::SessionError;
+use crate::model::Record;
+
+/// Length of a chunk header.
+pub const CHUNK_HEADER_LEN: usize = 20;
+
+/// Largest `stored_len` or `raw_len` a reader accepts (256 MiB). Real chunks are far smaller
+/// (one frame each); the cap keeps damaged or random bytes from asking for huge allocations.
+pub const MAX_CHUNK_LEN: u32 = 256 << 20;
+
+/// Chunk flag: the stored payload is LZ4 block compressed and expands to `raw_len` bytes.
+pub const FLAG_LZ4: u32 = 1;
+
+/// The flags this build understands; a known kind with any other flag set cannot be decoded.
+const KNOWN_FLAGS: u32 = FLAG_LZ4;
+
+/// The kind of a chunk: a fourcc read as a little-endian u32.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChunkKind(pub u32);
+
+impl ChunkKind {
+    /// [`Record::Info`].
+    pub const INFO: ChunkKind = ChunkKind::from_fourcc(*b"INFO");
+    /// [`Record::Functions`].
+    pub const FUNCTIONS: ChunkKind = ChunkKind::from_fourcc(*b"FUNC");
+    /// [`Record::Context`].
+    pub const CONTEXT: ChunkKind = ChunkKind::from_fourcc(*b"CTX\0");
+    /// [`Record::Modules`].
+    pub const MODULES: ChunkKind = ChunkKind::from_fourcc(*b"MODS");
+    /// [`Record::Frame`].
+    pub const FRAME: ChunkKind = ChunkKind::from_fourcc(*b"FRAM");
+    /// [`Record::Pipelined`].
+    pub const PIPELINED: ChunkKind = ChunkKind::from_fourcc(*b"PIPE");
+    /// [`Record::End`].
+    pub const END: ChunkKind = ChunkKind::from_fourcc(*b"END\0");
+
+    /// Every kind this build decodes.
+    pub const KNOWN: [ChunkKind; 7] = [
+        ChunkKind::INFO,
+        ChunkKind::FUNCTIONS,
+        ChunkKind::CONTEXT,
+        ChunkKind::MODULES,
+        ChunkKind::FRAME,
+        ChunkKind::PIPELINED,
+        ChunkKind::END,
+    ];
+
+    /// The kind with these four bytes as it appears in the file.
+    pub const fn from_fourcc(fourcc: [u8; 4]) -> Self {
+        ChunkKind(u32::from_le_bytes(fourcc))
+    }
+
+    /// The four bytes as they appear in the file.
+    pub const fn fourcc(self) -> [u8; 4] {
+        self.0.to_le_bytes()
+    }
+
+    /// Whether this build decodes chunks of this kind (others are skipped).
+    pub fn is_known(self) -> bool {
+        ChunkKind::KNOWN.contains(&self)
+    }
+}
+
+impl fmt::Display for ChunkKind {
+    /// `FRAM`, `CTX`, or `0x12345678` when the bytes are not a readable fourcc, so that a
+    /// damaged header never prints control characters to a terminal.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bytes = self.fourcc();
+        let text_len = bytes.iter().position(|&b| b == 0).unwrap_or(4);
+        let readable = text_len > 0
+            && bytes[..text_len].iter().all(|b| b.is_ascii_graphic())
+            && bytes[text_len..].iter().all(|&b| b == 0);
+        if readable {
+            let text = std::str::from_utf8(&bytes[..text_len]).expect("ASCII");
+            f.write_str(text)
+        } else {
+            write!(f, "{:#010x}", self.0)
+        }
+    }
+}
+
+impl fmt::Debug for ChunkKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ChunkKind({self})")
+    }
+}
+
+impl Record {
+    /// The chunk kind this record is stored as.
+    pub fn kind(&self) -> ChunkKind {
+        match self {
+            Record::Info(_) => ChunkKind::INFO,
+            Record::Functions(_) => ChunkKind::FUNCTIONS,
+            Record::Context(_) => ChunkKind::CONTEXT,
+            Record::Modules(_) => ChunkKind::MODULES,
+            Record::Frame(_) => ChunkKind::FRAME,
+            Record::Pipelined(_) => ChunkKind::PIPELINED,
+            Record::End(_) => ChunkKind::END,
+        }
+    }
+}
+
+/// The 20-byte header in front of every chunk's payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkHeader {
+    /// What the payload holds.
+    pub kind: ChunkKind,
+    /// [`FLAG_LZ4`] and future flags.
+    pub flags: u32,
+    /// Payload length before compression.
+    pub raw_len: u32,
+    /// Payload length as stored after the header.
+    pub stored_len: u32,
+    /// CRC-32 of the stored payload.
+    pub crc32: u32,
+}
+
+impl ChunkHeader {
+    /// Reads a header; any 20 bytes are a header, the checks come when the payload is read.
+    pub fn parse(bytes: &[u8; CHUNK_HEADER_LEN]) -> Self {
+        let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
+        ChunkHeader {
+            kind: ChunkKind(word(0)),
+            flags: word(4),
+            raw_len: word(8),
+            stored_len: word(12),
+            crc32: word(16),
+        }
+    }
+
+    /// The header's 20 bytes.
+    pub fn to_bytes(&self) -> [u8; CHUNK_HEADER_LEN] {
+        let mut out = [0u8; CHUNK_HEADER_LEN];
+        for (i, word) in [
+            self.kind.0,
+            self.flags,
+            self.raw_len,
+            self.stored_len,
+            self.crc32,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            out[i * 4..i * 4 + 4].copy_from_slice(&word.to_le_bytes());
+        }
+        out
+    }
+
+    /// Header plus stored payload.
+    pub fn chunk_len(&self) -> u64 {
+        CHUNK_HEADER_LEN as u64 + u64::from(self.stored_len)
+    }
+
+    /// Whether the payload is LZ4 compressed.
+    pub fn is_compressed(&self) -> bool {
+        self.flags & FLAG_LZ4 != 0
+    }
+}
+
+/// Encodes a record as one chunk (header and payload).
+///
+/// # Panics
+///
+/// When the record's payload exceeds [`MAX_CHUNK_LEN`], which readers would refuse; only a
+/// frame of millions of calls gets there. Code that cannot rule that out (the agent, inside
+/// the captured program) should call [`try_encode`].
+pub fn encode(record: &Record) -> Vec<u8> {
+    match try_encode(record) {
+        Ok(bytes) => bytes,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Encodes a record as one chunk, or says why it cannot be one.
+pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
+    // Serializing these types cannot fail: JSON because every map key is a string and every
+    // float finite-or-bits, postcard because every sequence has a known length.
+    let payload = match record {
+        Record::Info(v) => serde_json::to_vec(v).expect("SessionInfo serializes to JSON"),
+        Record::Functions(v) => serde_json::to_vec(v).expect("FunctionTable serializes to JSON"),
+        Record::Context(v) => serde_json::to_vec(v).expect("ContextInfo serializes to JSON"),
+        Record::Modules(v) => serde_json::to_vec(v).expect("ModuleMap serializes to JSON"),
+        Record::End(v) => serde_json::to_vec(v).expect("EndInfo serializes to JSON"),
+        Record::Frame(v) => postcard::to_allocvec(v).expect("Frame serializes to postcard"),
+        Record::Pipelined(v) => {
+            postcard::to_allocvec(v).expect("PipelinedBatch serializes to postcard")
+        }
+    };
+    try_encode_chunk(record.kind(), &payload)
+}
+
+/// Frames an arbitrary payload as a chunk of `kind`, compressing it when that makes it
+/// smaller. For kinds this crate does not define (and for tests of how readers skip them).
+///
+/// # Panics
+///
+/// When `payload` exceeds [`MAX_CHUNK_LEN`].
+pub fn encode_chunk(kind: ChunkKind, payload: &[u8]) -> Vec<u8> {
+    match try_encode_chunk(kind, payload) {
+        Ok(bytes) => bytes,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn try_encode_chunk(kind: ChunkKind, payload: &[u8]) -> Result<Vec<u8>, SessionError> {
+    if payload.len() > MAX_CHUNK_LEN as usize {
+        return Err(SessionError::RecordTooLarge {
+            kind,
+            len: payload.len() as u64,
+        });
+    }
+    let compressed = lz4_flex::block::compress(payload);
+    let (flags, stored): (u32, &[u8]) = if compressed.len() < payload.len() {
+        (FLAG_LZ4, &compressed)
+    } else {
+        (0, payload)
+    };
+    let header = ChunkHeader {
+        kind,
+        flags,
+        raw_len: payload.len() as u32,
+        stored_len: stored.len() as u32,
+        crc32: crc32fast::hash(stored),
+    };
+    let mut out = Vec::with_capacity(CHUNK_HEADER_LEN + stored.len());
+    out.extend_from_slice(&header.to_bytes());
+    out.extend_from_slice(stored);
+    Ok(out)
+}
+
+/// One chunk that passed every check: complete, checksum right, payload decoded (or of a kind
+/// this build skips). Only the decoder makes these, so [`Chunk::bytes`] is known to be a
+/// valid chunk and can be stored without checking it again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    offset: u64,
+    header: ChunkHeader,
+    bytes: Vec<u8>,
+    record: Option<Record>,
+}
+
+impl Chunk {
+    pub(crate) fn new(
+        offset: u64,
+        header: ChunkHeader,
+        bytes: Vec<u8>,
+        record: Option<Record>,
+    ) -> Self {
+        Chunk {
+            offset,
+            header,
+            bytes,
+            record,
+        }
+    }
+
+    /// Byte offset of the chunk in the stream or file it was read from.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The chunk's header.
+    pub fn header(&self) -> &ChunkHeader {
+        &self.header
+    }
+
+    /// The chunk's kind.
+    pub fn kind(&self) -> ChunkKind {
+        self.header.kind
+    }
+
+    /// The chunk exactly as read: header and stored payload.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Length of header and stored payload: how far the chunk extends from [`Chunk::offset`].
+    pub fn encoded_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The decoded record; `None` for a kind this build does not know.
+    pub fn record(&self) -> Option<&Record> {
+        self.record.as_ref()
+    }
+
+    /// The decoded record, dropping the bytes.
+    pub fn into_record(self) -> Option<Record> {
+        self.record
+    }
+
+    /// The bytes and the decoded record.
+    pub fn into_parts(self) -> (Vec<u8>, Option<Record>) {
+        (self.bytes, self.record)
+    }
+}
+
+/// Decodes the chunk at the start of `bytes`; offsets in errors count from the slice start.
+///
+/// Returns `Ok(None)` when `bytes` is empty (a clean end at a chunk boundary),
+/// `Ok(Some(chunk))` with `chunk.record() == None` for a kind to skip, and otherwise
+/// [`SessionError::Truncated`], [`SessionError::Corrupted`], [`SessionError::TooLarge`] or
+/// [`SessionError::BadPayload`]. Bytes after the first chunk are not looked at.
+pub fn decode(bytes: &[u8]) -> Result<Option<Chunk>, SessionError> {
+    let mut reader = bytes;
+    read_chunk(&mut reader, 0)
+}
+
+/// Reads one chunk from `reader`; `offset` is the reader's position, used in errors and in
+/// [`Chunk::offset`]. Outcomes as for [`decode`], plus [`SessionError::Stream`] when the
+/// reader fails. Reads exactly the chunk's bytes, so the reader is left at the next chunk.
+pub fn read_chunk<R: Read + ?Sized>(
+    reader: &mut R,
+    offset: u64,
+) -> Result<Option<Chunk>, SessionError> {
+    let mut bytes = Vec::new();
+    let mut scratch = Vec::new();
+    Ok(read_chunk_into(reader, offset, &mut bytes, &mut scratch)?
+        .map(|(header, record)| Chunk::new(offset, header, bytes, record)))
+}
+
+/// The decoder behind [`read_chunk`], with caller-owned buffers so a reader going through a
+/// whole file does not allocate per chunk: `bytes` receives header and stored payload,
+/// `scratch` the decompressed payload.
+pub(crate) fn read_chunk_into<R: Read + ?Sized>(
+    reader: &mut R,
+    offset: u64,
+    bytes: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+) -> Result<Option<(ChunkHeader, Option<Record>)>, SessionError> {
+    let stream = |cause: io::Error| SessionError::Stream { offset, cause };
+    bytes.clear();
+
+    let mut head = [0u8; CHUNK_HEADER_LEN];
+    let got = read_full(reader, &mut head).map_err(stream)?;
+    if got == 0 {
+        return Ok(None);
+    }
+    if got < CHUNK_HEADER_LEN {
+        return Err(SessionError::Truncated { offset });
+    }
+    let header = ChunkHeader::parse(&head);
+    let kind = header.kind;
+    for len in [header.stored_len, header.raw_len] {
+        if len > MAX_CHUNK_LEN {
+            return Err(SessionError::TooLarge {
+                offset,
+                kind,
+                len: len.into(),
+            });
+        }
+    }
+
+    bytes.extend_from_slice(&head);
+    let stored_len = header.stored_len as usize;
+    // Reserve no more than a modest amount up front: the length is not yet known to be real
+    // until the bytes have arrived and the checksum matches.
+    bytes.reserve(stored_len.min(1 << 20));
+    reader
+        .take(stored_len as u64)
+        .read_to_end(bytes)
+        .map_err(stream)?;
+    if bytes.len() < CHUNK_HEADER_LEN + stored_len {
+        return Err(SessionError::Truncated { offset });
+    }
+    let stored = &bytes[CHUNK_HEADER_LEN..];
+    if crc32fast::hash(stored) != header.crc32 {
+        return Err(SessionError::Corrupted { offset, kind });
+    }
+    if !kind.is_known() {
+        return Ok(Some((header, None)));
+    }
+
+    let bad = |detail: String| SessionError::BadPayload {
+        offset,
+        kind,
+        detail,
+    };
+    if header.flags & !KNOWN_FLAGS != 0 {
+        return Err(bad(format!("unsupported chunk flags {:#x}", header.flags)));
+    }
+    let raw: &[u8] = if header.is_compressed() {
+        // LZ4 expands at most ~255 times; anything claiming more is damaged, and refusing it
+        // here avoids zero-filling up to MAX_CHUNK_LEN for a few stored bytes.
+        if u64::from(header.raw_len) > u64::from(header.stored_len) * 256 + 64 {
+            return Err(bad(format!(
+                "claims {} bytes uncompressed from {} stored",
+                header.raw_len, header.stored_len
+            )));
+        }
+        scratch.clear();
+        scratch.resize(header.raw_len as usize, 0);
+        let n = lz4_flex::block::decompress_into(stored, scratch)
+            .map_err(|e| bad(format!("lz4: {e}")))?;
+        if n != scratch.len() {
+            return Err(bad(format!(
+                "lz4: expanded to {n} bytes, header says {}",
+                header.raw_len
+            )));
+        }
+        scratch
+    } else {
+        if header.raw_len != header.stored_len {
+            return Err(bad(format!(
+                "uncompressed but raw length {} differs from stored length {}",
+                header.raw_len, header.stored_len
+            )));
+        }
+        stored
+    };
+    let record = decode_payload(kind, raw).map_err(bad)?;
+    Ok(Some((header, Some(record))))
+}
+
+/// Decodes a raw (uncompressed) payload of a known kind.
+fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
+    fn json<T: DeserializeOwned>(raw: &[u8]) -> Result<T, String> {
+        serde_json::from_slice(raw).map_err(|e| format!("json: {e}"))
+    }
+    fn post<T: DeserializeOwned>(raw: &[u8]) -> Result<T, String> {
+        // Trailing bytes are allowed, so a later version could append data an older reader
+        // can ignore.
+        postcard::from_bytes(raw).map_err(|e| format!("postcard: {e}"))
+    }
+    Ok(match kind {
+        ChunkKind::INFO => Record::Info(json(raw)?),
+        ChunkKind::FUNCTIONS => Record::Functions(json(raw)?),
+        ChunkKind::CONTEXT => Record::Context(json(raw)?),
+        ChunkKind::MODULES => Record::Modules(json(raw)?),
+        ChunkKind::END => Record::End(json(raw)?),
+        ChunkKind::FRAME => Record::Frame(post(raw)?),
+        ChunkKind::PIPELINED => Record::Pipelined(post(raw)?),
+        other => return Err(format!("no decoder for {other}")),
+    })
+}
+
+/// Fills `buf` as far as the reader goes; returns how many bytes were read, fewer than
+/// `buf.len()` only at end of stream. Unlike `read_exact` it tells a clean end (0) from a
+/// partial header.
+fn read_full<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lz4_expansion_bound_holds_for_the_most_compressible_input() {
+        let raw = vec![0u8; 8 << 20];
+        let stored = lz4_flex::block::compress(&raw);
+        assert!(raw.len() as u64 <= stored.len() as u64 * 256 + 64);
+        let chunk = encode_chunk(ChunkKind::FRAME, &raw);
+        assert!(ChunkHeader::parse(chunk[..CHUNK_HEADER_LEN].try_into().unwrap()).is_compressed());
+        // All zeros is a valid postcard frame (index 0, no calls) with trailing bytes.
+        let record = decode(&chunk).unwrap().unwrap().into_record();
+        assert!(matches!(record, Some(Record::Frame(f)) if f.index == 0 && f.calls.is_empty()));
+    }
+
+    #[test]
+    fn kind_display() {
+        assert_eq!(ChunkKind::FRAME.to_string(), "FRAM");
+        assert_eq!(ChunkKind::CONTEXT.to_string(), "CTX");
+        assert_eq!(ChunkKind::END.to_string(), "END");
+        assert_eq!(ChunkKind(0x0102_0304).to_string(), "0x01020304");
+        assert_eq!(ChunkKind(0).to_string(), "0x00000000");
+        assert_eq!(ChunkKind::from_fourcc(*b"A\0B\0").to_string(), "0x00420041");
+    }
+
+    #[test]
+    fn header_bytes_round_trip() {
+        let h = ChunkHeader {
+            kind: ChunkKind::PIPELINED,
+            flags: 1,
+            raw_len: 2,
+            stored_len: 3,
+            crc32: 0xdead_beef,
+        };
+        assert_eq!(ChunkHeader::parse(&h.to_bytes()), h);
+        assert_eq!(&h.to_bytes()[..4], b"PIPE");
+    }
+}

@@ -1,0 +1,370 @@
+//! Reading sessions: chunk by chunk from a stream, or a whole file into a [`Session`].
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use crate::chunk::{read_chunk_into, Chunk, ChunkHeader, ChunkKind};
+use crate::error::SessionError;
+use crate::header::{FileHeader, FILE_HEADER_LEN};
+use crate::model::{
+    ContextInfo, EndInfo, Frame, FunctionTable, ModuleMap, PipelinedBatch, Record, SessionInfo,
+};
+
+/// Reads chunks one after another from a stream: a session file past its header, or the
+/// agent's socket.
+///
+/// As an [`Iterator`] it yields decoded records, skips kinds this build does not know, ends at
+/// a clean end of stream, and ends after yielding the first error. [`ChunkReader::read_chunk`]
+/// gives the chunks themselves, bytes included, for a receiver that stores what it reads.
+/// After any error the reader is finished and every further read returns `Ok(None)`, because
+/// the stream position inside the bad chunk is unknown.
+#[derive(Debug)]
+pub struct ChunkReader<R> {
+    inner: R,
+    offset: u64,
+    bytes: Vec<u8>,
+    scratch: Vec<u8>,
+    skipped: u64,
+    finished: bool,
+}
+
+impl<R: Read> ChunkReader<R> {
+    /// A reader of bare chunks (the wire format), counting offsets from 0.
+    pub fn new(inner: R) -> Self {
+        ChunkReader::with_offset(inner, 0)
+    }
+
+    /// A reader whose first chunk is at byte `offset` of the underlying file or stream, so
+    /// offsets in errors and in [`Chunk::offset`] match it.
+    pub fn with_offset(inner: R, offset: u64) -> Self {
+        ChunkReader {
+            inner,
+            offset,
+            bytes: Vec::new(),
+            scratch: Vec::new(),
+            skipped: 0,
+            finished: false,
+        }
+    }
+
+    /// Reads and checks the file header, then returns a reader positioned at the first chunk.
+    pub fn from_file_start(mut inner: R) -> Result<(FileHeader, Self), SessionError> {
+        let mut head = [0u8; FILE_HEADER_LEN];
+        let mut got = 0;
+        while got < head.len() {
+            match inner.read(&mut head[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(cause) => {
+                    return Err(SessionError::Stream {
+                        offset: got as u64,
+                        cause,
+                    })
+                }
+            }
+        }
+        let header = FileHeader::parse(&head[..got])?;
+        Ok((header, ChunkReader::with_offset(inner, FILE_HEADER_LEN as u64)))
+    }
+
+    /// The next chunk, or `Ok(None)` at a clean end of stream. Chunks of unknown kinds are
+    /// returned too, with no record.
+    pub fn read_chunk(&mut self) -> Result<Option<Chunk>, SessionError> {
+        let offset = self.offset;
+        Ok(self.advance()?.map(|(header, record)| {
+            let bytes = std::mem::take(&mut self.bytes);
+            Chunk::new(offset, header, bytes, record)
+        }))
+    }
+
+    /// The next record, skipping chunks of unknown kinds, or `Ok(None)` at a clean end.
+    pub fn read_record(&mut self) -> Result<Option<Record>, SessionError> {
+        loop {
+            match self.advance()? {
+                None => return Ok(None),
+                Some((_, Some(record))) => return Ok(Some(record)),
+                Some((_, None)) => self.skipped += 1,
+            }
+        }
+    }
+
+    fn advance(&mut self) -> Result<Option<(ChunkHeader, Option<Record>)>, SessionError> {
+        if self.finished {
+            return Ok(None);
+        }
+        match read_chunk_into(
+            &mut self.inner,
+            self.offset,
+            &mut self.bytes,
+            &mut self.scratch,
+        ) {
+            Ok(Some((header, record))) => {
+                self.offset += header.chunk_len();
+                Ok(Some((header, record)))
+            }
+            Ok(None) => {
+                self.finished = true;
+                Ok(None)
+            }
+            Err(e) => {
+                self.finished = true;
+                Err(e)
+            }
+        }
+    }
+
+    /// Byte offset of the next chunk: everything before it has been read and checked.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// How many chunks of unknown kinds [`ChunkReader::read_record`] and the iterator skipped.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// The underlying reader.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
+    /// Gives the underlying reader back.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+}
+
+impl<R: Read> Iterator for ChunkReader<R> {
+    type Item = Result<Record, SessionError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.read_record().transpose()
+    }
+}
+
+impl<R: Read> std::iter::FusedIterator for ChunkReader<R> {}
+
+/// A whole session in memory.
+///
+/// When a record that should appear once (info, functions, modules, end) appears more than
+/// once, the first is kept: frames refer to the function table they were recorded against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    /// Who was captured, how, and when.
+    pub info: SessionInfo,
+    /// The entry points [`crate::Call::func`] indexes.
+    pub functions: FunctionTable,
+    /// Every context the capture saw, in the order they first became current.
+    pub contexts: Vec<ContextInfo>,
+    /// The process's modules, when the agent sent them.
+    pub modules: Option<ModuleMap>,
+    /// Captured frames, in the order they were written.
+    pub frames: Vec<Frame>,
+    /// Pipelined GPU times, in the order they were written (look them up with
+    /// [`Session::pipelined_index`]).
+    pub pipelined: Vec<PipelinedBatch>,
+    /// How the capture ended; `None` when the session was cut short.
+    pub end: Option<EndInfo>,
+    /// Where the readable part of the file ends, when it ends before the file does: the byte
+    /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
+    /// damaged one). Everything before it was read.
+    pub truncated_at: Option<u64>,
+}
+
+/// How strictly a reader treats damaged chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Strictness {
+    /// Only an incomplete last chunk is tolerated.
+    Strict,
+    /// Stop at the first damaged chunk and keep what came before.
+    Lenient,
+}
+
+impl Session {
+    /// Reads a session file.
+    ///
+    /// An incomplete last chunk (the writer was killed) is tolerated and reported in
+    /// [`Session::truncated_at`]; a damaged chunk is an error ([`SessionError::Corrupted`],
+    /// [`SessionError::BadPayload`], [`SessionError::TooLarge`]).
+    pub fn open(path: impl AsRef<Path>) -> Result<Session, SessionError> {
+        Session::open_with(path.as_ref(), Strictness::Strict)
+    }
+
+    /// Reads a session file, keeping everything before the first damaged chunk and marking its
+    /// offset in [`Session::truncated_at`]; for salvaging what [`Session::open`] refuses.
+    pub fn open_lenient(path: impl AsRef<Path>) -> Result<Session, SessionError> {
+        Session::open_with(path.as_ref(), Strictness::Lenient)
+    }
+
+    fn open_with(path: &Path, strictness: Strictness) -> Result<Session, SessionError> {
+        let with_path = |action: &'static str| {
+            move |cause| SessionError::Io {
+                action,
+                path: path.to_path_buf(),
+                cause,
+            }
+        };
+        let file = File::open(path).map_err(with_path("open"))?;
+        let reader = BufReader::with_capacity(256 << 10, file);
+        Session::read(reader, strictness).map_err(|e| match e {
+            SessionError::Stream { cause, .. } => with_path("read")(cause),
+            other => other,
+        })
+    }
+
+    /// Reads a session (file header and chunks) from any reader, as [`Session::open`] does.
+    pub fn from_reader<R: Read>(reader: R) -> Result<Session, SessionError> {
+        Session::read(reader, Strictness::Strict)
+    }
+
+    /// Reads a session from any reader, as [`Session::open_lenient`] does.
+    pub fn from_reader_lenient<R: Read>(reader: R) -> Result<Session, SessionError> {
+        Session::read(reader, Strictness::Lenient)
+    }
+
+    /// Assembles a session from records already decoded (for instance by a live receiver).
+    pub fn from_records<I: IntoIterator<Item = Record>>(records: I) -> Result<Session, SessionError> {
+        let mut builder = Builder::default();
+        for record in records {
+            builder.push(record);
+        }
+        builder.finish(None)
+    }
+
+    fn read<R: Read>(reader: R, strictness: Strictness) -> Result<Session, SessionError> {
+        let (_header, mut chunks) = ChunkReader::from_file_start(reader)?;
+        let mut builder = Builder::default();
+        let stop = loop {
+            match chunks.read_record() {
+                Ok(Some(record)) => builder.push(record),
+                Ok(None) => break None,
+                Err(e @ SessionError::Truncated { .. }) => break Some(e),
+                Err(e) if strictness == Strictness::Lenient && e.is_chunk_damage() => {
+                    break Some(e)
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        builder.finish(stop)
+    }
+
+    /// An index of the pipelined GPU times by (frame index, call index).
+    pub fn pipelined_index(&self) -> PipelinedIndex {
+        PipelinedIndex::new(&self.pipelined)
+    }
+}
+
+/// Collects records into a [`Session`].
+#[derive(Default)]
+struct Builder {
+    info: Option<SessionInfo>,
+    functions: Option<FunctionTable>,
+    contexts: Vec<ContextInfo>,
+    modules: Option<ModuleMap>,
+    frames: Vec<Frame>,
+    pipelined: Vec<PipelinedBatch>,
+    end: Option<EndInfo>,
+}
+
+impl Builder {
+    fn push(&mut self, record: Record) {
+        match record {
+            Record::Info(v) => {
+                self.info.get_or_insert(v);
+            }
+            Record::Functions(v) => {
+                self.functions.get_or_insert(v);
+            }
+            Record::Context(v) => self.contexts.push(v),
+            Record::Modules(v) => {
+                self.modules.get_or_insert(v);
+            }
+            Record::Frame(v) => self.frames.push(v),
+            Record::Pipelined(v) => self.pipelined.push(v),
+            Record::End(v) => {
+                self.end.get_or_insert(v);
+            }
+        }
+    }
+
+    /// `stop` is the chunk error reading ended at, if it did not end cleanly; it is what gets
+    /// reported when the damage took a required record with it, being the real cause.
+    fn finish(self, stop: Option<SessionError>) -> Result<Session, SessionError> {
+        let truncated_at = stop.as_ref().and_then(SessionError::offset);
+        let (info, functions) = match (self.info, self.functions) {
+            (Some(info), Some(functions)) => (info, functions),
+            (info, _) => {
+                return Err(stop.unwrap_or(SessionError::MissingRecord {
+                    kind: if info.is_none() {
+                        ChunkKind::INFO
+                    } else {
+                        ChunkKind::FUNCTIONS
+                    },
+                }))
+            }
+        };
+        Ok(Session {
+            info,
+            functions,
+            contexts: self.contexts,
+            modules: self.modules,
+            frames: self.frames,
+            pipelined: self.pipelined,
+            end: self.end,
+            truncated_at,
+        })
+    }
+}
+
+/// The pipelined GPU time of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallGpuTime {
+    /// GPU time between the timestamps around the call.
+    pub gpu_ns: u64,
+    /// The batch saw GL_GPU_DISJOINT_EXT: the time is not trustworthy.
+    pub disjoint: bool,
+}
+
+/// Pipelined GPU times by (frame index as in [`Frame::index`], call index in
+/// [`Frame::calls`]). When two batches give a time for the same call, the later one wins.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PipelinedIndex {
+    times: HashMap<(u64, u32), CallGpuTime>,
+}
+
+impl PipelinedIndex {
+    /// Indexes the batches.
+    pub fn new(batches: &[PipelinedBatch]) -> Self {
+        let mut times = HashMap::with_capacity(batches.iter().map(|b| b.times.len()).sum());
+        for batch in batches {
+            for t in &batch.times {
+                times.insert(
+                    (batch.frame, t.call),
+                    CallGpuTime {
+                        gpu_ns: t.gpu_ns,
+                        disjoint: batch.disjoint,
+                    },
+                );
+            }
+        }
+        PipelinedIndex { times }
+    }
+
+    /// The pipelined time of call `call` of the frame whose [`Frame::index`] is `frame`.
+    pub fn get(&self, frame: u64, call: u32) -> Option<CallGpuTime> {
+        self.times.get(&(frame, call)).copied()
+    }
+
+    /// Number of calls with a time.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Whether no call has a time.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+}

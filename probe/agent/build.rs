@@ -1,0 +1,189 @@
+//! Generates one wrapper per entry point of gl.xml, egl.xml and glx.xml (GL 1.0–4.6,
+//! GLES 1.1–3.2, EGL, GLX and all their extensions), plus the tables the runtime and the
+//! session need. Nothing is written by hand per function: behaviour differences come from the
+//! `class` and `role` computed here from the name.
+
+use gpuheat_registry::{CType, Command, Registry};
+use std::fmt::Write as _;
+
+/// Most parameters any entry point has (glCopyImageSubData has 15).
+const MAX_ARGS: usize = 16;
+
+fn class(name: &str) -> &'static str {
+    let any = |prefixes: &[&str]| prefixes.iter().any(|p| name.starts_with(p));
+    if matches!(
+        name,
+        "eglSwapBuffers"
+            | "eglSwapBuffersWithDamageKHR"
+            | "eglSwapBuffersWithDamageEXT"
+            | "eglSwapBuffersRegionNOK"
+            | "eglSwapBuffersRegion2NOK"
+            | "glXSwapBuffers"
+    ) {
+        "Swap"
+    } else if any(&["glDrawBuffer"]) {
+        "State"
+    } else if any(&["glDrawPixels"]) {
+        "Work"
+    } else if any(&["glDraw", "glMultiDraw"]) {
+        "Draw"
+    } else if name == "glClear"
+        || any(&[
+            "glClearBuffer",
+            "glClearNamedFramebuffer",
+            "glClearNamedBuffer",
+            "glClearTex",
+            "glBlitFramebuffer",
+            "glBlitNamedFramebuffer",
+            "glDispatchCompute",
+            "glCopyTex",
+            "glCopyImageSubData",
+            "glCopyMultiTex",
+            "glGenerateMipmap",
+            "glGenerateTextureMipmap",
+            "glGenerateMultiTexMipmap",
+        ])
+    {
+        "Work"
+    } else {
+        "State"
+    }
+}
+
+/// Runtime behaviour beyond recording, with the index of the parameter it needs.
+fn role(cmd: &Command) -> Option<(&'static str, usize)> {
+    let n = cmd.params.len();
+    match cmd.name.as_str() {
+        "eglGetProcAddress" | "glXGetProcAddress" | "glXGetProcAddressARB" => {
+            Some(("proc_address", 0))
+        }
+        "eglMakeCurrent" | "glXMakeCurrent" | "glXMakeContextCurrent" | "glXMakeCurrentReadSGI" => {
+            Some(("made_current", n - 1))
+        }
+        "glBeginQuery" | "glBeginQueryARB" | "glBeginQueryEXT" | "glBeginQueryIndexed" => {
+            Some(("query_began", 0))
+        }
+        "glEndQuery" | "glEndQueryARB" | "glEndQueryEXT" | "glEndQueryIndexed" => {
+            Some(("query_ended", 0))
+        }
+        _ => None,
+    }
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    let reg = Registry::load().expect("Khronos registry");
+    let cmds: Vec<&Command> =
+        reg.commands.iter().filter(|c| c.params.len() <= MAX_ARGS).collect();
+    let mut out = String::new();
+    let n = cmds.len();
+    writeln!(out, "/// Number of wrapped entry points.\npub const FUNCTION_COUNT: usize = {n};").unwrap();
+    writeln!(out, "/// Most arguments of any wrapped entry point.\npub const MAX_ARGS: usize = {MAX_ARGS};").unwrap();
+
+    // Names, nul-terminated for dlsym, sorted so lookups can binary-search.
+    out.push_str("/// Entry point names, sorted, each ending in a NUL byte.\npub static NAMES: [&str; FUNCTION_COUNT] = [\n");
+    for c in &cmds {
+        writeln!(out, "    \"{}\\0\",", c.name).unwrap();
+    }
+    out.push_str("];\n");
+    out.push_str("/// What each entry point does for the capture.\npub static CLASSES: [CallClass; FUNCTION_COUNT] = [\n");
+    for c in &cmds {
+        writeln!(out, "    CallClass::{},", class(&c.name)).unwrap();
+    }
+    out.push_str("];\n");
+
+    // Parameter descriptions for the session's function table.
+    out.push_str("/// Parameters of each entry point: (name, C type, kind, len, group).\npub static PARAMS: [&[ParamDesc]; FUNCTION_COUNT] = [\n");
+    for c in &cmds {
+        out.push_str("    &[");
+        for p in &c.params {
+            write!(
+                out,
+                "({:?}, {:?}, ValueKind::{}, {:?}, {:?}), ",
+                p.name,
+                p.c_type,
+                p.ty.value_kind(),
+                p.len,
+                p.group
+            )
+            .unwrap();
+        }
+        out.push_str("],\n");
+    }
+    out.push_str("];\n");
+    out.push_str("/// Return kind of each entry point (None for void).\npub static RETURNS: [Option<ValueKind>; FUNCTION_COUNT] = [\n");
+    for c in &cmds {
+        if c.ret == CType::Void {
+            out.push_str("    None,\n");
+        } else {
+            writeln!(out, "    Some(ValueKind::{}),", c.ret.value_kind()).unwrap();
+        }
+    }
+    out.push_str("];\n");
+
+    // The address of each wrapper, for GetProcAddress substitution.
+    out.push_str("/// Address of the wrapper of entry point `i`.\npub fn wrapper_address(i: usize) -> usize {\n    match i {\n");
+    for (i, c) in cmds.iter().enumerate() {
+        writeln!(out, "        {i} => wrappers::{} as *const () as usize,", c.name).unwrap();
+    }
+    out.push_str("        _ => 0,\n    }\n}\n");
+
+    out.push_str("/// The exported wrappers.\n#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute)]\npub mod wrappers {\n    use crate::hook;\n");
+    for (i, c) in cmds.iter().enumerate() {
+        wrapper(&mut out, i, c);
+    }
+    out.push_str("}\n");
+
+    let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("generated.rs");
+    std::fs::write(dest, out).unwrap();
+}
+
+fn wrapper(out: &mut String, i: usize, c: &Command) {
+    let params: Vec<String> =
+        c.params.iter().enumerate().map(|(k, p)| format!("a{k}: {}", p.ty.rust())).collect();
+    let types: Vec<&str> = c.params.iter().map(|p| p.ty.rust()).collect();
+    let args: Vec<String> = (0..c.params.len()).map(|k| format!("a{k}")).collect();
+    let recorded: Vec<String> =
+        c.params.iter().enumerate().map(|(k, p)| p.ty.to_u64(&format!("a{k}"))).collect();
+    let ret = c.ret.rust();
+    let ret_u64 = if c.ret == CType::Void { "None".to_string() } else { format!("Some({})", c.ret.to_u64("r")) };
+    let call = format!("real({})", args.join(", "));
+    writeln!(out, "    #[no_mangle]\n    pub unsafe extern \"C\" fn {}({}) -> {ret} {{", c.name, params.join(", ")).unwrap();
+    writeln!(
+        out,
+        "        let real: unsafe extern \"C\" fn({}) -> {ret} = ::core::mem::transmute(hook::real({i}));",
+        types.join(", ")
+    )
+    .unwrap();
+    match role(c) {
+        None if class(&c.name) != "Swap" => {
+            writeln!(out, "        if !hook::recording() {{ return {call}; }}").unwrap();
+            writeln!(out, "        let site = crate::callsite::caller!();").unwrap();
+            writeln!(out, "        let g = hook::enter({i}, site, &[{}]);", recorded.join(", ")).unwrap();
+            writeln!(out, "        let r = {call};").unwrap();
+            writeln!(out, "        hook::leave(g, {ret_u64});\n        r").unwrap();
+        }
+        role => {
+            // Swaps and the calls the runtime must see even outside captured frames.
+            writeln!(out, "        let site = crate::callsite::caller!();").unwrap();
+            writeln!(out, "        let g = hook::enter_if_recording({i}, site, &[{}]);", recorded.join(", ")).unwrap();
+            writeln!(out, "        let r = {call};").unwrap();
+            match role {
+                Some(("proc_address", k)) => {
+                    writeln!(out, "        let r = hook::proc_address(a{k}, r);").unwrap()
+                }
+                Some((name, k)) if c.ret == CType::Void => {
+                    writeln!(out, "        hook::{name}(a{k} as u64, 1);").unwrap()
+                }
+                Some((name, k)) => writeln!(out, "        hook::{name}(a{k} as u64, r as u64);").unwrap(),
+                None => {}
+            }
+            writeln!(out, "        if let Some(g) = g {{ hook::leave(g, {ret_u64}); }}").unwrap();
+            if class(&c.name) == "Swap" {
+                writeln!(out, "        hook::swapped();").unwrap();
+            }
+            writeln!(out, "        r").unwrap();
+        }
+    }
+    out.push_str("    }\n");
+}

@@ -1,0 +1,136 @@
+//! The writer thread: turns per-thread call buffers into session chunks and streams them to
+//! the CLI. The program's threads only ever hand it whole buffers through a bounded channel.
+
+use crate::generated::MAX_ARGS;
+use crate::hook::RawCall;
+use gpuheat_session::{Call, DrawSample, EndInfo, Frame, Record};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::time::{Duration, Instant};
+
+/// Messages from the program's threads to the writer.
+pub(crate) enum Msg {
+    /// CLOCK_MONOTONIC origin that session times are relative to.
+    Origin(u64),
+    Calls { frame: u64, calls: Vec<RawCall> },
+    FrameEnd { frame: u64, begin: u64, end: u64 },
+    Record(Record),
+    End(EndInfo),
+}
+
+/// Messages in flight at most; beyond it senders wait (bounded) and then drop.
+const QUEUE: usize = 256;
+/// Longest a program thread waits for the writer before dropping a buffer.
+const MAX_WAIT: Duration = Duration::from_secs(2);
+
+pub(crate) struct Writer {
+    tx: SyncSender<Msg>,
+    dropped: &'static AtomicU64,
+    broken: &'static AtomicBool,
+}
+
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+static BROKEN: AtomicBool = AtomicBool::new(false);
+
+impl Writer {
+    pub fn connect(path: &str) -> std::io::Result<Writer> {
+        let stream = UnixStream::connect(path)?;
+        let (tx, rx) = sync_channel(QUEUE);
+        std::thread::Builder::new()
+            .name("gpuheat-writer".into())
+            .spawn(move || run(stream, rx))?;
+        Ok(Writer { tx, dropped: &DROPPED, broken: &BROKEN })
+    }
+
+    pub fn send(&self, msg: Msg) {
+        if self.broken.load(Relaxed) {
+            return;
+        }
+        let deadline = Instant::now() + MAX_WAIT;
+        let mut msg = msg;
+        loop {
+            match self.tx.try_send(msg) {
+                Ok(()) => return,
+                Err(TrySendError::Full(m)) if Instant::now() < deadline => {
+                    msg = m;
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                Err(TrySendError::Full(Msg::Calls { calls, .. })) => {
+                    self.dropped.fetch_add(calls.len() as u64, Relaxed);
+                    return;
+                }
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+fn run(mut stream: UnixStream, rx: Receiver<Msg>) {
+    let mut origin = 0u64;
+    let mut pending: BTreeMap<u64, Vec<RawCall>> = BTreeMap::new();
+    let write = |stream: &mut UnixStream, record: &Record| {
+        let bytes = gpuheat_session::encode(record);
+        if stream.write_all(&bytes).is_err() {
+            BROKEN.store(true, Relaxed);
+        }
+    };
+    while let Ok(msg) = rx.recv() {
+        match msg {
+            Msg::Origin(o) => origin = o,
+            Msg::Calls { frame, calls } => pending.entry(frame).or_default().extend(calls),
+            Msg::FrameEnd { frame, begin, end } => {
+                let calls = pending.remove(&frame).unwrap_or_default();
+                // Calls of earlier frames that arrived late cannot be placed any more.
+                let stale: Vec<u64> = pending.range(..frame).map(|(&k, _)| k).collect();
+                for k in stale {
+                    let n = pending.remove(&k).map_or(0, |v| v.len());
+                    DROPPED.fetch_add(n as u64, Relaxed);
+                }
+                let record = Record::Frame(frame_record(frame, begin, end, origin, calls));
+                write(&mut stream, &record);
+            }
+            Msg::Record(r) => write(&mut stream, &r),
+            Msg::End(mut end) => {
+                end.dropped_calls = DROPPED.load(Relaxed);
+                write(&mut stream, &Record::End(end));
+                let _ = stream.flush();
+            }
+        }
+    }
+}
+
+fn frame_record(index: u64, begin: u64, end: u64, origin: u64, mut raw: Vec<RawCall>) -> Frame {
+    raw.sort_by_key(|c| c.seq);
+    let mut samples = Vec::new();
+    let calls = raw
+        .into_iter()
+        .map(|c| {
+            // `seq` is the call's index in the frame (pipelined times refer to it too).
+            if !c.values.is_empty() {
+                samples.push(DrawSample { call: c.seq, values: c.values });
+            }
+            let n = (c.nargs as usize).min(MAX_ARGS);
+            Call {
+                func: c.func,
+                thread: c.tid,
+                context: c.ctx,
+                begin_ns: c.begin.saturating_sub(origin),
+                duration_ns: c.dur,
+                cpu_ns: c.cpu,
+                args: c.args[..n].to_vec(),
+                ret: c.ret,
+                callsite: c.site,
+            }
+        })
+        .collect();
+    Frame {
+        index,
+        begin_ns: begin.saturating_sub(origin),
+        end_ns: end.saturating_sub(origin),
+        calls,
+        samples,
+    }
+}

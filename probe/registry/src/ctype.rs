@@ -1,0 +1,120 @@
+//! C types of the registries reduced to what decides the calling convention and how a value
+//! is recorded: width, signedness, float or integer register, pointer.
+
+/// A parameter or return type, by calling-convention class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CType {
+    Void,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+    /// Pointers, handles and function pointers: one pointer-sized integer register.
+    Ptr,
+    /// GLenum / EGLenum: a 32-bit unsigned integer with a symbolic name.
+    Enum,
+    /// GLbitfield.
+    Bitfield,
+    /// GLboolean (8 bits).
+    Bool8,
+    /// EGLBoolean / Bool (32 bits).
+    Bool32,
+}
+
+impl CType {
+    /// Classifies a registry type spelled as `base` (the `<ptype>` or plain C word) with the
+    /// full declaration text `decl` (which tells whether it is a pointer).
+    pub fn classify(base: &str, decl: &str) -> Option<CType> {
+        if decl.contains('*') {
+            return Some(CType::Ptr);
+        }
+        use CType::*;
+        let ty = match base {
+            "void" => Void,
+            "GLenum" | "EGLenum" => Enum,
+            "GLbitfield" => Bitfield,
+            "GLboolean" => Bool8,
+            "EGLBoolean" | "Bool" => Bool32,
+            "GLbyte" => I8,
+            "GLubyte" | "GLchar" | "GLcharARB" => U8,
+            "GLshort" => I16,
+            "GLushort" | "GLhalf" | "GLhalfARB" | "GLhalfNV" => U16,
+            "GLint" | "GLsizei" | "GLfixed" | "GLclampx" | "EGLint" | "int" | "int32_t"
+            | "Status" | "EGLNativeFileDescriptorKHR" => I32,
+            // GLhandleARB is `unsigned int` everywhere but Apple.
+            "GLuint" | "GLhandleARB" | "unsigned int" | "GLXVideoDeviceNV" => U32,
+            "GLint64" | "GLint64EXT" | "int64_t" | "EGLnsecsANDROID" | "GLintptr"
+            | "GLintptrARB" | "GLsizeiptr" | "GLsizeiptrARB" | "GLvdpauSurfaceNV"
+            | "EGLAttrib" | "EGLAttribKHR" => I64,
+            "GLuint64" | "GLuint64EXT" | "EGLuint64KHR" | "EGLuint64NV" | "EGLTime"
+            | "EGLTimeKHR" | "EGLTimeNV" | "unsigned long" => U64,
+            "GLfloat" | "GLclampf" | "float" => F32,
+            "GLdouble" | "GLclampd" | "double" => F64,
+            // Opaque handles and X11 XIDs (unsigned long): all pointer-sized integers.
+            "GLsync" | "GLeglImageOES" | "GLeglClientBufferEXT" | "GLDEBUGPROC"
+            | "GLDEBUGPROCARB" | "GLDEBUGPROCKHR" | "GLDEBUGPROCAMD" | "GLVULKANPROCNV"
+            | "EGLDisplay" | "EGLSurface" | "EGLContext" | "EGLConfig" | "EGLSync"
+            | "EGLSyncKHR" | "EGLSyncNV" | "EGLImage" | "EGLImageKHR" | "EGLClientBuffer"
+            | "EGLStreamKHR" | "EGLDeviceEXT" | "EGLOutputLayerEXT" | "EGLOutputPortEXT"
+            | "EGLNativeDisplayType" | "EGLNativeWindowType" | "EGLNativePixmapType"
+            | "EGLObjectKHR" | "EGLLabelKHR" | "EGLDEBUGPROCKHR" | "EGLSetBlobFuncANDROID"
+            | "EGLGetBlobFuncANDROID" | "__eglMustCastToProperFunctionPointerType"
+            | "GLXContext" | "GLXFBConfig" | "GLXFBConfigSGIX" | "GLXDrawable"
+            | "GLXPixmap" | "GLXWindow" | "GLXPbuffer" | "GLXPbufferSGIX" | "GLXContextID"
+            | "GLXVideoCaptureDeviceNV" | "GLXVideoSourceSGIX" | "Window" | "Pixmap"
+            | "Font" | "Colormap" | "__GLXextFuncPtr" => Ptr,
+            _ => return None,
+        };
+        Some(ty)
+    }
+
+    /// The Rust type that has this type's calling convention.
+    pub fn rust(self) -> &'static str {
+        match self {
+            CType::Void => "()",
+            CType::I8 => "i8",
+            CType::U8 | CType::Bool8 => "u8",
+            CType::I16 => "i16",
+            CType::U16 => "u16",
+            CType::I32 => "i32",
+            CType::U32 | CType::Enum | CType::Bitfield | CType::Bool32 => "u32",
+            CType::I64 => "i64",
+            CType::U64 => "u64",
+            CType::F32 => "f32",
+            CType::F64 => "f64",
+            CType::Ptr => "usize",
+        }
+    }
+
+    /// A Rust expression turning `v` (of [`CType::rust`] type) into the u64 recorded for it:
+    /// signed values sign-extended, floats as their bit pattern.
+    pub fn to_u64(self, v: &str) -> String {
+        match self {
+            CType::Void => "0u64".to_string(),
+            CType::I8 | CType::I16 | CType::I32 | CType::I64 => format!("({v} as i64 as u64)"),
+            CType::F32 => format!("(({v}).to_bits() as u64)"),
+            CType::F64 => format!("({v}).to_bits()"),
+            _ => format!("({v} as u64)"),
+        }
+    }
+
+    /// The name of the session's `ValueKind` variant that describes this type.
+    pub fn value_kind(self) -> &'static str {
+        match self {
+            CType::I8 | CType::I16 | CType::I32 | CType::I64 => "Int",
+            CType::U8 | CType::U16 | CType::U32 | CType::U64 | CType::Void => "Uint",
+            CType::Enum => "Enum",
+            CType::Bitfield => "Bitfield",
+            CType::Bool8 | CType::Bool32 => "Bool",
+            CType::F32 => "F32",
+            CType::F64 => "F64",
+            CType::Ptr => "Ptr",
+        }
+    }
+}
