@@ -15,7 +15,7 @@ use gpuheat_session::{
 };
 
 use crate::catalogue::{self, CounterKind, COUNTERS};
-use crate::gl::{self, GlFns, GLuint};
+use crate::gl::{self, GLuint, GlFns};
 
 /// Default cap on the timestamp query objects one context may hold.
 pub const DEFAULT_TIMESTAMP_CAP: usize = 65_536;
@@ -25,7 +25,7 @@ const CALIBRATION_RUNS: usize = 50;
 const CALIBRATION_WARMUP: usize = 5;
 
 /// The query entry points a context may call (core or `EXT`, chosen by API and version).
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 struct QueryFns {
     gen: gl::GenQueriesFn,
     delete: gl::DeleteQueriesFn,
@@ -38,7 +38,7 @@ struct QueryFns {
 }
 
 /// Timestamp entry points plus the width of the counter.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 struct TimerFns {
     counter: gl::QueryCounterFn,
     get_ui64: gl::GetQueryObjectui64vFn,
@@ -75,6 +75,7 @@ pub struct Bracket {
 /// Counter state of one GL/GLES context: its capabilities, its query objects and the pending
 /// pipelined timestamps. Create it with [`ContextCounters::new`] while the context is current,
 /// and only use it while that same context is current.
+#[derive(Debug)]
 pub struct ContextCounters {
     handle: u64,
     api: ClientApi,
@@ -152,7 +153,9 @@ pub fn parse_version(version: &str) -> (ClientApi, u32, u32) {
         Some(rest) => (ClientApi::Gles, rest),
         None => (ClientApi::Gl, version),
     };
-    let start = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+    let start = rest
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(rest.len());
     let mut nums = rest[start..]
         .split(|c: char| !c.is_ascii_digit())
         .map(|s| s.parse::<u32>().unwrap_or(0));
@@ -374,9 +377,7 @@ impl ContextCounters {
                         });
                         timer_reason = None;
                     }
-                    _ => {
-                        timer_reason = Some("the driver's timestamp counter has 0 bits".into())
-                    }
+                    _ => timer_reason = Some("the driver's timestamp counter has 0 bits".into()),
                 }
             }
         }
@@ -440,17 +441,18 @@ impl ContextCounters {
             });
         }
 
-        let (pipelined_meaningful, pipelined_note) = match (&timer_reason, pipelined_caveat(&vendor, &renderer)) {
-            (Some(why), _) => (false, format!("no pipelined timing: {why}")),
-            (None, Some(why)) => (false, why),
-            (None, None) => (
-                true,
-                format!(
-                    "{renderer} renders each draw as it is submitted: pipelined timestamps \
+        let (pipelined_meaningful, pipelined_note) =
+            match (&timer_reason, pipelined_caveat(&vendor, &renderer)) {
+                (Some(why), _) => (false, format!("no pipelined timing: {why}")),
+                (None, Some(why)) => (false, why),
+                (None, None) => (
+                    true,
+                    format!(
+                        "{renderer} renders each draw as it is submitted: pipelined timestamps \
                      bracket a draw's own work (blurred by overlap between neighbouring draws)"
+                    ),
                 ),
-            ),
-        };
+            };
 
         let mut cc = ContextCounters {
             handle,
@@ -890,8 +892,7 @@ impl ContextCounters {
     ///
     /// # Safety
     /// This context must be current on this thread, with no bracket open.
-    pub unsafe fn release(mut self, gl: &GlFns) {
-        let _ = gl;
+    pub unsafe fn release(mut self, _gl: &GlFns) {
         let Some(q) = self.queries else { return };
         let mut ids: Vec<GLuint> = std::mem::take(&mut self.free);
         ids.extend(self.pending.drain(..).flat_map(|p| [p.before, p.after]));

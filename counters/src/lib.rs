@@ -15,7 +15,6 @@ pub mod gl;
 
 pub use catalogue::{CounterDef, CounterKind, COUNTERS};
 pub use context::{
-    monotonic_ns, parse_version, pipelined_caveat, Bracket, ContextCounters,
-    DEFAULT_TIMESTAMP_CAP,
+    monotonic_ns, parse_version, pipelined_caveat, Bracket, ContextCounters, DEFAULT_TIMESTAMP_CAP,
 };
 pub use gl::GlFns;

@@ -33,25 +33,31 @@ fn gl_context_info() {
     assert_eq!(info.counters.len(), COUNTERS.len());
     for (c, def) in info.counters.iter().zip(COUNTERS) {
         assert_eq!(c.name, def.name);
-        assert!(c.available, "{} unavailable: {:?}", c.name, c.unavailable_reason);
+        assert!(
+            c.available,
+            "{} unavailable: {:?}",
+            c.name, c.unavailable_reason
+        );
         assert!(c.unavailable_reason.is_none());
     }
     assert!(info.renderer.contains("llvmpipe"), "{}", info.renderer);
     assert!(!info.pipelined_meaningful);
     assert!(info.pipelined_note.contains("software rasterizer"));
-    // An empty bracket is two glFinish calls and a handful of query calls: well under 1 ms.
-    assert!(info.serialized_overhead_ns < 1_000_000);
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }
 
+/// At 1024×768 (big enough that fragment-shader invocations of the pixels that share a 2×2
+/// or 4×4 shading block across the quad's diagonal stay under 1%).
 #[test]
 fn samples_and_statistics_of_full_and_quarter_quads() {
-    let s = scene();
+    const W: u32 = 1024;
+    const H: u32 = 768;
+    let s = Scene::new(Api::Gl, W, H, None);
     let mut cc = s.counters();
     let pixels = u64::from(W * H);
 
-    let full = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 0, FULL);
-    let quarter = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 1, QUARTER);
+    let full = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 0, (0, 0, W, H));
+    let quarter = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 1, (0, 0, W / 2, H / 2));
     println!("full: {full:?}\nquarter: {quarter:?}");
 
     // Values come in catalogue order, each counter at most once.
@@ -65,11 +71,22 @@ fn samples_and_statistics_of_full_and_quarter_quads() {
 
     let fs_full = value(&full, FRAGMENT_SHADER_INVOCATIONS).unwrap();
     let fs_quarter = value(&quarter, FRAGMENT_SHADER_INVOCATIONS).unwrap();
-    assert!(fs_full.abs_diff(pixels) * 100 <= pixels, "{fs_full} vs {pixels}");
+    // Every covered pixel is shaded at least once; helper invocations add a little.
+    assert!(fs_full >= pixels && fs_quarter >= pixels / 4);
     assert!(
-        fs_quarter.abs_diff(pixels / 4) * 100 <= pixels / 4,
-        "{fs_quarter} vs {}",
-        pixels / 4
+        fs_full.abs_diff(pixels) * 100 <= pixels,
+        "{fs_full} vs {pixels}"
+    );
+    // Extra invocations come from shading blocks cut by the quad's diagonal, which both
+    // triangles shade: at most (w/4 + h/4) blocks of 4×4 (llvmpipe's granularity; 2×2 quads
+    // on GPUs give less), i.e. at most 4·(w + h) invocations.
+    let bound = |w: u32, h: u32| u64::from(w * h) + 4 * u64::from(w + h);
+    assert!(fs_full <= bound(W, H), "{fs_full}");
+    assert!(fs_quarter <= bound(W / 2, H / 2), "{fs_quarter}");
+    println!(
+        "fragment shader invocations: full {fs_full} (+{:.2}%), quarter {fs_quarter} (+{:.2}%)",
+        (fs_full - pixels) as f64 * 100.0 / pixels as f64,
+        (fs_quarter - pixels / 4) as f64 * 400.0 / pixels as f64
     );
 
     for values in [&full, &quarter] {
@@ -90,7 +107,7 @@ fn samples_and_statistics_of_full_and_quarter_quads() {
         assert_eq!(value(values, CPU_TIME), None);
     }
 
-    // Brackets only measure: a draw outside any bracket still renders the same.
+    // Both Full brackets also queued a timestamp pair.
     let batches = unsafe { cc.poll(&s.gl, true) };
     assert_eq!(batches.len(), 1);
     assert_eq!(s.gl_error(), GL_NO_ERROR);
@@ -101,6 +118,7 @@ fn pipelined_times_arrive_for_every_bracketed_call() {
     let s = scene();
     let mut cc = s.counters();
     let mut expected = Vec::new();
+    let mut got = Vec::new();
     for frame in 0..3u64 {
         for call in 0..5u32 {
             let mode = if call % 2 == 0 {
@@ -115,22 +133,21 @@ fn pipelined_times_arrive_for_every_bracketed_call() {
             expected.push((frame, call));
         }
         // Frame end: a non-blocking poll returns what has landed, in order.
-        let mut got = Vec::new();
         for b in unsafe { cc.poll(&s.gl, false) } {
             assert!(!b.disjoint);
             got.extend(b.times.iter().map(|t| (b.frame, t.call)));
         }
-        let still = cc.pending();
-        let all: Vec<_> = got.iter().copied().collect();
-        assert_eq!(all.len() + still, 5, "frame {frame}");
-        expected.retain(|e| !all.contains(e));
+        assert_eq!(got.len() + cc.pending(), expected.len(), "frame {frame}");
     }
-    let batches = unsafe { cc.poll(&s.gl, true) };
-    let mut rest = Vec::new();
-    for b in &batches {
-        rest.extend(b.times.iter().map(|t| (b.frame, t.call)));
+    println!(
+        "landed without waiting: {} of {}",
+        got.len(),
+        expected.len()
+    );
+    for b in unsafe { cc.poll(&s.gl, true) } {
+        got.extend(b.times.iter().map(|t| (b.frame, t.call)));
     }
-    assert_eq!(rest, expected);
+    assert_eq!(got, expected, "every call exactly once, in order");
     assert_eq!(cc.pending(), 0);
     assert!(unsafe { cc.poll(&s.gl, true) }.is_empty());
     assert_eq!(s.gl_error(), GL_NO_ERROR);
@@ -155,7 +172,11 @@ fn all_pipelined_times_after_finish_in_frame_batches() {
         let calls: Vec<u32> = b.times.iter().map(|t| t.call).collect();
         assert_eq!(calls, [0, 1, 2, 3]);
     }
-    let total: u64 = batches.iter().flat_map(|b| &b.times).map(|t| t.gpu_ns).sum();
+    let total: u64 = batches
+        .iter()
+        .flat_map(|b| &b.times)
+        .map(|t| t.gpu_ns)
+        .sum();
     println!("pipelined total of 12 quarter-area draws: {total} ns");
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }
@@ -208,7 +229,10 @@ fn program_active_samples_query_is_respected() {
     unsafe { glGetQueryObjectuiv(q, GL_QUERY_RESULT, &mut program_result) };
     assert_eq!(u64::from(program_result), pixels);
     assert_eq!(value(&values, SAMPLES_PASSED), None, "skipped, not zero");
-    assert_eq!(value(&values, FRAGMENT_SHADER_INVOCATIONS).map(|v| v > 0), Some(true));
+    assert_eq!(
+        value(&values, FRAGMENT_SHADER_INVOCATIONS).map(|v| v > 0),
+        Some(true)
+    );
 
     // Once the program's query ended, samples passed is measured again.
     let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 1, QUARTER);
@@ -329,6 +353,45 @@ fn query_buffer_binding_is_untouched() {
             contents.as_mut_ptr().cast(),
         )
     };
-    assert_eq!(contents, pattern, "no query result was written into the program's buffer");
+    assert_eq!(
+        contents, pattern,
+        "no query result was written into the program's buffer"
+    );
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}
+
+/// Brackets only measure: the same frame renders bit-identically with and without them.
+#[test]
+fn brackets_do_not_change_the_image() {
+    let s = scene();
+    let frame = |cc: Option<&mut gpuheat_counters::ContextCounters>| {
+        unsafe {
+            glClearColor(0.1, 0.2, 0.3, 1.0);
+            glClear(GL_COLOR_BUFFER_BIT);
+        }
+        let rects = [(0, 0, W, H), (10, 20, 50, 30), (W / 2, H / 3, W / 2, H / 3)];
+        let colors = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.2, 0.4, 0.9)];
+        let mut cc = cc;
+        for (i, (r, c)) in rects.iter().zip(colors).enumerate() {
+            unsafe { glUniform4f(s.rp.u_color, c.0, c.1, c.2, 1.0) };
+            match cc.as_deref_mut() {
+                Some(cc) => {
+                    let mode = if i % 2 == 0 {
+                        CaptureMode::Full
+                    } else {
+                        CaptureMode::Timeline
+                    };
+                    s.bracketed_rect(cc, mode, 0, i as u32, *r);
+                }
+                None => s.draw_rect(r.0, r.1, r.2, r.3),
+            }
+        }
+        s.gfx.checksum()
+    };
+    let plain = frame(None);
+    let mut cc = s.counters();
+    let measured = frame(Some(&mut cc));
+    unsafe { cc.poll(&s.gl, true) };
+    assert_eq!(plain, measured);
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }

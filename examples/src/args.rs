@@ -70,7 +70,10 @@ pub enum Parsed {
 
 /// The usage text, including the expected numbers.
 pub fn usage(spec: &Spec) -> String {
-    let mut s = format!("{} - {}\n\nUSAGE: {} [OPTIONS]\n\nOPTIONS:\n", spec.name, spec.about, spec.name);
+    let mut s = format!(
+        "{} - {}\n\nUSAGE: {} [OPTIONS]\n\nOPTIONS:\n",
+        spec.name, spec.about, spec.name
+    );
     let mut line = |flag: String, help: String| {
         s.push_str(&format!("  {flag:<16} {help}\n"));
     };
@@ -78,7 +81,10 @@ pub fn usage(spec: &Spec) -> String {
         "--frames N".into(),
         "render N frames then exit (default: run until killed)".into(),
     );
-    line("--api gles|gl".into(), "GLES 3.2 or GL 4.5 core context (default: gles)".into());
+    line(
+        "--api gles|gl".into(),
+        "GLES 3.2 or GL 4.5 core context (default: gles)".into(),
+    );
     line(
         "--size WxH".into(),
         format!(
@@ -189,7 +195,10 @@ where
                 };
                 let v = parse_u64(flag.name, &value(inline)?)?;
                 if v < flag.min as u64 || v > u32::MAX as u64 {
-                    return Err(format!("--{}: must be at least {}, got {v}", flag.name, flag.min));
+                    return Err(format!(
+                        "--{}: must be at least {}, got {v}",
+                        flag.name, flag.min
+                    ));
                 }
                 for slot in out.values.iter_mut().filter(|(n, _)| *n == flag.name) {
                     slot.1 = v as u32;
@@ -257,7 +266,14 @@ mod tests {
     #[test]
     fn all_flags() {
         let a = run(&[
-            "--frames", "3", "--api=gl", "--size", "10x20", "--timing", "--checksum", "--layers=5",
+            "--frames",
+            "3",
+            "--api=gl",
+            "--size",
+            "10x20",
+            "--timing",
+            "--checksum",
+            "--layers=5",
         ])
         .unwrap();
         assert_eq!(a.frames, Some(3));
@@ -284,7 +300,16 @@ mod tests {
     #[test]
     fn usage_mentions_everything() {
         let u = usage(&SPEC);
-        for s in ["--frames", "--api", "--size", "--timing", "--checksum", "--layers K", "6 + 2K", "64x32"] {
+        for s in [
+            "--frames",
+            "--api",
+            "--size",
+            "--timing",
+            "--checksum",
+            "--layers K",
+            "6 + 2K",
+            "64x32",
+        ] {
             assert!(u.contains(s), "{s} missing from usage");
         }
     }

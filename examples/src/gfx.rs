@@ -104,11 +104,17 @@ void main() {
 }
 ";
 
-/// Fragment shader (without `#version`) writing the uniform colour `u_color`.
+/// Fragment shader (without `#version`) writing exactly the uniform colour `u_color`.
+///
+/// It multiplies by `step(0.0, gl_FragCoord.x)`, which is always 1.0, only so that the
+/// shader reads `gl_FragCoord`: that keeps llvmpipe off its 8-bit "linear" fast path for
+/// constant-colour shaders, whose blend rounding differs from the normal path and which it
+/// takes or not depending on flush points and active queries. Without this, a profiler
+/// that adds a query or a `glFinish` would change the rendered picture (and checksum).
 pub const SOLID_FS: &str = r"uniform vec4 u_color;
 out vec4 o_color;
 void main() {
-    o_color = u_color;
+    o_color = u_color * step(0.0, gl_FragCoord.x);
 }
 ";
 
@@ -233,10 +239,18 @@ impl Gfx {
                 })
                 .ok_or_else(|| format!("no RGBA8 pbuffer EGL config for {api}"))?;
 
-            let surface_attribs = [EGL_WIDTH, width as EGLint, EGL_HEIGHT, height as EGLint, EGL_NONE];
+            let surface_attribs = [
+                EGL_WIDTH,
+                width as EGLint,
+                EGL_HEIGHT,
+                height as EGLint,
+                EGL_NONE,
+            ];
             let surface = eglCreatePbufferSurface(display, config, surface_attribs.as_ptr());
             if surface == EGL_NO_SURFACE {
-                return Err(egl_err(&format!("eglCreatePbufferSurface({width}x{height})")));
+                return Err(egl_err(&format!(
+                    "eglCreatePbufferSurface({width}x{height})"
+                )));
             }
 
             #[rustfmt::skip]
@@ -377,7 +391,12 @@ impl Gfx {
                 let mut len = 0;
                 glGetProgramiv(p, GL_INFO_LOG_LENGTH, &mut len);
                 let mut log = vec![0u8; len.max(1) as usize];
-                glGetProgramInfoLog(p, log.len() as GLsizei, ptr::null_mut(), log.as_mut_ptr().cast());
+                glGetProgramInfoLog(
+                    p,
+                    log.len() as GLsizei,
+                    ptr::null_mut(),
+                    log.as_mut_ptr().cast(),
+                );
                 glDeleteProgram(p);
                 return Err(format!(
                     "program link failed ({}): {}",
@@ -457,7 +476,10 @@ unsafe fn compile(api: Api, stage: GLenum, body: &str) -> Result<GLuint, String>
         "fragment"
     };
     let header = api.shader_header();
-    let srcs = [header.as_ptr().cast::<GLchar>(), body.as_ptr().cast::<GLchar>()];
+    let srcs = [
+        header.as_ptr().cast::<GLchar>(),
+        body.as_ptr().cast::<GLchar>(),
+    ];
     let lens = [header.len() as GLint, body.len() as GLint];
     let s = glCreateShader(stage);
     if s == 0 {
@@ -471,7 +493,12 @@ unsafe fn compile(api: Api, stage: GLenum, body: &str) -> Result<GLuint, String>
         let mut len = 0;
         glGetShaderiv(s, GL_INFO_LOG_LENGTH, &mut len);
         let mut log = vec![0u8; len.max(1) as usize];
-        glGetShaderInfoLog(s, log.len() as GLsizei, ptr::null_mut(), log.as_mut_ptr().cast());
+        glGetShaderInfoLog(
+            s,
+            log.len() as GLsizei,
+            ptr::null_mut(),
+            log.as_mut_ptr().cast(),
+        );
         glDeleteShader(s);
         return Err(format!(
             "{stage_name} shader compile failed ({api}): {}",

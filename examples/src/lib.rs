@@ -47,12 +47,20 @@ where
         i += 1;
     }
     if args.checksum {
-        println!("checksum={:016x}", gfx.checksum());
+        emit(&format!("checksum={:016x}", gfx.checksum()));
     }
     if args.timing {
-        println!("frame_ms={:.3}", median_ms(&mut times));
+        emit(&format!("frame_ms={:.3}", median_ms(&mut times)));
     }
     Ok(())
+}
+
+/// Writes one line to stdout and flushes, ignoring errors (e.g. a closed pipe).
+fn emit(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
 }
 
 /// Median of `times` in milliseconds (mean of the two middle values for an even count;

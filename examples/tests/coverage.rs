@@ -11,7 +11,13 @@ fn samples_passed(u_rect: GLint, rect: [u32; 4]) -> u32 {
     unsafe {
         glGenQueries(1, &mut q);
         glBeginQuery(GL_SAMPLES_PASSED, q);
-        glUniform4f(u_rect, rect[0] as f32, rect[1] as f32, rect[2] as f32, rect[3] as f32);
+        glUniform4f(
+            u_rect,
+            rect[0] as f32,
+            rect[1] as f32,
+            rect[2] as f32,
+            rect[3] as f32,
+        );
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
         glEndQuery(GL_SAMPLES_PASSED);
         glGetQueryObjectuiv(q, GL_QUERY_RESULT, &mut n);
@@ -66,7 +72,10 @@ fn tiled_rects_cover_each_pixel_once() {
         }
         let px = gfx.read_pixels();
         let red: Vec<u8> = px.chunks(4).map(|p| p[0]).collect();
-        assert!(red.iter().all(|&v| v <= 1), "{api}: a pixel was covered twice");
+        assert!(
+            red.iter().all(|&v| v <= 1),
+            "{api}: a pixel was covered twice"
+        );
         let covered = red.iter().filter(|&&v| v == 1).count() as u32;
         assert_eq!(covered, n * s * s, "{api}");
     }

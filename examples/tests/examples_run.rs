@@ -28,14 +28,26 @@ fn checksum(name: &str, exe: &str, api: &str, extra: &[&str]) -> String {
     args.extend_from_slice(extra);
     let out = run(exe, &args);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(out.status.success(), "{name} {args:?}: {:?}\nstderr: {stderr}", out.status);
+    assert!(
+        out.status.success(),
+        "{name} {args:?}: {:?}\nstderr: {stderr}",
+        out.status
+    );
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 1, "{name} {args:?}: stdout {stdout:?}");
+    let expected_lines = if extra.contains(&"--timing") { 2 } else { 1 };
+    assert_eq!(
+        lines.len(),
+        expected_lines,
+        "{name} {args:?}: stdout {stdout:?}"
+    );
     let sum = lines[0]
         .strip_prefix("checksum=")
         .unwrap_or_else(|| panic!("{name} {args:?}: no checksum line in {stdout:?}"));
     assert!(
-        sum.len() == 16 && sum.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+        sum.len() == 16
+            && sum
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
         "{name}: bad checksum {sum:?}"
     );
     sum.to_string()
@@ -46,6 +58,10 @@ fn deterministic(name: &str, exe: &str) {
         let a = checksum(name, exe, api, &[]);
         let b = checksum(name, exe, api, &[]);
         assert_eq!(a, b, "{name} --api {api}: checksums differ between runs");
+        // A glFinish before every swap (as a profiler's flushes/queries would add) must
+        // not change the picture either.
+        let c = checksum(name, exe, api, &["--timing"]);
+        assert_eq!(a, c, "{name} --api {api}: --timing changes the checksum");
     }
 }
 
@@ -86,7 +102,10 @@ fn example_flags_change_the_image() {
 #[test]
 fn timing_prints_frame_ms() {
     let (name, exe) = BINS[1];
-    let out = run(exe, &["--frames", "4", "--timing", "--checksum", "--draws", "5"]);
+    let out = run(
+        exe,
+        &["--frames", "4", "--timing", "--checksum", "--draws", "5"],
+    );
     assert!(out.status.success(), "{name}: {}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
@@ -105,11 +124,24 @@ fn help_and_bad_flags() {
         let out = run(exe, &["--help"]);
         assert!(out.status.success(), "{name} --help");
         let help = text(&out.stdout);
-        for s in ["--frames", "--api", "--size", "--timing", "--checksum", "calls", "draws"] {
+        for s in [
+            "--frames",
+            "--api",
+            "--size",
+            "--timing",
+            "--checksum",
+            "calls",
+            "draws",
+        ] {
             assert!(help.contains(s), "{name} --help lacks {s}");
         }
 
-        for bad in [&["--bogus"][..], &["--frames", "x"], &["--api", "vulkan"], &["--size", "0x0"]] {
+        for bad in [
+            &["--bogus"][..],
+            &["--frames", "x"],
+            &["--api", "vulkan"],
+            &["--size", "0x0"],
+        ] {
             let out = run(exe, bad);
             assert_eq!(out.status.code(), Some(2), "{name} {bad:?}");
             assert!(out.stdout.is_empty(), "{name} {bad:?}: stdout not empty");

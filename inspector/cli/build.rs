@@ -7,10 +7,12 @@ use std::fmt::Write as _;
 
 /// Prefers core names (no vendor suffix) when several names share a value.
 fn rank(name: &str) -> usize {
-    let suffixed = ["_ARB", "_EXT", "_KHR", "_OES", "_NV", "_AMD", "_SGIX", "_SGIS", "_APPLE",
-        "_ATI", "_IBM", "_INTEL", "_MESA", "_QCOM", "_ANGLE", "_IMG", "_ARM", "_3DFX", "_SUN",
-        "_HP", "_PGI", "_OML", "_SGI", "_INGR", "_MESAX", "_WIN", "_REND", "_S3", "_GREMEDY",
-        "_OVR", "_DMP", "_FJ", "_VIV", "_SUNX", "_SEC"];
+    let suffixed = [
+        "_ARB", "_EXT", "_KHR", "_OES", "_NV", "_AMD", "_SGIX", "_SGIS", "_APPLE", "_ATI", "_IBM",
+        "_INTEL", "_MESA", "_QCOM", "_ANGLE", "_IMG", "_ARM", "_3DFX", "_SUN", "_HP", "_PGI",
+        "_OML", "_SGI", "_INGR", "_MESAX", "_WIN", "_REND", "_S3", "_GREMEDY", "_OVR", "_DMP",
+        "_FJ", "_VIV", "_SUNX", "_SEC",
+    ];
     usize::from(suffixed.iter().any(|s| name.ends_with(s))) * 1000 + name.len()
 }
 
@@ -30,11 +32,15 @@ fn main() {
         }
     }
     let mut out = String::new();
-    out.push_str("/// (value, preferred name), sorted by value.\npub static BY_VALUE: &[(u64, &str)] = &[\n");
+    out.push_str(
+        "/// (value, preferred name), sorted by value.\npub static BY_VALUE: &[(u64, &str)] = &[\n",
+    );
     for (v, n) in &by_value {
         writeln!(out, "    ({v}, {n:?}),").unwrap();
     }
-    out.push_str("];\n/// (name, value), sorted by name.\npub static BY_NAME: &[(&str, u64)] = &[\n");
+    out.push_str(
+        "];\n/// (name, value), sorted by name.\npub static BY_NAME: &[(&str, u64)] = &[\n",
+    );
     for (n, v) in &by_name {
         writeln!(out, "    ({n:?}, {v}),").unwrap();
     }

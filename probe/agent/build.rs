@@ -73,12 +73,23 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let reg = Registry::load().expect("Khronos registry");
-    let cmds: Vec<&Command> =
-        reg.commands.iter().filter(|c| c.params.len() <= MAX_ARGS).collect();
+    let cmds: Vec<&Command> = reg
+        .commands
+        .iter()
+        .filter(|c| c.params.len() <= MAX_ARGS)
+        .collect();
     let mut out = String::new();
     let n = cmds.len();
-    writeln!(out, "/// Number of wrapped entry points.\npub const FUNCTION_COUNT: usize = {n};").unwrap();
-    writeln!(out, "/// Most arguments of any wrapped entry point.\npub const MAX_ARGS: usize = {MAX_ARGS};").unwrap();
+    writeln!(
+        out,
+        "/// Number of wrapped entry points.\npub const FUNCTION_COUNT: usize = {n};"
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "/// Most arguments of any wrapped entry point.\npub const MAX_ARGS: usize = {MAX_ARGS};"
+    )
+    .unwrap();
 
     // Names, nul-terminated for dlsym, sorted so lookups can binary-search.
     out.push_str("/// Entry point names, sorted, each ending in a NUL byte.\npub static NAMES: [&str; FUNCTION_COUNT] = [\n");
@@ -124,7 +135,12 @@ fn main() {
     // The address of each wrapper, for GetProcAddress substitution.
     out.push_str("/// Address of the wrapper of entry point `i`.\npub fn wrapper_address(i: usize) -> usize {\n    match i {\n");
     for (i, c) in cmds.iter().enumerate() {
-        writeln!(out, "        {i} => wrappers::{} as *const () as usize,", c.name).unwrap();
+        writeln!(
+            out,
+            "        {i} => wrappers::{} as *const () as usize,",
+            c.name
+        )
+        .unwrap();
     }
     out.push_str("        _ => 0,\n    }\n}\n");
 
@@ -139,16 +155,34 @@ fn main() {
 }
 
 fn wrapper(out: &mut String, i: usize, c: &Command) {
-    let params: Vec<String> =
-        c.params.iter().enumerate().map(|(k, p)| format!("a{k}: {}", p.ty.rust())).collect();
+    let params: Vec<String> = c
+        .params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| format!("a{k}: {}", p.ty.rust()))
+        .collect();
     let types: Vec<&str> = c.params.iter().map(|p| p.ty.rust()).collect();
     let args: Vec<String> = (0..c.params.len()).map(|k| format!("a{k}")).collect();
-    let recorded: Vec<String> =
-        c.params.iter().enumerate().map(|(k, p)| p.ty.to_u64(&format!("a{k}"))).collect();
+    let recorded: Vec<String> = c
+        .params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| p.ty.to_u64(&format!("a{k}")))
+        .collect();
     let ret = c.ret.rust();
-    let ret_u64 = if c.ret == CType::Void { "None".to_string() } else { format!("Some({})", c.ret.to_u64("r")) };
+    let ret_u64 = if c.ret == CType::Void {
+        "None".to_string()
+    } else {
+        format!("Some({})", c.ret.to_u64("r"))
+    };
     let call = format!("real({})", args.join(", "));
-    writeln!(out, "    #[no_mangle]\n    pub unsafe extern \"C\" fn {}({}) -> {ret} {{", c.name, params.join(", ")).unwrap();
+    writeln!(
+        out,
+        "    #[no_mangle]\n    pub unsafe extern \"C\" fn {}({}) -> {ret} {{",
+        c.name,
+        params.join(", ")
+    )
+    .unwrap();
     writeln!(
         out,
         "        let real: unsafe extern \"C\" fn({}) -> {ret} = ::core::mem::transmute(hook::real({i}));",
@@ -159,14 +193,24 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
         None if class(&c.name) != "Swap" => {
             writeln!(out, "        if !hook::recording() {{ return {call}; }}").unwrap();
             writeln!(out, "        let site = crate::callsite::caller!();").unwrap();
-            writeln!(out, "        let g = hook::enter({i}, site, &[{}]);", recorded.join(", ")).unwrap();
+            writeln!(
+                out,
+                "        let g = hook::enter({i}, site, &[{}]);",
+                recorded.join(", ")
+            )
+            .unwrap();
             writeln!(out, "        let r = {call};").unwrap();
             writeln!(out, "        hook::leave(g, {ret_u64});\n        r").unwrap();
         }
         role => {
             // Swaps and the calls the runtime must see even outside captured frames.
             writeln!(out, "        let site = crate::callsite::caller!();").unwrap();
-            writeln!(out, "        let g = hook::enter_if_recording({i}, site, &[{}]);", recorded.join(", ")).unwrap();
+            writeln!(
+                out,
+                "        let g = hook::enter_if_recording({i}, site, &[{}]);",
+                recorded.join(", ")
+            )
+            .unwrap();
             writeln!(out, "        let r = {call};").unwrap();
             match role {
                 Some(("proc_address", k)) => {
@@ -175,10 +219,16 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                 Some((name, k)) if c.ret == CType::Void => {
                     writeln!(out, "        hook::{name}(a{k} as u64, 1);").unwrap()
                 }
-                Some((name, k)) => writeln!(out, "        hook::{name}(a{k} as u64, r as u64);").unwrap(),
+                Some((name, k)) => {
+                    writeln!(out, "        hook::{name}(a{k} as u64, r as u64);").unwrap()
+                }
                 None => {}
             }
-            writeln!(out, "        if let Some(g) = g {{ hook::leave(g, {ret_u64}); }}").unwrap();
+            writeln!(
+                out,
+                "        if let Some(g) = g {{ hook::leave(g, {ret_u64}); }}"
+            )
+            .unwrap();
             if class(&c.name) == "Swap" {
                 writeln!(out, "        hook::swapped();").unwrap();
             }

@@ -17,7 +17,10 @@ pub fn agent_library() -> Result<PathBuf> {
     }
     let exe = std::env::current_exe()?;
     let dir = exe.parent().map(PathBuf::from).unwrap_or_default();
-    let candidates = [dir.join(AGENT_FILE), dir.join("../lib/gpuheat").join(AGENT_FILE)];
+    let candidates = [
+        dir.join(AGENT_FILE),
+        dir.join("../lib/gpuheat").join(AGENT_FILE),
+    ];
     for c in &candidates {
         if c.is_file() {
             return Ok(c.canonicalize().unwrap_or_else(|_| c.clone()));

@@ -1,9 +1,7 @@
 //! From a session to the numbers a report shows: per-frame totals and per-draw costs.
 
 use crate::enums;
-use gpuheat_session::{
-    CallClass, ContextInfo, FunctionInfo, PipelinedIndex, Session, ValueKind,
-};
+use gpuheat_session::{CallClass, ContextInfo, FunctionInfo, PipelinedIndex, Session, ValueKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -90,7 +88,9 @@ pub fn analyse(s: &Session) -> Analysis {
         let samples: BTreeMap<u32, _> = f.samples.iter().map(|s| (s.call, &s.values)).collect();
         let first_draw = draws.len();
         for (i, call) in f.calls.iter().enumerate() {
-            let Some(info) = funcs.get(call.func as usize) else { continue };
+            let Some(info) = funcs.get(call.func as usize) else {
+                continue;
+            };
             match info.class {
                 CallClass::Draw => stats.draws += 1,
                 CallClass::Work => {}
@@ -98,7 +98,9 @@ pub fn analyse(s: &Session) -> Analysis {
             }
             stats.work_calls += 1;
             let mut counters = BTreeMap::new();
-            if let (Some(values), Some(ctx)) = (samples.get(&(i as u32)), contexts.get(&call.context)) {
+            if let (Some(values), Some(ctx)) =
+                (samples.get(&(i as u32)), contexts.get(&call.context))
+            {
                 for v in values.iter() {
                     if let Some(c) = ctx.counters.get(v.counter as usize) {
                         counters.insert(c.name.clone(), v.value);
@@ -131,19 +133,36 @@ pub fn analyse(s: &Session) -> Analysis {
         }
         frames.push(stats);
     }
-    let ranked_by = if draws.iter().any(|d| d.gpu_serialized_ns.is_some()) { SERIALIZED } else { PIPELINED };
-    draws.sort_by(|a, b| rank_time(b).cmp(&rank_time(a)).then(a.frame.cmp(&b.frame)).then(a.call.cmp(&b.call)));
+    let ranked_by = if draws.iter().any(|d| d.gpu_serialized_ns.is_some()) {
+        SERIALIZED
+    } else {
+        PIPELINED
+    };
+    draws.sort_by(|a, b| {
+        rank_time(b)
+            .cmp(&rank_time(a))
+            .then(a.frame.cmp(&b.frame))
+            .then(a.call.cmp(&b.call))
+    });
     let mut unavailable = Vec::new();
     for ctx in &s.contexts {
         for c in ctx.counters.iter().filter(|c| !c.available) {
             unavailable.push(Unavailable {
                 context: format!("{:#x}", ctx.handle),
                 counter: c.name.clone(),
-                reason: c.unavailable_reason.clone().unwrap_or_else(|| "not offered by the driver".into()),
+                reason: c
+                    .unavailable_reason
+                    .clone()
+                    .unwrap_or_else(|| "not offered by the driver".into()),
             });
         }
     }
-    Analysis { frames, draws, ranked_by, unavailable }
+    Analysis {
+        frames,
+        draws,
+        ranked_by,
+        unavailable,
+    }
 }
 
 /// The time a draw is ranked by: serialized when measured, else pipelined.
@@ -152,7 +171,10 @@ pub fn rank_time(d: &DrawCost) -> Option<u64> {
 }
 
 fn pipelined_ns(index: &PipelinedIndex, frame: u64, call: u32) -> Option<u64> {
-    index.get(frame, call).filter(|t| !t.disjoint).map(|t| t.gpu_ns)
+    index
+        .get(frame, call)
+        .filter(|t| !t.disjoint)
+        .map(|t| t.gpu_ns)
 }
 
 fn add(total: &mut Option<f64>, v: Option<u64>) {
@@ -181,7 +203,13 @@ pub fn call_text(info: &FunctionInfo, args: &[u64]) -> String {
             ValueKind::Bool => if v == 0 { "false" } else { "true" }.to_string(),
             ValueKind::F32 => format!("{}", f32::from_bits(v as u32)),
             ValueKind::F64 => format!("{}", f64::from_bits(v)),
-            ValueKind::Ptr => if v == 0 { "NULL".to_string() } else { format!("{v:#x}") },
+            ValueKind::Ptr => {
+                if v == 0 {
+                    "NULL".to_string()
+                } else {
+                    format!("{v:#x}")
+                }
+            }
         })
         .collect();
     format!("{}({})", info.name, shown.join(", "))
@@ -189,7 +217,10 @@ pub fn call_text(info: &FunctionInfo, args: &[u64]) -> String {
 
 /// `overdraw+0x1a2b` for an address inside a mapped module.
 fn callsite(s: &Session, addr: u64) -> String {
-    let module = s.modules.as_ref().and_then(|m| m.modules.iter().find(|m| m.start <= addr && addr < m.end));
+    let module = s
+        .modules
+        .as_ref()
+        .and_then(|m| m.modules.iter().find(|m| m.start <= addr && addr < m.end));
     match module {
         Some(m) => {
             let name = m.path.rsplit('/').next().unwrap_or(&m.path);

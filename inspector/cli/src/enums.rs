@@ -6,11 +6,17 @@ mod tables {
 use tables::{BY_NAME, BY_VALUE, GROUPS};
 
 fn value_of(name: &str) -> Option<u64> {
-    BY_NAME.binary_search_by(|(n, _)| n.cmp(&name)).ok().map(|i| BY_NAME[i].1)
+    BY_NAME
+        .binary_search_by(|(n, _)| n.cmp(&name))
+        .ok()
+        .map(|i| BY_NAME[i].1)
 }
 
 fn group(name: &str) -> Option<&'static [&'static str]> {
-    GROUPS.binary_search_by(|(n, _)| n.cmp(&name)).ok().map(|i| GROUPS[i].1)
+    GROUPS
+        .binary_search_by(|(n, _)| n.cmp(&name))
+        .ok()
+        .map(|i| GROUPS[i].1)
 }
 
 /// The name of enum value `v`, using the parameter's group to pick among names sharing it.
@@ -20,7 +26,10 @@ pub fn enum_name(v: u64, group_name: Option<&str>) -> Option<&'static str> {
             return Some(n);
         }
     }
-    BY_VALUE.binary_search_by(|(x, _)| x.cmp(&v)).ok().map(|i| BY_VALUE[i].1)
+    BY_VALUE
+        .binary_search_by(|(x, _)| x.cmp(&v))
+        .ok()
+        .map(|i| BY_VALUE[i].1)
 }
 
 /// `A | B | 0x10` for a bitfield whose group names its bits.
@@ -50,9 +59,15 @@ mod tests {
 
     #[test]
     fn names_from_the_registry() {
-        assert_eq!(enum_name(5, Some("PrimitiveType")), Some("GL_TRIANGLE_STRIP"));
+        assert_eq!(
+            enum_name(5, Some("PrimitiveType")),
+            Some("GL_TRIANGLE_STRIP")
+        );
         assert_eq!(enum_name(0x0DE1, None), Some("GL_TEXTURE_2D"));
         assert_eq!(enum_name(0, Some("PrimitiveType")), Some("GL_POINTS"));
-        assert_eq!(bitfield(0x4100, Some("ClearBufferMask")), "GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT");
+        assert_eq!(
+            bitfield(0x4100, Some("ClearBufferMask")),
+            "GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT"
+        );
     }
 }

@@ -30,7 +30,11 @@ impl Endpoint {
         let listener = UnixListener::bind(&socket)
             .with_context(|| format!("cannot listen on {}", socket.display()))?;
         listener.set_nonblocking(true)?;
-        Ok(Endpoint { dir, socket, listener })
+        Ok(Endpoint {
+            dir,
+            socket,
+            listener,
+        })
     }
 
     /// Waits for the agent to connect, asking `still_waiting` between tries whether to go on.
@@ -68,7 +72,11 @@ fn nanos() -> u128 {
 
 /// Only a process of our own user may feed us a session.
 fn check_peer(stream: &UnixStream) -> Result<()> {
-    let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
     let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
     use std::os::fd::AsRawFd;
     // SAFETY: valid socket fd and out-buffer of the right size.
@@ -118,7 +126,10 @@ pub fn pump(
     mut gone: impl FnMut() -> bool,
 ) -> Result<Received> {
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
-    let mut reader = ChunkReader::new(RetryRead { inner: stream, gone: &mut gone });
+    let mut reader = ChunkReader::new(RetryRead {
+        inner: stream,
+        gone: &mut gone,
+    });
     let progress = Progress::new(frames_wanted);
     let mut end = None;
     loop {
@@ -137,7 +148,10 @@ pub fn pump(
                 }
             }
             // The program went away mid-stream: keep what arrived.
-            Ok(None) | Err(SessionError::Io { .. }) | Err(SessionError::Truncated { .. }) => break,
+            Ok(None)
+            | Err(SessionError::Io { .. })
+            | Err(SessionError::Stream { .. })
+            | Err(SessionError::Truncated { .. }) => break,
             Err(e) => return Err(e).context("reading from the agent"),
         }
     }
@@ -157,7 +171,11 @@ pub fn pump(
         writer.append(&Record::End(info.clone()))?;
         end = Some(info);
     }
-    Ok(Received { frames: writer.frames_written(), bytes: writer.bytes_written(), end })
+    Ok(Received {
+        frames: writer.frames_written(),
+        bytes: writer.bytes_written(),
+        end,
+    })
 }
 
 /// A socket reader that keeps waiting through read timeouts until the program is gone or the
@@ -198,7 +216,11 @@ struct Progress {
 
 impl Progress {
     fn new(wanted: u32) -> Progress {
-        Progress { tty: std::io::stderr().is_terminal(), wanted, start: Instant::now() }
+        Progress {
+            tty: std::io::stderr().is_terminal(),
+            wanted,
+            start: Instant::now(),
+        }
     }
 
     fn show(&self, frames: u64, bytes: u64) {
@@ -234,5 +256,10 @@ pub fn size(bytes: u64) -> String {
 
 /// Checks up front that the session file can be written, before starting anything.
 pub fn create_session(path: &Path) -> Result<SessionWriter> {
-    SessionWriter::create(path).with_context(|| format!("cannot write session file {}", path.display()))
+    SessionWriter::create(path).map_err(|e| match e {
+        SessionError::Io { cause, .. } => {
+            anyhow::anyhow!("cannot write session file {}: {cause}", path.display())
+        }
+        other => other.into(),
+    })
 }

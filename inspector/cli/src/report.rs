@@ -28,8 +28,12 @@ pub struct ReportArgs {
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
     let path = &args.session;
-    let session = if args.partial { Session::open_lenient(path) } else { Session::open(path) }
-        .with_context(|| shown(path))?;
+    let session = if args.partial {
+        Session::open_lenient(path)
+    } else {
+        Session::open(path)
+    }
+    .with_context(|| shown(path))?;
     if let Some(at) = session.truncated_at {
         if !args.partial {
             anyhow::bail!(
@@ -38,10 +42,18 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
                 session.frames.len()
             );
         }
-        eprintln!("gpuheat: warning: {} is damaged at byte {at}; reporting the {} frames before it", shown(path), session.frames.len());
+        eprintln!(
+            "gpuheat: warning: {} is damaged at byte {at}; reporting the {} frames before it",
+            shown(path),
+            session.frames.len()
+        );
     }
     let analysis = analyse(&session);
-    let out = if args.json { json(&session, &analysis, args.top)? } else { text(&session, &analysis, args.top) };
+    let out = if args.json {
+        json(&session, &analysis, args.top)?
+    } else {
+        text(&session, &analysis, args.top)
+    };
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error worth a message.
     let _ = stdout.write_all(out.as_bytes());
@@ -95,17 +107,36 @@ fn text(s: &Session, a: &Analysis, top: usize) -> String {
         i.frames_requested
     );
     if let Some(dropped) = s.end.as_ref().map(|e| e.dropped_calls).filter(|&d| d > 0) {
-        let _ = writeln!(o, "warning  {dropped} calls were dropped because the writer fell behind");
+        let _ = writeln!(
+            o,
+            "warning  {dropped} calls were dropped because the writer fell behind"
+        );
     }
     for c in &s.contexts {
-        let _ = writeln!(o, "context  {:#x}: {} on {} ({})", c.handle, c.version, c.renderer, c.vendor);
-        let verdict = if c.pipelined_meaningful { "meaningful" } else { "NOT meaningful" };
-        let _ = writeln!(o, "         pipelined per-draw GPU time is {verdict} here: {}", c.pipelined_note);
+        let _ = writeln!(
+            o,
+            "context  {:#x}: {} on {} ({})",
+            c.handle, c.version, c.renderer, c.vendor
+        );
+        let verdict = if c.pipelined_meaningful {
+            "meaningful"
+        } else {
+            "NOT meaningful"
+        };
+        let _ = writeln!(
+            o,
+            "         pipelined per-draw GPU time is {verdict} here: {}",
+            c.pipelined_note
+        );
     }
     if !a.unavailable.is_empty() {
         let _ = writeln!(o, "unavailable counters");
         for u in &a.unavailable {
-            let _ = writeln!(o, "  {:<36} {} (context {})", u.counter, u.reason, u.context);
+            let _ = writeln!(
+                o,
+                "  {:<36} {} (context {})",
+                u.counter, u.reason, u.context
+            );
         }
     }
     let _ = writeln!(
@@ -128,23 +159,41 @@ fn text(s: &Session, a: &Analysis, top: usize) -> String {
         );
     }
     let shown_draws = &a.draws[..top.min(a.draws.len())];
-    let basis = if a.ranked_by == "gpu_time_serialized" { "serialized" } else { "pipelined" };
-    let _ = writeln!(o, "\ntop {} of {} work calls by {basis} GPU time", shown_draws.len(), a.draws.len());
+    let basis = if a.ranked_by == "gpu_time_serialized" {
+        "serialized"
+    } else {
+        "pipelined"
+    };
+    let _ = writeln!(
+        o,
+        "\ntop {} of {} work calls by {basis} GPU time",
+        shown_draws.len(),
+        a.draws.len()
+    );
     let _ = writeln!(
         o,
         "{:>3} {:>6} {:>5} {:>10} {:>6} {:>10} {:>10} {:>8}  call",
         "#", "frame", "call", "gpu ms", "frame", "samples", "fs inv", "cpu us"
     );
     for (n, d) in shown_draws.iter().enumerate() {
-        let counter = |name: &str| d.counters.get(name).map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+        let counter = |name: &str| {
+            d.counters
+                .get(name)
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "-".into())
+        };
         let _ = writeln!(
             o,
             "{:>3} {:>6} {:>5} {:>10} {:>6} {:>10} {:>10} {:>8.1}  {}  @{}",
             n + 1,
             d.frame,
             d.call,
-            rank_time(d).map(|t| format!("{:.4}", ms(t))).unwrap_or_else(|| "-".into()),
-            d.frame_share.map(|s| format!("{:.1}%", s * 100.0)).unwrap_or_else(|| "-".into()),
+            rank_time(d)
+                .map(|t| format!("{:.4}", ms(t)))
+                .unwrap_or_else(|| "-".into()),
+            d.frame_share
+                .map(|s| format!("{:.1}%", s * 100.0))
+                .unwrap_or_else(|| "-".into()),
             counter("samples_passed"),
             counter("fragment_shader_invocations"),
             d.cpu_ns as f64 / 1e3,
@@ -154,7 +203,9 @@ fn text(s: &Session, a: &Analysis, top: usize) -> String {
         let others: Vec<String> = d
             .counters
             .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "samples_passed" | "fragment_shader_invocations"))
+            .filter(|(k, _)| {
+                !matches!(k.as_str(), "samples_passed" | "fragment_shader_invocations")
+            })
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         if !others.is_empty() {

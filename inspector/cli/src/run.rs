@@ -33,7 +33,12 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 30)]
     timeout: u64,
     /// The program and its arguments.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "PROGRAM")]
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "PROGRAM"
+    )]
     command: Vec<String>,
 }
 
@@ -43,7 +48,10 @@ const GRACE: Duration = Duration::from_secs(2);
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let agent = agent::agent_library()?;
     let program = &args.command[0];
-    let output = args.output.clone().unwrap_or_else(|| default_output(program));
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output(program));
     let mut writer = receive::create_session(&output)?;
     let endpoint = Endpoint::new()?;
 
@@ -103,7 +111,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     })?;
     writer.finish().context("finishing the session")?;
 
-    let complete = matches!(received.end.as_ref().map(|e| &e.reason), Some(EndReason::Complete));
+    let complete = matches!(
+        received.end.as_ref().map(|e| &e.reason),
+        Some(EndReason::Complete)
+    );
     if !args.keep_running || !complete {
         end_program(&mut child);
     } else {
@@ -117,7 +128,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         receive::size(received.bytes)
     );
     if complete {
-        eprintln!("gpuheat: captured {summary}; see `gpuheat report {}`", shown(&output));
+        eprintln!(
+            "gpuheat: captured {summary}; see `gpuheat report {}`",
+            shown(&output)
+        );
         // Keep a --keep-running program's output flowing after we exit.
         return Ok(ExitCode::SUCCESS);
     }
@@ -126,7 +140,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     let status = exit_status.or_else(|| child.try_wait().ok().flatten());
-    let how = status.map(describe).unwrap_or_else(|| "stopped sending".into());
+    let how = status
+        .map(describe)
+        .unwrap_or_else(|| "stopped sending".into());
     bail!(
         "`{program}` {how} after {} of {} frames; the session keeps them: {}",
         received.frames,

@@ -74,7 +74,10 @@ pub enum SessionError {
     },
 
     /// A record too big for one chunk was given to the encoder.
-    #[error("{kind} record is {len} bytes, over the {} limit of one chunk", MAX_CHUNK_LEN)]
+    #[error(
+        "{kind} record is {len} bytes, over the {} limit of one chunk",
+        MAX_CHUNK_LEN
+    )]
     RecordTooLarge {
         /// Kind of the record.
         kind: ChunkKind,

@@ -67,7 +67,10 @@ impl<R: Read> ChunkReader<R> {
             }
         }
         let header = FileHeader::parse(&head[..got])?;
-        Ok((header, ChunkReader::with_offset(inner, FILE_HEADER_LEN as u64)))
+        Ok((
+            header,
+            ChunkReader::with_offset(inner, FILE_HEADER_LEN as u64),
+        ))
     }
 
     /// The next chunk, or `Ok(None)` at a clean end of stream. Chunks of unknown kinds are
@@ -226,7 +229,9 @@ impl Session {
     }
 
     /// Assembles a session from records already decoded (for instance by a live receiver).
-    pub fn from_records<I: IntoIterator<Item = Record>>(records: I) -> Result<Session, SessionError> {
+    pub fn from_records<I: IntoIterator<Item = Record>>(
+        records: I,
+    ) -> Result<Session, SessionError> {
         let mut builder = Builder::default();
         for record in records {
             builder.push(record);

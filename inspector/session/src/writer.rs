@@ -12,9 +12,9 @@ use crate::model::Record;
 /// Appends chunks to a new session file.
 ///
 /// Each chunk goes to the operating system in one write as soon as it is appended (there is no
-/// buffer in between), so if gpuheat or the machine's user kills the process, the file holds
-/// every chunk appended before, and at most one incomplete chunk that readers recognize and
-/// drop. Only [`SessionWriter::finish`] waits for the data to reach the disk.
+/// buffer in between), so if gpuheat is killed, the file holds every chunk appended before
+/// and at most one incomplete chunk, which readers recognize and drop. Only
+/// [`SessionWriter::finish`] waits for the data to reach the disk.
 #[derive(Debug)]
 pub struct SessionWriter {
     file: File,
@@ -142,7 +142,10 @@ impl SessionWriter {
         if let Err(cause) = self.file.write_all(bytes) {
             let good = self.bytes;
             let rolled_back = self.file.set_len(good).is_ok()
-                && self.file.seek(SeekFrom::Start(good)).is_ok_and(|at| at == good);
+                && self
+                    .file
+                    .seek(SeekFrom::Start(good))
+                    .is_ok_and(|at| at == good);
             self.poisoned = !rolled_back;
             return Err(SessionError::Io {
                 action: "write",

@@ -128,7 +128,11 @@ fn absurd_lengths_are_refused_before_allocating() {
     let mut header = header_of(&good);
     header.stored_len = u32::MAX;
     match decode(&header.to_bytes()) {
-        Err(SessionError::TooLarge { offset: 0, kind, len }) => {
+        Err(SessionError::TooLarge {
+            offset: 0,
+            kind,
+            len,
+        }) => {
             assert_eq!(kind, ChunkKind::END);
             assert_eq!(len, u64::from(u32::MAX));
         }
@@ -167,13 +171,18 @@ fn payloads_that_do_not_decode_are_bad_payload() {
     let cases: Vec<(ChunkKind, Vec<u8>)> = vec![
         (ChunkKind::INFO, b"{}".to_vec()),
         (ChunkKind::FUNCTIONS, b"not json at all".to_vec()),
-        (ChunkKind::END, br#"{"reason":"exploded","frames_captured":1,"dropped_calls":0}"#.to_vec()),
+        (
+            ChunkKind::END,
+            br#"{"reason":"exploded","frames_captured":1,"dropped_calls":0}"#.to_vec(),
+        ),
         (ChunkKind::FRAME, vec![0xff; 40]),
         (ChunkKind::PIPELINED, vec![]),
     ];
     for (kind, payload) in cases {
         match decode(&encode_chunk(kind, &payload)) {
-            Err(SessionError::BadPayload { offset: 0, kind: k, .. }) => assert_eq!(k, kind),
+            Err(SessionError::BadPayload {
+                offset: 0, kind: k, ..
+            }) => assert_eq!(k, kind),
             other => panic!("{kind}: {other:?}"),
         }
     }
@@ -182,18 +191,23 @@ fn payloads_that_do_not_decode_are_bad_payload() {
     let mut bytes = encode_chunk(ChunkKind::END, &serde_json::to_vec(&end()).unwrap());
     assert_eq!(header_of(&bytes).flags, 0);
     bytes[8] ^= 1;
-    assert!(matches!(decode(&bytes), Err(SessionError::BadPayload { .. })));
+    assert!(matches!(
+        decode(&bytes),
+        Err(SessionError::BadPayload { .. })
+    ));
 
     // Compressed data that is not LZ4.
     let mut bytes = encode(&Record::Frame(frame(0, 200)));
     assert!(header_of(&bytes).is_compressed());
     let stored = bytes.len() - CHUNK_HEADER_LEN;
     bytes.truncate(CHUNK_HEADER_LEN);
-    bytes.extend(std::iter::repeat(0xf0).take(stored));
+    bytes.extend_from_slice(&vec![0xf0; stored]);
     let crc = crc32fast::hash(&bytes[CHUNK_HEADER_LEN..]);
     bytes[16..20].copy_from_slice(&crc.to_le_bytes());
     match decode(&bytes) {
-        Err(SessionError::BadPayload { detail, .. }) => assert!(detail.starts_with("lz4"), "{detail}"),
+        Err(SessionError::BadPayload { detail, .. }) => {
+            assert!(detail.starts_with("lz4"), "{detail}")
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -207,7 +221,13 @@ fn metadata_from_a_later_version_with_more_fields_still_decodes() {
     let Some(Record::Info(got)) = decode(&bytes).unwrap().unwrap().into_record() else {
         panic!("not info")
     };
-    assert_eq!(got, SessionInfo { notes: vec![], ..info() });
+    assert_eq!(
+        got,
+        SessionInfo {
+            notes: vec![],
+            ..info()
+        }
+    );
 }
 
 #[test]
@@ -236,12 +256,18 @@ fn unknown_flags_fail_known_kinds_but_unknown_kinds_are_still_skipped() {
 fn unknown_kinds_are_skipped_by_the_iterator_and_shown_by_read_chunk() {
     let mut stream = encode(&Record::Frame(frame(0, 5)));
     let unknown_at = stream.len() as u64;
-    stream.extend(encode_chunk(ChunkKind::from_fourcc(*b"XTRA"), b"a record from the future"));
+    stream.extend(encode_chunk(
+        ChunkKind::from_fourcc(*b"XTRA"),
+        b"a record from the future",
+    ));
     stream.extend(encode(&Record::Frame(frame(1, 5))));
 
     let mut reader = ChunkReader::new(&stream[..]);
     let records: Vec<Record> = reader.by_ref().collect::<Result<_, _>>().unwrap();
-    assert_eq!(records, vec![Record::Frame(frame(0, 5)), Record::Frame(frame(1, 5))]);
+    assert_eq!(
+        records,
+        vec![Record::Frame(frame(0, 5)), Record::Frame(frame(1, 5))]
+    );
     assert_eq!(reader.skipped(), 1);
     assert_eq!(reader.offset(), stream.len() as u64);
 
@@ -266,7 +292,9 @@ fn read_chunk_leaves_the_reader_at_the_next_chunk() {
     let first = read_chunk(&mut rest, 100).unwrap().unwrap();
     assert_eq!(first.offset(), 100);
     assert_eq!(rest.len(), b.len());
-    let second = read_chunk(&mut rest, 100 + a.len() as u64).unwrap().unwrap();
+    let second = read_chunk(&mut rest, 100 + a.len() as u64)
+        .unwrap()
+        .unwrap();
     assert_eq!(second.into_record(), Some(Record::Pipelined(pipelined(4))));
     assert!(read_chunk(&mut rest, 0).unwrap().is_none());
 }

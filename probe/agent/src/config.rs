@@ -18,7 +18,12 @@ impl Config {
     /// Reads the request; `None` when the agent was loaded without a CLI to talk to.
     pub fn from_env() -> Option<Config> {
         let socket = std::env::var(SOCKET_ENV).ok().filter(|s| !s.is_empty())?;
-        let num = |k: &str, d: u32| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+        let num = |k: &str, d: u32| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
         let mode = match std::env::var("GPUHEAT_MODE").as_deref() {
             Ok("timeline") => CaptureMode::Timeline,
             _ => CaptureMode::Full,

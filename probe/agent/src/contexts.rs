@@ -22,10 +22,7 @@ static CONTEXTS: OnceLock<Mutex<HashMap<u64, Entry>>> = OnceLock::new();
 fn gl() -> Option<&'static GlFns> {
     GL.get_or_init(|| {
         // SAFETY: the loader returns real function pointers or null.
-        unsafe {
-            GlFns::load(|name| hook::real_proc_address(name) as *const std::ffi::c_void)
-        }
-        .ok()
+        unsafe { GlFns::load(|name| hook::real_proc_address(name) as *const std::ffi::c_void) }.ok()
     })
     .as_ref()
 }
@@ -69,14 +66,18 @@ pub fn begin(ctx: u64) -> Option<Bracket> {
     let gl = gl()?;
     let mode = runtime::mode();
     // SAFETY: `ctx` is current on this thread.
-    with_entry(ctx, |e| Some(unsafe { counters(e, ctx, gl).begin(gl, mode) }))
+    with_entry(ctx, |e| {
+        Some(unsafe { counters(e, ctx, gl).begin(gl, mode) })
+    })
 }
 
 /// After a work call.
 pub fn end(ctx: u64, bracket: Bracket, frame: u64, call: u32) -> Vec<CounterValue> {
     let Some(gl) = gl() else { return Vec::new() };
     // SAFETY: `ctx` is current on this thread.
-    with_entry(ctx, |e| unsafe { counters(e, ctx, gl).end(gl, bracket, frame, call) })
+    with_entry(ctx, |e| unsafe {
+        counters(e, ctx, gl).end(gl, bracket, frame, call)
+    })
 }
 
 /// At a frame end: pipelined results that have landed (all of them when `wait`).

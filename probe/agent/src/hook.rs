@@ -72,7 +72,8 @@ pub(crate) fn real_proc_address(name: &CStr) -> usize {
         }
         REAL[idx].store(f, Relaxed);
         // SAFETY: both loaders take a C string and return a function pointer.
-        let get: unsafe extern "C" fn(*const libc::c_char) -> usize = unsafe { std::mem::transmute(f) };
+        let get: unsafe extern "C" fn(*const libc::c_char) -> usize =
+            unsafe { std::mem::transmute(f) };
         let p = unsafe { get(name.as_ptr()) };
         if p != 0 {
             return p;
@@ -166,7 +167,9 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
         t0: 0,
         c0: 0,
     };
-    let reentered = THREAD.try_with(|t| t.in_agent.replace(true)).unwrap_or(true);
+    let reentered = THREAD
+        .try_with(|t| t.in_agent.replace(true))
+        .unwrap_or(true);
     if reentered {
         return g;
     }
@@ -241,7 +244,10 @@ fn push(frame: u64, mut raw: RawCall) {
         }
         buf.push(raw);
         if buf.len() >= BUFFER_CALLS {
-            runtime::hand_over(frame, std::mem::replace(&mut *buf, Vec::with_capacity(BUFFER_CALLS)));
+            runtime::hand_over(
+                frame,
+                std::mem::replace(&mut *buf, Vec::with_capacity(BUFFER_CALLS)),
+            );
         }
     });
 }
@@ -296,7 +302,9 @@ pub fn query_ended(target: u64, _: u64) {
 
 /// After every swap: frame accounting, starting and ending the capture.
 pub fn swapped() {
-    let reentered = THREAD.try_with(|t| t.in_agent.replace(true)).unwrap_or(true);
+    let reentered = THREAD
+        .try_with(|t| t.in_agent.replace(true))
+        .unwrap_or(true);
     if reentered {
         return;
     }

@@ -36,8 +36,12 @@ struct Frames {
 pub fn init() {
     INIT.call_once(|| {
         let _ = std::panic::catch_unwind(|| {
-            let Some(config) = Config::from_env() else { return };
-            let Ok(writer) = Writer::connect(&config.socket) else { return };
+            let Some(config) = Config::from_env() else {
+                return;
+            };
+            let Ok(writer) = Writer::connect(&config.socket) else {
+                return;
+            };
             let start_now = config.skip == 0;
             let agent = Agent {
                 config,
@@ -80,7 +84,10 @@ pub(crate) fn send_record(record: Record) {
 
 /// The capture mode asked for.
 pub(crate) fn mode() -> gpuheat_session::CaptureMode {
-    AGENT.get().map(|a| a.config.mode).unwrap_or(gpuheat_session::CaptureMode::Timeline)
+    AGENT
+        .get()
+        .map(|a| a.config.mode)
+        .unwrap_or(gpuheat_session::CaptureMode::Timeline)
 }
 
 fn start_capture(agent: &Agent, f: &mut Frames) {
@@ -106,7 +113,9 @@ fn start_capture(agent: &Agent, f: &mut Frames) {
     };
     agent.writer.send(Msg::Origin(now));
     agent.writer.send(Msg::Record(Record::Info(info)));
-    agent.writer.send(Msg::Record(Record::Functions(table::function_table())));
+    agent
+        .writer
+        .send(Msg::Record(Record::Functions(table::function_table())));
     agent.writer.send(Msg::Record(Record::Modules(modules())));
     FRAME.store(f.swaps, Relaxed);
     CALL_SEQ.store(0, Relaxed);
@@ -136,9 +145,15 @@ pub fn frame_ended() {
     }
     hook::flush_thread();
     let end = monotonic_ns();
-    agent.writer.send(Msg::FrameEnd { frame, begin: f.frame_begin, end });
+    agent.writer.send(Msg::FrameEnd {
+        frame,
+        begin: f.frame_begin,
+        end,
+    });
     for batch in contexts::poll(hook::current_context(), last) {
-        agent.writer.send(Msg::Record(gpuheat_session::Record::Pipelined(batch)));
+        agent
+            .writer
+            .send(Msg::Record(gpuheat_session::Record::Pipelined(batch)));
     }
     f.captured += 1;
     if last {

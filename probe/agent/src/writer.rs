@@ -15,8 +15,15 @@ use std::time::{Duration, Instant};
 pub(crate) enum Msg {
     /// CLOCK_MONOTONIC origin that session times are relative to.
     Origin(u64),
-    Calls { frame: u64, calls: Vec<RawCall> },
-    FrameEnd { frame: u64, begin: u64, end: u64 },
+    Calls {
+        frame: u64,
+        calls: Vec<RawCall>,
+    },
+    FrameEnd {
+        frame: u64,
+        begin: u64,
+        end: u64,
+    },
     Record(Record),
     End(EndInfo),
 }
@@ -34,6 +41,22 @@ pub(crate) struct Writer {
 
 static DROPPED: AtomicU64 = AtomicU64::new(0);
 static BROKEN: AtomicBool = AtomicBool::new(false);
+/// Messages queued and messages written, so exit can wait for the queue to drain.
+static QUEUED: AtomicU64 = AtomicU64::new(0);
+static WRITTEN: AtomicU64 = AtomicU64::new(0);
+/// Longest the program's exit waits for queued chunks to reach the CLI.
+const EXIT_DRAIN: Duration = Duration::from_secs(3);
+
+/// Runs at the program's exit: frames captured just before a normal exit are still sent.
+extern "C" fn drain_at_exit() {
+    let deadline = Instant::now() + EXIT_DRAIN;
+    while WRITTEN.load(Relaxed) < QUEUED.load(Relaxed)
+        && !BROKEN.load(Relaxed)
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
 
 impl Writer {
     pub fn connect(path: &str) -> std::io::Result<Writer> {
@@ -42,7 +65,13 @@ impl Writer {
         std::thread::Builder::new()
             .name("gpuheat-writer".into())
             .spawn(move || run(stream, rx))?;
-        Ok(Writer { tx, dropped: &DROPPED, broken: &BROKEN })
+        // SAFETY: registering a plain extern "C" function.
+        unsafe { libc::atexit(drain_at_exit) };
+        Ok(Writer {
+            tx,
+            dropped: &DROPPED,
+            broken: &BROKEN,
+        })
     }
 
     pub fn send(&self, msg: Msg) {
@@ -53,7 +82,10 @@ impl Writer {
         let mut msg = msg;
         loop {
             match self.tx.try_send(msg) {
-                Ok(()) => return,
+                Ok(()) => {
+                    QUEUED.fetch_add(1, Relaxed);
+                    return;
+                }
                 Err(TrySendError::Full(m)) if Instant::now() < deadline => {
                     msg = m;
                     std::thread::sleep(Duration::from_micros(200));
@@ -72,7 +104,10 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>) {
     let mut origin = 0u64;
     let mut pending: BTreeMap<u64, Vec<RawCall>> = BTreeMap::new();
     let write = |stream: &mut UnixStream, record: &Record| {
-        let bytes = gpuheat_session::encode(record);
+        // A record too large to encode is dropped rather than taking the program down.
+        let Ok(bytes) = gpuheat_session::try_encode(record) else {
+            return;
+        };
         if stream.write_all(&bytes).is_err() {
             BROKEN.store(true, Relaxed);
         }
@@ -99,6 +134,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>) {
                 let _ = stream.flush();
             }
         }
+        WRITTEN.fetch_add(1, Relaxed);
     }
 }
 
@@ -110,7 +146,10 @@ fn frame_record(index: u64, begin: u64, end: u64, origin: u64, mut raw: Vec<RawC
         .map(|c| {
             // `seq` is the call's index in the frame (pipelined times refer to it too).
             if !c.values.is_empty() {
-                samples.push(DrawSample { call: c.seq, values: c.values });
+                samples.push(DrawSample {
+                    call: c.seq,
+                    values: c.values,
+                });
             }
             let n = (c.nargs as usize).min(MAX_ARGS);
             Call {

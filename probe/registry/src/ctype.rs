@@ -45,30 +45,72 @@ impl CType {
             "GLubyte" | "GLchar" | "GLcharARB" => U8,
             "GLshort" => I16,
             "GLushort" | "GLhalf" | "GLhalfARB" | "GLhalfNV" => U16,
-            "GLint" | "GLsizei" | "GLfixed" | "GLclampx" | "EGLint" | "int" | "int32_t"
-            | "Status" | "EGLNativeFileDescriptorKHR" => I32,
+            "GLint"
+            | "GLsizei"
+            | "GLfixed"
+            | "GLclampx"
+            | "EGLint"
+            | "int"
+            | "int32_t"
+            | "Status"
+            | "EGLNativeFileDescriptorKHR" => I32,
             // GLhandleARB is `unsigned int` everywhere but Apple.
             "GLuint" | "GLhandleARB" | "unsigned int" | "GLXVideoDeviceNV" => U32,
             "GLint64" | "GLint64EXT" | "int64_t" | "EGLnsecsANDROID" | "GLintptr"
-            | "GLintptrARB" | "GLsizeiptr" | "GLsizeiptrARB" | "GLvdpauSurfaceNV"
-            | "EGLAttrib" | "EGLAttribKHR" => I64,
+            | "GLintptrARB" | "GLsizeiptr" | "GLsizeiptrARB" | "GLvdpauSurfaceNV" | "EGLAttrib"
+            | "EGLAttribKHR" => I64,
             "GLuint64" | "GLuint64EXT" | "EGLuint64KHR" | "EGLuint64NV" | "EGLTime"
             | "EGLTimeKHR" | "EGLTimeNV" | "unsigned long" => U64,
             "GLfloat" | "GLclampf" | "float" => F32,
             "GLdouble" | "GLclampd" | "double" => F64,
             // Opaque handles and X11 XIDs (unsigned long): all pointer-sized integers.
-            "GLsync" | "GLeglImageOES" | "GLeglClientBufferEXT" | "GLDEBUGPROC"
-            | "GLDEBUGPROCARB" | "GLDEBUGPROCKHR" | "GLDEBUGPROCAMD" | "GLVULKANPROCNV"
-            | "EGLDisplay" | "EGLSurface" | "EGLContext" | "EGLConfig" | "EGLSync"
-            | "EGLSyncKHR" | "EGLSyncNV" | "EGLImage" | "EGLImageKHR" | "EGLClientBuffer"
-            | "EGLStreamKHR" | "EGLDeviceEXT" | "EGLOutputLayerEXT" | "EGLOutputPortEXT"
-            | "EGLNativeDisplayType" | "EGLNativeWindowType" | "EGLNativePixmapType"
-            | "EGLObjectKHR" | "EGLLabelKHR" | "EGLDEBUGPROCKHR" | "EGLSetBlobFuncANDROID"
-            | "EGLGetBlobFuncANDROID" | "__eglMustCastToProperFunctionPointerType"
-            | "GLXContext" | "GLXFBConfig" | "GLXFBConfigSGIX" | "GLXDrawable"
-            | "GLXPixmap" | "GLXWindow" | "GLXPbuffer" | "GLXPbufferSGIX" | "GLXContextID"
-            | "GLXVideoCaptureDeviceNV" | "GLXVideoSourceSGIX" | "Window" | "Pixmap"
-            | "Font" | "Colormap" | "__GLXextFuncPtr" => Ptr,
+            "GLsync"
+            | "GLeglImageOES"
+            | "GLeglClientBufferEXT"
+            | "GLDEBUGPROC"
+            | "GLDEBUGPROCARB"
+            | "GLDEBUGPROCKHR"
+            | "GLDEBUGPROCAMD"
+            | "GLVULKANPROCNV"
+            | "EGLDisplay"
+            | "EGLSurface"
+            | "EGLContext"
+            | "EGLConfig"
+            | "EGLSync"
+            | "EGLSyncKHR"
+            | "EGLSyncNV"
+            | "EGLImage"
+            | "EGLImageKHR"
+            | "EGLClientBuffer"
+            | "EGLStreamKHR"
+            | "EGLDeviceEXT"
+            | "EGLOutputLayerEXT"
+            | "EGLOutputPortEXT"
+            | "EGLNativeDisplayType"
+            | "EGLNativeWindowType"
+            | "EGLNativePixmapType"
+            | "EGLObjectKHR"
+            | "EGLLabelKHR"
+            | "EGLDEBUGPROCKHR"
+            | "EGLSetBlobFuncANDROID"
+            | "EGLGetBlobFuncANDROID"
+            | "__eglMustCastToProperFunctionPointerType"
+            | "GLXContext"
+            | "GLXFBConfig"
+            | "GLXFBConfigSGIX"
+            | "GLXDrawable"
+            | "GLXPixmap"
+            | "GLXWindow"
+            | "GLXPbuffer"
+            | "GLXPbufferSGIX"
+            | "GLXContextID"
+            | "GLXVideoCaptureDeviceNV"
+            | "GLXVideoSourceSGIX"
+            | "Window"
+            | "Pixmap"
+            | "Font"
+            | "Colormap"
+            | "__GLXextFuncPtr" => Ptr,
             _ => return None,
         };
         Some(ty)

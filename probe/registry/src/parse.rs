@@ -4,7 +4,8 @@ use crate::{CType, Command, EnumValue, Error, Family, Group, Param, Registry, Sk
 use roxmltree::{Document, Node};
 
 pub(crate) fn parse_into(reg: &mut Registry, xml: &[u8], family: Family) -> Result<(), Error> {
-    let text = std::str::from_utf8(xml).map_err(|e| Error(format!("registry is not UTF-8: {e}")))?;
+    let text =
+        std::str::from_utf8(xml).map_err(|e| Error(format!("registry is not UTF-8: {e}")))?;
     let doc = Document::parse(text).map_err(|e| Error(format!("registry XML: {e}")))?;
     let root = doc.root_element();
     for section in root.children().filter(Node::is_element) {
@@ -25,7 +26,11 @@ pub(crate) fn parse_into(reg: &mut Registry, xml: &[u8], family: Family) -> Resu
                         continue;
                     };
                     if let Some(value) = parse_value(value) {
-                        reg.enums.push(EnumValue { name: name.to_string(), value, bitmask });
+                        reg.enums.push(EnumValue {
+                            name: name.to_string(),
+                            value,
+                            bitmask,
+                        });
                     }
                 }
             }
@@ -37,7 +42,10 @@ pub(crate) fn parse_into(reg: &mut Registry, xml: &[u8], family: Family) -> Resu
                         .filter_map(|n| n.attribute("name").map(str::to_string))
                         .collect();
                     if let Some(name) = g.attribute("name") {
-                        reg.groups.push(Group { name: name.to_string(), members });
+                        reg.groups.push(Group {
+                            name: name.to_string(),
+                            members,
+                        });
                     }
                 }
             }
@@ -48,7 +56,11 @@ pub(crate) fn parse_into(reg: &mut Registry, xml: &[u8], family: Family) -> Resu
 }
 
 fn parse_value(v: &str) -> Option<u64> {
-    let v = v.trim().trim_end_matches("ull").trim_end_matches('u').trim_end_matches('U');
+    let v = v
+        .trim()
+        .trim_end_matches("ull")
+        .trim_end_matches('u')
+        .trim_end_matches('U');
     if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
         u64::from_str_radix(hex, 16).ok()
     } else if let Some(neg) = v.strip_prefix('-') {
@@ -89,13 +101,21 @@ fn declaration(node: Node) -> (String, String) {
 }
 
 fn child_text<'a>(node: Node<'a, '_>, tag: &str) -> Option<&'a str> {
-    node.children().find(|n| n.has_tag_name(tag)).and_then(|n| n.text())
+    node.children()
+        .find(|n| n.has_tag_name(tag))
+        .and_then(|n| n.text())
 }
 
 fn command(node: Node, family: Family) -> Result<Command, Skipped> {
     let proto = node.children().find(|n| n.has_tag_name("proto"));
-    let name = proto.and_then(|p| child_text(p, "name")).unwrap_or_default().to_string();
-    let skip = |why: String| Skipped { name: name.clone(), why };
+    let name = proto
+        .and_then(|p| child_text(p, "name"))
+        .unwrap_or_default()
+        .to_string();
+    let skip = |why: String| Skipped {
+        name: name.clone(),
+        why,
+    };
     let proto = proto.ok_or_else(|| skip("no <proto>".into()))?;
     let (ret_decl, ret_base) = declaration(proto);
     let ret = CType::classify(&ret_base, &ret_decl)
@@ -118,5 +138,10 @@ fn command(node: Node, family: Family) -> Result<Command, Skipped> {
             group: p.attribute("group").map(str::to_string),
         });
     }
-    Ok(Command { name, family, ret, params })
+    Ok(Command {
+        name,
+        family,
+        ret,
+        params,
+    })
 }

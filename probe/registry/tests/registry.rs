@@ -10,10 +10,17 @@ fn covers_gl_gles_egl_glx() {
     assert_eq!(types, [CType::Enum, CType::I32, CType::I32]);
     assert_eq!(draw.params[0].group.as_deref(), Some("PrimitiveType"));
     // GLES 1.1 fixed point, GL 4.6, EGL and GLX entry points are all there.
-    for name in ["glAlphaFuncx", "glSpecializeShader", "glMultiDrawElementsIndirectCount",
-        "glDrawElementsInstancedBaseVertexBaseInstance", "eglSwapBuffers",
-        "eglGetPlatformDisplay", "glXSwapBuffers", "glXGetProcAddressARB", "glClearColor"]
-    {
+    for name in [
+        "glAlphaFuncx",
+        "glSpecializeShader",
+        "glMultiDrawElementsIndirectCount",
+        "glDrawElementsInstancedBaseVertexBaseInstance",
+        "eglSwapBuffers",
+        "eglGetPlatformDisplay",
+        "glXSwapBuffers",
+        "glXGetProcAddressARB",
+        "glClearColor",
+    ] {
         assert!(reg.command(name).is_some(), "{name} missing");
     }
     let uniform = reg.command("glUniform4f").unwrap();
@@ -22,7 +29,10 @@ fn covers_gl_gles_egl_glx() {
     assert_eq!(src.params[2].ty, CType::Ptr);
     assert_eq!(src.params[2].len.as_deref(), Some("count"));
     assert!(reg.commands.len() > 3000, "{} commands", reg.commands.len());
-    assert!(reg.enums.iter().any(|e| e.name == "GL_TRIANGLE_STRIP" && e.value == 5));
+    assert!(reg
+        .enums
+        .iter()
+        .any(|e| e.name == "GL_TRIANGLE_STRIP" && e.value == 5));
 }
 
 #[test]
@@ -30,7 +40,11 @@ fn few_commands_are_skipped_and_only_for_exotic_types() {
     let reg = Registry::load().unwrap();
     for s in &reg.skipped {
         eprintln!("skipped {}: {}", s.name, s.why);
-        assert!(!s.name.starts_with("glDraw") && !s.name.starts_with("egl"), "{}", s.name);
+        assert!(
+            !s.name.starts_with("glDraw") && !s.name.starts_with("egl"),
+            "{}",
+            s.name
+        );
     }
     assert!(reg.skipped.len() < 20, "{} skipped", reg.skipped.len());
 }

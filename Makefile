@@ -1,0 +1,28 @@
+# The two commands a newcomer runs: `make demo` and `make test`. Both install what is missing.
+CARGO ?= cargo
+
+.PHONY: deps build release demo test lint bench
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(CARGO) build --workspace
+
+release: deps
+	$(CARGO) build --workspace --release
+
+demo: release
+	@scripts/demo.sh
+
+# Tests spawn GL programs and time draws: run them one at a time so they do not compete for
+# the CPU that llvmpipe renders with.
+test: build
+	$(CARGO) test --workspace -- --test-threads=1
+
+lint: deps
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+bench: release
+	target/release/gpuheat-bench

@@ -1,0 +1,69 @@
+//! Serialized timing measures a draw's own cost on llvmpipe, where pipelined timestamps do
+//! not: a quarter of the area costs about a quarter, four times the shader loop about four
+//! times. Only ratios are asserted (medians of several draws).
+
+mod common;
+
+use common::{value, Scene};
+use gpuheat_counters::catalogue::GPU_TIME_SERIALIZED;
+use gpuheat_examples::gfx::{Api, LOOP_FS};
+use gpuheat_examples::gl::*;
+use gpuheat_session::CaptureMode;
+
+const W: u32 = 256;
+const H: u32 = 256;
+const REPS: usize = 5;
+
+fn median(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+#[test]
+fn serialized_time_is_proportional_to_work() {
+    let s = Scene::new(Api::Gl, W, H, Some(LOOP_FS));
+    let u_iterations = s.rp.program.uniform("u_iterations").unwrap();
+    let mut cc = s.counters();
+    let mut call = 0;
+    let mut measure = |iterations: i32, rect: (u32, u32, u32, u32)| {
+        unsafe { glUniform1i(u_iterations, iterations) };
+        let mut times = Vec::new();
+        for _ in 0..REPS {
+            let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, call, rect);
+            call += 1;
+            times.push(value(&values, GPU_TIME_SERIALIZED).unwrap());
+        }
+        median(times)
+    };
+    // Warm-up (shader variants get compiled on first use).
+    measure(8, (0, 0, W, H));
+    let full = measure(128, (0, 0, W, H));
+    let quarter = measure(128, (0, 0, W / 2, H / 2));
+    let full_x4 = measure(512, (0, 0, W, H));
+    let area_ratio = quarter as f64 / full as f64;
+    let loop_ratio = full_x4 as f64 / full as f64;
+    println!(
+        "serialized: full {full} ns, quarter {quarter} ns (x{area_ratio:.3}), \
+         4x loop {full_x4} ns (x{loop_ratio:.3}), overhead {} ns",
+        cc.serialized_overhead_ns()
+    );
+    assert!(
+        (0.15..=0.4).contains(&area_ratio),
+        "quarter/full = {area_ratio}"
+    );
+    assert!(
+        (3.0..=5.0).contains(&loop_ratio),
+        "4x loop / 1x loop = {loop_ratio}"
+    );
+    assert!(
+        (2.5..=6.7).contains(&(1.0 / area_ratio)),
+        "full/quarter = {}",
+        1.0 / area_ratio
+    );
+    let batches = unsafe { cc.poll(&s.gl, true) };
+    assert_eq!(
+        batches.iter().map(|b| b.times.len()).sum::<usize>(),
+        call as usize
+    );
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}

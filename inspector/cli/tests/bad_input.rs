@@ -1,0 +1,133 @@
+//! Bad input gets one clear line on stderr and a non-zero exit: never a panic, never a hang.
+
+mod common;
+use common::*;
+
+/// Asserts a failed run with a single-line error containing `needle`.
+fn fails_with_one_line(args: &[&str], needle: &str) {
+    let out = run_gpuheat(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    let lines: Vec<_> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{args:?}: expected one line, got: {stderr}");
+    assert!(
+        lines[0].contains(needle),
+        "{args:?}: `{}` lacks `{needle}`",
+        lines[0]
+    );
+}
+
+#[test]
+fn a_missing_program() {
+    let dir = scratch("missing");
+    let out = dir.join("x.gpuheat");
+    fails_with_one_line(
+        &["run", "-o", out.to_str().unwrap(), "--", "/no/such/program"],
+        "cannot start `/no/such/program`",
+    );
+}
+
+#[test]
+fn a_program_that_never_loads_gl() {
+    let dir = scratch("nogl");
+    let out = dir.join("x.gpuheat");
+    fails_with_one_line(
+        &["run", "-o", out.to_str().unwrap(), "--", "true"],
+        "before making any GL",
+    );
+    fails_with_one_line(
+        &[
+            "run",
+            "--timeout",
+            "2",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "sleep",
+            "30",
+        ],
+        "made no GL, GLES or EGL call within 2 s",
+    );
+}
+
+#[test]
+fn unwritable_output() {
+    let exe = example("overdraw");
+    fails_with_one_line(
+        &[
+            "run",
+            "-o",
+            "/nonexistent-dir/x.gpuheat",
+            "--",
+            exe.to_str().unwrap(),
+        ],
+        "cannot write session file /nonexistent-dir/x.gpuheat",
+    );
+    // Even root cannot create files under /proc.
+    fails_with_one_line(
+        &["run", "-o", "/proc/x.gpuheat", "--", exe.to_str().unwrap()],
+        "cannot write session file",
+    );
+}
+
+#[test]
+fn damaged_sessions() {
+    let dir = scratch("damaged");
+    let good = capture(
+        &dir,
+        "overdraw",
+        &["--frames", "3"],
+        &["--api", "gl", "--layers", "2"],
+    );
+    let bytes = std::fs::read(&good).unwrap();
+
+    let truncated = dir.join("truncated.gpuheat");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 7]).unwrap();
+    fails_with_one_line(&["report", truncated.to_str().unwrap()], "truncated");
+    // --partial still reports what the damaged file holds.
+    let out = run_gpuheat(&["report", "--partial", "--json", truncated.to_str().unwrap()]);
+    assert!(out.status.success());
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        r["frames"].as_array().unwrap().len(),
+        3,
+        "the End chunk was cut, not a frame"
+    );
+
+    let header_only = dir.join("header.gpuheat");
+    std::fs::write(&header_only, &bytes[..5]).unwrap();
+    fails_with_one_line(
+        &["report", header_only.to_str().unwrap()],
+        "not a gpuheat session",
+    );
+
+    let mut seed = 0x9e3779b97f4a7c15u64;
+    for i in 0..20 {
+        let len = 1 + (i * 997) % 5000;
+        let random: Vec<u8> = (0..len)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed as u8
+            })
+            .collect();
+        let f = dir.join(format!("random{i}.gpuheat"));
+        std::fs::write(&f, random).unwrap();
+        fails_with_one_line(&["report", f.to_str().unwrap()], "not a gpuheat session");
+    }
+
+    // A flipped byte inside a chunk is found by its checksum.
+    let mut flipped = bytes.clone();
+    let at = bytes.len() / 2;
+    flipped[at] ^= 0x40;
+    let f = dir.join("flipped.gpuheat");
+    std::fs::write(&f, flipped).unwrap();
+    fails_with_one_line(&["report", f.to_str().unwrap()], "corrupt");
+
+    fails_with_one_line(
+        &["report", dir.join("absent.gpuheat").to_str().unwrap()],
+        "absent.gpuheat",
+    );
+}

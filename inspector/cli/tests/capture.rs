@@ -1,0 +1,310 @@
+//! Issue 2 acceptance: launch-mode capture of the example programs on llvmpipe.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+/// Per-frame (calls, draws, work calls) as each example documents them (examples/README.md).
+fn expected(name: &str, n: u64) -> (u64, u64, u64) {
+    match name {
+        "overdraw" | "tiny_batches" => (2 * n + 6, n, n + 1),
+        "state_churn" => (8 * n + 2, n, n + 1),
+        "fill_cost" => (15, 3, 4),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn calls_and_draws_per_frame_match_the_examples_documentation() {
+    let dir = scratch("counts");
+    let cases: [(&str, &[&str], u64); 4] = [
+        ("overdraw", &["--layers", "5"], 5),
+        ("state_churn", &["--draws", "37"], 37),
+        ("tiny_batches", &["--draws", "1500"], 1500),
+        ("fill_cost", &["--loop", "2", "--size", "128x128"], 0),
+    ];
+    for api in ["gles", "gl"] {
+        for (name, args, n) in cases {
+            let mut example_args = vec!["--api", api];
+            example_args.extend_from_slice(args);
+            for mode in ["timeline", "full"] {
+                let s = capture(
+                    &dir,
+                    name,
+                    &["--frames", "3", "--mode", mode],
+                    &example_args,
+                );
+                let r = report(&s);
+                let frames = r["frames"].as_array().unwrap();
+                assert_eq!(frames.len(), 3, "{name} {api} {mode}");
+                let (calls, draws, work) = expected(name, n);
+                for f in frames {
+                    assert_eq!(
+                        f["calls"].as_u64(),
+                        Some(calls),
+                        "{name} {api} {mode} calls"
+                    );
+                    assert_eq!(
+                        f["draws"].as_u64(),
+                        Some(draws),
+                        "{name} {api} {mode} draws"
+                    );
+                    assert_eq!(
+                        f["work_calls"].as_u64(),
+                        Some(work),
+                        "{name} {api} {mode} work"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn samples_passed_equal_the_fragments_of_the_geometry() {
+    let dir = scratch("samples");
+    // Full-screen quads: every draw passes W·H samples. llvmpipe also runs helper invocations
+    // for the 2×2 quads straddling the strip's diagonal, once per triangle: about 4·W extra
+    // (+1.56% at 256², +0.78% at 512²), so the 1% bound needs at least 512².
+    let (w, h) = (512u64, 512u64);
+    let s = capture(
+        &dir,
+        "overdraw",
+        &["--frames", "2"],
+        &["--api", "gl", "--layers", "3", "--size", "512x512"],
+    );
+    let r = report(&s);
+    for frame in [1, 2] {
+        let draws: Vec<_> = frame_draws(&r, frame)
+            .into_iter()
+            .filter(|d| d["function"] == "glDrawArrays")
+            .collect();
+        assert_eq!(draws.len(), 3);
+        for d in &draws {
+            assert_eq!(counter(d, "samples_passed"), Some(w * h));
+            let inv = counter(d, "fragment_shader_invocations").unwrap() as f64;
+            let err = (inv - (w * h) as f64).abs() / (w * h) as f64;
+            assert!(
+                err < 0.01,
+                "fragment shader invocations {inv} vs {} (helper invocations)",
+                w * h
+            );
+            assert_eq!(counter(d, "vertices_submitted"), Some(4));
+            assert_eq!(counter(d, "primitives_submitted"), Some(2));
+        }
+    }
+    // Tiny pixel-aligned quads: S·S samples each.
+    let s = capture(
+        &dir,
+        "tiny_batches",
+        &["--frames", "1"],
+        &["--api", "gl", "--draws", "300", "--quad", "5"],
+    );
+    let r = report(&s);
+    let draws: Vec<_> = frame_draws(&r, 1)
+        .into_iter()
+        .filter(|d| d["function"] == "glDrawArrays")
+        .collect();
+    assert_eq!(draws.len(), 300);
+    assert!(draws
+        .iter()
+        .all(|d| counter(d, "samples_passed") == Some(25)));
+    // A quarter of the area passes a quarter of the samples.
+    let s = capture(
+        &dir,
+        "fill_cost",
+        &["--frames", "1"],
+        &["--api", "gl", "--loop", "1", "--size", "256x256"],
+    );
+    let r = report(&s);
+    let draws: Vec<_> = frame_draws(&r, 1)
+        .into_iter()
+        .filter(|d| d["function"] == "glDrawArrays")
+        .collect();
+    let samples: Vec<_> = draws.iter().map(|d| counter(d, "samples_passed")).collect();
+    assert_eq!(samples, [Some(65536), Some(16384), Some(65536)]);
+}
+
+#[test]
+fn gles_contexts_report_unavailable_counters_with_reasons_not_zeros() {
+    let dir = scratch("gles-unavailable");
+    let s = capture(
+        &dir,
+        "overdraw",
+        &["--frames", "1"],
+        &["--api", "gles", "--layers", "2"],
+    );
+    let r = report(&s);
+    let unavailable = r["unavailable"].as_array().unwrap();
+    let names: Vec<_> = unavailable
+        .iter()
+        .map(|u| u["counter"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"samples_passed") && names.contains(&"fragment_shader_invocations"));
+    assert!(unavailable
+        .iter()
+        .all(|u| !u["reason"].as_str().unwrap().is_empty()));
+    for d in frame_draws(&r, 1) {
+        assert!(
+            counter(&d, "samples_passed").is_none(),
+            "unavailable counter reported as a value"
+        );
+        assert!(d["gpu_serialized_ns"].as_u64().is_some());
+    }
+    // llvmpipe defers rasterization: the session says pipelined times are not per-draw cost.
+    let ctx = &r["contexts"][0];
+    assert_eq!(ctx["pipelined_meaningful"], false);
+    assert!(ctx["renderer"].as_str().unwrap().contains("llvmpipe"));
+}
+
+/// Median of the frames' values.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+#[test]
+fn serialized_time_is_proportional_to_the_work() {
+    let dir = scratch("proportional");
+    for api in ["gles", "gl"] {
+        let s = capture(
+            &dir,
+            "fill_cost",
+            &["--frames", "5", "--skip", "2"],
+            &["--api", api],
+        );
+        let r = report(&s);
+        let (mut quarter, mut heavy, mut sums) = (vec![], vec![], vec![]);
+        for f in r["frames"].as_array().unwrap() {
+            let frame = f["index"].as_u64().unwrap();
+            let t: Vec<f64> = frame_draws(&r, frame)
+                .iter()
+                .filter(|d| d["function"] == "glDrawArrays")
+                .map(|d| d["gpu_serialized_ns"].as_u64().unwrap() as f64)
+                .collect();
+            quarter.push(t[1] / t[0]);
+            heavy.push(t[2] / t[0]);
+            sums.push(f["gpu_serialized_ms"].as_f64().unwrap());
+        }
+        let (q, c) = (median(quarter), median(heavy));
+        assert!(
+            (0.2..=0.3).contains(&q),
+            "{api}: quarter area costs {q:.3}x the full screen"
+        );
+        assert!((3.0..=5.0).contains(&c), "{api}: 4x the loop costs {c:.3}x");
+
+        // The same frames rendered without any bracketing, timed by the program itself.
+        let out = Command::new(example("fill_cost"))
+            .args(["--api", api, "--frames", "5", "--timing"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let plain: f64 = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("frame_ms="))
+            .expect("frame_ms line")
+            .trim()
+            .parse()
+            .unwrap();
+        let sum = median(sums);
+        let ratio = sum / plain;
+        assert!(
+            (0.85..=1.15).contains(&ratio),
+            "{api}: draws sum to {sum:.1} ms, frame takes {plain:.1} ms"
+        );
+    }
+}
+
+fn checksum(stdout: &[u8]) -> String {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("checksum=").map(str::to_string))
+        .expect("checksum line")
+}
+
+#[test]
+fn the_programs_framebuffer_is_bit_identical_with_the_agent() {
+    let dir = scratch("identical");
+    for (name, extra) in [
+        ("overdraw", &["--layers", "4"][..]),
+        ("state_churn", &["--draws", "50"][..]),
+    ] {
+        for api in ["gles", "gl"] {
+            let mut args = vec!["--api", api, "--frames", "4", "--checksum"];
+            args.extend_from_slice(extra);
+            let plain = Command::new(example(name)).args(&args).output().unwrap();
+            assert!(plain.status.success());
+            for mode in ["full", "timeline"] {
+                let session = dir.join(format!("{name}-{api}-{mode}.gpuheat"));
+                let exe = example(name);
+                let mut run = vec![
+                    "run",
+                    "--keep-running",
+                    "--frames",
+                    "3",
+                    "--mode",
+                    mode,
+                    "-o",
+                ];
+                run.push(session.to_str().unwrap());
+                run.push("--");
+                run.push(exe.to_str().unwrap());
+                run.extend_from_slice(&args);
+                // The program exits on its own after its 4 frames and prints its checksum.
+                let traced = run_gpuheat(&run);
+                assert!(
+                    traced.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&traced.stderr)
+                );
+                assert_eq!(
+                    checksum(&traced.stdout),
+                    checksum(&plain.stdout),
+                    "{name} {api} {mode}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_capture_cut_off_by_kill_9_keeps_every_completed_frame() {
+    let dir = scratch("kill9");
+    let session = dir.join("killed.gpuheat");
+    let exe = example("overdraw");
+    let child = Command::new(gpuheat())
+        .args(["run", "--frames", "100000", "--mode", "timeline", "-o"])
+        .arg(&session)
+        .arg("--")
+        .arg(&exe)
+        .args(["--api", "gl", "--layers", "2"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until a few frames are on disk, then kill the program (not gpuheat) with SIGKILL.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let pid = loop {
+        assert!(std::time::Instant::now() < deadline, "no frames arrived");
+        if let Ok(s) = gpuheat_session::Session::open_lenient(&session) {
+            if s.frames.len() >= 5 {
+                break s.info.pid;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // SAFETY: plain kill(2) of the example we started.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("killed by signal 9"), "{stderr}");
+    let s = gpuheat_session::Session::open(&session).expect("session readable after kill -9");
+    assert!(s.frames.len() >= 5);
+    assert_eq!(
+        s.end.unwrap().reason,
+        gpuheat_session::EndReason::TargetExited
+    );
+    for f in &s.frames {
+        assert_eq!(f.calls.len(), 2 * 2 + 6, "frame {} incomplete", f.index);
+    }
+}

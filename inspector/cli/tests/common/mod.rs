@@ -1,0 +1,101 @@
+//! Running the real gpuheat CLI on the real example programs (Mesa llvmpipe, EGL surfaceless).
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn gpuheat() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_gpuheat"))
+}
+
+/// An example program, built by `cargo build --workspace` next to gpuheat.
+pub fn example(name: &str) -> PathBuf {
+    let p = gpuheat().parent().unwrap().join(name);
+    assert!(
+        p.is_file(),
+        "{} missing: run `cargo build --workspace` (make test does)",
+        p.display()
+    );
+    let agent = gpuheat().parent().unwrap().join("libgpuheat_agent.so");
+    assert!(
+        agent.is_file(),
+        "{} missing: run `cargo build --workspace`",
+        agent.display()
+    );
+    p
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpuheat-test-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `gpuheat ARGS`, bounded in time so a hang fails instead of blocking CI.
+pub fn run_gpuheat(args: &[&str]) -> Output {
+    let out = Command::new("timeout")
+        .arg("-k5")
+        .arg("240")
+        .arg(gpuheat())
+        .args(args)
+        .output()
+        .expect("spawn gpuheat");
+    assert_ne!(out.status.code(), Some(124), "gpuheat {args:?} timed out");
+    out
+}
+
+/// `gpuheat run` an example and return the session path; panics with stderr on failure.
+pub fn capture(dir: &Path, name: &str, gpuheat_args: &[&str], example_args: &[&str]) -> PathBuf {
+    let session = dir.join(format!("{name}.gpuheat"));
+    let exe = example(name);
+    let mut args: Vec<&str> = vec!["run", "-o", session.to_str().unwrap()];
+    args.extend_from_slice(gpuheat_args);
+    args.push("--");
+    args.push(exe.to_str().unwrap());
+    args.extend_from_slice(example_args);
+    let out = run_gpuheat(&args);
+    assert!(
+        out.status.success(),
+        "gpuheat {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    session
+}
+
+/// `gpuheat report --json` of a session, every work call included.
+pub fn report(session: &Path) -> Value {
+    let out = run_gpuheat(&[
+        "report",
+        "--json",
+        "--top",
+        "1000000",
+        session.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("report JSON")
+}
+
+/// The work calls of one frame, in call order.
+pub fn frame_draws(report: &Value, frame: u64) -> Vec<Value> {
+    let mut v: Vec<Value> = report["top_draws"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["frame"].as_u64() == Some(frame))
+        .cloned()
+        .collect();
+    v.sort_by_key(|d| d["call"].as_u64());
+    v
+}
+
+/// A counter of a work call, when measured.
+pub fn counter(draw: &Value, name: &str) -> Option<u64> {
+    draw["counters"][name].as_u64()
+}
