@@ -66,6 +66,10 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
         "glEndQuery" | "glEndQueryARB" | "glEndQueryEXT" | "glEndQueryIndexed" => {
             Some(("query_ended", 0))
         }
+        // GL_GPU_DISJOINT_EXT clears when read: the program's reads must see our reads' events.
+        "glGetIntegerv" | "glGetInteger64v" | "glGetInteger64vEXT" | "glGetBooleanv" => {
+            Some(("got_value", 0))
+        }
         _ => None,
     }
 }
@@ -215,6 +219,14 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             match role {
                 Some(("proc_address", k)) => {
                     writeln!(out, "        let r = hook::proc_address(a{k}, r);").unwrap()
+                }
+                Some(("got_value", _)) => {
+                    let width = match c.params[1].c_type.as_str() {
+                        "GLint64 *" | "GLint64EXT *" => 8,
+                        "GLboolean *" => 1,
+                        _ => 4,
+                    };
+                    writeln!(out, "        hook::got_value(a0, a1, {width});").unwrap()
                 }
                 Some((name, k)) if c.ret == CType::Void => {
                     writeln!(out, "        hook::{name}(a{k} as u64, 1);").unwrap()

@@ -129,15 +129,23 @@ fn text(s: &Session, a: &Analysis, top: usize) -> String {
             c.pipelined_note
         );
     }
-    if !a.unavailable.is_empty() {
-        let _ = writeln!(o, "unavailable counters");
-        for u in &a.unavailable {
-            let _ = writeln!(
-                o,
-                "  {:<36} {} (context {})",
-                u.counter, u.reason, u.context
-            );
+    // One line per reason: "GLES context: no pipeline statistics query" covers eleven counters.
+    let mut by_reason: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for u in &a.unavailable {
+        match by_reason
+            .iter_mut()
+            .find(|(c, r, _)| *c == u.context && *r == u.reason)
+        {
+            Some((_, _, names)) => names.push(&u.counter),
+            None => by_reason.push((&u.context, &u.reason, vec![&u.counter])),
         }
+    }
+    for (context, reason, names) in by_reason {
+        let _ = writeln!(
+            o,
+            "unavail  {reason} (context {context}): {}",
+            names.join(", ")
+        );
     }
     let _ = writeln!(
         o,
@@ -203,13 +211,13 @@ fn text(s: &Session, a: &Analysis, top: usize) -> String {
         let others: Vec<String> = d
             .counters
             .iter()
-            .filter(|(k, _)| {
-                !matches!(k.as_str(), "samples_passed" | "fragment_shader_invocations")
+            .filter(|(k, v)| {
+                **v != 0 && !matches!(k.as_str(), "samples_passed" | "fragment_shader_invocations")
             })
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         if !others.is_empty() {
-            let _ = writeln!(o, "{:>52}{}", "", others.join(" "));
+            let _ = writeln!(o, "{:>55}{}", "", others.join(" "));
         }
     }
     o

@@ -103,18 +103,27 @@ pub fn note_program_query(ctx: u64, target: u32, active: bool) {
     });
 }
 
+/// The program read GL_GPU_DISJOINT_EXT and got `real`: what it should see instead, when this
+/// context's counters exist.
+pub fn program_read_disjoint(ctx: u64, real: bool) -> Option<bool> {
+    let map = CONTEXTS.get()?;
+    let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
+    Some(
+        map.get_mut(&ctx)?
+            .counters
+            .as_mut()?
+            .program_read_disjoint(real),
+    )
+}
+
 /// Asks EGL, then GLX, which context is current (for threads we saw no MakeCurrent on).
 pub fn query_current_context() -> u64 {
-    for name in ["eglGetCurrentContext\0", "glXGetCurrentContext\0"] {
-        // SAFETY: NUL-terminated name; both functions take no argument.
-        unsafe {
-            let f = libc::dlsym(libc::RTLD_NEXT, name.as_ptr().cast());
-            if !f.is_null() {
-                let get: unsafe extern "C" fn() -> usize = std::mem::transmute(f);
-                let c = get();
-                if c != 0 {
-                    return c as u64;
-                }
+    for name in [c"eglGetCurrentContext", c"glXGetCurrentContext"] {
+        if let Some(f) = hook::real_by_name(name) {
+            // SAFETY: both functions take no argument and return a handle.
+            let c = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn() -> usize>(f)() };
+            if c != 0 {
+                return c as u64;
             }
         }
     }

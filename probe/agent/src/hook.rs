@@ -6,7 +6,7 @@
 
 use crate::clock::{monotonic_ns, thread_cpu_ns};
 use crate::generated::{wrapper_address, CLASSES, FUNCTION_COUNT, MAX_ARGS, NAMES};
-use crate::{contexts, runtime, table};
+use crate::{contexts, dl, runtime, table};
 use gpuheat_counters::Bracket;
 use gpuheat_session::{CallClass, CounterValue};
 use std::cell::{Cell, RefCell};
@@ -43,8 +43,7 @@ extern "C" fn missing() -> usize {
 fn resolve(i: usize) -> usize {
     runtime::init();
     let name = cname(i);
-    // SAFETY: NUL-terminated name.
-    let mut p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) } as usize;
+    let mut p = dl::real_dlsym(libc::RTLD_NEXT, name);
     if p == 0 {
         p = real_proc_address(name);
     }
@@ -59,15 +58,22 @@ fn cname(i: usize) -> &'static CStr {
     CStr::from_bytes_with_nul(NAMES[i].as_bytes()).unwrap_or(c"")
 }
 
-/// Asks the real EGL or GLX loader for `name`.
+/// Asks the real EGL or GLX loader for `name`: the one the program handed us through
+/// `dlsym`/GetProcAddress when it loaded GL privately, else the next one in the global scope.
 pub(crate) fn real_proc_address(name: &CStr) -> usize {
-    for loader in [c"eglGetProcAddress", c"glXGetProcAddressARB"] {
+    for loader in [
+        c"eglGetProcAddress",
+        c"glXGetProcAddressARB",
+        c"glXGetProcAddress",
+    ] {
         let Some(idx) = table::index_of(loader.to_bytes()) else {
             continue;
         };
-        // SAFETY: NUL-terminated name.
-        let f = unsafe { libc::dlsym(libc::RTLD_NEXT, loader.as_ptr()) } as usize;
-        if f == 0 {
+        let f = match REAL[idx].load(Relaxed) {
+            0 => dl::real_dlsym(libc::RTLD_NEXT, loader),
+            f => f,
+        };
+        if f == 0 || f == missing as *const () as usize {
             continue;
         }
         REAL[idx].store(f, Relaxed);
@@ -80,6 +86,12 @@ pub(crate) fn real_proc_address(name: &CStr) -> usize {
         }
     }
     0
+}
+
+/// The real implementation of the entry point called `name`, if any library provides it.
+pub(crate) fn real_by_name(name: &CStr) -> Option<usize> {
+    let p = real(table::index_of(name.to_bytes())?);
+    (p != missing as *const () as usize).then_some(p)
 }
 
 /// One call in flight between [`enter`] and [`leave`].
@@ -272,6 +284,8 @@ pub fn proc_address(name: usize, real_fn: usize) -> usize {
         let bytes = unsafe { std::ffi::CStr::from_ptr(name as *const libc::c_char) }.to_bytes();
         match table::index_of(bytes) {
             Some(i) => {
+                // Calls may now reach the wrapper without ever resolving through it.
+                runtime::init();
                 let _ = REAL[i].compare_exchange(0, real_fn, Relaxed, Relaxed);
                 wrapper_address(i)
             }
@@ -298,6 +312,36 @@ pub fn query_began(target: u64, _: u64) {
 pub fn query_ended(target: u64, _: u64) {
     let ctx = current_context();
     let _ = catch_unwind(|| contexts::note_program_query(ctx, target as u32, false));
+}
+
+/// GL_GPU_DISJOINT_EXT.
+const GPU_DISJOINT_EXT: u32 = 0x8FBB;
+
+/// glGetIntegerv & co, after the real call: the program reading GL_GPU_DISJOINT_EXT gets the
+/// disjoint events our own reads consumed.
+pub fn got_value(pname: u32, data: usize, width: usize) {
+    if pname != GPU_DISJOINT_EXT || data == 0 {
+        return;
+    }
+    let ctx = current_context();
+    let _ = catch_unwind(|| {
+        // SAFETY: the program passed a buffer for at least one value of `width` bytes.
+        unsafe {
+            let real = match width {
+                8 => *(data as *const i64) != 0,
+                1 => *(data as *const u8) != 0,
+                _ => *(data as *const i32) != 0,
+            };
+            let Some(shown) = contexts::program_read_disjoint(ctx, real) else {
+                return;
+            };
+            match width {
+                8 => *(data as *mut i64) = i64::from(shown),
+                1 => *(data as *mut u8) = u8::from(shown),
+                _ => *(data as *mut i32) = i32::from(shown),
+            }
+        }
+    });
 }
 
 /// After every swap: frame accounting, starting and ending the capture.

@@ -13,6 +13,7 @@ mod callsite;
 mod clock;
 mod config;
 mod contexts;
+mod dl;
 pub mod hook;
 mod runtime;
 mod table;
