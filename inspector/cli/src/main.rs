@@ -1,6 +1,7 @@
 //! `gpuheat`: capture where each frame's GPU time goes, and report it.
 
 mod agent;
+// mod attach; (enabled once probe/inject lands)
 mod analysis;
 mod enums;
 mod receive;
@@ -32,6 +33,8 @@ pub enum Mode {
 enum Command {
     /// Start a program with the agent preloaded and capture frames.
     Run(run::RunArgs),
+    /// Get into a running program, capture frames, and leave it running.
+    // Attach(attach::AttachArgs),
     /// Print per-frame totals and the costliest draws of a session.
     Report(report::ReportArgs),
 }
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),
+
         Command::Report(args) => report::report(args),
     };
     match result {

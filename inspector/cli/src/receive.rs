@@ -117,19 +117,18 @@ pub struct Received {
     pub end: Option<EndInfo>,
 }
 
-/// Copies chunks from the agent into the session until the agent's End record, EOF, Ctrl-C,
-/// or `gone()` says the program is no more. Every chunk is flushed to the file as it arrives.
+/// Copies chunks from the agent into the session until the agent's END record, or the
+/// stream ends, or `keep_waiting` (asked whenever nothing arrived for 200 ms) says to give
+/// up. Every chunk is flushed to the file as it arrives; `on_frame` runs after each frame.
 pub fn pump(
     stream: UnixStream,
     writer: &mut SessionWriter,
     frames_wanted: u32,
-    mut gone: impl FnMut() -> bool,
+    mut keep_waiting: impl FnMut() -> bool,
+    mut on_frame: impl FnMut(&mut SessionWriter) -> Result<()>,
 ) -> Result<Received> {
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
-    let mut reader = ChunkReader::new(RetryRead {
-        inner: stream,
-        gone: &mut gone,
-    });
+    let mut reader = ChunkReader::new(RetryRead { inner: stream, keep_waiting: &mut keep_waiting });
     let progress = Progress::new(frames_wanted);
     let mut end = None;
     loop {
@@ -142,6 +141,7 @@ pub fn pump(
                 writer.append_chunk(&chunk).context("writing the session")?;
                 if is_frame {
                     progress.show(writer.frames_written(), writer.bytes_written());
+                    on_frame(writer)?;
                 }
                 if end.is_some() {
                     break;
@@ -178,11 +178,16 @@ pub fn pump(
     })
 }
 
-/// A socket reader that keeps waiting through read timeouts until the program is gone or the
-/// user pressed Ctrl-C, so a stalled program never hangs gpuheat.
+/// Whether Ctrl-C was pressed.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// A socket reader that keeps waiting through read timeouts for as long as its owner wants,
+/// so a stalled program never hangs gpuheat.
 struct RetryRead<'a, F: FnMut() -> bool> {
     inner: UnixStream,
-    gone: &'a mut F,
+    keep_waiting: &'a mut F,
 }
 
 impl<F: FnMut() -> bool> std::io::Read for RetryRead<'_, F> {
@@ -197,7 +202,7 @@ impl<F: FnMut() -> bool> std::io::Read for RetryRead<'_, F> {
                             | std::io::ErrorKind::Interrupted
                     ) =>
                 {
-                    if INTERRUPTED.load(Ordering::SeqCst) || (self.gone)() {
+                    if !(self.keep_waiting)() {
                         return Ok(0);
                     }
                 }

@@ -65,6 +65,7 @@ struct JsonReport<'a> {
     session: &'a gpuheat_session::SessionInfo,
     contexts: &'a [gpuheat_session::ContextInfo],
     end: Option<&'a gpuheat_session::EndInfo>,
+    attach: Option<&'a gpuheat_session::AttachInfo>,
     frames: &'a [crate::analysis::FrameStats],
     ranked_by: &'a str,
     top_draws: &'a [crate::analysis::DrawCost],
@@ -76,6 +77,7 @@ fn json(s: &Session, a: &Analysis, top: usize) -> Result<String> {
         session: &s.info,
         contexts: &s.contexts,
         end: s.end.as_ref(),
+        attach: s.attach.as_ref(),
         frames: &a.frames,
         ranked_by: a.ranked_by,
         top_draws: &a.draws[..top.min(a.draws.len())],
@@ -106,6 +108,16 @@ fn text(s: &Session, a: &Analysis, top: usize) -> String {
         s.frames.len(),
         i.frames_requested
     );
+    if let Some(a) = &s.attach {
+        let _ = writeln!(
+            o,
+            "attach   at {} on thread {}: render thread held {:.1} ms, first frame {:.0} ms after the command",
+            a.safe_point,
+            a.thread,
+            a.hiccup_ns as f64 / 1e6,
+            a.latency_ns as f64 / 1e6
+        );
+    }
     if let Some(dropped) = s.end.as_ref().map(|e| e.dropped_calls).filter(|&d| d > 0) {
         let _ = writeln!(
             o,

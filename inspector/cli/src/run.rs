@@ -82,7 +82,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 describe(status)
             );
         }
-        if receive::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        if receive::interrupted() {
             bail!("interrupted before `{program}` made any GL call");
         }
         if Instant::now() > deadline {
@@ -103,12 +103,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     };
 
     let mut exit_status = None;
-    let received = receive::pump(stream, &mut writer, args.frames, || {
-        if exit_status.is_none() {
-            exit_status = child.try_wait().ok().flatten();
-        }
-        exit_status.is_some()
-    })?;
+    let received = receive::pump(
+        stream,
+        &mut writer,
+        args.frames,
+        || {
+            if exit_status.is_none() {
+                exit_status = child.try_wait().ok().flatten();
+            }
+            exit_status.is_none() && !receive::interrupted()
+        },
+        |_| Ok(()),
+    )?;
     writer.finish().context("finishing the session")?;
 
     let complete = matches!(
@@ -135,7 +141,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         // Keep a --keep-running program's output flowing after we exit.
         return Ok(ExitCode::SUCCESS);
     }
-    if receive::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+    if receive::interrupted() {
         eprintln!("gpuheat: stopped; kept {summary}");
         return Ok(ExitCode::from(130));
     }

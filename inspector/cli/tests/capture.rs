@@ -7,7 +7,7 @@ use std::process::Command;
 /// Per-frame (calls, draws, work calls) as each example documents them (examples/README.md).
 fn expected(name: &str, n: u64) -> (u64, u64, u64) {
     match name {
-        "overdraw" | "tiny_batches" => (2 * n + 6, n, n + 1),
+        "overdraw" | "tiny_batches" | "proc_loaded" => (2 * n + 6, n, n + 1),
         "state_churn" => (8 * n + 2, n, n + 1),
         "fill_cost" => (15, 3, 4),
         _ => unreachable!(),
@@ -17,8 +17,9 @@ fn expected(name: &str, n: u64) -> (u64, u64, u64) {
 #[test]
 fn calls_and_draws_per_frame_match_the_examples_documentation() {
     let dir = scratch("counts");
-    let cases: [(&str, &[&str], u64); 4] = [
+    let cases: [(&str, &[&str], u64); 5] = [
         ("overdraw", &["--layers", "5"], 5),
+        ("proc_loaded", &["--layers", "3"], 3),
         ("state_churn", &["--draws", "37"], 37),
         ("tiny_batches", &["--draws", "1500"], 1500),
         ("fill_cost", &["--loop", "2", "--size", "128x128"], 0),

@@ -55,9 +55,11 @@ impl ChunkKind {
     pub const PIPELINED: ChunkKind = ChunkKind::from_fourcc(*b"PIPE");
     /// [`Record::End`].
     pub const END: ChunkKind = ChunkKind::from_fourcc(*b"END\0");
+    /// [`Record::Attach`].
+    pub const ATTACH: ChunkKind = ChunkKind::from_fourcc(*b"ATCH");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 7] = [
+    pub const KNOWN: [ChunkKind; 8] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -65,6 +67,7 @@ impl ChunkKind {
         ChunkKind::FRAME,
         ChunkKind::PIPELINED,
         ChunkKind::END,
+        ChunkKind::ATTACH,
     ];
 
     /// The kind with these four bytes as it appears in the file.
@@ -118,6 +121,7 @@ impl Record {
             Record::Frame(_) => ChunkKind::FRAME,
             Record::Pipelined(_) => ChunkKind::PIPELINED,
             Record::End(_) => ChunkKind::END,
+            Record::Attach(_) => ChunkKind::ATTACH,
         }
     }
 }
@@ -203,6 +207,7 @@ pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
         Record::Context(v) => serde_json::to_vec(v).expect("ContextInfo serializes to JSON"),
         Record::Modules(v) => serde_json::to_vec(v).expect("ModuleMap serializes to JSON"),
         Record::End(v) => serde_json::to_vec(v).expect("EndInfo serializes to JSON"),
+        Record::Attach(v) => serde_json::to_vec(v).expect("AttachInfo serializes to JSON"),
         Record::Frame(v) => postcard::to_allocvec(v).expect("Frame serializes to postcard"),
         Record::Pipelined(v) => {
             postcard::to_allocvec(v).expect("PipelinedBatch serializes to postcard")
@@ -450,6 +455,7 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::CONTEXT => Record::Context(json(raw)?),
         ChunkKind::MODULES => Record::Modules(json(raw)?),
         ChunkKind::END => Record::End(json(raw)?),
+        ChunkKind::ATTACH => Record::Attach(json(raw)?),
         ChunkKind::FRAME => Record::Frame(post(raw)?),
         ChunkKind::PIPELINED => Record::Pipelined(post(raw)?),
         other => return Err(format!("no decoder for {other}")),

@@ -268,6 +268,23 @@ pub struct EndInfo {
     pub detail: Option<String>,
 }
 
+/// How `gpuheat attach` got into the running program, written by the CLI when the first
+/// captured frame arrived.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttachInfo {
+    /// Thread that ran the injected call (the render thread).
+    pub thread: i32,
+    /// The function the render thread was stopped at, e.g. `eglSwapBuffers`.
+    pub safe_point: String,
+    /// From the `gpuheat attach` command's start to the first captured frame.
+    pub latency_ns: u64,
+    /// How long the render thread was held for the injection: the frame-time hiccup the
+    /// program saw.
+    pub hiccup_ns: u64,
+    /// The whole injection, from seizing the threads to detaching them.
+    pub injection_ns: u64,
+}
+
 /// Everything a chunk can hold.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -278,4 +295,5 @@ pub enum Record {
     Frame(Frame),
     Pipelined(PipelinedBatch),
     End(EndInfo),
+    Attach(AttachInfo),
 }

@@ -9,7 +9,8 @@ use crate::chunk::{read_chunk_into, Chunk, ChunkHeader, ChunkKind};
 use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
-    ContextInfo, EndInfo, Frame, FunctionTable, ModuleMap, PipelinedBatch, Record, SessionInfo,
+    AttachInfo, ContextInfo, EndInfo, Frame, FunctionTable, ModuleMap, PipelinedBatch, Record,
+    SessionInfo,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -171,6 +172,8 @@ pub struct Session {
     pub pipelined: Vec<PipelinedBatch>,
     /// How the capture ended; `None` when the session was cut short.
     pub end: Option<EndInfo>,
+    /// How `gpuheat attach` got in; `None` for launch-mode sessions.
+    pub attach: Option<AttachInfo>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -272,6 +275,7 @@ struct Builder {
     frames: Vec<Frame>,
     pipelined: Vec<PipelinedBatch>,
     end: Option<EndInfo>,
+    attach: Option<AttachInfo>,
 }
 
 impl Builder {
@@ -291,6 +295,9 @@ impl Builder {
             Record::Pipelined(v) => self.pipelined.push(v),
             Record::End(v) => {
                 self.end.get_or_insert(v);
+            }
+            Record::Attach(v) => {
+                self.attach.get_or_insert(v);
             }
         }
     }
@@ -319,6 +326,7 @@ impl Builder {
             frames: self.frames,
             pipelined: self.pipelined,
             end: self.end,
+            attach: self.attach,
             truncated_at,
         })
     }

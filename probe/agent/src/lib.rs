@@ -9,6 +9,7 @@
 //! Nothing here may take the program down: every entry from the program into agent logic is
 //! behind `catch_unwind`, waits are bounded, and buffers are capped.
 
+// mod attach; (enabled once live lands)
 mod callsite;
 mod clock;
 mod config;

@@ -9,21 +9,15 @@ use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Messages from the program's threads to the writer.
 pub(crate) enum Msg {
     /// CLOCK_MONOTONIC origin that session times are relative to.
     Origin(u64),
-    Calls {
-        frame: u64,
-        calls: Vec<RawCall>,
-    },
-    FrameEnd {
-        frame: u64,
-        begin: u64,
-        end: u64,
-    },
+    Calls { frame: u64, calls: Vec<RawCall> },
+    FrameEnd { frame: u64, begin: u64, end: u64 },
     Record(Record),
     End(EndInfo),
 }
@@ -33,49 +27,35 @@ const QUEUE: usize = 256;
 /// Longest a program thread waits for the writer before dropping a buffer.
 const MAX_WAIT: Duration = Duration::from_secs(2);
 
-pub(crate) struct Writer {
-    tx: SyncSender<Msg>,
-    dropped: &'static AtomicU64,
-    broken: &'static AtomicBool,
+/// Counters shared between the senders and the writer thread of one connection.
+#[derive(Default)]
+struct Shared {
+    dropped: AtomicU64,
+    broken: AtomicBool,
+    /// Messages queued and messages written, so exit and detach can wait for the queue.
+    queued: AtomicU64,
+    written: AtomicU64,
 }
 
-static DROPPED: AtomicU64 = AtomicU64::new(0);
-static BROKEN: AtomicBool = AtomicBool::new(false);
-/// Messages queued and messages written, so exit can wait for the queue to drain.
-static QUEUED: AtomicU64 = AtomicU64::new(0);
-static WRITTEN: AtomicU64 = AtomicU64::new(0);
-/// Longest the program's exit waits for queued chunks to reach the CLI.
-const EXIT_DRAIN: Duration = Duration::from_secs(3);
-
-/// Runs at the program's exit: frames captured just before a normal exit are still sent.
-extern "C" fn drain_at_exit() {
-    let deadline = Instant::now() + EXIT_DRAIN;
-    while WRITTEN.load(Relaxed) < QUEUED.load(Relaxed)
-        && !BROKEN.load(Relaxed)
-        && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(1));
-    }
+/// One connection to the CLI. Dropping it ends the writer thread once the queue is written.
+pub(crate) struct Writer {
+    tx: SyncSender<Msg>,
+    shared: Arc<Shared>,
 }
 
 impl Writer {
-    pub fn connect(path: &str) -> std::io::Result<Writer> {
-        let stream = UnixStream::connect(path)?;
+    pub fn start(stream: UnixStream) -> std::io::Result<Writer> {
         let (tx, rx) = sync_channel(QUEUE);
+        let shared = Arc::new(Shared::default());
+        let theirs = shared.clone();
         std::thread::Builder::new()
             .name("gpuheat-writer".into())
-            .spawn(move || run(stream, rx))?;
-        // SAFETY: registering a plain extern "C" function.
-        unsafe { libc::atexit(drain_at_exit) };
-        Ok(Writer {
-            tx,
-            dropped: &DROPPED,
-            broken: &BROKEN,
-        })
+            .spawn(move || run(stream, rx, &theirs))?;
+        Ok(Writer { tx, shared })
     }
 
     pub fn send(&self, msg: Msg) {
-        if self.broken.load(Relaxed) {
+        if self.shared.broken.load(Relaxed) {
             return;
         }
         let deadline = Instant::now() + MAX_WAIT;
@@ -83,7 +63,7 @@ impl Writer {
         loop {
             match self.tx.try_send(msg) {
                 Ok(()) => {
-                    QUEUED.fetch_add(1, Relaxed);
+                    self.shared.queued.fetch_add(1, Relaxed);
                     return;
                 }
                 Err(TrySendError::Full(m)) if Instant::now() < deadline => {
@@ -91,16 +71,32 @@ impl Writer {
                     std::thread::sleep(Duration::from_micros(200));
                 }
                 Err(TrySendError::Full(Msg::Calls { calls, .. })) => {
-                    self.dropped.fetch_add(calls.len() as u64, Relaxed);
+                    self.shared.dropped.fetch_add(calls.len() as u64, Relaxed);
                     return;
                 }
                 Err(_) => return,
             }
         }
     }
+
+    /// Waits (at most `limit`) until everything queued so far reached the socket.
+    pub fn drain(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.shared.written.load(Relaxed) < self.shared.queued.load(Relaxed)
+            && !self.shared.broken.load(Relaxed)
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// The CLI went away: nothing more can be sent.
+    pub fn broken(&self) -> bool {
+        self.shared.broken.load(Relaxed)
+    }
 }
 
-fn run(mut stream: UnixStream, rx: Receiver<Msg>) {
+fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
     let mut origin = 0u64;
     let mut pending: BTreeMap<u64, Vec<RawCall>> = BTreeMap::new();
     let write = |stream: &mut UnixStream, record: &Record| {
@@ -109,7 +105,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>) {
             return;
         };
         if stream.write_all(&bytes).is_err() {
-            BROKEN.store(true, Relaxed);
+            shared.broken.store(true, Relaxed);
         }
     };
     while let Ok(msg) = rx.recv() {
@@ -122,20 +118,21 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>) {
                 let stale: Vec<u64> = pending.range(..frame).map(|(&k, _)| k).collect();
                 for k in stale {
                     let n = pending.remove(&k).map_or(0, |v| v.len());
-                    DROPPED.fetch_add(n as u64, Relaxed);
+                    shared.dropped.fetch_add(n as u64, Relaxed);
                 }
                 let record = Record::Frame(frame_record(frame, begin, end, origin, calls));
                 write(&mut stream, &record);
             }
             Msg::Record(r) => write(&mut stream, &r),
             Msg::End(mut end) => {
-                end.dropped_calls = DROPPED.load(Relaxed);
+                end.dropped_calls = shared.dropped.swap(0, Relaxed);
                 write(&mut stream, &Record::End(end));
                 let _ = stream.flush();
             }
         }
-        WRITTEN.fetch_add(1, Relaxed);
+        shared.written.fetch_add(1, Relaxed);
     }
+    let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
 fn frame_record(index: u64, begin: u64, end: u64, origin: u64, mut raw: Vec<RawCall>) -> Frame {
