@@ -1,0 +1,654 @@
+//! `gpuheat-bench`: what gpuheat adds to every non-draw GL call, outside and inside a
+//! capture, as a ratio against the direct call measured in the same run, and the session
+//! bytes each captured call costs.
+//!
+//! The workload is the `call_cost` example: M `glUniform1f` calls per frame (values that
+//! always change, so the driver never skips one), one tiny draw, `eglSwapBuffers`. With
+//! `--report-call-ns` it times its M-call loop with CLOCK_MONOTONIC every frame and prints
+//! the per-frame ns per call at exit, so the cost is measured inside the program, around the
+//! calls only (no start-up, no swap, no capture hand-off at the frame end).
+//!
+//! Configurations, all with the same M and F (`--frames`), run `--runs` times each,
+//! round-robin (run 1 of every configuration, then run 2, …) so that drift of the machine
+//! spreads over all of them:
+//!
+//! | configuration | command |
+//! |---|---|
+//! | `direct` | `call_cost` alone: the baseline |
+//! | `preloaded` | `LD_PRELOAD=libgpuheat_agent.so call_cost`, no `GPUHEAT_SOCKET`: the agent is dormant |
+//! | `outside capture` | `gpuheat run --skip 1000000 --frames 1 -- call_cost`: connected, counting frames, never recording (gpuheat fails when the program ends first; expected) |
+//! | `inside capture, timeline` | `gpuheat run --mode timeline --skip 1 --frames F-2 --keep-running -- call_cost` |
+//! | `inside capture, full` | the same with `--mode full` |
+//! | `apitrace` | `apitrace trace --api egl -o FILE call_cost`, only when `apitrace` is on PATH |
+//!
+//! Every configuration is measured over the same frames, 1 ..= F-2: the frames the capture
+//! configurations record (frame 0 holds the first use of every path; frame F-1 runs after
+//! the capture ended). A run's value is the median ns per call over those frames; a
+//! configuration's value is the median of its runs' values; `ratio` is that value divided by
+//! `direct`'s, `added` their difference.
+//!
+//! Bytes per call (capture configurations): the session file's size divided by the calls in
+//! its frames (`Session::open`, `frames[i].calls.len()`); `frame B/call` counts only the
+//! FRAM chunks, without the fixed metadata (function table, contexts, modules). For
+//! `apitrace`: the trace file's size divided by F·(M+2) (its few set-up calls are not
+//! counted in the divisor).
+//!
+//! `gpuheat`, `call_cost` and `libgpuheat_agent.so` are taken from the directory of this
+//! executable (`cargo build --release --workspace`, then `target/release/gpuheat-bench`).
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use gpuheat_session::{ChunkKind, ChunkReader, Session};
+use serde_json::{json, Value};
+use std::io::{IsTerminal, Read};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(
+    name = "gpuheat-bench",
+    about = "Added cost per non-draw GL call outside and inside a gpuheat capture, against the direct call"
+)]
+struct Opts {
+    /// glUniform1f calls per frame (call_cost --calls).
+    #[arg(long, short = 'm', default_value_t = 20000, value_parser = clap::value_parser!(u32).range(1..))]
+    calls: u32,
+    /// Frames per run; frames 1..=F-2 are measured [default: 30, 12 with --quick].
+    #[arg(long, short = 'f', value_parser = clap::value_parser!(u32).range(3..))]
+    frames: Option<u32>,
+    /// Runs per configuration; the median run counts [default: 5, 3 with --quick].
+    #[arg(long, short = 'r', value_parser = clap::value_parser!(u32).range(1..))]
+    runs: Option<u32>,
+    /// Client API of call_cost's context.
+    #[arg(long, default_value = "gles", value_parser = ["gles", "gl"])]
+    api: String,
+    /// Fewer frames and runs (about 2 s instead of about 6 s on llvmpipe, 2 cores).
+    #[arg(long)]
+    quick: bool,
+    /// Print the results as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Seconds one run may take before it is killed and the bench fails.
+    #[arg(long, default_value_t = 300)]
+    timeout: u64,
+}
+
+/// The configurations, in table order.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Config {
+    Direct,
+    Preloaded,
+    Outside,
+    Timeline,
+    Full,
+    Apitrace,
+}
+
+impl Config {
+    const ALL: [Config; 6] = [
+        Config::Direct,
+        Config::Preloaded,
+        Config::Outside,
+        Config::Timeline,
+        Config::Full,
+        Config::Apitrace,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Config::Direct => "direct",
+            Config::Preloaded => "preloaded",
+            Config::Outside => "outside capture",
+            Config::Timeline => "inside capture, timeline",
+            Config::Full => "inside capture, full",
+            Config::Apitrace => "apitrace",
+        }
+    }
+
+    fn detail(self) -> &'static str {
+        match self {
+            Config::Direct => "call_cost alone (baseline)",
+            Config::Preloaded => "LD_PRELOAD agent, no GPUHEAT_SOCKET (dormant)",
+            Config::Outside => "gpuheat run --skip 1000000: connected, not recording",
+            Config::Timeline => "gpuheat run --mode timeline, frames 1..=F-2 recorded",
+            Config::Full => "gpuheat run --mode full, frames 1..=F-2 recorded",
+            Config::Apitrace => "apitrace trace --api egl",
+        }
+    }
+
+    fn captures(self) -> bool {
+        matches!(self, Config::Timeline | Config::Full)
+    }
+}
+
+/// The programs the bench runs.
+struct Tools {
+    gpuheat: PathBuf,
+    call_cost: PathBuf,
+    agent: PathBuf,
+    apitrace: Option<PathBuf>,
+}
+
+impl Tools {
+    fn find() -> Result<Tools> {
+        let exe = std::env::current_exe().context("locating gpuheat-bench")?;
+        let dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+        let need = |name: &str| -> Result<PathBuf> {
+            let p = dir.join(name);
+            if p.is_file() {
+                Ok(p)
+            } else {
+                bail!(
+                    "{} not found next to gpuheat-bench: run `cargo build --release --workspace` (make bench does)",
+                    p.display()
+                )
+            }
+        };
+        Ok(Tools {
+            gpuheat: need("gpuheat")?,
+            call_cost: need("call_cost")?,
+            agent: need("libgpuheat_agent.so")?,
+            apitrace: on_path("apitrace"),
+        })
+    }
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// What one run measured.
+struct Sample {
+    /// Median ns per call over the measured frames.
+    ns: f64,
+    /// The capture's session (capture configurations) or trace (apitrace).
+    file: Option<FileStats>,
+}
+
+/// Size of what a run wrote, per call.
+#[derive(Clone, Default)]
+struct FileStats {
+    bytes: u64,
+    /// Bytes of the FRAM chunks only (sessions).
+    frame_bytes: Option<u64>,
+    calls: u64,
+    frames: u64,
+    /// Calls the agent dropped (End record); 0 means the session holds every call.
+    dropped: u64,
+    renderer: Option<String>,
+}
+
+impl FileStats {
+    fn per_call(&self) -> f64 {
+        self.bytes as f64 / self.calls.max(1) as f64
+    }
+    fn frame_per_call(&self) -> Option<f64> {
+        self.frame_bytes
+            .map(|b| b as f64 / self.calls.max(1) as f64)
+    }
+}
+
+struct Bench {
+    opts: Opts,
+    tools: Tools,
+    scratch: PathBuf,
+    calls: u32,
+    frames: u32,
+    runs: u32,
+}
+
+fn main() {
+    if let Err(e) = real_main() {
+        eprintln!("gpuheat-bench: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn real_main() -> Result<()> {
+    let opts = Opts::parse();
+    let tools = Tools::find()?;
+    let frames = opts.frames.unwrap_or(if opts.quick { 12 } else { 30 });
+    let runs = opts.runs.unwrap_or(if opts.quick { 3 } else { 5 });
+    let scratch = std::env::temp_dir().join(format!("gpuheat-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let bench = Bench {
+        calls: opts.calls,
+        frames,
+        runs,
+        opts,
+        tools,
+        scratch,
+    };
+    let started = Instant::now();
+    let result = bench.run_all();
+    let _ = std::fs::remove_dir_all(&bench.scratch);
+    let results = result?;
+    bench.print(&results, started.elapsed())
+}
+
+/// One configuration's runs, or why it was skipped.
+struct Outcome {
+    config: Config,
+    samples: Vec<Sample>,
+    skipped: Option<String>,
+}
+
+impl Outcome {
+    fn ns_runs(&self) -> Vec<f64> {
+        self.samples.iter().map(|s| s.ns).collect()
+    }
+    fn ns(&self) -> Option<f64> {
+        (!self.samples.is_empty()).then(|| median(&mut self.ns_runs()))
+    }
+    /// File statistics of the run with the median size per call.
+    fn file(&self) -> Option<FileStats> {
+        let mut files: Vec<FileStats> =
+            self.samples.iter().filter_map(|s| s.file.clone()).collect();
+        if files.is_empty() {
+            return None;
+        }
+        files.sort_by(|a, b| a.per_call().total_cmp(&b.per_call()));
+        Some(files[files.len() / 2].clone())
+    }
+}
+
+impl Bench {
+    fn run_all(&self) -> Result<Vec<Outcome>> {
+        let mut outcomes: Vec<Outcome> = Config::ALL
+            .iter()
+            .map(|&config| Outcome {
+                config,
+                samples: Vec::new(),
+                skipped: (config == Config::Apitrace && self.tools.apitrace.is_none()).then(|| {
+                    "apitrace not on PATH (Debian/Ubuntu: apt-get install apitrace)".to_string()
+                }),
+            })
+            .collect();
+        let progress = !self.opts.json && std::io::stderr().is_terminal();
+        for run in 0..self.runs {
+            for o in outcomes.iter_mut().filter(|o| o.skipped.is_none()) {
+                if progress {
+                    eprint!(
+                        "\rgpuheat-bench: run {}/{} {:<28}",
+                        run + 1,
+                        self.runs,
+                        o.config.name()
+                    );
+                }
+                let sample = self
+                    .run_once(o.config, run)
+                    .with_context(|| format!("{} (run {})", o.config.name(), run + 1))?;
+                o.samples.push(sample);
+            }
+        }
+        if progress {
+            eprint!("\r{:<70}\r", "");
+        }
+        Ok(outcomes)
+    }
+
+    /// call_cost's arguments for every configuration.
+    fn program_args(&self) -> Vec<String> {
+        vec![
+            "--api".into(),
+            self.opts.api.clone(),
+            "--calls".into(),
+            self.calls.to_string(),
+            "--frames".into(),
+            self.frames.to_string(),
+            "--report-call-ns".into(),
+        ]
+    }
+
+    /// The measured frames: 1 ..= F-2, the frames the capture configurations record.
+    fn measured(&self) -> std::ops::RangeInclusive<u64> {
+        1..=(self.frames as u64 - 2)
+    }
+
+    fn run_once(&self, config: Config, run: u32) -> Result<Sample> {
+        let t = &self.tools;
+        let file = self
+            .scratch
+            .join(format!("{}-{run}", config.name().replace([' ', ','], "_")));
+        let mut cmd = match config {
+            Config::Direct => Command::new(&t.call_cost),
+            Config::Preloaded => {
+                let mut c = Command::new(&t.call_cost);
+                c.env("LD_PRELOAD", &t.agent);
+                c
+            }
+            Config::Outside | Config::Timeline | Config::Full => {
+                let mut c = Command::new(&t.gpuheat);
+                c.env("GPUHEAT_AGENT", &t.agent)
+                    .arg("run")
+                    .arg("-o")
+                    .arg(&file)
+                    .args(["--timeout", "60"]);
+                if config == Config::Outside {
+                    c.args(["--skip", "1000000", "--frames", "1"]);
+                } else {
+                    let mode = if config == Config::Full {
+                        "full"
+                    } else {
+                        "timeline"
+                    };
+                    c.args(["--mode", mode, "--skip", "1", "--frames"])
+                        .arg((self.frames - 2).to_string())
+                        .arg("--keep-running");
+                }
+                c.arg("--").arg(&t.call_cost);
+                c
+            }
+            Config::Apitrace => {
+                let mut c = Command::new(t.apitrace.as_ref().expect("skipped without apitrace"));
+                c.args(["trace", "--api", "egl", "-o"])
+                    .arg(&file)
+                    .arg("--")
+                    .arg(&t.call_cost);
+                c
+            }
+        };
+        cmd.args(self.program_args());
+        let out = run_bounded(cmd, Duration::from_secs(self.opts.timeout))?;
+        // gpuheat fails when the program exits before the (never reached) frame to capture.
+        let must_succeed = config != Config::Outside;
+        let per_frame = match parse_frames(&out.stdout) {
+            Some(v) if out.status.success() || !must_succeed => v,
+            _ => bail!(
+                "{} ({}): no call_ns_frames= line on stdout; stderr: {}",
+                config.detail(),
+                out.status,
+                out.stderr.trim()
+            ),
+        };
+        if per_frame.len() != self.frames as usize {
+            bail!(
+                "call_cost reported {} frames, expected {}",
+                per_frame.len(),
+                self.frames
+            );
+        }
+        let mut wanted: Vec<u64> = self.measured().collect();
+        let stats = if config.captures() {
+            let (stats, indices) = self.session_stats(&file)?;
+            wanted = indices;
+            Some(stats)
+        } else if config == Config::Apitrace {
+            let bytes = std::fs::metadata(&file)
+                .with_context(|| format!("apitrace wrote no {}", file.display()))?
+                .len();
+            Some(FileStats {
+                bytes,
+                frame_bytes: None,
+                calls: self.frames as u64 * (self.calls as u64 + 2),
+                frames: self.frames as u64,
+                dropped: 0,
+                renderer: None,
+            })
+        } else {
+            None
+        };
+        let _ = std::fs::remove_file(&file);
+        let mut values: Vec<f64> = wanted
+            .iter()
+            .filter_map(|&i| per_frame.get(i as usize).copied())
+            .collect();
+        if values.is_empty() {
+            bail!("no measured frame");
+        }
+        Ok(Sample {
+            ns: median(&mut values),
+            file: stats,
+        })
+    }
+
+    /// Size per call of a capture's session, and the indices of the frames it holds.
+    fn session_stats(&self, path: &Path) -> Result<(FileStats, Vec<u64>)> {
+        let session =
+            Session::open(path).with_context(|| format!("reading session {}", path.display()))?;
+        let bytes = std::fs::metadata(path)?.len();
+        let indices: Vec<u64> = session.frames.iter().map(|f| f.index).collect();
+        let expected: Vec<u64> = self.measured().collect();
+        if indices != expected {
+            bail!("the session holds frames {indices:?}, expected {expected:?}");
+        }
+        let calls: u64 = session.frames.iter().map(|f| f.calls.len() as u64).sum();
+        let per_frame = self.calls as u64 + 2;
+        if let Some(f) = session
+            .frames
+            .iter()
+            .find(|f| f.calls.len() as u64 != per_frame)
+        {
+            bail!(
+                "frame {} holds {} calls, call_cost documents M + 2 = {per_frame}",
+                f.index,
+                f.calls.len()
+            );
+        }
+        let file = std::fs::File::open(path)?;
+        let (_, mut chunks) = ChunkReader::from_file_start(std::io::BufReader::new(file))?;
+        let mut frame_bytes = 0;
+        while let Some(chunk) = chunks.read_chunk()? {
+            if chunk.kind() == ChunkKind::FRAME {
+                frame_bytes += chunk.header().chunk_len();
+            }
+        }
+        let renderer = session
+            .contexts
+            .first()
+            .map(|c| format!("{} ({})", c.renderer, c.version));
+        Ok((
+            FileStats {
+                bytes,
+                frame_bytes: Some(frame_bytes),
+                calls,
+                frames: session.frames.len() as u64,
+                dropped: session.end.as_ref().map_or(0, |e| e.dropped_calls),
+                renderer,
+            },
+            indices,
+        ))
+    }
+
+    fn print(&self, outcomes: &[Outcome], elapsed: Duration) -> Result<()> {
+        let base = outcomes
+            .iter()
+            .find(|o| o.config == Config::Direct)
+            .and_then(Outcome::ns)
+            .context("no direct measurement")?;
+        let renderer = outcomes
+            .iter()
+            .find_map(|o| o.file().and_then(|f| f.renderer));
+        let m = self.frames - 2;
+        if self.opts.json {
+            let configs: Vec<Value> = outcomes
+                .iter()
+                .map(|o| {
+                    let ns = o.ns();
+                    let file = o.file();
+                    json!({
+                        "name": o.config.name(),
+                        "what": o.config.detail(),
+                        "skipped": o.skipped,
+                        "ns_per_call": ns,
+                        "ns_per_call_runs": o.ns_runs(),
+                        "added_ns_per_call": ns.map(|v| v - base),
+                        "ratio_vs_direct": ns.map(|v| v / base),
+                        "bytes_per_call": file.as_ref().map(FileStats::per_call),
+                        "frame_bytes_per_call": file.as_ref().and_then(FileStats::frame_per_call),
+                        "file_bytes": file.as_ref().map(|f| f.bytes),
+                        "file_calls": file.as_ref().map(|f| f.calls),
+                        "file_frames": file.as_ref().map(|f| f.frames),
+                        "dropped_calls": file.as_ref().map(|f| f.dropped),
+                    })
+                })
+                .collect();
+            let doc = json!({
+                "workload": "call_cost: M x glUniform1f per frame, 1 draw, eglSwapBuffers",
+                "api": self.opts.api,
+                "renderer": renderer,
+                "calls_per_frame": self.calls,
+                "frames_per_run": self.frames,
+                "measured_frames": [1, self.frames - 2],
+                "runs": self.runs,
+                "elapsed_s": elapsed.as_secs_f64(),
+                "configurations": configs,
+            });
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+            return Ok(());
+        }
+        println!(
+            "gpuheat-bench: call_cost --api {} --calls {} (glUniform1f), {} frames per run, \
+             measured frames 1..={m}, median of {} runs",
+            self.opts.api, self.calls, self.frames, self.runs
+        );
+        if let Some(r) = &renderer {
+            println!("renderer: {r}");
+        }
+        println!();
+        println!(
+            "{:<26} {:>9} {:>19} {:>9} {:>8} {:>8} {:>8}",
+            "configuration", "ns/call", "runs min..max", "added ns", "ratio", "B/call", "frame B"
+        );
+        for o in outcomes {
+            if let Some(why) = &o.skipped {
+                println!("{:<26} skipped: {why}", o.config.name());
+                continue;
+            }
+            let ns = o.ns().unwrap_or(f64::NAN);
+            let runs = o.ns_runs();
+            let (lo, hi) = runs
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(l, h), &v| (l.min(v), h.max(v)));
+            let file = o.file();
+            let bytes = file
+                .as_ref()
+                .map_or("-".to_string(), |f| format!("{:.1}", f.per_call()));
+            let frame_bytes = file
+                .as_ref()
+                .and_then(FileStats::frame_per_call)
+                .map_or("-".to_string(), |b| format!("{b:.1}"));
+            println!(
+                "{:<26} {:>9.2} {:>19} {:>9.2} {:>8.2} {:>8} {:>8}",
+                o.config.name(),
+                ns,
+                format!("{lo:.2}..{hi:.2}"),
+                ns - base,
+                ns / base,
+                bytes,
+                frame_bytes
+            );
+            if let Some(f) = file.filter(|f| f.dropped > 0) {
+                println!(
+                    "{:<26} warning: the agent dropped {} calls; B/call is low",
+                    "", f.dropped
+                );
+            }
+        }
+        println!();
+        println!(
+            "ns/call: CLOCK_MONOTONIC around the M calls of each frame, median over the measured \
+             frames, then over runs; ratio = ns/call / direct's; B/call = session (or trace) \
+             file bytes / calls in it; frame B = FRAM chunks only. {:.0} s.",
+            elapsed.as_secs_f64()
+        );
+        Ok(())
+    }
+}
+
+/// `call_ns_frames=a,b,c` from call_cost's stdout.
+fn parse_frames(stdout: &str) -> Option<Vec<f64>> {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("call_ns_frames="))?;
+    line.split(',').map(|v| v.trim().parse().ok()).collect()
+}
+
+/// Median (mean of the two middle values for an even count; NaN for none).
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_unstable_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+struct Output {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `cmd` in its own process group, collecting stdout and stderr until every process
+/// holding them ends (a program left running by `gpuheat run --keep-running` included). Past
+/// `limit` the whole group is killed and the run fails.
+fn run_bounded(mut cmd: Command, limit: Duration) -> Result<Output> {
+    for var in [
+        "LD_PRELOAD",
+        "GPUHEAT_SOCKET",
+        "GPUHEAT_FRAMES",
+        "GPUHEAT_SKIP",
+        "GPUHEAT_MODE",
+    ] {
+        if !cmd.get_envs().any(|(k, v)| k == var && v.is_some()) {
+            cmd.env_remove(var);
+        }
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let shown = format!("{cmd:?}");
+    let mut child = cmd.spawn().with_context(|| format!("starting {shown}"))?;
+    let pgid = child.id() as libc::pid_t;
+    let (tx, rx) = mpsc::channel();
+    for (which, mut pipe) in [
+        (
+            0,
+            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+        ),
+        (1, Box::new(child.stderr.take().unwrap())),
+    ] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            let _ = tx.send((which, String::from_utf8_lossy(&buf).into_owned()));
+        });
+    }
+    drop(tx);
+    let deadline = Instant::now() + limit;
+    let (mut stdout, mut stderr) = (None, None);
+    while stdout.is_none() || stderr.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((0, s)) => stdout = Some(s),
+            Ok((_, s)) => stderr = Some(s),
+            Err(_) => {
+                // SAFETY: signalling the process group this function created.
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                let _ = child.wait();
+                bail!("{shown} still running after {} s; killed", limit.as_secs());
+            }
+        }
+    }
+    let status = child.wait()?;
+    Ok(Output {
+        status,
+        stdout: stdout.unwrap_or_default(),
+        stderr: stderr.unwrap_or_default(),
+    })
+}
