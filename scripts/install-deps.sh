@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   libegl1 libegl-mesa0 libgles2 libgl1 libgl1-mesa-dri libglx-mesa0
   libegl-dev libgles-dev libgl-dev
-  mesa-vulkan-drivers xvfb xauth mesa-utils glmark2-es2-x11
+  mesa-vulkan-drivers xvfb xauth mesa-utils glmark2-es2-x11 strace util-linux
   pkg-config build-essential ca-certificates curl
 )
 

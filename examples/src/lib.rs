@@ -17,6 +17,8 @@ pub mod args;
 pub mod gfx;
 pub mod gl;
 
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use args::Args;
@@ -32,6 +34,7 @@ pub fn run_frames<F>(gfx: &Gfx, args: &Args, mut frame: F) -> Result<(), String>
 where
     F: FnMut(&Gfx, u64),
 {
+    checksum_on_sigusr1();
     let mut times: Vec<Duration> = Vec::new();
     let mut i: u64 = 0;
     while !matches!(args.frames, Some(n) if i >= n) {
@@ -44,6 +47,9 @@ where
         if args.timing {
             times.push(t0.elapsed());
         }
+        if CHECKSUM_NOW.swap(false, Ordering::SeqCst) {
+            emit(&format!("checksum={:016x}", gfx.checksum()));
+        }
         i += 1;
     }
     if args.checksum {
@@ -53,6 +59,24 @@ where
         emit(&format!("frame_ms={:.3}", median_ms(&mut times)));
     }
     Ok(())
+}
+
+/// Set by SIGUSR1: print the checksum of the frame just swapped (one glReadPixels after the
+/// swap, so it counts in the next frame). Lets a test check a long-running program's image.
+static CHECKSUM_NOW: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigusr1(_: c_int) {
+    CHECKSUM_NOW.store(true, Ordering::SeqCst);
+}
+
+extern "C" {
+    fn signal(signum: c_int, handler: usize) -> usize;
+}
+
+fn checksum_on_sigusr1() {
+    const SIGUSR1: c_int = 10;
+    // SAFETY: the handler only stores to an atomic.
+    unsafe { signal(SIGUSR1, on_sigusr1 as *const () as usize) };
 }
 
 /// Writes one line to stdout and flushes, ignoring errors (e.g. a closed pipe).

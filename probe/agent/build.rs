@@ -76,6 +76,10 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    // The agent's references to its own exported wrappers (wrapper_address) must resolve to
+    // the wrappers even when it is dlopen'ed after libEGL/libGL, not to the first definition
+    // in the global scope.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
     let reg = Registry::load().expect("Khronos registry");
     let cmds: Vec<&Command> = reg
         .commands

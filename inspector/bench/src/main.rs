@@ -36,6 +36,8 @@
 //! `gpuheat`, `call_cost` and `libgpuheat_agent.so` are taken from the directory of this
 //! executable (`cargo build --release --workspace`, then `target/release/gpuheat-bench`).
 
+mod attach;
+
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use gpuheat_session::{ChunkKind, ChunkReader, Session};
@@ -71,6 +73,9 @@ struct Opts {
     /// Print the results as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Attaches to a running example to measure attach latency and hiccup (0: skip).
+    #[arg(long, default_value_t = 5)]
+    attaches: usize,
     /// Seconds one run may take before it is killed and the bench fails.
     #[arg(long, default_value_t = 300)]
     timeout: u64,
@@ -128,6 +133,7 @@ impl Config {
 struct Tools {
     gpuheat: PathBuf,
     call_cost: PathBuf,
+    overdraw: PathBuf,
     agent: PathBuf,
     apitrace: Option<PathBuf>,
 }
@@ -150,6 +156,7 @@ impl Tools {
         Ok(Tools {
             gpuheat: need("gpuheat")?,
             call_cost: need("call_cost")?,
+            overdraw: need("overdraw")?,
             agent: need("libgpuheat_agent.so")?,
             apitrace: on_path("apitrace"),
         })
@@ -228,10 +235,21 @@ fn real_main() -> Result<()> {
         scratch,
     };
     let started = Instant::now();
-    let result = bench.run_all();
+    let result = bench.run_all().and_then(|results| {
+        let attach = match bench.opts.attaches {
+            0 => None,
+            n => Some(attach::measure(
+                &bench.tools.gpuheat,
+                &bench.tools.overdraw,
+                &bench.scratch,
+                n,
+            )?),
+        };
+        Ok((results, attach))
+    });
     let _ = std::fs::remove_dir_all(&bench.scratch);
-    let results = result?;
-    bench.print(&results, started.elapsed())
+    let (results, attach) = result?;
+    bench.print(&results, attach.as_ref(), started.elapsed())
 }
 
 /// One configuration's runs, or why it was skipped.
@@ -458,7 +476,12 @@ impl Bench {
         ))
     }
 
-    fn print(&self, outcomes: &[Outcome], elapsed: Duration) -> Result<()> {
+    fn print(
+        &self,
+        outcomes: &[Outcome],
+        attach: Option<&attach::AttachStats>,
+        elapsed: Duration,
+    ) -> Result<()> {
         let base = outcomes
             .iter()
             .find(|o| o.config == Config::Direct)
@@ -501,6 +524,14 @@ impl Bench {
                 "runs": self.runs,
                 "elapsed_s": elapsed.as_secs_f64(),
                 "configurations": configs,
+                "attach": attach.map(|a| json!({
+                    "attaches": a.attaches,
+                    "latency_ms": a.latency_ms,
+                    "hiccup_ms": a.hiccup_ms,
+                    "injection_ms": a.injection_ms,
+                    "target_frame_ms": a.frame_ms,
+                    "hiccup_vs_frame": a.hiccup_ms / a.frame_ms,
+                })),
             });
             println!("{}", serde_json::to_string_pretty(&doc)?);
             return Ok(());
@@ -552,6 +583,14 @@ impl Bench {
                     "", f.dropped
                 );
             }
+        }
+        if let Some(a) = attach {
+            println!();
+            println!(
+                "attach (overdraw --api gles, median of {}): first frame {:.1} ms after the command; \
+                 render thread held {:.2} ms = {:.1}x the target's {:.2} ms frame; injection {:.1} ms",
+                a.attaches, a.latency_ms, a.hiccup_ms, a.hiccup_ms / a.frame_ms, a.frame_ms, a.injection_ms
+            );
         }
         println!();
         println!(

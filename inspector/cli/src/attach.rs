@@ -50,12 +50,19 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     gpuheat_inject::check(pid)?;
     let name = process_name(pid).unwrap_or_else(|| format!("pid{pid}"));
     let agent = agent::agent_library()?;
-    let output = args.output.clone().unwrap_or_else(|| PathBuf::from(format!("{name}-{pid}.gpuheat")));
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{name}-{pid}.gpuheat")));
     let mut writer = receive::create_session(&output)?;
     let endpoint = Endpoint::new()?;
     receive::catch_ctrl_c();
 
-    let arg = format!("{}\n{}", endpoint.socket.display(), env!("CARGO_PKG_VERSION"));
+    let arg = format!(
+        "{}\n{}",
+        endpoint.socket.display(),
+        env!("CARGO_PKG_VERSION")
+    );
     let injected = gpuheat_inject::inject(&gpuheat_inject::Request {
         pid,
         library: &agent,
@@ -165,7 +172,12 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             eprintln!("gpuheat: stopped; kept {summary}; detached");
             Ok(ExitCode::from(130))
         }
-        _ => bail!("pid {pid} exited after {} of {} frames; the session keeps them: {}", received.frames, args.frames, shown(&output)),
+        _ => bail!(
+            "pid {pid} exited after {} of {} frames; the session keeps them: {}",
+            received.frames,
+            args.frames,
+            shown(&output)
+        ),
     }
 }
 
@@ -176,12 +188,20 @@ fn ms(d: Duration) -> f64 {
 fn alive(pid: i32) -> bool {
     // A zombie is as good as gone.
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
         .unwrap_or(false)
 }
 
 fn process_name(pid: i32) -> Option<String> {
-    std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|s| s.trim().to_string())
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 /// The one process whose comm or executable file name is exactly `name`.
@@ -189,7 +209,11 @@ fn find_by_name(name: &str) -> Result<i32> {
     let me = std::process::id() as i32;
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc")?.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
             continue;
         };
         if pid == me {
@@ -201,7 +225,12 @@ fn find_by_name(name: &str) -> Result<i32> {
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
         if comm.as_deref() == Some(name) || exe.as_deref() == Some(name) {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|b| String::from_utf8_lossy(&b).replace('\0', " ").trim().to_string())
+                .map(|b| {
+                    String::from_utf8_lossy(&b)
+                        .replace('\0', " ")
+                        .trim()
+                        .to_string()
+                })
                 .unwrap_or_default();
             found.push((pid, cmdline));
         }
@@ -211,7 +240,11 @@ fn find_by_name(name: &str) -> Result<i32> {
         1 => Ok(found[0].0),
         _ => {
             let list: Vec<String> = found.iter().map(|(p, c)| format!("{p} ({c})")).collect();
-            bail!("{} processes are named `{name}`: {}; pick one with gpuheat attach PID", found.len(), list.join(", "))
+            bail!(
+                "{} processes are named `{name}`: {}; pick one with gpuheat attach PID",
+                found.len(),
+                list.join(", ")
+            )
         }
     }
 }

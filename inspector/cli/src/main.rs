@@ -1,8 +1,8 @@
 //! `gpuheat`: capture where each frame's GPU time goes, and report it.
 
 mod agent;
-// mod attach; (enabled once probe/inject lands)
 mod analysis;
+mod attach;
 mod enums;
 mod receive;
 mod report;
@@ -34,7 +34,7 @@ enum Command {
     /// Start a program with the agent preloaded and capture frames.
     Run(run::RunArgs),
     /// Get into a running program, capture frames, and leave it running.
-    // Attach(attach::AttachArgs),
+    Attach(attach::AttachArgs),
     /// Print per-frame totals and the costliest draws of a session.
     Report(report::ReportArgs),
 }
@@ -43,6 +43,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Attach(args) => attach::attach(args),
 
         Command::Report(args) => report::report(args),
     };

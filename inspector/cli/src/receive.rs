@@ -128,7 +128,10 @@ pub fn pump(
     mut on_frame: impl FnMut(&mut SessionWriter) -> Result<()>,
 ) -> Result<Received> {
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
-    let mut reader = ChunkReader::new(RetryRead { inner: stream, keep_waiting: &mut keep_waiting });
+    let mut reader = ChunkReader::new(RetryRead {
+        inner: stream,
+        keep_waiting: &mut keep_waiting,
+    });
     let progress = Progress::new(frames_wanted);
     let mut end = None;
     loop {

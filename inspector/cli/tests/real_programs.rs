@@ -15,14 +15,27 @@ struct Xvfb {
 impl Xvfb {
     fn start() -> Xvfb {
         let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"])
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "640x480x24",
+                "-nolisten",
+                "tcp",
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("Xvfb missing: run scripts/install-deps.sh");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        Xvfb { child, display: format!(":{}", line.trim()) }
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Xvfb {
+            child,
+            display: format!(":{}", line.trim()),
+        }
     }
 }
 
@@ -41,7 +54,11 @@ fn run_on_display(display: &str, args: &[&str]) -> std::process::Output {
         .env("DISPLAY", display)
         .output()
         .unwrap();
-    assert!(out.status.success(), "gpuheat {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "gpuheat {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out
 }
 
@@ -53,8 +70,21 @@ fn glmark2_es2_is_captured_with_its_draws_and_counters() {
     let program = which("glmark2-es2");
     run_on_display(
         &x.display,
-        &["run", "--frames", "3", "--skip", "10", "-o", session.to_str().unwrap(), "--", &program,
-            "-b", "build:duration=60", "--size", "320x240"],
+        &[
+            "run",
+            "--frames",
+            "3",
+            "--skip",
+            "10",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            &program,
+            "-b",
+            "build:duration=60",
+            "--size",
+            "320x240",
+        ],
     );
     let r = report(&session);
     let frames = r["frames"].as_array().unwrap();
@@ -69,10 +99,19 @@ fn glmark2_es2_is_captured_with_its_draws_and_counters() {
         .into_iter()
         .find(|d| d["function"] == "glDrawArrays")
         .unwrap();
-    assert!(draw["text"].as_str().unwrap().starts_with("glDrawArrays(GL_TRIANGLES, 0, "));
+    assert!(draw["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("glDrawArrays(GL_TRIANGLES, 0, "));
     assert!(draw["gpu_serialized_ns"].as_u64().unwrap() > 0);
-    assert!(draw["callsite"].as_str().unwrap().starts_with("glmark2-es2+0x"));
-    assert!(r["contexts"][0]["version"].as_str().unwrap().starts_with("OpenGL ES"));
+    assert!(draw["callsite"]
+        .as_str()
+        .unwrap()
+        .starts_with("glmark2-es2+0x"));
+    assert!(r["contexts"][0]["version"]
+        .as_str()
+        .unwrap()
+        .starts_with("OpenGL ES"));
 }
 
 #[test]
@@ -81,7 +120,18 @@ fn glxgears_is_captured_through_glx() {
     let dir = scratch("glxgears");
     let session = dir.join("glxgears.gpuheat");
     let program = which("glxgears");
-    run_on_display(&x.display, &["run", "--frames", "3", "-o", session.to_str().unwrap(), "--", &program]);
+    run_on_display(
+        &x.display,
+        &[
+            "run",
+            "--frames",
+            "3",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            &program,
+        ],
+    );
     let r = report(&session);
     let frames = r["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 3);
@@ -90,11 +140,76 @@ fn glxgears_is_captured_through_glx() {
         assert_eq!(f["work_calls"].as_u64(), Some(1), "{f}");
         assert_eq!(f["calls"], frames[0]["calls"]);
     }
-    assert!(r["contexts"][0]["version"].as_str().unwrap().contains("Compatibility Profile"));
+    assert!(r["contexts"][0]["version"]
+        .as_str()
+        .unwrap()
+        .contains("Compatibility Profile"));
 }
 
 fn which(program: &str) -> String {
     let out = Command::new("which").arg(program).output().unwrap();
-    assert!(out.status.success(), "{program} missing: run scripts/install-deps.sh");
+    assert!(
+        out.status.success(),
+        "{program} missing: run scripts/install-deps.sh"
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn glmark2_es2_attached_mid_run_matches_launch_mode() {
+    let x = Xvfb::start();
+    let dir = scratch("glmark2-attach");
+    let program = which("glmark2-es2");
+    let scene = ["-b", "build:duration=120", "--size", "320x240"];
+
+    let launched = dir.join("launched.gpuheat");
+    let mut args = vec![
+        "run",
+        "--frames",
+        "3",
+        "--skip",
+        "10",
+        "-o",
+        launched.to_str().unwrap(),
+        "--",
+        &program,
+    ];
+    args.extend_from_slice(&scene);
+    run_on_display(&x.display, &args);
+    let launched = report(&launched);
+
+    // Started by hand, as a user would; attached once it has been running for a while.
+    let mut child = Command::new(&program)
+        .args(scene)
+        .env("DISPLAY", &x.display)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let attached = dir.join("attached.gpuheat");
+    let pid = child.id().to_string();
+    let out = run_on_display(
+        &x.display,
+        &[
+            "attach",
+            &pid,
+            "--frames",
+            "5",
+            "-o",
+            attached.to_str().unwrap(),
+        ],
+    );
+    let still_running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(still_running, "glmark2 died after the attach");
+    let attached = report(&attached);
+    let frames = attached["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 5, "{}", String::from_utf8_lossy(&out.stderr));
+    let want = &launched["frames"][0];
+    for f in frames {
+        assert_eq!(f["draws"], want["draws"], "{f}");
+        assert_eq!(f["work_calls"], want["work_calls"], "{f}");
+        assert_eq!(f["calls"], want["calls"], "{f}");
+    }
 }

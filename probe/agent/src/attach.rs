@@ -27,7 +27,9 @@ pub unsafe extern "C" fn gpuheat_agent_attach(arg: *const c_char) -> i32 {
         return status::BAD_ARGUMENT;
     }
     // SAFETY: the caller passes a NUL-terminated string.
-    let arg = unsafe { CStr::from_ptr(arg) }.to_string_lossy().into_owned();
+    let arg = unsafe { CStr::from_ptr(arg) }
+        .to_string_lossy()
+        .into_owned();
     std::panic::catch_unwind(|| attach(&arg)).unwrap_or(status::PANICKED)
 }
 
@@ -52,7 +54,11 @@ fn attach(arg: &str) -> i32 {
             hooks.got_patched,
             hooks.modules,
             hooks.dispatch_patched,
-            if hooks.inline_hooked.is_empty() { "none".to_string() } else { hooks.inline_hooked.join(", ") }
+            if hooks.inline_hooked.is_empty() {
+                "none".to_string()
+            } else {
+                hooks.inline_hooked.join(", ")
+            }
         ),
     ];
     match runtime::connect(stream, Origin { skip: 0, notes }, None) {

@@ -6,8 +6,8 @@ use gpuheat_session::{CounterValue, PipelinedBatch, Record};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-/// The agent's own GL function pointers, loaded from the real GetProcAddress so our calls
-/// never pass through the wrappers.
+/// The agent's own GL function pointers: the real implementations behind the wrappers, so
+/// our calls never pass through them.
 static GL: OnceLock<Option<GlFns>> = OnceLock::new();
 
 #[derive(Default)]
@@ -22,7 +22,15 @@ static CONTEXTS: OnceLock<Mutex<HashMap<u64, Entry>>> = OnceLock::new();
 fn gl() -> Option<&'static GlFns> {
     GL.get_or_init(|| {
         // SAFETY: the loader returns real function pointers or null.
-        unsafe { GlFns::load(|name| hook::real_proc_address(name) as *const std::ffi::c_void) }.ok()
+        // The real implementations, not the program's entry points: once the dispatch table
+        // is hooked, those lead back into our wrappers.
+        unsafe {
+            GlFns::load(|name| {
+                hook::real_by_name(name).unwrap_or_else(|| hook::real_proc_address(name))
+                    as *const std::ffi::c_void
+            })
+        }
+        .ok()
     })
     .as_ref()
 }

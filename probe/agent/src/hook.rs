@@ -302,14 +302,26 @@ pub fn made_current(ctx: u64, ok: u64) {
     }
 }
 
+/// Whether the call being wrapped comes from the program rather than from the agent itself
+/// (whose GL calls reach the wrappers too once the dispatch table is hooked).
+fn from_program() -> bool {
+    THREAD.try_with(|t| !t.in_agent.get()).unwrap_or(false)
+}
+
 /// glBeginQuery & co: the program's own active queries must never collide with ours.
 pub fn query_began(target: u64, _: u64) {
+    if !from_program() {
+        return;
+    }
     let ctx = current_context();
     let _ = catch_unwind(|| contexts::note_program_query(ctx, target as u32, true));
 }
 
 /// glEndQuery & co.
 pub fn query_ended(target: u64, _: u64) {
+    if !from_program() {
+        return;
+    }
     let ctx = current_context();
     let _ = catch_unwind(|| contexts::note_program_query(ctx, target as u32, false));
 }
@@ -320,7 +332,7 @@ const GPU_DISJOINT_EXT: u32 = 0x8FBB;
 /// glGetIntegerv & co, after the real call: the program reading GL_GPU_DISJOINT_EXT gets the
 /// disjoint events our own reads consumed.
 pub fn got_value(pname: u32, data: usize, width: usize) {
-    if pname != GPU_DISJOINT_EXT || data == 0 {
+    if pname != GPU_DISJOINT_EXT || data == 0 || !from_program() {
         return;
     }
     let ctx = current_context();
@@ -354,4 +366,14 @@ pub fn swapped() {
     }
     let _ = catch_unwind(runtime::frame_ended);
     let _ = THREAD.try_with(|t| t.in_agent.set(false));
+}
+
+/// Live hooks (`crate::live`): records `p` as the real function of entry point `i`.
+pub(crate) fn set_real(i: usize, p: usize) {
+    REAL[i].store(p, Relaxed);
+}
+
+/// Live hooks: the recorded real function of entry point `i` (0 if none), without resolving.
+pub(crate) fn real_raw(i: usize) -> usize {
+    REAL[i].load(Relaxed)
 }

@@ -9,13 +9,14 @@
 //! Nothing here may take the program down: every entry from the program into agent logic is
 //! behind `catch_unwind`, waits are bounded, and buffers are capped.
 
-// mod attach; (enabled once live lands)
+mod attach;
 mod callsite;
 mod clock;
 mod config;
 mod contexts;
 mod dl;
 pub mod hook;
+pub mod live;
 mod runtime;
 mod table;
 mod writer;

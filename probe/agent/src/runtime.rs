@@ -9,12 +9,10 @@
 
 use crate::clock::monotonic_ns;
 use crate::config::Config;
+use crate::contexts;
 use crate::hook::{self, RawCall, RECORDING};
 use crate::writer::{Msg, Writer};
-use crate::{contexts, table};
-use gpuheat_session::{
-    CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record, SessionInfo,
-};
+use gpuheat_session::{CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record, SessionInfo};
 use std::io::BufRead;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -128,7 +126,10 @@ pub fn init() {
                 mode: config.mode,
                 start_after: u64::from(config.skip),
             };
-            let origin = Origin { skip: config.skip, notes: vec!["launched with the agent preloaded".into()] };
+            let origin = Origin {
+                skip: config.skip,
+                notes: vec!["launched with the agent preloaded".into()],
+            };
             if connect(stream, origin, Some(request)).is_ok() && config.skip == 0 {
                 // Nothing to wait for: the frame in progress is the first captured one.
                 if let Some(agent) = current() {
@@ -147,12 +148,19 @@ pub fn connected() -> bool {
 }
 
 /// Takes over `stream` as the connection to the CLI and starts listening for its commands.
-pub fn connect(stream: UnixStream, origin: Origin, request: Option<Request>) -> std::io::Result<()> {
+pub fn connect(
+    stream: UnixStream,
+    origin: Origin,
+    request: Option<Request>,
+) -> std::io::Result<()> {
     let commands = stream.try_clone()?;
     let writer = Writer::start(stream)?;
     let agent = Arc::new(Agent {
         writer,
-        state: Mutex::new(State { request, ..State::default() }),
+        state: Mutex::new(State {
+            request,
+            ..State::default()
+        }),
         origin,
     });
     *lock(&AGENT) = Some(agent.clone());
@@ -183,7 +191,11 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
                 let mut st = lock(&agent.state);
                 if st.active.is_none() {
                     st.stop = false;
-                    st.request = Some(Request { frames, mode, start_after: SWAPS.load(Relaxed) + 1 });
+                    st.request = Some(Request {
+                        frames,
+                        mode,
+                        start_after: SWAPS.load(Relaxed) + 1,
+                    });
                 }
             }
             Some(Command::Stop) => lock(&agent.state).stop = true,
@@ -269,7 +281,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request) {
         };
         agent.writer.send(Msg::Origin(now));
         agent.writer.send(Msg::Record(Record::Info(info)));
-        agent.writer.send(Msg::Record(Record::Functions(table::function_table())));
+        agent.writer.send(Msg::FunctionTable);
         agent.writer.send(Msg::Record(Record::Modules(modules())));
     }
     FULL_MODE.store(request.mode == CaptureMode::Full, Relaxed);
@@ -277,7 +289,11 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request) {
     CALL_SEQ.store(0, Relaxed);
     // Measure the context's counters now, not inside the first captured draw.
     contexts::prepare(hook::current_context());
-    st.active = Some(Active { request, captured: 0, frame_begin: monotonic_ns() });
+    st.active = Some(Active {
+        request,
+        captured: 0,
+        frame_begin: monotonic_ns(),
+    });
     RECORDING.store(true, Relaxed);
 }
 
@@ -323,7 +339,11 @@ pub fn frame_ended() {
     st.active = None;
     st.stop = false;
     agent.writer.send(Msg::End(EndInfo {
-        reason: if complete { EndReason::Complete } else { EndReason::Stopped },
+        reason: if complete {
+            EndReason::Complete
+        } else {
+            EndReason::Stopped
+        },
         frames_captured: u64::from(captured),
         dropped_calls: 0,
         detail: None,
@@ -368,7 +388,10 @@ mod tests {
     fn commands() {
         assert_eq!(
             Command::parse("capture 10 full"),
-            Some(Command::Capture { frames: 10, mode: CaptureMode::Full })
+            Some(Command::Capture {
+                frames: 10,
+                mode: CaptureMode::Full
+            })
         );
         assert_eq!(Command::parse("capture 0 full"), None);
         assert_eq!(Command::parse("capture 3 fast"), None);

@@ -16,10 +16,29 @@ use std::time::{Duration, Instant};
 pub(crate) enum Msg {
     /// CLOCK_MONOTONIC origin that session times are relative to.
     Origin(u64),
-    Calls { frame: u64, calls: Vec<RawCall> },
-    FrameEnd { frame: u64, begin: u64, end: u64 },
+    Calls {
+        frame: u64,
+        calls: Vec<RawCall>,
+    },
+    FrameEnd {
+        frame: u64,
+        begin: u64,
+        end: u64,
+    },
     Record(Record),
+    /// The session's function table, built and encoded once per process on the writer thread.
+    FunctionTable,
     End(EndInfo),
+}
+
+/// The encoded FUNC chunk: 3,500 entry points with their parameters take a while to encode,
+/// and every capture of the process sends the same table.
+fn function_chunk() -> &'static [u8] {
+    static CHUNK: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    CHUNK.get_or_init(|| {
+        gpuheat_session::try_encode(&Record::Functions(crate::table::function_table()))
+            .unwrap_or_default()
+    })
 }
 
 /// Messages in flight at most; beyond it senders wait (bounded) and then drop.
@@ -99,13 +118,15 @@ impl Writer {
 fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
     let mut origin = 0u64;
     let mut pending: BTreeMap<u64, Vec<RawCall>> = BTreeMap::new();
+    let write_bytes = |stream: &mut UnixStream, bytes: &[u8]| {
+        if stream.write_all(bytes).is_err() {
+            shared.broken.store(true, Relaxed);
+        }
+    };
     let write = |stream: &mut UnixStream, record: &Record| {
         // A record too large to encode is dropped rather than taking the program down.
-        let Ok(bytes) = gpuheat_session::try_encode(record) else {
-            return;
-        };
-        if stream.write_all(&bytes).is_err() {
-            shared.broken.store(true, Relaxed);
+        if let Ok(bytes) = gpuheat_session::try_encode(record) {
+            write_bytes(stream, &bytes);
         }
     };
     while let Ok(msg) = rx.recv() {
@@ -124,6 +145,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                 write(&mut stream, &record);
             }
             Msg::Record(r) => write(&mut stream, &r),
+            Msg::FunctionTable => write_bytes(&mut stream, function_chunk()),
             Msg::End(mut end) => {
                 end.dropped_calls = shared.dropped.swap(0, Relaxed);
                 write(&mut stream, &Record::End(end));

@@ -1,0 +1,322 @@
+//! Issue 3 acceptance: `gpuheat attach` into programs that were started normally.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// An example program started normally (not under gpuheat); killed on drop.
+struct Target {
+    child: Child,
+    stdout: PathBuf,
+}
+
+impl Target {
+    fn start(dir: &Path, name: &str, args: &[&str]) -> Target {
+        let stdout = dir.join(format!("{name}-{}.out", std::process::id()));
+        let child = Command::new(example(name))
+            .args(args)
+            .stdout(std::fs::File::create(&stdout).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        Target { child, stdout }
+    }
+
+    fn pid(&self) -> String {
+        self.child.id().to_string()
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// Counts entries of /proc/PID/<what> (task: threads, fd: descriptors).
+    fn count(&self, what: &str) -> usize {
+        std::fs::read_dir(format!("/proc/{}/{what}", self.child.id()))
+            .unwrap()
+            .count()
+    }
+
+    /// Asks the program (SIGUSR1) for the checksum of its current frame.
+    fn checksum(&self) -> String {
+        let before = std::fs::read_to_string(&self.stdout)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGUSR1) };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = std::fs::read_to_string(&self.stdout).unwrap_or_default();
+            if let Some(line) = text.lines().nth(before) {
+                return line
+                    .strip_prefix("checksum=")
+                    .expect("checksum line")
+                    .to_string();
+            }
+            assert!(Instant::now() < deadline, "no checksum from the program");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits until the program installed its SIGUSR1 handler, i.e. entered its frame loop.
+fn wait_for_frame_loop(pid: u32) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .unwrap()
+            .trim();
+        if u64::from_str_radix(caught, 16).unwrap() & (1 << (libc::SIGUSR1 - 1)) != 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "program never reached its frame loop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn attach(dir: &Path, pid: &str, extra: &[&str]) -> (PathBuf, std::process::Output) {
+    let session = dir.join(format!("attach-{pid}-{}.gpuheat", extra.join("_")));
+    let mut args = vec!["attach", pid, "-o", session.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run_gpuheat(&args);
+    (session, out)
+}
+
+fn attach_ok(dir: &Path, pid: &str, extra: &[&str]) -> Value {
+    let (session, out) = attach(dir, pid, extra);
+    assert!(
+        out.status.success(),
+        "attach failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    report(&session)
+}
+
+/// (calls, draws, work calls) per frame of every frame of a report.
+fn counts(r: &Value) -> Vec<(u64, u64, u64)> {
+    r["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["calls"].as_u64().unwrap(),
+                f["draws"].as_u64().unwrap(),
+                f["work_calls"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn attach_sees_the_same_calls_and_draws_as_launch_mode() {
+    let dir = scratch("attach-counts");
+    let cases: [(&str, &[&str]); 5] = [
+        ("overdraw", &["--layers", "5"]),
+        ("state_churn", &["--draws", "37"]),
+        ("tiny_batches", &["--draws", "1500"]),
+        ("proc_loaded", &["--layers", "3"]),
+        ("fill_cost", &["--loop", "2", "--size", "128x128"]),
+    ];
+    for api in ["gles", "gl"] {
+        for (name, args) in cases {
+            let mut example_args = vec!["--api", api];
+            example_args.extend_from_slice(args);
+            let launched = report(&capture(&dir, name, &["--frames", "3"], &example_args));
+            let expected = counts(&launched)[0];
+            let target = Target::start(&dir, name, &example_args);
+            let attached = attach_ok(&dir, &target.pid(), &["--frames", "10"]);
+            let got = counts(&attached);
+            assert_eq!(got.len(), 10, "{name} {api}");
+            assert!(
+                got.iter().all(|&c| c == expected),
+                "{name} {api}: attach {got:?}, launch {expected:?}"
+            );
+            // Full mode measured every work call of the attached frames.
+            let draws = attached["top_draws"].as_array().unwrap();
+            assert!(
+                draws
+                    .iter()
+                    .all(|d| d["gpu_serialized_ns"].as_u64().is_some()),
+                "{name} {api}"
+            );
+            assert!(attached["attach"]["latency_ns"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn fifty_attach_capture_detach_cycles_leave_the_program_intact() {
+    let dir = scratch("attach-cycles");
+    let reference = Command::new(example("overdraw"))
+        .args([
+            "--api",
+            "gl",
+            "--layers",
+            "3",
+            "--frames",
+            "3",
+            "--checksum",
+        ])
+        .output()
+        .unwrap();
+    let reference = String::from_utf8_lossy(&reference.stdout)
+        .trim()
+        .strip_prefix("checksum=")
+        .unwrap()
+        .to_string();
+    let mut target = Target::start(&dir, "overdraw", &["--api", "gl", "--layers", "3"]);
+    wait_for_frame_loop(target.child.id());
+    assert_eq!(target.checksum(), reference);
+    let pid = target.pid();
+    let (mut threads, mut fds) = (0, 0);
+    for cycle in 0..50 {
+        let mode = if cycle % 2 == 0 { "full" } else { "timeline" };
+        let r = attach_ok(&dir, &pid, &["--frames", "2", "--mode", mode]);
+        assert_eq!(counts(&r), vec![(12, 3, 4); 2], "cycle {cycle}");
+        assert!(target.alive(), "the program died in cycle {cycle}");
+        // Detach is asynchronous in the program: give its threads a moment to wind down.
+        std::thread::sleep(Duration::from_millis(50));
+        if cycle == 0 {
+            (threads, fds) = (target.count("task"), target.count("fd"));
+        }
+        assert!(
+            target.count("task") <= threads + 2,
+            "threads grow: cycle {cycle}"
+        );
+        assert!(
+            target.count("fd") <= fds + 2,
+            "descriptors grow: cycle {cycle}"
+        );
+    }
+    assert_eq!(
+        target.checksum(),
+        reference,
+        "the image changed after 50 attaches"
+    );
+}
+
+#[test]
+fn attach_reports_latency_and_hiccup() {
+    let dir = scratch("attach-latency");
+    let target = Target::start(&dir, "overdraw", &["--api", "gles"]);
+    wait_for_frame_loop(target.child.id());
+    let (session, out) = attach(&dir, &target.pid(), &["--frames", "3"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("render thread held") && stderr.contains("first frame"),
+        "{stderr}"
+    );
+    let s = gpuheat_session::Session::open(&session).unwrap();
+    let a = s.attach.expect("attach record");
+    assert!(a.latency_ns > 0 && a.hiccup_ns > 0 && a.hiccup_ns <= a.injection_ns);
+    assert!(
+        a.safe_point.starts_with("eglSwapBuffers"),
+        "{}",
+        a.safe_point
+    );
+    assert_eq!(s.info.pid.to_string(), target.pid());
+}
+
+/// Asserts a failed attach with a single-line error containing `needle`.
+fn fails_with(args: &[&str], needle: &str) {
+    let out = run_gpuheat(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let lines: Vec<_> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
+    assert!(
+        lines[0].contains(needle),
+        "{args:?}: `{}` lacks `{needle}`",
+        lines[0]
+    );
+}
+
+#[test]
+fn attach_errors_are_one_line_with_the_remedy() {
+    let dir = scratch("attach-errors");
+    let out = dir.join("x.gpuheat");
+    let o = out.to_str().unwrap();
+    fails_with(
+        &["attach", "999999999", "-o", o],
+        "no process with pid 999999999",
+    );
+    let mut sleeper = Command::new("sleep").arg("30").spawn().unwrap();
+    let sleeper_pid = sleeper.id().to_string();
+    fails_with(&["attach", &sleeper_pid, "-o", o], "no EGL");
+    fails_with(
+        &["attach", "--name", "no-such-program-here", "-o", o],
+        "no process named",
+    );
+
+    // Two programs with the same name: refuse and list them.
+    let a = Target::start(&dir, "tiny_batches", &["--draws", "10"]);
+    let b = Target::start(&dir, "tiny_batches", &["--draws", "10"]);
+    let out_ambiguous = run_gpuheat(&["attach", "--name", "tiny_batches", "-o", o]);
+    let stderr = String::from_utf8_lossy(&out_ambiguous.stderr);
+    assert!(!out_ambiguous.status.success());
+    assert!(
+        stderr.contains(&a.pid()) && stderr.contains(&b.pid()),
+        "{stderr}"
+    );
+    drop((a, b));
+
+    // Already traced by another tracer.
+    let target = Target::start(&dir, "overdraw", &[]);
+    let mut tracer = Command::new("strace")
+        .args(["-o", "/dev/null", "-p", &target.pid()])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("strace missing: run scripts/install-deps.sh");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(format!("/proc/{}/status", target.pid()))
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("TracerPid:") && l.trim() != "TracerPid:\t0")
+    {
+        assert!(Instant::now() < deadline, "strace did not attach");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    fails_with(
+        &["attach", &target.pid(), "-o", o],
+        &format!("traced by pid {}", tracer.id()),
+    );
+    let _ = tracer.kill();
+    let _ = tracer.wait();
+
+    // Another user's process: gpuheat run as `nobody` may not trace root's program.
+    let as_nobody = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(gpuheat())
+        .args(["attach", &target.pid(), "-o", "/tmp/nobody.gpuheat"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&as_nobody.stderr);
+    assert!(!as_nobody.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("belongs to uid 0") && stderr.contains("CAP_SYS_PTRACE"),
+        "{stderr}"
+    );
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+}

@@ -1,0 +1,417 @@
+//! Pre-flight: who the target is, whether we may trace it, what it maps, and where (in the
+//! target's own address space) dlopen, dlerror and the safe-point functions are.
+
+use std::path::{Path, PathBuf};
+
+use crate::elf::{self, Image, Module};
+use crate::procfs;
+use crate::{InjectError, Symbol, TargetInfo};
+
+/// The safe-point functions: the entry of a buffer swap is a call boundary on the render
+/// thread, outside the loader and malloc locks.
+pub(crate) const SAFE_POINTS: [&str; 2] = ["eglSwapBuffers", "glXSwapBuffers"];
+
+/// glibc-internal flag `__libc_dlopen_mode` needs to behave like dlopen.
+const RTLD_DLOPEN: u64 = 0x8000_0000;
+
+/// What [`inject`](crate::inject) needs beyond [`TargetInfo`].
+pub(crate) struct Plan {
+    pub info: TargetInfo,
+    /// Extra bits or-ed into the dlopen flags (`__RTLD_DLOPEN` for `__libc_dlopen_mode`).
+    pub dlopen_extra_flags: u64,
+    /// `dlerror` in the same library as `dlopen`, if it has one.
+    pub dlerror: Option<u64>,
+}
+
+/// Whether a file name is one of the GL/GLES/EGL/GLX/VG API libraries (or a glvnd vendor
+/// library).
+pub(crate) fn is_graphics_library(file_name: &str) -> bool {
+    let stem = file_name.split(".so").next().unwrap_or(file_name);
+    matches!(
+        stem,
+        "libEGL" | "libGL" | "libGLX" | "libGLESv2" | "libGLESv1_CM" | "libOpenGL" | "libOpenVG"
+    ) || stem.starts_with("libEGL_")
+        || stem.starts_with("libGLX_")
+}
+
+/// A glvnd vendor library (`libEGL_mesa.so.0`, `libGLX_nvidia.so.0`).
+fn is_vendor_library(file_name: &str) -> bool {
+    file_name.starts_with("libEGL_") || file_name.starts_with("libGLX_")
+}
+
+/// The "not permitted" error, with the Yama setting spelled out.
+pub(crate) fn not_permitted(pid: i32) -> InjectError {
+    let scope = procfs::yama_scope();
+    let scope_text = match scope {
+        None => "absent (no Yama LSM)".to_string(),
+        Some(0) => "0 (classic: same uid may trace)".to_string(),
+        Some(1) => "1 (restricted: only descendants, unless CAP_SYS_PTRACE)".to_string(),
+        Some(2) => "2 (admin-only: CAP_SYS_PTRACE required)".to_string(),
+        Some(3) => "3 (no attach at all, until reboot)".to_string(),
+        Some(n) => format!("{n} (unknown)"),
+    };
+    let remedy = match scope {
+        Some(3) => "scope 3 cannot be lowered until reboot; start the program under `gpuheat run` instead".to_string(),
+        None | Some(0) => "run as root or with CAP_SYS_PTRACE (the target may be non-dumpable or protected by another LSM)".to_string(),
+        Some(_) => "`sudo sysctl kernel.yama.ptrace_scope=0`, or run as root / as the same user with CAP_SYS_PTRACE".to_string(),
+    };
+    InjectError::NotPermitted {
+        pid,
+        scope: scope_text,
+        remedy,
+    }
+}
+
+fn is_descendant_of_us(pid: i32) -> bool {
+    let me = std::process::id() as i32;
+    let mut p = pid;
+    for _ in 0..64 {
+        match procfs::parent_pid(p) {
+            Some(pp) if pp == me => return true,
+            Some(pp) if pp > 1 => p = pp,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Reads the target's status and checks existence, user and tracer. Returns the process
+/// id (the thread-group id, if `pid` named a thread) and its status.
+pub(crate) fn identity(pid: i32) -> Result<(i32, procfs::Status), InjectError> {
+    if pid <= 0 {
+        return Err(InjectError::NoSuchProcess { pid });
+    }
+    let status = match procfs::read_status(pid) {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(InjectError::NoSuchProcess { pid })
+        }
+        Err(e) => return Err(InjectError::io(format!("reading /proc/{pid}/status"), e)),
+    };
+    if status.state == 'Z' || status.state == 'X' {
+        return Err(InjectError::NoSuchProcess { pid });
+    }
+    let pid = if status.tgid > 0 { status.tgid } else { pid };
+    // SAFETY: getuid has no preconditions.
+    let our_uid = unsafe { libc::getuid() };
+    if !procfs::have_cap_sys_ptrace() {
+        if let Some(&uid) = status.uids.iter().find(|&&u| u != our_uid) {
+            return Err(InjectError::OtherUser { pid, uid, our_uid });
+        }
+    }
+    if status.tracer_pid != 0 {
+        return Err(already_traced(pid, status.tracer_pid));
+    }
+    Ok((pid, status))
+}
+
+/// The "already traced" error. TracerPid names the tracing *thread*; report its process.
+pub(crate) fn already_traced(pid: i32, tracer_tid: i32) -> InjectError {
+    let (tracer, tracer_name) = match procfs::read_status(tracer_tid) {
+        Ok(t) if t.tgid > 0 => {
+            let name = procfs::read_status(t.tgid)
+                .map(|p| p.name)
+                .unwrap_or(t.name);
+            (t.tgid, name)
+        }
+        _ => (tracer_tid, "?".to_string()),
+    };
+    InjectError::AlreadyTraced {
+        pid,
+        tracer,
+        tracer_name,
+    }
+}
+
+/// Predicts a Yama refusal without attaching. `inject` does not use this (a target may
+/// have named us with PR_SET_PTRACER); it maps the real EPERM instead.
+pub(crate) fn predict_yama(pid: i32) -> Result<(), InjectError> {
+    let cap = procfs::have_cap_sys_ptrace();
+    let refused = match procfs::yama_scope() {
+        Some(3) => true,
+        Some(2) => !cap,
+        Some(1) => !cap && !is_descendant_of_us(pid),
+        _ => false,
+    };
+    if refused {
+        Err(not_permitted(pid))
+    } else {
+        Ok(())
+    }
+}
+
+/// A loaded module's ELF, parsed lazily.
+struct Loaded {
+    module: Module,
+    data: Vec<u8>,
+}
+
+impl Loaded {
+    fn open(pid: i32, module: &Module) -> Result<Self, InjectError> {
+        let data = module.read(pid).map_err(|e| {
+            InjectError::io(format!("reading {} (mapped by pid {pid})", module.path), e)
+        })?;
+        Ok(Loaded {
+            module: module.clone(),
+            data,
+        })
+    }
+
+    /// Absolute address of the function `name` in the target.
+    fn function(&self, name: &str) -> Result<Option<u64>, InjectError> {
+        let image = Image::parse(&self.data, Path::new(&self.module.path))?;
+        let Some(sym) = image.find_function(name) else {
+            return Ok(None);
+        };
+        let bias = self
+            .module
+            .load_bias(&image)
+            .ok_or_else(|| InjectError::Elf {
+                path: PathBuf::from(&self.module.path),
+                message: "no PT_LOAD segment matches its mappings in the target".into(),
+            })?;
+        Ok(Some(bias.wrapping_add(sym.value)))
+    }
+}
+
+/// Resolves the target's dlopen (and dlerror): glibc ≥ 2.34 has it in libc.so.6, older
+/// glibc in libdl.so.2 (only if the program loaded it), musl in its libc; as the last
+/// resort glibc's private `__libc_dlopen_mode` (no dlerror then).
+fn find_dlopen(pid: i32, modules: &[Module]) -> Result<(Symbol, Option<u64>, u64), InjectError> {
+    let mut tried = Vec::new();
+    let candidates = |pred: &dyn Fn(&str) -> bool| -> Vec<&Module> {
+        modules.iter().filter(|m| pred(m.file_name())).collect()
+    };
+    let is_libc = |n: &str| n.starts_with("libc.so") || n.starts_with("libc-2.");
+    let is_libdl = |n: &str| n.starts_with("libdl.so") || n.starts_with("libdl-2.");
+    let is_musl = |n: &str| n.starts_with("ld-musl-") || n.starts_with("libc.musl-");
+    for pred in [&is_libc as &dyn Fn(&str) -> bool, &is_libdl, &is_musl] {
+        for m in candidates(pred) {
+            tried.push(m.file_name().to_string());
+            let loaded = Loaded::open(pid, m)?;
+            if let Some(addr) = loaded.function("dlopen")? {
+                let dlerror = loaded.function("dlerror")?;
+                let sym = Symbol {
+                    name: "dlopen".into(),
+                    library: PathBuf::from(&m.path),
+                    address: addr,
+                };
+                return Ok((sym, dlerror, 0));
+            }
+        }
+    }
+    for m in candidates(&is_libc) {
+        let loaded = Loaded::open(pid, m)?;
+        if let Some(addr) = loaded.function("__libc_dlopen_mode")? {
+            let sym = Symbol {
+                name: "__libc_dlopen_mode".into(),
+                library: PathBuf::from(&m.path),
+                address: addr,
+            };
+            return Ok((sym, None, RTLD_DLOPEN));
+        }
+    }
+    Err(InjectError::DlopenNotFound {
+        pid,
+        detail: if tried.is_empty() {
+            "no libc mapped".into()
+        } else {
+            format!("looked in {}", tried.join(", "))
+        },
+    })
+}
+
+/// Reads the ELF machine of the target's executable.
+fn exe_machine(pid: i32) -> Result<(u8, u16), InjectError> {
+    use std::io::Read;
+    let mut head = [0u8; 20];
+    std::fs::File::open(format!("/proc/{pid}/exe"))
+        .and_then(|mut f| f.read_exact(&mut head))
+        .map_err(|e| InjectError::io(format!("reading /proc/{pid}/exe"), e))?;
+    let class = head[4];
+    let machine = if head[5] == object::elf::ELFDATA2MSB {
+        u16::from_be_bytes([head[18], head[19]])
+    } else {
+        u16::from_le_bytes([head[18], head[19]])
+    };
+    Ok((class, machine))
+}
+
+/// Everything the pre-flight finds out; `predict` also predicts a Yama refusal.
+pub(crate) fn plan(pid: i32, predict: bool) -> Result<Plan, InjectError> {
+    let (pid, status) = identity(pid)?;
+    if predict {
+        predict_yama(pid)?;
+    }
+    let maps = match procfs::read_maps(pid) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(InjectError::NoSuchProcess { pid })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            return Err(not_permitted(pid))
+        }
+        Err(e) => return Err(InjectError::io(format!("reading /proc/{pid}/maps"), e)),
+    };
+    if maps.is_empty() {
+        // Kernel threads and exiting processes have no mappings.
+        return Err(InjectError::NoSuchProcess { pid });
+    }
+    let (class, machine) = exe_machine(pid)?;
+    if class != object::elf::ELFCLASS64 {
+        return Err(InjectError::UnsupportedArchitecture {
+            what: format!("pid {pid} is a 32-bit program"),
+        });
+    }
+    check_machine(pid, machine)?;
+
+    let modules = elf::modules(&maps);
+    let graphics: Vec<&Module> = modules
+        .iter()
+        .filter(|m| is_graphics_library(m.file_name()))
+        .collect();
+    if graphics.is_empty() {
+        return Err(InjectError::NoGraphicsLibrary { pid });
+    }
+    let mut safe_points: Vec<Symbol> = Vec::new();
+    // The API libraries export the swap functions; glvnd vendor libraries
+    // (libEGL_mesa, libGLX_nvidia…) do not, and can be large.
+    for m in graphics
+        .iter()
+        .filter(|m| !is_vendor_library(m.file_name()))
+    {
+        let loaded = Loaded::open(pid, m)?;
+        for name in SAFE_POINTS {
+            if let Some(address) = loaded.function(name)? {
+                if !safe_points.iter().any(|s| s.address == address) {
+                    safe_points.push(Symbol {
+                        name: name.into(),
+                        library: PathBuf::from(&m.path),
+                        address,
+                    });
+                }
+            }
+        }
+    }
+    if safe_points.is_empty() {
+        return Err(InjectError::NoSafePoint {
+            pid,
+            libraries: graphics
+                .iter()
+                .map(|m| m.file_name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    let (dlopen, dlerror, dlopen_extra_flags) = find_dlopen(pid, &modules)?;
+    let threads = procfs::task_ids(pid).map(|t| t.len()).unwrap_or(0);
+    Ok(Plan {
+        info: TargetInfo {
+            pid,
+            name: status.name,
+            threads,
+            graphics_libraries: graphics.iter().map(|m| PathBuf::from(&m.path)).collect(),
+            safe_points,
+            dlopen,
+            ptrace_scope: procfs::yama_scope(),
+            seccomp_filter: status.seccomp != 0,
+        },
+        dlopen_extra_flags,
+        dlerror,
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+fn check_machine(pid: i32, machine: u16) -> Result<(), InjectError> {
+    if machine == crate::arch::ELF_MACHINE {
+        Ok(())
+    } else {
+        Err(InjectError::UnsupportedArchitecture {
+            what: format!(
+                "pid {pid} is ELF machine {machine}, this injector drives {}",
+                crate::arch::NAME
+            ),
+        })
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn check_machine(_pid: i32, _machine: u16) -> Result<(), InjectError> {
+    Err(InjectError::UnsupportedArchitecture {
+        what: format!("this host is {}", std::env::consts::ARCH),
+    })
+}
+
+/// Where the library `path` (as passed to dlopen) is mapped in the target now, and the
+/// absolute address of `entry` in it.
+pub(crate) fn find_entry(pid: i32, path: &Path, entry: &str) -> Result<Option<u64>, InjectError> {
+    use std::os::unix::fs::MetadataExt;
+    let maps = procfs::read_maps(pid)
+        .map_err(|e| InjectError::io(format!("reading /proc/{pid}/maps"), e))?;
+    let modules = elf::modules(&maps);
+    // Identify the file by device and inode as seen in the target's mount namespace;
+    // fall back to comparing paths.
+    let in_target = PathBuf::from(format!("/proc/{pid}/root{}", path.display()));
+    let id = std::fs::metadata(&in_target)
+        .or_else(|_| std::fs::metadata(path))
+        .ok()
+        .map(|md| {
+            let dev = md.dev();
+            (libc::major(dev), libc::minor(dev), md.ino())
+        });
+    let canonical = std::fs::canonicalize(&in_target)
+        .ok()
+        .and_then(|p| {
+            p.strip_prefix(format!("/proc/{pid}/root"))
+                .ok()
+                .map(|p| Path::new("/").join(p))
+        })
+        .unwrap_or_else(|| path.to_path_buf());
+    let module = modules
+        .iter()
+        .find(|m| {
+            let first = &m.mappings[0];
+            id.is_some_and(|(maj, min, ino)| first.dev == (maj, min) && first.inode == ino)
+        })
+        .or_else(|| {
+            modules
+                .iter()
+                .find(|m| Path::new(&m.path) == canonical || Path::new(&m.path) == path)
+        });
+    let Some(module) = module else {
+        return Ok(None);
+    };
+    Loaded::open(pid, module)?.function(entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graphics_library_names() {
+        for yes in [
+            "libEGL.so.1",
+            "libEGL.so",
+            "libGL.so.1",
+            "libGLX.so.0",
+            "libGLESv2.so.2",
+            "libGLESv1_CM.so.1",
+            "libOpenGL.so.0",
+            "libOpenVG.so.1",
+            "libEGL_mesa.so.0",
+            "libGLX_nvidia.so.0",
+        ] {
+            assert!(is_graphics_library(yes), "{yes}");
+        }
+        for no in [
+            "libGLU.so.1",
+            "libGLEW.so.2.2",
+            "libglib-2.0.so.0",
+            "libc.so.6",
+            "libGLdispatch.so.0",
+        ] {
+            assert!(!is_graphics_library(no), "{no}");
+        }
+    }
+}
