@@ -587,7 +587,7 @@ impl Bench {
         if let Some(a) = attach {
             println!();
             println!(
-                "attach (overdraw --api gles, median of {}): first frame {:.1} ms after the command; \
+                "attach (overdraw --api gles --timing, median of {}): first frame {:.1} ms after the command; \
                  render thread held {:.2} ms = {:.1}x the target's {:.2} ms frame; injection {:.1} ms",
                 a.attaches, a.latency_ms, a.hiccup_ms, a.hiccup_ms / a.frame_ms, a.frame_ms, a.injection_ms
             );
