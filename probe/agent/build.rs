@@ -246,7 +246,12 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             )
             .unwrap();
             if class(&c.name) == "Swap" {
-                writeln!(out, "        hook::swapped();").unwrap();
+                let ok = if c.ret == CType::Void {
+                    "1"
+                } else {
+                    "r as u64"
+                };
+                writeln!(out, "        hook::swapped({ok});").unwrap();
             }
             writeln!(out, "        r").unwrap();
         }

@@ -66,6 +66,7 @@ struct JsonReport<'a> {
     contexts: &'a [gpuheat_session::ContextInfo],
     end: Option<&'a gpuheat_session::EndInfo>,
     attach: Option<&'a gpuheat_session::AttachInfo>,
+    states: &'a [gpuheat_session::ContextState],
     frames: &'a [crate::analysis::FrameStats],
     ranked_by: &'a str,
     top_draws: &'a [crate::analysis::DrawCost],
@@ -78,6 +79,7 @@ fn json(s: &Session, a: &Analysis, top: usize) -> Result<String> {
         contexts: &s.contexts,
         end: s.end.as_ref(),
         attach: s.attach.as_ref(),
+        states: &s.states,
         frames: &a.frames,
         ranked_by: a.ranked_by,
         top_draws: &a.draws[..top.min(a.draws.len())],
@@ -139,6 +141,19 @@ fn text(s: &Session, a: &Analysis, top: usize) -> String {
             o,
             "         pipelined per-draw GPU time is {verdict} here: {}",
             c.pipelined_note
+        );
+    }
+    for st in &s.states {
+        let [x, y, w, h] = st.viewport;
+        let surface = st
+            .surface
+            .map(|[w, h]| format!(", surface {w}x{h}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "state    at frame {} (context {:#x}): program {}, vertex array {}, array buffer {}, element buffer {}, draw/read framebuffer {}/{}, viewport {x},{y} {w}x{h}{surface}",
+            st.frame, st.context, st.program, st.vertex_array, st.array_buffer, st.element_array_buffer,
+            st.draw_framebuffer, st.read_framebuffer
         );
     }
     // One line per reason: "GLES context: no pipeline statistics query" covers eleven counters.

@@ -234,6 +234,14 @@ fn attach_reports_latency_and_hiccup() {
         a.safe_point
     );
     assert_eq!(s.info.pid.to_string(), target.pid());
+    // What the program bound before the attach is in the session: its one program and VAO,
+    // drawing to the 256x256 pbuffer (overdraw's default size) through framebuffer 0.
+    let state = s.states.first().expect("state snapshot");
+    assert!(state.program != 0 && state.vertex_array != 0, "{state:?}");
+    assert_eq!(state.draw_framebuffer, 0);
+    assert_eq!(state.viewport, [0, 0, 256, 256]);
+    assert_eq!(state.surface, Some([256, 256]));
+    assert_eq!(state.frame, s.frames[0].index);
 }
 
 /// Asserts a failed attach with a single-line error containing `needle`.
@@ -319,4 +327,66 @@ fn attach_errors_are_one_line_with_the_remedy() {
     );
     let _ = sleeper.kill();
     let _ = sleeper.wait();
+}
+
+/// Starts `gpuheat attach` on `pid` for a capture that would run for a long time, and waits
+/// until `frames` frames are in its session.
+fn long_capture(session: &Path, pid: &str, frames: usize) -> Child {
+    let child = Command::new(gpuheat())
+        .args(["attach", pid, "--frames", "100000", "--mode", "timeline", "-o"])
+        .arg(session)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(s) = gpuheat_session::Session::open_lenient(session) {
+            if s.frames.len() >= frames {
+                return child;
+            }
+        }
+        assert!(Instant::now() < deadline, "no frames arrived");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn ctrl_c_ends_an_attach_capture_cleanly_and_the_program_runs_on() {
+    let dir = scratch("attach-ctrl-c");
+    let mut target = Target::start(&dir, "overdraw", &["--layers", "2"]);
+    wait_for_frame_loop(target.child.id());
+    let session = dir.join("interrupted.gpuheat");
+    let gpuheat_run = long_capture(&session, &target.pid(), 3);
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(gpuheat_run.id() as i32, libc::SIGINT) };
+    let out = gpuheat_run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("stopped"), "{stderr}");
+    let s = gpuheat_session::Session::open(&session).expect("a clean session");
+    assert!(s.frames.len() >= 3);
+    assert_eq!(s.end.unwrap().reason, gpuheat_session::EndReason::Stopped);
+    assert!(s.frames.iter().all(|f| f.calls.len() == 2 * 2 + 6), "every kept frame is whole");
+    assert!(target.alive());
+    // The agent let go: a new attach works at once.
+    let r = attach_ok(&dir, &target.pid(), &["--frames", "2"]);
+    assert_eq!(counts(&r), vec![(10, 2, 3); 2]);
+}
+
+#[test]
+fn a_program_dying_during_an_attach_capture_leaves_a_readable_session() {
+    let dir = scratch("attach-target-dies");
+    let target = Target::start(&dir, "overdraw", &["--layers", "2"]);
+    wait_for_frame_loop(target.child.id());
+    let session = dir.join("died.gpuheat");
+    let gpuheat_run = long_capture(&session, &target.pid(), 3);
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(target.child.id() as i32, libc::SIGKILL) };
+    let out = gpuheat_run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("exited after"), "{stderr}");
+    let s = gpuheat_session::Session::open(&session).expect("readable after the program died");
+    assert!(s.frames.len() >= 3);
+    assert_eq!(s.end.unwrap().reason, gpuheat_session::EndReason::TargetExited);
 }

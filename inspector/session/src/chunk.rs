@@ -57,9 +57,11 @@ impl ChunkKind {
     pub const END: ChunkKind = ChunkKind::from_fourcc(*b"END\0");
     /// [`Record::Attach`].
     pub const ATTACH: ChunkKind = ChunkKind::from_fourcc(*b"ATCH");
+    /// [`Record::State`].
+    pub const STATE: ChunkKind = ChunkKind::from_fourcc(*b"STAT");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 8] = [
+    pub const KNOWN: [ChunkKind; 9] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -68,6 +70,7 @@ impl ChunkKind {
         ChunkKind::PIPELINED,
         ChunkKind::END,
         ChunkKind::ATTACH,
+        ChunkKind::STATE,
     ];
 
     /// The kind with these four bytes as it appears in the file.
@@ -122,6 +125,7 @@ impl Record {
             Record::Pipelined(_) => ChunkKind::PIPELINED,
             Record::End(_) => ChunkKind::END,
             Record::Attach(_) => ChunkKind::ATTACH,
+            Record::State(_) => ChunkKind::STATE,
         }
     }
 }
@@ -208,6 +212,7 @@ pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
         Record::Modules(v) => serde_json::to_vec(v).expect("ModuleMap serializes to JSON"),
         Record::End(v) => serde_json::to_vec(v).expect("EndInfo serializes to JSON"),
         Record::Attach(v) => serde_json::to_vec(v).expect("AttachInfo serializes to JSON"),
+        Record::State(v) => serde_json::to_vec(v).expect("ContextState serializes to JSON"),
         Record::Frame(v) => postcard::to_allocvec(v).expect("Frame serializes to postcard"),
         Record::Pipelined(v) => {
             postcard::to_allocvec(v).expect("PipelinedBatch serializes to postcard")
@@ -456,6 +461,7 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::MODULES => Record::Modules(json(raw)?),
         ChunkKind::END => Record::End(json(raw)?),
         ChunkKind::ATTACH => Record::Attach(json(raw)?),
+        ChunkKind::STATE => Record::State(json(raw)?),
         ChunkKind::FRAME => Record::Frame(post(raw)?),
         ChunkKind::PIPELINED => Record::Pipelined(post(raw)?),
         other => return Err(format!("no decoder for {other}")),

@@ -285,6 +285,27 @@ pub struct AttachInfo {
     pub injection_ns: u64,
 }
 
+/// The GL state a context was in when a capture started: what the program bound before the
+/// first captured call, so that call can be understood without the frames before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextState {
+    /// The context handle, as in [`ContextInfo::handle`].
+    pub context: u64,
+    /// The first captured frame.
+    pub frame: u64,
+    pub program: u32,
+    pub vertex_array: u32,
+    pub array_buffer: u32,
+    pub element_array_buffer: u32,
+    pub draw_framebuffer: u32,
+    pub read_framebuffer: u32,
+    /// x, y, width, height.
+    pub viewport: [i32; 4],
+    /// Size of the current draw surface (window or pbuffer), when the window system says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<[u32; 2]>,
+}
+
 /// Everything a chunk can hold.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -296,4 +317,5 @@ pub enum Record {
     Pipelined(PipelinedBatch),
     End(EndInfo),
     Attach(AttachInfo),
+    State(ContextState),
 }

@@ -9,8 +9,8 @@ use crate::chunk::{read_chunk_into, Chunk, ChunkHeader, ChunkKind};
 use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
-    AttachInfo, ContextInfo, EndInfo, Frame, FunctionTable, ModuleMap, PipelinedBatch, Record,
-    SessionInfo,
+    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FunctionTable, ModuleMap,
+    PipelinedBatch, Record, SessionInfo,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -174,6 +174,8 @@ pub struct Session {
     pub end: Option<EndInfo>,
     /// How `gpuheat attach` got in; `None` for launch-mode sessions.
     pub attach: Option<AttachInfo>,
+    /// The state of each context when the capture started.
+    pub states: Vec<ContextState>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -276,6 +278,7 @@ struct Builder {
     pipelined: Vec<PipelinedBatch>,
     end: Option<EndInfo>,
     attach: Option<AttachInfo>,
+    states: Vec<ContextState>,
 }
 
 impl Builder {
@@ -299,6 +302,7 @@ impl Builder {
             Record::Attach(v) => {
                 self.attach.get_or_insert(v);
             }
+            Record::State(v) => self.states.push(v),
         }
     }
 
@@ -327,6 +331,7 @@ impl Builder {
             pipelined: self.pipelined,
             end: self.end,
             attach: self.attach,
+            states: self.states,
             truncated_at,
         })
     }

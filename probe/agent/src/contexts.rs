@@ -1,8 +1,8 @@
 //! Per-context counter state, created the first time a context is seen during a capture.
 
-use crate::{hook, runtime};
+use crate::{hook, runtime, table};
 use gpuheat_counters::{Bracket, ContextCounters, GlFns};
-use gpuheat_session::{CounterValue, PipelinedBatch, Record};
+use gpuheat_session::{ClientApi, ContextState, CounterValue, PipelinedBatch, Record};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -63,6 +63,75 @@ pub fn prepare(ctx: u64) {
         with_entry(ctx, |e| {
             counters(e, ctx, gl);
         });
+    }
+}
+
+/// What the program bound before the capture: current program, vertex array, buffers,
+/// framebuffers, viewport, and the draw surface's size when `query_surface` (the EGL query
+/// resets the thread's EGL error, so only right after a successful swap). Only on GL and
+/// GLES 3.0+, where every queried name exists, so no query can raise a GL error.
+pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextState> {
+    const CURRENT_PROGRAM: u32 = 0x8B8D;
+    const VERTEX_ARRAY_BINDING: u32 = 0x85B5;
+    const ARRAY_BUFFER_BINDING: u32 = 0x8894;
+    const ELEMENT_ARRAY_BUFFER_BINDING: u32 = 0x8895;
+    const DRAW_FRAMEBUFFER_BINDING: u32 = 0x8CA6;
+    const READ_FRAMEBUFFER_BINDING: u32 = 0x8CAA;
+    const VIEWPORT: u32 = 0x0BA2;
+    if ctx == 0 {
+        return None;
+    }
+    let gl = gl()?;
+    let (api, major, _) = with_entry(ctx, |e| e.counters.as_ref().map(|c| c.api_version()))?;
+    if major < 3 || api == ClientApi::Vg {
+        return None;
+    }
+    // SAFETY: the context is current on this thread; every name exists in GL/GLES 3.0+.
+    let get = |name: u32| unsafe { gl.integer(name) } as u32;
+    let mut viewport = [0i32; 4];
+    // SAFETY: GL_VIEWPORT writes four integers.
+    unsafe { (gl.get_integerv)(VIEWPORT, viewport.as_mut_ptr()) };
+    Some(ContextState {
+        context: ctx,
+        frame,
+        program: get(CURRENT_PROGRAM),
+        vertex_array: get(VERTEX_ARRAY_BINDING),
+        array_buffer: get(ARRAY_BUFFER_BINDING),
+        element_array_buffer: get(ELEMENT_ARRAY_BUFFER_BINDING),
+        draw_framebuffer: get(DRAW_FRAMEBUFFER_BINDING),
+        read_framebuffer: get(READ_FRAMEBUFFER_BINDING),
+        viewport,
+        surface: query_surface.then(egl_surface_size).flatten(),
+    })
+}
+
+/// Width and height of the current EGL draw surface.
+fn egl_surface_size() -> Option<[u32; 2]> {
+    const EGL_DRAW: i32 = 0x3059;
+    const EGL_WIDTH: i32 = 0x3057;
+    const EGL_HEIGHT: i32 = 0x3056;
+    // Only a program that swaps through EGL has an EGL surface; a GLX program must not be
+    // sent into an EGL library it never initialised.
+    let swaps_with_egl = table::index_of(b"eglSwapBuffers").is_some_and(|i| hook::real_raw(i) != 0);
+    if !swaps_with_egl {
+        return None;
+    }
+    let display = hook::real_by_name(c"eglGetCurrentDisplay")?;
+    let surface = hook::real_by_name(c"eglGetCurrentSurface")?;
+    let query = hook::real_by_name(c"eglQuerySurface")?;
+    // SAFETY: the real EGL functions, with their C signatures.
+    unsafe {
+        let display: unsafe extern "C" fn() -> usize = std::mem::transmute(display);
+        let surface: unsafe extern "C" fn(i32) -> usize = std::mem::transmute(surface);
+        let query: unsafe extern "C" fn(usize, usize, i32, *mut i32) -> u32 =
+            std::mem::transmute(query);
+        let (d, s) = (display(), surface(EGL_DRAW));
+        if d == 0 || s == 0 {
+            return None;
+        }
+        let (mut w, mut h) = (0, 0);
+        (query(d, s, EGL_WIDTH, &mut w) != 0 && query(d, s, EGL_HEIGHT, &mut h) != 0)
+            .then_some([w as u32, h as u32])
     }
 }
 

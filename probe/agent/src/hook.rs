@@ -356,15 +356,15 @@ pub fn got_value(pname: u32, data: usize, width: usize) {
     });
 }
 
-/// After every swap: frame accounting, starting and ending the capture.
-pub fn swapped() {
+/// After every swap (`ok`: its result): frame accounting, starting and ending the capture.
+pub fn swapped(ok: u64) {
     let reentered = THREAD
         .try_with(|t| t.in_agent.replace(true))
         .unwrap_or(true);
     if reentered {
         return;
     }
-    let _ = catch_unwind(runtime::frame_ended);
+    let _ = catch_unwind(|| runtime::frame_ended(ok != 0));
     let _ = THREAD.try_with(|t| t.in_agent.set(false));
 }
 

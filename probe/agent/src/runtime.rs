@@ -135,7 +135,7 @@ pub fn init() {
                 if let Some(agent) = current() {
                     let mut st = lock(&agent.state);
                     st.request = None;
-                    start_capture(&agent, &mut st, request);
+                    start_capture(&agent, &mut st, request, false);
                 }
             }
         });
@@ -258,7 +258,7 @@ pub(crate) fn mode() -> CaptureMode {
     }
 }
 
-fn start_capture(agent: &Agent, st: &mut State, request: Request) {
+fn start_capture(agent: &Agent, st: &mut State, request: Request, swap_ok: bool) {
     let now = monotonic_ns();
     if !st.info_sent {
         st.info_sent = true;
@@ -287,8 +287,14 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request) {
     FULL_MODE.store(request.mode == CaptureMode::Full, Relaxed);
     FRAME.store(SWAPS.load(Relaxed), Relaxed);
     CALL_SEQ.store(0, Relaxed);
-    // Measure the context's counters now, not inside the first captured draw.
-    contexts::prepare(hook::current_context());
+    // Measure the context's counters now, not inside the first captured draw, and record
+    // what the program bound before the first captured call.
+    let ctx = hook::current_context();
+    contexts::prepare(ctx);
+    // eglQuerySurface resets the thread's EGL error: only after a swap that succeeded.
+    if let Some(state) = contexts::snapshot(ctx, SWAPS.load(Relaxed), swap_ok) {
+        agent.writer.send(Msg::Record(Record::State(state)));
+    }
     st.active = Some(Active {
         request,
         captured: 0,
@@ -297,8 +303,8 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request) {
     RECORDING.store(true, Relaxed);
 }
 
-/// Called after every swap on the swapping thread.
-pub fn frame_ended() {
+/// Called after every swap on the swapping thread; `swap_ok` is what the swap returned.
+pub fn frame_ended(swap_ok: bool) {
     SWAPS.fetch_add(1, Relaxed);
     let Some(agent) = current() else {
         return;
@@ -309,7 +315,7 @@ pub fn frame_ended() {
         match st.request {
             Some(r) if SWAPS.load(Relaxed) >= r.start_after => {
                 st.request = None;
-                start_capture(&agent, st, r);
+                start_capture(&agent, st, r, swap_ok);
             }
             _ => {}
         }
