@@ -333,7 +333,9 @@ fn attach_errors_are_one_line_with_the_remedy() {
 /// until `frames` frames are in its session.
 fn long_capture(session: &Path, pid: &str, frames: usize) -> Child {
     let child = Command::new(gpuheat())
-        .args(["attach", pid, "--frames", "100000", "--mode", "timeline", "-o"])
+        .args([
+            "attach", pid, "--frames", "100000", "--mode", "timeline", "-o",
+        ])
         .arg(session)
         .stderr(Stdio::piped())
         .spawn()
@@ -366,7 +368,10 @@ fn ctrl_c_ends_an_attach_capture_cleanly_and_the_program_runs_on() {
     let s = gpuheat_session::Session::open(&session).expect("a clean session");
     assert!(s.frames.len() >= 3);
     assert_eq!(s.end.unwrap().reason, gpuheat_session::EndReason::Stopped);
-    assert!(s.frames.iter().all(|f| f.calls.len() == 2 * 2 + 6), "every kept frame is whole");
+    assert!(
+        s.frames.iter().all(|f| f.calls.len() == 2 * 2 + 6),
+        "every kept frame is whole"
+    );
     assert!(target.alive());
     // The agent let go: a new attach works at once.
     let r = attach_ok(&dir, &target.pid(), &["--frames", "2"]);
@@ -388,5 +393,8 @@ fn a_program_dying_during_an_attach_capture_leaves_a_readable_session() {
     assert!(stderr.contains("exited after"), "{stderr}");
     let s = gpuheat_session::Session::open(&session).expect("readable after the program died");
     assert!(s.frames.len() >= 3);
-    assert_eq!(s.end.unwrap().reason, gpuheat_session::EndReason::TargetExited);
+    assert_eq!(
+        s.end.unwrap().reason,
+        gpuheat_session::EndReason::TargetExited
+    );
 }
