@@ -331,6 +331,8 @@ fn attach_errors_are_one_line_with_the_remedy() {
 
 /// Starts `gpuheat attach` on `pid` for a capture that would run for a long time, and waits
 /// until `frames` frames are in its session.
+// The child is returned to the caller, which waits for it; the lint cannot see that.
+#[allow(clippy::zombie_processes)]
 fn long_capture(session: &Path, pid: &str, frames: usize) -> Child {
     let mut child = Command::new(gpuheat())
         .args([
