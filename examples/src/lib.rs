@@ -87,6 +87,13 @@ fn emit(line: &str) {
     let _ = out.flush();
 }
 
+/// Colour of layer `k` of the overdraw frame (overdraw, proc_loaded): deterministic, so
+/// every frame renders the same image, translucent (alpha 0.25) so layers blend.
+pub fn layer_colour(k: u32) -> [f32; 4] {
+    let f = |m: u64| ((k as u64 * m + 3) % 16) as f32 / 15.0;
+    [f(5), f(7), f(11), 0.25]
+}
+
 /// Median of `times` in milliseconds (mean of the two middle values for an even count;
 /// 0 for none).
 pub fn median_ms(times: &mut [Duration]) -> f64 {

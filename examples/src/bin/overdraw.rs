@@ -38,7 +38,7 @@
 
 use gpuheat_examples::args::{IntFlag, Spec};
 use gpuheat_examples::gl::*;
-use gpuheat_examples::{gfx_for, main_with, run_frames};
+use gpuheat_examples::{gfx_for, layer_colour, main_with, run_frames};
 
 const SPEC: Spec = Spec {
     name: "overdraw",
@@ -61,12 +61,6 @@ samples passed per draw = W*H (frame: K*W*H)  default 65536 (524288)
 overdraw factor = K
 --checksum: one glReadPixels after the last eglSwapBuffers (no frame)",
 };
-
-/// Deterministic colour of layer `k` (alpha 0.25).
-fn layer_colour(k: u32) -> [f32; 4] {
-    let f = |m: u64| ((k as u64 * m + 3) % 16) as f32 / 15.0;
-    [f(5), f(7), f(11), 0.25]
-}
 
 fn main() {
     main_with(&SPEC, |args| {

@@ -36,7 +36,7 @@
 
 use gpuheat_examples::args::{IntFlag, Spec};
 use gpuheat_examples::gl::*;
-use gpuheat_examples::{gfx_for, main_with, median_ms};
+use gpuheat_examples::{gfx_for, layer_colour, main_with, median_ms};
 use std::ffi::{c_char, c_int, c_void};
 use std::time::Instant;
 
@@ -99,12 +99,6 @@ pointers! {
     glDrawArrays: fn(GLenum, GLint, GLsizei);
     glFinish: fn();
     eglSwapBuffers: fn(EGLDisplay, EGLSurface) -> EGLBoolean;
-}
-
-/// Deterministic colour of layer `k` (alpha 0.25).
-fn layer_colour(k: u32) -> [f32; 4] {
-    let f = |m: u64| ((k as u64 * m + 3) % 16) as f32 / 15.0;
-    [f(5), f(7), f(11), 0.25]
 }
 
 fn main() {
