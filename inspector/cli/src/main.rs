@@ -4,6 +4,7 @@ mod agent;
 mod analysis;
 mod attach;
 mod enums;
+mod heatmap;
 mod receive;
 mod report;
 mod run;
@@ -37,6 +38,8 @@ enum Command {
     Attach(attach::AttachArgs),
     /// Print per-frame totals and the costliest draws of a session.
     Report(report::ReportArgs),
+    /// Render a frame's thermal painting (per-pixel cost map) to a PNG.
+    Heatmap(heatmap::HeatmapArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Attach(args) => attach::attach(args),
 
         Command::Report(args) => report::report(args),
+        Command::Heatmap(args) => heatmap::heatmap(args),
     };
     match result {
         Ok(code) => code,

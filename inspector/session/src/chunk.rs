@@ -21,7 +21,7 @@ use std::io::{self, Read};
 use serde::de::DeserializeOwned;
 
 use crate::error::SessionError;
-use crate::model::Record;
+use crate::model::{HeatMap, Record};
 
 /// Length of a chunk header.
 pub const CHUNK_HEADER_LEN: usize = 20;
@@ -59,9 +59,13 @@ impl ChunkKind {
     pub const ATTACH: ChunkKind = ChunkKind::from_fourcc(*b"ATCH");
     /// [`Record::State`].
     pub const STATE: ChunkKind = ChunkKind::from_fourcc(*b"STAT");
+    /// [`Record::Heat`].
+    pub const HEAT: ChunkKind = ChunkKind::from_fourcc(*b"HEAT");
+    /// [`Record::HeatMissing`].
+    pub const HEAT_MISSING: ChunkKind = ChunkKind::from_fourcc(*b"HMIS");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 9] = [
+    pub const KNOWN: [ChunkKind; 11] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -71,6 +75,8 @@ impl ChunkKind {
         ChunkKind::END,
         ChunkKind::ATTACH,
         ChunkKind::STATE,
+        ChunkKind::HEAT,
+        ChunkKind::HEAT_MISSING,
     ];
 
     /// The kind with these four bytes as it appears in the file.
@@ -126,6 +132,8 @@ impl Record {
             Record::End(_) => ChunkKind::END,
             Record::Attach(_) => ChunkKind::ATTACH,
             Record::State(_) => ChunkKind::STATE,
+            Record::Heat(_) => ChunkKind::HEAT,
+            Record::HeatMissing(_) => ChunkKind::HEAT_MISSING,
         }
     }
 }
@@ -213,6 +221,8 @@ pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
         Record::End(v) => serde_json::to_vec(v).expect("EndInfo serializes to JSON"),
         Record::Attach(v) => serde_json::to_vec(v).expect("AttachInfo serializes to JSON"),
         Record::State(v) => serde_json::to_vec(v).expect("ContextState serializes to JSON"),
+        Record::HeatMissing(v) => serde_json::to_vec(v).expect("HeatMissing serializes to JSON"),
+        Record::Heat(v) => postcard::to_allocvec(v).expect("HeatMap serializes to postcard"),
         Record::Frame(v) => postcard::to_allocvec(v).expect("Frame serializes to postcard"),
         Record::Pipelined(v) => {
             postcard::to_allocvec(v).expect("PipelinedBatch serializes to postcard")
@@ -464,6 +474,12 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::STATE => Record::State(json(raw)?),
         ChunkKind::FRAME => Record::Frame(post(raw)?),
         ChunkKind::PIPELINED => Record::Pipelined(post(raw)?),
+        ChunkKind::HEAT => {
+            let map: HeatMap = post(raw)?;
+            map.validate()?;
+            Record::Heat(map)
+        }
+        ChunkKind::HEAT_MISSING => Record::HeatMissing(json(raw)?),
         other => return Err(format!("no decoder for {other}")),
     })
 }

@@ -306,6 +306,107 @@ pub struct ContextState {
     pub surface: Option<[u32; 2]>,
 }
 
+/// Largest map a [`HeatMap`] may hold, in pixels (8192 × 8192); the cap keeps a damaged
+/// record from asking for huge allocations.
+pub const MAX_HEAT_PIXELS: u64 = 64 << 20;
+
+/// The time and fragment coverage of one draw of a heat-mapped frame.
+///
+/// Stored as postcard inside [`HeatMap`]: field order is the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawCoverage {
+    /// Index of the draw in its frame's [`Frame::calls`].
+    pub call: u32,
+    /// Fragments the draw produced over the whole map: `N_d = Σ_p c_d(p)`.
+    pub fragments: u64,
+    /// The draw's measured (serialized) time `T_d`, in ns.
+    pub time_ns: u64,
+    /// Bounding box of the pixels the draw covered: x0, y0, x1, y1 (x1, y1 exclusive), in GL
+    /// window coordinates (origin bottom left).
+    pub bbox: [u32; 4],
+}
+
+/// The thermal painting of one captured frame: where its GPU time went, pixel by pixel.
+///
+/// `heat(p) = Σ_d c_d(p) · T_d / N_d`, with `c_d(p)` the fragments draw `d` produced at pixel
+/// `p`, `N_d` their sum and `T_d` the draw's measured time, so `Σ_p heat(p)` is the time of
+/// the draws that produced fragments. Stored as postcard, like [`Frame`]: field order is the
+/// format, and changing it needs a new chunk kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeatMap {
+    /// The frame, as in [`Frame::index`].
+    pub frame: u64,
+    /// The context that rendered it, as in [`ContextInfo::handle`].
+    pub context: u64,
+    pub width: u32,
+    pub height: u32,
+    /// Row-major, bottom row first (GL order), ns per pixel: `heat(p) = Σ_d c_d(p)·T_d/N_d`.
+    pub heat: Vec<f32>,
+    /// Fragments per pixel: `Σ_d c_d(p)`; same layout as `heat`.
+    pub overdraw: Vec<u32>,
+    /// The frame's colour buffer, RGBA8, bottom row first; empty when it could not be read.
+    pub colour: Vec<u8>,
+    /// The draws that make up the map.
+    pub draws: Vec<DrawCoverage>,
+}
+
+impl HeatMap {
+    /// Number of pixels, `width × height`.
+    pub fn pixels(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+
+    /// Checks that the buffers match the size: `heat` and `overdraw` hold `width × height`
+    /// values, `colour` is empty or holds `4 × width × height` bytes, and the map is at most
+    /// [`MAX_HEAT_PIXELS`]. Says what is wrong otherwise.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.pixels();
+        if n > MAX_HEAT_PIXELS {
+            return Err(format!(
+                "heat map {}x{} exceeds {MAX_HEAT_PIXELS} pixels",
+                self.width, self.height
+            ));
+        }
+        if self.heat.len() as u64 != n {
+            return Err(format!(
+                "heat map {}x{} has {} heat values",
+                self.width,
+                self.height,
+                self.heat.len()
+            ));
+        }
+        if self.overdraw.len() as u64 != n {
+            return Err(format!(
+                "heat map {}x{} has {} overdraw values",
+                self.width,
+                self.height,
+                self.overdraw.len()
+            ));
+        }
+        if !self.colour.is_empty() && self.colour.len() as u64 != 4 * n {
+            return Err(format!(
+                "heat map {}x{} has {} colour bytes, expected 0 or {}",
+                self.width,
+                self.height,
+                self.colour.len(),
+                4 * n
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A heat map that could not be made, and why: a frame never gets a silent empty map.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeatMissing {
+    /// The frame, as in [`Frame::index`].
+    pub frame: u64,
+    /// The context that rendered it, as in [`ContextInfo::handle`].
+    pub context: u64,
+    /// Why there is no map, in one line.
+    pub reason: String,
+}
+
 /// Everything a chunk can hold.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -318,4 +419,6 @@ pub enum Record {
     End(EndInfo),
     Attach(AttachInfo),
     State(ContextState),
+    Heat(HeatMap),
+    HeatMissing(HeatMissing),
 }

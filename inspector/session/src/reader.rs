@@ -9,8 +9,8 @@ use crate::chunk::{read_chunk_into, Chunk, ChunkHeader, ChunkKind};
 use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
-    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FunctionTable, ModuleMap,
-    PipelinedBatch, Record, SessionInfo,
+    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FunctionTable, HeatMap, HeatMissing,
+    ModuleMap, PipelinedBatch, Record, SessionInfo,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -176,6 +176,10 @@ pub struct Session {
     pub attach: Option<AttachInfo>,
     /// The state of each context when the capture started.
     pub states: Vec<ContextState>,
+    /// Thermal paintings of captured frames, in the order they were written.
+    pub heat: Vec<HeatMap>,
+    /// Frames whose heat map could not be made, and why.
+    pub heat_missing: Vec<HeatMissing>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -279,6 +283,8 @@ struct Builder {
     end: Option<EndInfo>,
     attach: Option<AttachInfo>,
     states: Vec<ContextState>,
+    heat: Vec<HeatMap>,
+    heat_missing: Vec<HeatMissing>,
 }
 
 impl Builder {
@@ -303,6 +309,8 @@ impl Builder {
                 self.attach.get_or_insert(v);
             }
             Record::State(v) => self.states.push(v),
+            Record::Heat(v) => self.heat.push(v),
+            Record::HeatMissing(v) => self.heat_missing.push(v),
         }
     }
 
@@ -332,6 +340,8 @@ impl Builder {
             end: self.end,
             attach: self.attach,
             states: self.states,
+            heat: self.heat,
+            heat_missing: self.heat_missing,
             truncated_at,
         })
     }

@@ -1,0 +1,175 @@
+//! `gpuheat heatmap`: render a frame's thermal painting (the `HEAT` record) to a PNG.
+//!
+//! The map is alpha-blended over the frame's colour buffer (or black when the agent could
+//! not read it), flipped to image order, with a legend strip below: the palette from zero
+//! to the map's maximum, the maximum's value, and the unit.
+//!
+//! `--draw CALL` cannot show one draw's own share: the record holds the summed map only
+//! (one float target per frame keeps the GPU pass cheap), and a draw's share is not
+//! recoverable from the sum. So it shows the whole frame's map and outlines the draw's
+//! coverage box in white, and the legend says so.
+
+mod font;
+mod palette;
+mod render;
+
+use crate::shown;
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use gpuheat_session::{HeatMap, Session};
+use palette::{Palette, Scale};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct HeatmapArgs {
+    /// Session file.
+    session: PathBuf,
+    /// Frame number (as `gpuheat report` numbers them); default: the first frame with a map.
+    #[arg(long)]
+    frame: Option<u64>,
+    /// Outline this draw's coverage box (its call index in the frame). The map stays the
+    /// whole frame's: per-draw shares are not stored.
+    #[arg(long, value_name = "CALL")]
+    draw: Option<u32>,
+    /// Colour map; android is the "Debug GPU overdraw" key.
+    #[arg(long, value_enum, default_value_t = Palette::Inferno)]
+    palette: Palette,
+    /// Value scale.
+    #[arg(long, value_enum, default_value_t = Scale::Linear)]
+    scale: Scale,
+    /// Show fragments per pixel (overdraw) instead of ns per pixel.
+    #[arg(long)]
+    overdraw: bool,
+    /// Output PNG.
+    #[arg(short, long, default_value = "heat.png")]
+    output: PathBuf,
+}
+
+pub fn heatmap(args: HeatmapArgs) -> Result<ExitCode> {
+    let session = Session::open(&args.session).with_context(|| shown(&args.session))?;
+    let map = pick(&session, &args.session, args.frame)?;
+    if map.width == 0 || map.height == 0 {
+        bail!(
+            "the heat map of frame {} is empty ({}x{})",
+            map.frame,
+            map.width,
+            map.height
+        );
+    }
+    let draw = match args.draw {
+        None => None,
+        Some(call) => Some(
+            map.draws
+                .iter()
+                .copied()
+                .find(|d| d.call == call)
+                .ok_or_else(|| {
+                    let calls: Vec<String> = map.draws.iter().map(|d| d.call.to_string()).collect();
+                    anyhow!(
+                        "frame {} has no draw {call} in its heat map; its draws: {}",
+                        map.frame,
+                        list(&calls)
+                    )
+                })?,
+        ),
+    };
+    let image = render::render(
+        map,
+        &render::Options {
+            palette: args.palette,
+            scale: args.scale,
+            overdraw: args.overdraw,
+            draw,
+        },
+    );
+    write_png(&args.output, &image)
+        .map_err(|e| anyhow!("cannot write {}: {e}", shown(&args.output)))?;
+    println!(
+        "{}: frame {}, {}x{} map, {}",
+        shown(&args.output),
+        map.frame,
+        map.width,
+        map.height,
+        if args.overdraw {
+            "fragments per pixel"
+        } else {
+            "ns per pixel"
+        }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The map of `frame`, or the first one; a one-line reason when there is none.
+fn pick<'a>(session: &'a Session, path: &Path, frame: Option<u64>) -> Result<&'a HeatMap> {
+    let with_maps: Vec<String> = session.heat.iter().map(|m| m.frame.to_string()).collect();
+    match frame {
+        Some(n) => {
+            if let Some(map) = session.heat.iter().find(|m| m.frame == n) {
+                return Ok(map);
+            }
+            if let Some(missing) = session.heat_missing.iter().find(|m| m.frame == n) {
+                bail!("no heat map for frame {n}: {}", missing.reason);
+            }
+            if with_maps.is_empty() {
+                bail!(
+                    "no heat map for frame {n}: {} holds no heat maps",
+                    shown(path)
+                );
+            }
+            bail!(
+                "no heat map for frame {n}; frames with maps: {}",
+                list(&with_maps)
+            )
+        }
+        None => {
+            if let Some(map) = session.heat.first() {
+                return Ok(map);
+            }
+            match session.heat_missing.first() {
+                Some(missing) => bail!(
+                    "no heat map in {}: frame {}: {}",
+                    shown(path),
+                    missing.frame,
+                    missing.reason
+                ),
+                None => bail!(
+                    "no heat map in {}: the capture did not paint any frame",
+                    shown(path)
+                ),
+            }
+        }
+    }
+}
+
+/// `a, b, c`, shortened after 20 items.
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        return "none".into();
+    }
+    let mut s = items
+        .iter()
+        .take(20)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > 20 {
+        s.push_str(&format!(" and {} more", items.len() - 20));
+    }
+    s
+}
+
+fn write_png(path: &Path, image: &render::Image) -> Result<()> {
+    let file = File::create(path).map_err(|e| anyhow!("{e}"))?;
+    let mut out = BufWriter::new(file);
+    let mut encoder = png::Encoder::new(&mut out, image.width, image.height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&image.rgb)?;
+    writer.finish()?;
+    out.flush()?;
+    Ok(())
+}

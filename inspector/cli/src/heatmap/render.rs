@@ -1,0 +1,320 @@
+//! Turning a [`HeatMap`] into an RGB image: the map over the frame, then the legend below.
+
+use super::font;
+use super::palette::{blend, Palette, Scale, ALPHA, ANDROID};
+use gpuheat_session::{DrawCoverage, HeatMap};
+
+/// What to draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub palette: Palette,
+    pub scale: Scale,
+    /// Show fragments per pixel instead of ns per pixel.
+    pub overdraw: bool,
+    /// Outline this draw's coverage box.
+    pub draw: Option<DrawCoverage>,
+}
+
+/// An RGB8 image, top row first.
+#[derive(Debug)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgb: Vec<u8>,
+}
+
+/// Smallest legend height in pixels.
+pub const MIN_LEGEND_H: u32 = 24;
+/// Rows of the palette strip at the top of the legend.
+const STRIP: std::ops::Range<u32> = 2..12;
+/// Height of one text line.
+const LINE_H: u32 = font::GLYPH_H + 2;
+const TEXT: [u8; 3] = [0xff, 0xff, 0xff];
+const OUTLINE: [u8; 3] = [0xff, 0xff, 0xff];
+
+/// The map's values as f64, and the unit they are in.
+fn values(map: &HeatMap, overdraw: bool) -> (Vec<f64>, &'static str) {
+    if overdraw {
+        let v = map.overdraw.iter().map(|&o| f64::from(o)).collect();
+        (v, "fragments per pixel")
+    } else {
+        // NaN or negative heat cannot come from a sound pass; show it as no heat.
+        let v = map
+            .heat
+            .iter()
+            .map(|&h| {
+                if h.is_finite() && h > 0.0 {
+                    f64::from(h)
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        (v, "ns per pixel per frame")
+    }
+}
+
+/// The colour of one pixel's value, or `None` for no tint.
+fn tint(v: f64, max: f64, opts: &Options) -> Option<[u8; 3]> {
+    if v <= 0.0 {
+        return None;
+    }
+    if opts.palette == Palette::Android && opts.overdraw {
+        // The Android key counts layers, whatever the scale.
+        let layers = v.round().clamp(1.0, 4.0) as usize;
+        return Some(ANDROID[layers - 1]);
+    }
+    Some(opts.palette.colour_at(opts.scale.position(v, max)))
+}
+
+/// A number for the legend: short, in the glyphs the font has.
+pub fn label(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v == v.round() && v.abs() < 1e6 {
+        format!("{v:.0}")
+    } else if (0.01..1e5).contains(&v.abs()) {
+        let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 3) as usize;
+        format!("{v:.digits$}")
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
+/// Breaks `text` into lines of at most `max` characters at spaces (a longer word gets its
+/// own line and is clipped when drawn).
+fn wrap(text: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= max => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// Renders the map (flipped: GL rows are bottom first) over the frame's colour buffer, or
+/// over black when there is none, with the legend below it.
+pub fn render(map: &HeatMap, opts: &Options) -> Image {
+    let (w, h) = (map.width, map.height);
+    let (vals, unit) = values(map, opts.overdraw);
+    let max = vals.iter().copied().fold(0.0, f64::max);
+
+    // Legend text: scale labels, then unit and notes, wrapped to the width.
+    let max_chars = ((w + 1) / font::ADVANCE).max(1) as usize;
+    let (lo, hi) = if opts.palette == Palette::Android && opts.overdraw {
+        ("0".to_string(), "4+".to_string())
+    } else {
+        ("0".to_string(), label(max))
+    };
+    let mut lines: Vec<(String, String)> = Vec::new();
+    if lo.len() + 1 + hi.len() <= max_chars {
+        lines.push((lo, hi));
+    } else {
+        lines.push((lo, String::new()));
+        lines.push((String::new(), hi));
+    }
+    let mut title = unit.to_string();
+    if opts.scale == Scale::Log && !(opts.palette == Palette::Android && opts.overdraw) {
+        title.push_str(", log scale");
+    }
+    if let Some(d) = opts.draw {
+        title.push_str(&format!(
+            "; white box: draw {} ({} fragments, {} ns), whole frame shown",
+            d.call, d.fragments, d.time_ns
+        ));
+    }
+    lines.extend(
+        wrap(&title, max_chars)
+            .into_iter()
+            .map(|l| (l, String::new())),
+    );
+    let legend_h = (STRIP.end + 2 + LINE_H * lines.len() as u32 + 1).max(MIN_LEGEND_H);
+
+    let total_h = h + legend_h;
+    let mut rgb = vec![0u8; w as usize * total_h as usize * 3];
+    let row_len = w as usize * 3;
+
+    // The map, flipped.
+    for gl_y in 0..h as usize {
+        let out_row = (h as usize - 1 - gl_y) * row_len;
+        for x in 0..w as usize {
+            let i = gl_y * w as usize + x;
+            let bg = if map.colour.is_empty() {
+                [0, 0, 0]
+            } else {
+                [
+                    map.colour[i * 4],
+                    map.colour[i * 4 + 1],
+                    map.colour[i * 4 + 2],
+                ]
+            };
+            let px = match tint(vals[i], max, opts) {
+                Some(c) => blend(c, bg, ALPHA),
+                None => bg,
+            };
+            rgb[out_row + x * 3..out_row + x * 3 + 3].copy_from_slice(&px);
+        }
+    }
+
+    // The draw's box, in GL coordinates (x1, y1 exclusive), clipped to the map.
+    if let Some(d) = opts.draw {
+        let [x0, y0, x1, y1] = d.bbox;
+        let (x1, y1) = (x1.min(w), y1.min(h));
+        if x0 < x1 && y0 < y1 {
+            let mut put = |x: u32, gl_y: u32| {
+                let at = (h - 1 - gl_y) as usize * row_len + x as usize * 3;
+                rgb[at..at + 3].copy_from_slice(&OUTLINE);
+            };
+            for x in x0..x1 {
+                put(x, y0);
+                put(x, y1 - 1);
+            }
+            for y in y0..y1 {
+                put(x0, y);
+                put(x1 - 1, y);
+            }
+        }
+    }
+
+    // The palette strip: position 0 at the left, 1 at the right.
+    for x in 0..w {
+        let t = if w > 1 {
+            f64::from(x) / f64::from(w - 1)
+        } else {
+            1.0
+        };
+        let c = if opts.palette == Palette::Android && opts.overdraw {
+            // Five blocks: true colour (grey here), 1, 2, 3, 4+ layers.
+            match ((t * 5.0).floor() as usize).min(4) {
+                0 => [0x80, 0x80, 0x80],
+                n => ANDROID[n - 1],
+            }
+        } else {
+            opts.palette.colour_at(t)
+        };
+        for y in STRIP {
+            let at = (h + y) as usize * row_len + x as usize * 3;
+            rgb[at..at + 3].copy_from_slice(&c);
+        }
+    }
+
+    // The text.
+    for (n, (left, right)) in lines.iter().enumerate() {
+        let y = i64::from(h + STRIP.end + 2 + LINE_H * n as u32);
+        font::draw(&mut rgb, w, total_h, 0, y, left, TEXT);
+        if !right.is_empty() {
+            let x = i64::from(w) - i64::from(font::text_width(right));
+            font::draw(&mut rgb, w, total_h, x, y, right, TEXT);
+        }
+    }
+
+    Image {
+        width: w,
+        height: total_h,
+        rgb,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(w: u32, h: u32) -> HeatMap {
+        let n = (w * h) as usize;
+        HeatMap {
+            frame: 0,
+            context: 1,
+            width: w,
+            height: h,
+            heat: (0..n).map(|i| i as f32).collect(),
+            overdraw: (0..n).map(|i| (i % 6) as u32).collect(),
+            colour: Vec::new(),
+            draws: Vec::new(),
+        }
+    }
+
+    fn opts(palette: Palette, overdraw: bool) -> Options {
+        Options {
+            palette,
+            scale: Scale::Linear,
+            overdraw,
+            draw: None,
+        }
+    }
+
+    fn px(img: &Image, x: u32, y: u32) -> [u8; 3] {
+        let at = (y * img.width + x) as usize * 3;
+        img.rgb[at..at + 3].try_into().unwrap()
+    }
+
+    #[test]
+    fn labels_are_short() {
+        assert_eq!(label(0.0), "0");
+        assert_eq!(label(512.0), "512");
+        assert_eq!(label(4.56789), "4.57");
+        assert_eq!(label(0.5), "0.500");
+        assert_eq!(label(123.456), "123");
+        assert_eq!(label(1.5e7), "1.50e7");
+        assert_eq!(label(0.00012), "1.20e-4");
+    }
+
+    #[test]
+    fn wraps_at_spaces() {
+        assert_eq!(
+            wrap("ns per pixel per frame", 10),
+            vec!["ns per", "pixel per", "frame"]
+        );
+        assert_eq!(wrap("abcdefghijkl x", 4), vec!["abcdefghijkl", "x"]);
+    }
+
+    #[test]
+    fn bottom_gl_row_is_the_last_image_row_and_zero_is_untinted() {
+        let m = map(4, 3);
+        let img = render(&m, &opts(Palette::Inferno, false));
+        assert_eq!(img.width, 4);
+        assert!(img.height >= 3 + MIN_LEGEND_H);
+        // Pixel 0 (GL bottom left) has heat 0: black, no tint, at image row 2.
+        assert_eq!(px(&img, 0, 2), [0, 0, 0]);
+        // The hottest pixel (GL top right) is at image row 0.
+        let hot = Palette::Inferno.colour_at(1.0);
+        assert_eq!(px(&img, 3, 0), blend(hot, [0, 0, 0], ALPHA));
+        // The strip's right end is the hot end.
+        assert_eq!(px(&img, 3, 3 + STRIP.start), hot);
+    }
+
+    #[test]
+    fn android_overdraw_counts_layers_and_colour_shows_through() {
+        let mut m = map(6, 1);
+        m.colour = vec![100; 6 * 4];
+        let img = render(&m, &opts(Palette::Android, true));
+        assert_eq!(px(&img, 0, 0), [100, 100, 100]);
+        for layers in 1..=5 {
+            let want = ANDROID[layers.min(4) - 1];
+            assert_eq!(px(&img, layers as u32, 0), blend(want, [100; 3], ALPHA));
+        }
+    }
+
+    #[test]
+    fn the_draw_box_is_outlined() {
+        let m = map(8, 8);
+        let mut o = opts(Palette::Viridis, false);
+        o.draw = Some(DrawCoverage {
+            call: 2,
+            fragments: 9,
+            time_ns: 5,
+            bbox: [1, 1, 4, 4],
+        });
+        let img = render(&m, &o);
+        // GL (1,1) is image row 6; GL (3,3) image row 4; the inside GL (2,2) is not white.
+        assert_eq!(px(&img, 1, 6), OUTLINE);
+        assert_eq!(px(&img, 3, 4), OUTLINE);
+        assert_eq!(px(&img, 1, 4), OUTLINE);
+        assert_ne!(px(&img, 2, 5), OUTLINE);
+        assert_ne!(px(&img, 4, 6), OUTLINE);
+    }
+}

@@ -1,0 +1,352 @@
+//! `gpuheat heatmap`: rendering a session's heat map to a PNG and reading it back.
+//!
+//! No capture produces `HEAT` records yet (the agent's shadow pass is still to come), so the
+//! sessions here hold the records of a real launch-mode capture of the `overdraw` example plus
+//! a `HEAT` record computed from its real frame: K full-screen quads each cover all W·H pixels,
+//! so overdraw(p) = K everywhere and heat(p) = Σ_d T_d / (W·H), T_d being the frame's real
+//! serialized draw times, which is what the GPU pass must produce for that frame.
+
+mod common;
+
+use common::*;
+use gpuheat_session::{
+    CallClass, DrawCoverage, HeatMap, HeatMissing, Record, Session, SessionWriter,
+};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+const W: u32 = 64;
+const H: u32 = 48;
+const K: u64 = 3;
+
+/// The real capture, made once for all tests.
+fn real_session() -> &'static (PathBuf, Session) {
+    static REAL: OnceLock<(PathBuf, Session)> = OnceLock::new();
+    REAL.get_or_init(|| {
+        let dir = scratch("heatmap-capture");
+        let path = capture(
+            &dir,
+            "overdraw",
+            &["--frames", "1"],
+            &["--api", "gl", "--layers", "3", "--size", "64x48"],
+        );
+        let s = Session::open(&path).unwrap();
+        (path, s)
+    })
+}
+
+/// The real session's records, as a new session would hold them.
+fn real_records(s: &Session) -> Vec<Record> {
+    let mut records = vec![
+        Record::Info(s.info.clone()),
+        Record::Functions(s.functions.clone()),
+    ];
+    records.extend(s.contexts.iter().cloned().map(Record::Context));
+    records.extend(s.modules.iter().cloned().map(Record::Modules));
+    records.extend(s.states.iter().cloned().map(Record::State));
+    records.extend(s.frames.iter().cloned().map(Record::Frame));
+    records.extend(s.pipelined.iter().cloned().map(Record::Pipelined));
+    records
+}
+
+/// The map the GPU pass must produce for the captured overdraw frame.
+fn expected_map(s: &Session) -> HeatMap {
+    assert_eq!(s.frames.len(), 1);
+    let frame = &s.frames[0];
+    let mut draws = Vec::new();
+    let mut context = 0;
+    for (i, call) in frame.calls.iter().enumerate() {
+        if s.functions.functions[call.func as usize].class != CallClass::Draw {
+            continue;
+        }
+        context = call.context;
+        let ctx = s
+            .contexts
+            .iter()
+            .find(|c| c.handle == call.context)
+            .unwrap();
+        let serialized = ctx
+            .counters
+            .iter()
+            .position(|c| c.name == "gpu_time_serialized" && c.available)
+            .expect("serialized timing on this context") as u16;
+        let sample = frame.samples.iter().find(|d| d.call == i as u32).unwrap();
+        let t = sample
+            .values
+            .iter()
+            .find(|v| v.counter == serialized)
+            .unwrap()
+            .value;
+        draws.push(DrawCoverage {
+            call: i as u32,
+            fragments: u64::from(W * H),
+            time_ns: t,
+            bbox: [0, 0, W, H],
+        });
+    }
+    assert_eq!(draws.len() as u64, K, "the overdraw example draws K quads");
+    let total: u64 = draws.iter().map(|d| d.time_ns).sum();
+    assert!(total > 0);
+    let n = (W * H) as usize;
+    HeatMap {
+        frame: frame.index,
+        context,
+        width: W,
+        height: H,
+        heat: vec![(total as f64 / n as f64) as f32; n],
+        overdraw: vec![K as u32; n],
+        colour: Vec::new(),
+        draws,
+    }
+}
+
+fn write_session(path: &Path, records: &[Record]) {
+    let mut w = SessionWriter::create(path).unwrap();
+    for r in records {
+        w.append(r).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// A session with the real records and the expected heat map.
+fn heat_session(dir: &Path) -> (PathBuf, HeatMap) {
+    let (_, s) = real_session();
+    let map = expected_map(s);
+    let mut records = real_records(s);
+    records.push(Record::Heat(map.clone()));
+    let path = dir.join("heat.gpuheat");
+    write_session(&path, &records);
+    (path, map)
+}
+
+struct Png {
+    width: u32,
+    height: u32,
+    rgb: Vec<u8>,
+}
+
+impl Png {
+    fn px(&self, x: u32, y: u32) -> [u8; 3] {
+        let at = (y * self.width + x) as usize * 3;
+        self.rgb[at..at + 3].try_into().unwrap()
+    }
+}
+
+fn read_png(path: &Path) -> Png {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    let rgb = match info.color_type {
+        png::ColorType::Rgb => buf[..info.buffer_size()].to_vec(),
+        png::ColorType::Rgba => buf[..info.buffer_size()]
+            .chunks(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect(),
+        other => panic!("colour type {other:?}"),
+    };
+    Png {
+        width: info.width,
+        height: info.height,
+        rgb,
+    }
+}
+
+fn heatmap(args: &[&str]) -> (bool, String) {
+    let out = run_gpuheat(&[&["heatmap"], args].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), stderr)
+}
+
+fn one_line_error(stderr: &str) -> &str {
+    let line = stderr.trim_end();
+    assert_eq!(line.lines().count(), 1, "{stderr}");
+    assert!(line.starts_with("gpuheat: error: "), "{stderr}");
+    line
+}
+
+fn blend(fg: [u8; 3], alpha: f64) -> [u8; 3] {
+    fg.map(|c| (f64::from(c) * alpha).round() as u8)
+}
+
+/// Every pixel of the map area has one colour; returns it.
+fn uniform_map_colour(png: &Png) -> [u8; 3] {
+    let first = png.px(0, 0);
+    for y in 0..H {
+        for x in 0..W {
+            assert_eq!(png.px(x, y), first, "pixel ({x}, {y})");
+        }
+    }
+    first
+}
+
+#[test]
+fn heat_of_the_overdraw_frame_is_uniform_with_a_legend() {
+    let dir = scratch("heatmap-heat");
+    let (session, map) = heat_session(&dir);
+    // Conservation, as the GPU pass must hold it: Σ_p heat(p) = Σ_d T_d.
+    let sum: f64 = map.heat.iter().map(|&h| f64::from(h)).sum();
+    let total: u64 = map.draws.iter().map(|d| d.time_ns).sum();
+    assert!(
+        (sum - total as f64).abs() <= total as f64 * 0.01,
+        "{sum} vs {total}"
+    );
+
+    let out = dir.join("heat.png");
+    let (ok, stderr) = heatmap(&[session.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let png = read_png(&out);
+    assert_eq!(png.width, W);
+    let legend = png.height - H;
+    assert!(legend >= 24, "legend {legend} px");
+
+    // Uniform heat: every pixel is the hot end, 60 % over black.
+    let hot = colorous::INFERNO.eval_rational(255, 256);
+    let hot = [hot.r, hot.g, hot.b];
+    assert_eq!(uniform_map_colour(&png), blend(hot, 0.6));
+
+    // Some legend row ends in the palette's hot end and starts at its cold end.
+    let cold = colorous::INFERNO.eval_continuous(0.0);
+    let strip = (H..png.height)
+        .find(|&y| png.px(W - 1, y) == hot)
+        .expect("a legend row ending in the hot end");
+    assert_eq!(png.px(0, strip), [cold.r, cold.g, cold.b]);
+    // Text below the strip: some white pixels.
+    assert!((strip + 1..png.height).any(|y| (0..W).any(|x| png.px(x, y) == [255; 3])));
+
+    // Other palettes and the log scale render too, each uniform, with their own hot end.
+    for (palette, gradient) in [("turbo", colorous::TURBO), ("viridis", colorous::VIRIDIS)] {
+        let out = dir.join(format!("{palette}.png"));
+        let (ok, stderr) = heatmap(&[
+            session.to_str().unwrap(),
+            "--palette",
+            palette,
+            "--scale",
+            "log",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(ok, "{stderr}");
+        let png = read_png(&out);
+        let c = gradient.eval_continuous(1.0);
+        assert_eq!(uniform_map_colour(&png), blend([c.r, c.g, c.b], 0.6));
+    }
+}
+
+#[test]
+fn android_overdraw_of_three_layers_is_pink_everywhere() {
+    let dir = scratch("heatmap-android");
+    let (session, map) = heat_session(&dir);
+    let out = dir.join("overdraw.png");
+    let frame = map.frame.to_string();
+    let (ok, stderr) = heatmap(&[
+        session.to_str().unwrap(),
+        "--frame",
+        &frame,
+        "--overdraw",
+        "--palette",
+        "android",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let png = read_png(&out);
+    assert_eq!((png.width, png.height - H >= 24), (W, true));
+    // The android key's pink (0xff80c0) at 60 % over black.
+    assert_eq!(uniform_map_colour(&png), blend([0xff, 0x80, 0xc0], 0.6));
+}
+
+#[test]
+fn draw_box_is_outlined_in_white() {
+    let dir = scratch("heatmap-draw");
+    let (session, map) = heat_session(&dir);
+    let call = map.draws[1].call.to_string();
+    let out = dir.join("draw.png");
+    let (ok, stderr) = heatmap(&[
+        session.to_str().unwrap(),
+        "--draw",
+        &call,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let png = read_png(&out);
+    // The box is the whole map: its border is white, the inside the uniform heat colour.
+    for (x, y) in [(0, 0), (W - 1, 0), (0, H - 1), (W - 1, H - 1), (W / 2, 0)] {
+        assert_eq!(png.px(x, y), [255; 3], "({x}, {y})");
+    }
+    assert_ne!(png.px(W / 2, H / 2), [255; 3]);
+
+    let (ok, stderr) = heatmap(&[
+        session.to_str().unwrap(),
+        "--draw",
+        "100000",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        one_line_error(&stderr).contains("no draw 100000"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn missing_maps_and_bad_outputs_are_one_line_errors() {
+    let dir = scratch("heatmap-errors");
+    let (real, s) = real_session();
+    let out = dir.join("x.png");
+
+    // The real capture has no heat map.
+    let (ok, stderr) = heatmap(&[real.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(one_line_error(&stderr).contains("no heat map"), "{stderr}");
+    assert!(!out.exists());
+
+    // A bogus frame lists the frames that have maps.
+    let (session, map) = heat_session(&dir);
+    let (ok, stderr) = heatmap(&[
+        session.to_str().unwrap(),
+        "--frame",
+        "999",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    let line = one_line_error(&stderr);
+    assert!(
+        line.contains("no heat map for frame 999")
+            && line.contains(&format!("frames with maps: {}", map.frame)),
+        "{stderr}"
+    );
+
+    // A frame whose map could not be made says why.
+    let mut records = real_records(s);
+    records.push(Record::HeatMissing(HeatMissing {
+        frame: 7,
+        context: map.context,
+        reason: "no float render targets in this context".into(),
+    }));
+    let missing = dir.join("missing.gpuheat");
+    write_session(&missing, &records);
+    for args in [vec!["--frame", "7"], vec![]] {
+        let mut all = vec![missing.to_str().unwrap()];
+        all.extend(args);
+        all.extend(["-o", out.to_str().unwrap()]);
+        let (ok, stderr) = heatmap(&all);
+        assert!(!ok);
+        assert!(
+            one_line_error(&stderr).contains("no float render targets in this context"),
+            "{stderr}"
+        );
+    }
+
+    // An unwritable output.
+    let (ok, stderr) = heatmap(&[session.to_str().unwrap(), "-o", "/nonexistent/x.png"]);
+    assert!(!ok);
+    assert!(
+        one_line_error(&stderr).contains("cannot write /nonexistent/x.png: "),
+        "{stderr}"
+    );
+}
