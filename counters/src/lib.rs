@@ -12,9 +12,11 @@
 pub mod catalogue;
 mod context;
 pub mod gl;
+pub mod thermal;
 
 pub use catalogue::{CounterDef, CounterKind, COUNTERS};
 pub use context::{
     monotonic_ns, parse_version, pipelined_caveat, Bracket, ContextCounters, DEFAULT_TIMESTAMP_CAP,
 };
 pub use gl::GlFns;
+pub use thermal::{Painter, ThermalFns};

@@ -152,7 +152,7 @@ fn main() {
     }
     out.push_str("        _ => 0,\n    }\n}\n");
 
-    out.push_str("/// The exported wrappers.\n#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute)]\npub mod wrappers {\n    use crate::hook;\n");
+    out.push_str("/// The exported wrappers.\n#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute, unused_unsafe)]\npub mod wrappers {\n    use crate::hook;\n");
     for (i, c) in cmds.iter().enumerate() {
         wrapper(&mut out, i, c);
     }
@@ -208,7 +208,16 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             )
             .unwrap();
             writeln!(out, "        let r = {call};").unwrap();
-            writeln!(out, "        hook::leave(g, {ret_u64});\n        r").unwrap();
+            if class(&c.name) == "Draw" && c.ret == CType::Void {
+                // The heat map replays the draw, with the same arguments, into its counter.
+                writeln!(
+                    out,
+                    "        hook::leave_draw(g, &|| unsafe {{ {call} }});\n        r"
+                )
+                .unwrap();
+            } else {
+                writeln!(out, "        hook::leave(g, {ret_u64});\n        r").unwrap();
+            }
         }
         role => {
             // Swaps and the calls the runtime must see even outside captured frames.
@@ -219,6 +228,10 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                 recorded.join(", ")
             )
             .unwrap();
+            if class(&c.name) == "Swap" {
+                // The frame's heat map is read back with its colour buffer, before the swap.
+                writeln!(out, "        hook::before_swap();").unwrap();
+            }
             writeln!(out, "        let r = {call};").unwrap();
             match role {
                 Some(("proc_address", k)) => {

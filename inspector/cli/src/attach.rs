@@ -25,6 +25,9 @@ pub struct AttachArgs {
     /// What to measure (see `gpuheat run --help`).
     #[arg(long, value_enum, default_value_t = Mode::Full)]
     mode: Mode,
+    /// Paint each captured frame's heat and overdraw maps on the GPU (needs `--mode full`).
+    #[arg(long)]
+    heat: bool,
     /// Session file to write [default: <name>-<pid>.gpuheat].
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
@@ -41,6 +44,9 @@ const ALREADY_ATTACHED: i32 = 3;
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
 pub fn attach(args: AttachArgs) -> Result<ExitCode> {
+    if args.heat && !matches!(args.mode, Mode::Full) {
+        bail!("--heat needs --mode full (heat spreads each draw's serialized time)");
+    }
     let start = Instant::now();
     let pid = match (args.pid, &args.name) {
         (Some(pid), _) => pid,
@@ -110,7 +116,8 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         Mode::Full => "full",
         Mode::Timeline => "timeline",
     };
-    writeln!(control, "capture {} {mode}", args.frames).context("talking to the agent")?;
+    let heat = if args.heat { " heat" } else { "" };
+    writeln!(control, "capture {} {mode}{heat}", args.frames).context("talking to the agent")?;
 
     let hiccup = injected.stopped_for;
     let mut first_frame = None;

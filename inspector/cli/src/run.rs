@@ -29,6 +29,10 @@ pub struct RunArgs {
     /// Leave the program running after the capture instead of ending it.
     #[arg(long)]
     keep_running: bool,
+    /// Paint each captured frame's heat and overdraw maps on the GPU (needs `--mode full`);
+    /// see `gpuheat heatmap`.
+    #[arg(long)]
+    heat: bool,
     /// Seconds to wait for the program's first GL call before giving up.
     #[arg(long, default_value_t = 30)]
     timeout: u64,
@@ -63,6 +67,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         Mode::Full => "full",
         Mode::Timeline => "timeline",
     };
+    if args.heat && !matches!(args.mode, Mode::Full) {
+        bail!("--heat needs --mode full (heat spreads each draw's serialized time)");
+    }
     let mut child = Command::new(program)
         .args(&args.command[1..])
         .env("LD_PRELOAD", preload)
@@ -70,6 +77,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .env("GPUHEAT_FRAMES", args.frames.to_string())
         .env("GPUHEAT_SKIP", args.skip.to_string())
         .env("GPUHEAT_MODE", mode)
+        .env("GPUHEAT_HEAT", if args.heat { "1" } else { "0" })
         .spawn()
         .with_context(|| format!("cannot start `{program}`"))?;
     receive::catch_ctrl_c();

@@ -12,6 +12,8 @@ pub struct Config {
     pub frames: u32,
     pub skip: u32,
     pub mode: CaptureMode,
+    /// `GPUHEAT_HEAT=1`: paint heat maps of the captured frames.
+    pub heat: bool,
 }
 
 impl Config {
@@ -33,6 +35,7 @@ impl Config {
             frames: num("GPUHEAT_FRAMES", 1).max(1),
             skip: num("GPUHEAT_SKIP", 1),
             mode,
+            heat: std::env::var("GPUHEAT_HEAT").as_deref() == Ok("1"),
         })
     }
 }

@@ -1,8 +1,8 @@
 //! Per-context counter state, created the first time a context is seen during a capture.
 
 use crate::{hook, runtime, table};
-use gpuheat_counters::{Bracket, ContextCounters, GlFns};
-use gpuheat_session::{ClientApi, ContextState, CounterValue, PipelinedBatch, Record};
+use gpuheat_counters::{thermal, Bracket, ContextCounters, GlFns, Painter, ThermalFns};
+use gpuheat_session::{ClientApi, ContextState, CounterValue, HeatMissing, PipelinedBatch, Record};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -10,11 +10,47 @@ use std::sync::{Mutex, OnceLock};
 /// our calls never pass through them.
 static GL: OnceLock<Option<GlFns>> = OnceLock::new();
 
+/// The painter's real GL functions (`Err`: why there are none).
+static THERMAL: OnceLock<Result<ThermalFns, String>> = OnceLock::new();
+
 #[derive(Default)]
 struct Entry {
     counters: Option<ContextCounters>,
-    /// Query targets the program had active before we measured this context.
+    /// Query targets the program has active (all targets, not only the counters' ones).
     program_queries: Vec<u32>,
+    /// The draw surface's size, when the window system told us.
+    surface: Option<[u32; 2]>,
+    /// Thermal painting of captured frames (`--heat`).
+    painter: Option<Painter>,
+}
+
+fn thermal_fns() -> Result<&'static ThermalFns, String> {
+    THERMAL
+        .get_or_init(|| {
+            // SAFETY: as in `gl()`: real function pointers or null.
+            unsafe {
+                ThermalFns::load(|name| {
+                    hook::real_by_name(name).unwrap_or_else(|| hook::real_proc_address(name))
+                        as *const std::ffi::c_void
+                })
+            }
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The painter of `ctx`, created the first time (checking the context can host it).
+fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
+    if entry.painter.is_none() {
+        let surface = entry.surface;
+        let c = counters(entry, ctx, gl);
+        let (api, major, minor) = c.api_version();
+        let unsupported = thermal::support(api, major, minor, |e| c.has_extension(e))
+            .err()
+            .or_else(|| thermal_fns().err());
+        entry.painter = Some(Painter::new(api, unsupported, surface));
+    }
+    entry.painter.as_mut().expect("painter")
 }
 
 static CONTEXTS: OnceLock<Mutex<HashMap<u64, Entry>>> = OnceLock::new();
@@ -88,6 +124,15 @@ pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextStat
     }
     // SAFETY: the context is current on this thread; every name exists in GL/GLES 3.0+.
     let get = |name: u32| unsafe { gl.integer(name) } as u32;
+    let surface = query_surface.then(egl_surface_size).flatten();
+    if let Some(size) = surface {
+        with_entry(ctx, |e| {
+            e.surface = Some(size);
+            if let Some(p) = e.painter.as_mut() {
+                p.set_surface(size);
+            }
+        });
+    }
     let mut viewport = [0i32; 4];
     // SAFETY: GL_VIEWPORT writes four integers.
     unsafe { (gl.get_integerv)(VIEWPORT, viewport.as_mut_ptr()) };
@@ -101,7 +146,7 @@ pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextStat
         draw_framebuffer: get(DRAW_FRAMEBUFFER_BINDING),
         read_framebuffer: get(READ_FRAMEBUFFER_BINDING),
         viewport,
-        surface: query_surface.then(egl_surface_size).flatten(),
+        surface,
     })
 }
 
@@ -164,6 +209,50 @@ pub fn poll(ctx: u64, wait: bool) -> Vec<PipelinedBatch> {
         // SAFETY: `ctx` is current on this thread.
         Some(c) => unsafe { c.poll(gl, wait) },
         None => Vec::new(),
+    })
+}
+
+/// Paints draw `call` (serialized time `time_ns`) of the frame being captured; `replay` calls
+/// the real draw again with the same arguments.
+pub fn paint(ctx: u64, call: u32, time_ns: u64, replay: &dyn Fn()) {
+    // Without the functions the frame's end reports why (`heat_frame_end`).
+    let (Some(gl), Ok(f)) = (gl(), thermal_fns()) else {
+        return;
+    };
+    with_entry(ctx, |e| {
+        let program_query = !e.program_queries.is_empty();
+        let p = painter(e, ctx, gl);
+        // SAFETY: `ctx` is current on this thread.
+        unsafe { p.paint(f, call, time_ns, program_query, replay) };
+    });
+}
+
+/// Ends frame `frame`'s painting (before its swap): the HEAT record, or why it is missing.
+pub fn heat_frame_end(ctx: u64, frame: u64) -> Record {
+    let missing = |reason: String| {
+        Record::HeatMissing(HeatMissing {
+            frame,
+            context: ctx,
+            reason,
+        })
+    };
+    if ctx == 0 {
+        return missing("no GL context is current on the swapping thread".into());
+    }
+    let Some(gl) = gl() else {
+        return missing("the real GL functions could not be loaded".into());
+    };
+    let f = match thermal_fns() {
+        Ok(f) => f,
+        Err(e) => return missing(e),
+    };
+    with_entry(ctx, |e| {
+        let p = painter(e, ctx, gl);
+        // SAFETY: `ctx` is current on this thread.
+        match unsafe { p.finish(f, frame, ctx) } {
+            Ok(map) => Record::Heat(map),
+            Err(reason) => missing(reason),
+        }
     })
 }
 

@@ -221,6 +221,11 @@ pub fn leave(g: Guard, ret: Option<u64>) {
             Some(b) => contexts::end(g.ctx, b, g.frame, g.seq),
             None => Vec::new(),
         };
+        let serialized = values
+            .iter()
+            .find(|v| v.counter == gpuheat_counters::catalogue::GPU_TIME_SERIALIZED)
+            .map(|v| v.value);
+        LAST_SERIALIZED.with(|t| t.set(serialized));
         let raw = RawCall {
             func: g.func,
             nargs: g.nargs,
@@ -237,6 +242,48 @@ pub fn leave(g: Guard, ret: Option<u64>) {
         };
         push(g.frame, raw);
     }));
+}
+
+/// [`leave`] for draws: after the call is recorded, paints it into the frame's heat map when
+/// the capture asked for one (`replay` calls the real draw again with the same arguments).
+#[inline(never)]
+pub fn leave_draw(g: Guard, replay: &dyn Fn()) {
+    let paint = (!g.skip && g.bracket.is_some() && runtime::heat()).then_some((g.ctx, g.seq));
+    leave(g, None);
+    let Some((ctx, seq)) = paint else { return };
+    let reentered = THREAD
+        .try_with(|t| t.in_agent.replace(true))
+        .unwrap_or(true);
+    if reentered {
+        return;
+    }
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let time = LAST_SERIALIZED.with(|t| t.get());
+        if let Some(time) = time {
+            contexts::paint(ctx, seq, time, replay);
+        }
+    }));
+    let _ = THREAD.try_with(|t| t.in_agent.set(false));
+}
+
+thread_local! {
+    /// The serialized time of the last draw this thread recorded, for [`leave_draw`].
+    static LAST_SERIALIZED: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// Before every swap: the frame's heat map is finished while its colour buffer is intact.
+pub fn before_swap() {
+    if !recording() || !runtime::heat() {
+        return;
+    }
+    let reentered = THREAD
+        .try_with(|t| t.in_agent.replace(true))
+        .unwrap_or(true);
+    if reentered {
+        return;
+    }
+    let _ = catch_unwind(|| runtime::heat_frame_end(current_context()));
+    let _ = THREAD.try_with(|t| t.in_agent.set(false));
 }
 
 fn push(frame: u64, mut raw: RawCall) {

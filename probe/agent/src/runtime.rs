@@ -30,6 +30,8 @@ static FRAME: AtomicU64 = AtomicU64::new(0);
 static CALL_SEQ: AtomicU32 = AtomicU32::new(0);
 /// Mode of the capture in progress.
 static FULL_MODE: AtomicBool = AtomicBool::new(false);
+/// The capture in progress paints heat maps (full mode with `heat`).
+static HEAT: AtomicBool = AtomicBool::new(false);
 
 /// Longest the program's exit, or a detach, waits for queued chunks to reach the CLI.
 const DRAIN: Duration = Duration::from_secs(3);
@@ -39,6 +41,8 @@ const DRAIN: Duration = Duration::from_secs(3);
 pub struct Request {
     pub frames: u32,
     pub mode: CaptureMode,
+    /// Paint heat maps of the captured frames (full mode only).
+    pub heat: bool,
     /// Start at the first swap with `SWAPS >= start_after`.
     pub start_after: u64,
 }
@@ -46,8 +50,13 @@ pub struct Request {
 /// Commands the CLI sends, one per line.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Command {
-    /// `capture FRAMES timeline|full`: capture from the next frame on.
-    Capture { frames: u32, mode: CaptureMode },
+    /// `capture FRAMES timeline|full [heat]`: capture from the next frame on; `heat` (full
+    /// mode only) paints each captured frame's heat map.
+    Capture {
+        frames: u32,
+        mode: CaptureMode,
+        heat: bool,
+    },
     /// `stop`: end the capture at the end of the current frame.
     Stop,
     /// `detach`: stop, send what is queued, close the connection, go dormant.
@@ -65,7 +74,15 @@ impl Command {
                     "full" => CaptureMode::Full,
                     _ => return None,
                 };
-                Some(Command::Capture { frames, mode })
+                let heat = match words.next() {
+                    None => false,
+                    Some("heat") if mode == CaptureMode::Full => true,
+                    Some(_) => return None,
+                };
+                if words.next().is_some() {
+                    return None;
+                }
+                Some(Command::Capture { frames, mode, heat })
             }
             "stop" => Some(Command::Stop),
             "detach" => Some(Command::Detach),
@@ -124,6 +141,7 @@ pub fn init() {
             let request = Request {
                 frames: config.frames,
                 mode: config.mode,
+                heat: config.heat && config.mode == CaptureMode::Full,
                 start_after: u64::from(config.skip),
             };
             let origin = Origin {
@@ -187,13 +205,14 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
     for line in std::io::BufReader::new(stream).lines() {
         let Ok(line) = line else { break };
         match Command::parse(&line) {
-            Some(Command::Capture { frames, mode }) => {
+            Some(Command::Capture { frames, mode, heat }) => {
                 let mut st = lock(&agent.state);
                 if st.active.is_none() {
                     st.stop = false;
                     st.request = Some(Request {
                         frames,
                         mode,
+                        heat,
                         start_after: SWAPS.load(Relaxed) + 1,
                     });
                 }
@@ -258,6 +277,17 @@ pub(crate) fn mode() -> CaptureMode {
     }
 }
 
+/// Whether the capture in progress paints heat maps.
+pub(crate) fn heat() -> bool {
+    HEAT.load(Relaxed)
+}
+
+/// Before the swap that ends a captured frame: its heat map (or why there is none).
+pub(crate) fn heat_frame_end(ctx: u64) {
+    let record = contexts::heat_frame_end(ctx, FRAME.load(Relaxed));
+    send_record(record);
+}
+
 fn start_capture(agent: &Agent, st: &mut State, request: Request, swap_ok: bool) {
     let now = monotonic_ns();
     if !st.info_sent {
@@ -285,6 +315,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, swap_ok: bool)
         agent.writer.send(Msg::Record(Record::Modules(modules())));
     }
     FULL_MODE.store(request.mode == CaptureMode::Full, Relaxed);
+    HEAT.store(request.heat && request.mode == CaptureMode::Full, Relaxed);
     FRAME.store(SWAPS.load(Relaxed), Relaxed);
     CALL_SEQ.store(0, Relaxed);
     // Measure the context's counters now, not inside the first captured draw, and record
@@ -396,9 +427,20 @@ mod tests {
             Command::parse("capture 10 full"),
             Some(Command::Capture {
                 frames: 10,
-                mode: CaptureMode::Full
+                mode: CaptureMode::Full,
+                heat: false,
             })
         );
+        assert_eq!(
+            Command::parse("capture 2 full heat"),
+            Some(Command::Capture {
+                frames: 2,
+                mode: CaptureMode::Full,
+                heat: true,
+            })
+        );
+        assert_eq!(Command::parse("capture 2 timeline heat"), None);
+        assert_eq!(Command::parse("capture 2 full heat x"), None);
         assert_eq!(Command::parse("capture 0 full"), None);
         assert_eq!(Command::parse("capture 3 fast"), None);
         assert_eq!(Command::parse(" stop "), Some(Command::Stop));

@@ -1,0 +1,250 @@
+//! Thermal painting (`gpuheat run --heat`): the agent paints each captured frame's heat and
+//! overdraw maps on the GPU inside the program (real llvmpipe, both APIs), and the maps
+//! conserve the draws' measured time.
+
+mod common;
+
+use common::*;
+use gpuheat_session::{HeatMap, Session};
+use std::path::Path;
+use std::process::Command;
+
+const APIS: [&str; 2] = ["gl", "gles"];
+
+/// `gpuheat run --heat` of an example: the session and its heat maps (one per frame).
+fn heat_capture(dir: &Path, name: &str, frames: u32, example_args: &[&str]) -> Session {
+    let n = frames.to_string();
+    let path = capture(dir, name, &["--heat", "--frames", &n], example_args);
+    let s = Session::open(&path).unwrap();
+    assert!(
+        s.heat_missing.is_empty(),
+        "{name} {example_args:?}: heat maps missing: {:?}",
+        s.heat_missing
+    );
+    assert_eq!(s.heat.len(), frames as usize, "{name}: one map per frame");
+    s
+}
+
+/// Σ_p heat(p) vs Σ T_d over draws with fragments: the relative error (and Σ T_d, ns).
+/// Small draws on llvmpipe can measure 0 ns once the calibrated bracket cost is subtracted;
+/// then the map must be 0 too.
+fn conservation_error(map: &HeatMap) -> (f64, f64) {
+    let painted: f64 = map.heat.iter().map(|&v| f64::from(v)).sum();
+    let expected: f64 = map
+        .draws
+        .iter()
+        .filter(|d| d.fragments > 0)
+        .map(|d| d.time_ns as f64)
+        .sum();
+    if expected == 0.0 {
+        assert_eq!(painted, 0.0, "no time measured, yet heat: {:?}", map.draws);
+        return (0.0, 0.0);
+    }
+    ((painted - expected).abs() / expected, expected)
+}
+
+fn at(map: &HeatMap, x: u32, y: u32) -> usize {
+    (y * map.width + x) as usize
+}
+
+#[test]
+fn heat_is_conserved_on_every_example() {
+    let dir = scratch("thermal-conservation");
+    for api in APIS {
+        for (name, args) in [
+            ("overdraw", &["--layers", "5", "--size", "96x64"][..]),
+            ("tiny_batches", &["--draws", "300", "--size", "96x64"][..]),
+            ("fill_cost", &["--loop", "4", "--size", "96x64"][..]),
+            ("state_churn", &["--draws", "20", "--size", "96x64"][..]),
+        ] {
+            let mut a = vec!["--api", api];
+            a.extend_from_slice(args);
+            let s = heat_capture(&dir, name, 2, &a);
+            for map in &s.heat {
+                map.validate().unwrap();
+                assert_eq!((map.width, map.height), (96, 64), "{name} {api}");
+                let (err, total_ns) = conservation_error(map);
+                eprintln!(
+                    "{name} {api} frame {}: Σ T_d = {total_ns} ns, conservation error {err:.2e}",
+                    map.frame
+                );
+                assert!(
+                    err < 0.01,
+                    "{name} {api}: Σ heat off by {:.3}%",
+                    err * 100.0
+                );
+                let total: u64 = map.draws.iter().map(|d| d.fragments).sum();
+                let overdraw: u64 = map.overdraw.iter().map(|&v| u64::from(v)).sum();
+                assert_eq!(overdraw, total, "{name} {api}: Σ overdraw = Σ N_d");
+                assert_eq!(map.colour.len(), 4 * 96 * 64, "{name} {api}: colour saved");
+            }
+        }
+    }
+}
+
+#[test]
+fn overdraw_map_counts_the_layers_exactly() {
+    let dir = scratch("thermal-overdraw");
+    let (w, h, k) = (80u32, 60u32, 7u32);
+    for api in APIS {
+        let size = format!("{w}x{h}");
+        let layers = k.to_string();
+        let s = heat_capture(
+            &dir,
+            "overdraw",
+            1,
+            &["--api", api, "--layers", &layers, "--size", &size],
+        );
+        let map = &s.heat[0];
+        assert_eq!((map.width, map.height), (w, h));
+        assert_eq!(map.draws.len() as u32, k, "{api}: K draws listed");
+        for d in &map.draws {
+            assert_eq!(d.fragments, u64::from(w * h), "{api}: N_d = W·H");
+            assert_eq!(d.bbox, [0, 0, w, h], "{api}: full-screen box");
+        }
+        let single: f64 =
+            map.draws.iter().map(|d| d.time_ns as f64).sum::<f64>() / f64::from(w * h);
+        for (x, y) in [
+            (0, 0),
+            (w - 1, h - 1),
+            (w / 2, h / 3),
+            (3, h - 2),
+            (w - 5, 1),
+        ] {
+            let i = at(map, x, y);
+            assert_eq!(map.overdraw[i], k, "{api}: overdraw at ({x},{y})");
+            let rel = (f64::from(map.heat[i]) - single).abs() / single;
+            assert!(
+                rel < 0.01,
+                "{api}: heat at ({x},{y}) {} vs {single}",
+                map.heat[i]
+            );
+        }
+        assert!(
+            map.overdraw.iter().all(|&v| v == k),
+            "{api}: K layers everywhere"
+        );
+    }
+}
+
+#[test]
+fn fill_cost_is_hottest_where_its_three_draws_overlap() {
+    let dir = scratch("thermal-fill");
+    let (w, h) = (96u32, 64u32);
+    for api in APIS {
+        let s = heat_capture(
+            &dir,
+            "fill_cost",
+            1,
+            &["--api", api, "--loop", "16", "--size", "96x64"],
+        );
+        let map = &s.heat[0];
+        let (hot, _) = map
+            .heat
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap();
+        let (x, y) = (hot as u32 % w, hot as u32 / w);
+        assert!(
+            x < w / 2 && y < h / 2,
+            "{api}: hottest pixel ({x},{y}) outside the lower-left quarter"
+        );
+        assert_eq!(map.overdraw[at(map, 1, 1)], 3, "{api}");
+        assert_eq!(map.overdraw[at(map, w - 1, h - 1)], 2, "{api}");
+        assert_eq!(map.draws[1].bbox, [0, 0, w / 2, h / 2], "{api}: B's box");
+    }
+}
+
+fn checksum(stdout: &[u8]) -> String {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("checksum=").map(str::to_string))
+        .expect("checksum line")
+}
+
+#[test]
+fn frames_are_bit_identical_with_heat_capture() {
+    let dir = scratch("thermal-identical");
+    for (name, extra) in [
+        ("overdraw", &["--layers", "4"][..]),
+        ("fill_cost", &["--loop", "4"][..]),
+    ] {
+        for api in APIS {
+            let mut args = vec![
+                "--api",
+                api,
+                "--frames",
+                "4",
+                "--checksum",
+                "--size",
+                "128x96",
+            ];
+            args.extend_from_slice(extra);
+            let plain = Command::new(example(name)).args(&args).output().unwrap();
+            assert!(plain.status.success());
+            let session = dir.join(format!("{name}-{api}.gpuheat"));
+            let exe = example(name);
+            let mut run = vec!["run", "--keep-running", "--heat", "--frames", "3", "-o"];
+            run.push(session.to_str().unwrap());
+            run.push("--");
+            run.push(exe.to_str().unwrap());
+            run.extend_from_slice(&args);
+            let traced = run_gpuheat(&run);
+            assert!(
+                traced.status.success(),
+                "{}",
+                String::from_utf8_lossy(&traced.stderr)
+            );
+            // The program checks glGetError after its frames: it stays clean.
+            assert_eq!(
+                checksum(&traced.stdout),
+                checksum(&plain.stdout),
+                "{name} {api}"
+            );
+            let s = Session::open(&session).unwrap();
+            assert_eq!(s.heat.len(), 3, "{name} {api}: {:?}", s.heat_missing);
+        }
+    }
+}
+
+#[test]
+fn heatmap_renders_a_real_heat_session() {
+    let dir = scratch("thermal-png");
+    for api in APIS {
+        let session = capture(
+            &dir,
+            "overdraw",
+            &["--heat", "--frames", "1"],
+            &["--api", api, "--layers", "3", "--size", "64x48"],
+        );
+        let png = dir.join(format!("{api}.png"));
+        let out = run_gpuheat(&[
+            "heatmap",
+            session.to_str().unwrap(),
+            "-o",
+            png.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{api}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(png.is_file());
+    }
+}
+
+#[test]
+fn heat_needs_full_mode() {
+    let exe = example("overdraw");
+    let out = run_gpuheat(&[
+        "run",
+        "--heat",
+        "--mode",
+        "timeline",
+        "--",
+        exe.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--heat needs --mode full"));
+}
