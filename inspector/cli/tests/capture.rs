@@ -10,6 +10,7 @@ fn expected(name: &str, n: u64) -> (u64, u64, u64) {
         "overdraw" | "tiny_batches" | "proc_loaded" => (2 * n + 6, n, n + 1),
         "state_churn" => (8 * n + 2, n, n + 1),
         "fill_cost" => (15, 3, 4),
+        "hot_spot" => (3 * n + 9, n + 1, n + 2),
         _ => unreachable!(),
     }
 }
@@ -17,7 +18,8 @@ fn expected(name: &str, n: u64) -> (u64, u64, u64) {
 #[test]
 fn calls_and_draws_per_frame_match_the_examples_documentation() {
     let dir = scratch("counts");
-    let cases: [(&str, &[&str], u64); 5] = [
+    let cases: [(&str, &[&str], u64); 6] = [
+        ("hot_spot", &["--layers", "2", "--loop", "3"], 2),
         ("overdraw", &["--layers", "5"], 5),
         ("proc_loaded", &["--layers", "3"], 3),
         ("state_churn", &["--draws", "37"], 37),

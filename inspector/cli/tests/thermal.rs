@@ -56,6 +56,12 @@ fn heat_is_conserved_on_every_example() {
             ("tiny_batches", &["--draws", "300", "--size", "96x64"][..]),
             ("fill_cost", &["--loop", "4", "--size", "96x64"][..]),
             ("state_churn", &["--draws", "20", "--size", "96x64"][..]),
+            ("proc_loaded", &["--layers", "3", "--size", "96x64"][..]),
+            ("call_cost", &["--calls", "200", "--size", "96x64"][..]),
+            (
+                "hot_spot",
+                &["--size", "96x64", "--spot", "8", "--loop", "50"][..],
+            ),
         ] {
             let mut a = vec!["--api", api];
             a.extend_from_slice(args);
@@ -79,6 +85,75 @@ fn heat_is_conserved_on_every_example() {
                 assert_eq!(map.colour.len(), 4 * 96 * 64, "{name} {api}: colour saved");
             }
         }
+    }
+}
+
+#[test]
+fn a_small_expensive_draw_is_the_hottest() {
+    let dir = scratch("thermal-hot-spot");
+    // hot_spot: 3 cheap full-screen quads, then a 24x24 square at (W/2, H/2) running 300
+    // loop iterations per fragment: little total time, the highest cost per pixel.
+    let (w, h, spot) = (256u32, 256u32, 24u32);
+    let (x0, y0) = (w / 2, h / 2);
+    for api in APIS {
+        let s = heat_capture(&dir, "hot_spot", 2, &["--api", api]);
+        for map in &s.heat {
+            let inside =
+                |x: u32, y: u32| (x0..x0 + spot).contains(&x) && (y0..y0 + spot).contains(&y);
+            let (mut coolest_inside, mut hottest_outside) = (f32::MAX, 0f32);
+            for y in 0..h {
+                for x in 0..w {
+                    let v = map.heat[at(map, x, y)];
+                    if inside(x, y) {
+                        coolest_inside = coolest_inside.min(v);
+                    } else {
+                        hottest_outside = hottest_outside.max(v);
+                    }
+                }
+            }
+            assert!(
+                coolest_inside > hottest_outside,
+                "{api}: coolest hot-square pixel {coolest_inside} ns <= hottest other pixel {hottest_outside} ns"
+            );
+            // Its total time is not the largest: only the per-pixel map singles it out.
+            let square = map
+                .draws
+                .iter()
+                .find(|d| d.fragments == u64::from(spot * spot))
+                .expect("hot square");
+            assert_eq!(square.bbox, [x0, y0, x0 + spot, y0 + spot], "{api}");
+        }
+    }
+}
+
+#[test]
+fn where_k_equal_layers_overlap_heat_is_k_times_one_layer() {
+    let dir = scratch("thermal-k-layers");
+    // state_churn: D identical 8x8 quads in a grid of 16x16 cells (256 at 256x256); with
+    // D = 256 + 64 the first 64 cells are drawn twice, the others once.
+    for api in APIS {
+        let s = heat_capture(&dir, "state_churn", 5, &["--api", api, "--draws", "320"]);
+        let mut ratios = Vec::new();
+        for map in &s.heat {
+            let median_at = |k: u32| {
+                let mut v: Vec<f32> = (0..map.heat.len())
+                    .filter(|&i| map.overdraw[i] == k)
+                    .map(|i| map.heat[i])
+                    .collect();
+                assert!(!v.is_empty(), "{api}: no pixel with overdraw {k}");
+                v.sort_by(f32::total_cmp);
+                v[v.len() / 2]
+            };
+            assert_eq!(map.overdraw.iter().filter(|&&k| k == 2).count(), 64 * 64);
+            ratios.push(median_at(2) / median_at(1));
+        }
+        ratios.sort_by(f32::total_cmp);
+        let ratio = ratios[ratios.len() / 2];
+        eprintln!("{api}: heat at overdraw 2 / overdraw 1 = {ratio:.3} (frames: {ratios:?})");
+        assert!(
+            (1.8..=2.2).contains(&ratio),
+            "{api}: 2 layers carry {ratio:.3}x one layer's heat"
+        );
     }
 }
 
