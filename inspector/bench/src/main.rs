@@ -33,10 +33,15 @@
 //! `apitrace`: the trace file's size divided by F·(M+2) (its few set-up calls are not
 //! counted in the divisor).
 //!
+//! Then, unless `--attaches 0`, attach latency and hiccup (attach.rs), and, unless
+//! `--heat-layers ""`, the cost of a heat-captured frame against the same frame uncaptured
+//! and the memory of the maps (heat.rs).
+//!
 //! `gpuheat`, `call_cost` and `libgpuheat_agent.so` are taken from the directory of this
 //! executable (`cargo build --release --workspace`, then `target/release/gpuheat-bench`).
 
 mod attach;
+mod heat;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
@@ -76,6 +81,9 @@ struct Opts {
     /// Attaches to a running example to measure attach latency and hiccup (0: skip).
     #[arg(long, default_value_t = 5)]
     attaches: usize,
+    /// Draw counts for the heat-cost runs (overdraw --layers N), comma-separated; empty or 0: skip.
+    #[arg(long, default_value = "10,100,1000")]
+    heat_layers: String,
     /// Seconds one run may take before it is killed and the bench fails.
     #[arg(long, default_value_t = 300)]
     timeout: u64,
@@ -220,6 +228,7 @@ fn main() {
 
 fn real_main() -> Result<()> {
     let opts = Opts::parse();
+    let heat_layers = heat::parse_layers(&opts.heat_layers)?;
     let tools = Tools::find()?;
     let frames = opts.frames.unwrap_or(if opts.quick { 12 } else { 30 });
     let runs = opts.runs.unwrap_or(if opts.quick { 3 } else { 5 });
@@ -245,11 +254,28 @@ fn real_main() -> Result<()> {
                 n,
             )?),
         };
-        Ok((results, attach))
+        let heat = if heat_layers.is_empty() {
+            None
+        } else {
+            Some(heat::measure(
+                &bench.tools.gpuheat,
+                &bench.tools.agent,
+                &bench.tools.overdraw,
+                &bench.scratch,
+                &heat_layers,
+                Duration::from_secs(bench.opts.timeout),
+            )?)
+        };
+        Ok((results, attach, heat))
     });
     let _ = std::fs::remove_dir_all(&bench.scratch);
-    let (results, attach) = result?;
-    bench.print(&results, attach.as_ref(), started.elapsed())
+    let (results, attach, heat) = result?;
+    bench.print(
+        &results,
+        attach.as_ref(),
+        heat.as_deref(),
+        started.elapsed(),
+    )
 }
 
 /// One configuration's runs, or why it was skipped.
@@ -480,6 +506,7 @@ impl Bench {
         &self,
         outcomes: &[Outcome],
         attach: Option<&attach::AttachStats>,
+        heat: Option<&[heat::HeatRow]>,
         elapsed: Duration,
     ) -> Result<()> {
         let base = outcomes
@@ -531,6 +558,25 @@ impl Bench {
                     "injection_ms": a.injection_ms,
                     "target_frame_ms": a.frame_ms,
                     "hiccup_vs_frame": a.hiccup_ms / a.frame_ms,
+                })),
+                "heat": heat.map(|rows| json!({
+                    "workload": "overdraw --api gles --size 256x256 --layers N --timing",
+                    "frame_time": "uncaptured: overdraw's frame_ms; captured: median swap-to-swap of frames 1..=3",
+                    "gpu_bytes_per_pixel": heat::GPU_BYTES_PER_PIXEL,
+                    "rows": rows.iter().map(|r| json!({
+                        "layers": r.layers,
+                        "uncaptured_ms": r.uncaptured_ms,
+                        "full_ms": r.full_ms,
+                        "full_ratio": r.full_ms / r.uncaptured_ms,
+                        "heat_ms": r.heat_ms,
+                        "heat_ratio": r.heat_ms / r.uncaptured_ms,
+                        "painted_draws": r.painted,
+                        "added_ms_per_painted_draw": r.per_draw_ms(),
+                        "map_width": r.width,
+                        "map_height": r.height,
+                        "map_bytes": r.map_bytes,
+                        "gpu_bytes": r.gpu_bytes,
+                    })).collect::<Vec<Value>>(),
                 })),
             });
             println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -590,6 +636,43 @@ impl Bench {
                 "attach (overdraw --api gles --timing, median of {}): first frame {:.1} ms after the command; \
                  render thread held {:.2} ms = {:.1}x the target's {:.2} ms frame; injection {:.1} ms",
                 a.attaches, a.latency_ms, a.hiccup_ms, a.hiccup_ms / a.frame_ms, a.frame_ms, a.injection_ms
+            );
+        }
+        if let Some(rows) = heat {
+            println!();
+            println!(
+                "heat cost (overdraw --api gles --size 256x256 --layers N --timing; captured: \
+                 median swap-to-swap of frames 1..=3)"
+            );
+            println!(
+                "{:>6} {:>11} {:>19} {:>19} {:>8} {:>11} {:>10} {:>10}",
+                "layers",
+                "uncapt. ms",
+                "full ms (ratio)",
+                "+heat ms (ratio)",
+                "painted",
+                "ms/painted",
+                "map B",
+                "GPU B"
+            );
+            for r in rows {
+                println!(
+                    "{:>6} {:>11.2} {:>19} {:>19} {:>8} {:>11.3} {:>10} {:>10}",
+                    r.layers,
+                    r.uncaptured_ms,
+                    format!("{:.2} ({:.2}x)", r.full_ms, r.full_ms / r.uncaptured_ms),
+                    format!("{:.2} ({:.2}x)", r.heat_ms, r.heat_ms / r.uncaptured_ms),
+                    r.painted,
+                    r.per_draw_ms(),
+                    r.map_bytes,
+                    r.gpu_bytes
+                );
+            }
+            println!(
+                "ratio = captured / uncaptured; ms/painted = (+heat - full) / draws painted; map B = \
+                 one frame's HEAT maps in the session (heat f32 + overdraw u32 + RGBA8 colour); \
+                 GPU B = the painter's targets, {} B/pixel (STENCIL_INDEX8 + RGBA8 + 3 x R32F).",
+                heat::GPU_BYTES_PER_PIXEL
             );
         }
         println!();
