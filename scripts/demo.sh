@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# The demo: start a bundled example that overdraws on purpose, as any program would be
-# started, then get into it with `gpuheat attach`, capture three frames with every call and
-# per-draw counters, leave it running, and report where the GPU time went.
+# The demo: start a bundled example on its own, as any program would be started — three
+# cheap full-screen layers and one small square with an expensive shader — then get into it
+# with `gpuheat attach`, capture three frames with every call, per-draw counters and the
+# per-pixel heat map, leave it running, and write the session, a heat-map PNG and a report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=target/release
 mkdir -p out
 session=out/demo.gpuheat
-echo "demo: starting examples/overdraw on its own (desktop GL 4.5 on llvmpipe, 512x512, 8 layers)"
-"$bin/overdraw" --api gl --size 512x512 >/dev/null &
+echo "demo: starting examples/hot_spot on its own (desktop GL 4.5 on llvmpipe, 512x512)"
+"$bin/hot_spot" --api gl --size 512x512 --spot 48 >/dev/null &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
-echo "demo: gpuheat attach $pid"
-"$bin/gpuheat" attach "$pid" --frames 3 --output "$session"
-kill -0 "$pid" && echo "demo: overdraw (pid $pid) is still running after the detach"
+echo "demo: gpuheat attach $pid --heat"
+"$bin/gpuheat" attach "$pid" --heat --frames 3 --output "$session"
+kill -0 "$pid" && echo "demo: hot_spot (pid $pid) is still running after the detach"
+"$bin/gpuheat" heatmap "$session" --output out/heat.png
+"$bin/gpuheat" heatmap "$session" --overdraw --palette android --output out/overdraw.png
 "$bin/gpuheat" report "$session" | tee out/demo-report.txt
 "$bin/gpuheat" report --json "$session" >out/demo-report.json
 echo
-echo "demo: session $session, report out/demo-report.txt (JSON: out/demo-report.json)"
+echo "demo: session $session, heat map out/heat.png (overdraw: out/overdraw.png),"
+echo "      report out/demo-report.txt (JSON: out/demo-report.json)"
