@@ -119,40 +119,6 @@ fn heat_session(dir: &Path) -> (PathBuf, HeatMap) {
     (path, map)
 }
 
-struct Png {
-    width: u32,
-    height: u32,
-    rgb: Vec<u8>,
-}
-
-impl Png {
-    fn px(&self, x: u32, y: u32) -> [u8; 3] {
-        let at = (y * self.width + x) as usize * 3;
-        self.rgb[at..at + 3].try_into().unwrap()
-    }
-}
-
-fn read_png(path: &Path) -> Png {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    let rgb = match info.color_type {
-        png::ColorType::Rgb => buf[..info.buffer_size()].to_vec(),
-        png::ColorType::Rgba => buf[..info.buffer_size()]
-            .chunks(4)
-            .flat_map(|p| [p[0], p[1], p[2]])
-            .collect(),
-        other => panic!("colour type {other:?}"),
-    };
-    Png {
-        width: info.width,
-        height: info.height,
-        rgb,
-    }
-}
-
 fn heatmap(args: &[&str]) -> (bool, String) {
     let out = run_gpuheat(&[&["heatmap"], args].concat());
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();

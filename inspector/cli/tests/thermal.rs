@@ -335,3 +335,86 @@ fn heat_needs_full_mode() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--heat needs --mode full"));
 }
+
+#[test]
+fn the_heat_png_of_an_attached_program_puts_its_hot_spot_at_the_palettes_hot_end() {
+    let dir = scratch("thermal-attach-png");
+    // hot_spot started on its own (256x256, a 24x24 square at (128, 128)), then attached.
+    let mut target = Command::new(example("hot_spot"))
+        .args(["--api", "gl"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let session = dir.join("attached.gpuheat");
+    let png = dir.join("heat.png");
+    let pid = target.id().to_string();
+    let attached = run_gpuheat(&[
+        "attach",
+        &pid,
+        "--heat",
+        "--frames",
+        "2",
+        "-o",
+        session.to_str().unwrap(),
+    ]);
+    let rendered = run_gpuheat(&[
+        "heatmap",
+        session.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    let still_running = target.try_wait().unwrap().is_none();
+    let _ = target.kill();
+    let _ = target.wait();
+    assert!(
+        attached.status.success(),
+        "{}",
+        String::from_utf8_lossy(&attached.stderr)
+    );
+    assert!(
+        rendered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    assert!(still_running, "hot_spot died");
+
+    let map = &Session::open(&session).unwrap().heat[0];
+    let (w, h) = (map.width, map.height);
+    assert_eq!((w, h), (256, 256));
+    let hottest = (0..w * h)
+        .max_by(|&a, &b| map.heat[a as usize].total_cmp(&map.heat[b as usize]))
+        .unwrap();
+    let (hx, hy) = (hottest % w, hottest / w);
+    assert!(
+        (128..152).contains(&hx) && (128..152).contains(&hy),
+        "hottest pixel at ({hx}, {hy})"
+    );
+
+    let img = read_png(&png);
+    assert_eq!(img.width, w);
+    assert!(img.height >= h + 24, "a legend below the map");
+    // The legend's gradient strip runs from the cold end (left) to the hot end (right).
+    let hot_end = colorous::INFERNO.eval_continuous(1.0);
+    let strip = img.px(w - 1, h + 5);
+    let close = |a: [u8; 3], b: [u8; 3]| a.iter().zip(b).all(|(&x, y)| x.abs_diff(y) <= 2);
+    assert!(
+        close(strip, [hot_end.r, hot_end.g, hot_end.b]),
+        "legend hot end {strip:?}"
+    );
+    // The hottest pixel is the hot end, blended (alpha 0.6) over the frame at that pixel; PNG
+    // rows run top-down, GL rows bottom-up.
+    let i = hottest as usize * 4;
+    let under = [map.colour[i], map.colour[i + 1], map.colour[i + 2]];
+    let blend = |f: u8, b: u8| (f64::from(f) * 0.6 + f64::from(b) * 0.4).round() as u8;
+    let want = [
+        blend(strip[0], under[0]),
+        blend(strip[1], under[1]),
+        blend(strip[2], under[2]),
+    ];
+    assert!(
+        close(img.px(hx, h - 1 - hy), want),
+        "hottest pixel {:?}, want {want:?}",
+        img.px(hx, h - 1 - hy)
+    );
+}

@@ -99,3 +99,39 @@ pub fn frame_draws(report: &Value, frame: u64) -> Vec<Value> {
 pub fn counter(draw: &Value, name: &str) -> Option<u64> {
     draw["counters"][name].as_u64()
 }
+
+/// A PNG read back as RGB8.
+pub struct Png {
+    pub width: u32,
+    pub height: u32,
+    pub rgb: Vec<u8>,
+}
+
+impl Png {
+    pub fn px(&self, x: u32, y: u32) -> [u8; 3] {
+        let at = (y * self.width + x) as usize * 3;
+        self.rgb[at..at + 3].try_into().unwrap()
+    }
+}
+
+/// Reads a PNG gpuheat wrote.
+pub fn read_png(path: &Path) -> Png {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    let rgb = match info.color_type {
+        png::ColorType::Rgb => buf[..info.buffer_size()].to_vec(),
+        png::ColorType::Rgba => buf[..info.buffer_size()]
+            .chunks(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect(),
+        other => panic!("colour type {other:?}"),
+    };
+    Png {
+        width: info.width,
+        height: info.height,
+        rgb,
+    }
+}
