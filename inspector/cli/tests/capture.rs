@@ -218,13 +218,6 @@ fn serialized_time_is_proportional_to_the_work() {
     }
 }
 
-fn checksum(stdout: &[u8]) -> String {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .find_map(|l| l.strip_prefix("checksum=").map(str::to_string))
-        .expect("checksum line")
-}
-
 #[test]
 fn the_programs_framebuffer_is_bit_identical_with_the_agent() {
     let dir = scratch("identical");
@@ -235,36 +228,11 @@ fn the_programs_framebuffer_is_bit_identical_with_the_agent() {
         for api in ["gles", "gl"] {
             let mut args = vec!["--api", api, "--frames", "4", "--checksum"];
             args.extend_from_slice(extra);
-            let plain = Command::new(example(name)).args(&args).output().unwrap();
-            assert!(plain.status.success());
             for mode in ["full", "timeline"] {
                 let session = dir.join(format!("{name}-{api}-{mode}.gpuheat"));
-                let exe = example(name);
-                let mut run = vec![
-                    "run",
-                    "--keep-running",
-                    "--frames",
-                    "3",
-                    "--mode",
-                    mode,
-                    "-o",
-                ];
-                run.push(session.to_str().unwrap());
-                run.push("--");
-                run.push(exe.to_str().unwrap());
-                run.extend_from_slice(&args);
-                // The program exits on its own after its 4 frames and prints its checksum.
-                let traced = run_gpuheat(&run);
-                assert!(
-                    traced.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&traced.stderr)
-                );
-                assert_eq!(
-                    checksum(&traced.stdout),
-                    checksum(&plain.stdout),
-                    "{name} {api} {mode}"
-                );
+                let flags = ["--frames", "3", "--mode", mode];
+                let (plain, traced) = checksums_plain_and_traced(&session, name, &flags, &args);
+                assert_eq!(traced, plain, "{name} {api} {mode}");
             }
         }
     }

@@ -243,13 +243,6 @@ fn fill_cost_is_hottest_where_its_three_draws_overlap() {
     }
 }
 
-fn checksum(stdout: &[u8]) -> String {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .find_map(|l| l.strip_prefix("checksum=").map(str::to_string))
-        .expect("checksum line")
-}
-
 #[test]
 fn frames_are_bit_identical_with_heat_capture() {
     let dir = scratch("thermal-identical");
@@ -268,27 +261,11 @@ fn frames_are_bit_identical_with_heat_capture() {
                 "128x96",
             ];
             args.extend_from_slice(extra);
-            let plain = Command::new(example(name)).args(&args).output().unwrap();
-            assert!(plain.status.success());
             let session = dir.join(format!("{name}-{api}.gpuheat"));
-            let exe = example(name);
-            let mut run = vec!["run", "--keep-running", "--heat", "--frames", "3", "-o"];
-            run.push(session.to_str().unwrap());
-            run.push("--");
-            run.push(exe.to_str().unwrap());
-            run.extend_from_slice(&args);
-            let traced = run_gpuheat(&run);
-            assert!(
-                traced.status.success(),
-                "{}",
-                String::from_utf8_lossy(&traced.stderr)
-            );
+            let flags = ["--heat", "--frames", "3"];
+            let (plain, traced) = checksums_plain_and_traced(&session, name, &flags, &args);
             // The program checks glGetError after its frames: it stays clean.
-            assert_eq!(
-                checksum(&traced.stdout),
-                checksum(&plain.stdout),
-                "{name} {api}"
-            );
+            assert_eq!(traced, plain, "{name} {api}");
             let s = Session::open(&session).unwrap();
             assert_eq!(s.heat.len(), 3, "{name} {api}: {:?}", s.heat_missing);
         }

@@ -65,6 +65,38 @@ pub fn capture(dir: &Path, name: &str, gpuheat_args: &[&str], example_args: &[&s
     session
 }
 
+/// The `checksum=` line an example prints with `--checksum`.
+pub fn checksum(stdout: &[u8]) -> String {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("checksum=").map(str::to_string))
+        .expect("checksum line")
+}
+
+/// Checksums of an example's final frame run plainly and under `gpuheat run --keep-running
+/// FLAGS` (the program ends after its own `--frames` and prints its checksum).
+pub fn checksums_plain_and_traced(
+    session: &Path,
+    name: &str,
+    flags: &[&str],
+    example_args: &[&str],
+) -> (String, String) {
+    let exe = example(name);
+    let plain = Command::new(&exe).args(example_args).output().unwrap();
+    assert!(plain.status.success(), "{name} {example_args:?}");
+    let mut run = vec!["run", "--keep-running"];
+    run.extend_from_slice(flags);
+    run.extend_from_slice(&["-o", session.to_str().unwrap(), "--", exe.to_str().unwrap()]);
+    run.extend_from_slice(example_args);
+    let traced = run_gpuheat(&run);
+    assert!(
+        traced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&traced.stderr)
+    );
+    (checksum(&plain.stdout), checksum(&traced.stdout))
+}
+
 /// `gpuheat report --json` of a session, every work call included.
 pub fn report(session: &Path) -> Value {
     let out = run_gpuheat(&[
