@@ -21,7 +21,7 @@ use std::io::{self, Read};
 use serde::de::DeserializeOwned;
 
 use crate::error::SessionError;
-use crate::model::{HeatMap, Record};
+use crate::model::{FrameGeometry, HeatMap, Record};
 
 /// Length of a chunk header.
 pub const CHUNK_HEADER_LEN: usize = 20;
@@ -63,9 +63,11 @@ impl ChunkKind {
     pub const HEAT: ChunkKind = ChunkKind::from_fourcc(*b"HEAT");
     /// [`Record::HeatMissing`].
     pub const HEAT_MISSING: ChunkKind = ChunkKind::from_fourcc(*b"HMIS");
+    /// [`Record::Geometry`].
+    pub const GEOMETRY: ChunkKind = ChunkKind::from_fourcc(*b"GEOM");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 11] = [
+    pub const KNOWN: [ChunkKind; 12] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -77,6 +79,7 @@ impl ChunkKind {
         ChunkKind::STATE,
         ChunkKind::HEAT,
         ChunkKind::HEAT_MISSING,
+        ChunkKind::GEOMETRY,
     ];
 
     /// The kind with these four bytes as it appears in the file.
@@ -134,6 +137,7 @@ impl Record {
             Record::State(_) => ChunkKind::STATE,
             Record::Heat(_) => ChunkKind::HEAT,
             Record::HeatMissing(_) => ChunkKind::HEAT_MISSING,
+            Record::Geometry(_) => ChunkKind::GEOMETRY,
         }
     }
 }
@@ -224,6 +228,9 @@ pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
         Record::HeatMissing(v) => serde_json::to_vec(v).expect("HeatMissing serializes to JSON"),
         Record::Heat(v) => postcard::to_allocvec(v).expect("HeatMap serializes to postcard"),
         Record::Frame(v) => postcard::to_allocvec(v).expect("Frame serializes to postcard"),
+        Record::Geometry(v) => {
+            postcard::to_allocvec(v).expect("FrameGeometry serializes to postcard")
+        }
         Record::Pipelined(v) => {
             postcard::to_allocvec(v).expect("PipelinedBatch serializes to postcard")
         }
@@ -480,6 +487,11 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
             Record::Heat(map)
         }
         ChunkKind::HEAT_MISSING => Record::HeatMissing(json(raw)?),
+        ChunkKind::GEOMETRY => {
+            let geometry: FrameGeometry = post(raw)?;
+            geometry.validate()?;
+            Record::Geometry(geometry)
+        }
         other => return Err(format!("no decoder for {other}")),
     })
 }

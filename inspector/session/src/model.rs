@@ -407,6 +407,89 @@ pub struct HeatMissing {
     pub reason: String,
 }
 
+/// Most vertices one [`FrameGeometry`] may hold (16 Mi, 256 MiB of positions); the cap keeps a
+/// damaged record from asking for huge allocations. The agent's own bound is lower and is
+/// recorded in [`FrameGeometry::vertex_budget`].
+pub const MAX_GEOMETRY_VERTICES: u64 = 16 << 20;
+
+/// The post-transform positions of one draw: what its vertex shader wrote to `gl_Position`.
+///
+/// Stored as postcard inside [`FrameGeometry`]: field order is the format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DrawGeometry {
+    /// Index of the draw in its frame's [`Frame::calls`].
+    pub call: u32,
+    /// Primitive of `positions`, as a GL enum: `GL_POINTS` (0), `GL_LINES` (1) or
+    /// `GL_TRIANGLES` (4). Strips, fans and loops arrive unrolled into these.
+    pub primitive: u32,
+    /// Clip-space x, y, z, w of each vertex, primitives unrolled (3 per triangle).
+    pub positions: Vec<[f32; 4]>,
+    /// Vertices the draw produced beyond what was kept (0 when `positions` is complete).
+    pub dropped_vertices: u64,
+    /// The viewport at the draw: x, y, width, height (clip → window coordinates).
+    pub viewport: [i32; 4],
+}
+
+/// A draw of a geometry-captured frame whose positions could not be recorded, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeometryMissing {
+    /// Index of the draw in its frame's [`Frame::calls`].
+    pub call: u32,
+    /// Why, in one line.
+    pub reason: String,
+}
+
+/// The geometry of the draws of one captured frame (full mode).
+///
+/// Stored as postcard, like [`Frame`]: field order is the format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameGeometry {
+    /// The frame, as in [`Frame::index`].
+    pub frame: u64,
+    /// The context that rendered it, as in [`ContextInfo::handle`].
+    pub context: u64,
+    /// Most vertices the agent keeps for one frame; draws past it are cut short
+    /// ([`DrawGeometry::dropped_vertices`]) or listed in `missing`.
+    pub vertex_budget: u64,
+    pub draws: Vec<DrawGeometry>,
+    pub missing: Vec<GeometryMissing>,
+}
+
+impl FrameGeometry {
+    /// Vertices held over all draws.
+    pub fn vertices(&self) -> u64 {
+        self.draws.iter().map(|d| d.positions.len() as u64).sum()
+    }
+
+    /// Checks the record against [`MAX_GEOMETRY_VERTICES`] and that every primitive is one
+    /// of points, lines or triangles with a whole number of vertices.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.vertices() > MAX_GEOMETRY_VERTICES {
+            return Err(format!(
+                "geometry of frame {} holds {} vertices, more than {MAX_GEOMETRY_VERTICES}",
+                self.frame,
+                self.vertices()
+            ));
+        }
+        for d in &self.draws {
+            let per = match d.primitive {
+                0 => 1,
+                1 => 2,
+                4 => 3,
+                p => return Err(format!("geometry of call {} has primitive {p:#x}", d.call)),
+            };
+            if d.positions.len() % per != 0 {
+                return Err(format!(
+                    "geometry of call {} has {} vertices, not a whole number of primitives",
+                    d.call,
+                    d.positions.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Everything a chunk can hold.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -421,4 +504,5 @@ pub enum Record {
     State(ContextState),
     Heat(HeatMap),
     HeatMissing(HeatMissing),
+    Geometry(FrameGeometry),
 }

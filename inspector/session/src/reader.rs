@@ -9,8 +9,8 @@ use crate::chunk::{read_chunk_into, Chunk, ChunkHeader, ChunkKind};
 use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
-    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FunctionTable, HeatMap, HeatMissing,
-    ModuleMap, PipelinedBatch, Record, SessionInfo,
+    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameGeometry, FunctionTable, HeatMap,
+    HeatMissing, ModuleMap, PipelinedBatch, Record, SessionInfo,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -180,6 +180,9 @@ pub struct Session {
     pub heat: Vec<HeatMap>,
     /// Frames whose heat map could not be made, and why.
     pub heat_missing: Vec<HeatMissing>,
+    /// Post-transform positions of the draws of captured frames (full mode), in the order
+    /// they were written.
+    pub geometry: Vec<FrameGeometry>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -285,6 +288,7 @@ struct Builder {
     states: Vec<ContextState>,
     heat: Vec<HeatMap>,
     heat_missing: Vec<HeatMissing>,
+    geometry: Vec<FrameGeometry>,
 }
 
 impl Builder {
@@ -311,6 +315,7 @@ impl Builder {
             Record::State(v) => self.states.push(v),
             Record::Heat(v) => self.heat.push(v),
             Record::HeatMissing(v) => self.heat_missing.push(v),
+            Record::Geometry(v) => self.geometry.push(v),
         }
     }
 
@@ -342,6 +347,7 @@ impl Builder {
             states: self.states,
             heat: self.heat,
             heat_missing: self.heat_missing,
+            geometry: self.geometry,
             truncated_at,
         })
     }
