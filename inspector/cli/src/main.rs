@@ -1,9 +1,7 @@
 //! `gpuheat`: capture where each frame's GPU time goes, and report it.
 
 mod agent;
-mod analysis;
 mod attach;
-mod enums;
 mod heatmap;
 mod receive;
 mod report;

@@ -1,9 +1,9 @@
 //! `gpuheat report SESSION`: where the time went, as text or JSON.
 
-use crate::analysis::{analyse, ms, rank_time, Analysis};
 use crate::shown;
 use anyhow::{Context, Result};
 use clap::Args;
+use gpuheat_analysis::{analyse, ms, rank_time, Analysis};
 use gpuheat_session::{EndReason, Session};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -67,10 +67,10 @@ struct JsonReport<'a> {
     end: Option<&'a gpuheat_session::EndInfo>,
     attach: Option<&'a gpuheat_session::AttachInfo>,
     states: &'a [gpuheat_session::ContextState],
-    frames: &'a [crate::analysis::FrameStats],
+    frames: &'a [gpuheat_analysis::FrameStats],
     ranked_by: &'a str,
-    top_draws: &'a [crate::analysis::DrawCost],
-    unavailable: &'a [crate::analysis::Unavailable],
+    top_draws: &'a [gpuheat_analysis::DrawCost],
+    unavailable: &'a [gpuheat_analysis::Unavailable],
 }
 
 fn json(s: &Session, a: &Analysis, top: usize) -> Result<String> {

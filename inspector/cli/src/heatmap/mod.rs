@@ -10,14 +10,13 @@
 //! coverage box in white, and the legend says so.
 
 mod font;
-mod palette;
 mod render;
 
 use crate::shown;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
+use gpuheat_analysis::palette::{Palette, Scale};
 use gpuheat_session::{HeatMap, Session};
-use palette::{Palette, Scale};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Turning a [`HeatMap`] into an RGB image: the map over the frame, then the legend below.
 
 use super::font;
-use super::palette::{blend, Palette, Scale, ALPHA, ANDROID};
+use gpuheat_analysis::palette::{blend, Palette, Scale, ALPHA, ANDROID};
 use gpuheat_session::{DrawCoverage, HeatMap};
 
 /// What to draw.

@@ -1,0 +1,10 @@
+//! From a session to what a user is shown: per-frame totals and per-draw costs ([`cost`]),
+//! the performance checklist ([`findings`]), which draws a pixel's heat came from ([`pick`]),
+//! and the colour scales heat is painted with ([`palette`]). The report, the heat-map PNG and
+//! the viewer all draw on this crate, so they agree on every number.
+
+pub mod cost;
+pub mod enums;
+pub mod palette;
+
+pub use cost::{analyse, call_text, ms, rank_time, Analysis, DrawCost, FrameStats, Unavailable};
