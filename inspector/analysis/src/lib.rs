@@ -5,6 +5,8 @@
 
 pub mod cost;
 pub mod enums;
+pub mod findings;
 pub mod palette;
+pub mod pick;
 
 pub use cost::{analyse, call_text, ms, rank_time, Analysis, DrawCost, FrameStats, Unavailable};

@@ -3,6 +3,7 @@
 use crate::shown;
 use anyhow::{Context, Result};
 use clap::Args;
+use gpuheat_analysis::findings::{self, Finding, Severity};
 use gpuheat_analysis::{analyse, ms, rank_time, Analysis};
 use gpuheat_session::{EndReason, Session};
 use serde::Serialize;
@@ -49,10 +50,11 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
         );
     }
     let analysis = analyse(&session);
+    let found = findings::check(&session, &analysis);
     let out = if args.json {
-        json(&session, &analysis, args.top)?
+        json(&session, &analysis, &found, args.top)?
     } else {
-        text(&session, &analysis, args.top)
+        text(&session, &analysis, &found, args.top)
     };
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error worth a message.
@@ -71,9 +73,10 @@ struct JsonReport<'a> {
     ranked_by: &'a str,
     top_draws: &'a [gpuheat_analysis::DrawCost],
     unavailable: &'a [gpuheat_analysis::Unavailable],
+    findings: &'a [Finding],
 }
 
-fn json(s: &Session, a: &Analysis, top: usize) -> Result<String> {
+fn json(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> Result<String> {
     let report = JsonReport {
         session: &s.info,
         contexts: &s.contexts,
@@ -84,6 +87,7 @@ fn json(s: &Session, a: &Analysis, top: usize) -> Result<String> {
         ranked_by: a.ranked_by,
         top_draws: &a.draws[..top.min(a.draws.len())],
         unavailable: &a.unavailable,
+        findings: found,
     };
     Ok(serde_json::to_string_pretty(&report)? + "\n")
 }
@@ -92,7 +96,7 @@ fn opt_ms(v: Option<f64>) -> String {
     v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into())
 }
 
-fn text(s: &Session, a: &Analysis, top: usize) -> String {
+fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
     let mut o = String::new();
     let i = &s.info;
     let end = match s.end.as_ref().map(|e| &e.reason) {
@@ -247,5 +251,48 @@ fn text(s: &Session, a: &Analysis, top: usize) -> String {
             let _ = writeln!(o, "{:>55}{}", "", others.join(" "));
         }
     }
+    findings_text(found, &mut o);
     o
+}
+
+/// The checklist's findings, most severe first, the same rule over many frames on one line.
+fn findings_text(found: &[Finding], o: &mut String) {
+    if found.is_empty() {
+        let _ = writeln!(o, "\nfindings: none");
+        return;
+    }
+    let mut sorted: Vec<&Finding> = found.iter().collect();
+    sorted.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.rule.cmp(b.rule))
+            .then(a.call.cmp(&b.call))
+            .then(a.frame.cmp(&b.frame))
+    });
+    let _ = writeln!(o, "\nfindings ({})", found.len());
+    let mut i = 0;
+    while i < sorted.len() {
+        let f = sorted[i];
+        let same = sorted[i..]
+            .iter()
+            .take_while(|g| g.rule == f.rule && g.call == f.call)
+            .count();
+        let severity = match f.severity {
+            Severity::Problem => "problem",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        };
+        let place = match f.call {
+            Some(c) => format!("frame {} call {c}", f.frame),
+            None => format!("frame {}", f.frame),
+        };
+        let more = if same > 1 {
+            format!(" (and {} more frames)", same - 1)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(o, "{severity:>8}  {}: {place}{more}: {}", f.rule, f.title);
+        let _ = writeln!(o, "{:>10}{}", "", f.detail);
+        i += same;
+    }
 }

@@ -1,0 +1,379 @@
+//! The performance checklist: rules that read a session's measured numbers and say what is
+//! wrong and what to do, each finding tied to a frame and, where it has one, a call.
+//!
+//! Every rule works from measurements (serialized time, fragments from the heat map or the
+//! fragment-shader counter, the overdraw map, the calls themselves); a rule whose inputs were
+//! not captured stays silent rather than guess.
+
+use crate::cost::{rank_time, Analysis, DrawCost};
+use crate::pick::heat_map;
+use gpuheat_session::{CallClass, Frame, Session};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Severity {
+    Info,
+    Warning,
+    Problem,
+}
+
+/// One checklist result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub frame: u64,
+    /// The call it is about (index in the frame's calls); `None` for the frame as a whole.
+    pub call: Option<u32>,
+    /// Stable rule name, e.g. `overdraw`.
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// One line: what is wrong, with the measured figure.
+    pub title: String,
+    /// Why it costs and what to do about it.
+    pub detail: String,
+}
+
+/// A draw taking at least this share of its frame's GPU time is called out.
+const DOMINANT_SHARE: f64 = 0.25;
+/// A draw whose cost per fragment is this many times its frame's median is called out.
+const FRAGMENT_COST_RATIO: f64 = 4.0;
+/// Mean fragments per covered pixel from which overdraw is called out.
+const OVERDRAW_MEAN: f64 = 3.0;
+/// Draws per frame from which small draws are worth batching.
+const MANY_DRAWS: usize = 100;
+/// Redundant state calls per frame from which they are called out (and 10% of state calls).
+const REDUNDANT_CALLS: usize = 10;
+/// Calls that make the CPU wait for the GPU.
+const STALLS: [&str; 6] = [
+    "glFinish",
+    "glReadPixels",
+    "glReadnPixels",
+    "glGetTexImage",
+    "glGetBufferSubData",
+    "glClientWaitSync",
+];
+
+/// Runs every rule over every frame; findings come sorted by frame, then most severe first.
+pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
+    let mut by_frame: BTreeMap<u64, Vec<&DrawCost>> = BTreeMap::new();
+    for d in &a.draws {
+        by_frame.entry(d.frame).or_default().push(d);
+    }
+    let mut out = Vec::new();
+    redundant_state(s, &mut out);
+    for f in &s.frames {
+        let mut draws = by_frame.remove(&f.index).unwrap_or_default();
+        draws.sort_by_key(|d| d.call);
+        dominant_draws(f.index, &draws, &mut out);
+        fragment_cost(s, f.index, &draws, &mut out);
+        overdraw(s, f.index, &mut out);
+        small_draws(s, f.index, &draws, &mut out);
+        stalls(s, f, &mut out);
+    }
+    out.sort_by(|a, b| {
+        a.frame
+            .cmp(&b.frame)
+            .then(b.severity.cmp(&a.severity))
+            .then(a.call.cmp(&b.call))
+    });
+    out
+}
+
+/// The findings about one call of one frame.
+pub fn for_call(findings: &[Finding], frame: u64, call: u32) -> impl Iterator<Item = &Finding> {
+    findings
+        .iter()
+        .filter(move |f| f.frame == frame && f.call == Some(call))
+}
+
+fn dominant_draws(frame: u64, draws: &[&DrawCost], out: &mut Vec<Finding>) {
+    if draws.len() < 2 {
+        return;
+    }
+    for d in draws {
+        let (Some(share), Some(t)) = (d.frame_share, rank_time(d)) else {
+            continue;
+        };
+        if share >= DOMINANT_SHARE {
+            out.push(Finding {
+                frame,
+                call: Some(d.call),
+                rule: "dominant-draw",
+                severity: if share >= 0.5 {
+                    Severity::Problem
+                } else {
+                    Severity::Warning
+                },
+                title: format!(
+                    "{} takes {:.0}% of the frame's GPU time ({:.3} ms)",
+                    d.function,
+                    share * 100.0,
+                    t as f64 / 1e6
+                ),
+                detail: "One draw out of many holds a large share of the frame: it is where \
+                         an optimisation pays first. Its fragment cost and coverage say whether \
+                         to shade less or cover fewer pixels."
+                    .into(),
+            });
+        }
+    }
+}
+
+/// Fragments of each draw: the heat map's exact count when painted, else the fragment-shader
+/// counter.
+fn fragments(s: &Session, frame: u64, draws: &[&DrawCost]) -> HashMap<u32, u64> {
+    if let Some(map) = heat_map(s, frame) {
+        return map.draws.iter().map(|d| (d.call, d.fragments)).collect();
+    }
+    draws
+        .iter()
+        .filter_map(|d| {
+            let n = d.counters.get("fragment_shader_invocations")?;
+            Some((d.call, *n))
+        })
+        .collect()
+}
+
+fn fragment_cost(s: &Session, frame: u64, draws: &[&DrawCost], out: &mut Vec<Finding>) {
+    let frags = fragments(s, frame, draws);
+    let per_fragment: Vec<(&DrawCost, f64)> = draws
+        .iter()
+        .filter_map(|d| {
+            let n = *frags.get(&d.call)?;
+            let t = d.gpu_serialized_ns?;
+            (n > 0).then(|| (*d, t as f64 / n as f64))
+        })
+        .collect();
+    if per_fragment.len() < 2 {
+        return;
+    }
+    let mut costs: Vec<f64> = per_fragment.iter().map(|(_, c)| *c).collect();
+    costs.sort_by(f64::total_cmp);
+    let median = costs[costs.len() / 2];
+    if median <= 0.0 {
+        return;
+    }
+    for (d, c) in per_fragment {
+        let ratio = c / median;
+        if ratio >= FRAGMENT_COST_RATIO {
+            out.push(Finding {
+                frame,
+                call: Some(d.call),
+                rule: "expensive-fragments",
+                severity: Severity::Warning,
+                title: format!(
+                    "{:.1} ns per fragment, {ratio:.1}x the frame's median ({median:.2} ns)",
+                    c
+                ),
+                detail: "Each pixel this draw covers costs far more than the frame's other \
+                         draws: its fragment shader is the expense. Shade less (fewer texture \
+                         reads and loop iterations, lower precision) or cover fewer pixels."
+                    .into(),
+            });
+        }
+    }
+}
+
+fn overdraw(s: &Session, frame: u64, out: &mut Vec<Finding>) {
+    let Some(map) = heat_map(s, frame) else {
+        return;
+    };
+    let covered = map.overdraw.iter().filter(|&&n| n > 0).count();
+    if covered == 0 {
+        return;
+    }
+    let total: u64 = map.overdraw.iter().map(|&n| u64::from(n)).sum();
+    let max = map.overdraw.iter().copied().max().unwrap_or(0);
+    let mean = total as f64 / covered as f64;
+    if mean >= OVERDRAW_MEAN {
+        out.push(Finding {
+            frame,
+            call: None,
+            rule: "overdraw",
+            severity: if mean >= 2.0 * OVERDRAW_MEAN {
+                Severity::Problem
+            } else {
+                Severity::Warning
+            },
+            title: format!(
+                "each covered pixel is shaded {mean:.1} times on average (at most {max})"
+            ),
+            detail: "Fragments that a later draw covers are wasted work. Draw opaque geometry \
+                     front to back with the depth test on, skip layers that are hidden, and \
+                     keep blended layers small."
+                .into(),
+        });
+    }
+}
+
+fn small_draws(s: &Session, frame: u64, draws: &[&DrawCost], out: &mut Vec<Finding>) {
+    if draws.len() < MANY_DRAWS {
+        return;
+    }
+    let frags = fragments(s, frame, draws);
+    let mut sizes: Vec<u64> = draws
+        .iter()
+        .filter_map(|d| frags.get(&d.call).copied())
+        .collect();
+    sizes.sort_unstable();
+    let median = sizes.get(sizes.len() / 2).copied();
+    let pixels = heat_map(s, frame).map(|m| m.pixels());
+    let small = match (median, pixels) {
+        (Some(m), Some(p)) => m * 100 < p,
+        (Some(m), None) => m < 4096,
+        (None, _) => true,
+    };
+    if !small {
+        return;
+    }
+    let cpu: u64 = draws.iter().map(|d| d.cpu_ns).sum();
+    out.push(Finding {
+        frame,
+        call: None,
+        rule: "small-draws",
+        severity: Severity::Warning,
+        title: format!(
+            "{} draws in one frame{}, {:.3} ms of CPU time in them",
+            draws.len(),
+            median
+                .map(|m| format!(", median {m} fragments each"))
+                .unwrap_or_default(),
+            cpu as f64 / 1e6
+        ),
+        detail: "Each draw call has a fixed CPU and driver cost; many small draws spend more \
+                 on calls than on pixels. Batch them: merge buffers, use instancing or \
+                 multi-draw."
+            .into(),
+    });
+}
+
+/// State setters whose whole effect is their arguments, and whether the first argument names
+/// the slot they set (a target or capability) rather than a value.
+const SETTERS: [(&str, bool); 21] = [
+    ("glBindBuffer", true),
+    ("glBindTexture", true),
+    ("glBindFramebuffer", true),
+    ("glBindRenderbuffer", true),
+    ("glBindSampler", true),
+    ("glEnable", true),
+    ("glDisable", true),
+    ("glUseProgram", false),
+    ("glBindVertexArray", false),
+    ("glActiveTexture", false),
+    ("glBlendFunc", false),
+    ("glBlendFuncSeparate", false),
+    ("glBlendEquation", false),
+    ("glDepthFunc", false),
+    ("glDepthMask", false),
+    ("glColorMask", false),
+    ("glCullFace", false),
+    ("glFrontFace", false),
+    ("glViewport", false),
+    ("glScissor", false),
+    ("glClearColor", false),
+];
+
+/// A setter's name (glDisable as glEnable), the slot it sets, and the program for uniforms.
+type StateSlot<'a> = (&'a str, u64, u64);
+
+/// Where a state call's value is kept: calls with the same key overwrite each other.
+/// glEnable and glDisable share a slot per capability; glUniform* values belong to the
+/// program in use, so it is part of their key.
+fn state_key<'a>(name: &'a str, args: &[u64], program: u64) -> Option<StateSlot<'a>> {
+    let first = args.first().copied().unwrap_or(0);
+    if name.starts_with("glUniform") && !name.starts_with("glUniformBlock") {
+        return Some((name, first, program));
+    }
+    let &(_, slot) = SETTERS.iter().find(|(n, _)| *n == name)?;
+    let name = if name == "glDisable" {
+        "glEnable"
+    } else {
+        name
+    };
+    Some((name, if slot { first } else { 0 }, 0))
+}
+
+/// Redundant state calls, tracked across the whole capture (state outlives frames), reported
+/// per frame. A slot's value before its first captured call is unknown, except the program in
+/// use, which the capture's start state records.
+fn redundant_state(s: &Session, out: &mut Vec<Finding>) {
+    // (context, slot) → (set by glEnable rather than glDisable, arguments).
+    let mut last: HashMap<(u64, StateSlot), (bool, &[u64])> = HashMap::new();
+    let mut program: HashMap<u64, u64> = s
+        .states
+        .iter()
+        .map(|st| (st.context, u64::from(st.program)))
+        .collect();
+    for f in &s.frames {
+        let (mut state_calls, mut redundant) = (0usize, 0usize);
+        let mut example = None;
+        for (i, c) in f.calls.iter().enumerate() {
+            let Some(info) = s.functions.functions.get(c.func as usize) else {
+                continue;
+            };
+            if info.class != CallClass::State {
+                continue;
+            }
+            let prog = program.get(&c.context).copied().unwrap_or(0);
+            let Some(key) = state_key(&info.name, &c.args, prog) else {
+                continue;
+            };
+            state_calls += 1;
+            let enable = info.name != "glDisable";
+            let value = if info.name == "glEnable" || info.name == "glDisable" {
+                &c.args[..0]
+            } else {
+                &c.args[..]
+            };
+            if let Some((was_enable, prev)) = last.insert((c.context, key), (enable, value)) {
+                if was_enable == enable && prev == value {
+                    redundant += 1;
+                    example.get_or_insert(i as u32);
+                }
+            }
+            if info.name == "glUseProgram" {
+                program.insert(c.context, c.args.first().copied().unwrap_or(0));
+            }
+        }
+        if redundant >= REDUNDANT_CALLS && redundant * 10 >= state_calls {
+            out.push(Finding {
+                frame: f.index,
+                call: example,
+                rule: "redundant-state",
+                severity: Severity::Info,
+                title: format!(
+                    "{redundant} of {state_calls} state calls set the value already set"
+                ),
+                detail: "Each redundant call still goes through the driver's validation. Track \
+                         the bound state in the program and skip calls that change nothing."
+                    .into(),
+            });
+        }
+    }
+}
+
+fn stalls(s: &Session, f: &Frame, out: &mut Vec<Finding>) {
+    for (i, c) in f.calls.iter().enumerate() {
+        let Some(info) = s.functions.functions.get(c.func as usize) else {
+            continue;
+        };
+        if STALLS.contains(&info.name.as_str()) {
+            out.push(Finding {
+                frame: f.index,
+                call: Some(i as u32),
+                rule: "pipeline-stall",
+                severity: Severity::Warning,
+                title: format!(
+                    "{} waits for the GPU ({:.3} ms on the calling thread)",
+                    info.name,
+                    c.duration_ns as f64 / 1e6
+                ),
+                detail: "The CPU stops until the GPU has finished everything queued, so the \
+                         two no longer overlap. Read back asynchronously (pixel buffer \
+                         objects, fences polled a frame later) or not at all."
+                    .into(),
+            });
+        }
+    }
+}
