@@ -124,7 +124,7 @@ fn main() {
             }
             glUniform4f(rp.u_rect, x, y, s, s);
             glUniform1i(u_iterations, l);
-            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // gpuheat: the hot draw
         })
     });
 }
