@@ -2,6 +2,7 @@
 
 use crate::enums;
 use gpuheat_session::{CallClass, ContextInfo, FunctionInfo, PipelinedIndex, Session, ValueKind};
+use gpuheat_symbols::{Location, Symbolizer};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -42,6 +43,9 @@ pub struct DrawCost {
     pub counters: BTreeMap<String, u64>,
     /// `module+0xoffset` of the program's call.
     pub callsite: String,
+    /// `file:line function` of the program's call, from debug info: the first frame of the
+    /// program's own code when the call site is inlined library code.
+    pub source: Option<String>,
 }
 
 /// A counter a context could not measure.
@@ -73,6 +77,7 @@ pub fn analyse(s: &Session) -> Analysis {
     let mut frames = Vec::new();
     let mut draws = Vec::new();
     let mut prev_end = None;
+    let mut symbols = s.modules.as_ref().map(Symbolizer::new);
     for f in &s.frames {
         let mut stats = FrameStats {
             index: f.index,
@@ -122,6 +127,9 @@ pub fn analyse(s: &Session) -> Analysis {
                 cpu_ns: call.cpu_ns,
                 counters,
                 callsite: callsite(s, call.callsite),
+                source: symbols
+                    .as_mut()
+                    .and_then(|y| source(&y.resolve(call.callsite))),
             });
         }
         let frame_draws = &mut draws[first_draw..];
@@ -213,6 +221,16 @@ pub fn call_text(info: &FunctionInfo, args: &[u64]) -> String {
         })
         .collect();
     format!("{}({})", info.name, shown.join(", "))
+}
+
+/// `file:line function` of the program's own frame of a call site (the innermost frame when
+/// every frame is library code); `None` without line information.
+pub fn source(loc: &Location) -> Option<String> {
+    let frame = loc.program_frame().or(loc.innermost())?;
+    let file = frame.file.as_deref()?;
+    let line = frame.line.map(|l| format!(":{l}")).unwrap_or_default();
+    let function = frame.function.as_deref().unwrap_or("??");
+    Some(format!("{file}{line} {function}"))
 }
 
 /// `overdraw+0x1a2b` for an address inside a mapped module.

@@ -68,7 +68,12 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
         dominant_draws(f.index, &draws, &mut out);
         fragment_cost(s, f.index, &draws, &mut out);
         overdraw(s, f.index, &mut out);
-        small_draws(s, f.index, &draws, &mut out);
+        let draw_calls = a
+            .frames
+            .iter()
+            .find(|st| st.index == f.index)
+            .map_or(0, |st| st.draws);
+        small_draws(s, f.index, draw_calls, &draws, &mut out);
         stalls(s, f, &mut out);
     }
     out.sort_by(|a, b| {
@@ -207,8 +212,15 @@ fn overdraw(s: &Session, frame: u64, out: &mut Vec<Finding>) {
     }
 }
 
-fn small_draws(s: &Session, frame: u64, draws: &[&DrawCost], out: &mut Vec<Finding>) {
-    if draws.len() < MANY_DRAWS {
+/// `draw_calls` counts the frame's glDraw* calls; `draws` holds all its work calls.
+fn small_draws(
+    s: &Session,
+    frame: u64,
+    draw_calls: usize,
+    draws: &[&DrawCost],
+    out: &mut Vec<Finding>,
+) {
+    if draw_calls < MANY_DRAWS {
         return;
     }
     let frags = fragments(s, frame, draws);
@@ -234,8 +246,7 @@ fn small_draws(s: &Session, frame: u64, draws: &[&DrawCost], out: &mut Vec<Findi
         rule: "small-draws",
         severity: Severity::Warning,
         title: format!(
-            "{} draws in one frame{}, {:.3} ms of CPU time in them",
-            draws.len(),
+            "{draw_calls} draws in one frame{}, {:.3} ms of CPU time in them",
             median
                 .map(|m| format!(", median {m} fragments each"))
                 .unwrap_or_default(),

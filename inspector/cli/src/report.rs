@@ -223,7 +223,7 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
         };
         let _ = writeln!(
             o,
-            "{:>3} {:>6} {:>5} {:>10} {:>6} {:>10} {:>10} {:>8.1}  {}  @{}",
+            "{:>3} {:>6} {:>5} {:>10} {:>6} {:>10} {:>10} {:>8.1}  {}  @{}{}",
             n + 1,
             d.frame,
             d.call,
@@ -237,7 +237,11 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
             counter("fragment_shader_invocations"),
             d.cpu_ns as f64 / 1e3,
             d.text,
-            d.callsite
+            d.callsite,
+            d.source
+                .as_deref()
+                .map(|s| format!(" {}", short_source(s)))
+                .unwrap_or_default()
         );
         let others: Vec<String> = d
             .counters
@@ -253,6 +257,21 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
     }
     findings_text(found, &mut o);
     o
+}
+
+/// `examples/src/bin/hot_spot.rs:127 hot_spot::main` without the directories above the
+/// file's project-relative part: the last three path components are enough to find it.
+fn short_source(source: &str) -> &str {
+    let path_end = source.find(' ').unwrap_or(source.len());
+    let path = &source[..path_end];
+    let mut cut = 0;
+    for (n, (i, _)) in path.rmatch_indices('/').enumerate() {
+        if n == 3 {
+            cut = i + 1;
+            break;
+        }
+    }
+    &source[cut..]
 }
 
 /// The checklist's findings, most severe first, the same rule over many frames on one line.
