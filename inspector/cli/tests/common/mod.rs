@@ -2,8 +2,9 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 pub fn gpuheat() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_gpuheat"))
@@ -165,5 +166,45 @@ pub fn read_png(path: &Path) -> Png {
         width: info.width,
         height: info.height,
         rgb,
+    }
+}
+
+/// A private Xvfb server on a display number it picks itself; killed on drop.
+pub struct Xvfb {
+    child: Child,
+    pub display: String,
+}
+
+impl Xvfb {
+    pub fn start() -> Xvfb {
+        let mut child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "640x480x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb missing: run scripts/install-deps.sh");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Xvfb {
+            child,
+            display: format!(":{}", line.trim()),
+        }
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
