@@ -241,3 +241,143 @@ pub(crate) fn cstr_to_string(p: *const GLubyte) -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+/// Declares a struct of real GL function pointers and its loader: `required` functions are
+/// plain pointers (loading fails naming the first one the loader does not know), `optional`
+/// ones are `Option`s. A non-null pointer does not mean the current context supports the
+/// function: callers check versions and extensions before calling.
+macro_rules! real_fns {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $field:ident : $cname:literal = fn($($arg:ty),*) $(-> $ret:ty)? ; )*
+        }
+        optional {
+            $( $(#[$ometa:meta])* $ofield:ident : $ocname:literal = fn($($oarg:ty),*) $(-> $oret:ty)? ; )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy)]
+        #[allow(missing_docs)]
+        pub struct $name {
+            $( pub $field: unsafe extern "system" fn($($arg),*) $(-> $ret)?, )*
+            $( $(#[$ometa])* pub $ofield: Option<unsafe extern "system" fn($($oarg),*) $(-> $oret)?>, )*
+        }
+
+        impl $name {
+            /// Loads the functions through `loader`; fails naming the first required one
+            /// missing.
+            ///
+            /// # Safety
+            /// `loader` must return, for each name, null or the GL function of that name.
+            pub unsafe fn load(
+                mut loader: impl FnMut(&std::ffi::CStr) -> *const std::ffi::c_void,
+            ) -> Result<$name, String> {
+                Ok($name {
+                    $( $field: {
+                        let p = loader($cname);
+                        if p.is_null() {
+                            return Err(format!(
+                                "the GL loader does not know {}",
+                                $cname.to_string_lossy()
+                            ));
+                        }
+                        // SAFETY: the caller promises `p` is this function.
+                        unsafe {
+                            std::mem::transmute::<
+                                *const std::ffi::c_void,
+                                unsafe extern "system" fn($($arg),*) $(-> $ret)?,
+                            >(p)
+                        }
+                    }, )*
+                    $( $ofield: {
+                        let p = loader($ocname);
+                        // SAFETY: as above.
+                        (!p.is_null()).then(|| unsafe {
+                            std::mem::transmute::<
+                                *const std::ffi::c_void,
+                                unsafe extern "system" fn($($oarg),*) $(-> $oret)?,
+                            >(p)
+                        })
+                    }, )*
+                })
+            }
+        }
+    };
+}
+pub(crate) use real_fns;
+
+/// `GLfloat`.
+pub type GLfloat = f32;
+/// `GLboolean`.
+pub type GLboolean = u8;
+/// `GLintptr` / `GLsizeiptr`.
+pub type GLsizeiptr = isize;
+
+real_fns! {
+    /// The real GL functions geometry capture calls beyond [`crate::ThermalFns`]: shader and
+    /// program introspection, uniform copies, transform feedback, buffers and queries.
+    pub struct GeometryFns {
+        is_program: c"glIsProgram" = fn(GLuint) -> GLboolean;
+        delete_program: c"glDeleteProgram" = fn(GLuint);
+        get_attached_shaders: c"glGetAttachedShaders" = fn(GLuint, GLsizei, *mut GLsizei, *mut GLuint);
+        get_shader_source: c"glGetShaderSource" = fn(GLuint, GLsizei, *mut GLsizei, *mut std::ffi::c_char);
+        get_program_info_log: c"glGetProgramInfoLog" = fn(GLuint, GLsizei, *mut GLsizei, *mut std::ffi::c_char);
+        get_shader_info_log: c"glGetShaderInfoLog" = fn(GLuint, GLsizei, *mut GLsizei, *mut std::ffi::c_char);
+        get_active_attrib: c"glGetActiveAttrib" = fn(GLuint, GLuint, GLsizei, *mut GLsizei, *mut GLint, *mut GLenum, *mut std::ffi::c_char);
+        get_attrib_location: c"glGetAttribLocation" = fn(GLuint, *const std::ffi::c_char) -> GLint;
+        bind_attrib_location: c"glBindAttribLocation" = fn(GLuint, GLuint, *const std::ffi::c_char);
+        transform_feedback_varyings: c"glTransformFeedbackVaryings" = fn(GLuint, GLsizei, *const *const std::ffi::c_char, GLenum);
+        get_active_uniform: c"glGetActiveUniform" = fn(GLuint, GLuint, GLsizei, *mut GLsizei, *mut GLint, *mut GLenum, *mut std::ffi::c_char);
+        get_active_uniformsiv: c"glGetActiveUniformsiv" = fn(GLuint, GLsizei, *const GLuint, GLenum, *mut GLint);
+        get_uniformfv: c"glGetUniformfv" = fn(GLuint, GLint, *mut GLfloat);
+        get_uniformiv: c"glGetUniformiv" = fn(GLuint, GLint, *mut GLint);
+        get_uniformuiv: c"glGetUniformuiv" = fn(GLuint, GLint, *mut GLuint);
+        uniform1fv: c"glUniform1fv" = fn(GLint, GLsizei, *const GLfloat);
+        uniform2fv: c"glUniform2fv" = fn(GLint, GLsizei, *const GLfloat);
+        uniform3fv: c"glUniform3fv" = fn(GLint, GLsizei, *const GLfloat);
+        uniform4fv: c"glUniform4fv" = fn(GLint, GLsizei, *const GLfloat);
+        uniform1iv: c"glUniform1iv" = fn(GLint, GLsizei, *const GLint);
+        uniform2iv: c"glUniform2iv" = fn(GLint, GLsizei, *const GLint);
+        uniform3iv: c"glUniform3iv" = fn(GLint, GLsizei, *const GLint);
+        uniform4iv: c"glUniform4iv" = fn(GLint, GLsizei, *const GLint);
+        uniform1uiv: c"glUniform1uiv" = fn(GLint, GLsizei, *const GLuint);
+        uniform2uiv: c"glUniform2uiv" = fn(GLint, GLsizei, *const GLuint);
+        uniform3uiv: c"glUniform3uiv" = fn(GLint, GLsizei, *const GLuint);
+        uniform4uiv: c"glUniform4uiv" = fn(GLint, GLsizei, *const GLuint);
+        uniform_matrix2fv: c"glUniformMatrix2fv" = fn(GLint, GLsizei, GLboolean, *const GLfloat);
+        uniform_matrix3fv: c"glUniformMatrix3fv" = fn(GLint, GLsizei, GLboolean, *const GLfloat);
+        uniform_matrix4fv: c"glUniformMatrix4fv" = fn(GLint, GLsizei, GLboolean, *const GLfloat);
+        uniform_matrix2x3fv: c"glUniformMatrix2x3fv" = fn(GLint, GLsizei, GLboolean, *const GLfloat);
+        uniform_matrix3x2fv: c"glUniformMatrix3x2fv" = fn(GLint, GLsizei, GLboolean, *const GLfloat);
+        uniform_matrix2x4fv: c"glUniformMatrix2x4fv" = fn(GLint, GLsizei, GLboolean, *const GLfloat);
+        uniform_matrix4x2fv: c"glUniformMatrix4x2fv" = fn(GLint, GLsizei, GLboolean, *const GLfloat);
+        uniform_matrix3x4fv: c"glUniformMatrix3x4fv" = fn(GLint, GLsizei, GLboolean, *const GLfloat);
+        uniform_matrix4x3fv: c"glUniformMatrix4x3fv" = fn(GLint, GLsizei, GLboolean, *const GLfloat);
+        get_active_uniform_blockiv: c"glGetActiveUniformBlockiv" = fn(GLuint, GLuint, GLenum, *mut GLint);
+        get_active_uniform_block_name: c"glGetActiveUniformBlockName" = fn(GLuint, GLuint, GLsizei, *mut GLsizei, *mut std::ffi::c_char);
+        get_uniform_block_index: c"glGetUniformBlockIndex" = fn(GLuint, *const std::ffi::c_char) -> GLuint;
+        uniform_block_binding: c"glUniformBlockBinding" = fn(GLuint, GLuint, GLuint);
+        gen_transform_feedbacks: c"glGenTransformFeedbacks" = fn(GLsizei, *mut GLuint);
+        bind_transform_feedback: c"glBindTransformFeedback" = fn(GLenum, GLuint);
+        begin_transform_feedback: c"glBeginTransformFeedback" = fn(GLenum);
+        end_transform_feedback: c"glEndTransformFeedback" = fn();
+        gen_buffers: c"glGenBuffers" = fn(GLsizei, *mut GLuint);
+        buffer_data: c"glBufferData" = fn(GLenum, GLsizeiptr, *const std::ffi::c_void, GLenum);
+        bind_buffer_range: c"glBindBufferRange" = fn(GLenum, GLuint, GLuint, GLsizeiptr, GLsizeiptr);
+        map_buffer_range: c"glMapBufferRange" = fn(GLenum, GLsizeiptr, GLsizeiptr, u32) -> *mut std::ffi::c_void;
+        unmap_buffer: c"glUnmapBuffer" = fn(GLenum) -> GLboolean;
+        gen_queries: c"glGenQueries" = fn(GLsizei, *mut GLuint);
+        begin_query: c"glBeginQuery" = fn(GLenum, GLuint);
+        end_query: c"glEndQuery" = fn(GLenum);
+        get_query_objectuiv: c"glGetQueryObjectuiv" = fn(GLuint, GLenum, *mut GLuint);
+    }
+    optional {
+        /// `glGetProgramResourceiv` (GL 4.3 / GLES 3.1): which stages use a resource.
+        get_program_resourceiv: c"glGetProgramResourceiv" = fn(GLuint, GLenum, GLuint, GLsizei, *const GLenum, GLsizei, *mut GLsizei, *mut GLint);
+        /// `glGetProgramInterfaceiv` (GL 4.3 / GLES 3.1).
+        get_program_interfaceiv: c"glGetProgramInterfaceiv" = fn(GLuint, GLenum, GLenum, *mut GLint);
+        /// `glGetProgramStageiv` (GL 4.0): subroutine uniforms.
+        get_program_stageiv: c"glGetProgramStageiv" = fn(GLuint, GLenum, GLenum, *mut GLint);
+    }
+}

@@ -8,9 +8,12 @@
 //!   serialized timing (drain, time, drain), samples passed and pipeline statistics read right
 //!   after the call, and pipelined timestamp pairs read back frames later by
 //!   [`ContextCounters::poll`].
+//! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.
+//! - [`geometry`]: each draw's post-transform positions, by transform feedback replay.
 
 pub mod catalogue;
 mod context;
+pub mod geometry;
 pub mod gl;
 pub mod thermal;
 
@@ -18,5 +21,6 @@ pub use catalogue::{CounterDef, CounterKind, COUNTERS};
 pub use context::{
     monotonic_ns, parse_version, pipelined_caveat, Bracket, ContextCounters, DEFAULT_TIMESTAMP_CAP,
 };
-pub use gl::GlFns;
+pub use geometry::{GeometryCapture, ProgramLink};
+pub use gl::{GeometryFns, GlFns};
 pub use thermal::{Painter, ThermalFns};

@@ -27,7 +27,7 @@
 //! its stencil or depth test then rejected; `GL_OUT_OF_MEMORY` and
 //! `GL_INVALID_FRAMEBUFFER_OPERATION` pending from the program cannot be raised again.
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, c_void};
 
 use gpuheat_session::{ClientApi, DrawCoverage, HeatMap};
 
@@ -36,104 +36,59 @@ use crate::gl::{GLenum, GLint, GLsizei, GLuint};
 type GLboolean = u8;
 type GLfloat = f32;
 
-macro_rules! fns {
-    ($( $field:ident : $name:literal = fn($($arg:ty),*) $(-> $ret:ty)? ;)*) => {
-        /// The real GL functions the painter calls (loaded like [`crate::GlFns`], from the
-        /// real implementations, never the program's hooked entry points).
-        #[derive(Debug, Clone, Copy)]
-        #[allow(missing_docs)]
-        pub struct ThermalFns {
-            $( pub $field: unsafe extern "system" fn($($arg),*) $(-> $ret)?, )*
-            /// `glPolygonMode` (desktop GL only).
-            pub polygon_mode: Option<unsafe extern "system" fn(GLenum, GLenum)>,
-        }
-
-        impl ThermalFns {
-            /// Loads the functions through `loader`; fails naming the first one missing.
-            ///
-            /// # Safety
-            /// `loader` must return, for each name, null or the GL function of that name.
-            pub unsafe fn load(
-                mut loader: impl FnMut(&CStr) -> *const c_void,
-            ) -> Result<ThermalFns, String> {
-                Ok(ThermalFns {
-                    $( $field: {
-                        let p = loader($name);
-                        if p.is_null() {
-                            return Err(format!(
-                                "the GL loader does not know {}",
-                                $name.to_string_lossy()
-                            ));
-                        }
-                        // SAFETY: the caller promises `p` is this function.
-                        unsafe {
-                            std::mem::transmute::<
-                                *const c_void,
-                                unsafe extern "system" fn($($arg),*) $(-> $ret)?,
-                            >(p)
-                        }
-                    }, )*
-                    polygon_mode: {
-                        let p = loader(c"glPolygonMode");
-                        // SAFETY: as above.
-                        (!p.is_null()).then(|| unsafe {
-                            std::mem::transmute::<
-                                *const c_void,
-                                unsafe extern "system" fn(GLenum, GLenum),
-                            >(p)
-                        })
-                    },
-                })
-            }
-        }
-    };
-}
-
-fns! {
-    get_error: c"glGetError" = fn() -> GLenum;
-    enable: c"glEnable" = fn(GLenum);
-    disable: c"glDisable" = fn(GLenum);
-    is_enabled: c"glIsEnabled" = fn(GLenum) -> GLboolean;
-    get_integerv: c"glGetIntegerv" = fn(GLenum, *mut GLint);
-    bind_framebuffer: c"glBindFramebuffer" = fn(GLenum, GLuint);
-    gen_framebuffers: c"glGenFramebuffers" = fn(GLsizei, *mut GLuint);
-    delete_framebuffers: c"glDeleteFramebuffers" = fn(GLsizei, *const GLuint);
-    framebuffer_renderbuffer: c"glFramebufferRenderbuffer" = fn(GLenum, GLenum, GLenum, GLuint);
-    check_framebuffer_status: c"glCheckFramebufferStatus" = fn(GLenum) -> GLenum;
-    gen_renderbuffers: c"glGenRenderbuffers" = fn(GLsizei, *mut GLuint);
-    delete_renderbuffers: c"glDeleteRenderbuffers" = fn(GLsizei, *const GLuint);
-    bind_renderbuffer: c"glBindRenderbuffer" = fn(GLenum, GLuint);
-    renderbuffer_storage: c"glRenderbufferStorage" = fn(GLenum, GLenum, GLsizei, GLsizei);
-    clear_bufferiv: c"glClearBufferiv" = fn(GLenum, GLint, *const GLint);
-    clear_bufferfv: c"glClearBufferfv" = fn(GLenum, GLint, *const GLfloat);
-    stencil_func_separate: c"glStencilFuncSeparate" = fn(GLenum, GLenum, GLint, GLuint);
-    stencil_op_separate: c"glStencilOpSeparate" = fn(GLenum, GLenum, GLenum, GLenum);
-    stencil_mask_separate: c"glStencilMaskSeparate" = fn(GLenum, GLuint);
-    color_mask: c"glColorMask" = fn(GLboolean, GLboolean, GLboolean, GLboolean);
-    blend_func_separate: c"glBlendFuncSeparate" = fn(GLenum, GLenum, GLenum, GLenum);
-    blend_equation_separate: c"glBlendEquationSeparate" = fn(GLenum, GLenum);
-    use_program: c"glUseProgram" = fn(GLuint);
-    create_shader: c"glCreateShader" = fn(GLenum) -> GLuint;
-    shader_source: c"glShaderSource" = fn(GLuint, GLsizei, *const *const c_char, *const GLint);
-    compile_shader: c"glCompileShader" = fn(GLuint);
-    attach_shader: c"glAttachShader" = fn(GLuint, GLuint);
-    delete_shader: c"glDeleteShader" = fn(GLuint);
-    create_program: c"glCreateProgram" = fn() -> GLuint;
-    link_program: c"glLinkProgram" = fn(GLuint);
-    get_programiv: c"glGetProgramiv" = fn(GLuint, GLenum, *mut GLint);
-    get_shaderiv: c"glGetShaderiv" = fn(GLuint, GLenum, *mut GLint);
-    get_uniform_location: c"glGetUniformLocation" = fn(GLuint, *const c_char) -> GLint;
-    uniform2f: c"glUniform2f" = fn(GLint, GLfloat, GLfloat);
-    gen_vertex_arrays: c"glGenVertexArrays" = fn(GLsizei, *mut GLuint);
-    bind_vertex_array: c"glBindVertexArray" = fn(GLuint);
-    draw_arrays: c"glDrawArrays" = fn(GLenum, GLint, GLsizei);
-    viewport: c"glViewport" = fn(GLint, GLint, GLsizei, GLsizei);
-    scissor: c"glScissor" = fn(GLint, GLint, GLsizei, GLsizei);
-    read_pixels: c"glReadPixels" = fn(GLint, GLint, GLsizei, GLsizei, GLenum, GLenum, *mut c_void);
-    read_buffer: c"glReadBuffer" = fn(GLenum);
-    draw_buffers: c"glDrawBuffers" = fn(GLsizei, *const GLenum);
-    pixel_storei: c"glPixelStorei" = fn(GLenum, GLint);
-    bind_buffer: c"glBindBuffer" = fn(GLenum, GLuint);
+crate::gl::real_fns! {
+    /// The real GL functions the painter calls (loaded like [`crate::GlFns`], from the real
+    /// implementations, never the program's hooked entry points).
+    pub struct ThermalFns {
+        get_error: c"glGetError" = fn() -> GLenum;
+        enable: c"glEnable" = fn(GLenum);
+        disable: c"glDisable" = fn(GLenum);
+        is_enabled: c"glIsEnabled" = fn(GLenum) -> GLboolean;
+        get_integerv: c"glGetIntegerv" = fn(GLenum, *mut GLint);
+        bind_framebuffer: c"glBindFramebuffer" = fn(GLenum, GLuint);
+        gen_framebuffers: c"glGenFramebuffers" = fn(GLsizei, *mut GLuint);
+        delete_framebuffers: c"glDeleteFramebuffers" = fn(GLsizei, *const GLuint);
+        framebuffer_renderbuffer: c"glFramebufferRenderbuffer" = fn(GLenum, GLenum, GLenum, GLuint);
+        check_framebuffer_status: c"glCheckFramebufferStatus" = fn(GLenum) -> GLenum;
+        gen_renderbuffers: c"glGenRenderbuffers" = fn(GLsizei, *mut GLuint);
+        delete_renderbuffers: c"glDeleteRenderbuffers" = fn(GLsizei, *const GLuint);
+        bind_renderbuffer: c"glBindRenderbuffer" = fn(GLenum, GLuint);
+        renderbuffer_storage: c"glRenderbufferStorage" = fn(GLenum, GLenum, GLsizei, GLsizei);
+        clear_bufferiv: c"glClearBufferiv" = fn(GLenum, GLint, *const GLint);
+        clear_bufferfv: c"glClearBufferfv" = fn(GLenum, GLint, *const GLfloat);
+        stencil_func_separate: c"glStencilFuncSeparate" = fn(GLenum, GLenum, GLint, GLuint);
+        stencil_op_separate: c"glStencilOpSeparate" = fn(GLenum, GLenum, GLenum, GLenum);
+        stencil_mask_separate: c"glStencilMaskSeparate" = fn(GLenum, GLuint);
+        color_mask: c"glColorMask" = fn(GLboolean, GLboolean, GLboolean, GLboolean);
+        blend_func_separate: c"glBlendFuncSeparate" = fn(GLenum, GLenum, GLenum, GLenum);
+        blend_equation_separate: c"glBlendEquationSeparate" = fn(GLenum, GLenum);
+        use_program: c"glUseProgram" = fn(GLuint);
+        create_shader: c"glCreateShader" = fn(GLenum) -> GLuint;
+        shader_source: c"glShaderSource" = fn(GLuint, GLsizei, *const *const c_char, *const GLint);
+        compile_shader: c"glCompileShader" = fn(GLuint);
+        attach_shader: c"glAttachShader" = fn(GLuint, GLuint);
+        delete_shader: c"glDeleteShader" = fn(GLuint);
+        create_program: c"glCreateProgram" = fn() -> GLuint;
+        link_program: c"glLinkProgram" = fn(GLuint);
+        get_programiv: c"glGetProgramiv" = fn(GLuint, GLenum, *mut GLint);
+        get_shaderiv: c"glGetShaderiv" = fn(GLuint, GLenum, *mut GLint);
+        get_uniform_location: c"glGetUniformLocation" = fn(GLuint, *const c_char) -> GLint;
+        uniform2f: c"glUniform2f" = fn(GLint, GLfloat, GLfloat);
+        gen_vertex_arrays: c"glGenVertexArrays" = fn(GLsizei, *mut GLuint);
+        bind_vertex_array: c"glBindVertexArray" = fn(GLuint);
+        draw_arrays: c"glDrawArrays" = fn(GLenum, GLint, GLsizei);
+        viewport: c"glViewport" = fn(GLint, GLint, GLsizei, GLsizei);
+        scissor: c"glScissor" = fn(GLint, GLint, GLsizei, GLsizei);
+        read_pixels: c"glReadPixels" = fn(GLint, GLint, GLsizei, GLsizei, GLenum, GLenum, *mut c_void);
+        read_buffer: c"glReadBuffer" = fn(GLenum);
+        draw_buffers: c"glDrawBuffers" = fn(GLsizei, *const GLenum);
+        pixel_storei: c"glPixelStorei" = fn(GLenum, GLint);
+        bind_buffer: c"glBindBuffer" = fn(GLenum, GLuint);
+    }
+    optional {
+        /// `glPolygonMode` (desktop GL only).
+        polygon_mode: c"glPolygonMode" = fn(GLenum, GLenum);
+    }
 }
 
 // Enums.
@@ -304,19 +259,19 @@ const STENCIL_NAMES: [[GLenum; 7]; 2] = [
     ],
 ];
 
-unsafe fn int(f: &ThermalFns, name: GLenum) -> GLint {
+pub(crate) unsafe fn int(f: &ThermalFns, name: GLenum) -> GLint {
     let mut v = [0 as GLint; 4];
     unsafe { (f.get_integerv)(name, v.as_mut_ptr()) };
     v[0]
 }
 
-unsafe fn ints4(f: &ThermalFns, name: GLenum) -> [GLint; 4] {
+pub(crate) unsafe fn ints4(f: &ThermalFns, name: GLenum) -> [GLint; 4] {
     let mut v = [0 as GLint; 16];
     unsafe { (f.get_integerv)(name, v.as_mut_ptr()) };
     [v[0], v[1], v[2], v[3]]
 }
 
-unsafe fn set_enabled(f: &ThermalFns, cap: GLenum, on: bool) {
+pub(crate) unsafe fn set_enabled(f: &ThermalFns, cap: GLenum, on: bool) {
     unsafe {
         if on {
             (f.enable)(cap)
@@ -417,7 +372,7 @@ unsafe fn pack_defaults(f: &ThermalFns) {
 }
 
 /// Takes every pending GL error (ours); returns the first.
-unsafe fn drain_errors(f: &ThermalFns) -> GLenum {
+pub(crate) unsafe fn drain_errors(f: &ThermalFns) -> GLenum {
     let mut first = NO_ERROR;
     for _ in 0..32 {
         let e = unsafe { (f.get_error)() };
@@ -432,7 +387,7 @@ unsafe fn drain_errors(f: &ThermalFns) -> GLenum {
 }
 
 /// Raises `e` again (the program's pending error we took) with a known-invalid no-op call.
-unsafe fn raise(f: &ThermalFns, e: GLenum) {
+pub(crate) unsafe fn raise(f: &ThermalFns, e: GLenum) {
     unsafe {
         match e {
             INVALID_ENUM => (f.enable)(0),

@@ -70,6 +70,12 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
         "glGetIntegerv" | "glGetInteger64v" | "glGetInteger64vEXT" | "glGetBooleanv" => {
             Some(("got_value", 0))
         }
+        // Geometry capture rebuilds its shadow program after a relink, and reads the
+        // shaders' sources at the link, while they are still attached.
+        "glLinkProgram" | "glLinkProgramARB" | "glProgramBinary" | "glProgramBinaryOES" => {
+            Some(("program_linked", 0))
+        }
+        "glDeleteProgram" | "glDeleteObjectARB" => Some(("program_deleted", 0)),
         _ => None,
     }
 }

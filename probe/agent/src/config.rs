@@ -39,3 +39,22 @@ impl Config {
         })
     }
 }
+
+/// `GPUHEAT_GEOMETRY_VERTICES`: most post-transform vertices full-mode capture keeps per frame
+/// and context (default [`gpuheat_counters::geometry::DEFAULT_VERTEX_BUDGET`], 64 MiB of
+/// positions; capped at the session's limit); `0` turns geometry capture off. Read from the
+/// program's environment, so it applies in attach mode too when the program was started
+/// with it.
+pub const GEOMETRY_ENV: &str = "GPUHEAT_GEOMETRY_VERTICES";
+
+/// The per-frame vertex budget of geometry capture (0: off).
+pub fn geometry_budget() -> u64 {
+    static BUDGET: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        std::env::var(GEOMETRY_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(gpuheat_counters::geometry::DEFAULT_VERTEX_BUDGET)
+            .min(gpuheat_session::MAX_GEOMETRY_VERTICES)
+    })
+}

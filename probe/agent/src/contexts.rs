@@ -1,10 +1,17 @@
 //! Per-context counter state, created the first time a context is seen during a capture.
 
 use crate::{hook, runtime, table};
-use gpuheat_counters::{thermal, Bracket, ContextCounters, GlFns, Painter, ThermalFns};
-use gpuheat_session::{ClientApi, ContextState, CounterValue, HeatMissing, PipelinedBatch, Record};
+use gpuheat_counters::geometry::{self, DrawCall};
+use gpuheat_counters::{
+    thermal, Bracket, ContextCounters, GeometryCapture, GeometryFns, GlFns, Painter, ProgramLink,
+    ThermalFns,
+};
+use gpuheat_session::{
+    ClientApi, ContextState, CounterValue, FrameGeometry, HeatMissing, PipelinedBatch, Record,
+};
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The agent's own GL function pointers: the real implementations behind the wrappers, so
 /// our calls never pass through them.
@@ -22,6 +29,119 @@ struct Entry {
     surface: Option<[u32; 2]>,
     /// Thermal painting of captured frames (`--heat`).
     painter: Option<Painter>,
+    /// Post-transform positions of captured draws (full mode).
+    geometry: Option<GeometryCapture>,
+}
+
+/// Geometry capture's extra real GL functions (`Err`: why there are none).
+static GEOMETRY: OnceLock<Result<GeometryFns, String>> = OnceLock::new();
+
+fn geometry_fns() -> Result<&'static GeometryFns, String> {
+    GEOMETRY
+        .get_or_init(|| {
+            // SAFETY: as in `gl()`: real function pointers or null.
+            unsafe {
+                GeometryFns::load(|name| {
+                    hook::real_by_name(name).unwrap_or_else(|| hook::real_proc_address(name))
+                        as *const std::ffi::c_void
+                })
+            }
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// What the agent saw of each program name's links, across contexts: programs of sharing
+/// contexts share names, and an over-eager invalidation only costs a rebuild. Names of
+/// unrelated contexts can collide; the latest link wins (a known limit).
+static LINKS: OnceLock<Mutex<HashMap<u32, ProgramLink>>> = OnceLock::new();
+/// Generations handed out to links and deletions (0 means "never seen").
+static LINK_GENERATION: AtomicU64 = AtomicU64::new(1);
+
+fn links() -> std::sync::MutexGuard<'static, HashMap<u32, ProgramLink>> {
+    LINKS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// The program `program` was just linked (or loaded from a binary) by the program: a new
+/// generation, and its shaders' sources while they are still attached.
+pub fn program_linked(program: u32) {
+    let sources = match (thermal_fns(), geometry_fns()) {
+        // SAFETY: called from the program's link call, with its context current.
+        (Ok(t), Ok(g)) => unsafe { geometry::link_sources(t, g, program) },
+        _ => None,
+    };
+    let generation = LINK_GENERATION.fetch_add(1, Relaxed);
+    links().insert(
+        program,
+        ProgramLink {
+            generation,
+            sources: sources.map(Arc::from),
+        },
+    );
+}
+
+/// The program deleted `program`: whatever comes next under that name is another program.
+pub fn program_deleted(program: u32) {
+    let generation = LINK_GENERATION.fetch_add(1, Relaxed);
+    links().insert(
+        program,
+        ProgramLink {
+            generation,
+            sources: None,
+        },
+    );
+}
+
+fn link_of(program: u32) -> ProgramLink {
+    links().get(&program).cloned().unwrap_or_default()
+}
+
+/// The geometry capture of `ctx`, created the first time (checking the context can do it).
+fn geometry_capture<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut GeometryCapture {
+    if entry.geometry.is_none() {
+        let c = counters(entry, ctx, gl);
+        let (api, major, minor) = c.api_version();
+        let support = geometry::support(api, major, minor, |e| c.has_extension(e))
+            .and_then(|relaxed| thermal_fns().and(geometry_fns()).map(|_| relaxed));
+        entry.geometry = Some(GeometryCapture::new(
+            api,
+            major,
+            minor,
+            support,
+            crate::config::geometry_budget(),
+        ));
+    }
+    entry.geometry.as_mut().expect("geometry")
+}
+
+/// Records the post-transform positions of draw `call` of `frame` (`name`, `args`: the
+/// entry point and its arguments; `replay` re-issues it).
+pub fn geometry(ctx: u64, frame: u64, call: u32, name: &str, args: &[u64], replay: &dyn Fn()) {
+    let Some(gl) = gl() else { return };
+    with_entry(ctx, |e| {
+        let program_query = !e.program_queries.is_empty();
+        let capture = geometry_capture(e, ctx, gl);
+        match (thermal_fns(), geometry_fns()) {
+            // SAFETY: `ctx` is current on this thread; `replay` re-issues `name(args)`.
+            (Ok(t), Ok(g)) => unsafe {
+                capture.capture(
+                    t,
+                    g,
+                    frame,
+                    ctx,
+                    call,
+                    DrawCall { name, args },
+                    program_query,
+                    &link_of,
+                    replay,
+                )
+            },
+            (Err(why), _) | (_, Err(why)) => capture.missing_draw(frame, ctx, call, why),
+        }
+    });
 }
 
 fn thermal_fns() -> Result<&'static ThermalFns, String> {
@@ -225,6 +345,36 @@ pub fn paint(ctx: u64, call: u32, time_ns: u64, replay: &dyn Fn()) {
         // SAFETY: `ctx` is current on this thread.
         unsafe { p.paint(f, call, time_ns, program_query, replay) };
     });
+}
+
+/// After frame `frame` (swapped on a thread where `ctx` is current): the geometry records of
+/// every context that drew in it, and an empty one for `ctx` when it drew nothing, so each
+/// captured frame has one.
+pub fn geometry_frame_end(ctx: u64, frame: u64) -> Vec<Record> {
+    let Some(map) = CONTEXTS.get() else {
+        return Vec::new();
+    };
+    let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
+    let mut out = Vec::new();
+    let mut swapper_has_one = false;
+    for (&c, e) in map.iter_mut() {
+        if let Some(capture) = e.geometry.as_mut() {
+            for g in capture.take(frame) {
+                swapper_has_one |= c == ctx && g.frame == frame;
+                out.push(Record::Geometry(g));
+            }
+        }
+    }
+    if !swapper_has_one && ctx != 0 && map.get(&ctx).is_some_and(|e| e.counters.is_some()) {
+        out.push(Record::Geometry(FrameGeometry {
+            frame,
+            context: ctx,
+            vertex_budget: crate::config::geometry_budget(),
+            draws: Vec::new(),
+            missing: Vec::new(),
+        }));
+    }
+    out
 }
 
 /// Ends frame `frame`'s painting (before its swap): the HEAT record, or why it is missing.

@@ -245,24 +245,39 @@ pub fn leave(g: Guard, ret: Option<u64>) {
 }
 
 /// [`leave`] for draws: after the call is recorded, paints it into the frame's heat map when
-/// the capture asked for one (`replay` calls the real draw again with the same arguments).
+/// the capture asked for one, and records its post-transform positions in full mode
+/// (`replay` calls the real draw again with the same arguments).
 #[inline(never)]
 pub fn leave_draw(g: Guard, replay: &dyn Fn()) {
-    let paint = (!g.skip && g.bracket.is_some() && runtime::heat()).then_some((g.ctx, g.seq));
+    let live = !g.skip && g.bracket.is_some();
+    let paint = live && runtime::heat();
+    let geometry = live && runtime::geometry();
+    let (ctx, seq, frame, func) = (g.ctx, g.seq, g.frame, g.func as usize);
+    let (args, nargs) = (g.args, g.nargs as usize);
     leave(g, None);
-    let Some((ctx, seq)) = paint else { return };
+    if !paint && !geometry {
+        return;
+    }
     let reentered = THREAD
         .try_with(|t| t.in_agent.replace(true))
         .unwrap_or(true);
     if reentered {
         return;
     }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let time = LAST_SERIALIZED.with(|t| t.get());
-        if let Some(time) = time {
-            contexts::paint(ctx, seq, time, replay);
-        }
-    }));
+    if paint {
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            let time = LAST_SERIALIZED.with(|t| t.get());
+            if let Some(time) = time {
+                contexts::paint(ctx, seq, time, replay);
+            }
+        }));
+    }
+    if geometry {
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            let name = NAMES[func].trim_end_matches('\0');
+            contexts::geometry(ctx, frame, seq, name, &args[..nargs], replay);
+        }));
+    }
     let _ = THREAD.try_with(|t| t.in_agent.set(false));
 }
 
@@ -401,6 +416,30 @@ pub fn got_value(pname: u32, data: usize, width: usize) {
             }
         }
     });
+}
+
+/// glLinkProgram & co, after the real call: geometry capture's shadow of the program is stale,
+/// and the shaders' sources can be read while they are still attached.
+pub fn program_linked(program: u64, _: u64) {
+    if !from_program() || !runtime::connected() || crate::config::geometry_budget() == 0 {
+        return;
+    }
+    let reentered = THREAD
+        .try_with(|t| t.in_agent.replace(true))
+        .unwrap_or(true);
+    if reentered {
+        return;
+    }
+    let _ = catch_unwind(|| contexts::program_linked(program as u32));
+    let _ = THREAD.try_with(|t| t.in_agent.set(false));
+}
+
+/// glDeleteProgram & co: the name may come back as another program.
+pub fn program_deleted(program: u64, _: u64) {
+    if !from_program() {
+        return;
+    }
+    let _ = catch_unwind(|| contexts::program_deleted(program as u32));
 }
 
 /// After every swap (`ok`: its result): frame accounting, starting and ending the capture.

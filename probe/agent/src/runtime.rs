@@ -32,6 +32,9 @@ static CALL_SEQ: AtomicU32 = AtomicU32::new(0);
 static FULL_MODE: AtomicBool = AtomicBool::new(false);
 /// The capture in progress paints heat maps (full mode with `heat`).
 static HEAT: AtomicBool = AtomicBool::new(false);
+/// The capture in progress records each draw's post-transform positions (full mode, with a
+/// non-zero vertex budget).
+static GEOMETRY: AtomicBool = AtomicBool::new(false);
 
 /// Longest the program's exit, or a detach, waits for queued chunks to reach the CLI.
 const DRAIN: Duration = Duration::from_secs(3);
@@ -282,6 +285,11 @@ pub(crate) fn heat() -> bool {
     HEAT.load(Relaxed)
 }
 
+/// Whether the capture in progress records geometry.
+pub(crate) fn geometry() -> bool {
+    GEOMETRY.load(Relaxed)
+}
+
 /// Before the swap that ends a captured frame: its heat map (or why there is none).
 pub(crate) fn heat_frame_end(ctx: u64) {
     let record = contexts::heat_frame_end(ctx, FRAME.load(Relaxed));
@@ -316,6 +324,10 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, swap_ok: bool)
     }
     FULL_MODE.store(request.mode == CaptureMode::Full, Relaxed);
     HEAT.store(request.heat && request.mode == CaptureMode::Full, Relaxed);
+    GEOMETRY.store(
+        request.mode == CaptureMode::Full && crate::config::geometry_budget() > 0,
+        Relaxed,
+    );
     FRAME.store(SWAPS.load(Relaxed), Relaxed);
     CALL_SEQ.store(0, Relaxed);
     // Measure the context's counters now, not inside the first captured draw, and record
@@ -362,6 +374,11 @@ pub fn frame_ended(swap_ok: bool) {
     let end = monotonic_ns();
     let begin = active.frame_begin;
     agent.writer.send(Msg::FrameEnd { frame, begin, end });
+    if geometry() {
+        for record in contexts::geometry_frame_end(hook::current_context(), frame) {
+            agent.writer.send(Msg::Record(record));
+        }
+    }
     for batch in contexts::poll(hook::current_context(), last) {
         agent.writer.send(Msg::Record(Record::Pipelined(batch)));
     }

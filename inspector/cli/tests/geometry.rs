@@ -1,0 +1,352 @@
+//! Geometry capture (full mode): every draw of a captured frame gets its post-transform
+//! positions (a GEOM record per frame), recorded by transform feedback replay inside the
+//! program on real llvmpipe, both APIs. The expectations come from the examples' documented
+//! numbers: the rectangle each draw's uniforms ask for, the triangles each draw makes.
+
+mod common;
+
+use common::*;
+use gpuheat_session::{CallClass, DrawGeometry, FrameGeometry, Session};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const APIS: [&str; 2] = ["gles", "gl"];
+const TRIANGLES: u32 = 4;
+
+/// `gpuheat run` of an example with extra environment for the program; the session.
+fn capture_env(
+    dir: &Path,
+    tag: &str,
+    name: &str,
+    gpuheat_args: &[&str],
+    example_args: &[&str],
+    env: &[(&str, &str)],
+) -> Session {
+    let session: PathBuf = dir.join(format!("{name}-{tag}.gpuheat"));
+    let exe = example(name);
+    let mut cmd = Command::new("timeout");
+    cmd.arg("-k5").arg("240").arg(gpuheat());
+    cmd.args(["run", "-o", session.to_str().unwrap()]);
+    cmd.args(gpuheat_args)
+        .arg("--")
+        .arg(&exe)
+        .args(example_args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("spawn gpuheat");
+    assert!(
+        out.status.success(),
+        "gpuheat run {name} {example_args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Session::open(&session).unwrap()
+}
+
+/// The window-space bounding rectangle (x0, y0, x1, y1) of a draw's positions: clip →
+/// normalized device → window with the recorded viewport.
+fn window_rect(d: &DrawGeometry) -> [f64; 4] {
+    let [vx, vy, vw, vh] = d.viewport.map(f64::from);
+    let mut r = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+    for p in &d.positions {
+        let w = f64::from(p[3]);
+        assert!(w > 0.0, "call {}: w = {w}", d.call);
+        let x = vx + (f64::from(p[0]) / w + 1.0) / 2.0 * vw;
+        let y = vy + (f64::from(p[1]) / w + 1.0) / 2.0 * vh;
+        r = [r[0].min(x), r[1].min(y), r[2].max(x), r[3].max(y)];
+    }
+    r
+}
+
+fn assert_rect(what: &str, got: [f64; 4], want: [u32; 4]) {
+    let [x, y, w, h] = want.map(f64::from);
+    let want = [x, y, x + w, y + h];
+    for (g, e) in got.iter().zip(want) {
+        assert!(
+            (g - e).abs() < 1e-3,
+            "{what}: window rect {got:?}, expected {want:?}"
+        );
+    }
+}
+
+/// The draws of each frame of `s`, as call indices, from its FRAM records.
+fn draw_calls(s: &Session) -> Vec<(u64, Vec<u32>)> {
+    s.frames
+        .iter()
+        .map(|f| {
+            let calls = f
+                .calls
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| s.functions.functions[c.func as usize].class == CallClass::Draw)
+                .map(|(i, _)| i as u32)
+                .collect();
+            (f.index, calls)
+        })
+        .collect()
+}
+
+/// One GEOM record per captured frame, each listing every draw of its frame with
+/// geometry (none missing), in call order.
+fn complete_geometry<'a>(s: &'a Session, what: &str) -> Vec<&'a FrameGeometry> {
+    let frames = draw_calls(s);
+    assert_eq!(s.geometry.len(), frames.len(), "{what}: one GEOM per frame");
+    frames
+        .iter()
+        .map(|(index, calls)| {
+            let g = s
+                .geometry
+                .iter()
+                .find(|g| g.frame == *index)
+                .unwrap_or_else(|| panic!("{what}: no GEOM for frame {index}"));
+            g.validate().unwrap();
+            assert!(g.missing.is_empty(), "{what}: missing {:?}", g.missing);
+            let got: Vec<u32> = g.draws.iter().map(|d| d.call).collect();
+            assert_eq!(&got, calls, "{what} frame {index}: draws with geometry");
+            g
+        })
+        .collect()
+}
+
+#[test]
+fn hot_spot_quads_land_on_the_rectangles_their_uniforms_ask_for() {
+    let dir = scratch("geometry-hot-spot");
+    let (w, h, spot) = (96u32, 64u32, 8u32);
+    for api in APIS {
+        let size = format!("{w}x{h}");
+        let args = [
+            "--api", api, "--size", &size, "--spot", "8", "--loop", "5", "--frames", "4",
+        ];
+        let s = capture_env(
+            &dir,
+            api,
+            "hot_spot",
+            &["--mode", "full", "--frames", "2"],
+            &args,
+            &[],
+        );
+        for g in complete_geometry(&s, &format!("hot_spot {api}")) {
+            assert_eq!(g.draws.len(), 4, "hot_spot {api}: K + 1 draws");
+            assert_eq!(g.vertex_budget, 4 << 20);
+            for (k, d) in g.draws.iter().enumerate() {
+                let what = format!("hot_spot {api} frame {} draw {k}", g.frame);
+                assert_eq!(d.primitive, TRIANGLES, "{what}");
+                // A 4-vertex strip is 2 triangles, 6 vertices once unrolled.
+                assert_eq!(d.positions.len(), 6, "{what}");
+                assert_eq!(d.dropped_vertices, 0, "{what}");
+                assert_eq!(d.viewport, [0, 0, w as i32, h as i32], "{what}");
+                let want = if k < 3 {
+                    [0, 0, w, h]
+                } else {
+                    [w / 2, h / 2, spot, spot]
+                };
+                assert_rect(&what, window_rect(d), want);
+                for p in &d.positions {
+                    assert_eq!((p[2], p[3]), (0.0, 1.0), "{what}: z, w");
+                }
+            }
+        }
+    }
+}
+
+/// many_draws' documented grid: tile i's window rectangle (x, y, w, h).
+fn tile(i: u32, n: u32, w: u32, h: u32) -> [u32; 4] {
+    let cols = (1..).find(|c| c * c >= n).unwrap();
+    let rows = n.div_ceil(cols);
+    let (c, r) = (i % cols, i / cols);
+    let (x0, x1) = (c * w / cols, (c + 1) * w / cols);
+    let (y0, y1) = (r * h / rows, (r + 1) * h / rows);
+    [x0, y0, x1 - x0, y1 - y0]
+}
+
+#[test]
+fn many_draws_tiles_have_3t_vertices_on_their_documented_rectangles() {
+    let dir = scratch("geometry-many-draws");
+    let (n, t, w, h) = (7u32, 5u32, 96u32, 64u32);
+    for api in APIS {
+        let s = capture_env(
+            &dir,
+            api,
+            "many_draws",
+            &["--mode", "full", "--frames", "2"],
+            &[
+                "--api", api, "--size", "96x64", "--draws", "7", "--tris", "5", "--frames", "4",
+            ],
+            &[],
+        );
+        for g in complete_geometry(&s, &format!("many_draws {api}")) {
+            assert_eq!(g.draws.len(), n as usize);
+            let mut triangles = 0;
+            for (i, d) in g.draws.iter().enumerate() {
+                let what = format!("many_draws {api} frame {} tile {i}", g.frame);
+                assert_eq!(d.primitive, TRIANGLES, "{what}");
+                assert_eq!(d.positions.len(), 3 * t as usize, "{what}");
+                assert_eq!(d.dropped_vertices, 0, "{what}");
+                assert_rect(&what, window_rect(d), tile(i as u32, n, w, h));
+                triangles += d.positions.len() / 3;
+            }
+            assert_eq!(triangles, (n * t) as usize, "N·T triangles per frame");
+            assert_eq!(g.vertices(), u64::from(3 * n * t));
+        }
+    }
+}
+
+#[test]
+fn a_small_budget_keeps_whole_triangles_and_counts_the_rest() {
+    let dir = scratch("geometry-budget");
+    // 6 draws of 5 triangles (15 vertices each, 90 in all) against 40 vertices: 15, 15, then
+    // 3 whole triangles (9) of the third, nothing of the rest.
+    let s = capture_env(
+        &dir,
+        "budget",
+        "many_draws",
+        &["--mode", "full", "--frames", "2"],
+        &[
+            "--size", "96x64", "--draws", "6", "--tris", "5", "--frames", "4",
+        ],
+        &[("GPUHEAT_GEOMETRY_VERTICES", "40")],
+    );
+    for g in complete_geometry(&s, "many_draws budget") {
+        assert_eq!(g.vertex_budget, 40);
+        let held: Vec<usize> = g.draws.iter().map(|d| d.positions.len()).collect();
+        let dropped: Vec<u64> = g.draws.iter().map(|d| d.dropped_vertices).collect();
+        assert_eq!(held, [15, 15, 9, 0, 0, 0]);
+        assert_eq!(dropped, [0, 0, 6, 15, 15, 15]);
+        assert!(g.vertices() <= g.vertex_budget);
+        assert_eq!(g.vertices() + dropped.iter().sum::<u64>(), 90);
+        // What was kept is the start of the draw: the first triangles of tile 2.
+        assert_rect("tile 0", window_rect(&g.draws[0]), tile(0, 6, 96, 64));
+    }
+}
+
+#[test]
+fn geometry_capture_can_be_turned_off_and_timeline_mode_has_none() {
+    let dir = scratch("geometry-off");
+    let args = [
+        "--size", "96x64", "--draws", "4", "--tris", "3", "--frames", "4",
+    ];
+    let s = capture_env(
+        &dir,
+        "timeline",
+        "many_draws",
+        &["--mode", "timeline", "--frames", "2"],
+        &args,
+        &[],
+    );
+    assert_eq!(s.frames.len(), 2);
+    assert!(s.geometry.is_empty(), "timeline mode records no geometry");
+    let s = capture_env(
+        &dir,
+        "off",
+        "many_draws",
+        &["--mode", "full", "--frames", "2"],
+        &args,
+        &[("GPUHEAT_GEOMETRY_VERTICES", "0")],
+    );
+    assert_eq!(s.frames.len(), 2);
+    assert!(s.geometry.is_empty(), "a budget of 0 turns geometry off");
+}
+
+#[test]
+fn many_draws_renders_the_same_with_geometry_capture() {
+    let dir = scratch("geometry-checksum");
+    for api in APIS {
+        let session = dir.join(format!("many-draws-{api}.gpuheat"));
+        let (plain, traced) = checksums_plain_and_traced(
+            &session,
+            "many_draws",
+            &["--frames", "3", "--mode", "full"],
+            &[
+                "--api",
+                api,
+                "--draws",
+                "30",
+                "--tris",
+                "40",
+                "--frames",
+                "5",
+                "--checksum",
+            ],
+        );
+        assert_eq!(traced, plain, "many_draws {api}");
+        let s = Session::open(&session).unwrap();
+        assert_eq!(
+            s.geometry.len(),
+            3,
+            "{api}: the traced run captured geometry"
+        );
+        for g in &s.geometry {
+            assert_eq!(g.vertices(), 30 * 40 * 3);
+        }
+    }
+}
+
+/// Waits until the program installed its SIGUSR1 handler, i.e. entered its frame loop.
+fn wait_for_frame_loop(pid: u32) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .unwrap()
+            .trim();
+        if u64::from_str_radix(caught, 16).unwrap() & (1 << (libc::SIGUSR1 - 1)) != 0 {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "no frame loop");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// `gpuheat attach --mode full` into a program that linked its programs and detached their
+/// shaders before the agent arrived: there is nothing to build a shadow program from, and
+/// every draw says so instead of leaving a hole. The program keeps rendering the same.
+#[test]
+fn attach_after_the_shaders_were_detached_reports_why_each_draw_is_missing() {
+    let dir = scratch("geometry-attach");
+    let mut child = Command::new(example("hot_spot"))
+        .args(["--size", "96x64", "--spot", "8", "--loop", "5"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_frame_loop(child.id());
+    let session = dir.join("attach.gpuheat");
+    let pid = child.id().to_string();
+    let out = run_gpuheat(&[
+        "attach",
+        &pid,
+        "-o",
+        session.to_str().unwrap(),
+        "--frames",
+        "2",
+        "--mode",
+        "full",
+    ]);
+    let alive = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        out.status.success(),
+        "attach failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(alive, "the program died");
+    let s = Session::open(&session).unwrap();
+    let frames = draw_calls(&s);
+    assert_eq!(s.geometry.len(), frames.len());
+    for (g, (index, calls)) in s.geometry.iter().zip(&frames) {
+        assert_eq!(g.frame, *index);
+        assert!(g.draws.is_empty());
+        let missing: Vec<u32> = g.missing.iter().map(|m| m.call).collect();
+        assert_eq!(&missing, calls, "every draw is listed as missing");
+        for m in &g.missing {
+            assert!(
+                m.reason.contains("did not see it link") && !m.reason.contains('\n'),
+                "reason: {}",
+                m.reason
+            );
+        }
+    }
+}
