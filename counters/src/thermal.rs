@@ -113,6 +113,7 @@ const R32F: GLenum = 0x822E;
 const STENCIL: GLenum = 0x1802;
 const COLOR: GLenum = 0x1800;
 const CURRENT_PROGRAM: GLenum = 0x8B8D;
+const DELETE_STATUS: GLenum = 0x8B80;
 const VERTEX_ARRAY_BINDING: GLenum = 0x85B5;
 const VIEWPORT: GLenum = 0x0BA2;
 const SCISSOR_BOX: GLenum = 0x0C10;
@@ -524,7 +525,10 @@ impl Painter {
                 self.skipped_offscreen += 1;
                 return self.list(call, time_ns);
             }
-            if program_query || int(f, TRANSFORM_FEEDBACK_ACTIVE) != 0 {
+            if program_query
+                || int(f, TRANSFORM_FEEDBACK_ACTIVE) != 0
+                || current_program_deleting(f)
+            {
                 self.skipped_other += 1;
                 return self.list(call, time_ns);
             }
@@ -822,8 +826,8 @@ impl Painter {
             } else {
                 format!(
                     "no draw reached the default framebuffer ({offscreen} offscreen, {other} \
-                     skipped for the program's queries or transform feedback) and the surface \
-                     size is unknown"
+                     skipped for the program's queries, transform feedback or a program \
+                     flagged for deletion) and the surface size is unknown"
                 )
             });
         };
@@ -918,5 +922,19 @@ impl Painter {
                 draws,
             })
         }
+    }
+}
+
+/// Whether the program in use is flagged for deletion: switching to the painter's program
+/// would delete it, and restoring it would then fail, so such draws are not painted.
+unsafe fn current_program_deleting(f: &ThermalFns) -> bool {
+    unsafe {
+        let program = int(f, CURRENT_PROGRAM);
+        if program == 0 {
+            return false;
+        }
+        let mut deleting = 0;
+        (f.get_programiv)(program as GLuint, DELETE_STATUS, &mut deleting);
+        deleting != 0
     }
 }
