@@ -1,1 +1,82 @@
-//! Placeholder: being written.
+//! The gpuheat viewer behind `gpuheat view SESSION`: a winit window (or an offscreen target)
+//! with egui panels on wgpu and three views of a captured frame:
+//!
+//! - **Heat**: the thermal map over the frame's colour buffer, with a pixel picker (which
+//!   draws made this pixel's heat) and the selected draw's pixels outlined;
+//! - **Mesh** (3D): the frame's post-transform geometry, one colour per draw from the chosen
+//!   metric, picked through an ID render target;
+//! - **Surface**: the heat map as a height field.
+//!
+//! Around them: the frame strip (cost per frame, in time order), the sortable draw list, the
+//! frame's call list, and the inspector (call, source line, counters, findings).
+//!
+//! The session is read and analysed on a background thread, so a large session opens at once
+//! and the UI paints its progress. The same UI renders offscreen ([`screenshot`],
+//! [`render_offscreen`], [`measure`]) with no display, on lavapipe or llvmpipe.
+
+mod app;
+mod camera;
+mod error;
+mod gpu;
+mod heat_pass;
+mod load;
+mod measure;
+mod mesh_pass;
+mod metric;
+mod shot;
+mod surface_pass;
+mod ui;
+mod window;
+
+pub use error::VizError;
+pub use measure::{measure, Measurements};
+pub use shot::{render_offscreen, screenshot, Shot};
+pub use window::open_window;
+
+use gpuheat_analysis::palette::{Palette, Scale};
+
+/// The view shown in the central area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Tab {
+    /// The thermal map over the frame.
+    #[default]
+    Heat,
+    /// The frame's geometry in 3D, coloured per draw.
+    Mesh,
+    /// The heat map as a 3D surface.
+    Surface,
+}
+
+/// What the viewer shows first (and, offscreen, what the image shows).
+#[derive(Clone, Debug)]
+pub struct ViewOptions {
+    /// The view shown first.
+    pub tab: Tab,
+    /// Frame number (as in the session); default: the first frame with a heat map, else the
+    /// first frame.
+    pub frame: Option<u64>,
+    /// Selected draw: its call index within the frame.
+    pub select_draw: Option<u32>,
+    /// Picked pixel, in GL window coordinates of the frame (origin bottom left).
+    pub pick: Option<(u32, u32)>,
+    /// Colour map of the heat map, the surface and the meshes.
+    pub palette: Palette,
+    /// How values map onto the palette.
+    pub scale: Scale,
+    /// Window (or image) size in pixels.
+    pub size: (u32, u32),
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        ViewOptions {
+            tab: Tab::Heat,
+            frame: None,
+            select_draw: None,
+            pick: None,
+            palette: Palette::Inferno,
+            scale: Scale::Linear,
+            size: (1280, 800),
+        }
+    }
+}

@@ -1,0 +1,675 @@
+//! One viewer: the egui context and renderer, the background load, the user's state and the
+//! GPU passes, and the frame loop they share (window or offscreen): run the UI, bring the
+//! passes up to date with the state, render the current view into its texture, then egui
+//! over everything into the output target.
+
+use crate::error::VizError;
+use crate::gpu::{Gpu, Target};
+use crate::heat_pass::{HeatParams, HeatPass, Outline, Quantity};
+use crate::load::{LoadState, Loaded, Loader, Stage};
+use crate::mesh_pass::{mesh_data, DepthIds, MeshParams, MeshPass, BACKGROUND};
+use crate::metric::{normalize, Metric};
+use crate::surface_pass::{grid, Grid, SurfacePass};
+use crate::ui::{self, MeshInfo, Symbols, UiState};
+use crate::{Tab, ViewOptions};
+use gpuheat_analysis::palette::{Palette, Scale, ANDROID};
+use gpuheat_session::HeatMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The central view's textures.
+struct View {
+    target: Target,
+    depth_ids: DepthIds,
+    texture: egui::TextureId,
+}
+
+/// What the passes hold now, to rebuild only what changed.
+#[derive(Default)]
+struct Shown {
+    heat_frame: Option<u64>,
+    quantity: Option<Quantity>,
+    palette: Option<Palette>,
+    outline: Option<(u64, Option<u32>)>,
+    mesh_frame: Option<u64>,
+    mesh_colours: Option<(u64, Metric, Scale, Palette)>,
+    surface: Option<(u64, Quantity, Scale, Palette, [u32; 2])>,
+}
+
+/// What a frame of the viewer produced for its host.
+pub struct FrameOut {
+    pub platform: egui::PlatformOutput,
+    /// When egui wants the next frame.
+    pub repaint_after: Duration,
+}
+
+pub struct App {
+    pub gpu: Gpu,
+    pub ctx: egui::Context,
+    renderer: egui_wgpu::Renderer,
+    loader: Loader,
+    loaded: Option<Arc<Loaded>>,
+    stage: Option<Stage>,
+    error: Option<String>,
+    pub state: UiState,
+    opts: ViewOptions,
+    heat: HeatPass,
+    mesh: MeshPass,
+    surface: SurfacePass,
+    view: Option<View>,
+    mesh_info: MeshInfo,
+    grid: Option<(u64, Quantity, Grid)>,
+    auto_range: Option<(u64, Quantity, f32)>,
+    shown: Shown,
+    symbols: Symbols,
+    adapter: String,
+    /// UI frames rendered so far.
+    pub frames: u64,
+    /// Requests in the options that the session cannot satisfy.
+    pub rejected: Option<String>,
+}
+
+impl App {
+    /// A viewer rendering into `output_format` targets; starts loading `session` at once.
+    pub fn new(
+        gpu: Gpu,
+        output_format: wgpu::TextureFormat,
+        session: PathBuf,
+        opts: ViewOptions,
+    ) -> App {
+        let ctx = egui::Context::default();
+        ctx.set_visuals(egui::Visuals::dark());
+        let renderer = egui_wgpu::Renderer::new(
+            &gpu.device,
+            output_format,
+            egui_wgpu::RendererOptions {
+                // Exact colours: a palette colour reaches the screen as the palette gave it.
+                dithering: false,
+                ..Default::default()
+            },
+        );
+        let heat = HeatPass::new(&gpu);
+        let mesh = MeshPass::new(&gpu);
+        let surface = SurfacePass::new(&gpu);
+        let adapter = gpu.describe();
+        App {
+            loader: Loader::start(session),
+            loaded: None,
+            stage: None,
+            error: None,
+            state: UiState::new(&opts),
+            opts,
+            ctx,
+            renderer,
+            heat,
+            mesh,
+            surface,
+            view: None,
+            mesh_info: MeshInfo::default(),
+            grid: None,
+            auto_range: None,
+            shown: Shown::default(),
+            symbols: Symbols::new(),
+            adapter,
+            frames: 0,
+            rejected: None,
+            gpu,
+        }
+    }
+
+    pub fn loaded(&self) -> Option<&Arc<Loaded>> {
+        self.loaded.as_ref()
+    }
+
+    pub fn load_error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Waits for the session (offscreen use).
+    pub fn wait_loaded(&mut self) -> Result<(), VizError> {
+        match self.loader.wait() {
+            Ok(_) => {
+                self.poll();
+                Ok(())
+            }
+            Err(e) => Err(VizError::Request(e)),
+        }
+    }
+
+    fn poll(&mut self) {
+        if self.loaded.is_some() || self.error.is_some() {
+            return;
+        }
+        match self.loader.poll() {
+            LoadState::Loading(s) => self.stage = Some(s),
+            LoadState::Failed(e) => self.error = Some(e),
+            LoadState::Ready(l) => {
+                self.apply_options(&l);
+                self.loaded = Some(l);
+            }
+        }
+    }
+
+    /// Turns the options into state now that the session is known; what it cannot honour
+    /// is kept in [`App::rejected`] and shown.
+    fn apply_options(&mut self, l: &Loaded) {
+        let s = &mut self.state;
+        s.metric = l.ranked_by.clone();
+        let mut rejected = Vec::new();
+        match self.opts.frame {
+            Some(f) if l.frame(f).is_some() => s.frame = Some(f),
+            Some(f) => {
+                let first = l.frames.first().map(|e| e.index);
+                let last = l.frames.last().map(|e| e.index);
+                rejected.push(match (first, last) {
+                    (Some(a), Some(b)) => format!("no frame {f} (frames {a}–{b})"),
+                    _ => format!("no frame {f}: the session has no frames"),
+                });
+                s.frame = l.default_frame();
+            }
+            None => s.frame = l.default_frame(),
+        }
+        if let (Some(call), Some(frame)) = (self.opts.select_draw, s.frame) {
+            if l.draw(frame, call).is_none() {
+                let calls: Vec<String> = l
+                    .frame(frame)
+                    .map(|f| {
+                        f.draws
+                            .iter()
+                            .take(20)
+                            .map(|&i| l.analysis.draws[i].call.to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                rejected.push(format!(
+                    "frame {frame} has no draw {call}; its work calls: {}",
+                    if calls.is_empty() {
+                        "none".into()
+                    } else {
+                        calls.join(", ")
+                    }
+                ));
+                s.selected = None;
+            }
+        }
+        if let (Some((x, y)), Some(frame)) = (self.opts.pick, s.frame) {
+            s.pick_result = gpuheat_analysis::pick::pick(&l.session, frame, x, y);
+            if s.pick_result.is_none() {
+                let size = l
+                    .frame(frame)
+                    .and_then(|f| f.heat)
+                    .map(|i| &l.session.heat[i])
+                    .map(|m| format!("its heat map is {}x{}", m.width, m.height));
+                rejected.push(format!(
+                    "cannot pick pixel {x},{y} of frame {frame}: {}",
+                    size.unwrap_or_else(|| "it has no heat map".into())
+                ));
+                s.pick = None;
+            }
+        }
+        if !rejected.is_empty() {
+            let text = rejected.join("; ");
+            s.notice = Some(text.clone());
+            self.rejected = Some(text);
+        }
+    }
+
+    fn current_map(&self) -> Option<(Arc<Loaded>, u64, Option<usize>)> {
+        let l = self.loaded.clone()?;
+        let f = l.frame(self.state.frame?)?;
+        let (index, heat) = (f.index, f.heat);
+        Some((l, index, heat))
+    }
+
+    fn auto_range(&mut self) -> (f32, f32) {
+        let Some((l, frame, Some(h))) = self.current_map() else {
+            return (0.0, 1.0);
+        };
+        let q = self.state.quantity;
+        if let Some((f, qq, max)) = self.auto_range {
+            if f == frame && qq == q {
+                return (0.0, max);
+            }
+        }
+        let map = &l.session.heat[h];
+        let max = match q {
+            Quantity::Heat => map
+                .heat
+                .iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .fold(0.0, f32::max),
+            Quantity::Overdraw => map.overdraw.iter().copied().max().unwrap_or(0) as f32,
+        };
+        self.auto_range = Some((frame, q, max));
+        (0.0, max)
+    }
+
+    /// One UI frame into `target` (`size` pixels, `ppp` pixels per point).
+    pub fn frame(
+        &mut self,
+        mut raw: egui::RawInput,
+        target: &wgpu::TextureView,
+        size: [u32; 2],
+        ppp: f32,
+    ) -> Result<FrameOut, VizError> {
+        self.poll();
+        raw.screen_rect = Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(size[0] as f32, size[1] as f32) / ppp,
+        ));
+        raw.viewports
+            .entry(egui::ViewportId::ROOT)
+            .or_default()
+            .native_pixels_per_point = Some(ppp);
+        let auto_range = self.auto_range();
+        let loaded = self.loaded.clone();
+        let mut cx = ui::Context {
+            loaded: loaded.as_deref(),
+            stage: self.stage.as_ref(),
+            error: self.error.as_deref(),
+            view: self.view.as_ref().map(|v| (v.texture, v.target.size)),
+            mesh: &self.mesh_info,
+            symbols: &mut self.symbols,
+            adapter: &self.adapter,
+            auto_range,
+        };
+        let state = &mut self.state;
+        let mut output = self.ctx.run_ui(raw, |ui| ui::show(ui, state, &mut cx));
+        let mut textures = std::mem::take(&mut output.textures_delta);
+        if self.loaded.is_none() && self.error.is_none() {
+            // Progress a few times a second: on a CPU rasterizer every frame costs the
+            // loading thread time.
+            self.ctx.request_repaint_after(LOADING_REPAINT);
+        }
+
+        self.sync();
+        self.ensure_view();
+        let device = &self.gpu.device;
+        let mut encoder = device.create_command_encoder(&Default::default());
+        self.render_view(&mut encoder, auto_range);
+
+        for (id, deltas) in &textures.set {
+            for delta in deltas {
+                self.renderer
+                    .update_texture(device, &self.gpu.queue, *id, delta);
+            }
+        }
+        let jobs = self.ctx.tessellate(output.shapes, output.pixels_per_point);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: size,
+            pixels_per_point: output.pixels_per_point,
+        };
+        let extra =
+            self.renderer
+                .update_buffers(device, &self.gpu.queue, &mut encoder, &jobs, &screen);
+        {
+            let mut pass = encoder
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("egui"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: target,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(BACKGROUND),
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    ..Default::default()
+                })
+                .forget_lifetime();
+            self.renderer.render(&mut pass, &jobs, &screen);
+        }
+        self.gpu
+            .queue
+            .submit(extra.into_iter().chain([encoder.finish()]));
+        for id in &textures.free {
+            self.renderer.free_texture(id);
+        }
+        textures.clear();
+        if let Some([x, y]) = self.state.id_click.take() {
+            self.pick_mesh(x, y);
+        }
+        self.frames += 1;
+        self.gpu.check()?;
+        let repaint_after = output
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .map_or(Duration::MAX, |v| v.repaint_delay);
+        Ok(FrameOut {
+            platform: output.platform_output,
+            repaint_after,
+        })
+    }
+
+    /// Selects the draw under view pixel (`x`, `y`) of the 3D view, from the ID target.
+    fn pick_mesh(&mut self, x: u32, y: u32) {
+        if self.state.tab != Tab::Mesh {
+            return;
+        }
+        let Some(v) = &self.view else { return };
+        match v.depth_ids.read(&self.gpu, x, y) {
+            Some(0) => self.state.select(None),
+            Some(slot) => {
+                let call = self.mesh_info.draws.get(slot as usize - 1).map(|d| d.call);
+                self.state.select(call);
+            }
+            None => {}
+        }
+        self.ctx.request_repaint();
+    }
+
+    /// The ID target of the last 3D frame (slot + 1 per view pixel, rows top first) mapped
+    /// to call indices (`u32::MAX`: nothing), and its size.
+    pub fn read_ids(&self) -> Option<(Vec<u32>, [u32; 2])> {
+        let v = self.view.as_ref()?;
+        let slots = v.depth_ids.read_all(&self.gpu)?;
+        let calls = slots
+            .into_iter()
+            .map(|s| match s {
+                0 => u32::MAX,
+                s => self
+                    .mesh_info
+                    .draws
+                    .get(s as usize - 1)
+                    .map_or(u32::MAX, |d| d.call),
+            })
+            .collect();
+        Some((calls, v.depth_ids.size))
+    }
+
+    fn ensure_view(&mut self) {
+        let size = self.state.view_px;
+        if self.view.as_ref().is_some_and(|v| v.target.size == size) {
+            return;
+        }
+        let device = &self.gpu.device;
+        let target = Target::new(device, size, "view");
+        let depth_ids = DepthIds::new(device, target.size);
+        let texture = match &self.view {
+            Some(v) => {
+                self.renderer.update_egui_texture_from_wgpu_texture(
+                    device,
+                    &target.view,
+                    wgpu::FilterMode::Nearest,
+                    v.texture,
+                );
+                v.texture
+            }
+            None => self.renderer.register_native_texture(
+                device,
+                &target.view,
+                wgpu::FilterMode::Nearest,
+            ),
+        };
+        self.view = Some(View {
+            target,
+            depth_ids,
+            texture,
+        });
+    }
+
+    /// Brings the passes up to date with the state; heavy work only when its inputs changed.
+    fn sync(&mut self) {
+        let Some((l, frame, heat)) = self.current_map() else {
+            return;
+        };
+        let s = &self.state;
+        let map: Option<&HeatMap> = heat.map(|i| &l.session.heat[i]);
+        if self.shown.heat_frame != Some(frame) {
+            match map {
+                Some(m) => self.heat.set_map(&self.gpu, m, s.quantity),
+                None => self.heat.clear(),
+            }
+            self.shown.heat_frame = Some(frame);
+            self.shown.quantity = Some(s.quantity);
+            self.shown.outline = None;
+        } else if self.shown.quantity != Some(s.quantity) {
+            if let Some(m) = map {
+                self.heat.set_quantity(&self.gpu, m, s.quantity);
+            }
+            self.shown.quantity = Some(s.quantity);
+        }
+        if self.shown.palette != Some(s.palette) {
+            self.heat.set_palette(&self.gpu, s.palette);
+            self.shown.palette = Some(s.palette);
+        }
+        if self.shown.outline != Some((frame, s.selected)) && map.is_some() {
+            let outline = outline_for(&l, frame, s.selected);
+            self.heat.set_outline(&self.gpu, &outline);
+            self.shown.outline = Some((frame, s.selected));
+        }
+        match s.tab {
+            Tab::Mesh => self.sync_mesh(&l, frame),
+            Tab::Surface => {
+                if let Some(m) = map {
+                    self.sync_surface(m, frame);
+                }
+            }
+            Tab::Heat => {}
+        }
+    }
+
+    fn sync_mesh(&mut self, l: &Loaded, frame: u64) {
+        let Some(entry) = l.frame(frame) else { return };
+        if self.shown.mesh_frame != Some(frame) {
+            let extent = entry
+                .heat
+                .map(|i| &l.session.heat[i])
+                .map(|m| [m.width, m.height]);
+            let geometry = entry.geometry.map(|i| &l.session.geometry[i]);
+            let data = geometry.map(|g| mesh_data(g, extent));
+            let draws = l.analysis.frames[entry.stats_pos].draws;
+            self.mesh_info = match &data {
+                Some(d) => MeshInfo {
+                    draws: d.draws.clone(),
+                    untriangled: d.untriangled,
+                    without_geometry: draws.saturating_sub(d.draws.len()),
+                    no_record: false,
+                    clipped: d.clipped,
+                    range: None,
+                },
+                None => MeshInfo {
+                    without_geometry: draws,
+                    no_record: true,
+                    ..Default::default()
+                },
+            };
+            match &data {
+                Some(d) => self.mesh.set_mesh(&self.gpu, d),
+                None => self.mesh.clear(),
+            }
+            self.shown.mesh_frame = Some(frame);
+            self.shown.mesh_colours = None;
+        }
+        let s = &self.state;
+        let key = (frame, s.metric.clone(), s.scale, s.palette);
+        if self.shown.mesh_colours.as_ref() != Some(&key) {
+            let values: Vec<Option<f64>> = self
+                .mesh_info
+                .draws
+                .iter()
+                .map(|d| l.draw(frame, d.call).and_then(|c| s.metric.value(c)))
+                .collect();
+            let present = values.iter().flatten();
+            let lo = present.clone().copied().fold(f64::INFINITY, f64::min);
+            let hi = present.copied().fold(f64::NEG_INFINITY, f64::max);
+            self.mesh_info.range = (lo <= hi).then_some((lo, hi));
+            let colours: Vec<[u8; 3]> = normalize(&values, s.scale)
+                .into_iter()
+                .map(|t| t.map_or(UNMEASURED, |t| s.palette.colour_at(t)))
+                .collect();
+            self.mesh.set_colours(&self.gpu, &colours);
+            self.shown.mesh_colours = Some(key);
+        }
+    }
+
+    fn sync_surface(&mut self, map: &HeatMap, frame: u64) {
+        let s = &self.state;
+        let (lo, hi) = s
+            .range
+            .unwrap_or(self.auto_range.map_or((0.0, 1.0), |a| (0.0, a.2)));
+        let key = (
+            frame,
+            s.quantity,
+            s.scale,
+            s.palette,
+            [lo.to_bits(), hi.to_bits()],
+        );
+        if self.shown.surface.as_ref() == Some(&key) {
+            return;
+        }
+        if !matches!(&self.grid, Some((f, q, _)) if *f == frame && *q == s.quantity) {
+            let values: Vec<f64> = match s.quantity {
+                Quantity::Heat => map
+                    .heat
+                    .iter()
+                    .map(|&h| {
+                        if h.is_finite() && h > 0.0 {
+                            f64::from(h)
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect(),
+                Quantity::Overdraw => map.overdraw.iter().map(|&o| f64::from(o)).collect(),
+            };
+            self.grid = Some((frame, s.quantity, grid(map, &values)));
+        }
+        let Some((_, _, g)) = &self.grid else { return };
+        let android = s.palette == Palette::Android && s.quantity == Quantity::Overdraw;
+        let scale = s.scale;
+        self.surface.set_grid(&self.gpu, g, s.palette, |v| {
+            position(v, f64::from(lo), f64::from(hi), scale, android)
+        });
+        self.shown.surface = Some(key);
+    }
+
+    fn render_view(&self, encoder: &mut wgpu::CommandEncoder, auto_range: (f32, f32)) {
+        let Some(v) = &self.view else { return };
+        let s = &self.state;
+        let aspect = v.target.size[0] as f32 / v.target.size[1].max(1) as f32;
+        match s.tab {
+            Tab::Heat if self.heat.has_map() => {
+                let (lo, hi) = s.range.unwrap_or(auto_range);
+                self.heat.render(
+                    &self.gpu,
+                    encoder,
+                    &v.target.view,
+                    v.target.size,
+                    &HeatParams {
+                        center: s.heat_view.center,
+                        zoom: s.heat_view.zoom,
+                        lo,
+                        hi,
+                        log: s.scale == Scale::Log,
+                        android_layers: s.palette == Palette::Android
+                            && s.quantity == Quantity::Overdraw,
+                        alpha: s.alpha,
+                        show_frame: s.show_frame,
+                    },
+                );
+            }
+            Tab::Heat => clear(encoder, &v.target.view),
+            Tab::Mesh => {
+                let selected = s.selected.and_then(|c| {
+                    let slot = self.mesh_info.draws.iter().position(|d| d.call == c)?;
+                    Some((slot as u32, self.mesh_info.draws[slot].vertices.clone()))
+                });
+                self.mesh.render(
+                    &self.gpu,
+                    encoder,
+                    &v.target.view,
+                    &v.depth_ids,
+                    &MeshParams {
+                        view_proj: s.mesh_camera.view_proj(aspect),
+                        depth_scale: s.depth_scale,
+                        explode: s.explode,
+                        selected,
+                        shade: s.shade,
+                    },
+                );
+            }
+            Tab::Surface => self.surface.render(
+                &self.gpu,
+                encoder,
+                &v.target.view,
+                &v.depth_ids,
+                s.surface_camera.view_proj(aspect),
+            ),
+        }
+    }
+}
+
+/// How often the progress is repainted while the session loads.
+pub const LOADING_REPAINT: Duration = Duration::from_millis(250);
+
+/// Colour of a draw whose metric was not measured.
+const UNMEASURED: [u8; 3] = [96, 96, 104];
+
+/// Position of a map value on the palette, as `shaders/heat.wgsl` computes it; `None` for no
+/// tint (no value, or below the range).
+pub fn position(v: f64, lo: f64, hi: f64, scale: Scale, android_layers: bool) -> Option<f64> {
+    if v <= 0.0 || v < lo {
+        return None;
+    }
+    if android_layers {
+        return Some((v.round().clamp(1.0, ANDROID.len() as f64) - 1.0) / 3.0);
+    }
+    if hi <= lo {
+        return Some(1.0);
+    }
+    let t = match scale {
+        Scale::Linear => (v - lo) / (hi - lo),
+        Scale::Log => (v.ln_1p() - lo.ln_1p()) / (hi.ln_1p() - lo.ln_1p()),
+    };
+    Some(t.clamp(0.0, 1.0))
+}
+
+/// The selected draw's footprint: its triangles when recorded, else its coverage box.
+fn outline_for(l: &Loaded, frame: u64, selected: Option<u32>) -> Outline {
+    let Some(call) = selected else {
+        return Outline::None;
+    };
+    let Some(entry) = l.frame(frame) else {
+        return Outline::None;
+    };
+    let geometry = entry
+        .geometry
+        .map(|i| &l.session.geometry[i])
+        .and_then(|g| g.draws.iter().find(|d| d.call == call && d.primitive == 4));
+    if let Some(g) = geometry {
+        if !g.positions.is_empty() {
+            return Outline::Triangles {
+                positions: g.positions.clone(),
+                viewport: g.viewport,
+            };
+        }
+    }
+    let coverage = entry
+        .heat
+        .map(|i| &l.session.heat[i])
+        .and_then(|m| m.draws.iter().find(|d| d.call == call));
+    match coverage {
+        Some(c) if c.fragments > 0 => Outline::Box(c.bbox),
+        _ => Outline::None,
+    }
+}
+
+fn clear(encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView) {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("clear"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(BACKGROUND),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        ..Default::default()
+    });
+}

@@ -1,0 +1,230 @@
+//! The wgpu device (Vulkan first, GL as fallback), offscreen colour targets, and reading
+//! textures back to memory.
+
+use crate::error::{one_line, VizError};
+use std::sync::{Arc, Mutex};
+
+/// Colour format of everything the viewer renders: gamma-space bytes, as egui expects, so a
+/// palette colour written by a pass reaches the screen (and the screenshot) unchanged.
+pub const COLOUR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+/// Depth format of the 3D passes.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// The device and queue, and the first GPU error wgpu reported (validation errors must not
+/// panic the viewer: they are turned into a [`VizError::Gpu`]).
+pub struct Gpu {
+    /// Kept for the device's lifetime: a window's surface was made from it.
+    _instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    error: Arc<Mutex<Option<String>>>,
+}
+
+impl Gpu {
+    /// A device for offscreen rendering, or for `surface` when given. Tries Vulkan (lavapipe
+    /// on a machine without a GPU), then GL (llvmpipe through EGL).
+    pub fn new(
+        instance_for: impl Fn(wgpu::Backends) -> wgpu::Instance,
+        surface_for: impl Fn(&wgpu::Instance) -> Option<wgpu::Surface<'static>>,
+    ) -> Result<(Gpu, Option<wgpu::Surface<'static>>), VizError> {
+        let order = match std::env::var("GPUHEAT_VIZ_BACKEND").as_deref() {
+            Ok("gl") => vec![wgpu::Backends::GL],
+            Ok("vulkan") => vec![wgpu::Backends::VULKAN],
+            _ => vec![wgpu::Backends::VULKAN, wgpu::Backends::GL],
+        };
+        for backends in order {
+            let instance = instance_for(backends);
+            let surface = surface_for(&instance);
+            let adapter =
+                pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    force_fallback_adapter: false,
+                    compatible_surface: surface.as_ref(),
+                    ..Default::default()
+                }));
+            let Ok(adapter) = adapter else { continue };
+            let gpu = Gpu::with_adapter(instance, adapter)?;
+            return Ok((gpu, surface));
+        }
+        Err(VizError::NoAdapter)
+    }
+
+    /// A device with no window.
+    pub fn headless() -> Result<Gpu, VizError> {
+        let (gpu, _) = Gpu::new(
+            |backends| {
+                wgpu::Instance::new(wgpu::InstanceDescriptor {
+                    backends,
+                    ..wgpu::InstanceDescriptor::new_without_display_handle()
+                })
+            },
+            |_| None,
+        )?;
+        Ok(gpu)
+    }
+
+    fn with_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Gpu, VizError> {
+        let info = adapter.get_info();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpuheat-viz"),
+            required_features: wgpu::Features::empty(),
+            // The adapter's own limits: a big frame's geometry wants large buffers.
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| VizError::NoDevice {
+            adapter: format!("{} ({:?})", info.name, info.backend),
+            reason: one_line(&e.to_string()),
+        })?;
+        let error = Arc::new(Mutex::new(None::<String>));
+        let sink = error.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut slot = sink.lock().unwrap_or_else(|p| p.into_inner());
+            if slot.is_none() {
+                *slot = Some(one_line(&e.to_string()));
+            }
+        }));
+        Ok(Gpu {
+            _instance: instance,
+            adapter,
+            device,
+            queue,
+            error,
+        })
+    }
+
+    /// `Vulkan: llvmpipe (LLVM …)`, for the status line.
+    pub fn describe(&self) -> String {
+        let info = self.adapter.get_info();
+        format!("{:?}: {}", info.backend, info.name)
+    }
+
+    /// The first GPU error since the device was made, if any.
+    pub fn check(&self) -> Result<(), VizError> {
+        match self.error.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            Some(e) => Err(VizError::Gpu(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Blocks until the GPU has finished everything submitted.
+    pub fn wait(&self) {
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+}
+
+/// A texture a pass renders into and egui shows (or a screenshot reads).
+pub struct Target {
+    pub texture: wgpu::Texture,
+    pub view: wgpu::TextureView,
+    pub size: [u32; 2],
+}
+
+impl Target {
+    pub fn new(device: &wgpu::Device, size: [u32; 2], label: &str) -> Target {
+        Target::with_format(device, size, label, COLOUR_FORMAT)
+    }
+
+    pub fn with_format(
+        device: &wgpu::Device,
+        size: [u32; 2],
+        label: &str,
+        format: wgpu::TextureFormat,
+    ) -> Target {
+        let size = [size[0].max(1), size[1].max(1)];
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width: size[0],
+                height: size[1],
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        Target {
+            texture,
+            view,
+            size,
+        }
+    }
+}
+
+/// Bytes per row of a texture copy: wgpu wants a multiple of 256.
+pub fn padded_row(width: u32, bytes_per_pixel: u32) -> u32 {
+    let row = width * bytes_per_pixel;
+    row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
+}
+
+/// Copies a region of a 4-byte-per-texel texture (RGBA8, BGRA8 or R32Uint) to memory, rows
+/// top first, waiting for the GPU.
+pub fn read_texture(
+    gpu: &Gpu,
+    texture: &wgpu::Texture,
+    origin: [u32; 2],
+    size: [u32; 2],
+) -> Result<Vec<u8>, VizError> {
+    let row = padded_row(size[0], 4);
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: u64::from(row) * u64::from(size[1]),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    encoder.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d {
+                x: origin[0],
+                y: origin[1],
+                z: 0,
+            },
+            aspect: wgpu::TextureAspect::All,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(size[1]),
+            },
+        },
+        wgpu::Extent3d {
+            width: size[0],
+            height: size[1],
+            depth_or_array_layers: 1,
+        },
+    );
+    gpu.queue.submit([encoder.finish()]);
+    let slice = buffer.slice(..);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    gpu.wait();
+    rx.recv()
+        .map_err(|_| VizError::Gpu("texture read-back was dropped".into()))?
+        .map_err(|e| VizError::Gpu(one_line(&e.to_string())))?;
+    let data = slice
+        .get_mapped_range()
+        .map_err(|e| VizError::Gpu(one_line(&e.to_string())))?;
+    let mut out = Vec::with_capacity((size[0] * size[1] * 4) as usize);
+    for y in 0..size[1] as usize {
+        let start = y * row as usize;
+        out.extend_from_slice(&data[start..start + size[0] as usize * 4]);
+    }
+    drop(data);
+    buffer.unmap();
+    gpu.check()?;
+    Ok(out)
+}

@@ -1,0 +1,504 @@
+//! The Heat tab's GPU pass: the map's values, the frame's colour buffer and the palette as
+//! textures, coloured per view pixel by `shaders/heat.wgsl`, so changing palette, scale,
+//! range or zoom costs one uniform write. The selected draw's pixels are rendered into a
+//! coverage mask (its own triangles, or its coverage box) whose edge the shader outlines.
+
+use crate::gpu::{Gpu, COLOUR_FORMAT};
+use gpuheat_analysis::palette::Palette;
+use gpuheat_session::HeatMap;
+use wgpu::util::DeviceExt;
+
+/// What the map's values mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    /// ns per pixel: `Σ_d c_d(p)·T_d/N_d`.
+    Heat,
+    /// Fragments per pixel.
+    Overdraw,
+}
+
+impl Quantity {
+    pub fn unit(self) -> &'static str {
+        match self {
+            Quantity::Heat => "ns per pixel",
+            Quantity::Overdraw => "fragments per pixel",
+        }
+    }
+}
+
+/// How the map is painted this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeatParams {
+    /// Map coordinates at the view's centre.
+    pub center: [f32; 2],
+    /// View pixels per map pixel.
+    pub zoom: f32,
+    /// Values below `lo` are not tinted; values above `hi` take the hot end.
+    pub lo: f32,
+    pub hi: f32,
+    pub log: bool,
+    /// Overdraw in the Android key: 1, 2, 3, 4+ layers.
+    pub android_layers: bool,
+    pub alpha: f32,
+    pub show_frame: bool,
+}
+
+/// The selected draw's footprint.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outline {
+    None,
+    /// Clip-space triangle vertices drawn through `viewport` (GL x, y, width, height).
+    Triangles {
+        positions: Vec<[f32; 4]>,
+        viewport: [i32; 4],
+    },
+    /// GL window coordinates x0, y0, x1, y1 (exclusive).
+    Box([u32; 4]),
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Uniforms {
+    size: [f32; 4],
+    xform: [f32; 4],
+    range: [f32; 4],
+    flags: [u32; 4],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct MaskUniforms {
+    viewport: [f32; 4],
+    size: [f32; 4],
+}
+
+struct MapTextures {
+    size: [u32; 2],
+    mask: wgpu::Texture,
+    bind_group: wgpu::BindGroup,
+    has_colour: bool,
+    values: wgpu::Texture,
+}
+
+pub struct HeatPass {
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    mask_pipeline: wgpu::RenderPipeline,
+    mask_layout: wgpu::BindGroupLayout,
+    uniforms: wgpu::Buffer,
+    lut: wgpu::Texture,
+    map: Option<MapTextures>,
+    outlined: bool,
+}
+
+fn texture_entry(binding: u32, filterable: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+pub fn texture_2d(
+    device: &wgpu::Device,
+    label: &str,
+    size: [u32; 2],
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: size[0].max(1),
+            height: size[1].max(1),
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
+}
+
+/// Writes `data` (tightly packed rows) into a whole texture.
+pub fn upload(
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    size: [u32; 2],
+    bytes_per_texel: u32,
+    data: &[u8],
+) {
+    queue.write_texture(
+        texture.as_image_copy(),
+        data,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(size[0] * bytes_per_texel),
+            rows_per_image: Some(size[1]),
+        },
+        wgpu::Extent3d {
+            width: size[0],
+            height: size[1],
+            depth_or_array_layers: 1,
+        },
+    );
+}
+
+/// The palette as 256 RGBA8 texels, position `i / 255` each.
+pub fn palette_texels(palette: Palette) -> Vec<u8> {
+    (0..256)
+        .flat_map(|i| {
+            let [r, g, b] = palette.colour_at(f64::from(i) / 255.0);
+            [r, g, b, 255]
+        })
+        .collect()
+}
+
+impl HeatPass {
+    pub fn new(gpu: &Gpu) -> HeatPass {
+        let device = &gpu.device;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("heat"),
+            entries: &[
+                uniform_entry(0, wgpu::ShaderStages::FRAGMENT),
+                texture_entry(1, false),
+                texture_entry(2, true),
+                texture_entry(3, true),
+                texture_entry(4, true),
+            ],
+        });
+        let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/heat.wgsl"));
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("heat"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("heat"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &shader,
+                entry_point: Some("vs"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &shader,
+                entry_point: Some("fs"),
+                compilation_options: Default::default(),
+                targets: &[Some(COLOUR_FORMAT.into())],
+            }),
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            multiview_mask: None,
+            cache: None,
+        });
+
+        let mask_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("mask"),
+            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX)],
+        });
+        let mask_shader = device.create_shader_module(wgpu::include_wgsl!("shaders/mask.wgsl"));
+        let mask_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("mask"),
+            bind_group_layouts: &[Some(&mask_layout)],
+            immediate_size: 0,
+        });
+        let mask_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("mask"),
+            layout: Some(&mask_pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &mask_shader,
+                entry_point: Some("vs_mask"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: 16,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &wgpu::vertex_attr_array![0 => Float32x4],
+                })],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &mask_shader,
+                entry_point: Some("fs_mask"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::TextureFormat::R8Unorm.into())],
+            }),
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            multiview_mask: None,
+            cache: None,
+        });
+
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("heat uniforms"),
+            size: std::mem::size_of::<Uniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let lut = texture_2d(
+            device,
+            "palette",
+            [256, 1],
+            wgpu::TextureFormat::Rgba8Unorm,
+            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        );
+        let pass = HeatPass {
+            pipeline,
+            layout,
+            mask_pipeline,
+            mask_layout,
+            uniforms,
+            lut,
+            map: None,
+            outlined: false,
+        };
+        pass.set_palette(gpu, Palette::Inferno);
+        pass
+    }
+
+    pub fn set_palette(&self, gpu: &Gpu, palette: Palette) {
+        upload(&gpu.queue, &self.lut, [256, 1], 4, &palette_texels(palette));
+    }
+
+    /// Uploads a frame's map (its values as `quantity`) and colour buffer.
+    pub fn set_map(&mut self, gpu: &Gpu, map: &HeatMap, quantity: Quantity) {
+        let device = &gpu.device;
+        let size = [map.width.max(1), map.height.max(1)];
+        let values = texture_2d(
+            device,
+            "heat values",
+            size,
+            wgpu::TextureFormat::R32Float,
+            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        );
+        let colour = texture_2d(
+            device,
+            "frame colour",
+            size,
+            wgpu::TextureFormat::Rgba8Unorm,
+            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        );
+        let mask = texture_2d(
+            device,
+            "draw mask",
+            size,
+            wgpu::TextureFormat::R8Unorm,
+            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        let has_colour = !map.colour.is_empty();
+        if map.width > 0 && map.height > 0 && has_colour {
+            upload(&gpu.queue, &colour, size, 4, &map.colour);
+        }
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("heat"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(
+                        &values.create_view(&Default::default()),
+                    ),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::TextureView(
+                        &colour.create_view(&Default::default()),
+                    ),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: wgpu::BindingResource::TextureView(
+                        &self.lut.create_view(&Default::default()),
+                    ),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: wgpu::BindingResource::TextureView(
+                        &mask.create_view(&Default::default()),
+                    ),
+                },
+            ],
+        });
+        self.map = Some(MapTextures {
+            size,
+            mask,
+            bind_group,
+            has_colour,
+            values,
+        });
+        self.set_quantity(gpu, map, quantity);
+        self.outlined = false;
+    }
+
+    /// Re-uploads the values of the current map as `quantity`.
+    pub fn set_quantity(&self, gpu: &Gpu, map: &HeatMap, quantity: Quantity) {
+        let Some(m) = &self.map else { return };
+        if map.width == 0 || map.height == 0 {
+            return;
+        }
+        let values: Vec<f32> = match quantity {
+            // NaN or negative heat cannot come from a sound pass; show it as no heat.
+            Quantity::Heat => map
+                .heat
+                .iter()
+                .map(|&h| if h.is_finite() && h > 0.0 { h } else { 0.0 })
+                .collect(),
+            Quantity::Overdraw => map.overdraw.iter().map(|&o| o as f32).collect(),
+        };
+        upload(
+            &gpu.queue,
+            &m.values,
+            m.size,
+            4,
+            bytemuck::cast_slice(&values),
+        );
+    }
+
+    /// Renders the selected draw's footprint into the mask (now, in its own submission).
+    pub fn set_outline(&mut self, gpu: &Gpu, outline: &Outline) {
+        let Some(m) = &self.map else { return };
+        let (w, h) = (m.size[0] as f32, m.size[1] as f32);
+        let (positions, viewport): (Vec<[f32; 4]>, [f32; 4]) = match outline {
+            Outline::None => (Vec::new(), [0.0; 4]),
+            Outline::Triangles {
+                positions,
+                viewport,
+            } => (positions.clone(), viewport.map(|v| v as f32)),
+            Outline::Box([x0, y0, x1, y1]) => {
+                let ndc = |x: u32, y: u32| [x as f32 / w * 2.0 - 1.0, y as f32 / h * 2.0 - 1.0];
+                let [a, b, c, d] = [ndc(*x0, *y0), ndc(*x1, *y0), ndc(*x1, *y1), ndc(*x0, *y1)];
+                let v = |p: [f32; 2]| [p[0], p[1], 0.0, 1.0];
+                (vec![v(a), v(b), v(c), v(a), v(c), v(d)], [0.0, 0.0, w, h])
+            }
+        };
+        self.outlined = !positions.is_empty();
+        let device = &gpu.device;
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let view = m.mask.create_view(&Default::default());
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("mask"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                ..Default::default()
+            });
+            if self.outlined {
+                let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("mask vertices"),
+                    contents: bytemuck::cast_slice(&positions),
+                    usage: wgpu::BufferUsages::VERTEX,
+                });
+                let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("mask uniforms"),
+                    contents: bytemuck::bytes_of(&MaskUniforms {
+                        viewport,
+                        size: [w, h, 0.0, 0.0],
+                    }),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("mask"),
+                    layout: &self.mask_layout,
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: uniforms.as_entire_binding(),
+                    }],
+                });
+                pass.set_pipeline(&self.mask_pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                pass.set_vertex_buffer(0, vertices.slice(..));
+                pass.draw(0..positions.len() as u32, 0..1);
+            }
+        }
+        gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Forgets the map (a frame without one).
+    pub fn clear(&mut self) {
+        self.map = None;
+        self.outlined = false;
+    }
+
+    pub fn has_map(&self) -> bool {
+        self.map.is_some()
+    }
+
+    /// Paints the map into `target` (`size` in pixels).
+    pub fn render(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        size: [u32; 2],
+        p: &HeatParams,
+    ) {
+        let Some(m) = &self.map else { return };
+        let u = Uniforms {
+            size: [
+                size[0] as f32,
+                size[1] as f32,
+                m.size[0] as f32,
+                m.size[1] as f32,
+            ],
+            xform: [p.center[0], p.center[1], p.zoom.max(1e-6), 1.5],
+            range: [p.lo, p.hi, p.alpha, 0.0],
+            flags: [
+                u32::from(p.log),
+                u32::from(p.android_layers),
+                u32::from(p.show_frame && m.has_colour),
+                u32::from(self.outlined),
+            ],
+        };
+        gpu.queue
+            .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("heat"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            ..Default::default()
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &m.bind_group, &[]);
+        pass.draw(0..3, 0..1);
+    }
+}

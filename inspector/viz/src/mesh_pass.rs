@@ -1,0 +1,550 @@
+//! The 3D tab's GPU pass: all of a frame's triangles in one vertex buffer (window-space x, y
+//! and NDC depth, plus the draw's slot), coloured per draw from a small texture, and the slot
+//! written to an `R32Uint` ID target that a click reads back, which stays one texel read
+//! however many triangles the frame has.
+
+use crate::camera::Mat4;
+use crate::gpu::{read_texture, Gpu, COLOUR_FORMAT, DEPTH_FORMAT};
+use crate::heat_pass::{texture_2d, upload};
+use gpuheat_session::FrameGeometry;
+use wgpu::util::DeviceExt;
+
+/// Width of the per-draw colour texture; draw slot `i` is texel (`i % W`, `i / W`).
+const COLOURS_W: u32 = 1024;
+
+/// One vertex: GL window x, y (pixels) and NDC z of the draw, and the draw's slot.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MeshVertex {
+    pub pos: [f32; 3],
+    pub slot: u32,
+}
+
+/// A draw present in the mesh.
+#[derive(Clone, Debug)]
+pub struct MeshDraw {
+    /// Call index in the frame.
+    pub call: u32,
+    pub triangles: u32,
+    /// Its vertices in the frame's vertex buffer.
+    pub vertices: std::ops::Range<u32>,
+    /// Vertices the agent could not keep for it.
+    pub dropped_vertices: u64,
+}
+
+/// The CPU side of a frame's mesh.
+pub struct MeshData {
+    pub vertices: Vec<MeshVertex>,
+    /// Indexed by slot, in call order.
+    pub draws: Vec<MeshDraw>,
+    /// Width and height of the window the draws were made for.
+    pub extent: [f32; 2],
+    /// Draws with geometry but no triangles (points, lines).
+    pub untriangled: usize,
+    /// Triangles left out because a vertex was behind the eye (w ≤ 0).
+    pub clipped: u64,
+}
+
+/// Builds the mesh of `geometry`. `extent` is the window size (the heat map's, when there
+/// is one); without it, the union of the draws' viewports.
+pub fn mesh_data(geometry: &FrameGeometry, extent: Option<[u32; 2]>) -> MeshData {
+    let extent = extent
+        .map(|[w, h]| [w as f32, h as f32])
+        .unwrap_or_else(|| {
+            let (mut w, mut h) = (1.0f32, 1.0f32);
+            for d in &geometry.draws {
+                w = w.max((d.viewport[0] + d.viewport[2]) as f32);
+                h = h.max((d.viewport[1] + d.viewport[3]) as f32);
+            }
+            [w, h]
+        });
+    let mut sorted: Vec<_> = geometry.draws.iter().filter(|d| d.primitive == 4).collect();
+    sorted.sort_by_key(|d| d.call);
+    let untriangled = geometry.draws.len() - sorted.len();
+    let total: usize = sorted.iter().map(|d| d.positions.len()).sum();
+    let mut vertices = Vec::with_capacity(total);
+    let mut draws = Vec::with_capacity(sorted.len());
+    let mut clipped = 0;
+    for d in sorted {
+        let slot = draws.len() as u32;
+        let first = vertices.len() as u32;
+        let [vx, vy, vw, vh] = d.viewport.map(|v| v as f32);
+        let mut triangles = 0;
+        for tri in d.positions.chunks_exact(3) {
+            // The GPU clips what is behind the eye; dividing by w there is meaningless.
+            if tri
+                .iter()
+                .any(|p| !p.iter().all(|v| v.is_finite()) || p[3] <= 1e-7)
+            {
+                clipped += 1;
+                continue;
+            }
+            for p in tri {
+                let (x, y, z) = (p[0] / p[3], p[1] / p[3], p[2] / p[3]);
+                vertices.push(MeshVertex {
+                    pos: [
+                        vx + (x + 1.0) * 0.5 * vw,
+                        vy + (y + 1.0) * 0.5 * vh,
+                        z.clamp(-4.0, 4.0),
+                    ],
+                    slot,
+                });
+            }
+            triangles += 1;
+        }
+        draws.push(MeshDraw {
+            call: d.call,
+            triangles,
+            vertices: first..vertices.len() as u32,
+            dropped_vertices: d.dropped_vertices,
+        });
+    }
+    MeshData {
+        vertices,
+        draws,
+        extent,
+        untriangled,
+        clipped,
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Uniforms {
+    view_proj: Mat4,
+    world: [f32; 4],
+    params: [f32; 4],
+    select: [u32; 4],
+}
+
+/// How the mesh is drawn this frame.
+#[derive(Clone, Debug)]
+pub struct MeshParams {
+    pub view_proj: Mat4,
+    /// Depth (NDC z) to world units.
+    pub depth_scale: f32,
+    /// World units between consecutive draws along z.
+    pub explode: f32,
+    /// Selected slot and its vertices.
+    pub selected: Option<(u32, std::ops::Range<u32>)>,
+    pub shade: bool,
+}
+
+struct GpuMesh {
+    vertices: wgpu::Buffer,
+    count: u32,
+    colours: wgpu::Texture,
+    colour_rows: u32,
+    bind_group: wgpu::BindGroup,
+    extent: [f32; 2],
+}
+
+pub struct MeshPass {
+    pipeline: wgpu::RenderPipeline,
+    /// The selected draw again, over everything: a selection is never hidden.
+    xray_pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    uniforms: wgpu::Buffer,
+    mesh: Option<GpuMesh>,
+    outline_pipeline: wgpu::RenderPipeline,
+    outline_layout: wgpu::BindGroupLayout,
+    outline_uniforms: wgpu::Buffer,
+}
+
+/// The targets of the 3D views, resized with the view.
+pub struct DepthIds {
+    pub depth: wgpu::TextureView,
+    pub ids: wgpu::Texture,
+    pub ids_view: wgpu::TextureView,
+    pub size: [u32; 2],
+}
+
+impl DepthIds {
+    pub fn new(device: &wgpu::Device, size: [u32; 2]) -> DepthIds {
+        let depth = texture_2d(
+            device,
+            "depth",
+            size,
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        let ids = texture_2d(
+            device,
+            "draw ids",
+            size,
+            wgpu::TextureFormat::R32Uint,
+            wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::TEXTURE_BINDING,
+        );
+        DepthIds {
+            depth: depth.create_view(&Default::default()),
+            ids_view: ids.create_view(&Default::default()),
+            ids,
+            size,
+        }
+    }
+
+    /// Slot + 1 of the draw at view pixel (`x`, `y`), 0 for none.
+    pub fn read(&self, gpu: &Gpu, x: u32, y: u32) -> Option<u32> {
+        if x >= self.size[0] || y >= self.size[1] {
+            return None;
+        }
+        let bytes = read_texture(gpu, &self.ids, [x, y], [1, 1]).ok()?;
+        Some(u32::from_le_bytes(bytes[..4].try_into().ok()?))
+    }
+
+    /// The whole ID target, rows top first.
+    pub fn read_all(&self, gpu: &Gpu) -> Option<Vec<u32>> {
+        let bytes = read_texture(gpu, &self.ids, [0, 0], self.size).ok()?;
+        Some(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
+
+impl MeshPass {
+    pub fn new(gpu: &Gpu) -> MeshPass {
+        let device = &gpu.device;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("mesh"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/mesh.wgsl"));
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("mesh"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline_for = |compare: wgpu::CompareFunction| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("mesh"),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &shader,
+                    entry_point: Some("vs"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<MeshVertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32],
+                    })],
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: &shader,
+                    entry_point: Some("fs"),
+                    compilation_options: Default::default(),
+                    targets: &[
+                        Some(COLOUR_FORMAT.into()),
+                        Some(wgpu::TextureFormat::R32Uint.into()),
+                    ],
+                }),
+                primitive: wgpu::PrimitiveState {
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                // Less-or-equal: coplanar draws (a UI's layers) show the later one, as the frame did.
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(compare),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: Default::default(),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let pipeline = pipeline_for(wgpu::CompareFunction::LessEqual);
+        let xray_pipeline = pipeline_for(wgpu::CompareFunction::Always);
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("mesh uniforms"),
+            size: std::mem::size_of::<Uniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let (outline_pipeline, outline_layout) = outline_pipeline(device);
+        let outline_uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("outline uniforms"),
+            size: 16,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        MeshPass {
+            pipeline,
+            xray_pipeline,
+            layout,
+            uniforms,
+            mesh: None,
+            outline_pipeline,
+            outline_layout,
+            outline_uniforms,
+        }
+    }
+
+    /// Uploads a frame's mesh; colours follow with [`MeshPass::set_colours`].
+    pub fn set_mesh(&mut self, gpu: &Gpu, data: &MeshData) {
+        let device = &gpu.device;
+        if data.vertices.is_empty() {
+            self.mesh = None;
+            return;
+        }
+        let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("mesh vertices"),
+            contents: bytemuck::cast_slice(&data.vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let rows = (data.draws.len() as u32).div_ceil(COLOURS_W).max(1);
+        let colours = texture_2d(
+            device,
+            "draw colours",
+            [COLOURS_W, rows],
+            wgpu::TextureFormat::Rgba8Unorm,
+            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        );
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("mesh"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(
+                        &colours.create_view(&Default::default()),
+                    ),
+                },
+            ],
+        });
+        self.mesh = Some(GpuMesh {
+            vertices,
+            count: data.vertices.len() as u32,
+            colours,
+            colour_rows: rows,
+            bind_group,
+            extent: data.extent,
+        });
+    }
+
+    /// One RGB colour per draw slot.
+    pub fn set_colours(&self, gpu: &Gpu, colours: &[[u8; 3]]) {
+        let Some(m) = &self.mesh else { return };
+        let mut texels = vec![0u8; (COLOURS_W * m.colour_rows * 4) as usize];
+        for (i, c) in colours.iter().enumerate().take(texels.len() / 4) {
+            texels[i * 4..i * 4 + 4].copy_from_slice(&[c[0], c[1], c[2], 255]);
+        }
+        upload(
+            &gpu.queue,
+            &m.colours,
+            [COLOURS_W, m.colour_rows],
+            4,
+            &texels,
+        );
+    }
+
+    /// Forgets the mesh (a frame without geometry).
+    pub fn clear(&mut self) {
+        self.mesh = None;
+    }
+
+    pub fn render(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        depth_ids: &DepthIds,
+        p: &MeshParams,
+    ) {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("mesh"),
+            color_attachments: &[
+                Some(wgpu::RenderPassColorAttachment {
+                    view: target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(BACKGROUND),
+                        store: wgpu::StoreOp::Store,
+                    },
+                }),
+                Some(wgpu::RenderPassColorAttachment {
+                    view: &depth_ids.ids_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
+                }),
+            ],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth_ids.depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        });
+        let Some(m) = &self.mesh else { return };
+        let [w, h] = m.extent;
+        let u = Uniforms {
+            view_proj: p.view_proj,
+            world: [w * 0.5, h * 0.5, 2.0 / w.max(h).max(1.0), p.depth_scale],
+            params: [p.explode, 0.5, if p.shade { 1.0 } else { 0.0 }, 0.0],
+            select: [
+                p.selected.as_ref().map_or(u32::MAX, |s| s.0),
+                COLOURS_W,
+                0,
+                0,
+            ],
+        };
+        gpu.queue
+            .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &m.bind_group, &[]);
+        pass.set_vertex_buffer(0, m.vertices.slice(..));
+        pass.draw(0..m.count, 0..1);
+        if let Some((_, range)) = &p.selected {
+            pass.set_pipeline(&self.xray_pipeline);
+            pass.draw(range.clone(), 0..1);
+        }
+        drop(pass);
+        if let Some((slot, _)) = &p.selected {
+            self.outline(gpu, encoder, target, depth_ids, *slot);
+        }
+    }
+
+    /// Rings the selected draw with white, from the ID target just rendered.
+    fn outline(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        depth_ids: &DepthIds,
+        slot: u32,
+    ) {
+        gpu.queue.write_buffer(
+            &self.outline_uniforms,
+            0,
+            bytemuck::cast_slice(&[slot + 1, 0, 0, 0]),
+        );
+        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("outline"),
+            layout: &self.outline_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.outline_uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&depth_ids.ids_view),
+                },
+            ],
+        });
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("outline"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            ..Default::default()
+        });
+        pass.set_pipeline(&self.outline_pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.draw(0..3, 0..1);
+    }
+}
+
+fn outline_pipeline(device: &wgpu::Device) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("outline"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Uint,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+        ],
+    });
+    let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/outline.wgsl"));
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("outline"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("outline"),
+        layout: Some(&pipeline_layout),
+        vertex: wgpu::VertexState {
+            module: &shader,
+            entry_point: Some("vs"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: &shader,
+            entry_point: Some("fs"),
+            compilation_options: Default::default(),
+            targets: &[Some(COLOUR_FORMAT.into())],
+        }),
+        primitive: Default::default(),
+        depth_stencil: None,
+        multisample: Default::default(),
+        multiview_mask: None,
+        cache: None,
+    });
+    (pipeline, layout)
+}
+
+/// Clear colour of the 3D views.
+pub const BACKGROUND: wgpu::Color = wgpu::Color {
+    r: 0.09,
+    g: 0.09,
+    b: 0.10,
+    a: 1.0,
+};

@@ -1,0 +1,106 @@
+//! Offscreen rendering of the whole viewer (no window, no display) and PNG writing.
+
+use crate::app::App;
+use crate::error::VizError;
+use crate::gpu::{read_texture, Gpu, Target, COLOUR_FORMAT};
+use crate::{Tab, ViewOptions};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// UI frames rendered before the image is taken: egui settles its layout (fonts, table
+/// column widths, panel sizes) over the first few.
+const SETTLE_FRAMES: u32 = 4;
+
+/// One offscreen image of the viewer.
+pub struct Shot {
+    pub width: u32,
+    pub height: u32,
+    /// RGBA8, rows top first.
+    pub rgba: Vec<u8>,
+    /// The central view in the image: x, y, width, height (pixels).
+    pub view: [u32; 4],
+    /// On the 3D tab: the call index of the draw at each pixel of the central view (rows top
+    /// first, `view[2]` × `view[3]`), `u32::MAX` where there is none.
+    pub ids: Option<Vec<u32>>,
+    /// The adapter that rendered it, e.g. `Vulkan: llvmpipe (LLVM 15.0.6, 256 bits)`.
+    pub adapter: String,
+}
+
+/// A raw egui input for an offscreen frame at `time` seconds.
+pub(crate) fn raw_input(time: f64) -> egui::RawInput {
+    egui::RawInput {
+        time: Some(time),
+        predicted_dt: 1.0 / 60.0,
+        focused: true,
+        ..Default::default()
+    }
+}
+
+/// Renders the viewer for `session` as `opts` says into memory, after the session loaded.
+pub fn render_offscreen(session: PathBuf, opts: ViewOptions) -> Result<Shot, VizError> {
+    let size = [opts.size.0.max(64), opts.size.1.max(64)];
+    let gpu = Gpu::headless()?;
+    let limit = gpu.device.limits().max_texture_dimension_2d;
+    if size[0] > limit || size[1] > limit {
+        return Err(VizError::Request(format!(
+            "image size {}x{} exceeds the adapter's limit of {limit}",
+            size[0], size[1]
+        )));
+    }
+    let tab = opts.tab;
+    let mut app = App::new(gpu, COLOUR_FORMAT, session, opts);
+    app.wait_loaded()?;
+    if let Some(r) = &app.rejected {
+        return Err(VizError::Request(r.clone()));
+    }
+    let target = Target::new(&app.gpu.device, size, "screen");
+    for i in 0..SETTLE_FRAMES {
+        app.frame(raw_input(f64::from(i) / 60.0), &target.view, size, 1.0)?;
+    }
+    let rgba = read_texture(&app.gpu, &target.texture, [0, 0], size)?;
+    let ids = if tab == Tab::Mesh {
+        app.read_ids().map(|(ids, _)| ids)
+    } else {
+        None
+    };
+    let [vw, vh] = app.state.view_px;
+    let [vx, vy] = app.state.view_at;
+    Ok(Shot {
+        width: size[0],
+        height: size[1],
+        rgba,
+        view: [vx, vy, vw, vh],
+        ids,
+        adapter: app.gpu.describe(),
+    })
+}
+
+/// Renders the viewer offscreen and writes it to `out` as a PNG.
+pub fn screenshot(session: PathBuf, opts: ViewOptions, out: &Path) -> Result<(), VizError> {
+    let shot = render_offscreen(session, opts)?;
+    write_png(out, shot.width, shot.height, &shot.rgba)
+}
+
+/// Writes RGBA8 rows (top first) as an RGB PNG.
+pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), VizError> {
+    let fail = |reason: String| VizError::Write {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let file = File::create(path).map_err(|e| fail(e.to_string()))?;
+    let mut out = BufWriter::new(file);
+    let rgb: Vec<u8> = rgba
+        .chunks_exact(4)
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(|e| fail(e.to_string()))?;
+    writer
+        .write_image_data(&rgb)
+        .map_err(|e| fail(e.to_string()))?;
+    writer.finish().map_err(|e| fail(e.to_string()))?;
+    out.flush().map_err(|e| fail(e.to_string()))
+}
