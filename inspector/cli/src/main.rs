@@ -6,6 +6,7 @@ mod heatmap;
 mod receive;
 mod report;
 mod run;
+mod view;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -38,6 +39,9 @@ enum Command {
     Report(report::ReportArgs),
     /// Render a frame's thermal painting (per-pixel cost map) to a PNG.
     Heatmap(heatmap::HeatmapArgs),
+    /// Open the viewer: heat map, 3D meshes and heat surface linked to draws, calls, source
+    /// lines and findings (or render it to a PNG with --screenshot).
+    View(view::ViewArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
 
         Command::Report(args) => report::report(args),
         Command::Heatmap(args) => heatmap::heatmap(args),
+        Command::View(args) => view::view(args),
     };
     match result {
         Ok(code) => code,

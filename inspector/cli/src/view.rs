@@ -1,0 +1,176 @@
+//! `gpuheat view SESSION`: the viewer, in a window or rendered offscreen to a PNG; `--pick`
+//! prints which draws a pixel's heat came from.
+
+use crate::shown;
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use gpuheat_analysis::palette::{Palette, Scale};
+use gpuheat_analysis::pick::{self, PickMethod};
+use gpuheat_session::Session;
+use gpuheat_viz::{Tab, ViewOptions};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ViewArgs {
+    /// The session file.
+    session: PathBuf,
+    /// Render offscreen to this PNG instead of opening a window (no display needed).
+    #[arg(long, value_name = "PNG")]
+    screenshot: Option<PathBuf>,
+    /// With --screenshot: open a real window, screenshot it and close it (needs a display).
+    #[arg(long, requires = "screenshot")]
+    window: bool,
+    /// Which view to show first.
+    #[arg(long, value_enum, default_value_t = TabArg::Heat)]
+    tab: TabArg,
+    /// Select a draw: `draw=CALL`, the call's index in its frame (as `gpuheat report` lists).
+    #[arg(long, value_name = "draw=CALL")]
+    select: Option<String>,
+    /// The frame to show (as `gpuheat report` numbers them); default: the first heat-mapped
+    /// frame, else the first.
+    #[arg(long)]
+    frame: Option<u64>,
+    /// Pick a pixel: `X,Y` in GL window coordinates (origin bottom left). Without a window or
+    /// screenshot, prints the draws that touched it and exits.
+    #[arg(long, value_name = "X,Y")]
+    pick: Option<String>,
+    /// With --pick and no window: print the pick as JSON.
+    #[arg(long, requires = "pick")]
+    json: bool,
+    /// Colour map.
+    #[arg(long, value_enum, default_value_t = Palette::Inferno)]
+    palette: Palette,
+    /// How heat maps onto the palette.
+    #[arg(long, value_enum, default_value_t = Scale::Linear)]
+    scale: Scale,
+    /// Window or screenshot size, `WxH`.
+    #[arg(long, default_value = "1280x800")]
+    size: String,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TabArg {
+    /// The thermal map over the frame.
+    Heat,
+    /// The frame's geometry as meshes coloured by cost.
+    Mesh,
+    /// The heat map as a 3D surface.
+    Surface,
+}
+
+pub fn view(args: ViewArgs) -> Result<ExitCode> {
+    let select_draw = args.select.as_deref().map(parse_select).transpose()?;
+    let pick_xy = args.pick.as_deref().map(parse_pick).transpose()?;
+    let size = parse_size(&args.size)?;
+    if !args.session.exists() {
+        bail!("{}: no such session file", shown(&args.session));
+    }
+    if let (Some((x, y)), None) = (pick_xy, &args.screenshot) {
+        return print_pick(&args, x, y);
+    }
+    let opts = ViewOptions {
+        tab: match args.tab {
+            TabArg::Heat => Tab::Heat,
+            TabArg::Mesh => Tab::Mesh,
+            TabArg::Surface => Tab::Surface,
+        },
+        frame: args.frame,
+        select_draw,
+        pick: pick_xy,
+        palette: args.palette,
+        scale: args.scale,
+        size,
+    };
+    let session = args.session.clone();
+    match (&args.screenshot, args.window) {
+        (Some(out), false) => gpuheat_viz::screenshot(session, opts, out),
+        (Some(out), true) => gpuheat_viz::open_window(session, opts, Some(out.clone())),
+        (None, _) => gpuheat_viz::open_window(session, opts, None),
+    }
+    .with_context(|| shown(&args.session))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `gpuheat view S --pick X,Y` without a window: the ranked draws as text.
+fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
+    let s = Session::open(&args.session).with_context(|| shown(&args.session))?;
+    let frame = match args.frame {
+        Some(f) => f,
+        None => match s.heat.first() {
+            Some(m) => m.frame,
+            None => bail!(
+                "{}: no heat map in this session (capture with --heat)",
+                shown(&args.session)
+            ),
+        },
+    };
+    let Some(p) = pick::pick(&s, frame, x, y) else {
+        bail!("frame {frame} has no heat map containing pixel {x},{y}");
+    };
+    let funcs = &s.functions.functions;
+    let calls = &s
+        .frames
+        .iter()
+        .find(|f| f.index == frame)
+        .context("the heat map's frame is not in the session")?
+        .calls;
+    if args.json {
+        let mut text = serde_json::to_string_pretty(&p)?;
+        text.push('\n');
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut o = String::new();
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        o,
+        "frame {frame} pixel {x},{y}: heat {:.3} ns, {} fragments{}",
+        p.heat_ns,
+        p.overdraw,
+        match p.method {
+            PickMethod::Geometry => "",
+            PickMethod::BoundingBox => " (some draws without geometry: bounding boxes assumed)",
+        }
+    );
+    for d in &p.draws {
+        let text = calls
+            .get(d.call as usize)
+            .and_then(|c| {
+                funcs
+                    .get(c.func as usize)
+                    .map(|f| gpuheat_analysis::call_text(f, &c.args))
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "call {:>6}  {:>5.1}%  {:>10.3} ns  {} fragments  {text}",
+            d.call,
+            d.share * 100.0,
+            d.heat_ns,
+            d.fragments
+        );
+    }
+    let _ = std::io::stdout().lock().write_all(o.as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parse_select(v: &str) -> Result<u32> {
+    v.strip_prefix("draw=")
+        .and_then(|n| n.parse().ok())
+        .with_context(|| format!("--select {v}: expected draw=CALL, e.g. draw=16"))
+}
+
+fn parse_pick(v: &str) -> Result<(u32, u32)> {
+    v.split_once(',')
+        .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)))
+        .with_context(|| format!("--pick {v}: expected X,Y, e.g. 128,96"))
+}
+
+fn parse_size(v: &str) -> Result<(u32, u32)> {
+    v.split_once('x')
+        .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+        .filter(|&(w, h): &(u32, u32)| (64..=8192).contains(&w) && (64..=8192).contains(&h))
+        .with_context(|| format!("--size {v}: expected WxH between 64 and 8192, e.g. 1280x800"))
+}

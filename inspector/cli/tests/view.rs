@@ -1,0 +1,231 @@
+//! `gpuheat view`: pixel picks rank the draws that produced a pixel's heat, screenshots render
+//! the real UI offscreen (lavapipe/llvmpipe), and a real window opens under Xvfb.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// `gpuheat view SESSION --pick X,Y --json`.
+fn pick(session: &Path, x: u32, y: u32) -> Value {
+    let xy = format!("{x},{y}");
+    let out = run_gpuheat(&["view", session.to_str().unwrap(), "--pick", &xy, "--json"]);
+    assert!(
+        out.status.success(),
+        "pick {xy}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("pick JSON")
+}
+
+fn calls(p: &Value) -> Vec<u64> {
+    p["draws"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["call"].as_u64().unwrap())
+        .collect()
+}
+
+/// The glDrawArrays calls of a session's first frame, in call order.
+fn draw_calls(session: &Path) -> Vec<u64> {
+    let r = report(session);
+    let frame = r["frames"][0]["index"].as_u64().unwrap();
+    frame_draws(&r, frame)
+        .iter()
+        .filter(|d| d["function"] == "glDrawArrays")
+        .map(|d| d["call"].as_u64().unwrap())
+        .collect()
+}
+
+/// The picked draws' heat adds up to the pixel's measured heat: the pick recovered each
+/// draw's fragments there from its geometry, consistently with the painted map.
+fn assert_adds_up(p: &Value) {
+    let sum: f64 = p["draws"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["heat_ns"].as_f64().unwrap())
+        .sum();
+    let measured = p["heat_ns"].as_f64().unwrap();
+    assert!(
+        (sum - measured).abs() <= 1e-4 * measured.max(1e-3),
+        "draws {sum} ns vs pixel {measured} ns: {p}"
+    );
+    let fragments: u64 = p["draws"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["fragments"].as_u64().unwrap())
+        .sum();
+    assert_eq!(fragments, p["overdraw"].as_u64().unwrap(), "{p}");
+    assert_eq!(p["method"], "Geometry", "{p}");
+}
+
+#[test]
+fn picking_the_hot_spot_ranks_its_draw_first() {
+    // hot_spot 256x256: K = 3 full-screen draws, then the hot S = 24 square at (128, 128)
+    // whose pixels cost about L/K = 100 times more.
+    let dir = scratch("view-pick-hot");
+    let s = capture(&dir, "hot_spot", &["--heat", "--frames", "1"], &[]);
+    let draws = draw_calls(&s);
+    assert_eq!(draws.len(), 4);
+    let (cheap, hot) = (&draws[..3], draws[3]);
+
+    let inside = pick(&s, 128 + 12, 128 + 12);
+    let order = calls(&inside);
+    assert_eq!(order.len(), 4, "{inside}");
+    assert_eq!(order[0], hot, "hot draw first: {inside}");
+    let mut rest = order[1..].to_vec();
+    rest.sort_unstable();
+    assert_eq!(rest, cheap, "{inside}");
+    assert!(
+        inside["draws"][0]["share"].as_f64().unwrap() > 0.5,
+        "{inside}"
+    );
+    assert_adds_up(&inside);
+
+    let outside = pick(&s, 10, 10);
+    let mut order = calls(&outside);
+    order.sort_unstable();
+    assert_eq!(order, cheap, "{outside}");
+    assert_adds_up(&outside);
+}
+
+#[test]
+fn picking_a_column_of_offset_layers_lists_the_layers_over_it() {
+    // overdraw --layers 4 --offset 16 at 256x256: layer k covers x in [16k, 16k + 208), the
+    // whole height, so column x is under the layers k with 16k <= x < 16k + 208.
+    let dir = scratch("view-pick-offset");
+    let s = capture(
+        &dir,
+        "overdraw",
+        &["--heat", "--frames", "1"],
+        &["--layers", "4", "--offset", "16"],
+    );
+    let layers = draw_calls(&s);
+    assert_eq!(layers.len(), 4);
+    for x in [3u32, 20, 40, 100, 220, 250] {
+        let expected: Vec<u64> = (0..4u32)
+            .filter(|k| 16 * k <= x && x < 16 * k + 208)
+            .map(|k| layers[k as usize])
+            .collect();
+        let p = pick(&s, x, 77);
+        let mut got = calls(&p);
+        got.sort_unstable();
+        assert_eq!(got, expected, "column {x}: {p}");
+        assert_adds_up(&p);
+    }
+}
+
+/// Pixels of `png` within `tol` of `rgb` in every channel.
+fn count_colour(png: &Png, rgb: [u8; 3], tol: u8) -> usize {
+    png.rgb
+        .chunks(3)
+        .filter(|p| (0..3).all(|i| p[i].abs_diff(rgb[i]) <= tol))
+        .count()
+}
+
+fn hot_colour() -> [u8; 3] {
+    let c = colorous::INFERNO.eval_continuous(1.0);
+    [c.r, c.g, c.b]
+}
+
+#[test]
+fn screenshots_render_every_tab_offscreen() {
+    let dir = scratch("view-screenshot");
+    let s = capture(
+        &dir,
+        "many_draws",
+        &["--heat", "--frames", "1"],
+        &["--draws", "16", "--tris", "32"],
+    );
+    let r = report(&s);
+    // The costliest draw of the frame: its mesh is the palette's hot end once normalized.
+    let hottest = r["top_draws"][0]["call"].as_u64().unwrap().to_string();
+    for tab in ["heat", "mesh", "surface"] {
+        let png = dir.join(format!("{tab}.png"));
+        let out = run_gpuheat(&[
+            "view",
+            s.to_str().unwrap(),
+            "--screenshot",
+            png.to_str().unwrap(),
+            "--tab",
+            tab,
+            "--select",
+            &format!("draw={hottest}"),
+            "--size",
+            "1280x800",
+        ]);
+        assert!(
+            out.status.success(),
+            "{tab}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let img = read_png(&png);
+        assert_eq!((img.width, img.height), (1280, 800), "{tab}");
+        let distinct: std::collections::HashSet<&[u8]> = img.rgb.chunks(3).collect();
+        assert!(distinct.len() > 50, "{tab}: a blank screenshot");
+        if tab == "mesh" {
+            // The hottest draw's tile is a 64x64-pixel square of the 256x256 frame shown in
+            // a view of about 500x650 pixels: thousands of pixels of the palette's hot end.
+            // The frame strip at the bottom also uses the palette, so it is left out, and
+            // text in palette colours is too thin to reach the bound.
+            let above_strip = Png {
+                width: img.width,
+                height: img.height - 100,
+                rgb: img.rgb[..(img.width * (img.height - 100) * 3) as usize].to_vec(),
+            };
+            let hot = count_colour(&above_strip, hot_colour(), 6);
+            assert!(hot > 1000, "mesh tab: {hot} pixels of the hot colour");
+        }
+    }
+}
+
+#[test]
+fn a_real_window_opens_under_xvfb() {
+    let dir = scratch("view-window");
+    let s = capture(&dir, "hot_spot", &["--heat", "--frames", "1"], &[]);
+    let x = Xvfb::start();
+    let png = dir.join("window.png");
+    let out = std::process::Command::new("timeout")
+        .args(["-k5", "120"])
+        .arg(gpuheat())
+        .args(["view", s.to_str().unwrap(), "--window", "--screenshot"])
+        .arg(&png)
+        .args(["--size", "640x480"])
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "window: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = read_png(&png);
+    assert!(img.width >= 320 && img.height >= 240);
+    let distinct: std::collections::HashSet<&[u8]> = img.rgb.chunks(3).collect();
+    assert!(distinct.len() > 50, "a blank window");
+}
+
+#[test]
+fn bad_input_is_one_line_and_nonzero() {
+    let dir = scratch("view-bad");
+    let junk = dir.join("junk.gpuheat");
+    std::fs::write(&junk, b"not a session").unwrap();
+    for args in [
+        vec!["view", "/nonexistent.gpuheat", "--pick", "1,1"],
+        vec!["view", junk.to_str().unwrap(), "--pick", "1,1"],
+        vec!["view", junk.to_str().unwrap(), "--select", "draw=x"],
+        vec!["view", junk.to_str().unwrap(), "--size", "10x10"],
+        vec!["view", "/nonexistent.gpuheat", "--screenshot", "/tmp/x.png"],
+    ] {
+        let out = run_gpuheat(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
