@@ -26,3 +26,4 @@ lint: deps
 
 bench: release
 	target/release/gpuheat-bench
+	target/release/gpuheat-bench --viewer

@@ -42,6 +42,7 @@
 
 mod attach;
 mod heat;
+mod viewer;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
@@ -87,6 +88,19 @@ struct Opts {
     /// Seconds one run may take before it is killed and the bench fails.
     #[arg(long, default_value_t = 300)]
     timeout: u64,
+    /// Measure the viewer instead (viewer.rs): first paint and UI frame times on large
+    /// sessions captured from many_draws.
+    #[arg(long)]
+    viewer: bool,
+    /// With --viewer: draws per frame of the large sessions.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    viewer_draws: u32,
+    /// With --viewer: triangles per draw of the geometry session (draws × tris = triangles).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(2..))]
+    viewer_tris: u32,
+    /// With --viewer: frames of the timeline session.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    viewer_frames: u32,
 }
 
 /// The configurations, in table order.
@@ -142,6 +156,7 @@ struct Tools {
     gpuheat: PathBuf,
     call_cost: PathBuf,
     overdraw: PathBuf,
+    many_draws: PathBuf,
     agent: PathBuf,
     apitrace: Option<PathBuf>,
 }
@@ -165,6 +180,7 @@ impl Tools {
             gpuheat: need("gpuheat")?,
             call_cost: need("call_cost")?,
             overdraw: need("overdraw")?,
+            many_draws: need("many_draws")?,
             agent: need("libgpuheat_agent.so")?,
             apitrace: on_path("apitrace"),
         })
@@ -228,6 +244,9 @@ fn main() {
 
 fn real_main() -> Result<()> {
     let opts = Opts::parse();
+    if opts.viewer {
+        return viewer_main(&opts);
+    }
     let heat_layers = heat::parse_layers(&opts.heat_layers)?;
     let tools = Tools::find()?;
     let frames = opts.frames.unwrap_or(if opts.quick { 12 } else { 30 });
@@ -276,6 +295,34 @@ fn real_main() -> Result<()> {
         heat.as_deref(),
         started.elapsed(),
     )
+}
+
+/// `--viewer`: captures the viewer's sessions and measures it (viewer.rs).
+fn viewer_main(opts: &Opts) -> Result<()> {
+    let tools = Tools::find()?;
+    let scratch = std::env::temp_dir().join(format!("gpuheat-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let plan = viewer::ViewerPlan {
+        draws: opts.viewer_draws,
+        tris: opts.viewer_tris,
+        frames: opts.viewer_frames,
+    };
+    let rows = viewer::measure(
+        &tools.gpuheat,
+        &tools.many_draws,
+        &scratch,
+        &plan,
+        Duration::from_secs(opts.timeout),
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+    let rows = rows?;
+    if opts.json {
+        println!("{}", serde_json::to_string_pretty(&viewer::to_json(&rows))?);
+    } else {
+        print!("{}", viewer::to_text(&rows));
+    }
+    Ok(())
 }
 
 /// One configuration's runs, or why it was skipped.
