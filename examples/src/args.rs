@@ -1,7 +1,7 @@
 //! Hand-rolled command-line parsing shared by the examples.
 //!
 //! Common flags: `--frames N`, `--api gles|gl`, `--size WxH`, `--timing`, `--checksum`,
-//! `--help`; each example adds its own unsigned integer flags ([`IntFlag`]). Values may be
+//! `--keep-shaders`, `--help`; each example adds its own unsigned integer flags ([`IntFlag`]). Values may be
 //! given as `--flag V` or `--flag=V`. On error, [`parse_or_exit`] prints one line on stderr
 //! and exits with status 2; `--help` prints the usage and the expected numbers on stdout
 //! and exits 0.
@@ -45,6 +45,8 @@ pub struct Args {
     pub height: u32,
     pub timing: bool,
     pub checksum: bool,
+    /// Leave shaders attached to their programs after linking.
+    pub keep_shaders: bool,
     values: Vec<(&'static str, u32)>,
 }
 
@@ -100,6 +102,12 @@ pub fn usage(spec: &Spec) -> String {
         "--checksum".into(),
         "after the last frame print checksum=<FNV-1a 64 of the RGBA pixels>".into(),
     );
+    line(
+        "--keep-shaders".into(),
+        "leave shaders attached to their programs after linking (only glDeleteShader, as many \
+         programs do; gpuheat attach can then read their sources for geometry)"
+            .into(),
+    );
     for f in spec.flags {
         line(
             format!("--{} {}", f.name, f.value),
@@ -145,6 +153,7 @@ where
         height: spec.default_size.1,
         timing: false,
         checksum: false,
+        keep_shaders: false,
         values: spec.flags.iter().map(|f| (f.name, f.default)).collect(),
     };
     let args: Vec<String> = args.into_iter().map(|a| a.as_ref().to_string()).collect();
@@ -181,6 +190,10 @@ where
             "checksum" => {
                 switch(&inline)?;
                 out.checksum = true;
+            }
+            "keep-shaders" => {
+                switch(&inline)?;
+                out.keep_shaders = true;
             }
             "frames" => out.frames = Some(parse_u64("frames", &value(inline)?)?),
             "api" => {

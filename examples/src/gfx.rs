@@ -156,6 +156,9 @@ pub struct Gfx {
     pub config: EGLConfig,
     pub surface: EGLSurface,
     pub context: EGLContext,
+    /// [`Gfx::program`] leaves the shaders attached (deleting them only flags them), instead
+    /// of detaching them after the link.
+    pub keep_shaders: bool,
 }
 
 fn egl_err(what: &str) -> String {
@@ -288,6 +291,7 @@ impl Gfx {
                 config,
                 surface,
                 context,
+                keep_shaders: false,
             };
             if eglMakeCurrent(display, surface, surface, context) != EGL_TRUE {
                 let e = egl_err("eglMakeCurrent");
@@ -381,8 +385,10 @@ impl Gfx {
             glAttachShader(p, v);
             glAttachShader(p, f);
             glLinkProgram(p);
-            glDetachShader(p, v);
-            glDetachShader(p, f);
+            if !self.keep_shaders {
+                glDetachShader(p, v);
+                glDetachShader(p, f);
+            }
             glDeleteShader(v);
             glDeleteShader(f);
             let mut ok = 0;

@@ -112,7 +112,9 @@ pub fn median_ms(times: &mut [Duration]) -> f64 {
 
 /// Creates the [`Gfx`] for `args` (`--api`, `--size`), mapping failure to a message.
 pub fn gfx_for(args: &Args) -> Result<Gfx, String> {
-    Gfx::new(args.api, args.width, args.height)
+    let mut gfx = Gfx::new(args.api, args.width, args.height)?;
+    gfx.keep_shaders = args.keep_shaders;
+    Ok(gfx)
 }
 
 /// Standard `main` body: runs `body`, and on error prints `<name>: <error>` on stderr and

@@ -299,20 +299,18 @@ fn wait_for_frame_loop(pid: u32) {
     }
 }
 
-/// `gpuheat attach --mode full` into a program that linked its programs and detached their
-/// shaders before the agent arrived: there is nothing to build a shadow program from, and
-/// every draw says so instead of leaving a hole. The program keeps rendering the same.
-#[test]
-fn attach_after_the_shaders_were_detached_reports_why_each_draw_is_missing() {
-    let dir = scratch("geometry-attach");
+/// `gpuheat attach --mode full` into a running hot_spot (with `extra` example flags): the
+/// session, after checking the program kept running.
+fn attach_hot_spot(dir: &std::path::Path, extra: &[&str]) -> Session {
     let mut child = Command::new(example("hot_spot"))
         .args(["--size", "96x64", "--spot", "8", "--loop", "5"])
+        .args(extra)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     wait_for_frame_loop(child.id());
-    let session = dir.join("attach.gpuheat");
+    let session = dir.join(format!("attach{}.gpuheat", extra.len()));
     let pid = child.id().to_string();
     let out = run_gpuheat(&[
         "attach",
@@ -333,7 +331,16 @@ fn attach_after_the_shaders_were_detached_reports_why_each_draw_is_missing() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(alive, "the program died");
-    let s = Session::open(&session).unwrap();
+    Session::open(&session).unwrap()
+}
+
+/// Attached to a program that linked its programs and detached their shaders before the
+/// agent arrived, there is nothing to build a shadow program from, and every draw says so
+/// instead of leaving a hole.
+#[test]
+fn attach_after_the_shaders_were_detached_reports_why_each_draw_is_missing() {
+    let dir = scratch("geometry-attach");
+    let s = attach_hot_spot(&dir, &[]);
     let frames = draw_calls(&s);
     assert_eq!(s.geometry.len(), frames.len());
     for (g, (index, calls)) in s.geometry.iter().zip(&frames) {
@@ -347,6 +354,25 @@ fn attach_after_the_shaders_were_detached_reports_why_each_draw_is_missing() {
                 "reason: {}",
                 m.reason
             );
+        }
+    }
+}
+
+/// Attached to a program whose shaders stay attached after linking (deleted, so only
+/// flagged), the agent reads their sources and records every draw's geometry, as in launch
+/// mode: 6 vertices per quad.
+#[test]
+fn attach_records_geometry_when_the_shaders_stay_attached() {
+    let dir = scratch("geometry-attach-kept");
+    let s = attach_hot_spot(&dir, &["--keep-shaders"]);
+    let frames = draw_calls(&s);
+    assert_eq!(s.geometry.len(), frames.len());
+    for (g, (_, calls)) in s.geometry.iter().zip(&frames) {
+        assert!(g.missing.is_empty(), "missing: {:?}", g.missing);
+        let got: Vec<u32> = g.draws.iter().map(|d| d.call).collect();
+        assert_eq!(&got, calls);
+        for d in &g.draws {
+            assert_eq!(d.positions.len(), 6, "call {}", d.call);
         }
     }
 }
