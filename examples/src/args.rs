@@ -1,6 +1,6 @@
 //! Hand-rolled command-line parsing shared by the examples.
 //!
-//! Common flags: `--frames N`, `--api gles|gl`, `--size WxH`, `--timing`, `--checksum`,
+//! Common flags: `--frames N`, `--fps N`, `--api gles|gl`, `--size WxH`, `--timing`, `--checksum`,
 //! `--keep-shaders`, `--help`; each example adds its own unsigned integer flags ([`IntFlag`]). Values may be
 //! given as `--flag V` or `--flag=V`. On error, [`parse_or_exit`] prints one line on stderr
 //! and exits with status 2; `--help` prints the usage and the expected numbers on stdout
@@ -40,6 +40,9 @@ pub struct Spec {
 pub struct Args {
     /// `--frames N`; `None` = run until killed.
     pub frames: Option<u64>,
+    /// `--fps N`: frames are paced to at most N per second (0: unpaced); `None` = the
+    /// default, 60 when running until killed, unpaced with `--frames`.
+    pub fps: Option<u64>,
     pub api: Api,
     pub width: u32,
     pub height: u32,
@@ -82,6 +85,12 @@ pub fn usage(spec: &Spec) -> String {
     line(
         "--frames N".into(),
         "render N frames then exit (default: run until killed)".into(),
+    );
+    line(
+        "--fps N".into(),
+        "pace frames to at most N per second, as a display's refresh would (0: flat out; \
+         default: 60 when running until killed, flat out with --frames)"
+            .into(),
     );
     line(
         "--api gles|gl".into(),
@@ -148,6 +157,7 @@ where
 {
     let mut out = Args {
         frames: None,
+        fps: None,
         api: Api::Gles,
         width: spec.default_size.0,
         height: spec.default_size.1,
@@ -196,6 +206,7 @@ where
                 out.keep_shaders = true;
             }
             "frames" => out.frames = Some(parse_u64("frames", &value(inline)?)?),
+            "fps" => out.fps = Some(parse_u64("fps", &value(inline)?)?),
             "api" => {
                 let v = value(inline)?;
                 out.api = Api::parse(&v)

@@ -27,6 +27,13 @@ use gfx::Gfx;
 /// Runs the frame loop: `args.frames` frames (forever when `None`). Each frame is
 /// `frame(gfx, index)`, then — with `--timing` — one `glFinish`, then one `eglSwapBuffers`.
 ///
+/// Pacing (`--fps`, default 60 when running forever): after the swap the loop sleeps until
+/// the frame's slot ends, as a program throttled by a display's refresh would. Without it a
+/// pbuffer program on llvmpipe submits frames far faster than they render (the swap of a
+/// pbuffer does not wait): it queues about 1.5 GB of scenes in a second and then blocks for
+/// seconds while they drain, so it calls eglSwapBuffers only in rare bursts. Pacing uses no
+/// GL call, so the frames' call sequences stay as documented.
+///
 /// After the last frame: with `--checksum` prints `checksum=<16 hex digits>` (one
 /// `glReadPixels`), with `--timing` prints `frame_ms=<median>`, where a frame's time runs
 /// from the start of `frame` to the return of `eglSwapBuffers`.
@@ -36,6 +43,11 @@ where
 {
     checksum_on_sigusr1();
     let mut times: Vec<Duration> = Vec::new();
+    let fps = args
+        .fps
+        .unwrap_or(if args.frames.is_none() { 60 } else { 0 });
+    let period = (fps > 0).then(|| Duration::from_secs_f64(1.0 / fps as f64));
+    let start = Instant::now();
     let mut i: u64 = 0;
     while !matches!(args.frames, Some(n) if i >= n) {
         let t0 = Instant::now();
@@ -51,6 +63,13 @@ where
             emit(&format!("checksum={:016x}", gfx.checksum()));
         }
         i += 1;
+        if let Some(period) = period {
+            // Deadline-based, so a late frame is followed by an early one, as with vsync.
+            let slot_end = start + period.mul_f64(i as f64);
+            if let Some(wait) = slot_end.checked_duration_since(Instant::now()) {
+                std::thread::sleep(wait);
+            }
+        }
     }
     if args.checksum {
         emit(&format!("checksum={:016x}", gfx.checksum()));

@@ -33,7 +33,9 @@ pub fn measure(
     let mut target = Command::new(overdraw)
         // --timing: a glFinish per frame, so every frame is really rendered (llvmpipe otherwise
         // drops the unflushed work of a pbuffer frame at the next clear).
-        .args(["--api", "gles", "--layers", "4", "--timing"])
+        // --fps 0: flat out, so the frame period the hiccup is compared with is the frame's
+        // own cost.
+        .args(["--api", "gles", "--layers", "4", "--timing", "--fps", "0"])
         .stdout(Stdio::null())
         .spawn()
         .with_context(|| format!("starting {}", overdraw.display()))?;
