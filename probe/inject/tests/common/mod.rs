@@ -196,14 +196,28 @@ pub fn assert_free_and_running(t: &mut Target) {
     assert!(s != 't' && s != 'T', "target left stopped (state {s})");
 }
 
-/// Asserts the target keeps using CPU (rendering) over `window`.
+/// Context switches of the target's main thread: it switches at least once per frame (the
+/// examples pace their frames with a sleep when running until killed, and block on the
+/// rasterizer otherwise), and not at all while stopped.
+fn switches(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .filter(|l| l.contains("ctxt_switches:"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Asserts the target keeps running its frame loop over `window` (CPU time or context
+/// switches advance; a paced program uses little CPU).
 pub fn assert_progresses(t: &mut Target, window: Duration) {
-    let before = utime(t.pid());
+    let pid = t.pid();
+    let before = (utime(pid), switches(pid));
     std::thread::sleep(window);
     assert!(t.is_alive(), "target died");
-    let after = utime(t.pid());
+    let after = (utime(pid), switches(pid));
     assert!(
-        after > before,
-        "target made no progress: utime {before} -> {after}"
+        after.0 > before.0 || after.1 > before.1 + 5,
+        "target made no progress: (utime, context switches) {before:?} -> {after:?}"
     );
 }
