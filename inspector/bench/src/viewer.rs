@@ -141,6 +141,7 @@ pub fn to_json(rows: &[ViewerRow]) -> Value {
                     "mesh_frame_ms_median": m.mesh_frame_ms_median,
                     "mesh_frame_ms_p95": m.mesh_frame_ms_p95,
                     "mesh_frame_ratio": m.mesh_frame_ms_median / base.mesh_frame_ms_median,
+                    "mesh_idle_frame_ms_median": m.mesh_idle_frame_ms_median,
                     "heat_frame_ms_median": m.heat_frame_ms_median,
                     "heat_frame_ms_p95": m.heat_frame_ms_p95,
                     "heat_frame_ratio": m.heat_frame_ms_median / base.heat_frame_ms_median,
@@ -159,7 +160,7 @@ pub fn to_text(rows: &[ViewerRow]) -> String {
         base.adapter
     );
     o += &format!(
-        "{:<15} {:>7} {:>6} {:>10} {:>9} {:>16} {:>9} {:>22} {:>22} {:>16}\n",
+        "{:<15} {:>7} {:>6} {:>10} {:>9} {:>16} {:>9} {:>22} {:>22} {:>8} {:>16}\n",
         "session",
         "MB",
         "frames",
@@ -168,13 +169,14 @@ pub fn to_text(rows: &[ViewerRow]) -> String {
         "first paint ms",
         "load ms",
         "loading frame max/med",
-        "3D frame med/p95 (x)",
+        "3D orbit med/p95 (x)",
+        "3D still",
         "heat frame med"
     );
     for r in rows {
         let m = &r.m;
         o += &format!(
-            "{:<15} {:>7.1} {:>6} {:>10} {:>9} {:>16} {:>9.0} {:>22} {:>22} {:>16}\n",
+            "{:<15} {:>7.1} {:>6} {:>10} {:>9} {:>16} {:>9.0} {:>22} {:>22} {:>8.1} {:>16}\n",
             r.label,
             r.session_bytes as f64 / 1e6,
             m.frames,
@@ -196,6 +198,7 @@ pub fn to_text(rows: &[ViewerRow]) -> String {
                 m.mesh_frame_ms_p95,
                 m.mesh_frame_ms_median / base.mesh_frame_ms_median
             ),
+            m.mesh_idle_frame_ms_median,
             format!(
                 "{:.1} ({:.2}x)",
                 m.heat_frame_ms_median,
@@ -204,7 +207,8 @@ pub fn to_text(rows: &[ViewerRow]) -> String {
         );
     }
     o += "loading frame = a UI frame rendered while the session loads on its own thread (count in \
-          parentheses); 3D frame = the Mesh tab with the frame's geometry; first 3D frame (mesh \
-          upload) excluded from med/p95\n";
+          parentheses); 3D orbit = the Mesh tab redrawing the frame's geometry as the camera turns \
+          (first frame, the mesh upload, excluded); 3D still = the same view unchanged (not \
+          redrawn, only the UI)\n";
     o
 }

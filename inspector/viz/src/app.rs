@@ -35,6 +35,11 @@ struct Shown {
     mesh_frame: Option<u64>,
     mesh_colours: Option<(u64, Metric, Scale, Palette)>,
     surface: Option<(u64, Quantity, Scale, Palette, [u32; 2])>,
+    /// What the view target holds when it shows the 3D tab: the camera and pass parameters
+    /// it was rendered with. Rendering a million triangles costs a CPU rasterizer hundreds of
+    /// milliseconds, so an unchanged 3D view is not rendered again; any mesh, colour or
+    /// target change clears it.
+    mesh_image: Option<String>,
 }
 
 /// What a frame of the viewer produced for its host.
@@ -286,9 +291,9 @@ impl App {
 
         self.sync();
         self.ensure_view();
-        let device = &self.gpu.device;
-        let mut encoder = device.create_command_encoder(&Default::default());
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         self.render_view(&mut encoder, auto_range);
+        let device = &self.gpu.device;
 
         for (id, deltas) in &textures.set {
             for delta in deltas {
@@ -409,6 +414,7 @@ impl App {
             depth_ids,
             texture,
         });
+        self.shown.mesh_image = None;
     }
 
     /// Brings the passes up to date with the state; heavy work only when its inputs changed.
@@ -483,6 +489,7 @@ impl App {
             }
             self.shown.mesh_frame = Some(frame);
             self.shown.mesh_colours = None;
+            self.shown.mesh_image = None;
         }
         let s = &self.state;
         let key = (frame, s.metric.clone(), s.scale, s.palette);
@@ -503,6 +510,7 @@ impl App {
                 .collect();
             self.mesh.set_colours(&self.gpu, &colours);
             self.shown.mesh_colours = Some(key);
+            self.shown.mesh_image = None;
         }
     }
 
@@ -547,9 +555,12 @@ impl App {
         self.shown.surface = Some(key);
     }
 
-    fn render_view(&self, encoder: &mut wgpu::CommandEncoder, auto_range: (f32, f32)) {
+    fn render_view(&mut self, encoder: &mut wgpu::CommandEncoder, auto_range: (f32, f32)) {
         let Some(v) = &self.view else { return };
         let s = &self.state;
+        if s.tab != Tab::Mesh {
+            self.shown.mesh_image = None;
+        }
         let aspect = v.target.size[0] as f32 / v.target.size[1].max(1) as f32;
         match s.tab {
             Tab::Heat if self.heat.has_map() => {
@@ -578,19 +589,20 @@ impl App {
                     let slot = self.mesh_info.draws.iter().position(|d| d.call == c)?;
                     Some((slot as u32, self.mesh_info.draws[slot].vertices.clone()))
                 });
-                self.mesh.render(
-                    &self.gpu,
-                    encoder,
-                    &v.target.view,
-                    &v.depth_ids,
-                    &MeshParams {
-                        view_proj: s.mesh_camera.view_proj(aspect),
-                        depth_scale: s.depth_scale,
-                        explode: s.explode,
-                        selected,
-                        shade: s.shade,
-                    },
-                );
+                let params = MeshParams {
+                    view_proj: s.mesh_camera.view_proj(aspect),
+                    depth_scale: s.depth_scale,
+                    explode: s.explode,
+                    selected,
+                    shade: s.shade,
+                };
+                let key = format!("{params:?}");
+                if self.shown.mesh_image.as_deref() == Some(key.as_str()) {
+                    return;
+                }
+                self.mesh
+                    .render(&self.gpu, encoder, &v.target.view, &v.depth_ids, &params);
+                self.shown.mesh_image = Some(key);
             }
             Tab::Surface => self.surface.render(
                 &self.gpu,

@@ -29,8 +29,11 @@ pub struct Measurements {
     pub loading_frame_ms_median: f64,
     /// The first 3D frame, which builds and uploads the frame's mesh.
     pub mesh_first_frame_ms: f64,
+    /// 3D frames while the camera orbits: every triangle is drawn again each frame.
     pub mesh_frame_ms_median: f64,
     pub mesh_frame_ms_p95: f64,
+    /// 3D frames with the camera still: the view is not redrawn, only the UI.
+    pub mesh_idle_frame_ms_median: f64,
     /// The first Heat frame (uploads the map).
     pub heat_first_frame_ms: f64,
     pub heat_frame_ms_median: f64,
@@ -115,6 +118,11 @@ pub fn measure(session: PathBuf, opts: ViewOptions) -> Result<Measurements, VizE
     }
     m.mesh_frame_ms_median = percentile(&times, 0.5);
     m.mesh_frame_ms_p95 = percentile(&times, 0.95);
+    times.clear();
+    for _ in 0..TIMED_FRAMES {
+        times.push(frame(&mut app)?.0);
+    }
+    m.mesh_idle_frame_ms_median = percentile(&times, 0.5);
     if let Some(entry) = app.state.frame.and_then(|f| l.frame(f)) {
         m.triangles = entry
             .geometry
