@@ -22,12 +22,13 @@ kill -0 "$pid" && echo "demo: hot_spot (pid $pid) is still running after the det
 "$bin/gpuheat" heatmap "$session" --overdraw --palette android --output out/overdraw.png
 "$bin/gpuheat" report "$session" | tee out/demo-report.txt
 "$bin/gpuheat" report --json "$session" >out/demo-report.json
-hot=$("$bin/gpuheat" report --json --top 1 "$session" | sed -n 's/^ *"call": \([0-9]*\),*$/\1/p' | head -1)
-"$bin/gpuheat" view "$session" --tab mesh --select "draw=$hot" --screenshot out/view.png 2>/dev/null
+# The viewer opens on the draw the checklist blames for expensive fragments: the hot square.
+hot=$(sed -n 's/.*expensive-fragments: frame [0-9]* call \([0-9]*\).*/\1/p' out/demo-report.txt | head -1)
+"$bin/gpuheat" view "$session" --tab mesh ${hot:+--select "draw=$hot"} --screenshot out/view.png
 echo
 echo "demo: session $session, heat map out/heat.png (overdraw: out/overdraw.png),"
 echo "      report out/demo-report.txt (JSON: out/demo-report.json), viewer out/view.png"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
     echo "demo: opening the viewer (close its window to end the demo)"
-    "$bin/gpuheat" view "$session" --select "draw=$hot"
+    "$bin/gpuheat" view "$session" ${hot:+--select "draw=$hot"}
 fi

@@ -245,6 +245,7 @@ fn main() {
 fn real_main() -> Result<()> {
     let opts = Opts::parse();
     if opts.viewer {
+        gpuheat_viz::quiet_wayland_probe();
         return viewer_main(&opts);
     }
     let heat_layers = heat::parse_layers(&opts.heat_layers)?;

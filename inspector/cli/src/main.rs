@@ -52,7 +52,10 @@ fn main() -> ExitCode {
 
         Command::Report(args) => report::report(args),
         Command::Heatmap(args) => heatmap::heatmap(args),
-        Command::View(args) => view::view(args),
+        Command::View(args) => {
+            gpuheat_viz::quiet_wayland_probe();
+            view::view(args)
+        }
     };
     match result {
         Ok(code) => code,

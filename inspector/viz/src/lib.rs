@@ -35,6 +35,21 @@ pub use window::open_window;
 
 use gpuheat_analysis::palette::{Palette, Scale};
 
+/// Keeps Mesa's Vulkan driver from printing "error: XDG_RUNTIME_DIR is invalid or not set"
+/// on every start when there is no Wayland session (a terminal on X11, ssh, CI): its
+/// Wayland probe calls libwayland, which prints that when the variable is unset. Pointing
+/// the variable at the temporary directory (which holds no Wayland socket) makes the probe
+/// fail quietly. Does nothing when the variable or `WAYLAND_DISPLAY` is set.
+///
+/// Call it at the start of `main`, before any thread exists: it changes the environment.
+pub fn quiet_wayland_probe() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
+}
+
 /// The view shown in the central area.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Tab {

@@ -223,11 +223,20 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context) {
         .resizable(false)
         .exact_size(72.0)
         .show(ui, |ui| strip::show(ui, state, loaded));
+    // The draw table has a column per counter (fifteen on desktop GL): it scrolls sideways
+    // inside a panel capped at 40% of the window, so the view and the inspector keep their
+    // room.
+    let max_list = (ui.available_width() * 0.4).max(240.0);
     egui::Panel::left("lists")
         .resizable(true)
-        .default_size(400.0)
+        .default_size(400.0_f32.min(max_list))
         .min_size(220.0)
-        .show(ui, |ui| draws::show(ui, state, loaded));
+        .max_size(max_list)
+        .show(ui, |ui| {
+            egui::ScrollArea::horizontal()
+                .id_salt("lists-sideways")
+                .show(ui, |ui| draws::show(ui, state, loaded));
+        });
     egui::Panel::right("inspector")
         .resizable(true)
         .default_size(330.0)
