@@ -160,6 +160,7 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
             st.draw_framebuffer, st.read_framebuffer
         );
     }
+    geometry_text(s, &mut o);
     // One line per reason: "GLES context: no pipeline statistics query" covers eleven counters.
     let mut by_reason: Vec<(&str, &str, Vec<&str>)> = Vec::new();
     for u in &a.unavailable {
@@ -257,6 +258,48 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
     }
     findings_text(found, &mut o);
     o
+}
+
+/// What the GEOM records hold: draws with positions, vertices against the per-frame budget,
+/// and the draws left out, grouped by reason.
+fn geometry_text(s: &Session, o: &mut String) {
+    if s.geometry.is_empty() {
+        return;
+    }
+    let with: usize = s.geometry.iter().map(|g| g.draws.len()).sum();
+    let max_vertices = s.geometry.iter().map(|g| g.vertices()).max().unwrap_or(0);
+    let budget = s
+        .geometry
+        .iter()
+        .map(|g| g.vertex_budget)
+        .max()
+        .unwrap_or(0);
+    let cut: u64 = s
+        .geometry
+        .iter()
+        .flat_map(|g| &g.draws)
+        .map(|d| d.dropped_vertices)
+        .sum();
+    let _ = writeln!(
+        o,
+        "geometry {with} draws with post-transform positions in {} frames; at most {max_vertices} vertices in a frame (budget {budget} per frame){}",
+        s.geometry.len(),
+        if cut > 0 {
+            format!(", {cut} vertices beyond the budget not kept")
+        } else {
+            String::new()
+        }
+    );
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for m in s.geometry.iter().flat_map(|g| &g.missing) {
+        match reasons.iter_mut().find(|(r, _)| *r == m.reason) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((&m.reason, 1)),
+        }
+    }
+    for (reason, n) in reasons {
+        let _ = writeln!(o, "         {n} draws without geometry: {reason}");
+    }
 }
 
 /// `examples/src/bin/hot_spot.rs:127 hot_spot::main` without the directories above the
