@@ -82,6 +82,40 @@ pub fn blend(fg: [u8; 3], bg: [u8; 3], alpha: f64) -> [u8; 3] {
     [mix(fg[0], bg[0]), mix(fg[1], bg[1]), mix(fg[2], bg[2])]
 }
 
+/// A compact number for legends: `0`, `512`, `4.57`, `1.50e7` (only digits, `.`, `-`, `e`, so
+/// the PNG legend's bitmap font has every glyph).
+pub fn label(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v == v.round() && v.abs() < 1e6 {
+        format!("{v:.0}")
+    } else if (0.01..1e5).contains(&v.abs()) {
+        let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 3) as usize;
+        format!("{v:.digits$}")
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
+/// A heat map's values as f64: its heat (ns per pixel), or with `overdraw` its fragments per
+/// pixel. NaN or negative heat cannot come from a sound pass and reads as no heat.
+pub fn map_values(map: &gpuheat_session::HeatMap, overdraw: bool) -> Vec<f64> {
+    if overdraw {
+        map.overdraw.iter().map(|&o| f64::from(o)).collect()
+    } else {
+        map.heat
+            .iter()
+            .map(|&h| {
+                if h.is_finite() && h > 0.0 {
+                    f64::from(h)
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +148,16 @@ mod tests {
         assert_eq!(Palette::Inferno.colour_at(1.0), [hot.r, hot.g, hot.b]);
         assert_eq!(blend([200, 100, 0], [0, 0, 0], ALPHA), [120, 60, 0]);
         assert_eq!(blend([200, 100, 0], [10, 20, 30], 0.0), [10, 20, 30]);
+    }
+
+    #[test]
+    fn labels_are_short() {
+        assert_eq!(label(0.0), "0");
+        assert_eq!(label(512.0), "512");
+        assert_eq!(label(4.56789), "4.57");
+        assert_eq!(label(0.5), "0.500");
+        assert_eq!(label(123.456), "123");
+        assert_eq!(label(1.5e7), "1.50e7");
+        assert_eq!(label(0.00012), "1.20e-4");
     }
 }

@@ -70,27 +70,6 @@ impl Drop for Target {
     }
 }
 
-/// Waits until the program installed its SIGUSR1 handler, i.e. entered its frame loop.
-fn wait_for_frame_loop(pid: u32) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-        let caught = status
-            .lines()
-            .find_map(|l| l.strip_prefix("SigCgt:"))
-            .unwrap()
-            .trim();
-        if u64::from_str_radix(caught, 16).unwrap() & (1 << (libc::SIGUSR1 - 1)) != 0 {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "program never reached its frame loop"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 fn attach(dir: &Path, pid: &str, extra: &[&str]) -> (PathBuf, std::process::Output) {
     let session = dir.join(format!("attach-{pid}-{}.gpuheat", extra.join("_")));
     let mut args = vec!["attach", pid, "-o", session.to_str().unwrap()];

@@ -281,24 +281,6 @@ fn many_draws_renders_the_same_with_geometry_capture() {
     }
 }
 
-/// Waits until the program installed its SIGUSR1 handler, i.e. entered its frame loop.
-fn wait_for_frame_loop(pid: u32) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-        let caught = status
-            .lines()
-            .find_map(|l| l.strip_prefix("SigCgt:"))
-            .unwrap()
-            .trim();
-        if u64::from_str_radix(caught, 16).unwrap() & (1 << (libc::SIGUSR1 - 1)) != 0 {
-            return;
-        }
-        assert!(std::time::Instant::now() < deadline, "no frame loop");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 /// `gpuheat attach --mode full` into a running hot_spot (with `extra` example flags): the
 /// session, after checking the program kept running.
 fn attach_hot_spot(dir: &std::path::Path, extra: &[&str]) -> Session {

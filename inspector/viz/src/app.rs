@@ -12,7 +12,7 @@ use crate::metric::{normalize, Metric};
 use crate::surface_pass::{grid, Grid, SurfacePass};
 use crate::ui::{self, MeshInfo, Symbols, UiState};
 use crate::{Tab, ViewOptions};
-use gpuheat_analysis::palette::{Palette, Scale, ANDROID};
+use gpuheat_analysis::palette::{map_values, Palette, Scale, ANDROID};
 use gpuheat_session::HeatMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -530,20 +530,7 @@ impl App {
             return;
         }
         if !matches!(&self.grid, Some((f, q, _)) if *f == frame && *q == s.quantity) {
-            let values: Vec<f64> = match s.quantity {
-                Quantity::Heat => map
-                    .heat
-                    .iter()
-                    .map(|&h| {
-                        if h.is_finite() && h > 0.0 {
-                            f64::from(h)
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect(),
-                Quantity::Overdraw => map.overdraw.iter().map(|&o| f64::from(o)).collect(),
-            };
+            let values = map_values(map, s.quantity == Quantity::Overdraw);
             self.grid = Some((frame, s.quantity, grid(map, &values)));
         }
         let Some((_, _, g)) = &self.grid else { return };

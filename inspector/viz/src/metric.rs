@@ -105,20 +105,6 @@ pub fn duration(ns: f64) -> String {
     }
 }
 
-/// A compact number for legends: `0`, `512`, `4.57`, `1.50e7`.
-pub fn label(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v == v.round() && v.abs() < 1e6 {
-        format!("{v:.0}")
-    } else if (0.01..1e5).contains(&v.abs()) {
-        let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 3) as usize;
-        format!("{v:.digits$}")
-    } else {
-        format!("{v:.2e}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,11 +119,9 @@ mod tests {
     }
 
     #[test]
-    fn durations_and_labels() {
+    fn durations() {
         assert_eq!(duration(1_500_000.0), "1.50 ms");
         assert_eq!(duration(2_500.0), "2.5 µs");
         assert_eq!(duration(12.0), "12 ns");
-        assert_eq!(label(4.56789), "4.57");
-        assert_eq!(label(512.0), "512");
     }
 }

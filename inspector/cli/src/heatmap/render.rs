@@ -2,6 +2,7 @@
 
 use super::font;
 use gpuheat_analysis::palette::{blend, Palette, Scale, ALPHA, ANDROID};
+use gpuheat_analysis::palette::{label, map_values};
 use gpuheat_session::{DrawCoverage, HeatMap};
 
 /// What to draw.
@@ -34,24 +35,12 @@ const OUTLINE: [u8; 3] = [0xff, 0xff, 0xff];
 
 /// The map's values as f64, and the unit they are in.
 fn values(map: &HeatMap, overdraw: bool) -> (Vec<f64>, &'static str) {
-    if overdraw {
-        let v = map.overdraw.iter().map(|&o| f64::from(o)).collect();
-        (v, "fragments per pixel")
+    let unit = if overdraw {
+        "fragments per pixel"
     } else {
-        // NaN or negative heat cannot come from a sound pass; show it as no heat.
-        let v = map
-            .heat
-            .iter()
-            .map(|&h| {
-                if h.is_finite() && h > 0.0 {
-                    f64::from(h)
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        (v, "ns per pixel per frame")
-    }
+        "ns per pixel per frame"
+    };
+    (map_values(map, overdraw), unit)
 }
 
 /// The colour of one pixel's value, or `None` for no tint.
@@ -65,20 +54,6 @@ fn tint(v: f64, max: f64, opts: &Options) -> Option<[u8; 3]> {
         return Some(ANDROID[layers - 1]);
     }
     Some(opts.palette.colour_at(opts.scale.position(v, max)))
-}
-
-/// A number for the legend: short, in the glyphs the font has.
-pub fn label(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v == v.round() && v.abs() < 1e6 {
-        format!("{v:.0}")
-    } else if (0.01..1e5).contains(&v.abs()) {
-        let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 3) as usize;
-        format!("{v:.digits$}")
-    } else {
-        format!("{v:.2e}")
-    }
 }
 
 /// Breaks `text` into lines of at most `max` characters at spaces (a longer word gets its
@@ -250,17 +225,6 @@ mod tests {
     fn px(img: &Image, x: u32, y: u32) -> [u8; 3] {
         let at = (y * img.width + x) as usize * 3;
         img.rgb[at..at + 3].try_into().unwrap()
-    }
-
-    #[test]
-    fn labels_are_short() {
-        assert_eq!(label(0.0), "0");
-        assert_eq!(label(512.0), "512");
-        assert_eq!(label(4.56789), "4.57");
-        assert_eq!(label(0.5), "0.500");
-        assert_eq!(label(123.456), "123");
-        assert_eq!(label(1.5e7), "1.50e7");
-        assert_eq!(label(0.00012), "1.20e-4");
     }
 
     #[test]

@@ -208,3 +208,24 @@ impl Drop for Xvfb {
         let _ = self.child.wait();
     }
 }
+
+/// Waits until the program installed its SIGUSR1 handler, i.e. entered its frame loop.
+pub fn wait_for_frame_loop(pid: u32) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .unwrap()
+            .trim();
+        if u64::from_str_radix(caught, 16).unwrap() & (1 << (libc::SIGUSR1 - 1)) != 0 {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "program never reached its frame loop"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

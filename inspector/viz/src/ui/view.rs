@@ -4,9 +4,9 @@
 use super::{Context, UiState};
 use crate::heat_pass::Quantity;
 use crate::load::{Loaded, Stage};
-use crate::metric::label;
 use crate::Tab;
 use egui::{pos2, vec2, Align2, Color32, FontId, Rect, Sense, Stroke};
+use gpuheat_analysis::palette::label;
 use gpuheat_analysis::palette::{Palette, Scale, ANDROID};
 
 pub fn loading(ui: &mut egui::Ui, cx: &Context) {
