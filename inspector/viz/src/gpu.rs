@@ -228,3 +228,53 @@ pub fn read_texture(
     gpu.check()?;
     Ok(out)
 }
+
+/// What varies between the viewer's render pipelines; the rest is shared: triangle lists, no
+/// culling (draws are seen from both sides in 3D), no multisampling, one bind group.
+pub struct PipelineDesc<'a> {
+    pub label: &'a str,
+    pub shader: &'a wgpu::ShaderModule,
+    /// Vertex and fragment entry points.
+    pub entry_points: (&'a str, &'a str),
+    pub layout: &'a wgpu::BindGroupLayout,
+    pub buffers: &'a [Option<wgpu::VertexBufferLayout<'a>>],
+    pub targets: &'a [Option<wgpu::ColorTargetState>],
+    /// A depth test against a [`DEPTH_FORMAT`] target with this comparison, writing depth.
+    pub depth: Option<wgpu::CompareFunction>,
+}
+
+/// A render pipeline as [`PipelineDesc`] says.
+pub fn render_pipeline(device: &wgpu::Device, d: &PipelineDesc) -> wgpu::RenderPipeline {
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(d.label),
+        bind_group_layouts: &[Some(d.layout)],
+        immediate_size: 0,
+    });
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(d.label),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module: d.shader,
+            entry_point: Some(d.entry_points.0),
+            compilation_options: Default::default(),
+            buffers: d.buffers,
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: d.shader,
+            entry_point: Some(d.entry_points.1),
+            compilation_options: Default::default(),
+            targets: d.targets,
+        }),
+        primitive: Default::default(),
+        depth_stencil: d.depth.map(|compare| wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(compare),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        multiview_mask: None,
+        cache: None,
+    })
+}

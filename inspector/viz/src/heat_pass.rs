@@ -3,7 +3,7 @@
 //! range or zoom costs one uniform write. The selected draw's pixels are rendered into a
 //! coverage mask (its own triangles, or its coverage box) whose edge the shader outlines.
 
-use crate::gpu::{Gpu, COLOUR_FORMAT};
+use crate::gpu::{render_pipeline, Gpu, PipelineDesc, COLOUR_FORMAT};
 use gpuheat_analysis::palette::Palette;
 use gpuheat_session::HeatMap;
 use wgpu::util::DeviceExt;
@@ -188,68 +188,40 @@ impl HeatPass {
             ],
         });
         let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/heat.wgsl"));
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("heat"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("heat"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs"),
-                compilation_options: Default::default(),
+        let pipeline = render_pipeline(
+            device,
+            &PipelineDesc {
+                label: "heat",
+                shader: &shader,
+                entry_points: ("vs", "fs"),
+                layout: &layout,
                 buffers: &[],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs"),
-                compilation_options: Default::default(),
                 targets: &[Some(COLOUR_FORMAT.into())],
-            }),
-            primitive: Default::default(),
-            depth_stencil: None,
-            multisample: Default::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+                depth: None,
+            },
+        );
 
         let mask_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("mask"),
             entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX)],
         });
         let mask_shader = device.create_shader_module(wgpu::include_wgsl!("shaders/mask.wgsl"));
-        let mask_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("mask"),
-            bind_group_layouts: &[Some(&mask_layout)],
-            immediate_size: 0,
-        });
-        let mask_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("mask"),
-            layout: Some(&mask_pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &mask_shader,
-                entry_point: Some("vs_mask"),
-                compilation_options: Default::default(),
+        let mask_pipeline = render_pipeline(
+            device,
+            &PipelineDesc {
+                label: "mask",
+                shader: &mask_shader,
+                entry_points: ("vs_mask", "fs_mask"),
+                layout: &mask_layout,
                 buffers: &[Some(wgpu::VertexBufferLayout {
                     array_stride: 16,
                     step_mode: wgpu::VertexStepMode::Vertex,
                     attributes: &wgpu::vertex_attr_array![0 => Float32x4],
                 })],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &mask_shader,
-                entry_point: Some("fs_mask"),
-                compilation_options: Default::default(),
                 targets: &[Some(wgpu::TextureFormat::R8Unorm.into())],
-            }),
-            primitive: Default::default(),
-            depth_stencil: None,
-            multisample: Default::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+                depth: None,
+            },
+        );
 
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("heat uniforms"),

@@ -4,7 +4,7 @@
 //! however many triangles the frame has.
 
 use crate::camera::Mat4;
-use crate::gpu::{read_texture, Gpu, COLOUR_FORMAT, DEPTH_FORMAT};
+use crate::gpu::{read_texture, render_pipeline, Gpu, PipelineDesc, COLOUR_FORMAT, DEPTH_FORMAT};
 use crate::heat_pass::{texture_2d, upload};
 use gpuheat_session::FrameGeometry;
 use wgpu::util::DeviceExt;
@@ -230,50 +230,28 @@ impl MeshPass {
             ],
         });
         let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/mesh.wgsl"));
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("mesh"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
         let pipeline_for = |compare: wgpu::CompareFunction| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("mesh"),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &shader,
-                    entry_point: Some("vs"),
-                    compilation_options: Default::default(),
+            render_pipeline(
+                device,
+                &PipelineDesc {
+                    label: "mesh",
+                    shader: &shader,
+                    entry_points: ("vs", "fs"),
+                    layout: &layout,
                     buffers: &[Some(wgpu::VertexBufferLayout {
                         array_stride: std::mem::size_of::<MeshVertex>() as u64,
                         step_mode: wgpu::VertexStepMode::Vertex,
                         attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32],
                     })],
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: &shader,
-                    entry_point: Some("fs"),
-                    compilation_options: Default::default(),
                     targets: &[
                         Some(COLOUR_FORMAT.into()),
                         Some(wgpu::TextureFormat::R32Uint.into()),
                     ],
-                }),
-                primitive: wgpu::PrimitiveState {
-                    cull_mode: None,
-                    ..Default::default()
+                    // Less-or-equal: coplanar draws (a UI's layers) show the later one, as
+                    // the frame did.
+                    depth: Some(compare),
                 },
-                // Less-or-equal: coplanar draws (a UI's layers) show the later one, as the frame did.
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
-                    depth_compare: Some(compare),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample: Default::default(),
-                multiview_mask: None,
-                cache: None,
-            })
+            )
         };
         let pipeline = pipeline_for(wgpu::CompareFunction::LessEqual);
         let xray_pipeline = pipeline_for(wgpu::CompareFunction::Always);
@@ -512,32 +490,18 @@ fn outline_pipeline(device: &wgpu::Device) -> (wgpu::RenderPipeline, wgpu::BindG
         ],
     });
     let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/outline.wgsl"));
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("outline"),
-        bind_group_layouts: &[Some(&layout)],
-        immediate_size: 0,
-    });
-    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("outline"),
-        layout: Some(&pipeline_layout),
-        vertex: wgpu::VertexState {
-            module: &shader,
-            entry_point: Some("vs"),
-            compilation_options: Default::default(),
+    let pipeline = render_pipeline(
+        device,
+        &PipelineDesc {
+            label: "outline",
+            shader: &shader,
+            entry_points: ("vs", "fs"),
+            layout: &layout,
             buffers: &[],
-        },
-        fragment: Some(wgpu::FragmentState {
-            module: &shader,
-            entry_point: Some("fs"),
-            compilation_options: Default::default(),
             targets: &[Some(COLOUR_FORMAT.into())],
-        }),
-        primitive: Default::default(),
-        depth_stencil: None,
-        multisample: Default::default(),
-        multiview_mask: None,
-        cache: None,
-    });
+            depth: None,
+        },
+    );
     (pipeline, layout)
 }
 

@@ -4,7 +4,7 @@
 //! frame's colour shows where there is no heat.
 
 use crate::camera::Mat4;
-use crate::gpu::{Gpu, COLOUR_FORMAT, DEPTH_FORMAT};
+use crate::gpu::{render_pipeline, Gpu, PipelineDesc, COLOUR_FORMAT};
 use crate::mesh_pass::{DepthIds, BACKGROUND};
 use gpuheat_analysis::palette::Palette;
 use gpuheat_session::HeatMap;
@@ -103,45 +103,22 @@ impl SurfacePass {
             }],
         });
         let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/surface.wgsl"));
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("surface"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("surface"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs"),
-                compilation_options: Default::default(),
+        let pipeline = render_pipeline(
+            device,
+            &PipelineDesc {
+                label: "surface",
+                shader: &shader,
+                entry_points: ("vs", "fs"),
+                layout: &layout,
                 buffers: &[Some(wgpu::VertexBufferLayout {
                     array_stride: std::mem::size_of::<SurfaceVertex>() as u64,
                     step_mode: wgpu::VertexStepMode::Vertex,
                     attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Unorm8x4],
                 })],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs"),
-                compilation_options: Default::default(),
                 targets: &[Some(COLOUR_FORMAT.into())],
-            }),
-            primitive: wgpu::PrimitiveState {
-                cull_mode: None,
-                ..Default::default()
+                depth: Some(wgpu::CompareFunction::Less),
             },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+        );
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("surface uniforms"),
             size: std::mem::size_of::<Uniforms>() as u64,
