@@ -24,7 +24,7 @@ kill -0 "$pid" && echo "demo: hot_spot (pid $pid) is still running after the det
 "$bin/gpuheat" report --json "$session" >out/demo-report.json
 # The viewer opens on the draw the checklist blames for expensive fragments: the hot square.
 hot=$(sed -n 's/.*expensive-fragments: frame [0-9]* call \([0-9]*\).*/\1/p' out/demo-report.txt | head -1)
-"$bin/gpuheat" view "$session" --tab mesh ${hot:+--select "draw=$hot"} --screenshot out/view.png
+"$bin/gpuheat" view "$session" --tab 3d ${hot:+--select "draw=$hot"} --screenshot out/view.png
 echo
 echo "demo: session $session, heat map out/heat.png (overdraw: out/overdraw.png),"
 echo "      report out/demo-report.txt (JSON: out/demo-report.json), viewer out/view.png"

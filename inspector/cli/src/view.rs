@@ -55,6 +55,7 @@ enum TabArg {
     /// The thermal map over the frame.
     Heat,
     /// The frame's geometry as meshes coloured by cost.
+    #[value(name = "3d", alias = "mesh")]
     Mesh,
     /// The heat map as a 3D surface.
     Surface,

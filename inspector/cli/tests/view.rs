@@ -144,7 +144,7 @@ fn screenshots_render_every_tab_offscreen() {
     let r = report(&s);
     // The costliest draw of the frame: its mesh is the palette's hot end once normalized.
     let hottest = r["top_draws"][0]["call"].as_u64().unwrap().to_string();
-    for tab in ["heat", "mesh", "surface"] {
+    for tab in ["heat", "3d", "surface"] {
         let png = dir.join(format!("{tab}.png"));
         let out = run_gpuheat(&[
             "view",
@@ -167,7 +167,7 @@ fn screenshots_render_every_tab_offscreen() {
         assert_eq!((img.width, img.height), (1280, 800), "{tab}");
         let distinct: std::collections::HashSet<&[u8]> = img.rgb.chunks(3).collect();
         assert!(distinct.len() > 50, "{tab}: a blank screenshot");
-        if tab == "mesh" {
+        if tab == "3d" {
             // The hottest draw's tile is a 64x64-pixel square of the 256x256 frame shown in
             // a view of about 500x650 pixels: thousands of pixels of the palette's hot end.
             // The frame strip at the bottom also uses the palette, so it is left out, and
@@ -178,7 +178,7 @@ fn screenshots_render_every_tab_offscreen() {
                 rgb: img.rgb[..(img.width * (img.height - 100) * 3) as usize].to_vec(),
             };
             let hot = count_colour(&above_strip, hot_colour(), 6);
-            assert!(hot > 1000, "mesh tab: {hot} pixels of the hot colour");
+            assert!(hot > 1000, "3d tab: {hot} pixels of the hot colour");
         }
     }
 }
