@@ -7,7 +7,7 @@
 //! do. It does that one thing; printing and ranking are the callers' business.
 //!
 //! ```no_run
-//! # let session: gpuheat_session::Session = todo!();
+//! # let session = gpuheat_session::Session::open("app.gpuheat").unwrap();
 //! let mut symbols = gpuheat_symbols::Symbolizer::new(session.modules.as_ref().unwrap());
 //! for call in &session.frames[0].calls {
 //!     println!("{}", symbols.resolve(call.callsite));
