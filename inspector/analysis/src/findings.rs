@@ -65,14 +65,14 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
     for f in &s.frames {
         let mut draws = by_frame.remove(&f.index).unwrap_or_default();
         draws.sort_by_key(|d| d.call);
-        dominant_draws(f.index, &draws, &mut out);
-        fragment_cost(s, f.index, &draws, &mut out);
-        overdraw(s, f.index, &mut out);
         let draw_calls = a
             .frames
             .iter()
             .find(|st| st.index == f.index)
             .map_or(0, |st| st.draws);
+        dominant_draws(f.index, draw_calls, &draws, &mut out);
+        fragment_cost(s, f.index, &draws, &mut out);
+        overdraw(s, f.index, &mut out);
         small_draws(s, f.index, draw_calls, &draws, &mut out);
         stalls(s, f, &mut out);
     }
@@ -92,8 +92,10 @@ pub fn for_call(findings: &[Finding], frame: u64, call: u32) -> impl Iterator<It
         .filter(move |f| f.frame == frame && f.call == Some(call))
 }
 
-fn dominant_draws(frame: u64, draws: &[&DrawCost], out: &mut Vec<Finding>) {
-    if draws.len() < 2 {
+/// `draw_calls` counts the frame's glDraw* calls: a frame of one draw (and a clear) has no
+/// draw that dominates others.
+fn dominant_draws(frame: u64, draw_calls: usize, draws: &[&DrawCost], out: &mut Vec<Finding>) {
+    if draw_calls < 2 {
         return;
     }
     for d in draws {
