@@ -7,7 +7,7 @@
 
 use crate::cost::{rank_time, Analysis, DrawCost};
 use crate::pick::heat_map;
-use gpuheat_session::{CallClass, Frame, Session};
+use gpuheat_session::{CallClass, Frame, HeatMap, Session};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -70,10 +70,13 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
             .iter()
             .find(|st| st.index == f.index)
             .map_or(0, |st| st.draws);
+        // One look-up of the frame's map and of its draws' fragments serves every rule.
+        let map = heat_map(s, f.index);
+        let frags = fragments(map, &draws);
         dominant_draws(f.index, draw_calls, &draws, &mut out);
-        fragment_cost(s, f.index, &draws, &mut out);
-        overdraw(s, f.index, &mut out);
-        small_draws(s, f.index, draw_calls, &draws, &mut out);
+        fragment_cost(f.index, &draws, &frags, &mut out);
+        overdraw(map, f.index, &mut out);
+        small_draws(map, f.index, draw_calls, &draws, &frags, &mut out);
         stalls(s, f, &mut out);
     }
     out.sort_by(|a, b| {
@@ -129,8 +132,8 @@ fn dominant_draws(frame: u64, draw_calls: usize, draws: &[&DrawCost], out: &mut 
 
 /// Fragments of each draw: the heat map's exact count when painted, else the fragment-shader
 /// counter.
-fn fragments(s: &Session, frame: u64, draws: &[&DrawCost]) -> HashMap<u32, u64> {
-    if let Some(map) = heat_map(s, frame) {
+fn fragments(map: Option<&HeatMap>, draws: &[&DrawCost]) -> HashMap<u32, u64> {
+    if let Some(map) = map {
         return map.draws.iter().map(|d| (d.call, d.fragments)).collect();
     }
     draws
@@ -142,8 +145,12 @@ fn fragments(s: &Session, frame: u64, draws: &[&DrawCost]) -> HashMap<u32, u64> 
         .collect()
 }
 
-fn fragment_cost(s: &Session, frame: u64, draws: &[&DrawCost], out: &mut Vec<Finding>) {
-    let frags = fragments(s, frame, draws);
+fn fragment_cost(
+    frame: u64,
+    draws: &[&DrawCost],
+    frags: &HashMap<u32, u64>,
+    out: &mut Vec<Finding>,
+) {
     let per_fragment: Vec<(&DrawCost, f64)> = draws
         .iter()
         .filter_map(|d| {
@@ -182,8 +189,8 @@ fn fragment_cost(s: &Session, frame: u64, draws: &[&DrawCost], out: &mut Vec<Fin
     }
 }
 
-fn overdraw(s: &Session, frame: u64, out: &mut Vec<Finding>) {
-    let Some(map) = heat_map(s, frame) else {
+fn overdraw(map: Option<&HeatMap>, frame: u64, out: &mut Vec<Finding>) {
+    let Some(map) = map else {
         return;
     };
     let covered = map.overdraw.iter().filter(|&&n| n > 0).count();
@@ -216,23 +223,23 @@ fn overdraw(s: &Session, frame: u64, out: &mut Vec<Finding>) {
 
 /// `draw_calls` counts the frame's glDraw* calls; `draws` holds all its work calls.
 fn small_draws(
-    s: &Session,
+    map: Option<&HeatMap>,
     frame: u64,
     draw_calls: usize,
     draws: &[&DrawCost],
+    frags: &HashMap<u32, u64>,
     out: &mut Vec<Finding>,
 ) {
     if draw_calls < MANY_DRAWS {
         return;
     }
-    let frags = fragments(s, frame, draws);
     let mut sizes: Vec<u64> = draws
         .iter()
         .filter_map(|d| frags.get(&d.call).copied())
         .collect();
     sizes.sort_unstable();
     let median = sizes.get(sizes.len() / 2).copied();
-    let pixels = heat_map(s, frame).map(|m| m.pixels());
+    let pixels = map.map(|m| m.pixels());
     let small = match (median, pixels) {
         (Some(m), Some(p)) => m * 100 < p,
         (Some(m), None) => m < 4096,

@@ -160,6 +160,18 @@ pub struct DepthIds {
 }
 
 impl DepthIds {
+    /// The depth buffer as a 3D pass uses it: cleared to far, not kept after the pass.
+    pub fn cleared_depth(&self) -> wgpu::RenderPassDepthStencilAttachment<'_> {
+        wgpu::RenderPassDepthStencilAttachment {
+            view: &self.depth,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Discard,
+            }),
+            stencil_ops: None,
+        }
+    }
+
     pub fn new(device: &wgpu::Device, size: [u32; 2]) -> DepthIds {
         let depth = texture_2d(
             device,
@@ -377,14 +389,7 @@ impl MeshPass {
                     },
                 }),
             ],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &depth_ids.depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-                stencil_ops: None,
-            }),
+            depth_stencil_attachment: Some(depth_ids.cleared_depth()),
             ..Default::default()
         });
         let Some(m) = &self.mesh else { return };

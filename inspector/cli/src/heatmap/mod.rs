@@ -106,7 +106,7 @@ fn pick<'a>(session: &'a Session, path: &Path, frame: Option<u64>) -> Result<&'a
     let with_maps: Vec<String> = session.heat.iter().map(|m| m.frame.to_string()).collect();
     match frame {
         Some(n) => {
-            if let Some(map) = session.heat.iter().find(|m| m.frame == n) {
+            if let Some(map) = gpuheat_analysis::pick::heat_map(session, n) {
                 return Ok(map);
             }
             if let Some(missing) = session.heat_missing.iter().find(|m| m.frame == n) {
