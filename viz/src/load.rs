@@ -4,7 +4,7 @@
 use crate::error::VizError;
 use crate::metric::Metric;
 use gpuheat_analysis::findings::{self, Finding};
-use gpuheat_analysis::{Analysis, DrawCost};
+use gpuheat_analysis::{Analysis, DrawCost, RankedBy};
 use gpuheat_session::Session;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -328,10 +328,9 @@ fn index(
         .flat_map(|c| c.counters.iter())
         .map(|c| (c.name.clone(), c.unit.clone()))
         .collect();
-    let ranked_by = if analysis.ranked_by == "gpu_time_serialized" {
-        Metric::GpuSerialized
-    } else {
-        Metric::GpuPipelined
+    let ranked_by = match analysis.ranked_by {
+        RankedBy::GpuTimeSerialized => Metric::GpuSerialized,
+        RankedBy::GpuTimePipelined => Metric::GpuPipelined,
     };
     Loaded {
         path: path.to_path_buf(),

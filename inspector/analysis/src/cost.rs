@@ -62,9 +62,30 @@ pub struct Analysis {
     pub frames: Vec<FrameStats>,
     /// Every work call of every frame, costliest first.
     pub draws: Vec<DrawCost>,
-    /// Which time ranks the draws: `gpu_time_serialized` or `gpu_time_pipelined`.
-    pub ranked_by: &'static str,
+    /// Which time ranks the draws.
+    pub ranked_by: RankedBy,
     pub unavailable: Vec<Unavailable>,
+}
+
+/// The GPU time draws are ranked by; serialized as the counter's name
+/// (`gpu_time_serialized`, `gpu_time_pipelined`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankedBy {
+    /// Serialized per-draw time (full mode): each draw measured alone.
+    GpuTimeSerialized,
+    /// Pipelined per-draw time: timestamps between draws that overlap on the GPU.
+    GpuTimePipelined,
+}
+
+impl RankedBy {
+    /// The counter this time is recorded under, as the JSON report names it.
+    pub fn counter(self) -> &'static str {
+        match self {
+            RankedBy::GpuTimeSerialized => SERIALIZED,
+            RankedBy::GpuTimePipelined => PIPELINED,
+        }
+    }
 }
 
 const SERIALIZED: &str = "gpu_time_serialized";
@@ -142,9 +163,9 @@ pub fn analyse(s: &Session) -> Analysis {
         frames.push(stats);
     }
     let ranked_by = if draws.iter().any(|d| d.gpu_serialized_ns.is_some()) {
-        SERIALIZED
+        RankedBy::GpuTimeSerialized
     } else {
-        PIPELINED
+        RankedBy::GpuTimePipelined
     };
     draws.sort_by(|a, b| {
         rank_time(b)

@@ -9,4 +9,6 @@ pub mod findings;
 pub mod palette;
 pub mod pick;
 
-pub use cost::{analyse, call_text, ms, rank_time, Analysis, DrawCost, FrameStats, Unavailable};
+pub use cost::{
+    analyse, call_text, ms, rank_time, Analysis, DrawCost, FrameStats, RankedBy, Unavailable,
+};

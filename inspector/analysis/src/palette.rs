@@ -1,10 +1,8 @@
 //! From a map value to a colour: the `colorous` gradients and the Android "Debug GPU
 //! overdraw" key, on a linear or logarithmic scale.
 
-use clap::ValueEnum;
-
 /// The colour map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Palette {
     /// colorous INFERNO: black, purple, orange, pale yellow.
     Inferno,
@@ -17,7 +15,7 @@ pub enum Palette {
 }
 
 /// How values map onto the palette.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scale {
     /// `v / max`.
     Linear,

@@ -4,9 +4,10 @@ use crate::shown;
 use anyhow::{Context, Result};
 use clap::Args;
 use gpuheat_analysis::findings::{self, Finding, Severity};
-use gpuheat_analysis::{analyse, ms, rank_time, Analysis};
+use gpuheat_analysis::{analyse, ms, rank_time, Analysis, RankedBy};
 use gpuheat_session::{EndReason, Session};
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -70,7 +71,7 @@ struct JsonReport<'a> {
     attach: Option<&'a gpuheat_session::AttachInfo>,
     states: &'a [gpuheat_session::ContextState],
     frames: &'a [gpuheat_analysis::FrameStats],
-    ranked_by: &'a str,
+    ranked_by: RankedBy,
     top_draws: &'a [gpuheat_analysis::DrawCost],
     unavailable: &'a [gpuheat_analysis::Unavailable],
     findings: &'a [Finding],
@@ -199,10 +200,9 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
         );
     }
     let shown_draws = &a.draws[..top.min(a.draws.len())];
-    let basis = if a.ranked_by == "gpu_time_serialized" {
-        "serialized"
-    } else {
-        "pipelined"
+    let basis = match a.ranked_by {
+        RankedBy::GpuTimeSerialized => "serialized",
+        RankedBy::GpuTimePipelined => "pipelined",
     };
     let _ = writeln!(
         o,
@@ -261,12 +261,15 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
 }
 
 /// What the GEOM records hold: draws with positions, vertices against the per-frame budget,
-/// and the draws left out, grouped by reason.
+/// and the draws left out, grouped by reason. There is one record per frame and context, so
+/// frames and contexts are counted apart.
 fn geometry_text(s: &Session, o: &mut String) {
     if s.geometry.is_empty() {
         return;
     }
     let with: usize = s.geometry.iter().map(|g| g.draws.len()).sum();
+    let frames: BTreeSet<u64> = s.geometry.iter().map(|g| g.frame).collect();
+    let contexts: BTreeSet<u64> = s.geometry.iter().map(|g| g.context).collect();
     let max_vertices = s.geometry.iter().map(|g| g.vertices()).max().unwrap_or(0);
     let budget = s
         .geometry
@@ -280,10 +283,19 @@ fn geometry_text(s: &Session, o: &mut String) {
         .flat_map(|g| &g.draws)
         .map(|d| d.dropped_vertices)
         .sum();
+    let (on_contexts, per) = if contexts.len() > 1 {
+        (
+            format!(" on {} contexts", contexts.len()),
+            "frame and context",
+        )
+    } else {
+        (String::new(), "frame")
+    };
     let _ = writeln!(
         o,
-        "geometry {with} draws with post-transform positions in {} frames; at most {max_vertices} vertices in a frame (budget {budget} per frame){}",
-        s.geometry.len(),
+        "geometry {with} draws with post-transform positions in {} {}{on_contexts}; at most {max_vertices} vertices in a {per} (budget {budget} per {per}){}",
+        frames.len(),
+        if frames.len() == 1 { "frame" } else { "frames" },
         if cut > 0 {
             format!(", {cut} vertices beyond the budget not kept")
         } else {
@@ -356,5 +368,60 @@ fn findings_text(found: &[Finding], o: &mut String) {
         let _ = writeln!(o, "{severity:>8}  {}: {place}{more}: {}", f.rule, f.title);
         let _ = writeln!(o, "{:>10}{}", "", f.detail);
         i += same;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::geometry_text;
+    use gpuheat_session::testing::{SessionBuilder, CONTEXT};
+
+    /// A triangle in clip space.
+    const TRIANGLE: [[f32; 4]; 3] = [
+        [-1.0, -1.0, 0.0, 1.0],
+        [1.0, -1.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+    ];
+
+    fn geometry_line(contexts: &[u64], frames: usize) -> String {
+        let mut b = SessionBuilder::new();
+        for &c in &contexts[1..] {
+            b = b.context(c);
+        }
+        for _ in 0..frames {
+            b = b.frame(|f| {
+                for &c in contexts {
+                    f.on_context(c);
+                    let d = f.draw(100);
+                    f.geometry(d, TRIANGLE.to_vec());
+                }
+            });
+        }
+        let mut o = String::new();
+        geometry_text(&b.build(), &mut o);
+        o
+    }
+
+    #[test]
+    fn geometry_counts_frames_not_records() {
+        // Three frames on two contexts are six records, and three frames.
+        let two = geometry_line(&[CONTEXT, CONTEXT + 1], 3);
+        assert!(
+            two.starts_with(
+                "geometry 6 draws with post-transform positions in 3 frames on 2 contexts; \
+                 at most 3 vertices in a frame and context"
+            ),
+            "{two}"
+        );
+        let one = geometry_line(&[CONTEXT], 3);
+        assert!(
+            one.starts_with(
+                "geometry 3 draws with post-transform positions in 3 frames; at most 3 \
+                 vertices in a frame (budget"
+            ),
+            "{one}"
+        );
+        let single = geometry_line(&[CONTEXT], 1);
+        assert!(single.contains(" in 1 frame;"), "{single}");
     }
 }

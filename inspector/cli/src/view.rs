@@ -1,10 +1,10 @@
 //! `gpuheat view SESSION`: the viewer, in a window or rendered offscreen to a PNG; `--pick`
 //! prints which draws a pixel's heat came from.
 
+use crate::heatmap::{PaletteArg, ScaleArg};
 use crate::shown;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use gpuheat_analysis::palette::{Palette, Scale};
 use gpuheat_analysis::pick::{self, PickMethod};
 use gpuheat_session::Session;
 use gpuheat_viz::{Tab, ViewOptions};
@@ -40,11 +40,11 @@ pub struct ViewArgs {
     #[arg(long, requires = "pick")]
     json: bool,
     /// Colour map.
-    #[arg(long, value_enum, default_value_t = Palette::Inferno)]
-    palette: Palette,
+    #[arg(long, value_enum, default_value_t = PaletteArg::Inferno)]
+    palette: PaletteArg,
     /// How heat maps onto the palette.
-    #[arg(long, value_enum, default_value_t = Scale::Linear)]
-    scale: Scale,
+    #[arg(long, value_enum, default_value_t = ScaleArg::Linear)]
+    scale: ScaleArg,
     /// Window or screenshot size, `WxH`.
     #[arg(long, default_value = "1280x800")]
     size: String,
@@ -80,8 +80,8 @@ pub fn view(args: ViewArgs) -> Result<ExitCode> {
         frame: args.frame,
         select_draw,
         pick: pick_xy,
-        palette: args.palette,
-        scale: args.scale,
+        palette: args.palette.into(),
+        scale: args.scale.into(),
         size,
     };
     let session = args.session.clone();

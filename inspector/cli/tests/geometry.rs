@@ -125,6 +125,14 @@ fn hot_spot_quads_land_on_the_rectangles_their_uniforms_ask_for() {
             &args,
             &[],
         );
+        // The report counts the frames that hold geometry (one context here).
+        let path = dir.join(format!("hot_spot-{api}.gpuheat"));
+        let out = run_gpuheat(&["report", path.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("geometry 8 draws with post-transform positions in 2 frames; "),
+            "{text}"
+        );
         for g in complete_geometry(&s, &format!("hot_spot {api}")) {
             assert_eq!(g.draws.len(), 4, "hot_spot {api}: K + 1 draws");
             assert_eq!(g.vertex_budget, 4 << 20);

@@ -264,11 +264,34 @@ fn missing_maps_and_bad_outputs_are_one_line_errors() {
     let (real, s) = real_session();
     let out = dir.join("x.png");
 
-    // The real capture has no heat map.
+    // The real capture was made without --heat: the error says how to get a map.
     let (ok, stderr) = heatmap(&[real.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert!(!ok);
-    assert!(one_line_error(&stderr).contains("no heat map"), "{stderr}");
+    let line = one_line_error(&stderr);
+    let program = example("overdraw");
+    assert!(
+        line.contains("no heat map")
+            && line.contains("captured without --heat")
+            && line.contains(&format!(
+                "gpuheat run --heat -- {} --api gl",
+                program.display()
+            )),
+        "{stderr}"
+    );
     assert!(!out.exists());
+    // So does asking for one frame of it.
+    let (ok, stderr) = heatmap(&[
+        real.to_str().unwrap(),
+        "--frame",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        one_line_error(&stderr).contains("gpuheat run --heat -- "),
+        "{stderr}"
+    );
 
     // A bogus frame lists the frames that have maps.
     let (session, map) = heat_session(&dir);
@@ -287,7 +310,7 @@ fn missing_maps_and_bad_outputs_are_one_line_errors() {
         "{stderr}"
     );
 
-    // A frame whose map could not be made says why.
+    // A frame whose map could not be made says why (and not how to ask for a map).
     let mut records = real_records(s);
     records.push(Record::HeatMissing(HeatMissing {
         frame: 7,
@@ -302,8 +325,9 @@ fn missing_maps_and_bad_outputs_are_one_line_errors() {
         all.extend(["-o", out.to_str().unwrap()]);
         let (ok, stderr) = heatmap(&all);
         assert!(!ok);
+        let line = one_line_error(&stderr);
         assert!(
-            one_line_error(&stderr).contains("no float render targets in this context"),
+            line.contains("no float render targets in this context") && !line.contains("--heat"),
             "{stderr}"
         );
     }
@@ -315,4 +339,25 @@ fn missing_maps_and_bad_outputs_are_one_line_errors() {
         one_line_error(&stderr).contains("cannot write /nonexistent/x.png: "),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_timeline_capture_is_told_to_capture_in_full_mode_with_heat() {
+    let dir = scratch("heatmap-timeline");
+    let session = capture(
+        &dir,
+        "overdraw",
+        &["--mode", "timeline", "--frames", "1"],
+        &["--api", "gl", "--size", "64x48"],
+    );
+    let out = dir.join("x.png");
+    let (ok, stderr) = heatmap(&[session.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(!ok);
+    let line = one_line_error(&stderr);
+    assert!(
+        line.contains("timeline mode") && line.contains("gpuheat run --mode full --heat -- "),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }

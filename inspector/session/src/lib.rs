@@ -11,6 +11,8 @@ pub mod error;
 pub mod header;
 pub mod model;
 pub mod reader;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod writer;
 
 pub use chunk::{

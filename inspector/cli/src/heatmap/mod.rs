@@ -9,14 +9,16 @@
 //! recoverable from the sum. So it shows the whole frame's map and outlines the draw's
 //! coverage box in white, and the legend says so.
 
+mod colours;
 mod font;
 mod render;
+
+pub use colours::{PaletteArg, ScaleArg};
 
 use crate::shown;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use gpuheat_analysis::palette::{Palette, Scale};
-use gpuheat_session::{HeatMap, Session};
+use gpuheat_session::{CaptureMode, HeatMap, Session};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -34,11 +36,11 @@ pub struct HeatmapArgs {
     #[arg(long, value_name = "CALL")]
     draw: Option<u32>,
     /// Colour map; android is the "Debug GPU overdraw" key.
-    #[arg(long, value_enum, default_value_t = Palette::Inferno)]
-    palette: Palette,
+    #[arg(long, value_enum, default_value_t = PaletteArg::Inferno)]
+    palette: PaletteArg,
     /// Value scale.
-    #[arg(long, value_enum, default_value_t = Scale::Linear)]
-    scale: Scale,
+    #[arg(long, value_enum, default_value_t = ScaleArg::Linear)]
+    scale: ScaleArg,
     /// Show fragments per pixel (overdraw) instead of ns per pixel.
     #[arg(long)]
     overdraw: bool,
@@ -78,8 +80,8 @@ pub fn heatmap(args: HeatmapArgs) -> Result<ExitCode> {
     let image = render::render(
         map,
         &render::Options {
-            palette: args.palette,
-            scale: args.scale,
+            palette: args.palette.into(),
+            scale: args.scale.into(),
             overdraw: args.overdraw,
             draw,
         },
@@ -114,8 +116,9 @@ fn pick<'a>(session: &'a Session, path: &Path, frame: Option<u64>) -> Result<&'a
             }
             if with_maps.is_empty() {
                 bail!(
-                    "no heat map for frame {n}: {} holds no heat maps",
-                    shown(path)
+                    "no heat map for frame {n}: {} holds no heat maps: {}",
+                    shown(path),
+                    why_no_maps(session)
                 );
             }
             bail!(
@@ -134,13 +137,45 @@ fn pick<'a>(session: &'a Session, path: &Path, frame: Option<u64>) -> Result<&'a
                     missing.frame,
                     missing.reason
                 ),
-                None => bail!(
-                    "no heat map in {}: the capture did not paint any frame",
-                    shown(path)
-                ),
+                None => bail!("no heat map in {}: {}", shown(path), why_no_maps(session)),
             }
         }
     }
+}
+
+/// Why a session without a heat map or a reason for one has none, and the command that
+/// captures one: painting is asked for with `--heat` (full mode only).
+fn why_no_maps(session: &Session) -> String {
+    if session.frames.is_empty() {
+        return "the session holds no captured frame".into();
+    }
+    let (why, flags) = match session.info.mode {
+        CaptureMode::Full => ("it was captured without --heat", "--heat"),
+        CaptureMode::Timeline => (
+            "it was captured in timeline mode, and heat needs full mode",
+            "--mode full --heat",
+        ),
+    };
+    let again = match &session.attach {
+        Some(_) => format!("gpuheat attach {} {flags}", session.info.pid),
+        None => format!("gpuheat run {flags} -- {}", shell_words(&session.info.args)),
+    };
+    format!("{why}; capture again to paint its frames: {again}")
+}
+
+/// A command line as a shell reads it back: words with spaces or quotes single-quoted.
+fn shell_words(args: &[String]) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c);
+    args.iter()
+        .map(|a| {
+            if !a.is_empty() && a.chars().all(safe) {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `a, b, c`, shortened after 20 items.
@@ -171,4 +206,22 @@ fn write_png(path: &Path, image: &render::Image) -> Result<()> {
     writer.finish()?;
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_words;
+
+    #[test]
+    fn command_lines_read_back_as_the_same_words() {
+        let words = |a: &[&str]| shell_words(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            words(&["./overdraw", "--size", "64x48"]),
+            "./overdraw --size 64x48"
+        );
+        assert_eq!(
+            words(&["/opt/my app/run", "it's", ""]),
+            "'/opt/my app/run' 'it'\\''s' ''"
+        );
+    }
 }
