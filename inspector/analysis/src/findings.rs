@@ -14,19 +14,24 @@ use std::collections::{BTreeMap, HashMap};
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Severity {
+    /// Worth knowing; costs little on its own.
     Info,
+    /// Costs measurable time; worth fixing.
     Warning,
+    /// Holds a large part of the frame: fix it first.
     Problem,
 }
 
 /// One checklist result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
+    /// The frame, as in [`gpuheat_session::Frame::index`].
     pub frame: u64,
     /// The call it is about (index in the frame's calls); `None` for the frame as a whole.
     pub call: Option<u32>,
     /// Stable rule name, e.g. `overdraw`.
     pub rule: &'static str,
+    /// How much it matters.
     pub severity: Severity,
     /// One line: what is wrong, with the measured figure.
     pub title: String,
@@ -314,16 +319,54 @@ fn state_key<'a>(name: &'a str, args: &[u64], program: u64) -> Option<StateSlot<
     Some((name, if slot { first } else { 0 }, 0))
 }
 
+/// `GL_ARRAY_BUFFER`: the buffer binding the start state records.
+const GL_ARRAY_BUFFER: u64 = 0x8892;
+
+/// The slots whose values the capture's start state records, per context, with those values
+/// as the setter's arguments: the program in use, the vertex array, the array buffer and the
+/// viewport.
+fn start_slots(s: &Session) -> Vec<(u64, StateSlot<'static>, Vec<u64>)> {
+    let mut slots = Vec::new();
+    for st in &s.states {
+        let int = |v: i32| i64::from(v) as u64;
+        slots.push((
+            st.context,
+            ("glUseProgram", 0, 0),
+            vec![u64::from(st.program)],
+        ));
+        slots.push((
+            st.context,
+            ("glBindVertexArray", 0, 0),
+            vec![u64::from(st.vertex_array)],
+        ));
+        slots.push((
+            st.context,
+            ("glBindBuffer", GL_ARRAY_BUFFER, 0),
+            vec![GL_ARRAY_BUFFER, u64::from(st.array_buffer)],
+        ));
+        slots.push((
+            st.context,
+            ("glViewport", 0, 0),
+            st.viewport.iter().map(|&v| int(v)).collect(),
+        ));
+    }
+    slots
+}
+
 /// Redundant state calls, tracked across the whole capture (state outlives frames), reported
-/// per frame. A slot's value before its first captured call is unknown, except the program in
-/// use, which the capture's start state records.
+/// per frame. A slot's value before its first captured call is unknown, except for the slots
+/// the capture's start state records ([`start_slots`]).
 fn redundant_state(s: &Session, out: &mut Vec<Finding>) {
-    // (context, slot) → (set by glEnable rather than glDisable, arguments).
-    let mut last: HashMap<(u64, StateSlot), (bool, &[u64])> = HashMap::new();
+    let start = start_slots(s);
     let mut program: HashMap<u64, u64> = s
         .states
         .iter()
         .map(|st| (st.context, u64::from(st.program)))
+        .collect();
+    // (context, slot) → (set by glEnable rather than glDisable, arguments).
+    let mut last: HashMap<(u64, StateSlot), (bool, &[u64])> = start
+        .iter()
+        .map(|(c, slot, args)| ((*c, *slot), (true, &args[..])))
         .collect();
     for f in &s.frames {
         let (mut state_calls, mut redundant) = (0usize, 0usize);
