@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 /// Totals of one frame.
 #[derive(Debug, Clone, Serialize)]
 pub struct FrameStats {
+    /// The frame, as in [`gpuheat_session::Frame::index`].
     pub index: u64,
+    /// Every intercepted call, the swap included.
     pub calls: usize,
     /// glDraw* / glMultiDraw* calls.
     pub draws: usize,
@@ -28,16 +30,21 @@ pub struct FrameStats {
 /// One call that made the GPU work, with everything measured about it.
 #[derive(Debug, Clone, Serialize)]
 pub struct DrawCost {
+    /// The frame the call is in, as in [`gpuheat_session::Frame::index`].
     pub frame: u64,
     /// Index of the call in its frame.
     pub call: u32,
+    /// The entry point's name.
     pub function: String,
     /// The call as source text, enums by name.
     pub text: String,
+    /// GPU time measured with the pipeline drained around the call (full mode), in ns.
     pub gpu_serialized_ns: Option<u64>,
+    /// GPU time between timestamps around the call, others overlapping it, in ns.
     pub gpu_pipelined_ns: Option<u64>,
     /// Share of its frame's GPU time (by the ranking time).
     pub frame_share: Option<f64>,
+    /// Thread CPU time spent inside the call.
     pub cpu_ns: u64,
     /// Counter name → value, for the counters measured on this call.
     pub counters: BTreeMap<String, u64>,
@@ -51,19 +58,24 @@ pub struct DrawCost {
 /// A counter a context could not measure.
 #[derive(Debug, Clone, Serialize)]
 pub struct Unavailable {
+    /// The context, as a hex handle.
     pub context: String,
+    /// The counter's name, e.g. `samples_passed`.
     pub counter: String,
+    /// Why the context could not measure it.
     pub reason: String,
 }
 
 /// Everything `gpuheat report` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct Analysis {
+    /// Totals per frame, in capture order.
     pub frames: Vec<FrameStats>,
     /// Every work call of every frame, costliest first.
     pub draws: Vec<DrawCost>,
     /// Which time ranks the draws.
     pub ranked_by: RankedBy,
+    /// The counters some context could not measure.
     pub unavailable: Vec<Unavailable>,
 }
 
@@ -91,6 +103,7 @@ impl RankedBy {
 const SERIALIZED: &str = "gpu_time_serialized";
 const PIPELINED: &str = "gpu_time_pipelined";
 
+/// Per-frame totals and per-draw costs of a session, the draws costliest first.
 pub fn analyse(s: &Session) -> Analysis {
     let pipelined = s.pipelined_index();
     let contexts: BTreeMap<u64, &ContextInfo> = s.contexts.iter().map(|c| (c.handle, c)).collect();
@@ -212,6 +225,7 @@ fn add(total: &mut Option<f64>, v: Option<u64>) {
     }
 }
 
+/// Nanoseconds as milliseconds.
 pub fn ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }

@@ -41,8 +41,10 @@ pub struct PixelShare {
 /// The draws that touched one pixel, ranked by their share of its heat.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PixelPick {
-    /// GL window coordinates (origin bottom left), as in [`HeatMap`].
+    /// Column of the pixel, from the left: GL window coordinates (origin bottom left), as in
+    /// [`HeatMap`].
     pub x: u32,
+    /// Row of the pixel, from the bottom.
     pub y: u32,
     /// The measured heat of the pixel, from the map, in ns.
     pub heat_ns: f64,
@@ -50,6 +52,7 @@ pub struct PixelPick {
     pub overdraw: u32,
     /// Highest share first; ties in call order.
     pub draws: Vec<PixelShare>,
+    /// Whether coverage came from geometry for every draw or from a bounding box for some.
     pub method: PickMethod,
 }
 

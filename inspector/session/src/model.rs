@@ -80,9 +80,11 @@ pub enum CallClass {
 /// One parameter of an entry point.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParamInfo {
+    /// The parameter's name in the registry, e.g. `mode`.
     pub name: String,
     /// The C type as the registry spells it, e.g. `const GLchar *`.
     pub c_type: String,
+    /// How the value is stored and printed.
     pub kind: ValueKind,
     /// The registry's `len` attribute for array parameters, e.g. `count*4`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,16 +97,20 @@ pub struct ParamInfo {
 /// One entry point the agent wraps; [`Call::func`] indexes [`FunctionTable::functions`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FunctionInfo {
+    /// The entry point's name, e.g. `glDrawArrays`.
     pub name: String,
+    /// Its parameters, in call order.
     pub params: Vec<ParamInfo>,
     /// `None` for `void`.
     pub ret: Option<ValueKind>,
+    /// What the call does, as far as the capture cares.
     pub class: CallClass,
 }
 
 /// The agent's table of entry points, stored once per session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FunctionTable {
+    /// Entry points, indexed by [`Call::func`].
     pub functions: Vec<FunctionInfo>,
 }
 
@@ -128,8 +134,11 @@ pub struct CounterInfo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ClientApi {
+    /// Desktop OpenGL.
     Gl,
+    /// OpenGL ES.
     Gles,
+    /// OpenVG.
     Vg,
 }
 
@@ -138,9 +147,13 @@ pub enum ClientApi {
 pub struct ContextInfo {
     /// The context handle (EGLContext / GLXContext) as the program sees it.
     pub handle: u64,
+    /// The client API it speaks.
     pub api: ClientApi,
+    /// `GL_VENDOR`.
     pub vendor: String,
+    /// `GL_RENDERER`.
     pub renderer: String,
+    /// `GL_VERSION`.
     pub version: String,
     /// Counters in the order [`CounterValue::counter`] refers to them.
     pub counters: Vec<CounterInfo>,
@@ -156,8 +169,11 @@ pub struct ContextInfo {
 /// One mapped module of the captured process, for turning call sites into module + offset.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Module {
+    /// Path of the mapped file.
     pub path: String,
+    /// First address of the mapping.
     pub start: u64,
+    /// End of the mapping (exclusive).
     pub end: u64,
     /// File offset that `start` maps.
     pub file_offset: u64,
@@ -166,6 +182,7 @@ pub struct Module {
 /// The modules mapped when the capture started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModuleMap {
+    /// The file-backed executable mappings, as /proc/PID/maps lists them.
     pub modules: Vec<Module>,
 }
 
@@ -197,6 +214,7 @@ pub struct Call {
 pub struct CounterValue {
     /// Index into the call's [`ContextInfo::counters`].
     pub counter: u16,
+    /// The counter's delta over the call.
     pub value: u64,
 }
 
@@ -219,9 +237,14 @@ pub struct DrawSample {
 pub struct Frame {
     /// Frame number counted from the program's first swap.
     pub index: u64,
+    /// CLOCK_MONOTONIC when the frame began (after the previous frame's swap returned, or at
+    /// the capture's start), relative to [`SessionInfo::clock_origin_ns`].
     pub begin_ns: u64,
+    /// CLOCK_MONOTONIC after this frame's swap returned, on the same clock.
     pub end_ns: u64,
+    /// Every intercepted call of the frame, in call order, the swap last.
     pub calls: Vec<Call>,
+    /// Counter deltas of the frame's work calls.
     pub samples: Vec<DrawSample>,
 }
 
@@ -239,9 +262,11 @@ pub struct PipelinedTime {
 /// Stored as postcard, like [`Frame`]: field order is the format.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PipelinedBatch {
+    /// The frame, as in [`Frame::index`].
     pub frame: u64,
     /// GL_GPU_DISJOINT_EXT was raised: the times of this batch are not trustworthy.
     pub disjoint: bool,
+    /// The calls that have a time.
     pub times: Vec<PipelinedTime>,
 }
 
@@ -260,10 +285,13 @@ pub enum EndReason {
 /// Last record of a finished session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EndInfo {
+    /// Why the capture ended.
     pub reason: EndReason,
+    /// Frames written to the session.
     pub frames_captured: u64,
     /// Events the agent had to drop because the writer could not keep up (0 means none lost).
     pub dropped_calls: u64,
+    /// More about the end, for the report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
@@ -293,11 +321,17 @@ pub struct ContextState {
     pub context: u64,
     /// The first captured frame.
     pub frame: u64,
+    /// `GL_CURRENT_PROGRAM`.
     pub program: u32,
+    /// `GL_VERTEX_ARRAY_BINDING`.
     pub vertex_array: u32,
+    /// `GL_ARRAY_BUFFER_BINDING`.
     pub array_buffer: u32,
+    /// `GL_ELEMENT_ARRAY_BUFFER_BINDING` (of the bound vertex array).
     pub element_array_buffer: u32,
+    /// `GL_DRAW_FRAMEBUFFER_BINDING`.
     pub draw_framebuffer: u32,
+    /// `GL_READ_FRAMEBUFFER_BINDING`.
     pub read_framebuffer: u32,
     /// x, y, width, height.
     pub viewport: [i32; 4],
@@ -338,7 +372,9 @@ pub struct HeatMap {
     pub frame: u64,
     /// The context that rendered it, as in [`ContextInfo::handle`].
     pub context: u64,
+    /// Width of the map in pixels (the frame's surface).
     pub width: u32,
+    /// Height of the map in pixels.
     pub height: u32,
     /// Row-major, bottom row first (GL order), ns per pixel: `heat(p) = Σ_d c_d(p)·T_d/N_d`.
     pub heat: Vec<f32>,
@@ -451,7 +487,9 @@ pub struct FrameGeometry {
     /// Most vertices the agent keeps for one frame; draws past it are cut short
     /// ([`DrawGeometry::dropped_vertices`]) or listed in `missing`.
     pub vertex_budget: u64,
+    /// The draws whose positions were recorded.
     pub draws: Vec<DrawGeometry>,
+    /// The draws whose positions could not be recorded, and why.
     pub missing: Vec<GeometryMissing>,
 }
 
@@ -493,16 +531,28 @@ impl FrameGeometry {
 /// Everything a chunk can hold.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
+    /// Who was captured, how, and when.
     Info(SessionInfo),
+    /// The entry points calls refer to.
     Functions(FunctionTable),
+    /// A context, the first time it was current.
     Context(ContextInfo),
+    /// The process's modules.
     Modules(ModuleMap),
+    /// One captured frame.
     Frame(Frame),
+    /// Pipelined times of a frame.
     Pipelined(PipelinedBatch),
+    /// How the capture ended.
     End(EndInfo),
+    /// How `gpuheat attach` got in.
     Attach(AttachInfo),
+    /// A context's state at the capture's start.
     State(ContextState),
+    /// A frame's heat map.
     Heat(HeatMap),
+    /// Why a frame has no heat map.
     HeatMissing(HeatMissing),
+    /// The geometry of a frame's draws.
     Geometry(FrameGeometry),
 }

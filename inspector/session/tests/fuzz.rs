@@ -14,6 +14,8 @@ struct Tracking;
 
 static LARGEST: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every method forwards to `System`, which upholds GlobalAlloc's contract; the
+// size is only recorded.
 unsafe impl GlobalAlloc for Tracking {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LARGEST.fetch_max(layout.size(), Ordering::Relaxed);

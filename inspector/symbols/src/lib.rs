@@ -93,16 +93,34 @@ type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
 pub enum SymbolError {
     /// The module (or a debug file) could not be read.
     #[error("cannot read {path}: {reason}")]
-    Io { path: PathBuf, reason: String },
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
     /// The file is not an object file this crate understands, or is damaged.
     #[error("cannot parse {path}: {reason}")]
-    Parse { path: PathBuf, reason: String },
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said.
+        reason: String,
+    },
     /// The file has no `PT_LOAD` segments, so no address in it can be placed.
     #[error("{path} has no loadable segments")]
-    NoSegments { path: PathBuf },
+    NoSegments {
+        /// The file.
+        path: PathBuf,
+    },
     /// The DWARF of the debug file could not be loaded.
     #[error("bad DWARF in {path}: {reason}")]
-    Dwarf { path: PathBuf, reason: String },
+    Dwarf {
+        /// The debug file.
+        path: PathBuf,
+        /// What gimli said.
+        reason: String,
+    },
 }
 
 /// Where a module's DWARF came from.
@@ -127,6 +145,7 @@ pub struct Frame {
     pub function: Option<String>,
     /// Source file, as DWARF gives it joined with its compilation directory.
     pub file: Option<String>,
+    /// Line in `file`, 1-based.
     pub line: Option<u32>,
     /// Column; `0` is the left edge.
     pub column: Option<u32>,

@@ -14,6 +14,7 @@ use std::time::Instant;
 const TARGET: &str = "gpuheat_symbols_test_target";
 const CALLER: &str = "gpuheat_symbols_test_caller";
 
+/// A function whose entry address the tests look up.
 #[inline(never)]
 #[no_mangle]
 // The function's entry is on the next line (rustfmt keeps no comment after its brace).
@@ -27,6 +28,7 @@ fn inlined_helper(x: u32) -> u32 {
     x.wrapping_add(7) ^ 0x55 // MARK: helper body
 }
 
+/// A function with an inlined call, whose call site the tests look up.
 #[inline(never)]
 #[no_mangle]
 pub extern "C" fn gpuheat_symbols_test_caller(x: u32) -> u32 {
