@@ -15,9 +15,11 @@ pub struct IntFlag {
     pub name: &'static str,
     /// Placeholder shown in the usage, e.g. `K`.
     pub value: &'static str,
+    /// Value when the flag is not given.
     pub default: u32,
     /// Smallest accepted value.
     pub min: u32,
+    /// One line for the usage.
     pub help: &'static str,
 }
 
@@ -30,6 +32,7 @@ pub struct Spec {
     pub about: &'static str,
     /// Default `--size`.
     pub default_size: (u32, u32),
+    /// The example's own flags, besides the common ones.
     pub flags: &'static [IntFlag],
     /// The expected numbers (per-frame call sequence and counts), printed by `--help`.
     pub expected: &'static str,
@@ -43,10 +46,15 @@ pub struct Args {
     /// `--fps N`: frames are paced to at most N per second (0: unpaced); `None` = the
     /// default, 60 when running until killed, unpaced with `--frames`.
     pub fps: Option<u64>,
+    /// `--api gles|gl`.
     pub api: Api,
+    /// Surface width from `--size WxH`.
     pub width: u32,
+    /// Surface height from `--size WxH`.
     pub height: u32,
+    /// `--timing`: a `glFinish` per frame and the median frame time at the end.
     pub timing: bool,
+    /// `--checksum`: print the last frame's checksum at the end.
     pub checksum: bool,
     /// Leave shaders attached to their programs after linking.
     pub keep_shaders: bool,
@@ -69,7 +77,9 @@ impl Args {
 /// Result of [`parse`]: either arguments to run with, or a request for the usage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Parsed {
+    /// Run with these arguments.
     Run(Args),
+    /// `--help`: print the usage.
     Help,
 }
 

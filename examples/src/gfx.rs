@@ -59,6 +59,7 @@ impl fmt::Display for Api {
 /// A linked GL program. Plain handle: it lives as long as the context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Program {
+    /// The program object.
     pub id: GLuint,
 }
 
@@ -66,6 +67,8 @@ impl Program {
     /// `glGetUniformLocation`; an error if the uniform does not exist (or was optimised out).
     pub fn uniform(&self, name: &str) -> Result<GLint, String> {
         let c = CString::new(name).map_err(|_| format!("bad uniform name {name:?}"))?;
+        // SAFETY: `c` is a NUL-terminated string that outlives the call; the program's
+        // context is current on this thread (examples use one thread and one context).
         let loc = unsafe { glGetUniformLocation(self.id, c.as_ptr()) };
         if loc < 0 {
             Err(format!("uniform `{name}` not found in program {}", self.id))
@@ -79,7 +82,9 @@ impl Program {
 /// `vec2` at attribute location 0, drawn with `glDrawArrays(GL_TRIANGLE_STRIP, 0, 4)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Quad {
+    /// The vertex array object.
     pub vao: GLuint,
+    /// The buffer holding the vertices.
     pub vbo: GLuint,
 }
 
@@ -137,9 +142,13 @@ void main() {
 /// [`RECT_VS`] + [`SOLID_FS`] with their uniform locations.
 #[derive(Clone, Copy, Debug)]
 pub struct RectProgram {
+    /// The linked program.
     pub program: Program,
+    /// `uniform vec4 u_rect`: x, y, width, height in pixels, origin bottom left.
     pub u_rect: GLint,
+    /// `uniform vec2 u_viewport`: the viewport size in pixels.
     pub u_viewport: GLint,
+    /// `uniform vec4 u_color`: the fragment colour.
     pub u_color: GLint,
 }
 
@@ -149,12 +158,19 @@ pub struct RectProgram {
 /// once on different threads. Dropping releases the context and destroys the context and
 /// surface; it does not `eglTerminate` the (process-wide) display.
 pub struct Gfx {
+    /// The context's client API.
     pub api: Api,
+    /// Surface width in pixels.
     pub width: u32,
+    /// Surface height in pixels.
     pub height: u32,
+    /// The surfaceless EGL display.
     pub display: EGLDisplay,
+    /// The RGBA8 pbuffer config.
     pub config: EGLConfig,
+    /// The pbuffer surface.
     pub surface: EGLSurface,
+    /// The context, current on the creating thread.
     pub context: EGLContext,
     /// [`Gfx::program`] leaves the shaders attached (deleting them only flags them), instead
     /// of detaching them after the link.
@@ -162,6 +178,7 @@ pub struct Gfx {
 }
 
 fn egl_err(what: &str) -> String {
+    // SAFETY: eglGetError takes no arguments and is valid on any thread at any time.
     let code = unsafe { eglGetError() };
     format!("{what} failed (EGL error 0x{code:04X})")
 }
@@ -173,6 +190,10 @@ impl Gfx {
         if width == 0 || height == 0 || width > 16384 || height > 16384 {
             return Err(format!("bad surface size {width}x{height}"));
         }
+        // SAFETY: EGL is called with a display it returned, NONE-terminated attribute arrays
+        // and out-pointers to locals that outlive each call; `eglGetPlatformDisplayEXT` is
+        // the pointer eglGetProcAddress gave for that name, transmuted to its registry
+        // signature.
         unsafe {
             let name = c"eglGetPlatformDisplayEXT";
             let f = eglGetProcAddress(name.as_ptr());
@@ -312,6 +333,7 @@ impl Gfx {
     /// One `eglSwapBuffers` (a no-op for pbuffers in Mesa, but it is the frame delimiter a
     /// profiler sees). Calls `eglGetError` only on failure.
     pub fn swap(&self) -> Result<(), String> {
+        // SAFETY: the display and surface were created by `Gfx::new` and live until drop.
         if unsafe { eglSwapBuffers(self.display, self.surface) } == EGL_TRUE {
             Ok(())
         } else {
@@ -321,6 +343,7 @@ impl Gfx {
 
     /// One `glFinish`.
     pub fn finish(&self) {
+        // SAFETY: the context is current on this thread (see `Gfx::new`).
         unsafe { glFinish() }
     }
 
@@ -328,6 +351,8 @@ impl Gfx {
     /// (rows bottom-up, 4 bytes per pixel; the default pack alignment of 4 suits RGBA8).
     pub fn read_pixels(&self) -> Vec<u8> {
         let mut buf = vec![0u8; self.pixels() as usize * 4];
+        // SAFETY: `buf` holds W·H·4 bytes, what GL_RGBA/GL_UNSIGNED_BYTE of the whole
+        // surface writes at the default pack alignment; the context is current.
         unsafe {
             glReadPixels(
                 0,
@@ -349,6 +374,7 @@ impl Gfx {
 
     /// `glGetError` as a `Result`, naming `what` on failure. Set-up only.
     pub fn check(&self, what: &str) -> Result<(), String> {
+        // SAFETY: the context is current on this thread.
         let e = unsafe { glGetError() };
         if e == GL_NO_ERROR {
             Ok(())
@@ -359,6 +385,8 @@ impl Gfx {
 
     /// `glGetString(name)` as a Rust string (empty if null).
     pub fn gl_string(&self, name: GLenum) -> String {
+        // SAFETY: glGetString returns null or a NUL-terminated string owned by the driver
+        // that stays valid while the context lives; it is copied before returning.
         unsafe {
             let p = glGetString(name);
             if p.is_null() {
@@ -372,6 +400,8 @@ impl Gfx {
     /// Compiles `vs` and `fs` (bodies without `#version`; [`Api::shader_header`] is
     /// prepended) and links them. Errors carry the stage and the driver's info log.
     pub fn program(&self, vs: &str, fs: &str) -> Result<Program, String> {
+        // SAFETY: the context is current on this thread; every pointer passed is to a local
+        // that outlives the call, with the length GL is told.
         unsafe {
             let v = compile(self.api, GL_VERTEX_SHADER, vs)?;
             let f = match compile(self.api, GL_FRAGMENT_SHADER, fs) {
@@ -431,6 +461,7 @@ impl Gfx {
             u_viewport: program.uniform("u_viewport")?,
             u_color: program.uniform("u_color")?,
         };
+        // SAFETY: plain GL calls on the current context with a program it linked.
         unsafe {
             glUseProgram(program.id);
             glUniform2f(rp.u_viewport, self.width as f32, self.height as f32);
@@ -444,6 +475,8 @@ impl Gfx {
     pub fn unit_quad(&self) -> Result<Quad, String> {
         const VERTS: [f32; 8] = [0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
         let (mut vao, mut vbo) = (0, 0);
+        // SAFETY: the context is current; glBufferData reads `size_of_val(&VERTS)` bytes of
+        // the constant, and the out-pointers are to locals.
         unsafe {
             glGenVertexArrays(1, &mut vao);
             glBindVertexArray(vao);
@@ -465,6 +498,8 @@ impl Gfx {
 
 impl Drop for Gfx {
     fn drop(&mut self) {
+        // SAFETY: the display, surface and context were created by `Gfx::new` and are
+        // destroyed once, here.
         unsafe {
             if eglGetCurrentContext() == self.context {
                 eglMakeCurrent(self.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
@@ -475,6 +510,11 @@ impl Drop for Gfx {
     }
 }
 
+/// Compiles one shader stage from `api`'s header and `body`.
+///
+/// # Safety
+///
+/// A GL context must be current on the calling thread.
 unsafe fn compile(api: Api, stage: GLenum, body: &str) -> Result<GLuint, String> {
     let stage_name = if stage == GL_VERTEX_SHADER {
         "vertex"
@@ -487,31 +527,35 @@ unsafe fn compile(api: Api, stage: GLenum, body: &str) -> Result<GLuint, String>
         body.as_ptr().cast::<GLchar>(),
     ];
     let lens = [header.len() as GLint, body.len() as GLint];
-    let s = glCreateShader(stage);
-    if s == 0 {
-        return Err(format!("glCreateShader({stage_name}) failed"));
+    // SAFETY: the caller made a context current; `srcs` and `lens` describe two live
+    // strings by pointer and length, and the log buffer is as long as GL is told.
+    unsafe {
+        let s = glCreateShader(stage);
+        if s == 0 {
+            return Err(format!("glCreateShader({stage_name}) failed"));
+        }
+        glShaderSource(s, 2, srcs.as_ptr(), lens.as_ptr());
+        glCompileShader(s);
+        let mut ok = 0;
+        glGetShaderiv(s, GL_COMPILE_STATUS, &mut ok);
+        if ok == 0 {
+            let mut len = 0;
+            glGetShaderiv(s, GL_INFO_LOG_LENGTH, &mut len);
+            let mut log = vec![0u8; len.max(1) as usize];
+            glGetShaderInfoLog(
+                s,
+                log.len() as GLsizei,
+                ptr::null_mut(),
+                log.as_mut_ptr().cast(),
+            );
+            glDeleteShader(s);
+            return Err(format!(
+                "{stage_name} shader compile failed ({api}): {}",
+                log_text(&log)
+            ));
+        }
+        Ok(s)
     }
-    glShaderSource(s, 2, srcs.as_ptr(), lens.as_ptr());
-    glCompileShader(s);
-    let mut ok = 0;
-    glGetShaderiv(s, GL_COMPILE_STATUS, &mut ok);
-    if ok == 0 {
-        let mut len = 0;
-        glGetShaderiv(s, GL_INFO_LOG_LENGTH, &mut len);
-        let mut log = vec![0u8; len.max(1) as usize];
-        glGetShaderInfoLog(
-            s,
-            log.len() as GLsizei,
-            ptr::null_mut(),
-            log.as_mut_ptr().cast(),
-        );
-        glDeleteShader(s);
-        return Err(format!(
-            "{stage_name} shader compile failed ({api}): {}",
-            log_text(&log)
-        ));
-    }
-    Ok(s)
 }
 
 fn log_text(log: &[u8]) -> String {

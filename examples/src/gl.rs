@@ -16,7 +16,14 @@
 //! "no-plt" with full RELRO) rather than through PLT stubs; the GOT entries are bound by
 //! symbol lookup, so `LD_PRELOAD` interposition works the same.
 
-#![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
+// The Khronos names and types document themselves (the registry and the EGL/GL specs say
+// what each one is), so the imports carry no doc comments of their own.
+#![allow(
+    missing_docs,
+    non_snake_case,
+    non_camel_case_types,
+    clippy::missing_safety_doc
+)]
 
 use std::os::raw::{c_char, c_float, c_int, c_uchar, c_uint, c_void};
 

@@ -8,6 +8,7 @@ use gpuheat_examples::gl::*;
 fn samples_passed(u_rect: GLint, rect: [u32; 4]) -> u32 {
     let mut q = 0;
     let mut n = 0;
+    // SAFETY: the caller's context is current on this thread; the out-pointers are to locals.
     unsafe {
         glGenQueries(1, &mut q);
         glBeginQuery(GL_SAMPLES_PASSED, q);
@@ -53,6 +54,8 @@ fn tiled_rects_cover_each_pixel_once() {
         let gfx = Gfx::new(api, w, h).unwrap();
         let rp = gfx.rect_program().unwrap();
         gfx.unit_quad().unwrap();
+        // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects it
+        // created.
         unsafe {
             glClearColor(0.0, 0.0, 0.0, 0.0);
             glClear(GL_COLOR_BUFFER_BIT);
@@ -65,6 +68,8 @@ fn tiled_rects_cover_each_pixel_once() {
         let n = 100u32;
         for i in 0..n {
             let [x, y] = [(i % cols) * s, (i / cols) * s];
+            // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects
+            // it created.
             unsafe {
                 glUniform4f(rp.u_rect, x as f32, y as f32, s as f32, s as f32);
                 glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);

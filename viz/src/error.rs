@@ -10,7 +10,12 @@ pub enum VizError {
     NoAdapter,
     /// The adapter refused a device.
     #[error("the GPU adapter {adapter} refused a device: {reason}")]
-    NoDevice { adapter: String, reason: String },
+    NoDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// What wgpu said.
+        reason: String,
+    },
     /// No window system to open a window on.
     #[error("cannot open a window: {0} (set DISPLAY, or render offscreen with --screenshot)")]
     NoDisplay(String),
@@ -22,13 +27,23 @@ pub enum VizError {
     Gpu(String),
     /// The session could not be read.
     #[error("{path}: {reason}")]
-    Session { path: PathBuf, reason: String },
+    Session {
+        /// The session file.
+        path: PathBuf,
+        /// Why it could not be read.
+        reason: String,
+    },
     /// The requested frame, draw or pixel does not exist.
     #[error("{0}")]
     Request(String),
     /// The screenshot could not be written.
     #[error("cannot write {path}: {reason}")]
-    Write { path: PathBuf, reason: String },
+    Write {
+        /// The PNG file.
+        path: PathBuf,
+        /// The I/O or encoder error.
+        reason: String,
+    },
 }
 
 /// The first line of an error message, so a wgpu validation report stays one line.

@@ -25,23 +25,31 @@ pub struct Measurements {
     pub load_ms: f64,
     /// UI frames rendered while loading.
     pub loading_frames: usize,
+    /// The slowest of them.
     pub loading_frame_ms_max: f64,
+    /// Their median.
     pub loading_frame_ms_median: f64,
     /// The first 3D frame, which builds and uploads the frame's mesh.
     pub mesh_first_frame_ms: f64,
     /// 3D frames while the camera orbits: every triangle is drawn again each frame.
     pub mesh_frame_ms_median: f64,
+    /// Their 95th percentile.
     pub mesh_frame_ms_p95: f64,
     /// 3D frames with the camera still: the view is not redrawn, only the UI.
     pub mesh_idle_frame_ms_median: f64,
     /// The first Heat frame (uploads the map).
     pub heat_first_frame_ms: f64,
+    /// Later Heat frames: median.
     pub heat_frame_ms_median: f64,
+    /// Later Heat frames: 95th percentile.
     pub heat_frame_ms_p95: f64,
+    /// Frames in the session.
     pub frames: usize,
+    /// Work calls of every frame of the session.
     pub draws: usize,
     /// Triangles of the frame shown on the 3D tab.
     pub triangles: u64,
+    /// The wgpu adapter rendered on, e.g. `llvmpipe (LLVM 19.1.7, 256 bits)`.
     pub adapter: String,
 }
 

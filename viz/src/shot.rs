@@ -14,7 +14,9 @@ const SETTLE_FRAMES: u32 = 4;
 
 /// One offscreen image of the viewer.
 pub struct Shot {
+    /// Width of the image in pixels.
     pub width: u32,
+    /// Height of the image in pixels.
     pub height: u32,
     /// RGBA8, rows top first.
     pub rgba: Vec<u8>,

@@ -122,6 +122,8 @@ fn run(args: &gpuheat_examples::args::Args, report: bool) -> Result<(), String> 
     let rp = gfx.rect_program_with(VALUE_FS)?;
     let u_value = rp.program.uniform("u_value")?;
     let _quad = gfx.unit_quad()?;
+    // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects it
+    // created.
     unsafe {
         glUniform4f(rp.u_color, 0.2, 0.4, 0.8, 1.0);
         glUniform4f(rp.u_rect, 0.0, 0.0, 4.0, 4.0);
@@ -139,9 +141,13 @@ fn run(args: &gpuheat_examples::args::Args, report: bool) -> Result<(), String> 
         let t0 = Instant::now();
         for i in 0..m {
             let v = (base.wrapping_add(i) % VALUE_WRAP) as f32;
+            // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects
+            // it created.
             unsafe { glUniform1f(u_value, v) };
         }
         let ns = t0.elapsed().as_nanos() as f64;
+        // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects it
+        // created.
         unsafe { glDrawArrays(GL_TRIANGLE_STRIP, 0, 4) };
         if report {
             per_call_ns.push(ns / m as f64);

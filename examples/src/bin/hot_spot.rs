@@ -101,6 +101,8 @@ fn main() {
         let quad = gfx.unit_quad()?;
         let (w, h) = (gfx.width as i32, gfx.height as i32);
         let (x, y, s) = ((w / 2) as f32, (h / 2) as f32, spot as f32);
+        // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects it
+        // created.
         unsafe {
             glUniform4f(rp.u_color, 1.0, 0.75, 0.5, 1.0);
             glEnable(GL_BLEND);
@@ -111,6 +113,8 @@ fn main() {
         }
         gfx.check("hot_spot set-up")?;
 
+        // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
+        // naming objects it created.
         run_frames(&gfx, args, |_, _| unsafe {
             glViewport(0, 0, w, h);
             glClearColor(0.0, 0.0, 0.0, 1.0);

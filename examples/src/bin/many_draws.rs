@@ -156,6 +156,9 @@ fn main() {
         };
         let count = indices.len() as GLsizei;
         let (mut vao, mut vbo, mut ebo) = (0, 0, 0);
+        // SAFETY: GL calls on the current context; glBufferData reads the byte length it is
+        // given from the live `vertices` and `index_bytes`, the attribute and index pointers
+        // are offsets into the bound buffers.
         unsafe {
             glGenVertexArrays(1, &mut vao);
             glBindVertexArray(vao);
@@ -195,6 +198,8 @@ fn main() {
             })
             .collect();
 
+        // SAFETY: GL calls on the current context; glDrawElements reads `count` indices from
+        // offset 0 of the bound element buffer, which holds them.
         run_frames(&gfx, args, |_, _| unsafe {
             glViewport(0, 0, w as GLint, h as GLint);
             glClearColor(0.0, 0.0, 0.0, 1.0);

@@ -91,6 +91,8 @@ fn main() {
         let (w, h) = (gfx.width as i32, gfx.height as i32);
         let colours: Vec<[f32; 4]> = (0..layers).map(layer_colour).collect();
         let layer_w = (w as u32 - (layers - 1) * offset) as f32;
+        // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects it
+        // created.
         unsafe {
             glUniform4f(rp.u_rect, 0.0, 0.0, w as f32, h as f32);
             glDisable(GL_DEPTH_TEST);
@@ -101,6 +103,8 @@ fn main() {
         }
         gfx.check("overdraw set-up")?;
 
+        // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
+        // naming objects it created.
         run_frames(&gfx, args, |_, _| unsafe {
             glViewport(0, 0, w, h);
             glClearColor(0.05, 0.05, 0.1, 1.0);

@@ -76,13 +76,23 @@ macro_rules! pointers {
 
         impl Pointers {
             /// Resolves every pointer through `get`.
+            ///
+            /// # Safety
+            ///
+            /// `get` must be `eglGetProcAddress`, which returns each name's entry point with
+            /// the registry's signature, as declared here.
             unsafe fn load(get: GetProc) -> Result<Pointers, String> {
                 Ok(Pointers { $($name: {
-                    let p = get(concat!(stringify!($name), "\0").as_ptr().cast());
+                    // SAFETY: the name is NUL-terminated; a non-null result is the entry
+                    // point of that name, whose signature the table declares.
+                    let p = unsafe { get(concat!(stringify!($name), "\0").as_ptr().cast()) };
                     if p.is_null() {
                         return Err(format!("eglGetProcAddress({}) returned NULL", stringify!($name)));
                     }
-                    std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($arg),*) $(-> $ret)?>(p)
+                    // SAFETY: see above; a function pointer and a data pointer have one size.
+                    unsafe {
+                        std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($arg),*) $(-> $ret)?>(p)
+                    }
                 },)* })
             }
         }

@@ -102,6 +102,8 @@ fn main() {
         let rp = gfx.rect_program()?;
         let quad = gfx.unit_quad()?;
         let [r, g, b, a] = COLOUR;
+        // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects it
+        // created.
         unsafe {
             glViewport(0, 0, gfx.width as i32, gfx.height as i32);
             glClearColor(0.1, 0.1, 0.1, 1.0);
@@ -115,6 +117,8 @@ fn main() {
         gfx.check("state_churn set-up")?;
 
         let q = QUAD as f32;
+        // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
+        // naming objects it created.
         run_frames(&gfx, args, |_, _| unsafe {
             glClear(GL_COLOR_BUFFER_BIT);
             for &[x, y] in &rects {

@@ -98,6 +98,8 @@ fn main() {
         let rp = gfx.rect_program()?;
         let quad = gfx.unit_quad()?;
         let (w, h) = (gfx.width as i32, gfx.height as i32);
+        // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects it
+        // created.
         unsafe {
             glUniform4f(rp.u_color, 0.2, 0.8, 0.4, 1.0);
             glDisable(GL_BLEND);
@@ -108,6 +110,8 @@ fn main() {
         gfx.check("tiny_batches set-up")?;
 
         let sf = s as f32;
+        // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
+        // naming objects it created.
         run_frames(&gfx, args, |_, _| unsafe {
             glViewport(0, 0, w, h);
             glClearColor(0.0, 0.0, 0.0, 1.0);
