@@ -11,7 +11,9 @@ use std::sync::Arc;
 use crate::gl::*;
 use crate::state::drain_errors;
 
-use super::uniforms::{active_uniform, is_image, uniform_blocks, uniform_copies, UniformCopy};
+use super::uniforms::{
+    active_uniform, indices, is_image, read_name, uniform_blocks, uniform_copies, UniformCopy,
+};
 
 /// What the agent learned about a program by watching it link: a generation that changes at
 /// every link or deletion of that name, and the sources of the shaders attached at the link.
@@ -356,9 +358,7 @@ impl Shadows {
                      could write to it a second time)"
                 ));
             }
-            let mut n = 0;
-            (t.get_programiv)(program, ACTIVE_UNIFORMS, &mut n);
-            for i in 0..n.max(0) as GLuint {
+            for i in indices(t, program, ACTIVE_UNIFORMS) {
                 let (_, _, ty) = active_uniform(g, program, i);
                 if is_image(ty) && by_vertex(UNIFORM, i) {
                     return Err(format!(
@@ -377,18 +377,14 @@ impl Shadows {
 /// # Safety
 /// A GL context must be current, `t`, `g` its real functions and `program` a program.
 unsafe fn program_log(t: &ThermalFns, g: &GeometryFns, program: GLuint) -> String {
-    // SAFETY: our caller's promise; `buf` is as long as the length given.
+    let mut len = 0;
+    // SAFETY: our caller's promise; `len` receives the one value, the log buffer holds the
+    // capacity given.
     unsafe {
-        let mut len = 0;
         (t.get_programiv)(program, INFO_LOG_LENGTH, &mut len);
-        let mut buf = vec![0u8; len.clamp(1, 4096) as usize];
-        (g.get_program_info_log)(
-            program,
-            buf.len() as GLsizei,
-            std::ptr::null_mut(),
-            buf.as_mut_ptr().cast(),
-        );
-        first_line(&buf)
+        log_line(len, |capacity, buf| {
+            (g.get_program_info_log)(program, capacity, std::ptr::null_mut(), buf)
+        })
     }
 }
 
@@ -397,19 +393,22 @@ unsafe fn program_log(t: &ThermalFns, g: &GeometryFns, program: GLuint) -> Strin
 /// # Safety
 /// A GL context must be current, `t`, `g` its real functions and `shader` a shader.
 unsafe fn shader_log(t: &ThermalFns, g: &GeometryFns, shader: GLuint) -> String {
-    // SAFETY: our caller's promise; `buf` is as long as the length given.
+    let mut len = 0;
+    // SAFETY: as in `program_log`.
     unsafe {
-        let mut len = 0;
         (t.get_shaderiv)(shader, INFO_LOG_LENGTH, &mut len);
-        let mut buf = vec![0u8; len.clamp(1, 4096) as usize];
-        (g.get_shader_info_log)(
-            shader,
-            buf.len() as GLsizei,
-            std::ptr::null_mut(),
-            buf.as_mut_ptr().cast(),
-        );
-        first_line(&buf)
+        log_line(len, |capacity, buf| {
+            (g.get_shader_info_log)(shader, capacity, std::ptr::null_mut(), buf)
+        })
     }
+}
+
+/// The first line of an info log of `len` bytes (at most 4096 read) that `write(capacity,
+/// buffer)` copies.
+fn log_line(len: GLint, write: impl FnOnce(GLsizei, *mut c_char)) -> String {
+    let mut buf = vec![0u8; len.clamp(1, 4096) as usize];
+    write(buf.len() as GLsizei, buf.as_mut_ptr().cast());
+    first_line(&buf)
 }
 
 /// The first non-empty line of a NUL-terminated log (reasons are one line).
@@ -433,24 +432,15 @@ unsafe fn active_attributes(
     program: GLuint,
 ) -> Vec<(CString, GLint)> {
     let mut out = Vec::new();
-    // SAFETY: our caller's promise; `buf` is as long as the length given, and each name is
-    // NUL-terminated.
+    // SAFETY: our caller's promise; every index asked about is below the active count, each
+    // name buffer holds the capacity given, and each name passed is NUL-terminated.
     unsafe {
-        let mut n = 0;
-        (t.get_programiv)(program, ACTIVE_ATTRIBUTES, &mut n);
-        for i in 0..n.max(0) as GLuint {
-            let mut buf = [0u8; 256];
-            let (mut len, mut size, mut ty) = (0, 0, 0);
-            (g.get_active_attrib)(
-                program,
-                i,
-                buf.len() as GLsizei,
-                &mut len,
-                &mut size,
-                &mut ty,
-                buf.as_mut_ptr().cast::<c_char>(),
-            );
-            let Ok(name) = CString::new(&buf[..len.clamp(0, 255) as usize]) else {
+        for i in indices(t, program, ACTIVE_ATTRIBUTES) {
+            let (mut size, mut ty) = (0, 0);
+            let name = read_name(|capacity, len, buf| {
+                (g.get_active_attrib)(program, i, capacity, len, &mut size, &mut ty, buf)
+            });
+            let Some(name) = name else {
                 continue;
             };
             if name.as_bytes().starts_with(b"gl_") || name.as_bytes().is_empty() {

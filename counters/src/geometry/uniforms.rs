@@ -3,6 +3,7 @@
 //! and their bindings, copied into `S` before each replay.
 
 use std::ffi::{c_char, CString};
+use std::ops::Range;
 
 use crate::gl::*;
 
@@ -63,6 +64,28 @@ pub(super) fn is_image(ty: GLenum) -> bool {
         || ty == UNSIGNED_INT_ATOMIC_COUNTER
 }
 
+/// The indices `0..n` of what `glGetProgramiv(program, pname)` counts (`n`: active uniforms,
+/// attributes, blocks…).
+///
+/// # Safety
+/// A GL context must be current, `t` its real functions, `program` a program and `pname`
+/// valid.
+pub(super) unsafe fn indices(t: &ThermalFns, program: GLuint, pname: GLenum) -> Range<GLuint> {
+    let mut n = 0;
+    // SAFETY: our caller's promise; `n` receives the one value.
+    unsafe { (t.get_programiv)(program, pname, &mut n) };
+    0..n.max(0) as GLuint
+}
+
+/// A name GL writes through `write(capacity, &mut length, buffer)` (a `glGetActive*`
+/// call), of at most 255 bytes; `None` when it holds a NUL.
+pub(super) fn read_name(write: impl FnOnce(GLsizei, &mut GLsizei, *mut c_char)) -> Option<CString> {
+    let mut buf = [0u8; 256];
+    let mut len = 0;
+    write(buf.len() as GLsizei, &mut len, buf.as_mut_ptr().cast());
+    CString::new(&buf[..len.clamp(0, 255) as usize]).ok()
+}
+
 /// (name, size, type) of active uniform `i` of `program`.
 ///
 /// # Safety
@@ -73,22 +96,12 @@ pub(super) unsafe fn active_uniform(
     program: GLuint,
     i: GLuint,
 ) -> (CString, GLint, GLenum) {
-    let mut buf = [0u8; 256];
-    let (mut len, mut size, mut ty) = (0, 0, 0);
-    // SAFETY: our caller's promise; `buf` is as long as the length given.
-    unsafe {
-        (g.get_active_uniform)(
-            program,
-            i,
-            buf.len() as GLsizei,
-            &mut len,
-            &mut size,
-            &mut ty,
-            buf.as_mut_ptr().cast::<c_char>(),
-        )
-    };
-    let name = CString::new(&buf[..len.clamp(0, 255) as usize]).unwrap_or_default();
-    (name, size, ty)
+    let (mut size, mut ty) = (0, 0);
+    let name = read_name(|capacity, len, buf| {
+        // SAFETY: our caller's promise; `buf` holds `capacity` bytes.
+        unsafe { (g.get_active_uniform)(program, i, capacity, len, &mut size, &mut ty, buf) }
+    });
+    (name.unwrap_or_default(), size, ty)
 }
 
 /// The default-block uniforms of `from` and where each element lives in `to`.
@@ -106,9 +119,7 @@ pub(super) unsafe fn uniform_copies(
     // SAFETY: our caller's promise; every index asked about is below the active count, and
     // every name passed is NUL-terminated.
     unsafe {
-        let mut n = 0;
-        (t.get_programiv)(from, ACTIVE_UNIFORMS, &mut n);
-        for i in 0..n.max(0) as GLuint {
+        for i in indices(t, from, ACTIVE_UNIFORMS) {
             let mut block = -1;
             (g.get_active_uniformsiv)(from, 1, &i, UNIFORM_BLOCK_INDEX, &mut block);
             if block >= 0 {
@@ -165,22 +176,14 @@ pub(super) unsafe fn uniform_blocks(
     to: GLuint,
 ) -> Vec<(GLuint, GLuint)> {
     let mut out = Vec::new();
-    // SAFETY: our caller's promise; `buf` is as long as the length given, and every index
-    // asked about is below the active count.
+    // SAFETY: our caller's promise; every index asked about is below the active count, and
+    // each name buffer holds the capacity given.
     unsafe {
-        let mut n = 0;
-        (t.get_programiv)(from, ACTIVE_UNIFORM_BLOCKS, &mut n);
-        for i in 0..n.max(0) as GLuint {
-            let mut buf = [0u8; 256];
-            let mut len = 0;
-            (g.get_active_uniform_block_name)(
-                from,
-                i,
-                buf.len() as GLsizei,
-                &mut len,
-                buf.as_mut_ptr().cast::<c_char>(),
-            );
-            let Ok(name) = CString::new(&buf[..len.clamp(0, 255) as usize]) else {
+        for i in indices(t, from, ACTIVE_UNIFORM_BLOCKS) {
+            let name = read_name(|capacity, len, buf| {
+                (g.get_active_uniform_block_name)(from, i, capacity, len, buf)
+            });
+            let Some(name) = name else {
                 continue;
             };
             let j = (g.get_uniform_block_index)(to, name.as_ptr());
