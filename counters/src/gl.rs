@@ -13,12 +13,12 @@
 //! ([`GlFns`]'s own fields: three required, the query functions optional), and two groups
 //! that load all-or-nothing, so a missing entry point disables one feature with its name as
 //! the reason: [`ThermalFns`] (state queries and setters, framebuffers, our own program: heat
-//! painting, and the save/restore of [`crate::state`]) and [`GeometryFns`] (program
+//! painting, and the save/restore of `state.rs`) and [`GeometryFns`] (program
 //! introspection, uniforms, transform feedback). A group copies the few entry points it
 //! shares with the tier below instead of declaring them again.
 //!
 //! `glGetError` is loaded only into [`ThermalFns`], whose users take the program's pending
-//! error first and raise it again afterwards ([`crate::state::ErrorScope`]); the counters
+//! error first and raise it again afterwards (`state.rs`); the counters
 //! never call it (it would consume the program's error flags).
 
 use std::ffi::{c_char, c_void, CStr};
@@ -252,7 +252,7 @@ gl_table! {
 }
 
 gl_group! {
-    /// The real GL functions heat painting and the save/restore of [`crate::state`] call:
+    /// The real GL functions heat painting and the save/restore of `state.rs` call:
     /// errors, capabilities, state queries and setters, framebuffers and renderbuffers, and
     /// the shader and program calls that build our own programs.
     pub struct ThermalFns {
