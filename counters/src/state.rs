@@ -414,3 +414,89 @@ impl Drop for Unbound {
         unsafe { (self.bind)(self.target, self.name) };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gl::GlFns;
+    use gpuheat_examples::gfx::{Api, Gfx};
+
+    /// The state the test's "program" set, as `glGet` reports it.
+    ///
+    /// # Safety
+    /// `f`'s context must be current.
+    unsafe fn snapshot(f: &ThermalFns) -> Vec<GLint> {
+        let mut v = Vec::new();
+        // SAFETY: our caller's promise; every name exists in GL 4.5 and GLES 3.2.
+        unsafe {
+            for name in [gl::SCISSOR_BOX, gl::COLOR_WRITEMASK, gl::VIEWPORT] {
+                v.extend(f.integers4(name));
+            }
+            for name in STENCIL_NAMES.iter().flatten().chain(&BLEND_NAMES) {
+                v.push(f.integer(*name));
+            }
+            v.push(f.integer(gl::PACK_ALIGNMENT));
+            v.push(GLint::from((f.is_enabled)(gl::SCISSOR_TEST)));
+        }
+        v
+    }
+
+    /// Our work changes every saved piece and raises an error of its own; afterwards the
+    /// program sees its own state and only its own pending error.
+    #[test]
+    fn saved_state_comes_back_and_the_programs_error_is_raised_again() {
+        for api in Api::ALL {
+            let _gfx = Gfx::new(api, 64, 48).expect("EGL context");
+            // SAFETY: eglGetProcAddress returns null or the named function.
+            let gl = unsafe {
+                GlFns::load(|name| gpuheat_examples::gl::eglGetProcAddress(name.as_ptr()).cast())
+            }
+            .expect("GL functions");
+            let f = gl.thermal.as_ref().expect("painting functions");
+            // SAFETY: the context `Gfx::new` made is current on this thread.
+            unsafe {
+                // The program's state and its pending error.
+                (f.scissor)(1, 2, 3, 4);
+                (f.enable)(gl::SCISSOR_TEST);
+                (f.color_mask)(1, 0, 1, 0);
+                (f.pixel_storei)(gl::PACK_ALIGNMENT, 1);
+                (f.stencil_func_separate)(gl::BACK, gl::EQUAL, 3, 0x0F);
+                (f.blend_func_separate)(gl::ONE, gl::ONE, gl::ONE, gl::ONE);
+                (f.viewport)(5, 6, 7, 8);
+                assert_eq!((f.get_error)(), gl::NO_ERROR);
+                let program = snapshot(f);
+                (f.enable)(0);
+
+                let errors = ErrorScope::enter(f);
+                let saved = Saved::take(
+                    f,
+                    &[
+                        Piece::ScissorBox,
+                        Piece::Enabled(gl::SCISSOR_TEST),
+                        Piece::ColorMask,
+                        Piece::Pack,
+                        Piece::Stencil,
+                        Piece::Blend,
+                        Piece::Viewport,
+                    ],
+                );
+                assert_eq!(saved.viewport(), [5, 6, 7, 8]);
+                assert!(saved.enabled(gl::SCISSOR_TEST));
+                (f.scissor)(0, 0, 9, 9);
+                (f.disable)(gl::SCISSOR_TEST);
+                (f.color_mask)(1, 1, 1, 1);
+                pack_defaults(f);
+                (f.stencil_func_separate)(gl::FRONT_AND_BACK, gl::ALWAYS, 0, 0xFF);
+                (f.blend_func_separate)(gl::ONE, gl::ONE, gl::ONE, gl::ONE);
+                (f.viewport)(0, 0, 64, 48);
+                (f.viewport)(0, 0, -1, -1); // An error of ours.
+                drop(saved);
+                assert_eq!(errors.leave(), gl::INVALID_VALUE, "{api:?}");
+
+                assert_eq!((f.get_error)(), gl::INVALID_ENUM, "{api:?}");
+                assert_eq!((f.get_error)(), gl::NO_ERROR, "{api:?}");
+                assert_eq!(snapshot(f), program, "{api:?}");
+            }
+        }
+    }
+}
