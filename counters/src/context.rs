@@ -16,6 +16,7 @@ use gpuheat_session::{
 
 use crate::catalogue::{self, CounterKind, COUNTERS};
 use crate::gl::{self, GLuint, GlFns};
+use crate::state::Unbound;
 
 /// Default cap on the timestamp query objects one context may hold.
 pub const DEFAULT_TIMESTAMP_CAP: usize = 65_536;
@@ -94,7 +95,7 @@ pub struct ContextCounters {
     timer: Option<TimerFns>,
     /// `GL_QUERY_BUFFER` exists (GL 4.4 / ARB_query_buffer_object): unbind around reads.
     query_buffer: bool,
-    bind_buffer: Option<gl::BindBufferFn>,
+    bind_buffer: Option<gl::BindFn>,
     /// `GL_GPU_DISJOINT_EXT` can be read.
     disjoint_ext: bool,
 
@@ -262,8 +263,13 @@ impl ContextCounters {
     /// # Safety
     /// The context must be current on this thread, and `gl` loaded for this process.
     pub unsafe fn new(gl: &GlFns, handle: u64) -> ContextCounters {
+        // SAFETY: the context is current (our caller's promise), and each GL call of this
+        // function is one the context's version and extensions were checked to have (the
+        // three strings and GL_EXTENSIONS exist in every version).
         let vendor = unsafe { gl.string(gl::VENDOR) };
+        // SAFETY: as above.
         let renderer = unsafe { gl.string(gl::RENDERER) };
+        // SAFETY: as above.
         let version = unsafe { gl.string(gl::VERSION) };
         let (api, major, minor) = parse_version(&version);
         let ver = |maj: u32, min: u32| (major, minor) >= (maj, min);
@@ -272,8 +278,10 @@ impl ContextCounters {
         let mut extensions = HashSet::new();
         match gl.get_stringi {
             Some(get_stringi) if ver(3, 0) => {
+                // SAFETY: as above (GL_NUM_EXTENSIONS and glGetStringi exist from 3.0).
                 let n = unsafe { gl.integer(gl::NUM_EXTENSIONS) }.max(0) as u32;
                 for i in 0..n {
+                    // SAFETY: as above; `i` is below GL_NUM_EXTENSIONS.
                     let s = gl::cstr_to_string(unsafe { get_stringi(gl::EXTENSIONS, i) });
                     if !s.is_empty() {
                         extensions.insert(s);
@@ -281,6 +289,7 @@ impl ContextCounters {
                 }
             }
             _ => {
+                // SAFETY: as above.
                 let all = unsafe { gl.string(gl::EXTENSIONS) };
                 extensions.extend(all.split_whitespace().map(str::to_owned));
             }
@@ -361,6 +370,7 @@ impl ContextCounters {
             }
             Some(q) => {
                 let mut bits = 0;
+                // SAFETY: as above: the context has timer queries (`timer_supported`).
                 unsafe { (q.get_iv)(gl::TIMESTAMP, gl::QUERY_COUNTER_BITS, &mut bits) };
                 let counter = if is_gl {
                     gl.query_counter
@@ -482,6 +492,7 @@ impl ContextCounters {
             missed: 0,
             disjoint_for_program: false,
         };
+        // SAFETY: the context is current (our caller's promise) and `cc` describes it.
         unsafe {
             cc.seed_program_active();
             cc.overhead_ns = cc.calibrate(gl);
@@ -511,6 +522,7 @@ impl ContextCounters {
         }
         for target in targets {
             let mut id = 0;
+            // SAFETY: the context is current (our caller's promise) and has `target`.
             unsafe { (q.get_iv)(target, gl::CURRENT_QUERY, &mut id) };
             self.note_program_query(target, id != 0);
         }
@@ -520,8 +532,10 @@ impl ContextCounters {
     unsafe fn calibrate(&mut self, gl: &GlFns) -> u64 {
         let mut runs = Vec::with_capacity(CALIBRATION_RUNS);
         for i in 0..CALIBRATION_WARMUP + CALIBRATION_RUNS {
+            // SAFETY: the context is current (our caller's promise); no bracket is open.
             let bracket = unsafe { self.begin(gl, CaptureMode::Full) };
             let timestamps = bracket.timestamps;
+            // SAFETY: as above; `bracket` is the one just begun.
             let elapsed = unsafe { self.close(gl, &bracket) };
             if let Some((a, b)) = timestamps {
                 // Finished and never read: the objects can be written again.
@@ -546,6 +560,7 @@ impl ContextCounters {
     pub unsafe fn begin(&mut self, gl: &GlFns, mode: CaptureMode) -> Bracket {
         let mut begun = 0u32;
         if mode == CaptureMode::Full {
+            // SAFETY: this context is current (our caller's promise).
             unsafe { (gl.finish)() };
             if let Some(q) = self.queries {
                 let mut bits = self.usable;
@@ -559,11 +574,14 @@ impl ContextCounters {
                         continue;
                     };
                     if self.immediate[i] == 0 {
+                        // SAFETY: as above; the slot has room for one name.
                         unsafe { (q.gen)(1, &mut self.immediate[i]) };
                         if self.immediate[i] == 0 {
                             continue;
                         }
                     }
+                    // SAFETY: as above; `target` is usable here and not active (the
+                    // program has no query on it, and no bracket of ours is open).
                     unsafe { (q.begin)(target, self.immediate[i]) };
                     begun |= 1 << i;
                 }
@@ -571,7 +589,9 @@ impl ContextCounters {
         }
         let mut timestamps = None;
         if let Some(t) = self.timer {
+            // SAFETY: as above.
             if let Some((a, b)) = unsafe { self.alloc_pair() } {
+                // SAFETY: as above; `a` is a free query object of this context.
                 unsafe { (t.counter)(a, gl::TIMESTAMP) };
                 timestamps = Some((a, b));
             } else {
@@ -595,6 +615,7 @@ impl ContextCounters {
     /// pipeline. Returns the raw elapsed time (Full mode), 0 otherwise.
     unsafe fn close(&mut self, gl: &GlFns, bracket: &Bracket) -> u64 {
         if let (Some(t), Some((_, b))) = (self.timer, bracket.timestamps) {
+            // SAFETY: this context is current (our caller's promise); `b` is the bracket's.
             unsafe { (t.counter)(b, gl::TIMESTAMP) };
         }
         if let Some(q) = self.queries {
@@ -603,11 +624,13 @@ impl ContextCounters {
                 let i = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 if let Some(target) = COUNTERS[i].target {
+                    // SAFETY: as above; the bracket began a query on `target`.
                     unsafe { (q.end)(target) };
                 }
             }
         }
         if bracket.mode == CaptureMode::Full {
+            // SAFETY: as above.
             unsafe { (gl.finish)() };
             monotonic_ns().saturating_sub(bracket.start_ns)
         } else {
@@ -631,6 +654,7 @@ impl ContextCounters {
         frame: u64,
         call: u32,
     ) -> Vec<CounterValue> {
+        // SAFETY: our caller's promise: this context is current and `bracket` its last.
         let elapsed = unsafe { self.close(gl, &bracket) };
         if let Some((before, after)) = bracket.timestamps {
             self.pending.push_back(Pending {
@@ -650,7 +674,8 @@ impl ContextCounters {
             value: elapsed.saturating_sub(self.overhead_ns),
         });
         if let (Some(q), true) = (self.queries, bracket.begun != 0) {
-            let saved = unsafe { self.unbind_query_buffer(gl) };
+            // SAFETY: our caller's promise (this context is current).
+            let unbound = unsafe { self.unbind_query_buffer(gl) };
             let mut bits = bracket.begun;
             while bits != 0 {
                 let i = bits.trailing_zeros() as usize;
@@ -659,11 +684,13 @@ impl ContextCounters {
                 let value = match q.get_ui64 {
                     Some(get_ui64) => {
                         let mut v = 0u64;
+                        // SAFETY: as above; the query `id` has ended (no query buffer bound).
                         unsafe { get_ui64(id, gl::QUERY_RESULT, &mut v) };
                         v
                     }
                     None => {
                         let mut v = 0u32;
+                        // SAFETY: as above.
                         unsafe { (q.get_uiv)(id, gl::QUERY_RESULT, &mut v) };
                         u64::from(v)
                     }
@@ -673,7 +700,7 @@ impl ContextCounters {
                     value,
                 });
             }
-            unsafe { self.restore_query_buffer(saved) };
+            drop(unbound);
         }
         values
     }
@@ -695,16 +722,19 @@ impl ContextCounters {
         if self.pending.is_empty() {
             return batches;
         }
-        let saved = unsafe { self.unbind_query_buffer(gl) };
+        // SAFETY: our caller's promise (this context is current).
+        let unbound = unsafe { self.unbind_query_buffer(gl) };
         while let Some(&p) = self.pending.front() {
             if !wait {
                 let mut available = 0u32;
+                // SAFETY: as above; `p.after` is a timestamp query this context wrote.
                 unsafe { (q.get_uiv)(p.after, gl::QUERY_RESULT_AVAILABLE, &mut available) };
                 if available == 0 {
                     break;
                 }
             }
             let (mut t0, mut t1) = (0u64, 0u64);
+            // SAFETY: as above (both were written; no query buffer is bound).
             unsafe {
                 (t.get_ui64)(p.before, gl::QUERY_RESULT, &mut t0);
                 (t.get_ui64)(p.after, gl::QUERY_RESULT, &mut t1);
@@ -728,7 +758,8 @@ impl ContextCounters {
                 }),
             }
         }
-        unsafe { self.restore_query_buffer(saved) };
+        drop(unbound);
+        // SAFETY: as above; the context has GL_EXT_disjoint_timer_query (`disjoint_ext`).
         if self.disjoint_ext && unsafe { gl.integer(gl::GPU_DISJOINT_EXT) } != 0 {
             // Reading cleared the flag: keep it for the program's next read.
             self.disjoint_for_program = true;
@@ -793,6 +824,8 @@ impl ContextCounters {
             if n > 0 {
                 let old = self.free.len();
                 self.free.resize(old + n, 0);
+                // SAFETY: this context is current (our caller's promise); the slice has room
+                // for the `n` names.
                 unsafe { (q.gen)(n as i32, self.free[old..].as_mut_ptr()) };
                 self.allocated += n;
                 self.free.retain(|&id| id != 0);
@@ -806,26 +839,21 @@ impl ContextCounters {
         Some((a, b))
     }
 
-    /// Unbinds `GL_QUERY_BUFFER` when the program has a buffer bound there (query results
-    /// would be written into it); returns the binding to restore.
-    unsafe fn unbind_query_buffer(&self, gl: &GlFns) -> GLuint {
-        if !self.query_buffer {
-            return 0;
-        }
-        let bound = unsafe { gl.integer(gl::QUERY_BUFFER_BINDING) } as GLuint;
-        if bound != 0 {
-            if let Some(bind) = self.bind_buffer {
-                unsafe { bind(gl::QUERY_BUFFER, 0) };
-            }
-        }
-        bound
-    }
-
-    unsafe fn restore_query_buffer(&self, saved: GLuint) {
-        if saved != 0 {
-            if let Some(bind) = self.bind_buffer {
-                unsafe { bind(gl::QUERY_BUFFER, saved) };
-            }
+    /// Unbinds `GL_QUERY_BUFFER` while the guard lives, when the context has the binding and
+    /// the program has a buffer bound there (query results would be written into it).
+    ///
+    /// # Safety
+    /// This context must be current on this thread, and stay current while the guard lives.
+    unsafe fn unbind_query_buffer(&self, gl: &GlFns) -> Option<Unbound> {
+        let bind = self.bind_buffer.filter(|_| self.query_buffer)?;
+        // SAFETY: our caller's promise; `query_buffer` says the binding exists here.
+        unsafe {
+            Unbound::take(
+                gl.get_integerv,
+                gl::QUERY_BUFFER_BINDING,
+                gl::QUERY_BUFFER,
+                bind,
+            )
         }
     }
 
@@ -898,6 +926,8 @@ impl ContextCounters {
         ids.extend(self.pending.drain(..).flat_map(|p| [p.before, p.after]));
         ids.extend(self.immediate.iter().copied().filter(|&id| id != 0));
         if !ids.is_empty() {
+            // SAFETY: this context is current (our caller's promise); `ids` are its query
+            // objects, none active.
             unsafe { (q.delete)(ids.len() as i32, ids.as_ptr()) };
         }
     }

@@ -14,10 +14,10 @@
 //! the box. At the frame's end (before the swap) the frame's colour buffer and both maps are
 //! read back once and `accum` is cleared.
 //!
-//! Invisibility: every piece of state touched is saved and restored (see [`Saved`]); the
-//! program's pending GL error is taken before the work and raised again after it with a
-//! known-invalid no-op, and errors of our own are drained (and make the frame's map missing,
-//! with the error, rather than wrong).
+//! Invisibility: every piece of state touched is saved and restored, and the program's
+//! pending GL error is taken before the work and raised again after it, by the crate's
+//! save/restore toolkit (`state.rs`); errors of our own are drained (and make the frame's map
+//! missing, with the error, rather than wrong).
 //!
 //! Known limits: per-draw-buffer colour masks and blend enables (`glColorMaski`,
 //! `glEnablei`) are restored through the non-indexed calls from draw buffer 0's values;
@@ -27,151 +27,10 @@
 //! its stencil or depth test then rejected; `GL_OUT_OF_MEMORY` and
 //! `GL_INVALID_FRAMEBUFFER_OPERATION` pending from the program cannot be raised again.
 
-use std::ffi::{c_char, c_void};
-
 use gpuheat_session::{ClientApi, DrawCoverage, HeatMap};
 
-use crate::gl::{GLenum, GLint, GLsizei, GLuint};
-
-type GLboolean = u8;
-type GLfloat = f32;
-
-crate::gl::real_fns! {
-    /// The real GL functions the painter calls (loaded like [`crate::GlFns`], from the real
-    /// implementations, never the program's hooked entry points).
-    pub struct ThermalFns {
-        get_error: c"glGetError" = fn() -> GLenum;
-        enable: c"glEnable" = fn(GLenum);
-        disable: c"glDisable" = fn(GLenum);
-        is_enabled: c"glIsEnabled" = fn(GLenum) -> GLboolean;
-        get_integerv: c"glGetIntegerv" = fn(GLenum, *mut GLint);
-        bind_framebuffer: c"glBindFramebuffer" = fn(GLenum, GLuint);
-        gen_framebuffers: c"glGenFramebuffers" = fn(GLsizei, *mut GLuint);
-        delete_framebuffers: c"glDeleteFramebuffers" = fn(GLsizei, *const GLuint);
-        framebuffer_renderbuffer: c"glFramebufferRenderbuffer" = fn(GLenum, GLenum, GLenum, GLuint);
-        check_framebuffer_status: c"glCheckFramebufferStatus" = fn(GLenum) -> GLenum;
-        gen_renderbuffers: c"glGenRenderbuffers" = fn(GLsizei, *mut GLuint);
-        delete_renderbuffers: c"glDeleteRenderbuffers" = fn(GLsizei, *const GLuint);
-        bind_renderbuffer: c"glBindRenderbuffer" = fn(GLenum, GLuint);
-        renderbuffer_storage: c"glRenderbufferStorage" = fn(GLenum, GLenum, GLsizei, GLsizei);
-        clear_bufferiv: c"glClearBufferiv" = fn(GLenum, GLint, *const GLint);
-        clear_bufferfv: c"glClearBufferfv" = fn(GLenum, GLint, *const GLfloat);
-        stencil_func_separate: c"glStencilFuncSeparate" = fn(GLenum, GLenum, GLint, GLuint);
-        stencil_op_separate: c"glStencilOpSeparate" = fn(GLenum, GLenum, GLenum, GLenum);
-        stencil_mask_separate: c"glStencilMaskSeparate" = fn(GLenum, GLuint);
-        color_mask: c"glColorMask" = fn(GLboolean, GLboolean, GLboolean, GLboolean);
-        blend_func_separate: c"glBlendFuncSeparate" = fn(GLenum, GLenum, GLenum, GLenum);
-        blend_equation_separate: c"glBlendEquationSeparate" = fn(GLenum, GLenum);
-        use_program: c"glUseProgram" = fn(GLuint);
-        create_shader: c"glCreateShader" = fn(GLenum) -> GLuint;
-        shader_source: c"glShaderSource" = fn(GLuint, GLsizei, *const *const c_char, *const GLint);
-        compile_shader: c"glCompileShader" = fn(GLuint);
-        attach_shader: c"glAttachShader" = fn(GLuint, GLuint);
-        delete_shader: c"glDeleteShader" = fn(GLuint);
-        create_program: c"glCreateProgram" = fn() -> GLuint;
-        link_program: c"glLinkProgram" = fn(GLuint);
-        get_programiv: c"glGetProgramiv" = fn(GLuint, GLenum, *mut GLint);
-        get_shaderiv: c"glGetShaderiv" = fn(GLuint, GLenum, *mut GLint);
-        get_uniform_location: c"glGetUniformLocation" = fn(GLuint, *const c_char) -> GLint;
-        uniform2f: c"glUniform2f" = fn(GLint, GLfloat, GLfloat);
-        gen_vertex_arrays: c"glGenVertexArrays" = fn(GLsizei, *mut GLuint);
-        bind_vertex_array: c"glBindVertexArray" = fn(GLuint);
-        draw_arrays: c"glDrawArrays" = fn(GLenum, GLint, GLsizei);
-        viewport: c"glViewport" = fn(GLint, GLint, GLsizei, GLsizei);
-        scissor: c"glScissor" = fn(GLint, GLint, GLsizei, GLsizei);
-        read_pixels: c"glReadPixels" = fn(GLint, GLint, GLsizei, GLsizei, GLenum, GLenum, *mut c_void);
-        read_buffer: c"glReadBuffer" = fn(GLenum);
-        draw_buffers: c"glDrawBuffers" = fn(GLsizei, *const GLenum);
-        pixel_storei: c"glPixelStorei" = fn(GLenum, GLint);
-        bind_buffer: c"glBindBuffer" = fn(GLenum, GLuint);
-    }
-    optional {
-        /// `glPolygonMode` (desktop GL only).
-        polygon_mode: c"glPolygonMode" = fn(GLenum, GLenum);
-    }
-}
-
-// Enums.
-const NO_ERROR: GLenum = 0;
-const INVALID_ENUM: GLenum = 0x0500;
-const INVALID_VALUE: GLenum = 0x0501;
-const INVALID_OPERATION: GLenum = 0x0502;
-const FRAMEBUFFER: GLenum = 0x8D40;
-const DRAW_FRAMEBUFFER: GLenum = 0x8CA9;
-const READ_FRAMEBUFFER: GLenum = 0x8CA8;
-const DRAW_FRAMEBUFFER_BINDING: GLenum = 0x8CA6;
-const READ_FRAMEBUFFER_BINDING: GLenum = 0x8CAA;
-const FRAMEBUFFER_COMPLETE: GLenum = 0x8CD5;
-const RENDERBUFFER: GLenum = 0x8D41;
-const RENDERBUFFER_BINDING: GLenum = 0x8CA7;
-const COLOR_ATTACHMENT0: GLenum = 0x8CE0;
-const COLOR_ATTACHMENT1: GLenum = 0x8CE1;
-const STENCIL_ATTACHMENT: GLenum = 0x8D20;
-const STENCIL_INDEX8: GLenum = 0x8D48;
-const RGBA8: GLenum = 0x8058;
-const R32F: GLenum = 0x822E;
-const STENCIL: GLenum = 0x1802;
-const COLOR: GLenum = 0x1800;
-const CURRENT_PROGRAM: GLenum = 0x8B8D;
-const DELETE_STATUS: GLenum = 0x8B80;
-const VERTEX_ARRAY_BINDING: GLenum = 0x85B5;
-const VIEWPORT: GLenum = 0x0BA2;
-const SCISSOR_BOX: GLenum = 0x0C10;
-const SCISSOR_TEST: GLenum = 0x0C11;
-const STENCIL_TEST: GLenum = 0x0B90;
-const BLEND: GLenum = 0x0BE2;
-const CULL_FACE: GLenum = 0x0B44;
-const RASTERIZER_DISCARD: GLenum = 0x8C89;
-const POLYGON_MODE: GLenum = 0x0B40;
-const FILL: GLenum = 0x1B02;
-const FRONT: GLenum = 0x0404;
-const BACK: GLenum = 0x0405;
-const FRONT_AND_BACK: GLenum = 0x0408;
-const STENCIL_FUNC: GLenum = 0x0B92;
-const STENCIL_VALUE_MASK: GLenum = 0x0B93;
-const STENCIL_FAIL: GLenum = 0x0B94;
-const STENCIL_PASS_DEPTH_FAIL: GLenum = 0x0B95;
-const STENCIL_PASS_DEPTH_PASS: GLenum = 0x0B96;
-const STENCIL_REF: GLenum = 0x0B97;
-const STENCIL_WRITEMASK: GLenum = 0x0B98;
-const STENCIL_BACK_FUNC: GLenum = 0x8800;
-const STENCIL_BACK_FAIL: GLenum = 0x8801;
-const STENCIL_BACK_PASS_DEPTH_FAIL: GLenum = 0x8802;
-const STENCIL_BACK_PASS_DEPTH_PASS: GLenum = 0x8803;
-const STENCIL_BACK_REF: GLenum = 0x8CA3;
-const STENCIL_BACK_VALUE_MASK: GLenum = 0x8CA4;
-const STENCIL_BACK_WRITEMASK: GLenum = 0x8CA5;
-const ALWAYS: GLenum = 0x0207;
-const EQUAL: GLenum = 0x0202;
-const KEEP: GLenum = 0x1E00;
-const INCR: GLenum = 0x1E02;
-const COLOR_WRITEMASK: GLenum = 0x0C23;
-const BLEND_SRC_RGB: GLenum = 0x80C9;
-const BLEND_DST_RGB: GLenum = 0x80C8;
-const BLEND_SRC_ALPHA: GLenum = 0x80CB;
-const BLEND_DST_ALPHA: GLenum = 0x80CA;
-const BLEND_EQUATION_RGB: GLenum = 0x8009;
-const BLEND_EQUATION_ALPHA: GLenum = 0x883D;
-const ONE: GLenum = 1;
-const FUNC_ADD: GLenum = 0x8006;
-const PIXEL_PACK_BUFFER: GLenum = 0x88EB;
-const PIXEL_PACK_BUFFER_BINDING: GLenum = 0x88ED;
-const PACK_ALIGNMENT: GLenum = 0x0D05;
-const PACK_ROW_LENGTH: GLenum = 0x0D02;
-const PACK_SKIP_ROWS: GLenum = 0x0D03;
-const PACK_SKIP_PIXELS: GLenum = 0x0D04;
-const READ_BUFFER: GLenum = 0x0C02;
-const DRAW_BUFFER0: GLenum = 0x8825;
-const TRANSFORM_FEEDBACK_ACTIVE: GLenum = 0x8E24;
-const RED: GLenum = 0x1903;
-const RGBA: GLenum = 0x1908;
-const FLOAT: GLenum = 0x1406;
-const UNSIGNED_BYTE: GLenum = 0x1401;
-const TRIANGLES: GLenum = 0x0004;
-const VERTEX_SHADER: GLenum = 0x8B31;
-const FRAGMENT_SHADER: GLenum = 0x8B30;
-const LINK_STATUS: GLenum = 0x8B82;
-const COMPILE_STATUS: GLenum = 0x8B81;
+use crate::gl::*;
+use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 
 /// Whether a context can host the painter's targets: R32F colour buffers that blend.
 /// `Err` says exactly why not.
@@ -206,196 +65,6 @@ pub fn support(
             Ok(())
         }
         ClientApi::Vg => Err("OpenVG contexts draw no GL fragments".into()),
-    }
-}
-
-/// The program's state the painter touches, taken before and put back after.
-struct Saved {
-    draw_fb: GLint,
-    read_fb: GLint,
-    program: GLint,
-    vertex_array: GLint,
-    renderbuffer: GLint,
-    viewport: [GLint; 4],
-    scissor_box: [GLint; 4],
-    scissor_test: bool,
-    stencil_test: bool,
-    blend: bool,
-    cull_face: bool,
-    rasterizer_discard: bool,
-    polygon_mode: Option<GLint>,
-    /// func, ref, value mask, fail, zfail, zpass, writemask: front, back.
-    stencil: [[GLint; 7]; 2],
-    color_mask: [GLint; 4],
-    blend_func: [GLint; 4],
-    blend_eq: [GLint; 2],
-    pack_buffer: GLint,
-    pack: [GLint; 4],
-}
-
-const PACK_NAMES: [GLenum; 4] = [
-    PACK_ALIGNMENT,
-    PACK_ROW_LENGTH,
-    PACK_SKIP_ROWS,
-    PACK_SKIP_PIXELS,
-];
-const STENCIL_NAMES: [[GLenum; 7]; 2] = [
-    [
-        STENCIL_FUNC,
-        STENCIL_REF,
-        STENCIL_VALUE_MASK,
-        STENCIL_FAIL,
-        STENCIL_PASS_DEPTH_FAIL,
-        STENCIL_PASS_DEPTH_PASS,
-        STENCIL_WRITEMASK,
-    ],
-    [
-        STENCIL_BACK_FUNC,
-        STENCIL_BACK_REF,
-        STENCIL_BACK_VALUE_MASK,
-        STENCIL_BACK_FAIL,
-        STENCIL_BACK_PASS_DEPTH_FAIL,
-        STENCIL_BACK_PASS_DEPTH_PASS,
-        STENCIL_BACK_WRITEMASK,
-    ],
-];
-
-pub(crate) unsafe fn int(f: &ThermalFns, name: GLenum) -> GLint {
-    let mut v = [0 as GLint; 4];
-    unsafe { (f.get_integerv)(name, v.as_mut_ptr()) };
-    v[0]
-}
-
-pub(crate) unsafe fn ints4(f: &ThermalFns, name: GLenum) -> [GLint; 4] {
-    let mut v = [0 as GLint; 16];
-    unsafe { (f.get_integerv)(name, v.as_mut_ptr()) };
-    [v[0], v[1], v[2], v[3]]
-}
-
-pub(crate) unsafe fn set_enabled(f: &ThermalFns, cap: GLenum, on: bool) {
-    unsafe {
-        if on {
-            (f.enable)(cap)
-        } else {
-            (f.disable)(cap)
-        }
-    }
-}
-
-impl Saved {
-    unsafe fn take(f: &ThermalFns, desktop: bool) -> Saved {
-        unsafe {
-            let on = |cap| (f.is_enabled)(cap) != 0;
-            let mut stencil = [[0; 7]; 2];
-            for (face, names) in stencil.iter_mut().zip(STENCIL_NAMES) {
-                for (v, n) in face.iter_mut().zip(names) {
-                    *v = int(f, n);
-                }
-            }
-            Saved {
-                draw_fb: int(f, DRAW_FRAMEBUFFER_BINDING),
-                read_fb: int(f, READ_FRAMEBUFFER_BINDING),
-                program: int(f, CURRENT_PROGRAM),
-                vertex_array: int(f, VERTEX_ARRAY_BINDING),
-                renderbuffer: int(f, RENDERBUFFER_BINDING),
-                viewport: ints4(f, VIEWPORT),
-                scissor_box: ints4(f, SCISSOR_BOX),
-                scissor_test: on(SCISSOR_TEST),
-                stencil_test: on(STENCIL_TEST),
-                blend: on(BLEND),
-                cull_face: on(CULL_FACE),
-                rasterizer_discard: on(RASTERIZER_DISCARD),
-                polygon_mode: f
-                    .polygon_mode
-                    .filter(|_| desktop)
-                    .map(|_| int(f, POLYGON_MODE)),
-                stencil,
-                color_mask: ints4(f, COLOR_WRITEMASK),
-                blend_func: [
-                    int(f, BLEND_SRC_RGB),
-                    int(f, BLEND_DST_RGB),
-                    int(f, BLEND_SRC_ALPHA),
-                    int(f, BLEND_DST_ALPHA),
-                ],
-                blend_eq: [int(f, BLEND_EQUATION_RGB), int(f, BLEND_EQUATION_ALPHA)],
-                pack_buffer: int(f, PIXEL_PACK_BUFFER_BINDING),
-                pack: PACK_NAMES.map(|n| int(f, n)),
-            }
-        }
-    }
-
-    unsafe fn restore(&self, f: &ThermalFns) {
-        unsafe {
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, self.draw_fb as GLuint);
-            (f.bind_framebuffer)(READ_FRAMEBUFFER, self.read_fb as GLuint);
-            (f.use_program)(self.program as GLuint);
-            (f.bind_vertex_array)(self.vertex_array as GLuint);
-            (f.bind_renderbuffer)(RENDERBUFFER, self.renderbuffer as GLuint);
-            let [x, y, w, h] = self.viewport;
-            (f.viewport)(x, y, w, h);
-            let [x, y, w, h] = self.scissor_box;
-            (f.scissor)(x, y, w, h);
-            set_enabled(f, SCISSOR_TEST, self.scissor_test);
-            set_enabled(f, STENCIL_TEST, self.stencil_test);
-            set_enabled(f, BLEND, self.blend);
-            set_enabled(f, CULL_FACE, self.cull_face);
-            set_enabled(f, RASTERIZER_DISCARD, self.rasterizer_discard);
-            if let (Some(pm), Some(mode)) = (f.polygon_mode, self.polygon_mode) {
-                pm(FRONT_AND_BACK, mode as GLenum);
-            }
-            for (face, s) in [FRONT, BACK].into_iter().zip(self.stencil) {
-                (f.stencil_func_separate)(face, s[0] as GLenum, s[1], s[2] as GLuint);
-                (f.stencil_op_separate)(face, s[3] as GLenum, s[4] as GLenum, s[5] as GLenum);
-                (f.stencil_mask_separate)(face, s[6] as GLuint);
-            }
-            let m = self.color_mask.map(|v| u8::from(v != 0));
-            (f.color_mask)(m[0], m[1], m[2], m[3]);
-            let b = self.blend_func.map(|v| v as GLenum);
-            (f.blend_func_separate)(b[0], b[1], b[2], b[3]);
-            (f.blend_equation_separate)(self.blend_eq[0] as GLenum, self.blend_eq[1] as GLenum);
-            (f.bind_buffer)(PIXEL_PACK_BUFFER, self.pack_buffer as GLuint);
-            for (n, v) in PACK_NAMES.into_iter().zip(self.pack) {
-                (f.pixel_storei)(n, v);
-            }
-        }
-    }
-}
-
-/// Pixel-pack state for our read-backs: no pack buffer, tight rows.
-unsafe fn pack_defaults(f: &ThermalFns) {
-    unsafe {
-        (f.bind_buffer)(PIXEL_PACK_BUFFER, 0);
-        (f.pixel_storei)(PACK_ALIGNMENT, 4);
-        (f.pixel_storei)(PACK_ROW_LENGTH, 0);
-        (f.pixel_storei)(PACK_SKIP_ROWS, 0);
-        (f.pixel_storei)(PACK_SKIP_PIXELS, 0);
-    }
-}
-
-/// Takes every pending GL error (ours); returns the first.
-pub(crate) unsafe fn drain_errors(f: &ThermalFns) -> GLenum {
-    let mut first = NO_ERROR;
-    for _ in 0..32 {
-        let e = unsafe { (f.get_error)() };
-        if e == NO_ERROR {
-            break;
-        }
-        if first == NO_ERROR {
-            first = e;
-        }
-    }
-    first
-}
-
-/// Raises `e` again (the program's pending error we took) with a known-invalid no-op call.
-pub(crate) unsafe fn raise(f: &ThermalFns, e: GLenum) {
-    unsafe {
-        match e {
-            INVALID_ENUM => (f.enable)(0),
-            INVALID_VALUE => (f.viewport)(0, 0, -1, -1),
-            INVALID_OPERATION => (f.bind_vertex_array)(0x7fff_fff0),
-            _ => {}
-        }
     }
 }
 
@@ -481,6 +150,54 @@ impl Painter {
         }
     }
 
+    /// Saves the state painting and the read-backs change; restored when the guard drops.
+    ///
+    /// # Safety
+    /// This painter's context must be current (GL 3.0+ or GLES 3.0+, as [`support`] checks),
+    /// and `f` its real functions.
+    unsafe fn save<'f>(&self, f: &'f ThermalFns) -> Saved<'f> {
+        let framebuffer = |query, target| Piece::Binding {
+            query,
+            target,
+            bind: f.bind_framebuffer,
+        };
+        let mut pieces = vec![
+            framebuffer(DRAW_FRAMEBUFFER_BINDING, DRAW_FRAMEBUFFER),
+            framebuffer(READ_FRAMEBUFFER_BINDING, READ_FRAMEBUFFER),
+            Piece::Program,
+            Piece::VertexArray,
+            Piece::Binding {
+                query: RENDERBUFFER_BINDING,
+                target: RENDERBUFFER,
+                bind: f.bind_renderbuffer,
+            },
+            Piece::Viewport,
+            Piece::ScissorBox,
+            Piece::Enabled(SCISSOR_TEST),
+            Piece::Enabled(STENCIL_TEST),
+            Piece::Enabled(BLEND),
+            Piece::Enabled(CULL_FACE),
+            Piece::Enabled(RASTERIZER_DISCARD),
+        ];
+        if !self.gles {
+            pieces.push(Piece::PolygonMode);
+        }
+        pieces.extend([
+            Piece::Stencil,
+            Piece::ColorMask,
+            Piece::Blend,
+            Piece::Binding {
+                query: PIXEL_PACK_BUFFER_BINDING,
+                target: PIXEL_PACK_BUFFER,
+                bind: f.bind_buffer,
+            },
+            Piece::Pack,
+        ]);
+        // SAFETY: our caller's promise; every piece exists in GL 3.0+ and GLES 3.0+ (polygon
+        // mode only taken on desktop GL).
+        unsafe { Saved::take(f, &pieces) }
+    }
+
     /// Paints draw `call` (frame order) whose serialized time is `time_ns`; `replay` calls
     /// the real draw again with the same arguments. `program_query` tells that the program
     /// has a query of its own active (the replay would add to it).
@@ -499,16 +216,17 @@ impl Painter {
             self.list(call, time_ns);
             return;
         }
-        unsafe {
-            let pending = (f.get_error)();
+        // SAFETY: our caller's promise: this painter's context is current and `f` its real
+        // functions.
+        let ours = unsafe {
+            let errors = ErrorScope::enter(f);
             self.paint_inner(f, call, time_ns, program_query, replay);
-            let ours = drain_errors(f);
-            if ours != NO_ERROR {
-                self.fail(format!(
-                    "GL error 0x{ours:04X} while painting call {call} (the map would be wrong)"
-                ));
-            }
-            raise(f, pending);
+            errors.leave()
+        };
+        if ours != NO_ERROR {
+            self.fail(format!(
+                "GL error 0x{ours:04X} while painting call {call} (the map would be wrong)"
+            ));
         }
     }
 
@@ -520,21 +238,24 @@ impl Painter {
         program_query: bool,
         replay: &dyn Fn(),
     ) {
+        // SAFETY: `paint`'s caller's promise: this painter's context is current (GL 3.0+ or
+        // GLES 3.0+, `support` checked) and `f` its real functions; the objects bound are our
+        // targets or the program's saved bindings, and `saved` restores what is changed.
         unsafe {
-            if int(f, DRAW_FRAMEBUFFER_BINDING) != 0 {
+            if f.integer(DRAW_FRAMEBUFFER_BINDING) != 0 {
                 self.skipped_offscreen += 1;
                 return self.list(call, time_ns);
             }
             if program_query
-                || int(f, TRANSFORM_FEEDBACK_ACTIVE) != 0
-                || current_program_deleting(f)
+                || f.integer(TRANSFORM_FEEDBACK_ACTIVE) != 0
+                || f.current_program_deleting()
             {
                 self.skipped_other += 1;
                 return self.list(call, time_ns);
             }
-            let saved = Saved::take(f, !self.gles);
+            let saved = self.save(f);
             if self.size.is_none() {
-                let [x, y, w, h] = saved.viewport;
+                let [x, y, w, h] = saved.viewport();
                 if w > 0 && h > 0 {
                     self.size = Some([(x.max(0) + w) as u32, (y.max(0) + h) as u32]);
                 }
@@ -545,7 +266,6 @@ impl Painter {
             };
             if self.targets.as_ref().map(|t| (t.width, t.height)) != Some((w, h)) {
                 if let Err(e) = self.create_targets(f, w, h) {
-                    saved.restore(f);
                     self.list(call, time_ns);
                     return self.fail(e);
                 }
@@ -558,14 +278,13 @@ impl Painter {
             (f.disable)(SCISSOR_TEST);
             (f.stencil_mask_separate)(FRONT_AND_BACK, 0xFF);
             (f.clear_bufferiv)(STENCIL, 0, &0);
-            set_enabled(f, SCISSOR_TEST, saved.scissor_test);
+            f.set_enabled(SCISSOR_TEST, saved.enabled(SCISSOR_TEST));
             (f.enable)(STENCIL_TEST);
             (f.stencil_func_separate)(FRONT_AND_BACK, ALWAYS, 0, 0xFF);
             (f.stencil_op_separate)(FRONT_AND_BACK, INCR, INCR, INCR);
             (f.color_mask)(0, 0, 0, 0);
             let before = drain_errors(f);
             if before != NO_ERROR {
-                saved.restore(f);
                 self.list(call, time_ns);
                 return self.fail(format!(
                     "GL error 0x{before:04X} setting up the count of call {call}"
@@ -575,7 +294,6 @@ impl Painter {
             let replayed = drain_errors(f);
             if replayed != NO_ERROR {
                 // The draw itself raises this error: it drew nothing.
-                saved.restore(f);
                 return self.list(call, time_ns);
             }
 
@@ -647,7 +365,6 @@ impl Painter {
                 time_ns,
                 bbox,
             });
-            saved.restore(f);
         }
     }
 
@@ -657,6 +374,9 @@ impl Painter {
         let n = w as usize * h as usize;
         let (format, channels) = if self.gles { (RGBA, 4) } else { (RED, 1) };
         let mut v = vec![0f32; n * channels];
+        // SAFETY: our caller's promise (context current, a complete read framebuffer of at
+        // least `w`×`h` bound, pack state at its defaults); `v` holds `w`×`h`×`channels`
+        // floats, exactly what the read writes.
         unsafe {
             (f.read_pixels)(
                 0,
@@ -675,7 +395,13 @@ impl Painter {
         }
     }
 
+    /// (Re)creates the targets at `w`×`h`, with our program built once. Leaves framebuffer
+    /// and renderbuffer bindings changed (the caller restores them).
+    ///
+    /// # Safety
+    /// This painter's context must be current, and `f` its real functions.
     unsafe fn create_targets(&mut self, f: &ThermalFns, w: u32, h: u32) -> Result<(), String> {
+        // SAFETY: our caller's promise; every name bound is ours, just generated.
         unsafe {
             self.release(f);
             let (program, uniform, vao) = match self.program {
@@ -756,12 +482,19 @@ impl Painter {
         }
     }
 
+    /// Builds our program (full-screen triangle, `u_add` written to both outputs) and our
+    /// empty vertex array.
+    ///
+    /// # Safety
+    /// This painter's context must be current, and `f` its real functions.
     unsafe fn build_program(&self, f: &ThermalFns) -> Result<(GLuint, GLint, GLuint), String> {
         let header = if self.gles {
             "#version 300 es\nprecision highp float;\n"
         } else {
             "#version 330 core\n"
         };
+        // SAFETY: our caller's promise; `src` outlives the glShaderSource call that copies it,
+        // and the uniform name is NUL-terminated.
         unsafe {
             let program = (f.create_program)();
             for (stage, body) in [(VERTEX_SHADER, VS), (FRAGMENT_SHADER, FS)] {
@@ -793,6 +526,7 @@ impl Painter {
     /// Deletes the targets (the program and VAO go with the context).
     unsafe fn release(&mut self, f: &ThermalFns) {
         if let Some(t) = self.targets.take() {
+            // SAFETY: our caller's promise (context current); the names are our targets'.
             unsafe {
                 (f.delete_framebuffers)(3, t.fbos.as_ptr());
                 (f.delete_renderbuffers)(5, t.rbs.as_ptr());
@@ -831,21 +565,22 @@ impl Painter {
                 )
             });
         };
-        unsafe {
-            let pending = (f.get_error)();
+        // SAFETY: our caller's promise: this painter's context is current and `f` its real
+        // functions.
+        let (result, ours) = unsafe {
+            let errors = ErrorScope::enter(f);
             let result = self.finish_inner(f, w, h, frame, context, draws);
-            let ours = drain_errors(f);
-            raise(f, pending);
-            if let Some(why) = failure {
-                return Err(why);
-            }
-            if ours != NO_ERROR {
-                return Err(format!(
-                    "GL error 0x{ours:04X} reading the maps back at the frame's end"
-                ));
-            }
-            result
+            (result, errors.leave())
+        };
+        if let Some(why) = failure {
+            return Err(why);
         }
+        if ours != NO_ERROR {
+            return Err(format!(
+                "GL error 0x{ours:04X} reading the maps back at the frame's end"
+            ));
+        }
+        result
     }
 
     unsafe fn finish_inner(
@@ -858,14 +593,17 @@ impl Painter {
         draws: Vec<DrawCoverage>,
     ) -> Result<HeatMap, String> {
         let n = w as usize * h as usize;
+        // SAFETY: `finish`'s caller's promise: this painter's context is current and `f` its
+        // real functions; `colour` holds the `w`×`h` RGBA bytes read; `saved` restores every
+        // binding and state changed here.
         unsafe {
-            let saved = Saved::take(f, !self.gles);
+            let saved = self.save(f);
             pack_defaults(f);
             // The frame's colour, from the default framebuffer's draw buffer.
             (f.bind_framebuffer)(DRAW_FRAMEBUFFER, 0);
             (f.bind_framebuffer)(READ_FRAMEBUFFER, 0);
-            let draw_buffer = int(f, DRAW_BUFFER0) as GLenum;
-            let read_buffer = int(f, READ_BUFFER) as GLenum;
+            let draw_buffer = f.integer(DRAW_BUFFER0) as GLenum;
+            let read_buffer = f.integer(READ_BUFFER) as GLenum;
             let source = if draw_buffer == FRONT || draw_buffer == BACK {
                 draw_buffer
             } else {
@@ -910,7 +648,7 @@ impl Painter {
             } else {
                 (vec![0.0; n], vec![0; n])
             };
-            saved.restore(f);
+            drop(saved);
             Ok(HeatMap {
                 frame,
                 context,
@@ -922,19 +660,5 @@ impl Painter {
                 draws,
             })
         }
-    }
-}
-
-/// Whether the program in use is flagged for deletion: switching to the painter's program
-/// would delete it, and restoring it would then fail, so such draws are not painted.
-unsafe fn current_program_deleting(f: &ThermalFns) -> bool {
-    unsafe {
-        let program = int(f, CURRENT_PROGRAM);
-        if program == 0 {
-            return false;
-        }
-        let mut deleting = 0;
-        (f.get_programiv)(program as GLuint, DELETE_STATUS, &mut deleting);
-        deleting != 0
     }
 }

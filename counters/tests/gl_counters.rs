@@ -108,6 +108,8 @@ fn samples_and_statistics_of_full_and_quarter_quads() {
     }
 
     // Both Full brackets also queued a timestamp pair.
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     let batches = unsafe { cc.poll(&s.gl, true) };
     assert_eq!(batches.len(), 1);
     assert_eq!(s.gl_error(), GL_NO_ERROR);
@@ -133,6 +135,8 @@ fn pipelined_times_arrive_for_every_bracketed_call() {
             expected.push((frame, call));
         }
         // Frame end: a non-blocking poll returns what has landed, in order.
+        // SAFETY: the scene's EGL context is current on this thread, and every pointer passed
+        // points to a live value of the size GL writes.
         for b in unsafe { cc.poll(&s.gl, false) } {
             assert!(!b.disjoint);
             got.extend(b.times.iter().map(|t| (b.frame, t.call)));
@@ -144,11 +148,15 @@ fn pipelined_times_arrive_for_every_bracketed_call() {
         got.len(),
         expected.len()
     );
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     for b in unsafe { cc.poll(&s.gl, true) } {
         got.extend(b.times.iter().map(|t| (b.frame, t.call)));
     }
     assert_eq!(got, expected, "every call exactly once, in order");
     assert_eq!(cc.pending(), 0);
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     assert!(unsafe { cc.poll(&s.gl, true) }.is_empty());
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }
@@ -164,6 +172,8 @@ fn all_pipelined_times_after_finish_in_frame_batches() {
     }
     s.gfx.finish();
     // After glFinish every result is available: a non-blocking poll gets them all.
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     let batches = unsafe { cc.poll(&s.gl, false) };
     assert_eq!(batches.len(), 3);
     for (b, frame) in batches.iter().zip(10..) {
@@ -195,6 +205,8 @@ fn pool_cap_leaves_times_missing_not_zero() {
     }
     assert_eq!(cc.missed_pipelined(), 7);
     assert_eq!(cc.pending(), pairs);
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     let batches = unsafe { cc.poll(&s.gl, true) };
     let times: Vec<_> = batches.iter().flat_map(|b| &b.times).collect();
     assert_eq!(times.len(), pairs);
@@ -204,6 +216,8 @@ fn pool_cap_leaves_times_missing_not_zero() {
     s.bracketed_rect(&mut cc, CaptureMode::Timeline, 1, 0, QUARTER);
     assert_eq!(cc.pending(), 1);
     assert_eq!(cc.timestamp_queries(), objects);
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { cc.release(&s.gl) };
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }
@@ -216,16 +230,22 @@ fn program_active_samples_query_is_respected() {
     let mut cc = s.counters();
     let pixels = u64::from(W * H);
     let mut q = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe {
         glGenQueries(1, &mut q);
         glBeginQuery(GL_SAMPLES_PASSED, q);
     }
     cc.note_program_query(GL_SAMPLES_PASSED, true);
     let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 0, FULL);
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { glEndQuery(GL_SAMPLES_PASSED) };
     cc.note_program_query(GL_SAMPLES_PASSED, false);
     assert_eq!(s.gl_error(), GL_NO_ERROR);
     let mut program_result = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { glGetQueryObjectuiv(q, GL_QUERY_RESULT, &mut program_result) };
     assert_eq!(u64::from(program_result), pixels);
     assert_eq!(value(&values, SAMPLES_PASSED), None, "skipped, not zero");
@@ -240,22 +260,30 @@ fn program_active_samples_query_is_respected() {
 
     // Any occlusion target blocks samples-passed (one occlusion query at a time).
     let mut any = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe {
         glGenQueries(1, &mut any);
         glBeginQuery(GL_ANY_SAMPLES_PASSED, any);
     }
     cc.note_program_query(GL_ANY_SAMPLES_PASSED, true);
     let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 2, QUARTER);
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { glEndQuery(GL_ANY_SAMPLES_PASSED) };
     cc.note_program_query(GL_ANY_SAMPLES_PASSED, false);
     assert_eq!(value(&values, SAMPLES_PASSED), None);
     assert_eq!(value(&values, VERTICES_SUBMITTED), Some(4));
     let mut any_result = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { glGetQueryObjectuiv(any, GL_QUERY_RESULT, &mut any_result) };
     assert_eq!(any_result, 1);
 
     // A program-active pipeline-statistics target is skipped too, the others still run.
     let mut vq = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe {
         glGenQueries(1, &mut vq);
         glBeginQuery(cgl::VERTICES_SUBMITTED, vq);
@@ -263,15 +291,21 @@ fn program_active_samples_query_is_respected() {
     cc.note_program_query(cgl::VERTICES_SUBMITTED, true);
     let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 3, QUARTER);
     s.draw_rect(0, 0, 1, 1);
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { glEndQuery(cgl::VERTICES_SUBMITTED) };
     cc.note_program_query(cgl::VERTICES_SUBMITTED, false);
     assert_eq!(value(&values, VERTICES_SUBMITTED), None);
     assert_eq!(value(&values, PRIMITIVES_SUBMITTED), Some(2));
     assert_eq!(value(&values, SAMPLES_PASSED), Some(pixels / 4));
     let mut vertices = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { glGetQueryObjectuiv(vq, GL_QUERY_RESULT, &mut vertices) };
     assert_eq!(vertices, 8, "the program's query saw both of its draws");
 
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { cc.poll(&s.gl, true) };
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }
@@ -283,21 +317,29 @@ fn query_active_before_attach_is_found() {
     let s = scene();
     let pixels = u64::from(W * H);
     let mut q = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe {
         glGenQueries(1, &mut q);
         glBeginQuery(GL_SAMPLES_PASSED, q);
     }
     let mut cc = s.counters();
     let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 0, FULL);
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { glEndQuery(GL_SAMPLES_PASSED) };
     cc.note_program_query(GL_SAMPLES_PASSED, false);
     assert_eq!(s.gl_error(), GL_NO_ERROR);
     let mut result = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { glGetQueryObjectuiv(q, GL_QUERY_RESULT, &mut result) };
     assert_eq!(u64::from(result), pixels);
     assert_eq!(value(&values, SAMPLES_PASSED), None);
     let values = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 1, FULL);
     assert_eq!(value(&values, SAMPLES_PASSED), Some(pixels));
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { cc.poll(&s.gl, true) };
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }
@@ -310,6 +352,8 @@ type GetBufferSubData = unsafe extern "system" fn(GLenum, GLintptr, GLsizeiptr, 
 fn query_buffer_binding_is_untouched() {
     let s = scene();
     let mut cc = s.counters();
+    // SAFETY: eglGetProcAddress returns null (checked) or glGetBufferSubData, whose C signature
+    // GetBufferSubData spells.
     let get_buffer_sub_data: GetBufferSubData = unsafe {
         let p = eglGetProcAddress(c"glGetBufferSubData".as_ptr());
         assert!(!p.is_null());
@@ -317,6 +361,8 @@ fn query_buffer_binding_is_untouched() {
     };
     let pattern = [0xA5u8; 256];
     let mut buf = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe {
         glGenBuffers(1, &mut buf);
         glBindBuffer(cgl::QUERY_BUFFER, buf);
@@ -339,12 +385,18 @@ fn query_buffer_binding_is_untouched() {
             assert_eq!(value(&values, SAMPLES_PASSED), Some(u64::from(W * H / 4)));
         }
     }
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     let batches = unsafe { cc.poll(&s.gl, true) };
     assert_eq!(batches.iter().map(|b| b.times.len()).sum::<usize>(), 4);
     let mut bound = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { glGetIntegerv(cgl::QUERY_BUFFER_BINDING, &mut bound) };
     assert_eq!(bound as u32, buf);
     let mut contents = [0u8; 256];
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe {
         get_buffer_sub_data(
             cgl::QUERY_BUFFER,
@@ -365,6 +417,8 @@ fn query_buffer_binding_is_untouched() {
 fn brackets_do_not_change_the_image() {
     let s = scene();
     let frame = |cc: Option<&mut gpuheat_counters::ContextCounters>| {
+        // SAFETY: the scene's EGL context is current on this thread, and every pointer passed
+        // points to a live value of the size GL writes.
         unsafe {
             glClearColor(0.1, 0.2, 0.3, 1.0);
             glClear(GL_COLOR_BUFFER_BIT);
@@ -373,6 +427,8 @@ fn brackets_do_not_change_the_image() {
         let colors = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.2, 0.4, 0.9)];
         let mut cc = cc;
         for (i, (r, c)) in rects.iter().zip(colors).enumerate() {
+            // SAFETY: the scene's EGL context is current on this thread, and every pointer passed
+            // points to a live value of the size GL writes.
             unsafe { glUniform4f(s.rp.u_color, c.0, c.1, c.2, 1.0) };
             match cc.as_deref_mut() {
                 Some(cc) => {
@@ -391,6 +447,8 @@ fn brackets_do_not_change_the_image() {
     let plain = frame(None);
     let mut cc = s.counters();
     let measured = frame(Some(&mut cc));
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     unsafe { cc.poll(&s.gl, true) };
     assert_eq!(plain, measured);
     assert_eq!(s.gl_error(), GL_NO_ERROR);

@@ -65,6 +65,8 @@ fn gles_brackets_time_only() {
             CaptureMode::Timeline => assert!(values.is_empty()),
         }
     }
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     let batches = unsafe { cc.poll(&s.gl, true) };
     assert_eq!(batches.len(), 1);
     assert_eq!(batches[0].frame, 7);
@@ -85,6 +87,8 @@ fn gles_disjoint_bookkeeping() {
     // The program read GL_GPU_DISJOINT_EXT and got true: our pending pair is suspect.
     assert!(cc.program_read_disjoint(true));
     s.bracketed_rect(&mut cc, CaptureMode::Timeline, 2, 0, (0, 0, W, H));
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     let batches = unsafe { cc.poll(&s.gl, true) };
     assert_eq!(batches.len(), 2);
     assert!(

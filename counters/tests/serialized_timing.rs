@@ -26,6 +26,8 @@ fn serialized_time_is_proportional_to_work() {
     let mut cc = s.counters();
     let mut call = 0;
     let mut measure = |iterations: i32, rect: (u32, u32, u32, u32)| {
+        // SAFETY: the scene's EGL context is current on this thread, and every pointer passed
+        // points to a live value of the size GL writes.
         unsafe { glUniform1i(u_iterations, iterations) };
         let mut times = Vec::new();
         for _ in 0..REPS {
@@ -60,6 +62,8 @@ fn serialized_time_is_proportional_to_work() {
         "full/quarter = {}",
         1.0 / area_ratio
     );
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
     let batches = unsafe { cc.poll(&s.gl, true) };
     assert_eq!(
         batches.iter().map(|b| b.times.len()).sum::<usize>(),

@@ -20,6 +20,7 @@ pub struct Scene {
 
 /// The real GL entry points, as the agent would load them.
 pub fn load_fns() -> GlFns {
+    // SAFETY: eglGetProcAddress returns null or the named GL function with its C signature.
     unsafe {
         GlFns::load(|name| eglGetProcAddress(name.as_ptr()) as *const c_void)
             .expect("loading GL functions through eglGetProcAddress")
@@ -42,6 +43,8 @@ impl Scene {
 
     /// Draws the pixel rectangle (x, y, w, h) as a 4-vertex triangle strip.
     pub fn draw_rect(&self, x: u32, y: u32, w: u32, h: u32) {
+        // SAFETY: this scene's EGL context is current on this thread, with the rectangle program in
+        // use and the quad bound.
         unsafe {
             glUniform4f(self.rp.u_rect, x as f32, y as f32, w as f32, h as f32);
             glDrawArrays(GL_TRIANGLE_STRIP, 0, Quad::VERTICES);
@@ -50,6 +53,8 @@ impl Scene {
 
     /// Counters of this context, created as the agent would (context current).
     pub fn counters(&self) -> ContextCounters {
+        // SAFETY: this scene's EGL context is current on this thread (it was made current when
+        // created, and tests use one thread).
         unsafe { ContextCounters::new(&self.gl, self.gfx.context as u64) }
     }
 
@@ -62,6 +67,8 @@ impl Scene {
         call: u32,
         rect: (u32, u32, u32, u32),
     ) -> Vec<CounterValue> {
+        // SAFETY: this scene's EGL context is current on this thread (it was made current when
+        // created, and tests use one thread).
         unsafe {
             let b: Bracket = cc.begin(&self.gl, mode);
             self.draw_rect(rect.0, rect.1, rect.2, rect.3);
@@ -71,6 +78,8 @@ impl Scene {
 
     /// The program's view of the GL error flag (the test plays the program).
     pub fn gl_error(&self) -> GLenum {
+        // SAFETY: this scene's EGL context is current on this thread (it was made current when
+        // created, and tests use one thread).
         unsafe { glGetError() }
     }
 }

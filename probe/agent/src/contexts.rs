@@ -17,9 +17,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// our calls never pass through them.
 static GL: OnceLock<Option<GlFns>> = OnceLock::new();
 
-/// The painter's real GL functions (`Err`: why there are none).
-static THERMAL: OnceLock<Result<ThermalFns, String>> = OnceLock::new();
-
 #[derive(Default)]
 struct Entry {
     counters: Option<ContextCounters>,
@@ -34,21 +31,9 @@ struct Entry {
 }
 
 /// Geometry capture's extra real GL functions (`Err`: why there are none).
-static GEOMETRY: OnceLock<Result<GeometryFns, String>> = OnceLock::new();
-
 fn geometry_fns() -> Result<&'static GeometryFns, String> {
-    GEOMETRY
-        .get_or_init(|| {
-            // SAFETY: as in `gl()`: real function pointers or null.
-            unsafe {
-                GeometryFns::load(|name| {
-                    hook::real_by_name(name).unwrap_or_else(|| hook::real_proc_address(name))
-                        as *const std::ffi::c_void
-                })
-            }
-        })
-        .as_ref()
-        .map_err(Clone::clone)
+    let gl = gl().ok_or("the real GL functions could not be loaded")?;
+    gl.geometry.as_ref().map_err(Clone::clone)
 }
 
 /// What the agent saw of each program name's links, across contexts: programs of sharing
@@ -144,19 +129,10 @@ pub fn geometry(ctx: u64, frame: u64, call: u32, name: &str, args: &[u64], repla
     });
 }
 
+/// The painter's real GL functions (`Err`: why there are none).
 fn thermal_fns() -> Result<&'static ThermalFns, String> {
-    THERMAL
-        .get_or_init(|| {
-            // SAFETY: as in `gl()`: real function pointers or null.
-            unsafe {
-                ThermalFns::load(|name| {
-                    hook::real_by_name(name).unwrap_or_else(|| hook::real_proc_address(name))
-                        as *const std::ffi::c_void
-                })
-            }
-        })
-        .as_ref()
-        .map_err(Clone::clone)
+    let gl = gl().ok_or("the real GL functions could not be loaded")?;
+    gl.thermal.as_ref().map_err(Clone::clone)
 }
 
 /// The painter of `ctx`, created the first time (checking the context can host it).

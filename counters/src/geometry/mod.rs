@@ -1,0 +1,340 @@
+//! Geometry capture: the post-transform (clip-space) positions of each draw of a captured
+//! frame, recorded by replaying the draw under transform feedback with a shadow program.
+//!
+//! For a draw made with program `P`, the shadow program `S` links `P`'s vertex (and
+//! fragment) stage again with `glTransformFeedbackVaryings(S, ["gl_Position"],
+//! GL_INTERLEAVED_ATTRIBS)` and `P`'s attribute locations. `P` itself is never touched:
+//! relinking it would reset its uniforms. `S` is built from the shader objects attached to
+//! `P`, or, when the program detached them after linking (as most programs do), from the
+//! sources the agent read when it saw `P` link ([`ProgramLink`]). `S` is cached per `P` with
+//! the generation of `P`'s last link the agent saw, so a relink (or a deletion and reuse of
+//! the name) builds a new `S` instead of returning stale positions.
+//!
+//! Each replay: `P`'s default-block uniform values and uniform block bindings are copied to
+//! `S`, rasterization is discarded, our transform feedback object records into our buffer
+//! (at most what the frame's vertex budget has left, whole primitives only), and the draw is
+//! re-issued with its own arguments and the program's vertex arrays. A
+//! `GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN` query counts what was kept, a
+//! `GL_PRIMITIVES_GENERATED` query what the draw made (where the context has it; else the
+//! count follows from the draw's arguments), and the difference is the draw's
+//! `dropped_vertices`.
+//!
+//! Invisibility: as in [`crate::thermal`], and with the same toolkit (`state.rs`), the
+//! program's pending GL error is taken first and raised again afterwards, errors of ours are
+//! drained (and make the draw's geometry missing, with the error), and every binding touched
+//! is restored: current program, transform feedback object, the generic transform feedback
+//! buffer binding and `GL_RASTERIZER_DISCARD`. Framebuffers are never written (rasterization
+//! is discarded).
+//!
+//! Files, each depending only on those below it: `draw.rs` (a draw call's plan: primitive and
+//! vertex count), `uniforms.rs` (copying `P`'s uniforms to `S`), `shadow.rs` (building and
+//! caching `S`), `replay.rs` (one replay under transform feedback), and this file (the
+//! per-context capture: checks, the frame's vertex budget, the reasons a draw is missing).
+//!
+//! A draw whose positions cannot be recorded gets a [`GeometryMissing`] with the reason,
+//! never a silent hole.
+
+mod draw;
+mod replay;
+mod shadow;
+mod uniforms;
+
+use gpuheat_session::{
+    ClientApi, DrawGeometry, FrameGeometry, GeometryMissing, MAX_GEOMETRY_VERTICES,
+};
+
+use crate::gl::*;
+use crate::state::{drain_errors, ErrorScope};
+
+pub use draw::DrawCall;
+use draw::{plan, Plan};
+use replay::Feedback;
+use shadow::Shadows;
+pub use shadow::{link_sources, ProgramLink};
+
+/// Default per-frame vertex budget: 4 Mi vertices, 64 MiB of positions.
+pub const DEFAULT_VERTEX_BUDGET: u64 = 4 << 20;
+
+/// Whether a context can record geometry, and how: `Ok(true)` when transform feedback
+/// takes any draw (indexed, strips) and `GL_PRIMITIVES_GENERATED` exists (GL 3.1+ with
+/// transform feedback objects, GLES 3.2 or GLES 3.x with geometry shaders), `Ok(false)` for
+/// GLES 3.0/3.1 (only non-indexed lists of points, lines and triangles that fit the buffer).
+pub fn support(
+    api: ClientApi,
+    major: u32,
+    minor: u32,
+    has_extension: impl Fn(&str) -> bool,
+) -> Result<bool, String> {
+    match api {
+        ClientApi::Gl if (major, minor) >= (4, 0) => Ok(true),
+        ClientApi::Gl
+            if (major, minor) >= (3, 1) && has_extension("GL_ARB_transform_feedback2") =>
+        {
+            Ok(true)
+        }
+        ClientApi::Gl => Err(format!(
+            "GL {major}.{minor} has no transform feedback objects (geometry needs GL 4.0, or \
+             3.1 with GL_ARB_transform_feedback2)"
+        )),
+        ClientApi::Gles if major < 3 => Err(format!(
+            "GLES {major}.{minor} has no transform feedback (geometry needs GLES 3.0)"
+        )),
+        ClientApi::Gles => Ok((major, minor) >= (3, 2)
+            || has_extension("GL_OES_geometry_shader")
+            || has_extension("GL_EXT_geometry_shader")),
+        ClientApi::Vg => Err("OpenVG contexts have no vertex stage".into()),
+    }
+}
+
+/// Per-context geometry capture: the shadow programs, our objects, and the geometry of the
+/// frame being captured.
+pub struct GeometryCapture {
+    /// GLES 3.1+ or GL 4.1+ (program pipelines exist).
+    pipelines: bool,
+    unsupported: Option<String>,
+    relaxed: bool,
+    budget: u64,
+    feedback: Feedback,
+    shadows: Shadows,
+    frame: Option<FrameGeometry>,
+    /// Frames finished but not yet taken (a frame whose swap came from another thread).
+    finished: Vec<FrameGeometry>,
+    /// Vertices held in `frame`.
+    used: u64,
+}
+
+impl std::fmt::Debug for GeometryCapture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GeometryCapture")
+            .field("budget", &self.budget)
+            .field("used", &self.used)
+            .field("shadows", &self.shadows.len())
+            .finish()
+    }
+}
+
+impl GeometryCapture {
+    /// Geometry capture for a context of `api` `major.minor` (`support`: what
+    /// [`support`] said), keeping at most `budget` vertices per frame (capped at the
+    /// session's [`MAX_GEOMETRY_VERTICES`]).
+    pub fn new(
+        api: ClientApi,
+        major: u32,
+        minor: u32,
+        support: Result<bool, String>,
+        budget: u64,
+    ) -> GeometryCapture {
+        let gles = api == ClientApi::Gles;
+        let at_least =
+            |gl: (u32, u32), es: (u32, u32)| (major, minor) >= if gles { es } else { gl };
+        GeometryCapture {
+            pipelines: at_least((4, 1), (3, 1)),
+            relaxed: *support.as_ref().unwrap_or(&false),
+            unsupported: support.err(),
+            budget: budget.min(MAX_GEOMETRY_VERTICES),
+            feedback: Feedback::default(),
+            shadows: Shadows::new(at_least((4, 3), (3, 1)), !gles && (major, minor) >= (4, 0)),
+            frame: None,
+            finished: Vec::new(),
+            used: 0,
+        }
+    }
+
+    /// The per-frame vertex budget.
+    pub fn budget(&self) -> u64 {
+        self.budget
+    }
+
+    fn frame_mut(&mut self, frame: u64, context: u64) -> &mut FrameGeometry {
+        if self.frame.as_ref().is_some_and(|g| g.frame != frame) {
+            let done = self.frame.take().expect("frame");
+            self.finished.push(done);
+            self.used = 0;
+        }
+        let budget = self.budget;
+        self.frame.get_or_insert_with(|| FrameGeometry {
+            frame,
+            context,
+            vertex_budget: budget,
+            draws: Vec::new(),
+            missing: Vec::new(),
+        })
+    }
+
+    /// Takes the geometry of the frames up to `frame` (inclusive) recorded so far.
+    pub fn take(&mut self, frame: u64) -> Vec<FrameGeometry> {
+        let mut out = std::mem::take(&mut self.finished);
+        if self.frame.as_ref().is_some_and(|g| g.frame <= frame) {
+            out.extend(self.frame.take());
+            self.used = 0;
+        }
+        out.retain(|g| g.frame <= frame);
+        out
+    }
+
+    fn missing(&mut self, frame: u64, context: u64, call: u32, reason: String) {
+        self.frame_mut(frame, context)
+            .missing
+            .push(GeometryMissing { call, reason });
+    }
+
+    /// Lists draw `call` of `frame` as missing its geometry, with `reason` (for callers that
+    /// cannot even try, e.g. without the GL functions).
+    pub fn missing_draw(&mut self, frame: u64, context: u64, call: u32, reason: String) {
+        self.missing(frame, context, call, reason);
+    }
+
+    /// Records the geometry of draw `call` of `frame` (or why it cannot): `replay` issues
+    /// the draw again with its own arguments; `program_query` tells that the program has a
+    /// query of its own active (a replay would count in it); `link` says what the agent
+    /// saw of a program's links.
+    ///
+    /// # Safety
+    /// The context this capture belongs to must be current, `t` and `g` its real functions,
+    /// and `draw` the arguments `replay` re-issues.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn capture(
+        &mut self,
+        t: &ThermalFns,
+        g: &GeometryFns,
+        frame: u64,
+        context: u64,
+        call: u32,
+        draw: DrawCall<'_>,
+        program_query: bool,
+        link: &dyn Fn(GLuint) -> ProgramLink,
+        replay: &dyn Fn(),
+    ) {
+        self.frame_mut(frame, context);
+        if let Some(why) = &self.unsupported {
+            let why = why.clone();
+            return self.missing(frame, context, call, why);
+        }
+        if program_query {
+            return self.missing(
+                frame,
+                context,
+                call,
+                "the program has a query of its own active (a replay would count in it)".into(),
+            );
+        }
+        let plan = match plan(draw) {
+            Ok(p) => p,
+            Err(why) => return self.missing(frame, context, call, why),
+        };
+        if !self.relaxed && (plan.indexed || !plan.list) {
+            return self.missing(
+                frame,
+                context,
+                call,
+                format!(
+                    "{}: GLES 3.0/3.1 without geometry shaders allows only non-indexed \
+                     lists under transform feedback",
+                    draw.name
+                ),
+            );
+        }
+        // SAFETY: our caller's promise: this capture's context is current, `t` and `g` its
+        // real functions, and `replay` re-issues `draw`.
+        let (result, ours) = unsafe {
+            let errors = ErrorScope::enter(t);
+            let result = self.replay(t, g, plan, draw, link, replay);
+            (result, errors.leave())
+        };
+        match result {
+            Ok(mut d) if ours == NO_ERROR => {
+                d.call = call;
+                self.used += d.positions.len() as u64;
+                self.frame_mut(frame, context).draws.push(d);
+            }
+            Ok(_) => self.missing(
+                frame,
+                context,
+                call,
+                format!("GL error 0x{ours:04X} reading the replay back"),
+            ),
+            Err(why) => self.missing(frame, context, call, why),
+        }
+    }
+
+    /// Checks the draw's state, finds (or builds) the current program's shadow and replays
+    /// the draw with what the frame's budget has left.
+    ///
+    /// # Safety
+    /// As [`GeometryCapture::capture`], inside an [`ErrorScope`].
+    unsafe fn replay(
+        &mut self,
+        t: &ThermalFns,
+        g: &GeometryFns,
+        plan: Plan,
+        draw: DrawCall<'_>,
+        link: &dyn Fn(GLuint) -> ProgramLink,
+        replay: &dyn Fn(),
+    ) -> Result<DrawGeometry, String> {
+        // SAFETY: our caller's promise: the context is current (GL 3.1+ or GLES 3.0+, as
+        // `support` checked, so every name queried exists).
+        unsafe {
+            if t.integer(TRANSFORM_FEEDBACK_ACTIVE) != 0 {
+                return Err("the program's own transform feedback is active".into());
+            }
+            let program = t.integer(CURRENT_PROGRAM) as GLuint;
+            if program == 0 {
+                if self.pipelines && t.integer(PROGRAM_PIPELINE_BINDING) != 0 {
+                    return Err("separable program pipelines are not replayed".into());
+                }
+                return Err("no program is current (fixed-function vertex processing)".into());
+            }
+            if t.current_program_deleting() {
+                return Err(format!(
+                    "program {program} is flagged for deletion (switching away from it \
+                     would delete it)"
+                ));
+            }
+            let e = drain_errors(t);
+            if e != NO_ERROR {
+                return Err(format!("GL error 0x{e:04X} reading the draw's state"));
+            }
+            let shadow = self.shadows.get(t, g, program, link)?;
+
+            // Whole primitives that fit in what the frame's budget has left.
+            let left = self.budget.saturating_sub(self.used) / plan.per * plan.per;
+            let keep = left.min(plan.expected);
+            if !self.relaxed && keep < plan.expected {
+                // GLES 3.0 rejects a draw that overflows the buffer instead of clipping it.
+                return Ok(DrawGeometry {
+                    call: 0,
+                    primitive: plan.primitive,
+                    positions: Vec::new(),
+                    dropped_vertices: plan.expected,
+                    viewport: t.integers4(VIEWPORT),
+                });
+            }
+            self.feedback.record(
+                t,
+                g,
+                program,
+                shadow,
+                plan,
+                keep,
+                self.budget,
+                self.relaxed,
+                draw.name,
+                replay,
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn support_by_version() {
+        assert_eq!(support(ClientApi::Gl, 4, 5, |_| false), Ok(true));
+        assert_eq!(support(ClientApi::Gles, 3, 2, |_| false), Ok(true));
+        assert_eq!(support(ClientApi::Gles, 3, 0, |_| false), Ok(false));
+        assert!(support(ClientApi::Gles, 2, 0, |_| true).is_err());
+        assert!(support(ClientApi::Gl, 3, 3, |_| false).is_err());
+    }
+}
