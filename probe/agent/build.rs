@@ -9,6 +9,12 @@ use std::fmt::Write as _;
 /// Most parameters any entry point has (glCopyImageSubData has 15).
 const MAX_ARGS: usize = 16;
 
+/// Calls that make the GPU work without a name saying so. GL 1.x display lists run their
+/// draws inside `glCallList(s)`; the agent brackets them only where that is legal (not
+/// between `glBegin` and `glEnd`, not while a list is being compiled: see the `primitive_*`
+/// and `list_*` roles).
+const WORK_CALLS: [&str; 2] = ["glCallList", "glCallLists"];
+
 fn class(name: &str) -> &'static str {
     let any = |prefixes: &[&str]| prefixes.iter().any(|p| name.starts_with(p));
     if matches!(
@@ -23,7 +29,7 @@ fn class(name: &str) -> &'static str {
         "Swap"
     } else if any(&["glDrawBuffer"]) {
         "State"
-    } else if any(&["glDrawPixels"]) {
+    } else if any(&["glDrawPixels"]) || WORK_CALLS.contains(&name) {
         "Work"
     } else if any(&["glDraw", "glMultiDraw"]) {
         "Draw"
@@ -76,6 +82,11 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
             Some(("program_linked", 0))
         }
         "glDeleteProgram" | "glDeleteObjectARB" => Some(("program_deleted", 0)),
+        // Where bracketing a call with queries would be an error or measure nothing.
+        "glBegin" => Some(("primitive_began", 0)),
+        "glEnd" => Some(("primitive_ended", 0)),
+        "glNewList" => Some(("list_began", 0)),
+        "glEndList" => Some(("list_ended", 0)),
         _ => None,
     }
 }
@@ -251,11 +262,18 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                     };
                     writeln!(out, "        hook::got_value(a0, a1, {width});").unwrap()
                 }
-                Some((name, k)) if c.ret == CType::Void => {
-                    writeln!(out, "        hook::{name}(a{k} as u64, 1);").unwrap()
-                }
                 Some((name, k)) => {
-                    writeln!(out, "        hook::{name}(a{k} as u64, r as u64);").unwrap()
+                    let arg = if k < c.params.len() {
+                        format!("a{k} as u64")
+                    } else {
+                        "0".to_string()
+                    };
+                    let ok = if c.ret == CType::Void {
+                        "1"
+                    } else {
+                        "r as u64"
+                    };
+                    writeln!(out, "        hook::{name}({arg}, {ok});").unwrap()
                 }
                 None => {}
             }

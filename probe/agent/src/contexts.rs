@@ -1,6 +1,6 @@
 //! Per-context counter state, created the first time a context is seen during a capture.
 
-use crate::{hook, runtime, table};
+use crate::{capture, outbox, real, table};
 use gpuheat_counters::geometry::{self, DrawCall};
 use gpuheat_counters::{
     thermal, Bracket, ContextCounters, GeometryCapture, GeometryFns, GlFns, Painter, ProgramLink,
@@ -40,12 +40,7 @@ fn geometry_fns() -> Result<&'static GeometryFns, String> {
     GEOMETRY
         .get_or_init(|| {
             // SAFETY: as in `gl()`: real function pointers or null.
-            unsafe {
-                GeometryFns::load(|name| {
-                    hook::real_by_name(name).unwrap_or_else(|| hook::real_proc_address(name))
-                        as *const std::ffi::c_void
-                })
-            }
+            unsafe { GeometryFns::load(real_fn) }
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -148,12 +143,7 @@ fn thermal_fns() -> Result<&'static ThermalFns, String> {
     THERMAL
         .get_or_init(|| {
             // SAFETY: as in `gl()`: real function pointers or null.
-            unsafe {
-                ThermalFns::load(|name| {
-                    hook::real_by_name(name).unwrap_or_else(|| hook::real_proc_address(name))
-                        as *const std::ffi::c_void
-                })
-            }
+            unsafe { ThermalFns::load(real_fn) }
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -175,18 +165,18 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
 
 static CONTEXTS: OnceLock<Mutex<HashMap<u64, Entry>>> = OnceLock::new();
 
+/// The real function called `name` (null when no loaded library has it), for the loaders of
+/// the agent's own GL function tables.
+fn real_fn(name: &std::ffi::CStr) -> *const std::ffi::c_void {
+    real::by_name(name).unwrap_or_else(|| real::proc_address(name)) as *const std::ffi::c_void
+}
+
 fn gl() -> Option<&'static GlFns> {
     GL.get_or_init(|| {
         // SAFETY: the loader returns real function pointers or null.
         // The real implementations, not the program's entry points: once the dispatch table
         // is hooked, those lead back into our wrappers.
-        unsafe {
-            GlFns::load(|name| {
-                hook::real_by_name(name).unwrap_or_else(|| hook::real_proc_address(name))
-                    as *const std::ffi::c_void
-            })
-        }
-        .ok()
+        unsafe { GlFns::load(real_fn) }.ok()
     })
     .as_ref()
 }
@@ -205,7 +195,7 @@ fn counters<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut ContextCo
         for &t in &entry.program_queries {
             c.note_program_query(t, true);
         }
-        runtime::send_record(Record::Context(c.info()));
+        outbox::send_record(Record::Context(c.info()));
         c
     })
 }
@@ -277,13 +267,13 @@ fn egl_surface_size() -> Option<[u32; 2]> {
     const EGL_HEIGHT: i32 = 0x3056;
     // Only a program that swaps through EGL has an EGL surface; a GLX program must not be
     // sent into an EGL library it never initialised.
-    let swaps_with_egl = table::index_of(b"eglSwapBuffers").is_some_and(|i| hook::real_raw(i) != 0);
+    let swaps_with_egl = table::index_of(b"eglSwapBuffers").is_some_and(|i| real::raw(i) != 0);
     if !swaps_with_egl {
         return None;
     }
-    let display = hook::real_by_name(c"eglGetCurrentDisplay")?;
-    let surface = hook::real_by_name(c"eglGetCurrentSurface")?;
-    let query = hook::real_by_name(c"eglQuerySurface")?;
+    let display = real::by_name(c"eglGetCurrentDisplay")?;
+    let surface = real::by_name(c"eglGetCurrentSurface")?;
+    let query = real::by_name(c"eglQuerySurface")?;
     // SAFETY: the real EGL functions, with their C signatures.
     unsafe {
         let display: unsafe extern "C" fn() -> usize = std::mem::transmute(display);
@@ -306,7 +296,7 @@ pub fn begin(ctx: u64) -> Option<Bracket> {
         return None;
     }
     let gl = gl()?;
-    let mode = runtime::mode();
+    let mode = capture::mode();
     // SAFETY: `ctx` is current on this thread.
     with_entry(ctx, |e| {
         Some(unsafe { counters(e, ctx, gl).begin(gl, mode) })
@@ -435,7 +425,7 @@ pub fn program_read_disjoint(ctx: u64, real: bool) -> Option<bool> {
 /// Asks EGL, then GLX, which context is current (for threads we saw no MakeCurrent on).
 pub fn query_current_context() -> u64 {
     for name in [c"eglGetCurrentContext", c"glXGetCurrentContext"] {
-        if let Some(f) = hook::real_by_name(name) {
+        if let Some(f) = real::by_name(name) {
             // SAFETY: both functions take no argument and return a handle.
             let c = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn() -> usize>(f)() };
             if c != 0 {

@@ -94,7 +94,7 @@ pub(crate) fn init() -> bool {
         GPUHEAT_LIVE_REAL_DLSYM.store(p, Ordering::Release);
     }
     if GPUHEAT_LIVE_REAL_DLOPEN.load(Ordering::Acquire) == 0 {
-        let p = crate::dl::real_dlsym(libc::RTLD_DEFAULT, c"dlopen");
+        let p = crate::real::real_dlsym(libc::RTLD_DEFAULT, c"dlopen");
         GPUHEAT_LIVE_REAL_DLOPEN.store(p, Ordering::Release);
     }
     GPUHEAT_LIVE_REAL_DLSYM.load(Ordering::Acquire) != 0
@@ -181,7 +181,7 @@ unsafe extern "C" fn live_dlsym(
         ctx.set_real_if_unset(i, p as usize);
         libc::dlerror(); // our own lookups succeeded or failed: the program's call succeeded
         let w = wrapper_address(i);
-        (w != 0 && ctx.real_ok(crate::hook::real_raw(i))).then_some(w as *mut c_void)
+        (w != 0 && ctx.real_ok(crate::real::raw(i))).then_some(w as *mut c_void)
     }));
     match out {
         Ok(Some(q)) => q,

@@ -22,7 +22,7 @@
 use super::mem::{self, Maps};
 use super::wrapper as wrapper_address;
 use super::{dlfcn, elf, inline, Ctx, HookReport};
-use crate::{hook, table};
+use crate::{real, table};
 use libc::c_void;
 use std::collections::HashSet;
 use std::ffi::CStr;
@@ -150,7 +150,7 @@ unsafe fn patch_module(
                     ctx.set_real_if_unset(i, c);
                 }
             }
-            if !ctx.real_ok(hook::real_raw(i)) {
+            if !ctx.real_ok(real::raw(i)) {
                 let what = format!(
                     "got: no real function for {} (in {}); slot left alone",
                     imp.name.to_string_lossy(),
@@ -198,7 +198,7 @@ pub(crate) fn resolve_by_name(
             && module.is_none_or(|(m, _)| !m.contains(p) || !is_plt_like(maps, p))
     };
     if let Some((_, h)) = module {
-        let p = crate::dl::real_dlsym(h, name);
+        let p = crate::real::real_dlsym(h, name);
         if ok(p) {
             return Some(p);
         }
@@ -209,7 +209,7 @@ pub(crate) fn resolve_by_name(
         if h.is_null() {
             continue;
         }
-        let p = crate::dl::real_dlsym(h, name);
+        let p = crate::real::real_dlsym(h, name);
         // SAFETY: the reference taken above.
         unsafe { libc::dlclose(h) };
         if ok(p) {

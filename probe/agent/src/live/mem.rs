@@ -37,33 +37,27 @@ pub(crate) struct Maps(pub Vec<Region>);
 impl Maps {
     /// Reads `/proc/self/maps` (an empty map when it cannot be read).
     pub fn read() -> Maps {
-        let text = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
-        let mut v = Vec::new();
-        for line in text.lines() {
-            let mut parts = line.split_whitespace();
-            let (Some(range), Some(perms)) = (parts.next(), parts.next()) else {
-                continue;
-            };
-            let Some((a, b)) = range.split_once('-') else {
-                continue;
-            };
-            let (Ok(start), Ok(end)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
-            else {
-                continue;
-            };
-            let p = perms.as_bytes();
-            let mut prot = 0;
-            if p.first() == Some(&b'r') {
-                prot |= libc::PROT_READ;
-            }
-            if p.get(1) == Some(&b'w') {
-                prot |= libc::PROT_WRITE;
-            }
-            if p.get(2) == Some(&b'x') {
-                prot |= libc::PROT_EXEC;
-            }
-            v.push(Region { start, end, prot });
-        }
+        let mut v: Vec<Region> = gpuheat_session::procmaps::read_self()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| {
+                let mut prot = 0;
+                if m.perms.read {
+                    prot |= libc::PROT_READ;
+                }
+                if m.perms.write {
+                    prot |= libc::PROT_WRITE;
+                }
+                if m.perms.exec {
+                    prot |= libc::PROT_EXEC;
+                }
+                Region {
+                    start: m.start as usize,
+                    end: m.end as usize,
+                    prot,
+                }
+            })
+            .collect();
         v.sort_by_key(|r| r.start);
         Maps(v)
     }

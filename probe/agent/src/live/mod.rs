@@ -28,7 +28,7 @@ mod inline;
 mod mem;
 
 use crate::generated::{FUNCTION_COUNT, NAMES};
-use crate::{hook, table};
+use crate::{real, table};
 use mem::Maps;
 use std::collections::HashSet;
 use std::ffi::CStr;
@@ -223,7 +223,7 @@ pub(crate) fn wrapper(i: usize) -> usize {
                 let p = if handle.is_null() {
                     0
                 } else {
-                    crate::dl::real_dlsym(handle, name)
+                    crate::real::real_dlsym(handle, name)
                 };
                 if ctx.in_agent(p) {
                     p
@@ -328,8 +328,8 @@ impl Ctx {
 
     /// Records `p` as the real function of entry point `i` unless a valid one is recorded.
     pub fn set_real_if_unset(&self, i: usize, p: usize) {
-        if !self.real_ok(hook::real_raw(i)) && self.real_ok(p) {
-            hook::set_real(i, self.through_inline(p));
+        if !self.real_ok(real::raw(i)) && self.real_ok(p) {
+            real::set(i, self.through_inline(p));
         }
     }
 
@@ -343,7 +343,7 @@ impl Ctx {
             let Some(i) = table::index_of(loader) else {
                 continue;
             };
-            let f = hook::real_raw(i);
+            let f = real::raw(i);
             if !self.real_ok(f) {
                 continue;
             }
@@ -448,7 +448,7 @@ fn hook_inline_targets(st: &mut InlineState, report: &mut HookReport) {
                 continue;
             };
             let cname = std::ffi::CString::new(name).unwrap_or_default();
-            let mut func = crate::dl::real_dlsym(handle, &cname);
+            let mut func = crate::real::real_dlsym(handle, &cname);
             if func == 0 || !symbol_of(func).is_some_and(|(f, _)| same_library(&f, lib)) {
                 // Extensions (eglSwapBuffersWithDamage*) are not exported: hook what the
                 // real GetProcAddress hands out, which is what the program cached.
@@ -463,8 +463,8 @@ fn hook_inline_targets(st: &mut InlineState, report: &mut HookReport) {
             }
             if let Some(&(_, tramp, ref other)) = st.hooks.iter().find(|h| h.0 == func) {
                 // Another name for a function already hooked.
-                if other != name && !Ctx::new().real_ok(hook::real_raw(i)) {
-                    hook::set_real(i, tramp);
+                if other != name && !Ctx::new().real_ok(real::raw(i)) {
+                    real::set(i, tramp);
                 }
                 continue;
             }
@@ -476,7 +476,7 @@ fn hook_inline_targets(st: &mut InlineState, report: &mut HookReport) {
             // SAFETY: `func` is an exported function of the EGL/GLX library.
             let r = unsafe {
                 inline::hook(maps, func, size, wrapper(i), false, |tramp| {
-                    hook::set_real(i, tramp)
+                    real::set(i, tramp);
                 })
             };
             match r {

@@ -1,0 +1,323 @@
+//! Regression tests of the agent on real programs (issue 9): the hangs and the behaviour
+//! changes found by running gpuheat on them as a new user would.
+//!
+//! - launch mode with `--skip 0` returns (defect 1);
+//! - attach into GLX programs with no libEGL loaded (glxgears, desktop glmark2) captures
+//!   frames and leaves them rendering (defect 2);
+//! - glxgears' display lists (`glCallList`) are timed as work (defect 6);
+//! - a program that looks EGL up before loading it sees the same answers with the agent
+//!   preloaded (defect 5), and Qt's EGL integration initialises under `gpuheat run`;
+//! - attach sessions number their first frame 1 (defect 7).
+//!
+//! Programs from Debian (mesa-utils, glmark2-x11, qmlscene) are skipped with a printed
+//! reason when absent.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// `gpuheat ARGS` on `display`, killed after `secs` (a hang fails the test instead of
+/// blocking it).
+fn gpuheat_within(secs: u32, display: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k5", &secs.to_string()])
+        .arg(gpuheat())
+        .args(args);
+    if let Some(d) = display {
+        cmd.env("DISPLAY", d);
+    }
+    let out = cmd.output().unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(124),
+        "gpuheat {args:?} did not return within {secs} s: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn ok(out: Output, what: &str) -> Output {
+    assert!(
+        out.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn installed(program: &str) -> Option<String> {
+    let out = Command::new("which").arg(program).output().ok()?;
+    if !out.status.success() {
+        eprintln!("skipped: {program} is not installed (scripts/install-deps.sh installs it)");
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A program started by hand on an Xvfb display; killed on drop.
+struct Running {
+    child: Child,
+    display: String,
+}
+
+impl Running {
+    fn start(x: &Xvfb, program: &str, args: &[&str]) -> Running {
+        let child = Command::new(program)
+            .args(args)
+            .env("DISPLAY", &x.display)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        Running {
+            child,
+            display: x.display.clone(),
+        }
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// The whole screen, as `xwd` dumps it.
+    fn screen(&self) -> Vec<u8> {
+        let out = Command::new("xwd")
+            .args(["-root", "-silent", "-display", &self.display])
+            .output()
+            .expect("xwd (x11-apps) missing: run scripts/install-deps.sh");
+        assert!(out.status.success(), "xwd failed");
+        out.stdout
+    }
+
+    /// Waits (bounded) until the screen shows something new: the program renders.
+    fn renders(&self, within: Duration) -> bool {
+        let first = self.screen();
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(300));
+            if self.screen() != first {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Attaches to a running GLX program, captures `frames`, checks it renders before and after.
+fn attach_and_check(program: &str, args: &[&str], frames: u32) -> Value {
+    let x = Xvfb::start();
+    let dir = scratch(&format!("attach-{}", Path::new(program).display()).replace('/', "_"));
+    let mut p = Running::start(&x, program, args);
+    assert!(
+        p.renders(Duration::from_secs(30)),
+        "{program} does not render before the attach"
+    );
+    let session = dir.join("attached.gpuheat");
+    let pid = p.child.id().to_string();
+    let frames_arg = frames.to_string();
+    let out = gpuheat_within(
+        90,
+        Some(&x.display),
+        &[
+            "attach",
+            &pid,
+            "--frames",
+            &frames_arg,
+            "--timeout",
+            "30",
+            "-o",
+            session.to_str().unwrap(),
+        ],
+    );
+    let out = ok(out, &format!("attach to {program}"));
+    assert!(p.alive(), "{program} died after the attach");
+    assert!(
+        p.renders(Duration::from_secs(10)),
+        "{program} stopped rendering after the attach: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&session);
+    assert_eq!(
+        r["frames"].as_array().unwrap().len(),
+        frames as usize,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+#[test]
+fn launch_with_skip_0_returns_with_its_frames() {
+    let dir = scratch("launch-skip0");
+    let session = dir.join("overdraw.gpuheat");
+    let exe = example("overdraw");
+    let out = gpuheat_within(
+        60,
+        None,
+        &[
+            "run",
+            "--skip",
+            "0",
+            "--frames",
+            "2",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+        ],
+    );
+    ok(out, "gpuheat run --skip 0");
+    let r = report(&session);
+    let frames = r["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[0]["index"].as_u64(), Some(0), "{}", frames[0]);
+    assert!(frames.iter().all(|f| f["draws"].as_u64() > Some(0)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn attach_to_glxgears_captures_and_it_keeps_rendering() {
+    let Some(glxgears) = installed("glxgears") else {
+        return;
+    };
+    let r = attach_and_check(&glxgears, &[], 3);
+    // Defect 7: attach sessions number their first frame 1.
+    assert_eq!(r["frames"][0]["index"].as_u64(), Some(1), "{}", r["frames"]);
+}
+
+#[test]
+fn attach_to_desktop_glmark2_captures_and_it_keeps_rendering() {
+    let Some(glmark2) = installed("glmark2") else {
+        return;
+    };
+    attach_and_check(
+        &glmark2,
+        &["-b", "jellyfish", "--run-forever", "--size", "320x240"],
+        3,
+    );
+}
+
+#[test]
+fn glxgears_display_lists_are_timed_as_work() {
+    let Some(glxgears) = installed("glxgears") else {
+        return;
+    };
+    let x = Xvfb::start();
+    let dir = scratch("glxgears-lists");
+    let session = dir.join("glxgears.gpuheat");
+    let out = gpuheat_within(
+        120,
+        Some(&x.display),
+        &[
+            "run",
+            "--frames",
+            "2",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            &glxgears,
+        ],
+    );
+    ok(out, "gpuheat run glxgears");
+    let r = report(&session);
+    for f in r["frames"].as_array().unwrap() {
+        let frame = f["index"].as_u64().unwrap();
+        let work = frame_draws(&r, frame);
+        let lists: Vec<&Value> = work
+            .iter()
+            .filter(|d| d["function"] == "glCallList")
+            .collect();
+        // Three gears, each drawn from its display list.
+        assert_eq!(lists.len(), 3, "frame {frame}: {work:?}");
+        assert!(
+            lists
+                .iter()
+                .all(|d| d["gpu_serialized_ns"].as_u64() > Some(0)),
+            "{lists:?}"
+        );
+        let clear = work.iter().find(|d| d["function"] == "glClear").unwrap();
+        assert!(
+            clear["frame_share"].as_f64().unwrap_or(1.0) < 1.0,
+            "glClear is the whole frame: {clear}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `egl_probe` example prints what the loader answers before and after it loads libEGL.
+fn egl_probe_lines(with_agent: bool) -> String {
+    let exe = example("egl_probe");
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k5", "60"]).arg(&exe);
+    if with_agent {
+        let agent = gpuheat().parent().unwrap().join("libgpuheat_agent.so");
+        cmd.env("LD_PRELOAD", agent);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "egl_probe failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_preloaded_agent_does_not_answer_for_an_unloaded_egl() {
+    let plain = egl_probe_lines(false);
+    assert!(plain.contains("before: eglGetDisplay=absent"), "{plain}");
+    assert!(plain.contains("after: eglGetDisplay=present"), "{plain}");
+    assert_eq!(egl_probe_lines(true), plain);
+}
+
+#[test]
+fn qt_initialises_egl_under_gpuheat_run() {
+    let Some(qmlscene) = installed("qmlscene") else {
+        return;
+    };
+    let x = Xvfb::start();
+    let dir = scratch("qmlscene");
+    let qml = dir.join("spin.qml");
+    std::fs::write(
+        &qml,
+        "import QtQuick 2.0\nRectangle { width: 160; height: 120; color: \"navy\"\n  \
+         Rectangle { width: 40; height: 40; color: \"orange\"\n    \
+         NumberAnimation on rotation { from: 0; to: 360; duration: 1000; loops: Animation.Infinite } } }\n",
+    )
+    .unwrap();
+    let session = dir.join("qml.gpuheat");
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k5", "120"])
+        .arg(gpuheat())
+        .args(["run", "--frames", "2", "-o"])
+        .arg(&session)
+        .arg("--")
+        .arg(&qmlscene)
+        .arg(&qml)
+        .env("DISPLAY", &x.display)
+        .env("QT_XCB_GL_INTEGRATION", "xcb_egl")
+        .env("QT_LOGGING_RULES", "qt.qpa.gl=true");
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "gpuheat run qmlscene: {stderr}");
+    assert!(
+        stderr.contains("Xcb EGL gl-integration successfully initialized")
+            && !stderr.contains("retrying with display")
+            && !stderr.contains("Failed to initialize"),
+        "Qt did not initialise EGL on the first try under the agent: {stderr}"
+    );
+    let r = report(&session);
+    assert_eq!(r["frames"].as_array().unwrap().len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
