@@ -169,7 +169,8 @@ fn main() {
     }
     out.push_str("        _ => 0,\n    }\n}\n");
 
-    out.push_str("/// The exported wrappers.\n#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute, unused_unsafe)]\npub mod wrappers {\n    use crate::hook;\n");
+    out.push_str(WRAPPERS_DOC);
+    out.push_str("#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute, unused_unsafe)]\npub mod wrappers {\n    use crate::hook;\n");
     for (i, c) in cmds.iter().enumerate() {
         wrapper(&mut out, i, c);
     }
@@ -178,6 +179,25 @@ fn main() {
     let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("generated.rs");
     std::fs::write(dest, out).unwrap();
 }
+
+/// The generated module's documentation, with the one safety argument every wrapper's
+/// `unsafe` block refers to.
+const WRAPPERS_DOC: &str = "\
+/// The exported wrappers, one per entry point.
+///
+/// # Safety invariant (every wrapper's `unsafe` block rests on it)
+///
+/// Wrapper `i` has exactly the C signature gl.xml/egl.xml/glx.xml give entry point `i`, so
+/// the program calls it as it would call the real function, with the same contract.
+/// `hook::real(i)` is the real implementation of that same entry point (the table of real
+/// functions never holds an address inside the agent), or the agent's `missing` stub, which
+/// takes no argument and returns 0 (only reached when no loaded library provides the entry
+/// point, where the program's own call would not have been valid either). Transmuting it to
+/// the entry point's signature and calling it with the caller's arguments, unchanged,
+/// therefore keeps the caller's contract. The `hook::*` calls around it read the arguments
+/// as plain integers and never dereference them, except the documented roles (`got_value`
+/// reads the value the real call just wrote where the program asked it to).
+";
 
 fn wrapper(out: &mut String, i: usize, c: &Command) {
     let params: Vec<String> = c
@@ -203,7 +223,8 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
     let call = format!("real({})", args.join(", "));
     writeln!(
         out,
-        "    #[no_mangle]\n    pub unsafe extern \"C\" fn {}({}) -> {ret} {{",
+        "    /// `{}`: recorded while capturing, then forwarded to the real function.\n    #[no_mangle]\n    pub unsafe extern \"C\" fn {}({}) -> {ret} {{\n        // SAFETY: the module's safety invariant.\n        unsafe {{",
+        c.name,
         c.name,
         params.join(", ")
     )
@@ -227,11 +248,7 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             writeln!(out, "        let r = {call};").unwrap();
             if class(&c.name) == "Draw" && c.ret == CType::Void {
                 // The heat map replays the draw, with the same arguments, into its counter.
-                writeln!(
-                    out,
-                    "        hook::leave_draw(g, &|| unsafe {{ {call} }});\n        r"
-                )
-                .unwrap();
+                writeln!(out, "        hook::leave_draw(g, &|| {call});\n        r").unwrap();
             } else {
                 writeln!(out, "        hook::leave(g, {ret_u64});\n        r").unwrap();
             }
@@ -293,5 +310,5 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             writeln!(out, "        r").unwrap();
         }
     }
-    out.push_str("    }\n");
+    out.push_str("        }\n    }\n");
 }

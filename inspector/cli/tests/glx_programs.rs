@@ -68,6 +68,7 @@ impl Running {
         let child = Command::new(program)
             .args(args)
             .env("DISPLAY", &x.display)
+            .env("GDK_BACKEND", "x11")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -115,6 +116,11 @@ impl Drop for Running {
 
 /// Attaches to a running GLX program, captures `frames`, checks it renders before and after.
 fn attach_and_check(program: &str, args: &[&str], frames: u32) -> Value {
+    attach_again_and_check(program, args, frames, 1).remove(0)
+}
+
+/// [`attach_and_check`] `times` times in a row to the same process.
+fn attach_again_and_check(program: &str, args: &[&str], frames: u32, times: usize) -> Vec<Value> {
     let x = Xvfb::start();
     let dir = scratch(&format!("attach-{}", Path::new(program).display()).replace('/', "_"));
     let mut p = Running::start(&x, program, args);
@@ -122,12 +128,21 @@ fn attach_and_check(program: &str, args: &[&str], frames: u32) -> Value {
         p.renders(Duration::from_secs(30)),
         "{program} does not render before the attach"
     );
-    let session = dir.join("attached.gpuheat");
+    let reports = (0..times)
+        .map(|k| attach_once(&mut p, &dir, &format!("attached-{k}.gpuheat"), frames))
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    reports
+}
+
+fn attach_once(p: &mut Running, dir: &Path, name: &str, frames: u32) -> Value {
+    let display = p.display.clone();
+    let session = dir.join(name);
     let pid = p.child.id().to_string();
     let frames_arg = frames.to_string();
     let out = gpuheat_within(
         90,
-        Some(&x.display),
+        Some(&display),
         &[
             "attach",
             &pid,
@@ -139,11 +154,11 @@ fn attach_and_check(program: &str, args: &[&str], frames: u32) -> Value {
             session.to_str().unwrap(),
         ],
     );
-    let out = ok(out, &format!("attach to {program}"));
-    assert!(p.alive(), "{program} died after the attach");
+    let out = ok(out, &format!("attach to pid {pid}"));
+    assert!(p.alive(), "pid {pid} died after the attach");
     assert!(
         p.renders(Duration::from_secs(10)),
-        "{program} stopped rendering after the attach: {}",
+        "pid {pid} stopped rendering after the attach: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let r = report(&session);
@@ -153,7 +168,6 @@ fn attach_and_check(program: &str, args: &[&str], frames: u32) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
     r
 }
 
@@ -206,6 +220,23 @@ fn attach_to_desktop_glmark2_captures_and_it_keeps_rendering() {
         &["-b", "jellyfish", "--run-forever", "--size", "320x240"],
         3,
     );
+}
+
+#[test]
+fn gtk4_attach_sessions_start_at_frame_1_with_their_contexts() {
+    let Some(demo) = installed("gtk4-demo") else {
+        return;
+    };
+    for r in attach_again_and_check(&demo, &["--run=shadertoy"], 2, 2) {
+        let frames = r["frames"].as_array().unwrap();
+        assert_eq!(frames[0]["index"].as_u64(), Some(1), "{frames:?}");
+        // The second session describes the contexts the first one measured.
+        assert!(
+            !r["contexts"].as_array().unwrap().is_empty(),
+            "{}",
+            r["contexts"]
+        );
+    }
 }
 
 #[test]

@@ -200,6 +200,19 @@ fn counters<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut ContextCo
     })
 }
 
+/// The CTX records of every context measured so far, for a new connection: a context is
+/// measured once per process, but each session needs its description.
+pub fn known() -> Vec<Record> {
+    let Some(map) = CONTEXTS.get() else {
+        return Vec::new();
+    };
+    let map = map.lock().unwrap_or_else(|e| e.into_inner());
+    map.values()
+        .filter_map(|e| e.counters.as_ref())
+        .map(|c| Record::Context(c.info()))
+        .collect()
+}
+
 /// Measures `ctx` ahead of its first captured draw.
 pub fn prepare(ctx: u64) {
     if ctx == 0 {

@@ -2,9 +2,9 @@
 //! captures on request, detaching.
 //!
 //! One connection at a time. In launch mode it is opened from the environment the first time
-//! any entry point is resolved and asks for one capture; in attach mode `gpuheat attach`
-//! injects a call to [`crate::attach`], which opens it, and then sends commands (see
-//! [`Command`]). When the CLI goes away the agent goes dormant: hooks stay in place and pass
+//! the program reaches a wrapper ([`launch`]) and asks for one capture; in attach mode
+//! `gpuheat attach` injects a call to the agent's attach entry, which opens it ([`connect`]),
+//! and then sends commands (see [`Command`]). When the CLI goes away the agent goes dormant: hooks stay in place and pass
 //! calls straight through.
 
 use crate::capture::{self, Settings};
@@ -253,6 +253,10 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         agent.writer.send(Msg::Record(Record::Info(info)));
         agent.writer.send(Msg::FunctionTable);
         agent.writer.send(Msg::Record(Record::Modules(modules())));
+        // Contexts measured during an earlier connection are not measured again.
+        for record in contexts::known() {
+            agent.writer.send(Msg::Record(record));
+        }
     }
     let first_frame = request.first_frame.unwrap_or_else(capture::swaps);
     if let StartPoint::Swap { ok } = at {
