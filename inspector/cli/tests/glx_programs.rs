@@ -352,3 +352,39 @@ fn qt_initialises_egl_under_gpuheat_run() {
     assert_eq!(r["frames"].as_array().unwrap().len(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Defect 3: a module whose path has a space keeps its name in the module map (call sites).
+#[test]
+fn a_program_in_a_folder_with_a_space_keeps_its_name() {
+    let dir = scratch("space-path");
+    let folder = dir.join("with a space");
+    std::fs::create_dir_all(&folder).unwrap();
+    let exe = folder.join("overdraw");
+    std::fs::copy(example("overdraw"), &exe).unwrap();
+    let session = dir.join("space.gpuheat");
+    let out = gpuheat_within(
+        60,
+        None,
+        &[
+            "run",
+            "--frames",
+            "1",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+            "--frames",
+            "5",
+        ],
+    );
+    ok(out, "gpuheat run from a folder with a space");
+    let r = report(&session);
+    let frame = r["frames"][0]["index"].as_u64().unwrap();
+    let draws = frame_draws(&r, frame);
+    assert!(!draws.is_empty());
+    for d in draws {
+        let site = d["callsite"].as_str().unwrap();
+        assert!(site.starts_with("overdraw+0x"), "{site}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -310,8 +310,8 @@ pub fn begin(ctx: u64) -> Option<Bracket> {
     }
     let gl = gl()?;
     let mode = capture::mode();
-    // SAFETY: `ctx` is current on this thread.
     with_entry(ctx, |e| {
+        // SAFETY: `ctx` is current on this thread.
         Some(unsafe { counters(e, ctx, gl).begin(gl, mode) })
     })
 }

@@ -57,9 +57,12 @@ fn as_without_agent(handle: *mut c_void, name: &CStr, caller: usize) -> Option<u
         // A handle whose scope holds the agent (dlopen(NULL)): the global scope, done above.
         return None;
     }
-    // SAFETY: dladdr only reads the loader's tables; `info` is a local out-parameter.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    let found = unsafe { libc::dladdr(caller as *const c_void, &mut info) } != 0;
+    // SAFETY: Dl_info is plain data; dladdr only reads the loader's tables and fills the
+    // local `info`.
+    let (found, info) = unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        (libc::dladdr(caller as *const c_void, &mut info) != 0, info)
+    };
     if !found || info.dli_fname.is_null() || real::in_agent(caller) {
         return None;
     }

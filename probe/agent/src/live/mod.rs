@@ -202,6 +202,7 @@ pub(crate) fn wrapper(i: usize) -> usize {
     static WRAPPERS: OnceLock<Vec<usize>> = OnceLock::new();
     let all = WRAPPERS.get_or_init(|| {
         let ctx = Ctx::new();
+        // SAFETY: Dl_info is plain data.
         let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
         // SAFETY: dladdr fills `info` for an address inside the agent.
         let ok = unsafe { libc::dladdr(agent_segments as *const () as *const _, &mut info) };
@@ -262,6 +263,7 @@ fn bind_agent_to_itself(report: &mut HookReport) {
         let cur = unsafe {
             (*(imp.slot as *const std::sync::atomic::AtomicUsize)).load(Ordering::Acquire)
         };
+        // SAFETY: an aligned GOT slot of the agent itself, pointed at its own wrapper.
         if w != 0 && cur != w && unsafe { mem::write_word(&maps, imp.slot, w) } {
             rebound += 1;
         }
@@ -348,9 +350,13 @@ impl Ctx {
                 continue;
             }
             // SAFETY: both loaders take a C string and return a function pointer.
-            let get: unsafe extern "C" fn(*const libc::c_char) -> usize =
-                unsafe { std::mem::transmute(f) };
-            let p = unsafe { get(name.as_ptr()) };
+            // SAFETY: `f` is the real loader, which takes a C string and returns a function
+            // pointer.
+            let p = unsafe {
+                let get: unsafe extern "C" fn(*const libc::c_char) -> usize =
+                    std::mem::transmute(f);
+                get(name.as_ptr())
+            };
             if p != 0 {
                 return p;
             }
@@ -401,6 +407,7 @@ const RTLD_DL_SYMENT: libc::c_int = 1;
 
 /// The library file `p` lies in and the size of the symbol covering it.
 fn symbol_of(p: usize) -> Option<(String, usize)> {
+    // SAFETY: Dl_info is plain data.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     let mut sym: *mut libc::c_void = std::ptr::null_mut();
     // SAFETY: out-pointers to locals.
@@ -413,6 +420,7 @@ fn symbol_of(p: usize) -> Option<(String, usize)> {
         .to_string_lossy()
         .into_owned();
     let size = if !sym.is_null() && info.dli_saddr as usize == p {
+        // SAFETY: dladdr1 pointed `sym` at the symbol's Elf64_Sym entry.
         unsafe { (*(sym as *const libc::Elf64_Sym)).st_size as usize }
     } else {
         0
