@@ -312,13 +312,8 @@ fn the_preloaded_agent_does_not_answer_for_an_unloaded_egl() {
     assert_eq!(egl_probe_lines(true), plain);
 }
 
-#[test]
-fn qt_initialises_egl_under_gpuheat_run() {
-    let Some(qmlscene) = installed("qmlscene") else {
-        return;
-    };
-    let x = Xvfb::start();
-    let dir = scratch("qmlscene");
+/// A QML scene that animates (so the screen changes while it renders).
+fn spinning_qml(dir: &Path) -> std::path::PathBuf {
     let qml = dir.join("spin.qml");
     std::fs::write(
         &qml,
@@ -327,6 +322,28 @@ fn qt_initialises_egl_under_gpuheat_run() {
          NumberAnimation on rotation { from: 0; to: 360; duration: 1000; loops: Animation.Infinite } } }\n",
     )
     .unwrap();
+    qml
+}
+
+#[test]
+fn attach_to_qmlscene_on_glx_captures_and_it_keeps_rendering() {
+    let Some(qmlscene) = installed("qmlscene") else {
+        return;
+    };
+    let dir = scratch("qmlscene-attach");
+    let qml = spinning_qml(&dir);
+    attach_and_check(&qmlscene, &[qml.to_str().unwrap()], 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn qt_initialises_egl_under_gpuheat_run() {
+    let Some(qmlscene) = installed("qmlscene") else {
+        return;
+    };
+    let x = Xvfb::start();
+    let dir = scratch("qmlscene");
+    let qml = spinning_qml(&dir);
     let session = dir.join("qml.gpuheat");
     let mut cmd = Command::new("timeout");
     cmd.args(["-k5", "120"])
