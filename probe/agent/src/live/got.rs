@@ -225,7 +225,7 @@ pub(crate) fn resolve_by_name(
             return Some(p);
         }
     }
-    let p = ctx.real_proc_address(name);
+    let p = crate::real::proc_address(name);
     ok(p).then_some(p)
 }
 

@@ -205,7 +205,7 @@ pub(crate) fn wrapper(i: usize) -> usize {
         // SAFETY: Dl_info is plain data.
         let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
         // SAFETY: dladdr fills `info` for an address inside the agent.
-        let ok = unsafe { libc::dladdr(agent_segments as *const () as *const _, &mut info) };
+        let ok = unsafe { libc::dladdr(wrapper as *const () as *const _, &mut info) };
         let handle = if ok != 0 && !info.dli_fname.is_null() {
             // SAFETY: the agent's own file name; the reference is kept (never unloaded).
             unsafe { libc::dlopen(info.dli_fname, libc::RTLD_LAZY | libc::RTLD_NOLOAD) }
@@ -280,24 +280,10 @@ pub(crate) struct Ctx {
     agent: &'static [(usize, usize)],
 }
 
-/// The agent's own segments (found by the address of this function).
-fn agent_segments() -> &'static [(usize, usize)] {
-    static SEG: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
-    SEG.get_or_init(|| {
-        let me = agent_segments as *const () as usize;
-        elf::modules()
-            .0
-            .into_iter()
-            .find(|m| m.contains(me))
-            .map(|m| m.segments)
-            .unwrap_or_default()
-    })
-}
-
 impl Ctx {
     fn new() -> Ctx {
         Ctx {
-            agent: agent_segments(),
+            agent: crate::real::agent_segments(),
         }
     }
 
@@ -333,35 +319,6 @@ impl Ctx {
         if !self.real_ok(real::raw(i)) && self.real_ok(p) {
             real::set(i, self.through_inline(p));
         }
-    }
-
-    /// The real `eglGetProcAddress`/`glXGetProcAddressARB` answer for `name` (0 if none).
-    pub fn real_proc_address(&self, name: &CStr) -> usize {
-        for loader in [
-            &b"eglGetProcAddress"[..],
-            b"glXGetProcAddressARB",
-            b"glXGetProcAddress",
-        ] {
-            let Some(i) = table::index_of(loader) else {
-                continue;
-            };
-            let f = real::raw(i);
-            if !self.real_ok(f) {
-                continue;
-            }
-            // SAFETY: both loaders take a C string and return a function pointer.
-            // SAFETY: `f` is the real loader, which takes a C string and returns a function
-            // pointer.
-            let p = unsafe {
-                let get: unsafe extern "C" fn(*const libc::c_char) -> usize =
-                    std::mem::transmute(f);
-                get(name.as_ptr())
-            };
-            if p != 0 {
-                return p;
-            }
-        }
-        0
     }
 }
 
@@ -461,7 +418,7 @@ fn hook_inline_targets(st: &mut InlineState, report: &mut HookReport) {
                 // Extensions (eglSwapBuffersWithDamage*) are not exported: hook what the
                 // real GetProcAddress hands out, which is what the program cached.
                 func = if name.starts_with("egl") {
-                    Ctx::new().real_proc_address(&cname)
+                    crate::real::proc_address(&cname)
                 } else {
                     0
                 };
