@@ -5,7 +5,8 @@
 //! output (gpuheat's agent exports every EGL entry point, so a careless one answers the first
 //! lookup itself, or calls nothing real behind its wrappers).
 //!
-//! Output, one line each (no flags; exits 0 unless the output could not be written):
+//! Output, one line each (no flags but `--help`; any other argument is a usage error, one
+//! line on stderr and exit 2; exits 0 unless the output could not be written):
 //!
 //! ```text
 //! before: eglGetDisplay=absent|present
@@ -42,6 +43,17 @@ fn lookup(handle: *mut c_void, name: &CStr) -> *mut c_void {
 }
 
 fn main() {
+    if let Some(arg) = std::env::args().nth(1) {
+        if arg == "--help" {
+            println!(
+                "egl_probe: prints what dlsym answers about eglGetDisplay before and after \
+                 libEGL is loaded (no flags; see examples/README.md)"
+            );
+            return;
+        }
+        eprintln!("egl_probe: unknown argument {arg:?} (it takes none)");
+        std::process::exit(2);
+    }
     let mut out = Vec::new();
     let before = lookup(RTLD_DEFAULT, c"eglGetDisplay");
     writeln!(out, "before: eglGetDisplay={}", presence(before)).unwrap();
