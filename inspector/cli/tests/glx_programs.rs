@@ -262,6 +262,13 @@ fn glxgears_display_lists_are_timed_as_work() {
     );
     ok(out, "gpuheat run glxgears");
     let r = report(&session);
+    // The GLX drawable's size is known (the heat map needs it when the frame has no draw).
+    assert_eq!(
+        r["states"][0]["surface"],
+        serde_json::json!([300, 300]),
+        "{}",
+        r["states"]
+    );
     for f in r["frames"].as_array().unwrap() {
         let frame = f["index"].as_u64().unwrap();
         let work = frame_draws(&r, frame);

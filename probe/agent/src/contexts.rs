@@ -247,7 +247,10 @@ pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextStat
     }
     // SAFETY: the context is current on this thread; every name exists in GL/GLES 3.0+.
     let get = |name: u32| unsafe { gl.integer(name) } as u32;
-    let surface = query_surface.then(egl_surface_size).flatten();
+    let surface = query_surface
+        .then(egl_surface_size)
+        .flatten()
+        .or_else(glx_surface_size);
     if let Some(size) = surface {
         with_entry(ctx, |e| {
             e.surface = Some(size);
@@ -300,6 +303,34 @@ fn egl_surface_size() -> Option<[u32; 2]> {
         let (mut w, mut h) = (0, 0);
         (query(d, s, EGL_WIDTH, &mut w) != 0 && query(d, s, EGL_HEIGHT, &mut h) != 0)
             .then_some([w as u32, h as u32])
+    }
+}
+
+/// Width and height of the current GLX drawable (GLX has no error state a query could reset).
+fn glx_surface_size() -> Option<[u32; 2]> {
+    const GLX_WIDTH: i32 = 0x801D;
+    const GLX_HEIGHT: i32 = 0x801E;
+    // Only a program that swaps through GLX has a GLX drawable.
+    let swaps_with_glx = table::index_of(b"glXSwapBuffers").is_some_and(|i| real::raw(i) != 0);
+    if !swaps_with_glx {
+        return None;
+    }
+    let display = real::by_name(c"glXGetCurrentDisplay")?;
+    let drawable = real::by_name(c"glXGetCurrentDrawable")?;
+    let query = real::by_name(c"glXQueryDrawable")?;
+    // SAFETY: the real GLX functions, with their C signatures.
+    unsafe {
+        let display: unsafe extern "C" fn() -> usize = std::mem::transmute(display);
+        let drawable: unsafe extern "C" fn() -> usize = std::mem::transmute(drawable);
+        let query: unsafe extern "C" fn(usize, usize, i32, *mut u32) = std::mem::transmute(query);
+        let (d, w) = (display(), drawable());
+        if d == 0 || w == 0 {
+            return None;
+        }
+        let (mut width, mut height) = (0, 0);
+        query(d, w, GLX_WIDTH, &mut width);
+        query(d, w, GLX_HEIGHT, &mut height);
+        (width > 0 && height > 0).then_some([width, height])
     }
 }
 
