@@ -370,6 +370,44 @@ mod tests {
     }
 
     #[test]
+    fn code_that_jumps_into_the_agent_is_never_a_real_function() {
+        // A relay like the ones PLT entries and inline hooks use: endbr64; jmp [rip+0]; dq F.
+        let relay = |target: usize| {
+            // SAFETY: a fresh private anonymous page, written before it is read.
+            unsafe {
+                let page = libc::mmap(
+                    std::ptr::null_mut(),
+                    4096,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                ) as *mut u8;
+                assert_ne!(page as *mut c_void, libc::MAP_FAILED);
+                let code = [0xf3, 0x0f, 0x1e, 0xfa, 0xff, 0x25, 0, 0, 0, 0];
+                std::ptr::copy_nonoverlapping(code.as_ptr(), page, code.len());
+                std::ptr::copy_nonoverlapping(
+                    target.to_le_bytes().as_ptr(),
+                    page.add(code.len()),
+                    8,
+                );
+                page as usize
+            }
+        };
+        let to_agent = relay(missing());
+        let to_libc = relay(libc::getpid as *const () as usize);
+        assert!(!acceptable(to_agent));
+        assert!(acceptable(to_libc));
+        let i = table::index_of(b"glFlush").unwrap();
+        assert!(!set(i, to_agent));
+        assert_ne!(raw(i), to_agent);
+        for p in [to_agent, to_libc] {
+            // SAFETY: the pages mapped above.
+            unsafe { libc::munmap(p as *mut c_void, 4096) };
+        }
+    }
+
+    #[test]
     fn an_api_that_is_not_loaded_resolves_to_missing() {
         // The unit-test binary links no EGL: nothing may answer for it, and `set` refuses
         // the agent's own code.
