@@ -269,7 +269,7 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             writeln!(out, "        let r = {call};").unwrap();
             match role {
                 Some(("proc_address", k)) => {
-                    writeln!(out, "        let r = hook::proc_address(a{k}, r);").unwrap()
+                    writeln!(out, "        let r = hook::proc_address(a{k}, r, site);").unwrap()
                 }
                 Some(("got_value", _)) => {
                     let width = match c.params[1].c_type.as_str() {

@@ -43,7 +43,7 @@ pub unsafe extern "C" fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut
     } else {
         p as usize
     };
-    hook::proc_address(name as usize, p) as *mut c_void
+    hook::proc_address(name as usize, p, caller as u64) as *mut c_void
 }
 
 /// The answer to a lookup the agent's own export answered, had the agent not been there:

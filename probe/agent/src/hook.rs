@@ -189,9 +189,10 @@ pub fn before_swap() {
     let _ = catch_unwind(|| runtime::heat_frame_end(recorder::current_context()));
 }
 
-/// eglGetProcAddress & co: hands out our wrapper and remembers the real function behind it.
-pub fn proc_address(name: usize, real_fn: usize) -> usize {
-    if name == 0 || real_fn == 0 {
+/// eglGetProcAddress & co (and `dlsym`), called from `site`: hands out our wrapper and
+/// remembers the real function behind it. The GL stack's own lookups get the real answer.
+pub fn proc_address(name: usize, real_fn: usize, site: u64) -> usize {
+    if name == 0 || real_fn == 0 || real::in_gl_stack(site as usize) {
         return real_fn;
     }
     let out = catch_unwind(|| {

@@ -161,6 +161,30 @@ const GL_LIBRARIES: [&str; 6] = [
     "libOpenGL",
 ];
 
+/// Whether `p` lies in the GL stack itself (libglvnd, Mesa's libraries and drivers): its
+/// calls to GetProcAddress or `dlsym` are the stack's own plumbing, not the program's (glvnd's
+/// libGL.so.1 loads its GLX functions lazily through libGLX; handing it our wrapper would
+/// make its export lead back to the wrapper whose real function it is).
+pub fn in_gl_stack(p: usize) -> bool {
+    const STACK: [&str; 4] = ["libGLdispatch", "libglapi", "libgallium", "libGLESv1_CM"];
+    // SAFETY: Dl_info is plain data; dladdr only reads the loader's tables.
+    let info = unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(p as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
+            return false;
+        }
+        info
+    };
+    // SAFETY: the loader's NUL-terminated file name.
+    let path = unsafe { CStr::from_ptr(info.dli_fname) }.to_bytes();
+    let base = path.rsplit(|&b| b == b'/').next().unwrap_or(&[]);
+    GL_LIBRARIES
+        .iter()
+        .chain(STACK.iter())
+        .any(|l| base.starts_with(l.as_bytes()))
+        || base.windows(7).any(|w| w == b"_dri.so")
+}
+
 /// `name` in a loaded GL library, however it was loaded (a plugin's private dependency is in
 /// no scope the agent searches by default).
 fn in_gl_libraries(name: &CStr) -> usize {
