@@ -175,6 +175,18 @@ fn attach_once(p: &mut Running, dir: &Path, name: &str, frames: u32) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The agent said what it hooked, right after it connected: at least the swap.
+    let hooks = gpuheat_session::Session::open(&session)
+        .unwrap()
+        .hooks
+        .expect("a HOOK record");
+    assert!(
+        hooks
+            .swap_entry_points
+            .iter()
+            .any(|s| s == "glXSwapBuffers"),
+        "{hooks:?}"
+    );
     r
 }
 
