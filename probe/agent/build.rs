@@ -247,8 +247,22 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             .unwrap();
             writeln!(out, "        let r = {call};").unwrap();
             if class(&c.name) == "Draw" && c.ret == CType::Void {
-                // The heat map replays the draw, with the same arguments, into its counter.
-                writeln!(out, "        hook::leave_draw(g, &|| {call});\n        r").unwrap();
+                // The heat map replays the draw, with the same arguments, into its counter;
+                // geometry capture replays it under transform feedback.
+                writeln!(
+                    out,
+                    "        hook::leave_draw(g, true, &|| {call});\n        r"
+                )
+                .unwrap();
+            } else if WORK_CALLS.contains(&c.name.as_str()) {
+                // Display lists are painted like draws (the replay runs the list again with
+                // the program's state); their vertices come from no buffer geometry capture
+                // can read back.
+                writeln!(
+                    out,
+                    "        hook::leave_draw(g, false, &|| {call});\n        r"
+                )
+                .unwrap();
             } else {
                 writeln!(out, "        hook::leave(g, {ret_u64});\n        r").unwrap();
             }

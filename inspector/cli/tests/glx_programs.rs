@@ -322,6 +322,56 @@ fn glxgears_display_lists_are_timed_as_work() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn glxgears_display_lists_are_painted_into_the_heat_map() {
+    let Some(glxgears) = installed("glxgears") else {
+        return;
+    };
+    let x = Xvfb::start();
+    let dir = scratch("glxgears-heat");
+    let session = dir.join("glxgears.gpuheat");
+    let out = gpuheat_within(
+        120,
+        Some(&x.display),
+        &[
+            "run",
+            "--frames",
+            "2",
+            "--heat",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            &glxgears,
+        ],
+    );
+    ok(out, "gpuheat run --heat glxgears");
+    let s = gpuheat_session::Session::open(&session).unwrap();
+    assert!(s.heat_missing.is_empty(), "{:?}", s.heat_missing);
+    assert_eq!(s.heat.len(), 2);
+    for map in &s.heat {
+        assert_eq!((map.width, map.height), (300, 300));
+        // Three gears, each painted from its display list.
+        assert_eq!(map.draws.len(), 3, "{:?}", map.draws);
+        assert!(map.heat.iter().any(|&h| h > 0.0));
+        assert!(map.overdraw.iter().any(|&n| n > 0));
+    }
+    let png = dir.join("gears.png");
+    ok(
+        gpuheat_within(
+            60,
+            None,
+            &[
+                "heatmap",
+                session.to_str().unwrap(),
+                "-o",
+                png.to_str().unwrap(),
+            ],
+        ),
+        "gpuheat heatmap",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The `egl_probe` example prints what the loader answers before and after it loads libEGL.
 fn egl_probe_lines(with_agent: bool) -> String {
     let exe = example("egl_probe");

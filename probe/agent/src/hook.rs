@@ -140,14 +140,15 @@ pub fn leave(g: Guard, ret: Option<u64>) {
     }));
 }
 
-/// [`leave`] for draws: after the call is recorded, paints it into the frame's heat map when
-/// the capture asked for one, and records its post-transform positions in full mode
-/// (`replay` calls the real draw again with the same arguments).
+/// [`leave`] for draws and display lists: after the call is recorded, paints it into the
+/// frame's heat map when the capture asked for one, and (`with_geometry`) records its
+/// post-transform positions in full mode (`replay` calls the real function again with the
+/// same arguments).
 #[inline(never)]
-pub fn leave_draw(g: Guard, replay: &dyn Fn()) {
+pub fn leave_draw(g: Guard, with_geometry: bool, replay: &dyn Fn()) {
     let live = !g.skip && g.bracket.is_some();
     let paint = live && capture::heat();
-    let geometry = live && capture::geometry();
+    let geometry = live && with_geometry && capture::geometry();
     let (ctx, seq, frame, func) = (g.ctx, g.seq, g.frame, g.func as usize);
     let (args, nargs) = (g.args, g.nargs as usize);
     leave(g, None);
