@@ -16,9 +16,10 @@
 //! the GOT layer must not replace with what a slot held (libEGL's hooked entry, a glvnd
 //! stub that now leads back to the wrapper).
 //!
-//! Invariant for every layer: the real pointer of an entry point (`hook::real`) is never an
-//! address inside the agent (a wrapper, the "missing" stub) and never code that leads back to
-//! a wrapper; a slot or table entry that already holds our wrapper is not recorded as real.
+//! Invariant for every layer: the real pointer of an entry point is never an address inside
+//! the agent (a wrapper, the "missing" stub) and never code that leads back to a wrapper (the
+//! table of real functions, `crate::real`, refuses both); a slot or table entry that already
+//! holds our wrapper is not recorded as real.
 
 mod dispatch;
 mod dlfcn;
