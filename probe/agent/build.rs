@@ -9,6 +9,12 @@ use std::fmt::Write as _;
 /// Most parameters any entry point has (glCopyImageSubData has 15).
 const MAX_ARGS: usize = 16;
 
+/// Calls that make the GPU work without a name saying so. GL 1.x display lists run their
+/// draws inside `glCallList(s)`; the agent brackets them only where that is legal (not
+/// between `glBegin` and `glEnd`, not while a list is being compiled: see the `primitive_*`
+/// and `list_*` roles).
+const WORK_CALLS: [&str; 2] = ["glCallList", "glCallLists"];
+
 fn class(name: &str) -> &'static str {
     let any = |prefixes: &[&str]| prefixes.iter().any(|p| name.starts_with(p));
     if matches!(
@@ -23,7 +29,7 @@ fn class(name: &str) -> &'static str {
         "Swap"
     } else if any(&["glDrawBuffer"]) {
         "State"
-    } else if any(&["glDrawPixels"]) {
+    } else if any(&["glDrawPixels"]) || WORK_CALLS.contains(&name) {
         "Work"
     } else if any(&["glDraw", "glMultiDraw"]) {
         "Draw"
@@ -76,6 +82,11 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
             Some(("program_linked", 0))
         }
         "glDeleteProgram" | "glDeleteObjectARB" => Some(("program_deleted", 0)),
+        // Where bracketing a call with queries would be an error or measure nothing.
+        "glBegin" => Some(("primitive_began", 0)),
+        "glEnd" => Some(("primitive_ended", 0)),
+        "glNewList" => Some(("list_began", 0)),
+        "glEndList" => Some(("list_ended", 0)),
         _ => None,
     }
 }
@@ -158,7 +169,8 @@ fn main() {
     }
     out.push_str("        _ => 0,\n    }\n}\n");
 
-    out.push_str("/// The exported wrappers.\n#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute, unused_unsafe)]\npub mod wrappers {\n    use crate::hook;\n");
+    out.push_str(WRAPPERS_DOC);
+    out.push_str("#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute, unused_unsafe)]\npub mod wrappers {\n    use crate::hook;\n");
     for (i, c) in cmds.iter().enumerate() {
         wrapper(&mut out, i, c);
     }
@@ -167,6 +179,25 @@ fn main() {
     let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("generated.rs");
     std::fs::write(dest, out).unwrap();
 }
+
+/// The generated module's documentation, with the one safety argument every wrapper's
+/// `unsafe` block refers to.
+const WRAPPERS_DOC: &str = "\
+/// The exported wrappers, one per entry point.
+///
+/// # Safety invariant (every wrapper's `unsafe` block rests on it)
+///
+/// Wrapper `i` has exactly the C signature gl.xml/egl.xml/glx.xml give entry point `i`, so
+/// the program calls it as it would call the real function, with the same contract.
+/// `hook::real(i)` is the real implementation of that same entry point (the table of real
+/// functions never holds an address inside the agent), or the agent's `missing` stub, which
+/// takes no argument and returns 0 (only reached when no loaded library provides the entry
+/// point, where the program's own call would not have been valid either). Transmuting it to
+/// the entry point's signature and calling it with the caller's arguments, unchanged,
+/// therefore keeps the caller's contract. The `hook::*` calls around it read the arguments
+/// as plain integers and never dereference them, except the documented roles (`got_value`
+/// reads the value the real call just wrote where the program asked it to).
+";
 
 fn wrapper(out: &mut String, i: usize, c: &Command) {
     let params: Vec<String> = c
@@ -192,7 +223,8 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
     let call = format!("real({})", args.join(", "));
     writeln!(
         out,
-        "    #[no_mangle]\n    pub unsafe extern \"C\" fn {}({}) -> {ret} {{",
+        "    /// `{}`: recorded while capturing, then forwarded to the real function.\n    #[no_mangle]\n    pub unsafe extern \"C\" fn {}({}) -> {ret} {{\n        // SAFETY: the module's safety invariant.\n        unsafe {{",
+        c.name,
         c.name,
         params.join(", ")
     )
@@ -215,10 +247,20 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             .unwrap();
             writeln!(out, "        let r = {call};").unwrap();
             if class(&c.name) == "Draw" && c.ret == CType::Void {
-                // The heat map replays the draw, with the same arguments, into its counter.
+                // The heat map replays the draw, with the same arguments, into its counter;
+                // geometry capture replays it under transform feedback.
                 writeln!(
                     out,
-                    "        hook::leave_draw(g, &|| unsafe {{ {call} }});\n        r"
+                    "        hook::leave_draw(g, true, &|| {call});\n        r"
+                )
+                .unwrap();
+            } else if WORK_CALLS.contains(&c.name.as_str()) {
+                // Display lists are painted like draws (the replay runs the list again with
+                // the program's state); their vertices come from no buffer geometry capture
+                // can read back.
+                writeln!(
+                    out,
+                    "        hook::leave_draw(g, false, &|| {call});\n        r"
                 )
                 .unwrap();
             } else {
@@ -241,7 +283,7 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             writeln!(out, "        let r = {call};").unwrap();
             match role {
                 Some(("proc_address", k)) => {
-                    writeln!(out, "        let r = hook::proc_address(a{k}, r);").unwrap()
+                    writeln!(out, "        let r = hook::proc_address(a{k}, r, site);").unwrap()
                 }
                 Some(("got_value", _)) => {
                     let width = match c.params[1].c_type.as_str() {
@@ -251,11 +293,18 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                     };
                     writeln!(out, "        hook::got_value(a0, a1, {width});").unwrap()
                 }
-                Some((name, k)) if c.ret == CType::Void => {
-                    writeln!(out, "        hook::{name}(a{k} as u64, 1);").unwrap()
-                }
                 Some((name, k)) => {
-                    writeln!(out, "        hook::{name}(a{k} as u64, r as u64);").unwrap()
+                    let arg = if k < c.params.len() {
+                        format!("a{k} as u64")
+                    } else {
+                        "0".to_string()
+                    };
+                    let ok = if c.ret == CType::Void {
+                        "1"
+                    } else {
+                        "r as u64"
+                    };
+                    writeln!(out, "        hook::{name}({arg}, {ok});").unwrap()
                 }
                 None => {}
             }
@@ -275,5 +324,5 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             writeln!(out, "        r").unwrap();
         }
     }
-    out.push_str("    }\n");
+    out.push_str("        }\n    }\n");
 }

@@ -369,6 +369,7 @@ impl SessionBuilder {
                 pipelined: Vec::new(),
                 end: None,
                 attach: None,
+                hooks: None,
                 states: Vec::new(),
                 heat: Vec::new(),
                 heat_missing: Vec::new(),

@@ -2,21 +2,17 @@
 //! on the render thread stopped at the entry of a swap (so its context is current and it holds
 //! no loader or allocator lock).
 
+use crate::generated::{CLASSES, FUNCTION_COUNT, NAMES};
+use crate::live::HookReport;
 use crate::runtime::{self, Origin};
+use crate::{outbox, real};
+use gpuheat_session::control::{AttachArg, AttachStatus};
+use gpuheat_session::{CallClass, HookSummary, Record};
 use std::ffi::{c_char, CStr};
 use std::os::unix::net::UnixStream;
 
-/// Results of [`gpuheat_agent_attach`], shared with the CLI.
-pub mod status {
-    pub const OK: i32 = 0;
-    pub const BAD_ARGUMENT: i32 = 1;
-    pub const VERSION_MISMATCH: i32 = 2;
-    pub const ALREADY_ATTACHED: i32 = 3;
-    pub const CONNECT_FAILED: i32 = 4;
-    pub const PANICKED: i32 = 5;
-}
-
-/// Called by the injector with `"<socket path>\n<CLI version>"`: installs the live hooks,
+/// Called by the injector (`control::ATTACH_ENTRY`) with a `control::AttachArg`; returns an
+/// `control::AttachStatus` code. Installs the live hooks,
 /// connects to the CLI's socket and waits for its commands on a thread of its own.
 ///
 /// # Safety
@@ -24,28 +20,30 @@ pub mod status {
 #[no_mangle]
 pub unsafe extern "C" fn gpuheat_agent_attach(arg: *const c_char) -> i32 {
     if arg.is_null() {
-        return status::BAD_ARGUMENT;
+        return AttachStatus::BadArgument.code();
     }
     // SAFETY: the caller passes a NUL-terminated string.
     let arg = unsafe { CStr::from_ptr(arg) }
         .to_string_lossy()
         .into_owned();
-    std::panic::catch_unwind(|| attach(&arg)).unwrap_or(status::PANICKED)
+    std::panic::catch_unwind(|| attach(&arg))
+        .unwrap_or(AttachStatus::Panicked)
+        .code()
 }
 
-fn attach(arg: &str) -> i32 {
-    let Some((socket, version)) = arg.split_once('\n') else {
-        return status::BAD_ARGUMENT;
+fn attach(arg: &str) -> AttachStatus {
+    let Some(arg) = AttachArg::parse(arg) else {
+        return AttachStatus::BadArgument;
     };
-    if version != env!("CARGO_PKG_VERSION") {
-        return status::VERSION_MISMATCH;
+    if !arg.version_matches() {
+        return AttachStatus::VersionMismatch;
     }
     if runtime::connected() {
-        return status::ALREADY_ATTACHED;
+        return AttachStatus::AlreadyAttached;
     }
     let hooks = crate::live::install();
-    let Ok(stream) = UnixStream::connect(socket) else {
-        return status::CONNECT_FAILED;
+    let Ok(stream) = UnixStream::connect(&arg.socket) else {
+        return AttachStatus::ConnectFailed;
     };
     let notes = vec![
         "attached to the running program".to_string(),
@@ -62,7 +60,25 @@ fn attach(arg: &str) -> i32 {
         ),
     ];
     match runtime::connect(stream, Origin { skip: 0, notes }, None) {
-        Ok(()) => status::OK,
-        Err(_) => status::CONNECT_FAILED,
+        Ok(()) => {
+            outbox::send_record(Record::Hooks(summary(&hooks)));
+            AttachStatus::Ok
+        }
+        Err(_) => AttachStatus::ConnectFailed,
+    }
+}
+
+/// What the live hooks did, for the CLI to name when no frame comes.
+fn summary(hooks: &HookReport) -> HookSummary {
+    HookSummary {
+        got_slots: hooks.got_patched as u64,
+        modules: hooks.modules as u64,
+        dispatch_entries: hooks.dispatch_patched as u64,
+        inline: hooks.inline_hooked.clone(),
+        swap_entry_points: (0..FUNCTION_COUNT)
+            .filter(|&i| CLASSES[i] == CallClass::Swap && real::raw(i) != 0)
+            .map(|i| NAMES[i].trim_end_matches('\0').to_string())
+            .collect(),
+        notes: hooks.notes.clone(),
     }
 }

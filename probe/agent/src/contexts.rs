@@ -1,6 +1,6 @@
 //! Per-context counter state, created the first time a context is seen during a capture.
 
-use crate::{hook, runtime, table};
+use crate::{capture, outbox, real, table};
 use gpuheat_counters::geometry::{self, DrawCall};
 use gpuheat_counters::{
     thermal, Bracket, ContextCounters, GeometryCapture, GeometryFns, GlFns, Painter, ProgramLink,
@@ -151,18 +151,18 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
 
 static CONTEXTS: OnceLock<Mutex<HashMap<u64, Entry>>> = OnceLock::new();
 
+/// The real function called `name` (null when no loaded library has it), for the loaders of
+/// the agent's own GL function tables.
+fn real_fn(name: &std::ffi::CStr) -> *const std::ffi::c_void {
+    real::by_name(name).unwrap_or_else(|| real::proc_address(name)) as *const std::ffi::c_void
+}
+
 fn gl() -> Option<&'static GlFns> {
     GL.get_or_init(|| {
         // SAFETY: the loader returns real function pointers or null.
         // The real implementations, not the program's entry points: once the dispatch table
         // is hooked, those lead back into our wrappers.
-        unsafe {
-            GlFns::load(|name| {
-                hook::real_by_name(name).unwrap_or_else(|| hook::real_proc_address(name))
-                    as *const std::ffi::c_void
-            })
-        }
-        .ok()
+        unsafe { GlFns::load(real_fn) }.ok()
     })
     .as_ref()
 }
@@ -181,9 +181,22 @@ fn counters<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut ContextCo
         for &t in &entry.program_queries {
             c.note_program_query(t, true);
         }
-        runtime::send_record(Record::Context(c.info()));
+        outbox::send_record(Record::Context(c.info()));
         c
     })
+}
+
+/// The CTX records of every context measured so far, for a new connection: a context is
+/// measured once per process, but each session needs its description.
+pub fn known() -> Vec<Record> {
+    let Some(map) = CONTEXTS.get() else {
+        return Vec::new();
+    };
+    let map = map.lock().unwrap_or_else(|e| e.into_inner());
+    map.values()
+        .filter_map(|e| e.counters.as_ref())
+        .map(|c| Record::Context(c.info()))
+        .collect()
 }
 
 /// Measures `ctx` ahead of its first captured draw.
@@ -220,7 +233,10 @@ pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextStat
     }
     // SAFETY: the context is current on this thread; every name exists in GL/GLES 3.0+.
     let get = |name: u32| unsafe { gl.integer(name) } as u32;
-    let surface = query_surface.then(egl_surface_size).flatten();
+    let surface = query_surface
+        .then(egl_surface_size)
+        .flatten()
+        .or_else(glx_surface_size);
     if let Some(size) = surface {
         with_entry(ctx, |e| {
             e.surface = Some(size);
@@ -253,13 +269,13 @@ fn egl_surface_size() -> Option<[u32; 2]> {
     const EGL_HEIGHT: i32 = 0x3056;
     // Only a program that swaps through EGL has an EGL surface; a GLX program must not be
     // sent into an EGL library it never initialised.
-    let swaps_with_egl = table::index_of(b"eglSwapBuffers").is_some_and(|i| hook::real_raw(i) != 0);
+    let swaps_with_egl = table::index_of(b"eglSwapBuffers").is_some_and(|i| real::raw(i) != 0);
     if !swaps_with_egl {
         return None;
     }
-    let display = hook::real_by_name(c"eglGetCurrentDisplay")?;
-    let surface = hook::real_by_name(c"eglGetCurrentSurface")?;
-    let query = hook::real_by_name(c"eglQuerySurface")?;
+    let display = real::by_name(c"eglGetCurrentDisplay")?;
+    let surface = real::by_name(c"eglGetCurrentSurface")?;
+    let query = real::by_name(c"eglQuerySurface")?;
     // SAFETY: the real EGL functions, with their C signatures.
     unsafe {
         let display: unsafe extern "C" fn() -> usize = std::mem::transmute(display);
@@ -276,15 +292,43 @@ fn egl_surface_size() -> Option<[u32; 2]> {
     }
 }
 
+/// Width and height of the current GLX drawable (GLX has no error state a query could reset).
+fn glx_surface_size() -> Option<[u32; 2]> {
+    const GLX_WIDTH: i32 = 0x801D;
+    const GLX_HEIGHT: i32 = 0x801E;
+    // Only a program that swaps through GLX has a GLX drawable.
+    let swaps_with_glx = table::index_of(b"glXSwapBuffers").is_some_and(|i| real::raw(i) != 0);
+    if !swaps_with_glx {
+        return None;
+    }
+    let display = real::by_name(c"glXGetCurrentDisplay")?;
+    let drawable = real::by_name(c"glXGetCurrentDrawable")?;
+    let query = real::by_name(c"glXQueryDrawable")?;
+    // SAFETY: the real GLX functions, with their C signatures.
+    unsafe {
+        let display: unsafe extern "C" fn() -> usize = std::mem::transmute(display);
+        let drawable: unsafe extern "C" fn() -> usize = std::mem::transmute(drawable);
+        let query: unsafe extern "C" fn(usize, usize, i32, *mut u32) = std::mem::transmute(query);
+        let (d, w) = (display(), drawable());
+        if d == 0 || w == 0 {
+            return None;
+        }
+        let (mut width, mut height) = (0, 0);
+        query(d, w, GLX_WIDTH, &mut width);
+        query(d, w, GLX_HEIGHT, &mut height);
+        (width > 0 && height > 0).then_some([width, height])
+    }
+}
+
 /// Before a work call.
 pub fn begin(ctx: u64) -> Option<Bracket> {
     if ctx == 0 {
         return None;
     }
     let gl = gl()?;
-    let mode = runtime::mode();
-    // SAFETY: `ctx` is current on this thread.
+    let mode = capture::mode();
     with_entry(ctx, |e| {
+        // SAFETY: `ctx` is current on this thread.
         Some(unsafe { counters(e, ctx, gl).begin(gl, mode) })
     })
 }
@@ -411,7 +455,7 @@ pub fn program_read_disjoint(ctx: u64, real: bool) -> Option<bool> {
 /// Asks EGL, then GLX, which context is current (for threads we saw no MakeCurrent on).
 pub fn query_current_context() -> u64 {
     for name in [c"eglGetCurrentContext", c"glXGetCurrentContext"] {
-        if let Some(f) = hook::real_by_name(name) {
+        if let Some(f) = real::by_name(name) {
             // SAFETY: both functions take no argument and return a handle.
             let c = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn() -> usize>(f)() };
             if c != 0 {

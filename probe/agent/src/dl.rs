@@ -1,41 +1,18 @@
-//! `dlsym` interposition. Programs that load GL themselves (`dlopen("libEGL.so.1")` then
-//! `dlsym`, as glmark2, SDL and glad-based loaders do) never call the exported wrappers by
-//! symbol; handing them our wrapper from `dlsym` brings them in. dlsym is not in the Khronos
-//! registry, so this one wrapper is written by hand.
+//! `dlsym` interposition (launch mode). Programs that load GL themselves (`dlopen("libEGL.so.1")`
+//! then `dlsym`, as glmark2, SDL and glad-based loaders do) never call the exported wrappers
+//! by symbol; handing them our wrapper from `dlsym` brings them in. dlsym is not in the
+//! Khronos registry, so this one wrapper is written by hand.
 //!
-//! The agent's own lookups must go to the real `dlsym`, never through this wrapper, or
-//! resolving a real GL function would return our own wrapper.
+//! The agent must stay invisible: a lookup answers what it would without the agent, with our
+//! wrapper standing in for the real function it found. glibc answers `RTLD_DEFAULT` from the
+//! agent (its caller), whose preloaded exports come first: a lookup that only the agent's own
+//! wrapper answers is redone as the program would see it (after the agent, then in the
+//! calling module's own scope, where a plugin's private libEGL is) and fails when nothing real
+//! is there, e.g. `dlsym(RTLD_DEFAULT, "eglGetDisplay")` before libEGL is loaded.
 
-use crate::hook;
+use crate::{callsite, hook, real};
 use libc::{c_char, c_void};
-use std::sync::OnceLock;
-
-type DlsymFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void;
-
-fn real_dlsym_fn() -> Option<DlsymFn> {
-    static REAL: OnceLock<usize> = OnceLock::new();
-    let p = *REAL.get_or_init(|| {
-        for version in [c"GLIBC_2.34", c"GLIBC_2.2.5", c"GLIBC_2.17"] {
-            // SAFETY: NUL-terminated strings; dlvsym is not interposed.
-            let p = unsafe { libc::dlvsym(libc::RTLD_NEXT, c"dlsym".as_ptr(), version.as_ptr()) };
-            if !p.is_null() {
-                return p as usize;
-            }
-        }
-        0
-    });
-    // SAFETY: a non-zero `p` is libc's dlsym.
-    (p != 0).then(|| unsafe { std::mem::transmute::<usize, DlsymFn>(p) })
-}
-
-/// The real `dlsym`, for the agent's own lookups. `RTLD_NEXT` is relative to the agent.
-pub(crate) fn real_dlsym(handle: *mut c_void, name: &std::ffi::CStr) -> usize {
-    match real_dlsym_fn() {
-        // SAFETY: valid handle or pseudo-handle, NUL-terminated name.
-        Some(f) => unsafe { f(handle, name.as_ptr()) as usize },
-        None => 0,
-    }
-}
+use std::ffi::CStr;
 
 /// The interposed `dlsym`: GL/EGL/GLX entry points come back as our wrappers.
 ///
@@ -46,12 +23,56 @@ pub(crate) fn real_dlsym(handle: *mut c_void, name: &std::ffi::CStr) -> usize {
 /// Same contract as libc's `dlsym`.
 #[no_mangle]
 pub unsafe extern "C" fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void {
-    let Some(real) = real_dlsym_fn() else {
-        return std::ptr::null_mut();
-    };
-    let p = real(handle, name);
+    let caller = callsite::caller!() as usize;
+    // SAFETY: the caller's arguments, forwarded.
+    let p = unsafe { real::real_dlsym_raw(handle, name) };
     if p.is_null() || name.is_null() {
         return p;
     }
-    hook::proc_address(name as usize, p as usize) as *mut c_void
+    let p = if real::in_agent(p as usize) {
+        // SAFETY: a NUL-terminated name (the real dlsym just read it).
+        let name = unsafe { CStr::from_ptr(name) };
+        match std::panic::catch_unwind(|| as_without_agent(handle, name, caller)) {
+            Ok(Some(q)) => q,
+            _ => {
+                // What the program would have got: a failed lookup, with its dlerror().
+                // SAFETY: a valid name, the pseudo-handle of an empty search.
+                return unsafe { real::real_dlsym_raw(libc::RTLD_NEXT, name.as_ptr()) };
+            }
+        }
+    } else {
+        p as usize
+    };
+    hook::proc_address(name as usize, p, caller as u64) as *mut c_void
+}
+
+/// The answer to a lookup the agent's own export answered, had the agent not been there:
+/// the next definition in the global scope, else the one in the calling module's scope.
+fn as_without_agent(handle: *mut c_void, name: &CStr, caller: usize) -> Option<usize> {
+    let next = real::real_dlsym(libc::RTLD_NEXT, name);
+    if real::acceptable(next) {
+        return Some(next);
+    }
+    if !handle.is_null() {
+        // A handle whose scope holds the agent (dlopen(NULL)): the global scope, done above.
+        return None;
+    }
+    // SAFETY: Dl_info is plain data; dladdr only reads the loader's tables and fills the
+    // local `info`.
+    let (found, info) = unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        (libc::dladdr(caller as *const c_void, &mut info) != 0, info)
+    };
+    if !found || info.dli_fname.is_null() || real::in_agent(caller) {
+        return None;
+    }
+    // SAFETY: the caller's module is loaded; RTLD_NOLOAD never loads anything.
+    let h = unsafe { libc::dlopen(info.dli_fname, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+    if h.is_null() {
+        return None;
+    }
+    let q = real::real_dlsym(h, name);
+    // SAFETY: the reference taken above.
+    unsafe { libc::dlclose(h) };
+    real::acceptable(q).then_some(q)
 }

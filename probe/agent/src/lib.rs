@@ -9,14 +9,21 @@
 //! Nothing here may take the program down: every entry from the program into agent logic is
 //! behind `catch_unwind`, waits are bounded, and buffers are capped.
 
+// Layers, each depending only on those above it in this list:
+// leaves (generated tables, table, real, capture, clock, callsite, config), writer, outbox,
+// contexts, recorder, runtime, then the interposer (hook, dl), live hooks and attach.
 mod attach;
 mod callsite;
+mod capture;
 mod clock;
 mod config;
 mod contexts;
 mod dl;
 pub mod hook;
 pub mod live;
+mod outbox;
+mod real;
+mod recorder;
 mod runtime;
 mod table;
 mod writer;

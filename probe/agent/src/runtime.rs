@@ -2,39 +2,29 @@
 //! captures on request, detaching.
 //!
 //! One connection at a time. In launch mode it is opened from the environment the first time
-//! any entry point is resolved and asks for one capture; in attach mode `gpuheat attach`
-//! injects a call to [`crate::attach`], which opens it, and then sends commands (see
-//! [`Command`]). When the CLI goes away the agent goes dormant: hooks stay in place and pass
+//! the program reaches a wrapper ([`launch`]) and asks for one capture; in attach mode
+//! `gpuheat attach` injects a call to the agent's attach entry, which opens it ([`connect`]),
+//! and then sends commands (see [`Command`]). When the CLI goes away the agent goes dormant: hooks stay in place and pass
 //! calls straight through.
 
+use crate::capture::{self, Settings};
 use crate::clock::monotonic_ns;
-use crate::config::Config;
-use crate::contexts;
-use crate::hook::{self, RawCall, RECORDING};
 use crate::writer::{Msg, Writer};
+use crate::{contexts, outbox, recorder};
+use gpuheat_session::control::{Command, LaunchRequest};
 use gpuheat_session::{CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record, SessionInfo};
 use std::io::BufRead;
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, Once};
 use std::time::Duration;
 
-static INIT: Once = Once::new();
+static LAUNCH: Once = Once::new();
+/// Launch mode with `--skip 0`: the capture starts with the frame in progress, right after
+/// the connection is made (never inside [`LAUNCH`]: starting a capture resolves entry points,
+/// and resolution may be what is running the launch).
+static START_NOW: AtomicBool = AtomicBool::new(false);
 static AGENT: Mutex<Option<Arc<Agent>>> = Mutex::new(None);
-
-/// Swaps seen since the agent was loaded.
-static SWAPS: AtomicU64 = AtomicU64::new(0);
-/// Frame number of the frame being recorded.
-static FRAME: AtomicU64 = AtomicU64::new(0);
-/// Order of the next call within the frame being recorded, across threads.
-static CALL_SEQ: AtomicU32 = AtomicU32::new(0);
-/// Mode of the capture in progress.
-static FULL_MODE: AtomicBool = AtomicBool::new(false);
-/// The capture in progress paints heat maps (full mode with `heat`).
-static HEAT: AtomicBool = AtomicBool::new(false);
-/// The capture in progress records each draw's post-transform positions (full mode, with a
-/// non-zero vertex budget).
-static GEOMETRY: AtomicBool = AtomicBool::new(false);
 
 /// Longest the program's exit, or a detach, waits for queued chunks to reach the CLI.
 const DRAIN: Duration = Duration::from_secs(3);
@@ -48,50 +38,9 @@ pub struct Request {
     pub heat: bool,
     /// Start at the first swap with `SWAPS >= start_after`.
     pub start_after: u64,
-}
-
-/// Commands the CLI sends, one per line.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Command {
-    /// `capture FRAMES timeline|full [heat]`: capture from the next frame on; `heat` (full
-    /// mode only) paints each captured frame's heat map.
-    Capture {
-        frames: u32,
-        mode: CaptureMode,
-        heat: bool,
-    },
-    /// `stop`: end the capture at the end of the current frame.
-    Stop,
-    /// `detach`: stop, send what is queued, close the connection, go dormant.
-    Detach,
-}
-
-impl Command {
-    pub fn parse(line: &str) -> Option<Command> {
-        let mut words = line.split_whitespace();
-        match words.next()? {
-            "capture" => {
-                let frames = words.next()?.parse().ok().filter(|&n| n > 0)?;
-                let mode = match words.next()? {
-                    "timeline" => CaptureMode::Timeline,
-                    "full" => CaptureMode::Full,
-                    _ => return None,
-                };
-                let heat = match words.next() {
-                    None => false,
-                    Some("heat") if mode == CaptureMode::Full => true,
-                    Some(_) => return None,
-                };
-                if words.next().is_some() {
-                    return None;
-                }
-                Some(Command::Capture { frames, mode, heat })
-            }
-            "stop" => Some(Command::Stop),
-            "detach" => Some(Command::Detach),
-            _ => None,
-        }
-    }
+    /// Number of the first captured frame; `None`: the number of swaps seen so far (launch
+    /// mode, where that counts from the program's start).
+    pub first_frame: Option<u64>,
 }
 
 /// What a connection adds to the session's INFO record.
@@ -102,7 +51,7 @@ pub struct Origin {
 }
 
 struct Agent {
-    writer: Writer,
+    writer: Arc<Writer>,
     state: Mutex<State>,
     origin: Origin,
 }
@@ -130,42 +79,52 @@ fn current() -> Option<Arc<Agent>> {
     lock(&AGENT).clone()
 }
 
-/// Launch mode: connects to the CLI named in the environment the first time any entry point
-/// is resolved; a no-op without one.
-pub fn init() {
-    INIT.call_once(|| {
+/// Launch mode: connects to the CLI named in the environment the first time the program
+/// reaches a wrapper (a no-op without one, and after the first time), then starts the
+/// capture when it begins with the frame in progress.
+pub fn launch() {
+    LAUNCH.call_once(|| {
+        let _ = std::panic::catch_unwind(connect_from_env);
+    });
+    if START_NOW.swap(false, Relaxed) {
         let _ = std::panic::catch_unwind(|| {
-            let Some(config) = Config::from_env() else {
-                return;
-            };
-            let Ok(stream) = UnixStream::connect(&config.socket) else {
-                return;
-            };
-            let request = Request {
-                frames: config.frames,
-                mode: config.mode,
-                heat: config.heat && config.mode == CaptureMode::Full,
-                start_after: u64::from(config.skip),
-            };
-            let origin = Origin {
-                skip: config.skip,
-                notes: vec!["launched with the agent preloaded".into()],
-            };
-            if connect(stream, origin, Some(request)).is_ok() && config.skip == 0 {
-                // Nothing to wait for: the frame in progress is the first captured one.
-                if let Some(agent) = current() {
-                    let mut st = lock(&agent.state);
-                    st.request = None;
-                    start_capture(&agent, &mut st, request, false);
+            if let Some(agent) = current() {
+                let mut st = lock(&agent.state);
+                if let Some(request) = st.request.take() {
+                    start_capture(&agent, &mut st, request, StartPoint::FirstCall);
                 }
             }
         });
-    });
+    }
+}
+
+fn connect_from_env() {
+    let Some(config) = LaunchRequest::from_process_env() else {
+        return;
+    };
+    let Ok(stream) = UnixStream::connect(&config.socket) else {
+        return;
+    };
+    let request = Request {
+        frames: config.frames,
+        mode: config.mode,
+        heat: config.heat && config.mode == CaptureMode::Full,
+        start_after: u64::from(config.skip),
+        first_frame: None,
+    };
+    let origin = Origin {
+        skip: config.skip,
+        notes: vec!["launched with the agent preloaded".into()],
+    };
+    if connect(stream, origin, Some(request)).is_ok() && config.skip == 0 {
+        // Nothing to wait for: the frame in progress is the first captured one.
+        START_NOW.store(true, Relaxed);
+    }
 }
 
 /// Whether a CLI is connected.
 pub fn connected() -> bool {
-    current().is_some_and(|a| !a.writer.broken())
+    current().is_some() && outbox::connected()
 }
 
 /// Takes over `stream` as the connection to the CLI and starts listening for its commands.
@@ -175,7 +134,8 @@ pub fn connect(
     request: Option<Request>,
 ) -> std::io::Result<()> {
     let commands = stream.try_clone()?;
-    let writer = Writer::start(stream)?;
+    let writer = Arc::new(Writer::start(stream)?);
+    outbox::open(writer.clone());
     let agent = Arc::new(Agent {
         writer,
         state: Mutex::new(State {
@@ -216,7 +176,8 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
                         frames,
                         mode,
                         heat,
-                        start_after: SWAPS.load(Relaxed) + 1,
+                        start_after: capture::swaps() + 1,
+                        first_frame: Some(1),
                     });
                 }
             }
@@ -238,65 +199,36 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
         }
     }
     // The CLI is gone: whatever was being captured has nowhere to go.
-    RECORDING.store(false, Relaxed);
+    capture::stop();
     detach(agent);
 }
 
 /// Sends what is queued and drops the connection; hooks stay and pass calls through.
 fn detach(agent: &Arc<Agent>) {
-    RECORDING.store(false, Relaxed);
+    capture::stop();
     agent.writer.drain(DRAIN);
+    outbox::close(&agent.writer);
     let mut slot = lock(&AGENT);
     if slot.as_ref().is_some_and(|a| Arc::ptr_eq(a, agent)) {
         *slot = None;
     }
 }
 
-/// (frame, order within frame) of the call being recorded.
-pub fn next_call() -> (u64, u32) {
-    (FRAME.load(Relaxed), CALL_SEQ.fetch_add(1, Relaxed))
-}
-
-/// Passes a thread's buffered calls to the writer.
-pub(crate) fn hand_over(frame: u64, calls: Vec<RawCall>) {
-    if let Some(agent) = current() {
-        agent.writer.send(Msg::Calls { frame, calls });
-    }
-}
-
-/// Sends a record to the CLI.
-pub(crate) fn send_record(record: Record) {
-    if let Some(agent) = current() {
-        agent.writer.send(Msg::Record(record));
-    }
-}
-
-/// The mode of the capture in progress.
-pub(crate) fn mode() -> CaptureMode {
-    if FULL_MODE.load(Relaxed) {
-        CaptureMode::Full
-    } else {
-        CaptureMode::Timeline
-    }
-}
-
-/// Whether the capture in progress paints heat maps.
-pub(crate) fn heat() -> bool {
-    HEAT.load(Relaxed)
-}
-
-/// Whether the capture in progress records geometry.
-pub(crate) fn geometry() -> bool {
-    GEOMETRY.load(Relaxed)
-}
-
 /// Before the swap that ends a captured frame: its heat map (or why there is none).
 pub(crate) fn heat_frame_end(ctx: u64) {
-    let record = contexts::heat_frame_end(ctx, FRAME.load(Relaxed));
-    send_record(record);
+    outbox::send_record(contexts::heat_frame_end(ctx, capture::frame()));
 }
 
-fn start_capture(agent: &Agent, st: &mut State, request: Request, swap_ok: bool) {
+/// Where a capture starts: at a swap (with its result), or at the program's first call into
+/// GL (launch mode with `--skip 0`), where nothing is current yet and the GL libraries may
+/// still be running their constructors, so nothing may be asked of them.
+#[derive(Clone, Copy)]
+enum StartPoint {
+    Swap { ok: bool },
+    FirstCall,
+}
+
+fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint) {
     let now = monotonic_ns();
     if !st.info_sent {
         st.info_sent = true;
@@ -321,34 +253,40 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, swap_ok: bool)
         agent.writer.send(Msg::Record(Record::Info(info)));
         agent.writer.send(Msg::FunctionTable);
         agent.writer.send(Msg::Record(Record::Modules(modules())));
+        // Contexts measured during an earlier connection are not measured again.
+        for record in contexts::known() {
+            agent.writer.send(Msg::Record(record));
+        }
     }
-    FULL_MODE.store(request.mode == CaptureMode::Full, Relaxed);
-    HEAT.store(request.heat && request.mode == CaptureMode::Full, Relaxed);
-    GEOMETRY.store(
-        request.mode == CaptureMode::Full && crate::config::geometry_budget() > 0,
-        Relaxed,
-    );
-    FRAME.store(SWAPS.load(Relaxed), Relaxed);
-    CALL_SEQ.store(0, Relaxed);
-    // Measure the context's counters now, not inside the first captured draw, and record
-    // what the program bound before the first captured call.
-    let ctx = hook::current_context();
-    contexts::prepare(ctx);
-    // eglQuerySurface resets the thread's EGL error: only after a swap that succeeded.
-    if let Some(state) = contexts::snapshot(ctx, SWAPS.load(Relaxed), swap_ok) {
-        agent.writer.send(Msg::Record(Record::State(state)));
+    let first_frame = request.first_frame.unwrap_or_else(capture::swaps);
+    if let StartPoint::Swap { ok } = at {
+        // Measure the context's counters now, not inside the first captured draw, and record
+        // what the program bound before the first captured call.
+        let ctx = recorder::current_context();
+        contexts::prepare(ctx);
+        // eglQuerySurface resets the thread's EGL error: only after a swap that succeeded.
+        if let Some(state) = contexts::snapshot(ctx, first_frame, ok) {
+            agent.writer.send(Msg::Record(Record::State(state)));
+        }
     }
     st.active = Some(Active {
         request,
         captured: 0,
         frame_begin: monotonic_ns(),
     });
-    RECORDING.store(true, Relaxed);
+    capture::start(
+        Settings {
+            mode: request.mode,
+            heat: request.heat,
+            geometry: crate::config::geometry_budget() > 0,
+        },
+        first_frame,
+    );
 }
 
 /// Called after every swap on the swapping thread; `swap_ok` is what the swap returned.
 pub fn frame_ended(swap_ok: bool) {
-    SWAPS.fetch_add(1, Relaxed);
+    let swaps = capture::count_swap();
     let Some(agent) = current() else {
         return;
     };
@@ -356,35 +294,34 @@ pub fn frame_ended(swap_ok: bool) {
     let st = &mut *guard;
     let Some(active) = st.active.as_mut() else {
         match st.request {
-            Some(r) if SWAPS.load(Relaxed) >= r.start_after => {
+            Some(r) if swaps >= r.start_after => {
                 st.request = None;
-                start_capture(&agent, st, r, swap_ok);
+                start_capture(&agent, st, r, StartPoint::Swap { ok: swap_ok });
             }
             _ => {}
         }
         return;
     };
-    let frame = FRAME.load(Relaxed);
+    let frame = capture::frame();
     active.captured += 1;
     let last = active.captured >= active.request.frames || st.stop;
     if last {
-        RECORDING.store(false, Relaxed);
+        capture::stop();
     }
-    hook::flush_thread();
+    recorder::flush();
     let end = monotonic_ns();
     let begin = active.frame_begin;
     agent.writer.send(Msg::FrameEnd { frame, begin, end });
-    if geometry() {
-        for record in contexts::geometry_frame_end(hook::current_context(), frame) {
+    if capture::geometry() {
+        for record in contexts::geometry_frame_end(recorder::current_context(), frame) {
             agent.writer.send(Msg::Record(record));
         }
     }
-    for batch in contexts::poll(hook::current_context(), last) {
+    for batch in contexts::poll(recorder::current_context(), last) {
         agent.writer.send(Msg::Record(Record::Pipelined(batch)));
     }
     if !last {
-        FRAME.store(frame + 1, Relaxed);
-        CALL_SEQ.store(0, Relaxed);
+        capture::next_frame();
         active.frame_begin = monotonic_ns();
         return;
     }
@@ -410,58 +347,16 @@ pub fn frame_ended(swap_ok: bool) {
 
 /// Executable mappings of this process, for turning call sites into module + offset.
 fn modules() -> ModuleMap {
-    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    let maps = gpuheat_session::procmaps::read_self().unwrap_or_default();
     let modules = maps
-        .lines()
-        .filter_map(|line| {
-            let mut parts = line.split_whitespace();
-            let range = parts.next()?;
-            let perms = parts.next()?;
-            let offset = parts.next()?;
-            let path = parts.nth(2)?;
-            if !perms.contains('x') || !path.starts_with('/') {
-                return None;
-            }
-            let (start, end) = range.split_once('-')?;
-            Some(Module {
-                path: path.to_string(),
-                start: u64::from_str_radix(start, 16).ok()?,
-                end: u64::from_str_radix(end, 16).ok()?,
-                file_offset: u64::from_str_radix(offset, 16).ok()?,
-            })
+        .into_iter()
+        .filter(|m| m.perms.exec && m.path.as_deref().is_some_and(|p| p.starts_with('/')))
+        .map(|m| Module {
+            path: m.path.unwrap_or_default(),
+            start: m.start,
+            end: m.end,
+            file_offset: m.offset,
         })
         .collect();
     ModuleMap { modules }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn commands() {
-        assert_eq!(
-            Command::parse("capture 10 full"),
-            Some(Command::Capture {
-                frames: 10,
-                mode: CaptureMode::Full,
-                heat: false,
-            })
-        );
-        assert_eq!(
-            Command::parse("capture 2 full heat"),
-            Some(Command::Capture {
-                frames: 2,
-                mode: CaptureMode::Full,
-                heat: true,
-            })
-        );
-        assert_eq!(Command::parse("capture 2 timeline heat"), None);
-        assert_eq!(Command::parse("capture 2 full heat x"), None);
-        assert_eq!(Command::parse("capture 0 full"), None);
-        assert_eq!(Command::parse("capture 3 fast"), None);
-        assert_eq!(Command::parse(" stop "), Some(Command::Stop));
-        assert_eq!(Command::parse("detach"), Some(Command::Detach));
-        assert_eq!(Command::parse(""), None);
-    }
 }

@@ -2,8 +2,7 @@
 //! the CLI. The program's threads only ever hand it whole buffers through a bounded channel.
 
 use crate::generated::MAX_ARGS;
-use crate::hook::RawCall;
-use gpuheat_session::{Call, DrawSample, EndInfo, Frame, Record};
+use gpuheat_session::{Call, CounterValue, DrawSample, EndInfo, Frame, Record};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::unix::net::UnixStream;
@@ -11,6 +10,22 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// A recorded call, as kept in the per-thread buffer until the writer takes it.
+pub(crate) struct RawCall {
+    pub func: u16,
+    pub nargs: u8,
+    pub seq: u32,
+    pub tid: u32,
+    pub ctx: u64,
+    pub begin: u64,
+    pub dur: u64,
+    pub cpu: u64,
+    pub ret: Option<u64>,
+    pub site: u64,
+    pub args: [u64; MAX_ARGS],
+    pub values: Vec<CounterValue>,
+}
 
 /// Messages from the program's threads to the writer.
 pub(crate) enum Msg {

@@ -29,7 +29,7 @@
 use super::wrapper as wrapper_address;
 use super::{mem::Maps, Ctx, HookReport};
 use crate::generated::{FUNCTION_COUNT, NAMES};
-use crate::hook;
+use crate::real;
 use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind, Register};
 use libc::{c_char, c_int, c_void};
 use std::collections::HashMap;
@@ -74,12 +74,12 @@ fn sym(h: *mut c_void, name: &CStr) -> usize {
     if h.is_null() {
         0
     } else {
-        crate::dl::real_dlsym(h, name)
+        crate::real::real_dlsym(h, name)
     }
 }
 
 fn resolve_kind() -> Option<Kind> {
-    let choice = std::env::var("GPUHEAT_LIVE_DISPATCH").unwrap_or_default();
+    let choice = std::env::var(gpuheat_session::control::env::LIVE_DISPATCH).unwrap_or_default();
     let glvnd = || {
         // The handle is kept: libGLdispatch stays loaded while we hold its functions.
         let h = nolod(c"libGLdispatch.so.0");
@@ -319,7 +319,7 @@ pub(crate) fn patch_current(st: &mut DispatchState, ctx: &Ctx, report: &mut Hook
                     .collect()
             });
             if let Some(&j) = index.get(&old) {
-                let r = hook::real_raw(j);
+                let r = real::raw(j);
                 if !ctx.in_agent(r) && r != 0 {
                     ctx.set_real_if_unset(i, r);
                 }
@@ -327,12 +327,15 @@ pub(crate) fn patch_current(st: &mut DispatchState, ctx: &Ctx, report: &mut Hook
             continue;
         }
         if st.owned[i] {
-            if hook::real_raw(i) != old {
+            if real::raw(i) != old {
                 conflicts += 1;
                 continue;
             }
         } else {
-            hook::set_real(i, ctx.through_inline(old));
+            if !real::set(i, ctx.through_inline(old)) {
+                // No real function to call: the wrapper would lead back to itself.
+                continue;
+            }
             st.owned[i] = true;
         }
         entry.store(wrapper, Ordering::Release);

@@ -94,7 +94,7 @@ pub(crate) fn init() -> bool {
         GPUHEAT_LIVE_REAL_DLSYM.store(p, Ordering::Release);
     }
     if GPUHEAT_LIVE_REAL_DLOPEN.load(Ordering::Acquire) == 0 {
-        let p = crate::dl::real_dlsym(libc::RTLD_DEFAULT, c"dlopen");
+        let p = crate::real::real_dlsym(libc::RTLD_DEFAULT, c"dlopen");
         GPUHEAT_LIVE_REAL_DLOPEN.store(p, Ordering::Release);
     }
     GPUHEAT_LIVE_REAL_DLSYM.load(Ordering::Acquire) != 0
@@ -124,10 +124,12 @@ fn real_dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void {
     if f == 0 {
         return std::ptr::null_mut();
     }
-    // SAFETY: libc's dlsym.
-    let f: unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void =
-        unsafe { std::mem::transmute(f) };
-    unsafe { f(handle, name) }
+    // SAFETY: `f` is libc's dlsym, called with the caller's handle and name.
+    unsafe {
+        let f: unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void =
+            std::mem::transmute(f);
+        f(handle, name)
+    }
 }
 
 /// The module containing `addr`.
@@ -141,52 +143,57 @@ unsafe extern "C" fn live_dlsym(
     name: *const c_char,
     caller: usize,
 ) -> *mut c_void {
-    let mut p = real_dlsym(handle, name);
-    if name.is_null() {
-        return p;
-    }
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let ctx = super::Ctx::new();
-        if handle.is_null() && (p.is_null() || ctx.in_agent(p as usize)) {
-            // RTLD_DEFAULT from the agent sees the global scope and the agent's own exports;
-            // from the caller it sees the global scope and the caller's local scope.
-            p = std::ptr::null_mut();
-            if let Some(m) = module_of(caller).filter(|m| !ctx.agent_module(m)) {
-                let h = match m.dlopen_name() {
-                    None => libc::dlopen(std::ptr::null(), libc::RTLD_LAZY),
-                    Some(n) => libc::dlopen(n.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD),
-                };
-                if !h.is_null() {
-                    let q = real_dlsym(h, name);
-                    libc::dlclose(h);
-                    if !q.is_null() && !ctx.in_agent(q as usize) {
-                        p = q;
+    // SAFETY: called by the thunk with the program's dlsym arguments (libc's
+    // contract: a handle or pseudo-handle and a NUL-terminated name); dlopen/dlclose
+    // take our own references to loaded modules.
+    unsafe {
+        let mut p = real_dlsym(handle, name);
+        if name.is_null() {
+            return p;
+        }
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let ctx = super::Ctx::new();
+            if handle.is_null() && (p.is_null() || ctx.in_agent(p as usize)) {
+                // RTLD_DEFAULT from the agent sees the global scope and the agent's own exports;
+                // from the caller it sees the global scope and the caller's local scope.
+                p = std::ptr::null_mut();
+                if let Some(m) = module_of(caller).filter(|m| !ctx.agent_module(m)) {
+                    let h = match m.dlopen_name() {
+                        None => libc::dlopen(std::ptr::null(), libc::RTLD_LAZY),
+                        Some(n) => libc::dlopen(n.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD),
+                    };
+                    if !h.is_null() {
+                        let q = real_dlsym(h, name);
+                        libc::dlclose(h);
+                        if !q.is_null() && !ctx.in_agent(q as usize) {
+                            p = q;
+                        }
                     }
                 }
+                if p.is_null() {
+                    // Reproduce the real lookup's failure for dlerror().
+                    real_dlsym(handle, name);
+                    return None;
+                }
             }
+            super::check_new_modules();
             if p.is_null() {
-                // Reproduce the real lookup's failure for dlerror().
-                real_dlsym(handle, name);
                 return None;
             }
+            let i = table::index_of(CStr::from_ptr(name).to_bytes())?;
+            if ctx.in_agent(p as usize) {
+                return Some(p);
+            }
+            ctx.set_real_if_unset(i, p as usize);
+            libc::dlerror(); // our own lookups succeeded or failed: the program's call succeeded
+            let w = wrapper_address(i);
+            (w != 0 && ctx.real_ok(crate::real::raw(i))).then_some(w as *mut c_void)
+        }));
+        match out {
+            Ok(Some(q)) => q,
+            Ok(None) => p,
+            Err(_) => p,
         }
-        super::check_new_modules();
-        if p.is_null() {
-            return None;
-        }
-        let i = table::index_of(CStr::from_ptr(name).to_bytes())?;
-        if ctx.in_agent(p as usize) {
-            return Some(p);
-        }
-        ctx.set_real_if_unset(i, p as usize);
-        libc::dlerror(); // our own lookups succeeded or failed: the program's call succeeded
-        let w = wrapper_address(i);
-        (w != 0 && ctx.real_ok(crate::hook::real_raw(i))).then_some(w as *mut c_void)
-    }));
-    match out {
-        Ok(Some(q)) => q,
-        Ok(None) => p,
-        Err(_) => p,
     }
 }
 
@@ -196,40 +203,48 @@ unsafe extern "C" fn dlopen_caller_matters(
     _flags: c_int,
     caller: usize,
 ) -> c_int {
-    let r = std::panic::catch_unwind(|| {
-        if file.is_null() {
-            return false;
+    // SAFETY: called by the thunk with the program's dlopen arguments (a
+    // NUL-terminated file name or null); modules are only read.
+    unsafe {
+        let r = std::panic::catch_unwind(|| {
+            if file.is_null() {
+                return false;
+            }
+            let f = CStr::from_ptr(file).to_bytes();
+            if f.contains(&b'$') {
+                return true;
+            }
+            if f.contains(&b'/') {
+                return false;
+            }
+            match module_of(caller) {
+                Some(m) => elf::dyn_info(&m).is_none_or(|d| d.has_search_path),
+                None => true,
+            }
+        });
+        let matters = r.unwrap_or(true);
+        if matters {
+            // The new modules are patched later (next dlsym, dlopen or swap).
+            super::mark_pending();
         }
-        let f = CStr::from_ptr(file).to_bytes();
-        if f.contains(&b'$') {
-            return true;
-        }
-        if f.contains(&b'/') {
-            return false;
-        }
-        match module_of(caller) {
-            Some(m) => elf::dyn_info(&m).is_none_or(|d| d.has_search_path),
-            None => true,
-        }
-    });
-    let matters = r.unwrap_or(true);
-    if matters {
-        // The new modules are patched later (next dlsym, dlopen or swap).
-        super::mark_pending();
+        c_int::from(matters)
     }
-    c_int::from(matters)
 }
 
 /// `dlopen` where the caller does not matter: the real call, then the new modules' GOTs.
 unsafe extern "C" fn live_dlopen(file: *const c_char, flags: c_int) -> *mut c_void {
-    let f = GPUHEAT_LIVE_REAL_DLOPEN.load(Ordering::Acquire);
-    // SAFETY: libc's dlopen (the thunk is only installed once it is known).
-    let f: unsafe extern "C" fn(*const c_char, c_int) -> *mut c_void = std::mem::transmute(f);
-    let h = f(file, flags);
-    if !h.is_null() {
-        let errno = *libc::__errno_location();
-        super::on_new_modules();
-        *libc::__errno_location() = errno;
+    // SAFETY: the thunk only reaches here once the real dlopen is known, with the
+    // program's arguments; errno is this thread's.
+    unsafe {
+        let f = GPUHEAT_LIVE_REAL_DLOPEN.load(Ordering::Acquire);
+        // SAFETY: libc's dlopen (the thunk is only installed once it is known).
+        let f: unsafe extern "C" fn(*const c_char, c_int) -> *mut c_void = std::mem::transmute(f);
+        let h = f(file, flags);
+        if !h.is_null() {
+            let errno = *libc::__errno_location();
+            super::on_new_modules();
+            *libc::__errno_location() = errno;
+        }
+        h
     }
-    h
 }

@@ -87,42 +87,46 @@ struct Collect {
 }
 
 unsafe extern "C" fn collect_cb(info: *mut dl_phdr_info, size: size_t, data: *mut c_void) -> c_int {
-    let out = &mut *(data as *mut Collect);
-    let info = &*info;
-    if size >= std::mem::size_of::<dl_phdr_info>() {
-        out.adds = info.dlpi_adds;
-        out.subs = info.dlpi_subs;
-    }
-    let name = if info.dlpi_name.is_null() {
-        String::new()
-    } else {
-        CStr::from_ptr(info.dlpi_name)
-            .to_string_lossy()
-            .into_owned()
-    };
-    let base = info.dlpi_addr as usize;
-    let mut segments = Vec::new();
-    let mut dynamic = 0;
-    if !info.dlpi_phdr.is_null() {
-        for k in 0..info.dlpi_phnum as usize {
-            let ph = &*info.dlpi_phdr.add(k);
-            let start = base.wrapping_add(ph.p_vaddr as usize);
-            match ph.p_type {
-                PT_LOAD => segments.push((start, start.wrapping_add(ph.p_memsz as usize))),
-                PT_DYNAMIC => dynamic = start,
-                _ => {}
+    // SAFETY: the loader passes a valid dl_phdr_info (and its program headers) and
+    // `data` is the `Collect` of `modules`.
+    unsafe {
+        let out = &mut *(data as *mut Collect);
+        let info = &*info;
+        if size >= std::mem::size_of::<dl_phdr_info>() {
+            out.adds = info.dlpi_adds;
+            out.subs = info.dlpi_subs;
+        }
+        let name = if info.dlpi_name.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(info.dlpi_name)
+                .to_string_lossy()
+                .into_owned()
+        };
+        let base = info.dlpi_addr as usize;
+        let mut segments = Vec::new();
+        let mut dynamic = 0;
+        if !info.dlpi_phdr.is_null() {
+            for k in 0..info.dlpi_phnum as usize {
+                let ph = &*info.dlpi_phdr.add(k);
+                let start = base.wrapping_add(ph.p_vaddr as usize);
+                match ph.p_type {
+                    PT_LOAD => segments.push((start, start.wrapping_add(ph.p_memsz as usize))),
+                    PT_DYNAMIC => dynamic = start,
+                    _ => {}
+                }
             }
         }
+        let order = out.modules.len();
+        out.modules.push(Module {
+            name,
+            base,
+            segments,
+            dynamic,
+            order,
+        });
+        0
     }
-    let order = out.modules.len();
-    out.modules.push(Module {
-        name,
-        base,
-        segments,
-        dynamic,
-        order,
-    });
-    0
 }
 
 /// Every loaded module, with the loader's (adds, subs) counters.
@@ -142,11 +146,15 @@ unsafe extern "C" fn counters_cb(
     size: size_t,
     data: *mut c_void,
 ) -> c_int {
-    let out = &mut *(data as *mut (u64, u64));
-    if size >= std::mem::size_of::<dl_phdr_info>() {
-        *out = ((*info).dlpi_adds, (*info).dlpi_subs);
+    // SAFETY: the loader passes a valid dl_phdr_info; `data` is the pair of
+    // `load_counters`.
+    unsafe {
+        let out = &mut *(data as *mut (u64, u64));
+        if size >= std::mem::size_of::<dl_phdr_info>() {
+            *out = ((*info).dlpi_adds, (*info).dlpi_subs);
+        }
+        1 // the counters are global: the first module is enough
     }
-    1 // the counters are global: the first module is enough
 }
 
 /// The loader's counters of modules loaded and unloaded so far (cheap: stops at the first
@@ -231,7 +239,9 @@ pub(crate) unsafe fn dyn_info(m: &Module) -> Option<DynInfo> {
         if !m.contains_range(p as usize, std::mem::size_of::<Dyn>()) {
             return None;
         }
-        let e = &*p;
+        // SAFETY: `p` lies inside the loaded module's segments (checked above), which stay
+        // mapped while the caller holds its reference.
+        let e = unsafe { &*p };
         match e.tag {
             DT_NULL => break,
             DT_PLTRELSZ => d.pltrelsz = e.val as usize,
@@ -246,7 +256,7 @@ pub(crate) unsafe fn dyn_info(m: &Module) -> Option<DynInfo> {
             DT_RPATH | DT_RUNPATH => d.has_search_path = true,
             _ => {}
         }
-        p = p.add(1);
+        p = p.wrapping_add(1);
     }
     Some(d)
 }
@@ -259,7 +269,8 @@ pub(crate) unsafe fn dyn_info(m: &Module) -> Option<DynInfo> {
 /// As [`dyn_info`].
 pub(crate) unsafe fn imports(m: &Module) -> Vec<Import> {
     let mut out = Vec::new();
-    let Some(d) = dyn_info(m) else {
+    // SAFETY: the caller holds the module loaded.
+    let Some(d) = (unsafe { dyn_info(m) }) else {
         return out;
     };
     if d.symtab == 0 || d.strtab == 0 || d.relaent != std::mem::size_of::<Rela>() {
@@ -275,7 +286,8 @@ pub(crate) unsafe fn imports(m: &Module) -> Vec<Import> {
             continue;
         }
         let n = size / std::mem::size_of::<Rela>();
-        let relas = std::slice::from_raw_parts(table as *const Rela, n);
+        // SAFETY: the table lies inside the module's segments (checked above).
+        let relas = unsafe { std::slice::from_raw_parts(table as *const Rela, n) };
         for r in relas {
             let kind = (r.info & 0xffff_ffff) as u32;
             if kind != R_GLOB_DAT && kind != R_JUMP_SLOT {
@@ -290,7 +302,8 @@ pub(crate) unsafe fn imports(m: &Module) -> Vec<Import> {
             if !m.contains_range(sym, std::mem::size_of::<Sym>()) {
                 continue;
             }
-            let name_off = (*(sym as *const Sym)).name as usize;
+            // SAFETY: the symbol entry lies inside the module (checked above).
+            let name_off = unsafe { (*(sym as *const Sym)).name } as usize;
             if d.strsz != 0 && name_off >= d.strsz {
                 continue;
             }
@@ -298,11 +311,11 @@ pub(crate) unsafe fn imports(m: &Module) -> Vec<Import> {
             if !m.contains(name_ptr) {
                 continue;
             }
-            let name = CStr::from_ptr(name_ptr as *const libc::c_char);
-            out.push(Import {
-                slot,
-                name: &*(name as *const CStr),
-            });
+            // SAFETY: a name in the module's string table, NUL-terminated; it lives as long
+            // as the module, which the caller keeps loaded while using it (see above).
+            let name: &'static CStr =
+                unsafe { &*(CStr::from_ptr(name_ptr as *const libc::c_char) as *const CStr) };
+            out.push(Import { slot, name });
         }
     }
     out

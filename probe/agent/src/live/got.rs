@@ -22,7 +22,7 @@
 use super::mem::{self, Maps};
 use super::wrapper as wrapper_address;
 use super::{dlfcn, elf, inline, Ctx, HookReport};
-use crate::{hook, table};
+use crate::{real, table};
 use libc::c_void;
 use std::collections::HashSet;
 use std::ffi::CStr;
@@ -92,10 +92,12 @@ pub(crate) fn patch_modules(st: &mut GotState, ctx: &Ctx, report: &mut HookRepor
             continue;
         }
         // Hold a reference so the module cannot go away while we read and write it.
-        let h = match m.dlopen_name() {
-            // SAFETY: plain dlopen calls; RTLD_NOLOAD never loads anything.
-            None => unsafe { libc::dlopen(std::ptr::null(), libc::RTLD_LAZY) },
-            Some(n) => unsafe { libc::dlopen(n.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD) },
+        // SAFETY: plain dlopen calls; RTLD_NOLOAD never loads anything.
+        let h = unsafe {
+            match m.dlopen_name() {
+                None => libc::dlopen(std::ptr::null(), libc::RTLD_LAZY),
+                Some(n) => libc::dlopen(n.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD),
+            }
         };
         if h.is_null() {
             st.scanned.insert(key);
@@ -113,6 +115,10 @@ pub(crate) fn patch_modules(st: &mut GotState, ctx: &Ctx, report: &mut HookRepor
     unsafe { libc::dlerror() };
 }
 
+/// Redirects the GOT slots of module `m` (pinned by the handle `h`).
+///
+/// # Safety
+/// `m` must stay loaded for the call (`h` is a reference to it).
 unsafe fn patch_module(
     st: &mut GotState,
     m: &elf::Module,
@@ -121,7 +127,8 @@ unsafe fn patch_module(
     maps: &Maps,
     report: &mut HookReport,
 ) {
-    for imp in elf::imports(m) {
+    // SAFETY: the caller keeps `m` loaded.
+    for imp in unsafe { elf::imports(m) } {
         let name = imp.name.to_bytes();
         let (target, index) = match name {
             b"dlsym" => (dlfcn::dlsym_thunk(), None),
@@ -134,7 +141,8 @@ unsafe fn patch_module(
         if target == 0 {
             continue;
         }
-        let slot = &*(imp.slot as *const AtomicUsize);
+        // SAFETY: an aligned GOT slot inside the loaded module (`elf::imports` checked it).
+        let slot = unsafe { &*(imp.slot as *const AtomicUsize) };
         let cur = slot.load(Ordering::Acquire);
         if cur == target {
             continue;
@@ -150,7 +158,7 @@ unsafe fn patch_module(
                     ctx.set_real_if_unset(i, c);
                 }
             }
-            if !ctx.real_ok(hook::real_raw(i)) {
+            if !ctx.real_ok(real::raw(i)) {
                 let what = format!(
                     "got: no real function for {} (in {}); slot left alone",
                     imp.name.to_string_lossy(),
@@ -162,7 +170,8 @@ unsafe fn patch_module(
                 continue;
             }
         }
-        if mem::write_word(maps, imp.slot, target) {
+        // SAFETY: a GOT slot of the module; `target` is a wrapper or thunk of the agent.
+        if unsafe { mem::write_word(maps, imp.slot, target) } {
             report.got_patched += 1;
         } else {
             let what = format!(
@@ -198,7 +207,7 @@ pub(crate) fn resolve_by_name(
             && module.is_none_or(|(m, _)| !m.contains(p) || !is_plt_like(maps, p))
     };
     if let Some((_, h)) = module {
-        let p = crate::dl::real_dlsym(h, name);
+        let p = crate::real::real_dlsym(h, name);
         if ok(p) {
             return Some(p);
         }
@@ -209,14 +218,14 @@ pub(crate) fn resolve_by_name(
         if h.is_null() {
             continue;
         }
-        let p = crate::dl::real_dlsym(h, name);
+        let p = crate::real::real_dlsym(h, name);
         // SAFETY: the reference taken above.
         unsafe { libc::dlclose(h) };
         if ok(p) {
             return Some(p);
         }
     }
-    let p = ctx.real_proc_address(name);
+    let p = crate::real::proc_address(name);
     ok(p).then_some(p)
 }
 

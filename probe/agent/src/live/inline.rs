@@ -68,7 +68,8 @@ pub(crate) unsafe fn hook(
     if avail < 16 {
         return Err(format!("{func:#x}: not readable code"));
     }
-    let bytes = std::slice::from_raw_parts(func as *const u8, avail);
+    // SAFETY: `avail` bytes from `func` are mapped readable (`maps`).
+    let bytes = unsafe { std::slice::from_raw_parts(func as *const u8, avail) };
     let mut d = Decoder::with_ip(64, bytes, func as u64, DecoderOptions::NONE);
     let first = d.decode();
     let (start, endbr) = if first.code() == Code::Endbr64 {
@@ -89,16 +90,19 @@ pub(crate) unsafe fn hook(
             false,
         ),
     };
-    let result = build(
-        bytes,
-        func,
-        start,
-        size,
-        if near { 5 } else { 14 },
-        page,
-        target,
-        endbr,
-    );
+    // SAFETY: `page` is the fresh writable page just mapped for this hook.
+    let result = unsafe {
+        build(
+            bytes,
+            func,
+            start,
+            size,
+            if near { 5 } else { 14 },
+            page,
+            target,
+            endbr,
+        )
+    };
     let patch = match result {
         Ok(p) => p,
         Err(e) => {
@@ -112,7 +116,9 @@ pub(crate) unsafe fn hook(
     }
     let tramp = page + TRAMP_OFFSET;
     before_patch(tramp);
-    mem::patch_code(maps, start, &patch)?;
+    // SAFETY: `build` decoded and relocated the bytes the patch covers; the caller vouches
+    // that `func` is a function entry.
+    unsafe { mem::patch_code(maps, start, &patch) }?;
     Ok(Hook {
         func,
         start,
@@ -122,6 +128,9 @@ pub(crate) unsafe fn hook(
 }
 
 /// Decodes and checks the prologue, fills the page (relay + trampoline), returns the patch.
+///
+/// # Safety
+/// `page` must be a writable page of ours; `bytes` the code at `func`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn build(
     bytes: &[u8],
@@ -191,7 +200,8 @@ unsafe fn build(
         maps.readable_len(moved_end, body_len)
     };
     if avail > 0 {
-        let body = std::slice::from_raw_parts(moved_end as *const u8, avail);
+        // SAFETY: `avail` bytes from `moved_end` are mapped readable.
+        let body = unsafe { std::slice::from_raw_parts(moved_end as *const u8, avail) };
         let mut bd = Decoder::with_ip(64, body, moved_end as u64, DecoderOptions::NONE);
         while bd.can_decode() {
             let ins = bd.decode();
@@ -229,9 +239,13 @@ unsafe fn build(
     }
     // Relay: jmp qword ptr [rip+0]; dq target.
     let relay = page as *mut u8;
-    std::ptr::copy_nonoverlapping([0xFFu8, 0x25, 0, 0, 0, 0].as_ptr(), relay, 6);
-    std::ptr::copy_nonoverlapping(target.to_le_bytes().as_ptr(), relay.add(6), 8);
-    std::ptr::copy_nonoverlapping(code.as_ptr(), (page + TRAMP_OFFSET) as *mut u8, code.len());
+    // SAFETY: the caller's writable page; the relay (14 bytes) and the trampoline (checked
+    // to fit above) do not overlap.
+    unsafe {
+        std::ptr::copy_nonoverlapping([0xFFu8, 0x25, 0, 0, 0, 0].as_ptr(), relay, 6);
+        std::ptr::copy_nonoverlapping(target.to_le_bytes().as_ptr(), relay.add(6), 8);
+        std::ptr::copy_nonoverlapping(code.as_ptr(), (page + TRAMP_OFFSET) as *mut u8, code.len());
+    }
 
     let mut patch = Vec::with_capacity(patch_len);
     if patch_len == 5 {
@@ -265,7 +279,8 @@ pub(crate) unsafe fn follow_jumps(maps: &Maps, mut p: usize, depth: usize) -> us
         if avail < 16 {
             break;
         }
-        let bytes = std::slice::from_raw_parts(p as *const u8, avail);
+        // SAFETY: `avail` bytes from `p` are mapped readable.
+        let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, avail) };
         let mut d = Decoder::with_ip(64, bytes, p as u64, DecoderOptions::NONE);
         let mut ins = d.decode();
         if ins.code() == Code::Endbr64 {
@@ -278,7 +293,8 @@ pub(crate) unsafe fn follow_jumps(maps: &Maps, mut p: usize, depth: usize) -> us
                 if maps.readable_len(slot, 8) < 8 {
                     break;
                 }
-                p = std::ptr::read_unaligned(slot as *const usize);
+                // SAFETY: 8 readable bytes at `slot` (checked above).
+                p = unsafe { std::ptr::read_unaligned(slot as *const usize) };
             }
             _ => break,
         }
@@ -395,6 +411,7 @@ mod tests {
     static TRAMP_ENDBR: AtomicUsize = AtomicUsize::new(0);
 
     fn via(t: &AtomicUsize, x: u64) -> u64 {
+        // SAFETY: the slot holds a trampoline of a `fn(u64) -> u64` test function.
         let f: extern "C" fn(u64) -> u64 = unsafe { std::mem::transmute(t.load(SeqCst)) };
         f(x)
     }
@@ -423,11 +440,13 @@ mod tests {
         far: bool,
         slot: &AtomicUsize,
     ) -> Result<Hook, String> {
-        hook(&Maps::read(), f, 0, target, far, |t| slot.store(t, SeqCst))
+        // SAFETY: the caller passes one of the test functions above.
+        unsafe { hook(&Maps::read(), f, 0, target, far, |t| slot.store(t, SeqCst)) }
     }
 
     #[test]
     fn hooks_relocate_and_call_through() {
+        // SAFETY: hooks the test functions of this module, which nothing else calls.
         unsafe {
             // Each call goes through std::hint::black_box so the compiler cannot fold it.
             let call = |f: unsafe extern "C" fn(u64) -> u64, x: u64| std::hint::black_box(f)(x);
@@ -496,6 +515,7 @@ mod tests {
     #[test]
     fn unsafe_prologues_are_refused_and_left_alone() {
         let dummy = AtomicUsize::new(0);
+        // SAFETY: as in `hooks_relocate_and_call_through`.
         unsafe {
             for (f, what) in [
                 (gpuheat_t_loop as *const () as usize, "patched bytes"),
@@ -516,6 +536,7 @@ mod tests {
 
     #[test]
     fn follows_jump_chains() {
+        // SAFETY: writes only the page it maps, reads mapped code.
         unsafe {
             let maps = Maps::read();
             let page = mem::alloc_page(&maps, 0).unwrap();

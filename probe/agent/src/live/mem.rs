@@ -37,33 +37,27 @@ pub(crate) struct Maps(pub Vec<Region>);
 impl Maps {
     /// Reads `/proc/self/maps` (an empty map when it cannot be read).
     pub fn read() -> Maps {
-        let text = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
-        let mut v = Vec::new();
-        for line in text.lines() {
-            let mut parts = line.split_whitespace();
-            let (Some(range), Some(perms)) = (parts.next(), parts.next()) else {
-                continue;
-            };
-            let Some((a, b)) = range.split_once('-') else {
-                continue;
-            };
-            let (Ok(start), Ok(end)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
-            else {
-                continue;
-            };
-            let p = perms.as_bytes();
-            let mut prot = 0;
-            if p.first() == Some(&b'r') {
-                prot |= libc::PROT_READ;
-            }
-            if p.get(1) == Some(&b'w') {
-                prot |= libc::PROT_WRITE;
-            }
-            if p.get(2) == Some(&b'x') {
-                prot |= libc::PROT_EXEC;
-            }
-            v.push(Region { start, end, prot });
-        }
+        let mut v: Vec<Region> = gpuheat_session::procmaps::read_self()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| {
+                let mut prot = 0;
+                if m.perms.read {
+                    prot |= libc::PROT_READ;
+                }
+                if m.perms.write {
+                    prot |= libc::PROT_WRITE;
+                }
+                if m.perms.exec {
+                    prot |= libc::PROT_EXEC;
+                }
+                Region {
+                    start: m.start as usize,
+                    end: m.end as usize,
+                    prot,
+                }
+            })
+            .collect();
         v.sort_by_key(|r| r.start);
         Maps(v)
     }
@@ -100,18 +94,23 @@ pub(crate) unsafe fn write_word(maps: &Maps, addr: usize, value: usize) -> bool 
     };
     let page = page_down(addr);
     let writable = r.prot & libc::PROT_WRITE != 0;
-    if !writable
-        && libc::mprotect(
+    // SAFETY: `page` is the mapped page holding `addr` (found in `maps`); only its
+    // protection changes, and back afterwards.
+    let unprotect = || unsafe {
+        libc::mprotect(
             page as *mut libc::c_void,
             page_size(),
             r.prot | libc::PROT_READ | libc::PROT_WRITE,
-        ) != 0
-    {
+        ) == 0
+    };
+    if !writable && !unprotect() {
         return false;
     }
-    (*(addr as *const AtomicUsize)).store(value, Ordering::SeqCst);
+    // SAFETY: the caller's aligned word, writable now.
+    unsafe { (*(addr as *const AtomicUsize)).store(value, Ordering::SeqCst) };
     if !writable {
-        libc::mprotect(page as *mut libc::c_void, page_size(), r.prot);
+        // SAFETY: as above.
+        unsafe { libc::mprotect(page as *mut libc::c_void, page_size(), r.prot) };
     }
     true
 }
@@ -186,15 +185,18 @@ pub(crate) unsafe fn patch_code(maps: &Maps, entry: usize, patch: &[u8]) -> Resu
         pages.push((p, prot));
         p += page_size();
     }
+    // SAFETY: the pages covering the caller's code, mapped (found in `maps`); only their
+    // protections change, and back at the end.
+    let protect = |page: usize, prot: i32| unsafe {
+        libc::mprotect(page as *mut libc::c_void, page_size(), prot) == 0
+    };
     for (i, &(page, prot)) in pages.iter().enumerate() {
-        if libc::mprotect(
-            page as *mut libc::c_void,
-            page_size(),
+        if !protect(
+            page,
             prot | libc::PROT_READ | libc::PROT_WRITE | libc::PROT_EXEC,
-        ) != 0
-        {
+        ) {
             for &(pg, pr) in &pages[..i] {
-                libc::mprotect(pg as *mut libc::c_void, page_size(), pr);
+                protect(pg, pr);
             }
             return Err(format!(
                 "mprotect RWX refused: {}",
@@ -204,7 +206,8 @@ pub(crate) unsafe fn patch_code(maps: &Maps, entry: usize, patch: &[u8]) -> Resu
     }
     // The new value of the word at `w`: `patch` spliced over the current bytes.
     let spliced = |w: usize, bytes: &[u8]| -> u64 {
-        let word = &*(w as *const AtomicU64);
+        // SAFETY: an aligned word of the pages made writable above.
+        let word = unsafe { &*(w as *const AtomicU64) };
         let mut b = word.load(Ordering::SeqCst).to_le_bytes();
         for (k, byte) in b.iter_mut().enumerate() {
             let a = w + k;
@@ -214,7 +217,8 @@ pub(crate) unsafe fn patch_code(maps: &Maps, entry: usize, patch: &[u8]) -> Resu
         }
         u64::from_le_bytes(b)
     };
-    let store = |w: usize, v: u64| (*(w as *const AtomicU64)).store(v, Ordering::SeqCst);
+    // SAFETY: as in `spliced`.
+    let store = |w: usize, v: u64| unsafe { (*(w as *const AtomicU64)).store(v, Ordering::SeqCst) };
     if first_word == last_word {
         store(first_word, spliced(first_word, patch));
         sync_cores();
@@ -231,7 +235,7 @@ pub(crate) unsafe fn patch_code(maps: &Maps, entry: usize, patch: &[u8]) -> Resu
         sync_cores();
     }
     for &(page, prot) in &pages {
-        libc::mprotect(page as *mut libc::c_void, page_size(), prot);
+        protect(page, prot);
     }
     Ok(())
 }

@@ -16,9 +16,10 @@
 //! the GOT layer must not replace with what a slot held (libEGL's hooked entry, a glvnd
 //! stub that now leads back to the wrapper).
 //!
-//! Invariant for every layer: the real pointer of an entry point (`hook::real`) is never an
-//! address inside the agent (a wrapper, the "missing" stub) and never code that leads back to
-//! a wrapper; a slot or table entry that already holds our wrapper is not recorded as real.
+//! Invariant for every layer: the real pointer of an entry point is never an address inside
+//! the agent (a wrapper, the "missing" stub) and never code that leads back to a wrapper (the
+//! table of real functions, `crate::real`, refuses both); a slot or table entry that already
+//! holds our wrapper is not recorded as real.
 
 mod dispatch;
 mod dlfcn;
@@ -28,7 +29,7 @@ mod inline;
 mod mem;
 
 use crate::generated::{FUNCTION_COUNT, NAMES};
-use crate::{hook, table};
+use crate::{real, table};
 use mem::Maps;
 use std::collections::HashSet;
 use std::ffi::CStr;
@@ -202,9 +203,10 @@ pub(crate) fn wrapper(i: usize) -> usize {
     static WRAPPERS: OnceLock<Vec<usize>> = OnceLock::new();
     let all = WRAPPERS.get_or_init(|| {
         let ctx = Ctx::new();
+        // SAFETY: Dl_info is plain data.
         let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
         // SAFETY: dladdr fills `info` for an address inside the agent.
-        let ok = unsafe { libc::dladdr(agent_segments as *const () as *const _, &mut info) };
+        let ok = unsafe { libc::dladdr(wrapper as *const () as *const _, &mut info) };
         let handle = if ok != 0 && !info.dli_fname.is_null() {
             // SAFETY: the agent's own file name; the reference is kept (never unloaded).
             unsafe { libc::dlopen(info.dli_fname, libc::RTLD_LAZY | libc::RTLD_NOLOAD) }
@@ -223,7 +225,7 @@ pub(crate) fn wrapper(i: usize) -> usize {
                 let p = if handle.is_null() {
                     0
                 } else {
-                    crate::dl::real_dlsym(handle, name)
+                    crate::real::real_dlsym(handle, name)
                 };
                 if ctx.in_agent(p) {
                     p
@@ -262,6 +264,7 @@ fn bind_agent_to_itself(report: &mut HookReport) {
         let cur = unsafe {
             (*(imp.slot as *const std::sync::atomic::AtomicUsize)).load(Ordering::Acquire)
         };
+        // SAFETY: an aligned GOT slot of the agent itself, pointed at its own wrapper.
         if w != 0 && cur != w && unsafe { mem::write_word(&maps, imp.slot, w) } {
             rebound += 1;
         }
@@ -278,24 +281,10 @@ pub(crate) struct Ctx {
     agent: &'static [(usize, usize)],
 }
 
-/// The agent's own segments (found by the address of this function).
-fn agent_segments() -> &'static [(usize, usize)] {
-    static SEG: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
-    SEG.get_or_init(|| {
-        let me = agent_segments as *const () as usize;
-        elf::modules()
-            .0
-            .into_iter()
-            .find(|m| m.contains(me))
-            .map(|m| m.segments)
-            .unwrap_or_default()
-    })
-}
-
 impl Ctx {
     fn new() -> Ctx {
         Ctx {
-            agent: agent_segments(),
+            agent: crate::real::agent_segments(),
         }
     }
 
@@ -328,34 +317,9 @@ impl Ctx {
 
     /// Records `p` as the real function of entry point `i` unless a valid one is recorded.
     pub fn set_real_if_unset(&self, i: usize, p: usize) {
-        if !self.real_ok(hook::real_raw(i)) && self.real_ok(p) {
-            hook::set_real(i, self.through_inline(p));
+        if !self.real_ok(real::raw(i)) && self.real_ok(p) {
+            real::set(i, self.through_inline(p));
         }
-    }
-
-    /// The real `eglGetProcAddress`/`glXGetProcAddressARB` answer for `name` (0 if none).
-    pub fn real_proc_address(&self, name: &CStr) -> usize {
-        for loader in [
-            &b"eglGetProcAddress"[..],
-            b"glXGetProcAddressARB",
-            b"glXGetProcAddress",
-        ] {
-            let Some(i) = table::index_of(loader) else {
-                continue;
-            };
-            let f = hook::real_raw(i);
-            if !self.real_ok(f) {
-                continue;
-            }
-            // SAFETY: both loaders take a C string and return a function pointer.
-            let get: unsafe extern "C" fn(*const libc::c_char) -> usize =
-                unsafe { std::mem::transmute(f) };
-            let p = unsafe { get(name.as_ptr()) };
-            if p != 0 {
-                return p;
-            }
-        }
-        0
     }
 }
 
@@ -401,6 +365,7 @@ const RTLD_DL_SYMENT: libc::c_int = 1;
 
 /// The library file `p` lies in and the size of the symbol covering it.
 fn symbol_of(p: usize) -> Option<(String, usize)> {
+    // SAFETY: Dl_info is plain data.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     let mut sym: *mut libc::c_void = std::ptr::null_mut();
     // SAFETY: out-pointers to locals.
@@ -413,6 +378,7 @@ fn symbol_of(p: usize) -> Option<(String, usize)> {
         .to_string_lossy()
         .into_owned();
     let size = if !sym.is_null() && info.dli_saddr as usize == p {
+        // SAFETY: dladdr1 pointed `sym` at the symbol's Elf64_Sym entry.
         unsafe { (*(sym as *const libc::Elf64_Sym)).st_size as usize }
     } else {
         0
@@ -448,12 +414,12 @@ fn hook_inline_targets(st: &mut InlineState, report: &mut HookReport) {
                 continue;
             };
             let cname = std::ffi::CString::new(name).unwrap_or_default();
-            let mut func = crate::dl::real_dlsym(handle, &cname);
+            let mut func = crate::real::real_dlsym(handle, &cname);
             if func == 0 || !symbol_of(func).is_some_and(|(f, _)| same_library(&f, lib)) {
                 // Extensions (eglSwapBuffersWithDamage*) are not exported: hook what the
                 // real GetProcAddress hands out, which is what the program cached.
                 func = if name.starts_with("egl") {
-                    Ctx::new().real_proc_address(&cname)
+                    crate::real::proc_address(&cname)
                 } else {
                     0
                 };
@@ -463,8 +429,8 @@ fn hook_inline_targets(st: &mut InlineState, report: &mut HookReport) {
             }
             if let Some(&(_, tramp, ref other)) = st.hooks.iter().find(|h| h.0 == func) {
                 // Another name for a function already hooked.
-                if other != name && !Ctx::new().real_ok(hook::real_raw(i)) {
-                    hook::set_real(i, tramp);
+                if other != name && !Ctx::new().real_ok(real::raw(i)) {
+                    real::set(i, tramp);
                 }
                 continue;
             }
@@ -476,7 +442,7 @@ fn hook_inline_targets(st: &mut InlineState, report: &mut HookReport) {
             // SAFETY: `func` is an exported function of the EGL/GLX library.
             let r = unsafe {
                 inline::hook(maps, func, size, wrapper(i), false, |tramp| {
-                    hook::set_real(i, tramp)
+                    real::set(i, tramp);
                 })
             };
             match r {

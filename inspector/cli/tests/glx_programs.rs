@@ -1,0 +1,493 @@
+//! Regression tests of the agent on real programs (issue 9): the hangs and the behaviour
+//! changes found by running gpuheat on them as a new user would.
+//!
+//! - launch mode with `--skip 0` returns (defect 1);
+//! - attach into GLX programs with no libEGL loaded (glxgears, desktop glmark2) captures
+//!   frames and leaves them rendering (defect 2);
+//! - glxgears' display lists (`glCallList`) are timed as work (defect 6);
+//! - a program that looks EGL up before loading it sees the same answers with the agent
+//!   preloaded (defect 5), and Qt's EGL integration initialises under `gpuheat run`;
+//! - attach sessions number their first frame 1 (defect 7).
+//!
+//! Programs from Debian (mesa-utils, glmark2-x11, qmlscene) are skipped with a printed
+//! reason when absent.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// `gpuheat ARGS` on `display`, killed after `secs` (a hang fails the test instead of
+/// blocking it).
+fn gpuheat_within(secs: u32, display: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k5", &secs.to_string()])
+        .arg(gpuheat())
+        .args(args);
+    if let Some(d) = display {
+        cmd.env("DISPLAY", d);
+    }
+    let out = cmd.output().unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(124),
+        "gpuheat {args:?} did not return within {secs} s: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn ok(out: Output, what: &str) -> Output {
+    assert!(
+        out.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn installed(program: &str) -> Option<String> {
+    let out = Command::new("which").arg(program).output().ok()?;
+    if !out.status.success() {
+        eprintln!("skipped: {program} is not installed (scripts/install-deps.sh installs it)");
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A program started by hand on an Xvfb display; killed on drop.
+struct Running {
+    child: Child,
+    display: String,
+}
+
+impl Running {
+    fn start(x: &Xvfb, program: &str, args: &[&str]) -> Running {
+        let child = Command::new(program)
+            .args(args)
+            .env("DISPLAY", &x.display)
+            .env("GDK_BACKEND", "x11")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        Running {
+            child,
+            display: x.display.clone(),
+        }
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// The whole screen, as `xwd` dumps it.
+    fn screen(&self) -> Vec<u8> {
+        let out = Command::new("xwd")
+            .args(["-root", "-silent", "-display", &self.display])
+            .output()
+            .expect("xwd (x11-apps) missing: run scripts/install-deps.sh");
+        assert!(out.status.success(), "xwd failed");
+        out.stdout
+    }
+
+    /// Waits (bounded) until the screen shows something new: the program renders.
+    fn renders(&self, within: Duration) -> bool {
+        let first = self.screen();
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(300));
+            if self.screen() != first {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Attaches to a running GLX program, captures `frames`, checks it renders before and after
+/// (`None`: skipped, `xwd` is missing to look at the screen).
+fn attach_and_check(program: &str, args: &[&str], frames: u32) -> Option<Value> {
+    Some(attach_again_and_check(program, args, frames, 1)?.remove(0))
+}
+
+/// [`attach_and_check`] `times` times in a row to the same process.
+fn attach_again_and_check(
+    program: &str,
+    args: &[&str],
+    frames: u32,
+    times: usize,
+) -> Option<Vec<Value>> {
+    installed("xwd")?;
+    let x = Xvfb::start();
+    let dir = scratch(&format!("attach-{}", Path::new(program).display()).replace('/', "_"));
+    let mut p = Running::start(&x, program, args);
+    assert!(
+        p.renders(Duration::from_secs(30)),
+        "{program} does not render before the attach"
+    );
+    let reports = (0..times)
+        .map(|k| attach_once(&mut p, &dir, &format!("attached-{k}.gpuheat"), frames))
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(reports)
+}
+
+fn attach_once(p: &mut Running, dir: &Path, name: &str, frames: u32) -> Value {
+    let display = p.display.clone();
+    let session = dir.join(name);
+    let pid = p.child.id().to_string();
+    let frames_arg = frames.to_string();
+    let out = gpuheat_within(
+        90,
+        Some(&display),
+        &[
+            "attach",
+            &pid,
+            "--frames",
+            &frames_arg,
+            "--timeout",
+            "30",
+            "-o",
+            session.to_str().unwrap(),
+        ],
+    );
+    let out = ok(out, &format!("attach to pid {pid}"));
+    assert!(p.alive(), "pid {pid} died after the attach");
+    assert!(
+        p.renders(Duration::from_secs(10)),
+        "pid {pid} stopped rendering after the attach: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&session);
+    assert_eq!(
+        r["frames"].as_array().unwrap().len(),
+        frames as usize,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The agent said what it hooked, right after it connected: at least the swap.
+    let hooks = gpuheat_session::Session::open(&session)
+        .unwrap()
+        .hooks
+        .expect("a HOOK record");
+    assert!(
+        hooks
+            .swap_entry_points
+            .iter()
+            .any(|s| s == "glXSwapBuffers"),
+        "{hooks:?}"
+    );
+    r
+}
+
+#[test]
+fn launch_with_skip_0_returns_with_its_frames() {
+    let dir = scratch("launch-skip0");
+    let session = dir.join("overdraw.gpuheat");
+    let exe = example("overdraw");
+    let out = gpuheat_within(
+        60,
+        None,
+        &[
+            "run",
+            "--skip",
+            "0",
+            "--frames",
+            "2",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+        ],
+    );
+    ok(out, "gpuheat run --skip 0");
+    let r = report(&session);
+    let frames = r["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[0]["index"].as_u64(), Some(0), "{}", frames[0]);
+    assert!(frames.iter().all(|f| f["draws"].as_u64() > Some(0)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn attach_to_glxgears_captures_and_it_keeps_rendering() {
+    let Some(glxgears) = installed("glxgears") else {
+        return;
+    };
+    let Some(r) = attach_and_check(&glxgears, &[], 3) else {
+        return;
+    };
+    // Defect 7: attach sessions number their first frame 1.
+    assert_eq!(r["frames"][0]["index"].as_u64(), Some(1), "{}", r["frames"]);
+    // The drawable's size through the real GLX functions: libGL.so.1 (glvnd) loads those
+    // from libGLX through the hooked glXGetProcAddressARB, which must answer it truly.
+    assert_eq!(
+        r["states"][0]["surface"],
+        serde_json::json!([300, 300]),
+        "{}",
+        r["states"]
+    );
+}
+
+#[test]
+fn attach_to_desktop_glmark2_captures_and_it_keeps_rendering() {
+    let Some(glmark2) = installed("glmark2") else {
+        return;
+    };
+    attach_and_check(
+        &glmark2,
+        &["-b", "jellyfish", "--run-forever", "--size", "320x240"],
+        3,
+    );
+}
+
+#[test]
+fn gtk4_attach_sessions_start_at_frame_1_with_their_contexts() {
+    let Some(demo) = installed("gtk4-demo") else {
+        return;
+    };
+    for r in attach_again_and_check(&demo, &["--run=shadertoy"], 2, 2).unwrap_or_default() {
+        let frames = r["frames"].as_array().unwrap();
+        assert_eq!(frames[0]["index"].as_u64(), Some(1), "{frames:?}");
+        // The second session describes the contexts the first one measured.
+        assert!(
+            !r["contexts"].as_array().unwrap().is_empty(),
+            "{}",
+            r["contexts"]
+        );
+    }
+}
+
+#[test]
+fn glxgears_display_lists_are_timed_as_work() {
+    let Some(glxgears) = installed("glxgears") else {
+        return;
+    };
+    let x = Xvfb::start();
+    let dir = scratch("glxgears-lists");
+    let session = dir.join("glxgears.gpuheat");
+    let out = gpuheat_within(
+        120,
+        Some(&x.display),
+        &[
+            "run",
+            "--frames",
+            "2",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            &glxgears,
+        ],
+    );
+    ok(out, "gpuheat run glxgears");
+    let r = report(&session);
+    // The GLX drawable's size is known (the heat map needs it when the frame has no draw).
+    assert_eq!(
+        r["states"][0]["surface"],
+        serde_json::json!([300, 300]),
+        "{}",
+        r["states"]
+    );
+    for f in r["frames"].as_array().unwrap() {
+        let frame = f["index"].as_u64().unwrap();
+        let work = frame_draws(&r, frame);
+        let lists: Vec<&Value> = work
+            .iter()
+            .filter(|d| d["function"] == "glCallList")
+            .collect();
+        // Three gears, each drawn from its display list.
+        assert_eq!(lists.len(), 3, "frame {frame}: {work:?}");
+        assert!(
+            lists
+                .iter()
+                .all(|d| d["gpu_serialized_ns"].as_u64() > Some(0)),
+            "{lists:?}"
+        );
+        let clear = work.iter().find(|d| d["function"] == "glClear").unwrap();
+        assert!(
+            clear["frame_share"].as_f64().unwrap_or(1.0) < 1.0,
+            "glClear is the whole frame: {clear}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn glxgears_display_lists_are_painted_into_the_heat_map() {
+    let Some(glxgears) = installed("glxgears") else {
+        return;
+    };
+    let x = Xvfb::start();
+    let dir = scratch("glxgears-heat");
+    let session = dir.join("glxgears.gpuheat");
+    let out = gpuheat_within(
+        120,
+        Some(&x.display),
+        &[
+            "run",
+            "--frames",
+            "2",
+            "--heat",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            &glxgears,
+        ],
+    );
+    ok(out, "gpuheat run --heat glxgears");
+    let s = gpuheat_session::Session::open(&session).unwrap();
+    assert!(s.heat_missing.is_empty(), "{:?}", s.heat_missing);
+    assert_eq!(s.heat.len(), 2);
+    for map in &s.heat {
+        assert_eq!((map.width, map.height), (300, 300));
+        // Three gears, each painted from its display list.
+        assert_eq!(map.draws.len(), 3, "{:?}", map.draws);
+        assert!(map.heat.iter().any(|&h| h > 0.0));
+        assert!(map.overdraw.iter().any(|&n| n > 0));
+    }
+    let png = dir.join("gears.png");
+    ok(
+        gpuheat_within(
+            60,
+            None,
+            &[
+                "heatmap",
+                session.to_str().unwrap(),
+                "-o",
+                png.to_str().unwrap(),
+            ],
+        ),
+        "gpuheat heatmap",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `egl_probe` example prints what the loader answers before and after it loads libEGL.
+fn egl_probe_lines(with_agent: bool) -> String {
+    let exe = example("egl_probe");
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k5", "60"]).arg(&exe);
+    if with_agent {
+        let agent = gpuheat().parent().unwrap().join("libgpuheat_agent.so");
+        cmd.env("LD_PRELOAD", agent);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "egl_probe failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_preloaded_agent_does_not_answer_for_an_unloaded_egl() {
+    let plain = egl_probe_lines(false);
+    assert!(plain.contains("before: eglGetDisplay=absent"), "{plain}");
+    assert!(plain.contains("after: eglGetDisplay=present"), "{plain}");
+    assert_eq!(egl_probe_lines(true), plain);
+}
+
+/// A QML scene that animates (so the screen changes while it renders).
+fn spinning_qml(dir: &Path) -> std::path::PathBuf {
+    let qml = dir.join("spin.qml");
+    std::fs::write(
+        &qml,
+        "import QtQuick 2.0\nRectangle { width: 160; height: 120; color: \"navy\"\n  \
+         Rectangle { width: 40; height: 40; color: \"orange\"\n    \
+         NumberAnimation on rotation { from: 0; to: 360; duration: 1000; loops: Animation.Infinite } } }\n",
+    )
+    .unwrap();
+    qml
+}
+
+#[test]
+fn attach_to_qmlscene_on_glx_captures_and_it_keeps_rendering() {
+    let Some(qmlscene) = installed("qmlscene") else {
+        return;
+    };
+    let dir = scratch("qmlscene-attach");
+    let qml = spinning_qml(&dir);
+    attach_and_check(&qmlscene, &[qml.to_str().unwrap()], 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn qt_initialises_egl_under_gpuheat_run() {
+    let Some(qmlscene) = installed("qmlscene") else {
+        return;
+    };
+    let x = Xvfb::start();
+    let dir = scratch("qmlscene");
+    let qml = spinning_qml(&dir);
+    let session = dir.join("qml.gpuheat");
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k5", "120"])
+        .arg(gpuheat())
+        .args(["run", "--frames", "2", "-o"])
+        .arg(&session)
+        .arg("--")
+        .arg(&qmlscene)
+        .arg(&qml)
+        .env("DISPLAY", &x.display)
+        .env("QT_XCB_GL_INTEGRATION", "xcb_egl")
+        .env("QT_LOGGING_RULES", "qt.qpa.gl=true");
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "gpuheat run qmlscene: {stderr}");
+    assert!(
+        stderr.contains("Xcb EGL gl-integration successfully initialized")
+            && !stderr.contains("retrying with display")
+            && !stderr.contains("Failed to initialize"),
+        "Qt did not initialise EGL on the first try under the agent: {stderr}"
+    );
+    let r = report(&session);
+    assert_eq!(r["frames"].as_array().unwrap().len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Defect 3: a module whose path has a space keeps its name in the module map (call sites).
+#[test]
+fn a_program_in_a_folder_with_a_space_keeps_its_name() {
+    let dir = scratch("space-path");
+    let folder = dir.join("with a space");
+    std::fs::create_dir_all(&folder).unwrap();
+    let exe = folder.join("overdraw");
+    std::fs::copy(example("overdraw"), &exe).unwrap();
+    let session = dir.join("space.gpuheat");
+    let out = gpuheat_within(
+        60,
+        None,
+        &[
+            "run",
+            "--frames",
+            "1",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+            "--frames",
+            "5",
+        ],
+    );
+    ok(out, "gpuheat run from a folder with a space");
+    let r = report(&session);
+    let frame = r["frames"][0]["index"].as_u64().unwrap();
+    let draws = frame_draws(&r, frame);
+    assert!(!draws.is_empty());
+    for d in draws {
+        let site = d["callsite"].as_str().unwrap();
+        assert!(site.starts_with("overdraw+0x"), "{site}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,102 @@
+//! The capture state every thread reads: whether frames are being recorded, the frame being
+//! recorded, the order of calls within it, and what the capture records. A leaf: plain
+//! atomics, written by the runtime (one writer at a time, under its lock), read lock-free by
+//! the wrappers.
+
+use gpuheat_session::CaptureMode;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+/// True while frames are being captured.
+static RECORDING: AtomicBool = AtomicBool::new(false);
+/// Swaps seen since the agent was loaded.
+static SWAPS: AtomicU64 = AtomicU64::new(0);
+/// Frame number of the frame being recorded.
+static FRAME: AtomicU64 = AtomicU64::new(0);
+/// Order of the next call within the frame being recorded, across threads.
+static CALL_SEQ: AtomicU32 = AtomicU32::new(0);
+/// Mode of the capture in progress.
+static FULL_MODE: AtomicBool = AtomicBool::new(false);
+/// The capture in progress paints heat maps (full mode with `heat`).
+static HEAT: AtomicBool = AtomicBool::new(false);
+/// The capture in progress records each draw's post-transform positions (full mode, with a
+/// non-zero vertex budget).
+static GEOMETRY: AtomicBool = AtomicBool::new(false);
+
+/// Whether the current frame is being captured.
+#[inline(always)]
+pub fn recording() -> bool {
+    RECORDING.load(Relaxed)
+}
+
+/// What a capture records, set when it starts.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Timeline or full.
+    pub mode: CaptureMode,
+    /// Paint heat maps (full mode only).
+    pub heat: bool,
+    /// Record post-transform positions (full mode only).
+    pub geometry: bool,
+}
+
+/// Starts recording with `settings`; the frame in progress is recorded as `first_frame`.
+pub fn start(settings: Settings, first_frame: u64) {
+    let full = settings.mode == CaptureMode::Full;
+    FULL_MODE.store(full, Relaxed);
+    HEAT.store(full && settings.heat, Relaxed);
+    GEOMETRY.store(full && settings.geometry, Relaxed);
+    FRAME.store(first_frame, Relaxed);
+    CALL_SEQ.store(0, Relaxed);
+    RECORDING.store(true, Relaxed);
+}
+
+/// Stops recording (calls pass straight through again).
+pub fn stop() {
+    RECORDING.store(false, Relaxed);
+}
+
+/// Counts a swap; returns the number of swaps seen so far.
+pub fn count_swap() -> u64 {
+    SWAPS.fetch_add(1, Relaxed) + 1
+}
+
+/// Swaps seen so far.
+pub fn swaps() -> u64 {
+    SWAPS.load(Relaxed)
+}
+
+/// The frame being recorded.
+pub fn frame() -> u64 {
+    FRAME.load(Relaxed)
+}
+
+/// Moves on to the next recorded frame.
+pub fn next_frame() {
+    FRAME.fetch_add(1, Relaxed);
+    CALL_SEQ.store(0, Relaxed);
+}
+
+/// (frame, order within frame) of the call being recorded.
+#[inline(always)]
+pub fn next_call() -> (u64, u32) {
+    (FRAME.load(Relaxed), CALL_SEQ.fetch_add(1, Relaxed))
+}
+
+/// The mode of the capture in progress.
+pub fn mode() -> CaptureMode {
+    if FULL_MODE.load(Relaxed) {
+        CaptureMode::Full
+    } else {
+        CaptureMode::Timeline
+    }
+}
+
+/// Whether the capture in progress paints heat maps.
+pub fn heat() -> bool {
+    HEAT.load(Relaxed)
+}
+
+/// Whether the capture in progress records geometry.
+pub fn geometry() -> bool {
+    GEOMETRY.load(Relaxed)
+}
