@@ -7,9 +7,11 @@
 //! reads the file back with [`Session::open`].
 
 pub mod chunk;
+pub mod control;
 pub mod error;
 pub mod header;
 pub mod model;
+pub mod procmaps;
 pub mod reader;
 pub mod writer;
 

@@ -1,0 +1,417 @@
+//! The control contract between the `gpuheat` CLI and the agent it loads into a program,
+//! defined once and linked by both sides:
+//!
+//! - attach mode: the injector calls [`ATTACH_ENTRY`] with an [`AttachArg`]; it returns an
+//!   [`AttachStatus`] code; the agent connects back to the socket and the CLI sends
+//!   [`Command`] lines on it;
+//! - launch mode: the CLI preloads the agent and passes a [`LaunchRequest`] in the
+//!   environment ([`env`] names the variables).
+//!
+//! Records flow the other way, as session chunks (see [`crate::chunk`]).
+
+use crate::model::CaptureMode;
+use std::fmt;
+
+/// Version both sides must agree on: the workspace version, which the session crate shares
+/// with the agent and the CLI.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The agent's exported function the injector calls in attach mode:
+/// `int gpuheat_agent_attach(const char *arg)`, `arg` an [`AttachArg`].
+pub const ATTACH_ENTRY: &str = "gpuheat_agent_attach";
+
+/// The word naming a capture mode on the control line and in [`env::MODE`].
+pub fn mode_word(mode: CaptureMode) -> &'static str {
+    match mode {
+        CaptureMode::Timeline => "timeline",
+        CaptureMode::Full => "full",
+    }
+}
+
+/// The mode a word names (see [`mode_word`]).
+pub fn parse_mode(word: &str) -> Option<CaptureMode> {
+    match word {
+        "timeline" => Some(CaptureMode::Timeline),
+        "full" => Some(CaptureMode::Full),
+        _ => None,
+    }
+}
+
+/// What the CLI sends the agent, one per line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// `capture FRAMES timeline|full [heat]`: capture from the next frame on; `heat` (full
+    /// mode only) paints each captured frame's heat map.
+    Capture {
+        /// Frames to capture (at least 1).
+        frames: u32,
+        /// How much to measure.
+        mode: CaptureMode,
+        /// Paint heat maps (full mode only).
+        heat: bool,
+    },
+    /// `stop`: end the capture at the end of the current frame.
+    Stop,
+    /// `detach`: stop, send what is queued, close the connection, go dormant (the hooks stay
+    /// in place and pass calls straight through).
+    Detach,
+}
+
+impl Command {
+    /// Parses one line (without its newline); `None` for anything that is not a valid
+    /// command, including `capture 0 …` and `heat` with the timeline mode.
+    pub fn parse(line: &str) -> Option<Command> {
+        let mut words = line.split_whitespace();
+        let command = match words.next()? {
+            "capture" => {
+                let frames = words.next()?.parse().ok().filter(|&n| n > 0)?;
+                let mode = parse_mode(words.next()?)?;
+                let heat = match words.next() {
+                    None => false,
+                    Some("heat") if mode == CaptureMode::Full => true,
+                    Some(_) => return None,
+                };
+                Command::Capture { frames, mode, heat }
+            }
+            "stop" => Command::Stop,
+            "detach" => Command::Detach,
+            _ => return None,
+        };
+        words.next().is_none().then_some(command)
+    }
+
+    /// The line to send, newline included.
+    pub fn line(&self) -> String {
+        format!("{self}\n")
+    }
+}
+
+impl fmt::Display for Command {
+    /// The command without its newline, as [`Command::parse`] reads it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Capture { frames, mode, heat } => {
+                write!(f, "capture {frames} {}", mode_word(*mode))?;
+                if *heat {
+                    f.write_str(" heat")?;
+                }
+                Ok(())
+            }
+            Command::Stop => f.write_str("stop"),
+            Command::Detach => f.write_str("detach"),
+        }
+    }
+}
+
+/// What [`ATTACH_ENTRY`] returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum AttachStatus {
+    /// The hooks are in, the agent connected back and listens for commands.
+    Ok = 0,
+    /// The argument was missing or not an [`AttachArg`].
+    BadArgument = 1,
+    /// The program holds an agent of another version (loaded by an older or newer gpuheat).
+    VersionMismatch = 2,
+    /// Another gpuheat is connected to this agent.
+    AlreadyAttached = 3,
+    /// The agent could not connect to the CLI's socket.
+    ConnectFailed = 4,
+    /// The agent panicked (caught at the FFI boundary).
+    Panicked = 5,
+}
+
+impl AttachStatus {
+    /// The integer the entry point returns.
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+
+    /// The status a returned integer stands for; `None` for an unknown code.
+    pub fn from_code(code: i32) -> Option<AttachStatus> {
+        use AttachStatus::*;
+        [
+            Ok,
+            BadArgument,
+            VersionMismatch,
+            AlreadyAttached,
+            ConnectFailed,
+            Panicked,
+        ]
+        .into_iter()
+        .find(|s| s.code() == code)
+    }
+}
+
+/// The string passed to [`ATTACH_ENTRY`]: `"<socket path>\n<version>"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttachArg {
+    /// The CLI's listening socket.
+    pub socket: String,
+    /// The CLI's [`VERSION`].
+    pub version: String,
+}
+
+impl AttachArg {
+    /// The argument for this build's version.
+    pub fn new(socket: impl Into<String>) -> AttachArg {
+        AttachArg {
+            socket: socket.into(),
+            version: VERSION.to_string(),
+        }
+    }
+
+    /// Parses the argument; `None` when it has no version line or an empty socket.
+    pub fn parse(arg: &str) -> Option<AttachArg> {
+        let (socket, version) = arg.split_once('\n')?;
+        if socket.is_empty() || version.contains('\n') {
+            return None;
+        }
+        Some(AttachArg {
+            socket: socket.to_string(),
+            version: version.to_string(),
+        })
+    }
+
+    /// Whether the CLI that sent it is this build's version.
+    pub fn version_matches(&self) -> bool {
+        self.version == VERSION
+    }
+}
+
+impl fmt::Display for AttachArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}\n{}", self.socket, self.version)
+    }
+}
+
+/// Names of the environment variables of the contract.
+pub mod env {
+    /// Launch mode: the CLI's socket; without it a preloaded agent stays dormant.
+    pub const SOCKET: &str = "GPUHEAT_SOCKET";
+    /// Launch mode: frames to capture (default 1).
+    pub const FRAMES: &str = "GPUHEAT_FRAMES";
+    /// Launch mode: frames to let pass before capturing (default 1).
+    pub const SKIP: &str = "GPUHEAT_SKIP";
+    /// Launch mode: `timeline` or `full` (default full).
+    pub const MODE: &str = "GPUHEAT_MODE";
+    /// Launch mode: `1` paints heat maps (full mode only).
+    pub const HEAT: &str = "GPUHEAT_HEAT";
+    /// Read by the agent from the program's environment in both modes: most post-transform
+    /// vertices full-mode capture keeps per frame and context; `0` turns geometry off.
+    pub const GEOMETRY_VERTICES: &str = "GPUHEAT_GEOMETRY_VERTICES";
+    /// Read by the agent: `glvnd|mesa|off` overrides the live dispatch-table choice.
+    pub const LIVE_DISPATCH: &str = "GPUHEAT_LIVE_DISPATCH";
+    /// Read by the CLI (and the bench): the agent library to load.
+    pub const AGENT: &str = "GPUHEAT_AGENT";
+}
+
+/// The capture a launch-mode CLI asks a preloaded agent for, through the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchRequest {
+    /// The CLI's socket.
+    pub socket: String,
+    /// Frames to capture (at least 1).
+    pub frames: u32,
+    /// Frames to let pass first.
+    pub skip: u32,
+    /// How much to measure.
+    pub mode: CaptureMode,
+    /// Paint heat maps (honoured in full mode only).
+    pub heat: bool,
+}
+
+impl LaunchRequest {
+    /// The variables to set on the program.
+    pub fn to_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (env::SOCKET, self.socket.clone()),
+            (env::FRAMES, self.frames.to_string()),
+            (env::SKIP, self.skip.to_string()),
+            (env::MODE, mode_word(self.mode).to_string()),
+            (env::HEAT, if self.heat { "1" } else { "0" }.to_string()),
+        ]
+    }
+
+    /// Reads the request through `var` (e.g. `|k| std::env::var(k).ok()`); `None` without a
+    /// socket (the agent was loaded without a CLI to talk to). Missing or bad values take
+    /// their defaults.
+    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Option<LaunchRequest> {
+        let socket = var(env::SOCKET).filter(|s| !s.is_empty())?;
+        let num = |k: &str, d: u32| var(k).and_then(|v| v.trim().parse().ok()).unwrap_or(d);
+        let mode = var(env::MODE)
+            .and_then(|m| parse_mode(m.trim()))
+            .unwrap_or(CaptureMode::Full);
+        Some(LaunchRequest {
+            socket,
+            frames: num(env::FRAMES, 1).max(1),
+            skip: num(env::SKIP, 1),
+            mode,
+            heat: var(env::HEAT).as_deref() == Some("1"),
+        })
+    }
+
+    /// Reads the request from this process's environment.
+    pub fn from_process_env() -> Option<LaunchRequest> {
+        LaunchRequest::from_env(|k| std::env::var(k).ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn commands_parse() {
+        assert_eq!(
+            Command::parse("capture 10 full"),
+            Some(Command::Capture {
+                frames: 10,
+                mode: CaptureMode::Full,
+                heat: false
+            })
+        );
+        assert_eq!(
+            Command::parse("capture 2 full heat"),
+            Some(Command::Capture {
+                frames: 2,
+                mode: CaptureMode::Full,
+                heat: true
+            })
+        );
+        assert_eq!(
+            Command::parse("  capture 1 timeline "),
+            Some(Command::Capture {
+                frames: 1,
+                mode: CaptureMode::Timeline,
+                heat: false
+            })
+        );
+        assert_eq!(Command::parse("stop"), Some(Command::Stop));
+        assert_eq!(Command::parse("detach"), Some(Command::Detach));
+    }
+
+    #[test]
+    fn bad_commands_are_rejected() {
+        for bad in [
+            "",
+            "capture",
+            "capture 2",
+            "capture 2 timeline heat",
+            "capture 2 full heat x",
+            "capture 0 full",
+            "capture -1 full",
+            "capture 3 fast",
+            "stop now",
+            "detach 1",
+            "hello",
+        ] {
+            assert_eq!(Command::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn commands_round_trip() {
+        for c in [
+            Command::Capture {
+                frames: 3,
+                mode: CaptureMode::Timeline,
+                heat: false,
+            },
+            Command::Capture {
+                frames: 7,
+                mode: CaptureMode::Full,
+                heat: true,
+            },
+            Command::Stop,
+            Command::Detach,
+        ] {
+            let line = c.line();
+            assert!(line.ends_with('\n') && !line[..line.len() - 1].contains('\n'));
+            assert_eq!(Command::parse(line.trim_end()), Some(c));
+        }
+        assert_eq!(
+            Command::Capture {
+                frames: 7,
+                mode: CaptureMode::Full,
+                heat: true
+            }
+            .to_string(),
+            "capture 7 full heat"
+        );
+    }
+
+    #[test]
+    fn attach_status_codes() {
+        // The codes cross the process boundary as integers: they never change.
+        assert_eq!(AttachStatus::Ok.code(), 0);
+        assert_eq!(AttachStatus::BadArgument.code(), 1);
+        assert_eq!(AttachStatus::VersionMismatch.code(), 2);
+        assert_eq!(AttachStatus::AlreadyAttached.code(), 3);
+        assert_eq!(AttachStatus::ConnectFailed.code(), 4);
+        assert_eq!(AttachStatus::Panicked.code(), 5);
+        for code in 0..6 {
+            assert_eq!(AttachStatus::from_code(code).unwrap().code(), code);
+        }
+        assert_eq!(AttachStatus::from_code(6), None);
+        assert_eq!(AttachStatus::from_code(-1), None);
+    }
+
+    #[test]
+    fn attach_arg_round_trips() {
+        let a = AttachArg::new("/tmp/gpuheat dir/sock");
+        let s = a.to_string();
+        assert_eq!(s, format!("/tmp/gpuheat dir/sock\n{VERSION}"));
+        let back = AttachArg::parse(&s).unwrap();
+        assert_eq!(back, a);
+        assert!(back.version_matches());
+        assert!(!AttachArg::parse("/s\n0.0.0-other")
+            .unwrap()
+            .version_matches());
+        assert_eq!(AttachArg::parse("/s"), None);
+        assert_eq!(AttachArg::parse("\n1.0"), None);
+        assert_eq!(AttachArg::parse("/s\n1\n2"), None);
+    }
+
+    #[test]
+    fn launch_request_round_trips_through_the_environment() {
+        let r = LaunchRequest {
+            socket: "/run/x.sock".into(),
+            frames: 4,
+            skip: 0,
+            mode: CaptureMode::Timeline,
+            heat: false,
+        };
+        let vars: HashMap<&str, String> = r.to_env().into_iter().collect();
+        assert_eq!(vars[env::MODE], "timeline");
+        let back = LaunchRequest::from_env(|k| vars.get(k).cloned()).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn launch_request_defaults() {
+        assert_eq!(LaunchRequest::from_env(|_| None), None);
+        let only_socket = |k: &str| (k == env::SOCKET).then(|| "/s".to_string());
+        let r = LaunchRequest::from_env(only_socket).unwrap();
+        assert_eq!(
+            (r.frames, r.skip, r.mode, r.heat),
+            (1, 1, CaptureMode::Full, false)
+        );
+        let bad = |k: &str| match k {
+            env::SOCKET => Some("/s".to_string()),
+            env::FRAMES => Some("0".to_string()),
+            env::SKIP => Some("x".to_string()),
+            env::MODE => Some("fast".to_string()),
+            env::HEAT => Some("yes".to_string()),
+            _ => None,
+        };
+        let r = LaunchRequest::from_env(bad).unwrap();
+        assert_eq!(
+            (r.frames, r.skip, r.mode, r.heat),
+            (1, 1, CaptureMode::Full, false)
+        );
+        let empty = |k: &str| (k == env::SOCKET).then(String::new);
+        assert_eq!(LaunchRequest::from_env(empty), None);
+    }
+}
