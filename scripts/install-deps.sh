@@ -81,12 +81,13 @@ fi
 candidate() {
   apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: \([0-9]*\.[0-9]*\).*/\1/p'
 }
-if new_enough "$(candidate cargo)"; then
-  echo "install-deps: installing Rust (cargo $(candidate cargo)) from Debian"
+# Debian versions the cargo package apart from Rust (cargo 0.66 is Rust 1.65): ask rustc.
+if new_enough "$(candidate rustc)"; then
+  echo "install-deps: installing Rust $(candidate rustc) (cargo, rustc) from Debian"
   $sudo apt-get install -y -qq cargo rustc >/dev/null
-elif new_enough "$(candidate cargo-web)"; then
+elif new_enough "$(candidate rustc-web)"; then
   # cargo-web and rustc-web conflict with (and so replace) Debian's older cargo and rustc.
-  echo "install-deps: Debian's cargo is $(candidate cargo), older than $min_rust: installing cargo-web/rustc-web $(candidate cargo-web)"
+  echo "install-deps: Debian's Rust is $(candidate rustc), older than $min_rust: installing cargo-web/rustc-web $(candidate rustc-web)"
   $sudo apt-get install -y -qq cargo-web rustc-web >/dev/null
 else
   echo "install-deps: no Rust $min_rust or newer here or in apt (on Debian 12, enable bookworm-security for cargo-web; or install rustup from https://rustup.rs)" >&2

@@ -13,7 +13,7 @@
 //! Whatever happens, [`Session::finish`] (also run by `Drop`) stops all threads, lifts
 //! the breakpoints, restores the hijacked thread's registers and detaches every thread.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
@@ -101,6 +101,9 @@ pub(crate) struct Session {
     exited: bool,
     exec: bool,
     finished: bool,
+    /// Threads left in their group-stop (resumed with PTRACE_LISTEN, no event since): the
+    /// program was stopped (SIGSTOP, Ctrl-Z) and stays so.
+    listening: BTreeSet<i32>,
     /// ptrace requests must come from the thread that attached.
     _not_send: PhantomData<*const ()>,
 }
@@ -170,6 +173,7 @@ impl Session {
             exited: false,
             exec: false,
             finished: false,
+            listening: BTreeSet::new(),
             _not_send: PhantomData,
         }
     }
@@ -481,6 +485,11 @@ impl Session {
             // ESRCH: killed meanwhile; waitpid reports it.
             Ok(()) | Err(Errno::ESRCH) => {
                 self.set(tid, State::Running);
+                if group {
+                    self.listening.insert(tid);
+                } else {
+                    self.listening.remove(&tid);
+                }
                 Ok(())
             }
             Err(e) => Err(ptrace_err(if group { "LISTEN" } else { "CONT" }, tid)(e)),
@@ -611,6 +620,7 @@ impl Session {
                     pid: self.pid,
                     safe_points: names.join(" or "),
                     timeout,
+                    stopped: !self.listening.is_empty(),
                 });
             }
             std::thread::sleep(poll);

@@ -283,7 +283,15 @@ fn stopped_program_times_out_and_stays_stopped() {
         ..request(t.pid(), lib, "x")
     })
     .unwrap_err();
-    assert!(matches!(e, InjectError::SafePointTimeout { .. }), "{e}");
+    assert!(
+        matches!(e, InjectError::SafePointTimeout { stopped: true, .. }),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("it is stopped") && !text.contains("left running"),
+        "{text}"
+    );
     // A detached thread of a stopped group wakes up briefly and stops itself again.
     assert!(
         eventually(|| state(t.pid()) == 'T'),
@@ -294,6 +302,7 @@ fn stopped_program_times_out_and_stays_stopped() {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(state(t.pid()), 'T');
     assert_eq!(utime(t.pid()), cpu, "a stopped program ran");
+    // SAFETY: plain kill(2) on our own child.
     unsafe { libc::kill(t.pid(), libc::SIGCONT) };
     std::thread::sleep(Duration::from_millis(100));
     assert_free_and_running(&mut t);
