@@ -144,6 +144,18 @@ pub enum InjectError {
         stopped: bool,
     },
 
+    /// [`Request::cancel`](crate::Request::cancel) was set while waiting for the safe point.
+    #[error(
+        "cancelled while waiting for pid {pid} to swap; it was left {} and untraced, nothing loaded",
+        if *stopped { "stopped" } else { "running" }
+    )]
+    Cancelled {
+        /// The target.
+        pid: i32,
+        /// The program was stopped (group-stop), and is left so.
+        stopped: bool,
+    },
+
     /// dlopen returned NULL in the target; `message` is the target's dlerror().
     #[error(
         "dlopen(\"{library}\") failed in pid {pid}: {message} (the path is resolved in the target's mount namespace and working directory)"

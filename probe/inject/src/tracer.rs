@@ -15,6 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -581,6 +582,7 @@ impl Session {
         &mut self,
         deadline: Instant,
         timeout: Duration,
+        cancel: Option<&AtomicBool>,
     ) -> Result<SafePointHit, InjectError> {
         self.resume_all_except(None)?;
         let mut hit: Option<SafePointHit> = None;
@@ -612,6 +614,12 @@ impl Session {
             }
             if let Some(hit) = hit {
                 return Ok(hit);
+            }
+            if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+                return Err(InjectError::Cancelled {
+                    pid: self.pid,
+                    stopped: !self.listening.is_empty(),
+                });
             }
             if Instant::now() >= deadline {
                 let mut names: Vec<&str> = self.breakpoints.iter().map(|b| &b.name[..]).collect();
