@@ -47,6 +47,8 @@ packages=(
   libegl-dev libgles-dev libgl-dev
   mesa-vulkan-drivers xvfb xauth mesa-utils glmark2-es2-x11 strace util-linux
   pkg-config build-essential ca-certificates curl make
+  # The viewer's window (winit) loads these X11 client libraries at run time.
+  libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxinerama1 libxkbcommon0 libxkbcommon-x11-0
 )
 
 missing=()
