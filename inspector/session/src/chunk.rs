@@ -65,9 +65,11 @@ impl ChunkKind {
     pub const HEAT_MISSING: ChunkKind = ChunkKind::from_fourcc(*b"HMIS");
     /// [`Record::Geometry`].
     pub const GEOMETRY: ChunkKind = ChunkKind::from_fourcc(*b"GEOM");
+    /// [`Record::Hooks`].
+    pub const HOOKS: ChunkKind = ChunkKind::from_fourcc(*b"HOOK");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 12] = [
+    pub const KNOWN: [ChunkKind; 13] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -80,6 +82,7 @@ impl ChunkKind {
         ChunkKind::HEAT,
         ChunkKind::HEAT_MISSING,
         ChunkKind::GEOMETRY,
+        ChunkKind::HOOKS,
     ];
 
     /// The kind with these four bytes as it appears in the file.
@@ -138,6 +141,7 @@ impl Record {
             Record::Heat(_) => ChunkKind::HEAT,
             Record::HeatMissing(_) => ChunkKind::HEAT_MISSING,
             Record::Geometry(_) => ChunkKind::GEOMETRY,
+            Record::Hooks(_) => ChunkKind::HOOKS,
         }
     }
 }
@@ -226,6 +230,7 @@ pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
         Record::Attach(v) => serde_json::to_vec(v).expect("AttachInfo serializes to JSON"),
         Record::State(v) => serde_json::to_vec(v).expect("ContextState serializes to JSON"),
         Record::HeatMissing(v) => serde_json::to_vec(v).expect("HeatMissing serializes to JSON"),
+        Record::Hooks(v) => serde_json::to_vec(v).expect("HookSummary serializes to JSON"),
         Record::Heat(v) => postcard::to_allocvec(v).expect("HeatMap serializes to postcard"),
         Record::Frame(v) => postcard::to_allocvec(v).expect("Frame serializes to postcard"),
         Record::Geometry(v) => {
@@ -487,6 +492,7 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
             Record::Heat(map)
         }
         ChunkKind::HEAT_MISSING => Record::HeatMissing(json(raw)?),
+        ChunkKind::HOOKS => Record::Hooks(json(raw)?),
         ChunkKind::GEOMETRY => {
             let geometry: FrameGeometry = post(raw)?;
             geometry.validate()?;

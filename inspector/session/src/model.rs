@@ -288,6 +288,27 @@ pub struct AttachInfo {
     pub injection_ns: u64,
 }
 
+/// What the agent hooked when `gpuheat attach` injected it, sent right after it connects,
+/// before any frame: lets the CLI say what it is waiting on when no frame comes (e.g. no swap
+/// entry point reached a wrapper). Stored as the `HOOK` chunk (JSON).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HookSummary {
+    /// GOT slots redirected to wrappers (and to the agent's `dlopen`/`dlsym`).
+    pub got_slots: u64,
+    /// Modules whose relocations were examined.
+    pub modules: u64,
+    /// Dispatch-table entries redirected to wrappers.
+    pub dispatch_entries: u64,
+    /// Entry points whose code got an inline hook, e.g. `glXSwapBuffers`.
+    pub inline: Vec<String>,
+    /// Swap entry points (`eglSwapBuffers`, `glXSwapBuffers`, ...) whose real function is
+    /// known, so the program's swaps through them reach the agent: a capture waits on these.
+    pub swap_entry_points: Vec<String>,
+    /// What was refused or left alone, and why.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
 /// The GL state a context was in when a capture started: what the program bound before the
 /// first captured call, so that call can be understood without the frames before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -508,4 +529,5 @@ pub enum Record {
     Heat(HeatMap),
     HeatMissing(HeatMissing),
     Geometry(FrameGeometry),
+    Hooks(HookSummary),
 }

@@ -10,7 +10,7 @@ use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
     AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameGeometry, FunctionTable, HeatMap,
-    HeatMissing, ModuleMap, PipelinedBatch, Record, SessionInfo,
+    HeatMissing, HookSummary, ModuleMap, PipelinedBatch, Record, SessionInfo,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -183,6 +183,8 @@ pub struct Session {
     /// Post-transform positions of the draws of captured frames (full mode), in the order
     /// they were written.
     pub geometry: Vec<FrameGeometry>,
+    /// What the agent hooked, for `gpuheat attach` sessions.
+    pub hooks: Option<HookSummary>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -289,6 +291,7 @@ struct Builder {
     heat: Vec<HeatMap>,
     heat_missing: Vec<HeatMissing>,
     geometry: Vec<FrameGeometry>,
+    hooks: Option<HookSummary>,
 }
 
 impl Builder {
@@ -316,6 +319,9 @@ impl Builder {
             Record::Heat(v) => self.heat.push(v),
             Record::HeatMissing(v) => self.heat_missing.push(v),
             Record::Geometry(v) => self.geometry.push(v),
+            Record::Hooks(v) => {
+                self.hooks.get_or_insert(v);
+            }
         }
     }
 
@@ -348,6 +354,7 @@ impl Builder {
             heat: self.heat,
             heat_missing: self.heat_missing,
             geometry: self.geometry,
+            hooks: self.hooks,
             truncated_at,
         })
     }
