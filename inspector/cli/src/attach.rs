@@ -6,7 +6,7 @@ use crate::{agent, shown, Mode};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gpuheat_session::control::{self, AttachArg, AttachStatus, Command};
-use gpuheat_session::{AttachInfo, EndReason, Record};
+use gpuheat_session::{AttachInfo, EndReason, HookSummary, Record};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -286,12 +286,15 @@ struct Seen {
     notes: Vec<String>,
     /// Renderers of the contexts it saw.
     renderers: Vec<String>,
+    /// What it hooked (its HOOK record, sent right after it connected).
+    hooks: Option<HookSummary>,
 }
 
 impl Seen {
     fn note(&mut self, record: &Record) {
         match record {
             Record::Info(info) => self.notes.extend(info.notes.iter().cloned()),
+            Record::Hooks(h) => self.hooks = Some(h.clone()),
             Record::Context(c) if !self.renderers.contains(&c.renderer) => {
                 self.renderers.push(c.renderer.clone())
             }
@@ -302,12 +305,32 @@ impl Seen {
     /// "hooked: …; renderer …", from the agent's own words when it sent them.
     fn describe(&self, hooked: &Hooked) -> String {
         let mut parts = vec![hooked.to_string()];
-        parts.extend(
-            self.notes
-                .iter()
-                .filter(|n| n.starts_with("live hooks"))
-                .cloned(),
-        );
+        match &self.hooks {
+            Some(h) => {
+                let list = |v: &[String]| {
+                    if v.is_empty() {
+                        "none".to_string()
+                    } else {
+                        v.join(", ")
+                    }
+                };
+                parts.push(format!(
+                    "the agent hooked swap entry points {}, {} GOT slots in {} modules, {} dispatch entries, inline {}",
+                    list(&h.swap_entry_points),
+                    h.got_slots,
+                    h.modules,
+                    h.dispatch_entries,
+                    list(&h.inline)
+                ));
+            }
+            // An agent without the HOOK record says it in its INFO notes, if at all.
+            None => parts.extend(
+                self.notes
+                    .iter()
+                    .filter(|n| n.starts_with("live hooks"))
+                    .cloned(),
+            ),
+        }
         if !self.renderers.is_empty() {
             parts.push(format!("renderer {}", self.renderers.join(", ")));
         }
@@ -386,5 +409,37 @@ fn find_by_name(name: &str) -> Result<i32> {
                 list.join(", ")
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timeout_line_names_what_was_hooked() {
+        let hooked = Hooked {
+            safe_point: "glXSwapBuffers".into(),
+            libraries: vec!["libGLX.so.0".into(), "libGL.so.1".into()],
+        };
+        let mut seen = Seen::default();
+        assert_eq!(
+            seen.describe(&hooked),
+            "got in at glXSwapBuffers; the program maps libGLX.so.0, libGL.so.1"
+        );
+        seen.note(&Record::Hooks(HookSummary {
+            got_slots: 12,
+            modules: 30,
+            dispatch_entries: 0,
+            inline: vec![],
+            swap_entry_points: vec!["glXSwapBuffers".into()],
+            notes: vec![],
+        }));
+        let text = seen.describe(&hooked);
+        assert!(
+            text.ends_with("the agent hooked swap entry points glXSwapBuffers, 12 GOT slots in 30 modules, 0 dispatch entries, inline none"),
+            "{text}"
+        );
+        assert!(!text.contains('\n'));
     }
 }
