@@ -50,6 +50,34 @@ impl Drop for Scratch {
     }
 }
 
+/// Directories of [`shared_scratch`], removed when the test process exits.
+static SHARED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+extern "C" fn remove_shared() {
+    if let Ok(dirs) = SHARED.lock() {
+        for d in dirs.iter() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// A scratch directory for what several tests of one file share (a capture made once and
+/// kept in a `static`, which is never dropped): removed when the test process exits, also
+/// after failed tests (the harness exits through `exit`, which runs `atexit` handlers).
+pub fn shared_scratch(test: &str) -> PathBuf {
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    AT_EXIT.call_once(|| {
+        // SAFETY: registering a plain extern "C" function that touches only a static.
+        unsafe { libc::atexit(remove_shared) };
+    });
+    let dir = scratch(test);
+    let path = dir.0.clone();
+    SHARED.lock().unwrap().push(path.clone());
+    // The exit handler removes it instead.
+    std::mem::forget(dir);
+    path
+}
+
 /// A fresh scratch directory for one test, removed on drop.
 pub fn scratch(test: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("gpuheat-test-{}-{test}", std::process::id()));
