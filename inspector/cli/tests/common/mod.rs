@@ -255,6 +255,17 @@ impl Xvfb {
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
+        // SIGTERM, so Xvfb removes its /tmp/.X11-unix socket and /tmp/.XN-lock file (SIGKILL
+        // leaves both behind); SIGKILL only if it does not exit within 2 s.
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
