@@ -1,5 +1,7 @@
 # The two commands a newcomer runs: `make demo` and `make test`. Both install what is missing.
-CARGO ?= cargo
+# A cargo new enough for the workspace (install-deps.sh knows the minimum): the one on PATH,
+# rustup's, or Debian 12's cargo-web. Expanded when a recipe runs, so after `deps`.
+CARGO ?= $(shell scripts/install-deps.sh --print-cargo)
 
 .PHONY: deps build release demo test lint bench
 

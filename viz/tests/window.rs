@@ -11,6 +11,18 @@ struct Xvfb(Child);
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
+        // SIGTERM, so Xvfb removes its /tmp/.X11-unix socket and /tmp/.XN-lock file (SIGKILL
+        // leaves both behind); SIGKILL only if it does not exit within 2 s.
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }

@@ -8,7 +8,7 @@ pub const AGENT_FILE: &str = "libgpuheat_agent.so";
 
 /// The agent library: `$GPUHEAT_AGENT`, else next to this executable (where cargo puts both).
 pub fn agent_library() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os("GPUHEAT_AGENT") {
+    if let Some(p) = std::env::var_os(gpuheat_session::control::env::AGENT) {
         let p = PathBuf::from(p);
         if p.is_file() {
             return Ok(p.canonicalize().unwrap_or(p));

@@ -5,7 +5,8 @@ use crate::receive::{self, Endpoint};
 use crate::{agent, shown, Mode};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use gpuheat_session::{AttachInfo, EndReason, Record};
+use gpuheat_session::control::{self, AttachArg, AttachStatus, Command};
+use gpuheat_session::{AttachInfo, EndReason, HookSummary, Record};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,7 +24,7 @@ pub struct AttachArgs {
     #[arg(long, short = 'n', default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     frames: u32,
     /// What to measure (see `gpuheat run --help`).
-    #[arg(long, value_enum, default_value_t = Mode::Full)]
+    #[arg(long, value_enum, default_value_t = Mode::FULL)]
     mode: Mode,
     /// Paint each captured frame's heat and overdraw maps on the GPU (needs `--mode full`).
     #[arg(long)]
@@ -31,20 +32,19 @@ pub struct AttachArgs {
     /// Session file to write [default: <name>-<pid>.gpuheat].
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
-    /// Seconds to wait for the program to reach a frame boundary (a swap).
-    #[arg(long, default_value_t = 10)]
+    /// Seconds to wait for the program to swap: to get in at a frame boundary, and then for
+    /// the captured frames (gpuheat gives up when nothing arrives for this long).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
 }
 
-/// Result codes of the agent's `gpuheat_agent_attach` (probe/agent/src/attach.rs).
-const OK: i32 = 0;
-const VERSION_MISMATCH: i32 = 2;
-const ALREADY_ATTACHED: i32 = 3;
 /// How long a stopped capture may take to deliver its last frame.
 const STOP_GRACE: Duration = Duration::from_secs(3);
+/// How long the agent may take to connect back once its entry point returned.
+const CONNECT_BOUND: Duration = Duration::from_secs(5);
 
 pub fn attach(args: AttachArgs) -> Result<ExitCode> {
-    if args.heat && !matches!(args.mode, Mode::Full) {
+    if args.heat && args.mode != Mode::FULL {
         bail!("--heat needs --mode full (heat spreads each draw's serialized time)");
     }
     let start = Instant::now();
@@ -53,7 +53,7 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         (None, Some(name)) => find_by_name(name)?,
         (None, None) => unreachable!("clap requires one"),
     };
-    gpuheat_inject::check(pid)?;
+    let target = gpuheat_inject::check(pid)?;
     let name = process_name(pid).unwrap_or_else(|| format!("pid{pid}"));
     let agent = agent::agent_library()?;
     let output = args
@@ -62,83 +62,123 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| PathBuf::from(format!("{name}-{pid}.gpuheat")));
     let mut writer = receive::create_session(&output)?;
     let endpoint = Endpoint::new()?;
+    // From here on Ctrl-C is ours: every stage below checks it and ends cleanly.
     receive::catch_ctrl_c();
+    let timeout = Duration::from_secs(args.timeout);
 
-    let arg = format!(
-        "{}\n{}",
-        endpoint.socket.display(),
-        env!("CARGO_PKG_VERSION")
-    );
+    let arg = AttachArg::new(endpoint.socket.to_string_lossy()).to_string();
     let injected = gpuheat_inject::inject(&gpuheat_inject::Request {
         pid,
         library: &agent,
-        entry: "gpuheat_agent_attach",
+        entry: control::ATTACH_ENTRY,
         arg: &arg,
-        timeout: Duration::from_secs(args.timeout),
+        timeout,
+        cancel: Some(&receive::INTERRUPTED),
     });
     let injected = match injected {
         Ok(i) => i,
         Err(e) => {
+            drop(writer);
             let _ = std::fs::remove_file(&output);
+            if let gpuheat_inject::InjectError::Cancelled { .. } = e {
+                eprintln!("gpuheat: stopped before getting in: {e}");
+                return Ok(ExitCode::from(130));
+            }
             return Err(e.into());
         }
     };
-    match injected.entry_result {
-        OK => {}
-        VERSION_MISMATCH => {
-            let _ = std::fs::remove_file(&output);
-            bail!(
+    let refused = |why: String| {
+        let _ = std::fs::remove_file(&output);
+        Err(anyhow::anyhow!(why))
+    };
+    match AttachStatus::from_code(injected.entry_result) {
+        Some(AttachStatus::Ok) => {}
+        Some(AttachStatus::VersionMismatch) => {
+            return refused(format!(
                 "pid {pid} already holds a gpuheat agent of another version than this gpuheat ({}); restart the program to load this one",
-                env!("CARGO_PKG_VERSION")
-            )
+                control::VERSION
+            ))
         }
-        ALREADY_ATTACHED => {
-            let _ = std::fs::remove_file(&output);
-            bail!("pid {pid} is already being captured by another gpuheat")
+        Some(AttachStatus::AlreadyAttached) => {
+            return refused(format!(
+                "pid {pid} is already being captured by another gpuheat"
+            ))
         }
-        code => {
-            let _ = std::fs::remove_file(&output);
-            bail!("the agent could not start in pid {pid} (code {code})")
+        other => {
+            return refused(format!(
+                "the agent could not start in pid {pid} ({})",
+                match other {
+                    Some(s) => format!("{s:?}"),
+                    None => format!("code {}", injected.entry_result),
+                }
+            ))
         }
     }
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let hooked = Hooked::new(&injected, &target);
+    let deadline = Instant::now() + CONNECT_BOUND;
     let stream = endpoint.accept(|| {
         if !alive(pid) {
             bail!("pid {pid} exited during the attach");
         }
+        if receive::interrupted() {
+            bail!("stopped while the agent in pid {pid} was connecting; it goes dormant");
+        }
         if Instant::now() > deadline {
-            bail!("the agent in pid {pid} did not connect back");
+            bail!("the agent in pid {pid} did not connect back ({hooked})");
         }
         Ok(())
-    })?;
-    let mut control = stream.try_clone()?;
-    let mode = match args.mode {
-        Mode::Full => "full",
-        Mode::Timeline => "timeline",
+    });
+    let stream = match stream {
+        Ok(s) => s,
+        Err(e) => {
+            drop(writer);
+            let _ = std::fs::remove_file(&output);
+            return Err(e);
+        }
     };
-    let heat = if args.heat { " heat" } else { "" };
-    writeln!(control, "capture {} {mode}{heat}", args.frames).context("talking to the agent")?;
+    // Commands are a few bytes, but never let a wedged agent block us on a full socket.
+    stream.set_write_timeout(Some(Duration::from_secs(1)))?;
+    let mut control = stream.try_clone()?;
+    let capture = Command::Capture {
+        frames: args.frames,
+        mode: args.mode.0,
+        heat: args.heat,
+    };
+    control
+        .write_all(capture.line().as_bytes())
+        .context("talking to the agent")?;
 
     let hiccup = injected.stopped_for;
     let mut first_frame = None;
+    let mut seen = Seen::default();
     let mut stop_deadline: Option<Instant> = None;
     let received = receive::pump(
         stream,
         &mut writer,
         args.frames,
+        Some(timeout),
+        &receive::Fallback {
+            pid,
+            mode: args.mode.0,
+            frames: args.frames,
+            skip: 0,
+            note: "attached, but the agent started no capture: gpuheat wrote this INFO record"
+                .into(),
+        },
         || {
             if receive::interrupted() {
                 // Ctrl-C: ask for the capture to end at the frame boundary, keep what arrives.
                 let deadline = *stop_deadline.get_or_insert_with(|| {
-                    let _ = writeln!(control, "stop");
+                    let _ = control.write_all(Command::Stop.line().as_bytes());
                     Instant::now() + STOP_GRACE
                 });
                 return Instant::now() < deadline;
             }
             alive(pid)
         },
-        |w| {
-            if first_frame.is_none() {
+        |w, record| {
+            seen.note(record);
+            if matches!(record, Record::Frame(_)) && first_frame.is_none() {
                 let latency = start.elapsed();
                 first_frame = Some(latency);
                 w.append(&Record::Attach(AttachInfo {
@@ -152,17 +192,21 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             Ok(())
         },
     )?;
-    // Hooks stay in the program and pass calls through from now on.
-    let _ = writeln!(control, "detach");
+    // Hooks stay in the program and pass calls through from now on. A wedged agent never
+    // reads this; closing the socket below detaches it all the same.
+    let _ = control.write_all(Command::Detach.line().as_bytes());
+    drop(control);
     writer.finish().context("finishing the session")?;
 
-    eprintln!(
-        "gpuheat: attached to {name} (pid {pid}) at {} on thread {}: render thread held {:.1} ms, first frame {:.0} ms after start",
-        injected.safe_point,
-        injected.thread,
-        ms(hiccup),
-        first_frame.map(ms).unwrap_or(f64::NAN)
-    );
+    if let Some(first) = first_frame {
+        eprintln!(
+            "gpuheat: attached to {name} (pid {pid}) at {} on thread {}: render thread held {:.1} ms, first frame {:.0} ms after start",
+            injected.safe_point,
+            injected.thread,
+            ms(hiccup),
+            ms(first)
+        );
+    }
     let summary = format!(
         "{} frame{} in {} ({})",
         received.frames,
@@ -179,6 +223,15 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             eprintln!("gpuheat: stopped; kept {summary}; detached");
             Ok(ExitCode::from(130))
         }
+        Some(EndReason::TimedOut) => bail!(
+            "no frame arrived from {name} (pid {pid}) for {} s after {} of {} frames ({}); detached, {name} {}; the session keeps what arrived: {}",
+            args.timeout,
+            received.frames,
+            args.frames,
+            seen.describe(&hooked),
+            left_as(pid),
+            shown(&output)
+        ),
         _ => bail!(
             "pid {pid} exited after {} of {} frames; the session keeps them: {}",
             received.frames,
@@ -188,21 +241,124 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     }
 }
 
+/// What the CLI knows was hooked, for messages when no frame comes.
+struct Hooked {
+    safe_point: String,
+    libraries: Vec<String>,
+}
+
+impl Hooked {
+    fn new(injected: &gpuheat_inject::Injected, target: &gpuheat_inject::TargetInfo) -> Hooked {
+        Hooked {
+            safe_point: injected.safe_point.clone(),
+            libraries: target
+                .graphics_libraries
+                .iter()
+                .map(|p| {
+                    p.file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| p.display().to_string())
+                })
+                .collect(),
+        }
+    }
+}
+
+impl std::fmt::Display for Hooked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "got in at {}; the program maps {}",
+            self.safe_point,
+            if self.libraries.is_empty() {
+                "no GL library".to_string()
+            } else {
+                self.libraries.join(", ")
+            }
+        )
+    }
+}
+
+/// What the agent told about itself before the stream went quiet.
+#[derive(Default)]
+struct Seen {
+    /// The agent's notes (its INFO record: how it hooked, how frames are delimited).
+    notes: Vec<String>,
+    /// Renderers of the contexts it saw.
+    renderers: Vec<String>,
+    /// What it hooked (its HOOK record, sent right after it connected).
+    hooks: Option<HookSummary>,
+}
+
+impl Seen {
+    fn note(&mut self, record: &Record) {
+        match record {
+            Record::Info(info) => self.notes.extend(info.notes.iter().cloned()),
+            Record::Hooks(h) => self.hooks = Some(h.clone()),
+            Record::Context(c) if !self.renderers.contains(&c.renderer) => {
+                self.renderers.push(c.renderer.clone())
+            }
+            _ => {}
+        }
+    }
+
+    /// "hooked: …; renderer …", from the agent's own words when it sent them.
+    fn describe(&self, hooked: &Hooked) -> String {
+        let mut parts = vec![hooked.to_string()];
+        match &self.hooks {
+            Some(h) => {
+                let list = |v: &[String]| {
+                    if v.is_empty() {
+                        "none".to_string()
+                    } else {
+                        v.join(", ")
+                    }
+                };
+                parts.push(format!(
+                    "the agent hooked swap entry points {}, {} GOT slots in {} modules, {} dispatch entries, inline {}",
+                    list(&h.swap_entry_points),
+                    h.got_slots,
+                    h.modules,
+                    h.dispatch_entries,
+                    list(&h.inline)
+                ));
+            }
+            // An agent without the HOOK record says it in its INFO notes, if at all.
+            None => parts.extend(
+                self.notes
+                    .iter()
+                    .filter(|n| n.starts_with("live hooks"))
+                    .cloned(),
+            ),
+        }
+        if !self.renderers.is_empty() {
+            parts.push(format!("renderer {}", self.renderers.join(", ")));
+        }
+        parts.join("; ")
+    }
+}
+
+/// "keeps running", or "is stopped (SIGSTOP)" for a program in a group stop.
+fn left_as(pid: i32) -> String {
+    match process_state(pid) {
+        Some('T') | Some('t') => format!("is stopped (state T; `kill -CONT {pid}` resumes it)"),
+        _ => "keeps running".to_string(),
+    }
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// The state letter of /proc/PID/stat (`R`, `S`, `T`, `Z` …); `None` when it is gone.
+fn process_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')').next()?.trim_start().chars().next()
+}
+
 fn alive(pid: i32) -> bool {
     // A zombie is as good as gone.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            !s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(false)
+    process_state(pid).is_some_and(|s| s != 'Z' && s != 'X')
 }
 
 fn process_name(pid: i32) -> Option<String> {
@@ -253,5 +409,37 @@ fn find_by_name(name: &str) -> Result<i32> {
                 list.join(", ")
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timeout_line_names_what_was_hooked() {
+        let hooked = Hooked {
+            safe_point: "glXSwapBuffers".into(),
+            libraries: vec!["libGLX.so.0".into(), "libGL.so.1".into()],
+        };
+        let mut seen = Seen::default();
+        assert_eq!(
+            seen.describe(&hooked),
+            "got in at glXSwapBuffers; the program maps libGLX.so.0, libGL.so.1"
+        );
+        seen.note(&Record::Hooks(HookSummary {
+            got_slots: 12,
+            modules: 30,
+            dispatch_entries: 0,
+            inline: vec![],
+            swap_entry_points: vec!["glXSwapBuffers".into()],
+            notes: vec![],
+        }));
+        let text = seen.describe(&hooked);
+        assert!(
+            text.ends_with("the agent hooked swap entry points glXSwapBuffers, 12 GOT slots in 30 modules, 0 dispatch entries, inline none"),
+            "{text}"
+        );
+        assert!(!text.contains('\n'));
     }
 }

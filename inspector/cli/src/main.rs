@@ -8,7 +8,9 @@ mod report;
 mod run;
 mod view;
 
+use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
+use gpuheat_session::{control, CaptureMode};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,13 +22,35 @@ struct Cli {
     command: Command,
 }
 
-/// How much the agent measures.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Mode {
-    /// Calls and pipelined GPU timestamps only: cheap, no stalls.
-    Timeline,
-    /// Timeline plus serialized per-draw timing, pipeline statistics and samples passed.
-    Full,
+/// How much the agent measures: the session's [`CaptureMode`] as a command-line value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mode(pub CaptureMode);
+
+impl Mode {
+    /// Timeline plus serialized per-draw timing (the default).
+    pub const FULL: Mode = Mode(CaptureMode::Full);
+}
+
+impl ValueEnum for Mode {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Mode(CaptureMode::Timeline), Mode(CaptureMode::Full)]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self.0 {
+            CaptureMode::Timeline => "Calls and pipelined GPU timestamps only: cheap, no stalls",
+            CaptureMode::Full => {
+                "Timeline plus serialized per-draw timing, pipeline statistics and samples passed"
+            }
+        };
+        Some(PossibleValue::new(control::mode_word(self.0)).help(help))
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(control::mode_word(self.0))
+    }
 }
 
 #[derive(Subcommand)]

@@ -2,7 +2,11 @@
 //! every chunk it sends into the session file as it arrives.
 
 use anyhow::{Context, Result};
-use gpuheat_session::{ChunkReader, EndInfo, EndReason, Record, SessionError, SessionWriter};
+use gpuheat_session::{
+    CaptureMode, ChunkReader, EndInfo, EndReason, FunctionTable, Record, SessionError, SessionInfo,
+    SessionWriter,
+};
+use std::cell::Cell;
 use std::io::IsTerminal;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -119,38 +123,59 @@ pub struct Received {
 
 /// Copies chunks from the agent into the session until the agent's END record, or the
 /// stream ends, or `keep_waiting` (asked whenever nothing arrived for 200 ms) says to give
-/// up. Every chunk is flushed to the file as it arrives; `on_frame` runs after each frame.
+/// up, or nothing at all arrived for `idle_limit` (the session then ends with
+/// [`EndReason::TimedOut`]). Every chunk is flushed to the file as it arrives; `on_record`
+/// runs after each record is stored. When the agent sent no END, one is written; when it
+/// did not even send its INFO and function table (no capture started), `fallback` describes
+/// the program instead, so the session stays readable.
 pub fn pump(
     stream: UnixStream,
     writer: &mut SessionWriter,
     frames_wanted: u32,
+    idle_limit: Option<Duration>,
+    fallback: &Fallback,
     mut keep_waiting: impl FnMut() -> bool,
-    mut on_frame: impl FnMut(&mut SessionWriter) -> Result<()>,
+    mut on_record: impl FnMut(&mut SessionWriter, &Record) -> Result<()>,
 ) -> Result<Received> {
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
+    let last_chunk = Cell::new(Instant::now());
+    let timed_out = Cell::new(false);
+    let mut wait = || {
+        if idle_limit.is_some_and(|limit| last_chunk.get().elapsed() >= limit) {
+            timed_out.set(true);
+            return false;
+        }
+        keep_waiting()
+    };
     let mut reader = ChunkReader::new(RetryRead {
         inner: stream,
-        keep_waiting: &mut keep_waiting,
+        keep_waiting: &mut wait,
     });
     let progress = Progress::new(frames_wanted);
     let mut end = None;
+    let (mut saw_info, mut saw_functions) = (false, false);
     loop {
         match reader.read_chunk() {
             Ok(Some(chunk)) => {
-                let is_frame = matches!(chunk.record(), Some(Record::Frame(_)));
-                if let Some(Record::End(e)) = chunk.record() {
+                last_chunk.set(Instant::now());
+                let record = chunk.record();
+                saw_info |= matches!(record, Some(Record::Info(_)));
+                saw_functions |= matches!(record, Some(Record::Functions(_)));
+                if let Some(Record::End(e)) = record {
                     end = Some(e.clone());
                 }
                 writer.append_chunk(&chunk).context("writing the session")?;
-                if is_frame {
-                    progress.show(writer.frames_written(), writer.bytes_written());
-                    on_frame(writer)?;
+                if let Some(record) = record {
+                    if matches!(record, Record::Frame(_)) {
+                        progress.show(writer.frames_written(), writer.bytes_written());
+                    }
+                    on_record(writer, record)?;
                 }
                 if end.is_some() {
                     break;
                 }
             }
-            // The program went away mid-stream: keep what arrived.
+            // The program went away mid-stream, or we stopped waiting: keep what arrived.
             Ok(None)
             | Err(SessionError::Io { .. })
             | Err(SessionError::Stream { .. })
@@ -160,11 +185,21 @@ pub fn pump(
     }
     progress.done();
     if end.is_none() {
-        let reason = if INTERRUPTED.load(Ordering::SeqCst) {
+        let reason = if timed_out.get() {
+            EndReason::TimedOut
+        } else if INTERRUPTED.load(Ordering::SeqCst) {
             EndReason::Stopped
         } else {
             EndReason::TargetExited
         };
+        if !saw_info {
+            writer.append(&Record::Info(fallback.info()))?;
+        }
+        if !saw_functions {
+            writer.append(&Record::Functions(FunctionTable {
+                functions: Vec::new(),
+            }))?;
+        }
         let info = EndInfo {
             reason,
             frames_captured: writer.frames_written(),
@@ -179,6 +214,53 @@ pub fn pump(
         bytes: writer.bytes_written(),
         end,
     })
+}
+
+/// What the CLI knows about the program, for a session whose agent never started a capture.
+pub struct Fallback {
+    /// The program.
+    pub pid: i32,
+    /// The capture that was asked for.
+    pub mode: CaptureMode,
+    /// Frames asked for.
+    pub frames: u32,
+    /// Frames to skip.
+    pub skip: u32,
+    /// Why the CLI wrote the INFO record itself.
+    pub note: String,
+}
+
+impl Fallback {
+    /// An INFO record from /proc and the request.
+    fn info(&self) -> SessionInfo {
+        let pid = self.pid;
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe"))
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let args = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|b| {
+                b.split(|&c| c == 0)
+                    .filter(|a| !a.is_empty())
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect()
+            })
+            .unwrap_or_else(|_| vec![exe.clone()]);
+        SessionInfo {
+            agent_version: gpuheat_session::control::VERSION.to_string(),
+            pid: pid as u32,
+            exe,
+            args,
+            mode: self.mode,
+            skip: self.skip,
+            frames_requested: self.frames,
+            clock_origin_ns: 0,
+            started_unix_s: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            notes: vec![self.note.clone()],
+        }
+    }
 }
 
 /// Whether Ctrl-C was pressed.

@@ -104,6 +104,7 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
         Some(EndReason::Complete) => "complete",
         Some(EndReason::Stopped) => "stopped by the user",
         Some(EndReason::TargetExited) => "program exited during the capture",
+        Some(EndReason::TimedOut) => "timed out: no more frames arrived",
         None => "no end record: gpuheat stopped during the capture",
     };
     let _ = writeln!(

@@ -6,6 +6,7 @@ use crate::receive::{self, Endpoint};
 use crate::{agent, default_output, shown, Mode};
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use gpuheat_session::control::LaunchRequest;
 use gpuheat_session::EndReason;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitCode, ExitStatus};
@@ -21,7 +22,7 @@ pub struct RunArgs {
     skip: u32,
     /// What to measure: `full` isolates and times each draw (slow, exact); `timeline` records
     /// calls and pipelined GPU timestamps only (cheap).
-    #[arg(long, value_enum, default_value_t = Mode::Full)]
+    #[arg(long, value_enum, default_value_t = Mode::FULL)]
     mode: Mode,
     /// Session file to write [default: <program>.gpuheat].
     #[arg(long, short = 'o')]
@@ -63,21 +64,20 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
         preload = format!("{preload}:{}", old.to_string_lossy());
     }
-    let mode = match args.mode {
-        Mode::Full => "full",
-        Mode::Timeline => "timeline",
-    };
-    if args.heat && !matches!(args.mode, Mode::Full) {
+    if args.heat && args.mode != Mode::FULL {
         bail!("--heat needs --mode full (heat spreads each draw's serialized time)");
     }
+    let request = LaunchRequest {
+        socket: endpoint.socket.to_string_lossy().into_owned(),
+        frames: args.frames,
+        skip: args.skip,
+        mode: args.mode.0,
+        heat: args.heat,
+    };
     let mut child = Command::new(program)
         .args(&args.command[1..])
         .env("LD_PRELOAD", preload)
-        .env("GPUHEAT_SOCKET", &endpoint.socket)
-        .env("GPUHEAT_FRAMES", args.frames.to_string())
-        .env("GPUHEAT_SKIP", args.skip.to_string())
-        .env("GPUHEAT_MODE", mode)
-        .env("GPUHEAT_HEAT", if args.heat { "1" } else { "0" })
+        .envs(request.to_env())
         .spawn()
         .with_context(|| format!("cannot start `{program}`"))?;
     receive::catch_ctrl_c();
@@ -115,13 +115,21 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         stream,
         &mut writer,
         args.frames,
+        None,
+        &receive::Fallback {
+            pid: child.id() as i32,
+            mode: args.mode.0,
+            frames: args.frames,
+            skip: args.skip,
+            note: "the agent started no capture: gpuheat wrote this INFO record".into(),
+        },
         || {
             if exit_status.is_none() {
                 exit_status = child.try_wait().ok().flatten();
             }
             exit_status.is_none() && !receive::interrupted()
         },
-        |_| Ok(()),
+        |_, _| Ok(()),
     )?;
     writer.finish().context("finishing the session")?;
 

@@ -383,3 +383,225 @@ fn a_program_dying_during_an_attach_capture_leaves_a_readable_session() {
         gpuheat_session::EndReason::TargetExited
     );
 }
+
+/// Whether `pid` maps a file whose path contains `needle`.
+fn maps(pid: u32, needle: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/maps")).is_ok_and(|m| m.contains(needle))
+}
+
+/// Whether the agent is in `pid`, connected, and the injector gone: its control thread runs
+/// and nobody traces the program.
+fn agent_settled(pid: u32) -> bool {
+    let control = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|tasks| {
+            tasks.flatten().any(|t| {
+                std::fs::read_to_string(t.path().join("comm"))
+                    .is_ok_and(|c| c.trim() == "gpuheat-control")
+            })
+        })
+        .unwrap_or(false);
+    control && state_and_tracer(pid).1 == "0"
+}
+
+/// Waits (bounded) until `cond` holds.
+fn wait_until(what: &str, cond: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The first letter of the State line of /proc/PID/status, and its TracerPid.
+fn state_and_tracer(pid: u32) -> (char, String) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |k: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(k))
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    (field("State:").chars().next().unwrap(), field("TracerPid:"))
+}
+
+/// `gpuheat attach ARGS` in the background, stderr captured.
+// The child is returned to the caller, which waits for it; the lint cannot see that.
+#[allow(clippy::zombie_processes)]
+fn attach_in_background(pid: &str, session: &Path, extra: &[&str]) -> Child {
+    Command::new(gpuheat())
+        .args(["attach", pid, "-o"])
+        .arg(session)
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for a background gpuheat (at most `bound`), returning its output and how long the
+/// wait took; kills it and fails when it overruns.
+fn finish_within(child: Child, bound: Duration) -> (std::process::Output, Duration) {
+    let start = Instant::now();
+    let pid = child.id() as i32;
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(bound + Duration::from_secs(10));
+        // SAFETY: kill(2); the process is ours (or already reaped, then ESRCH or a pid that
+        // is unlikely to be reused within the test).
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    });
+    let out = child.wait_with_output().unwrap();
+    let took = start.elapsed();
+    drop(watchdog);
+    assert!(took <= bound, "gpuheat took {took:?}, more than {bound:?}");
+    (out, took)
+}
+
+#[test]
+fn a_program_that_stops_rendering_after_the_attach_ends_the_capture_within_the_timeout() {
+    let dir = scratch("attach-stall");
+    let mut target = Target::start(&dir, "stall", &[]);
+    let pid = target.child.id();
+    wait_until("libEGL in stall", || maps(pid, "libEGL"));
+    let session = dir.join("stall.gpuheat");
+    let start = Instant::now();
+    let out = run_gpuheat(&[
+        "attach",
+        &target.pid(),
+        "--timeout",
+        "2",
+        "-o",
+        session.to_str().unwrap(),
+    ]);
+    let took = start.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // Two seconds without a frame, plus the injection and the detach.
+    assert!(took < Duration::from_secs(8), "took {took:?}: {stderr}");
+    assert!(took >= Duration::from_secs(2), "gave up early: {took:?}");
+    let lines: Vec<_> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line: {stderr}");
+    for needle in [
+        "no frame arrived from stall",
+        "for 2 s after 0 of 3 frames",
+        "got in at eglSwapBuffers",
+        "libEGL",
+        "detached, stall keeps running",
+        session.to_str().unwrap(),
+    ] {
+        assert!(lines[0].contains(needle), "`{}` lacks `{needle}`", lines[0]);
+    }
+    // The session says what happened and the report reads it.
+    let s = gpuheat_session::Session::open(&session).expect("a readable session");
+    assert_eq!(s.frames.len(), 0);
+    assert_eq!(s.end.unwrap().reason, gpuheat_session::EndReason::TimedOut);
+    assert_eq!(s.info.pid, pid);
+    let r = run_gpuheat(&["report", session.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stdout).contains("timed out"));
+    // Detached cleanly: the program is alive, untraced, and the agent let go of it.
+    assert!(target.alive());
+    assert_eq!(state_and_tracer(pid).1, "0");
+    assert!(
+        maps(pid, "libgpuheat_agent"),
+        "the agent stays loaded, dormant"
+    );
+}
+
+#[test]
+fn a_program_stopped_after_the_attach_is_said_to_be_stopped() {
+    let dir = scratch("attach-stopped-later");
+    let target = Target::start(&dir, "stall", &[]);
+    let pid = target.child.id();
+    wait_until("libEGL in stall", || maps(pid, "libEGL"));
+    let session = dir.join("stopped.gpuheat");
+    let child = attach_in_background(&target.pid(), &session, &["--timeout", "3"]);
+    wait_until("the agent in stall", || agent_settled(pid));
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+    let (out, _) = finish_within(child, Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("stall is stopped"), "{stderr}");
+    assert!(!stderr.contains("keeps running"), "{stderr}");
+}
+
+#[test]
+fn a_stopped_program_that_never_swaps_is_said_to_be_stopped() {
+    let dir = scratch("attach-stopped");
+    let target = Target::start(&dir, "overdraw", &["--layers", "1"]);
+    let pid = target.child.id();
+    wait_for_frame_loop(pid);
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+    wait_until("the stop", || state_and_tracer(pid).0 == 'T');
+    let session = dir.join("never.gpuheat");
+    let o = session.to_str().unwrap();
+    fails_with(
+        &["attach", &target.pid(), "--timeout", "1", "-o", o],
+        "because it is stopped",
+    );
+    let out = run_gpuheat(&["attach", &target.pid(), "--timeout", "1", "-o", o]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("left running"), "{stderr}");
+    assert!(stderr.contains(&format!("kill -CONT {pid}")), "{stderr}");
+    assert!(!session.exists(), "no session for a failed attach");
+    wait_until("the stop to stay", || {
+        state_and_tracer(pid) == ('T', "0".into())
+    });
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+}
+
+#[test]
+fn ctrl_c_ends_attach_promptly_before_the_injection_and_while_waiting_for_frames() {
+    let dir = scratch("attach-ctrl-c-stages");
+    // Waiting for a stopped program to swap: Ctrl-C gives up at once, nothing loaded.
+    let stopped = Target::start(&dir, "overdraw", &["--layers", "1"]);
+    let spid = stopped.child.id();
+    wait_for_frame_loop(spid);
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(spid as i32, libc::SIGSTOP) };
+    wait_until("the stop", || state_and_tracer(spid).0 == 'T');
+    let session = dir.join("before.gpuheat");
+    let child = attach_in_background(&stopped.pid(), &session, &["--timeout", "60"]);
+    wait_until("gpuheat to trace the program", || {
+        state_and_tracer(spid).1 != "0"
+    });
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let (out, _) = finish_within(child, Duration::from_secs(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("left stopped and untraced"), "{stderr}");
+    assert!(!session.exists());
+    wait_until("the program released", || {
+        state_and_tracer(spid) == ('T', "0".into())
+    });
+    assert!(!maps(spid, "libgpuheat_agent"));
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(spid as i32, libc::SIGCONT) };
+
+    // Waiting for frames that never come: Ctrl-C stops, keeps a readable session, detaches.
+    let mut stall = Target::start(&dir, "stall", &[]);
+    let pid = stall.child.id();
+    wait_until("libEGL in stall", || maps(pid, "libEGL"));
+    let session = dir.join("waiting.gpuheat");
+    let child = attach_in_background(&stall.pid(), &session, &["--timeout", "60"]);
+    wait_until("the agent in stall", || agent_settled(pid));
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    // The stop grace (3 s) bounds the wait for a last frame.
+    let (out, _) = finish_within(child, Duration::from_secs(6));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("stopped; kept 0 frames"), "{stderr}");
+    let s = gpuheat_session::Session::open(&session).expect("a readable session");
+    assert_eq!(s.end.unwrap().reason, gpuheat_session::EndReason::Stopped);
+    assert!(stall.alive());
+    assert_eq!(state_and_tracer(pid).1, "0");
+}

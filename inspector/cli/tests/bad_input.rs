@@ -131,3 +131,23 @@ fn damaged_sessions() {
         "absent.gpuheat",
     );
 }
+
+#[test]
+fn attaching_to_init_as_root_says_what_is_really_wrong() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let dir = scratch("attach-init");
+    let out = dir.join("init.gpuheat");
+    let o = run_gpuheat(&["attach", "1", "-o", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // Whatever stops it (pid 1 refusing even root, or not being a GL program), telling
+    // root to run as root is no help.
+    assert!(!stderr.contains("run as root or"), "{stderr}");
+    assert!(!out.exists());
+}

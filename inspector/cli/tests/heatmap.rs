@@ -23,7 +23,7 @@ const K: u64 = 3;
 fn real_session() -> &'static (PathBuf, Session) {
     static REAL: OnceLock<(PathBuf, Session)> = OnceLock::new();
     REAL.get_or_init(|| {
-        let dir = scratch("heatmap-capture");
+        let dir = shared_scratch("heatmap-capture");
         let path = capture(
             &dir,
             "overdraw",

@@ -280,6 +280,9 @@ pub enum EndReason {
     Stopped,
     /// The program exited or died before the capture completed.
     TargetExited,
+    /// No frame arrived within the CLI's timeout (the program stopped rendering, or the
+    /// agent could not start the capture); the session keeps what arrived.
+    TimedOut,
 }
 
 /// Last record of a finished session.

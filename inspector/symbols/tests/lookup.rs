@@ -63,11 +63,35 @@ fn exe() -> PathBuf {
     std::env::current_exe().unwrap()
 }
 
-fn scratch(test: &str) -> PathBuf {
+/// A scratch directory for one test, removed with everything in it when dropped, so also
+/// when the test fails (panics unwind through it).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh scratch directory for one test, removed on drop.
+fn scratch(test: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("gpuheat-symbols-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 fn objcopy(args: &[&str]) {
@@ -169,7 +193,7 @@ fn assert_bare(l: &Location, module: &Path, offset: u64) {
 /// The address, its module offset, and a symbolizer over a stripped copy of the test binary
 /// whose only DWARF source is what `setup` arranges.
 struct Stripped {
-    dir: PathBuf,
+    dir: Scratch,
     module: PathBuf,
     map: ModuleMap,
     target: u64,

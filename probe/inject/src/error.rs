@@ -13,13 +13,17 @@ use std::time::Duration;
 pub enum InjectError {
     /// There is no process with this pid (or it is a zombie).
     #[error("no process with pid {pid}: check the pid (`pgrep -a NAME`); it may have exited")]
-    NoSuchProcess { pid: i32 },
+    NoSuchProcess {
+        /// The target.
+        pid: i32,
+    },
 
     /// The kernel refuses to let us ptrace the target.
     #[error(
         "not permitted to ptrace pid {pid}: kernel.yama.ptrace_scope = {scope}; fix: {remedy}"
     )]
     NotPermitted {
+        /// The target.
         pid: i32,
         /// The value of /proc/sys/kernel/yama/ptrace_scope with its meaning, or a note that
         /// Yama is absent.
@@ -32,15 +36,25 @@ pub enum InjectError {
     #[error(
         "pid {pid} belongs to uid {uid} but we run as uid {our_uid}: run as uid {uid}, or as root / with CAP_SYS_PTRACE"
     )]
-    OtherUser { pid: i32, uid: u32, our_uid: u32 },
+    OtherUser {
+        /// The target.
+        pid: i32,
+        /// The target's uid that differs from ours.
+        uid: u32,
+        /// Our real uid.
+        our_uid: u32,
+    },
 
     /// Another tracer (a debugger, strace, another profiler) is attached.
     #[error(
         "pid {pid} is already traced by pid {tracer} ({tracer_name}): detach that debugger/tracer first"
     )]
     AlreadyTraced {
+        /// The target.
         pid: i32,
+        /// The tracing process.
         tracer: i32,
+        /// Its name.
         tracer_name: String,
     },
 
@@ -48,33 +62,57 @@ pub enum InjectError {
     #[error(
         "pid {pid} has no EGL/GLX/GL/GLES/VG library mapped (looked for libEGL, libGL, libGLX, libGLESv2, libOpenGL, libOpenVG in /proc/{pid}/maps): is it a GL program, and has it loaded GL yet?"
     )]
-    NoGraphicsLibrary { pid: i32 },
+    NoGraphicsLibrary {
+        /// The target.
+        pid: i32,
+    },
 
     /// GL libraries are mapped, but no safe-point function could be located in them.
     #[error(
         "pid {pid} maps {libraries} but neither eglSwapBuffers (libEGL.so.1) nor glXSwapBuffers (libGLX.so.0/libGL.so.1) was found in them: the program's GL stack is not supported for attach"
     )]
-    NoSafePoint { pid: i32, libraries: String },
+    NoSafePoint {
+        /// The target.
+        pid: i32,
+        /// The graphics libraries it maps.
+        libraries: String,
+    },
 
     /// The target's dynamic loader entry point could not be found.
     #[error(
         "cannot find dlopen in pid {pid}'s own libc.so.6/libdl.so.2 ({detail}): the target must be dynamically linked against glibc or musl"
     )]
-    DlopenNotFound { pid: i32, detail: String },
+    DlopenNotFound {
+        /// The target.
+        pid: i32,
+        /// Where we looked and what was missing.
+        detail: String,
+    },
 
     /// The target (or this host) is not an architecture the injector supports.
     #[error("unsupported architecture: {what} (only x86_64 targets are supported)")]
-    UnsupportedArchitecture { what: String },
+    UnsupportedArchitecture {
+        /// What was found instead.
+        what: String,
+    },
 
     /// The target exited while we were attached.
     #[error("pid {pid} exited during {during}; nothing is left to clean up")]
-    TargetExited { pid: i32, during: &'static str },
+    TargetExited {
+        /// The target.
+        pid: i32,
+        /// The step of the injection.
+        during: &'static str,
+    },
 
     /// The target called exec while we were attached.
     #[error(
         "pid {pid} called exec during the injection; run the injection again on the new program"
     )]
-    TargetExec { pid: i32 },
+    TargetExec {
+        /// The target.
+        pid: i32,
+    },
 
     /// Not every thread of the target stopped in time (e.g. stuck in an uninterruptible
     /// system call).
@@ -82,19 +120,40 @@ pub enum InjectError {
         "threads of pid {pid} did not stop within {after:?} ({threads} still running): the program may be stuck in the kernel (state D); try again"
     )]
     StopTimeout {
+        /// The target.
         pid: i32,
+        /// How long we waited.
         after: Duration,
+        /// Threads still running.
         threads: usize,
     },
 
     /// No thread reached eglSwapBuffers/glXSwapBuffers within the timeout.
     #[error(
-        "pid {pid} did not call {safe_points} within {timeout:?} (is it paused, minimised or not rendering?); it was left running and untraced: make it render and try again, or raise the timeout"
+        "pid {pid} did not call {safe_points} within {timeout:?} {}",
+        safe_point_advice(*pid, *stopped)
     )]
     SafePointTimeout {
+        /// The target.
         pid: i32,
+        /// The functions a thread had to call, "eglSwapBuffers or glXSwapBuffers".
         safe_points: String,
+        /// How long we waited.
         timeout: Duration,
+        /// The program was stopped (group-stop) the whole time, and is left so.
+        stopped: bool,
+    },
+
+    /// [`Request::cancel`](crate::Request::cancel) was set while waiting for the safe point.
+    #[error(
+        "cancelled while waiting for pid {pid} to swap; it was left {} and untraced, nothing loaded",
+        if *stopped { "stopped" } else { "running" }
+    )]
+    Cancelled {
+        /// The target.
+        pid: i32,
+        /// The program was stopped (group-stop), and is left so.
+        stopped: bool,
     },
 
     /// dlopen returned NULL in the target; `message` is the target's dlerror().
@@ -102,8 +161,11 @@ pub enum InjectError {
         "dlopen(\"{library}\") failed in pid {pid}: {message} (the path is resolved in the target's mount namespace and working directory)"
     )]
     DlopenFailed {
+        /// The target.
         pid: i32,
+        /// The library as given.
         library: PathBuf,
+        /// The target's dlerror() text.
         message: String,
     },
 
@@ -112,8 +174,11 @@ pub enum InjectError {
         "the library {library} loaded into pid {pid} does not export a function `{entry}`: export it as extern \"C\" / #[no_mangle]"
     )]
     EntryNotFound {
+        /// The target.
         pid: i32,
+        /// The library as given.
         library: PathBuf,
+        /// The function asked for.
         entry: String,
     },
 
@@ -122,8 +187,11 @@ pub enum InjectError {
         "{function} did not return within {after:?} in pid {pid}; the thread was put back at its safe point (locks it took may still be held)"
     )]
     CallTimeout {
+        /// The target.
         pid: i32,
+        /// The function called in the target.
         function: String,
+        /// How long we waited.
         after: Duration,
     },
 
@@ -132,10 +200,15 @@ pub enum InjectError {
         "{function} crashed in pid {pid} with signal {signal} (code {code}, address {address:#x}); the signal was suppressed and the thread put back at its safe point"
     )]
     CallCrashed {
+        /// The target.
         pid: i32,
+        /// The function called in the target.
         function: String,
+        /// The signal number.
         signal: i32,
+        /// The signal's si_code.
         code: i32,
+        /// The faulting address.
         address: u64,
     },
 
@@ -144,8 +217,11 @@ pub enum InjectError {
         "{function} in pid {pid} was stopped by the target's seccomp filter (system call {syscall}); the program sandboxes itself and cannot load a library"
     )]
     Seccomp {
+        /// The target.
         pid: i32,
+        /// The function called in the target.
         function: String,
+        /// The refused system call's number.
         syscall: i32,
     },
 
@@ -160,21 +236,40 @@ pub enum InjectError {
     /// A ptrace request failed unexpectedly.
     #[error("ptrace {op} on thread {tid} failed: {errno}")]
     Ptrace {
+        /// The ptrace request (ATTACH, CONT, …).
         op: &'static str,
+        /// The thread.
         tid: i32,
+        /// What ptrace returned.
         errno: nix::errno::Errno,
     },
 
     /// Reading /proc or the target's memory failed.
     #[error("{context}: {source}")]
     Io {
+        /// What was being done.
         context: String,
+        /// The I/O error.
         source: std::io::Error,
     },
 
     /// An ELF file mapped by the target could not be parsed.
     #[error("cannot read ELF file {path}: {message}")]
-    Elf { path: PathBuf, message: String },
+    Elf {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// The end of a [`InjectError::SafePointTimeout`] message: why, and what to do.
+fn safe_point_advice(pid: i32, stopped: bool) -> String {
+    if stopped {
+        format!("because it is stopped (SIGSTOP or Ctrl-Z, state T); it was left stopped and untraced: resume it (`kill -CONT {pid}`) and try again")
+    } else {
+        "(is it paused, minimised or not rendering?); it was left running and untraced: make it render and try again, or raise the timeout".to_string()
+    }
 }
 
 impl InjectError {
@@ -218,6 +313,13 @@ mod tests {
                 pid: 7,
                 safe_points: "eglSwapBuffers".into(),
                 timeout: Duration::from_secs(2),
+                stopped: false,
+            },
+            InjectError::SafePointTimeout {
+                pid: 7,
+                safe_points: "eglSwapBuffers".into(),
+                timeout: Duration::from_secs(2),
+                stopped: true,
             },
         ];
         for e in errors {

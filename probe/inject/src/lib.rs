@@ -23,8 +23,8 @@
 //!    thread re-executes the swap from its entry), and every thread detached. This also
 //!    happens on every error path, and in `Drop` (best effort, never panicking).
 //!
-//! Bounds: attaching and detaching 2 s each, the safe point [`Request::timeout`], each
-//! injected call [`CALL_BOUND`].
+//! Bounds: attaching and detaching 2 s each, the safe point [`Request::timeout`] (or earlier
+//! through [`Request::cancel`]), each injected call [`CALL_BOUND`].
 //!
 //! Children the program forks while the breakpoints are in are caught
 //! (`PTRACE_O_TRACEFORK`), cleaned and released; an `exec` voids the injection. All ptrace
@@ -51,6 +51,7 @@ mod target;
 mod tracer;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 pub use error::InjectError;
@@ -73,6 +74,9 @@ pub struct Request<'a> {
     pub arg: &'a str,
     /// How long to wait for the program to reach a safe point (to swap buffers).
     pub timeout: Duration,
+    /// Set (e.g. by a SIGINT handler) to give up waiting for the safe point early; the
+    /// target is then restored and released as after a timeout.
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 /// A successful injection.
@@ -217,7 +221,7 @@ fn inject_x86_64(req: &Request) -> Result<Injected, InjectError> {
         }
     }
     session.install_breakpoints(&safe_points)?;
-    let hit = session.wait_for_safe_point(start + req.timeout, req.timeout)?;
+    let hit = session.wait_for_safe_point(start + req.timeout, req.timeout, req.cancel)?;
 
     let sp = arch::stack_pointer(session.hijack(hit.tid)?);
     // The strings go below the red zone; the call frames below them.

@@ -1,84 +1,15 @@
-//! What the injector reads from /proc: the target's mappings, status, threads and memory,
-//! and the Yama setting.
+//! What the injector reads from /proc: the target's mappings (parsed by the session crate's
+//! one /proc/PID/maps parser), status, threads and memory, and the Yama setting.
 
 use std::fs;
 use std::io;
 use std::os::unix::fs::FileExt;
 
-/// One line of /proc/PID/maps.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Mapping {
-    pub start: u64,
-    pub end: u64,
-    /// `rwxp` / `r-xs` …
-    pub perms: String,
-    /// File offset of `start`.
-    pub offset: u64,
-    /// Device as `major:minor` (hex), as the kernel prints it.
-    pub dev: (u32, u32),
-    pub inode: u64,
-    /// The path, without a ` (deleted)` suffix; `None` for anonymous mappings.
-    pub path: Option<String>,
-    /// The file was deleted or replaced on disk after it was mapped.
-    pub deleted: bool,
-}
-
-impl Mapping {
-    /// Whether this maps a file (not `[heap]`, `[stack]`, `[vdso]`, anonymous memory).
-    pub fn is_file(&self) -> bool {
-        self.inode != 0 && self.path.as_deref().is_some_and(|p| p.starts_with('/'))
-    }
-}
-
-/// Parses the text of /proc/PID/maps.
-pub(crate) fn parse_maps(text: &str) -> Vec<Mapping> {
-    text.lines().filter_map(parse_maps_line).collect()
-}
-
-fn parse_maps_line(line: &str) -> Option<Mapping> {
-    // "start-end perms offset dev inode      path" — the path may contain spaces.
-    let mut rest = line;
-    let mut field = || {
-        let r = rest.trim_start();
-        let end = r.find(' ').unwrap_or(r.len());
-        let (f, tail) = r.split_at(end);
-        rest = tail;
-        f
-    };
-    let range = field();
-    let perms = field().to_string();
-    let offset = u64::from_str_radix(field(), 16).ok()?;
-    let dev = field();
-    let inode: u64 = field().parse().ok()?;
-    let (start, end) = range.split_once('-')?;
-    let start = u64::from_str_radix(start, 16).ok()?;
-    let end = u64::from_str_radix(end, 16).ok()?;
-    let (major, minor) = dev.split_once(':')?;
-    let dev = (
-        u32::from_str_radix(major, 16).ok()?,
-        u32::from_str_radix(minor, 16).ok()?,
-    );
-    let path = rest.trim_start();
-    let (path, deleted) = match path.strip_suffix(" (deleted)") {
-        Some(p) => (p, true),
-        None => (path, false),
-    };
-    Some(Mapping {
-        start,
-        end,
-        perms,
-        offset,
-        dev,
-        inode,
-        path: (!path.is_empty()).then(|| path.to_string()),
-        deleted,
-    })
-}
+/// One line of /proc/PID/maps: the one parser, shared with the agent.
+pub(crate) use gpuheat_session::procmaps::Mapping;
 
 pub(crate) fn read_maps(pid: i32) -> io::Result<Vec<Mapping>> {
-    Ok(parse_maps(&fs::read_to_string(format!(
-        "/proc/{pid}/maps"
-    ))?))
+    gpuheat_session::procmaps::read(pid)
 }
 
 /// The fields of /proc/PID/status the injector uses.
@@ -215,29 +146,6 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn maps_lines() {
-        let text = "\
-55d0c0a00000-55d0c0a02000 r--p 00000000 fd:01 1234567                    /usr/bin/my prog
-7f1c2a600000-7f1c2a628000 r-xp 00028000 08:02 99                         /usr/lib/x86_64-linux-gnu/libc.so.6
-7f1c2a800000-7f1c2a801000 rw-p 00000000 00:00 0 
-7ffd5a1e0000-7ffd5a201000 rw-p 00000000 00:00 0                          [stack]
-7f00-7f01 r-xp 00001000 00:1f 42 /tmp/lib.so (deleted)
-";
-        let m = parse_maps(text);
-        assert_eq!(m.len(), 5);
-        assert_eq!(m[0].path.as_deref(), Some("/usr/bin/my prog"));
-        assert_eq!(m[0].dev, (0xfd, 1));
-        assert_eq!(m[1].start, 0x7f1c2a600000);
-        assert_eq!(m[1].offset, 0x28000);
-        assert_eq!(m[1].perms, "r-xp");
-        assert!(m[1].is_file());
-        assert_eq!(m[2].path, None);
-        assert!(!m[3].is_file());
-        assert!(m[4].deleted);
-        assert_eq!(m[4].path.as_deref(), Some("/tmp/lib.so"));
-    }
 
     #[test]
     fn status_fields() {

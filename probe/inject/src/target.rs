@@ -50,15 +50,35 @@ pub(crate) fn not_permitted(pid: i32) -> InjectError {
         Some(3) => "3 (no attach at all, until reboot)".to_string(),
         Some(n) => format!("{n} (unknown)"),
     };
-    let remedy = match scope {
-        Some(3) => "scope 3 cannot be lowered until reboot; start the program under `gpuheat run` instead".to_string(),
-        None | Some(0) => "run as root or with CAP_SYS_PTRACE (the target may be non-dumpable or protected by another LSM)".to_string(),
-        Some(_) => "`sudo sysctl kernel.yama.ptrace_scope=0`, or run as root / as the same user with CAP_SYS_PTRACE".to_string(),
-    };
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let remedy = permission_remedy(pid, scope, root, procfs::have_cap_sys_ptrace());
     InjectError::NotPermitted {
         pid,
         scope: scope_text,
         remedy,
+    }
+}
+
+/// What to do about a refused ptrace, given the Yama scope and what we already are: telling
+/// root to run as root, or a process holding CAP_SYS_PTRACE to get it, helps nobody.
+fn permission_remedy(pid: i32, scope: Option<u8>, root: bool, cap: bool) -> String {
+    let who = if root {
+        "root with CAP_SYS_PTRACE"
+    } else {
+        "a process with CAP_SYS_PTRACE"
+    };
+    match scope {
+        Some(3) => "scope 3 cannot be lowered until reboot; start the program under `gpuheat run` instead".to_string(),
+        // Yama allows what the capability allows: the target itself refuses.
+        _ if cap => format!(
+            "nothing gpuheat can add: we already run as {who}, so pid {pid} itself refuses tracing{}: it is non-dumpable (setuid, or a hardened daemon that called prctl(PR_SET_DUMPABLE, 0)), protected by a security module (SELinux, AppArmor, Landlock) or owned by another user namespace; start the program under `gpuheat run` instead",
+            if pid == 1 { " (it is the init process)" } else { "" }
+        ),
+        None | Some(0) if root => "we run as root but without CAP_SYS_PTRACE (containers drop it: `docker run --cap-add SYS_PTRACE`); or the target is non-dumpable or protected by a security module".to_string(),
+        None | Some(0) => "run as root or with CAP_SYS_PTRACE (the target may be non-dumpable or protected by another LSM)".to_string(),
+        Some(_) if root => "we run as root but without CAP_SYS_PTRACE (containers drop it: `docker run --cap-add SYS_PTRACE`), or `sudo sysctl kernel.yama.ptrace_scope=0`".to_string(),
+        Some(_) => "`sudo sysctl kernel.yama.ptrace_scope=0`, or run as root / as the same user with CAP_SYS_PTRACE".to_string(),
     }
 }
 
@@ -413,5 +433,26 @@ mod tests {
         ] {
             assert!(!is_graphics_library(no), "{no}");
         }
+    }
+
+    #[test]
+    fn remedies_fit_who_we_are() {
+        // As root with the capability: never "run as root".
+        let r = permission_remedy(1, None, true, true);
+        assert!(!r.contains("run as root or"), "{r}");
+        assert!(
+            r.contains("pid 1 itself refuses") && r.contains("init process"),
+            "{r}"
+        );
+        let r = permission_remedy(42, Some(1), true, true);
+        assert!(!r.contains("sysctl") && !r.contains("init"), "{r}");
+        // Root without the capability: name the missing capability.
+        let r = permission_remedy(42, Some(0), true, false);
+        assert!(r.contains("without CAP_SYS_PTRACE"), "{r}");
+        // A plain user: root or the capability helps.
+        let r = permission_remedy(42, None, false, false);
+        assert!(r.contains("run as root or with CAP_SYS_PTRACE"), "{r}");
+        let r = permission_remedy(42, Some(3), true, true);
+        assert!(r.contains("until reboot"), "{r}");
     }
 }

@@ -13,8 +13,9 @@
 //! Whatever happens, [`Session::finish`] (also run by `Drop`) stops all threads, lifts
 //! the breakpoints, restores the hijacked thread's registers and detaches every thread.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -101,6 +102,9 @@ pub(crate) struct Session {
     exited: bool,
     exec: bool,
     finished: bool,
+    /// Threads left in their group-stop (resumed with PTRACE_LISTEN, no event since): the
+    /// program was stopped (SIGSTOP, Ctrl-Z) and stays so.
+    listening: BTreeSet<i32>,
     /// ptrace requests must come from the thread that attached.
     _not_send: PhantomData<*const ()>,
 }
@@ -170,6 +174,7 @@ impl Session {
             exited: false,
             exec: false,
             finished: false,
+            listening: BTreeSet::new(),
             _not_send: PhantomData,
         }
     }
@@ -481,6 +486,11 @@ impl Session {
             // ESRCH: killed meanwhile; waitpid reports it.
             Ok(()) | Err(Errno::ESRCH) => {
                 self.set(tid, State::Running);
+                if group {
+                    self.listening.insert(tid);
+                } else {
+                    self.listening.remove(&tid);
+                }
                 Ok(())
             }
             Err(e) => Err(ptrace_err(if group { "LISTEN" } else { "CONT" }, tid)(e)),
@@ -572,6 +582,7 @@ impl Session {
         &mut self,
         deadline: Instant,
         timeout: Duration,
+        cancel: Option<&AtomicBool>,
     ) -> Result<SafePointHit, InjectError> {
         self.resume_all_except(None)?;
         let mut hit: Option<SafePointHit> = None;
@@ -604,6 +615,12 @@ impl Session {
             if let Some(hit) = hit {
                 return Ok(hit);
             }
+            if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+                return Err(InjectError::Cancelled {
+                    pid: self.pid,
+                    stopped: !self.listening.is_empty(),
+                });
+            }
             if Instant::now() >= deadline {
                 let mut names: Vec<&str> = self.breakpoints.iter().map(|b| &b.name[..]).collect();
                 names.dedup();
@@ -611,6 +628,7 @@ impl Session {
                     pid: self.pid,
                     safe_points: names.join(" or "),
                     timeout,
+                    stopped: !self.listening.is_empty(),
                 });
             }
             std::thread::sleep(poll);

@@ -19,6 +19,7 @@ fn request<'a>(pid: i32, library: &'a Path, arg: &'a str) -> Request<'a> {
         entry: "test_entry",
         arg,
         timeout: TIMEOUT,
+        cancel: None,
     }
 }
 
@@ -255,6 +256,41 @@ fn program_that_never_swaps_times_out_and_is_left_alone() {
     assert!(eventually(|| state(t.pid()) == 'S'), "not sleeping");
 }
 
+#[test]
+fn cancel_ends_the_wait_early_and_leaves_the_program_alone() {
+    let dir = TempDir::new();
+    let lib = build_test_library(dir.path());
+    let prog = build_program(dir.path(), "no_swap.c", "no_swap", &[]);
+    let mut t = Target::spawn(&prog, &[]);
+    t.wait_ready_line();
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let marker = dir.path().join("never.txt");
+    let start = Instant::now();
+    let e = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        inject(&Request {
+            cancel: Some(&cancel),
+            ..request(t.pid(), &lib, marker.to_str().unwrap())
+        })
+        .unwrap_err()
+    });
+    let took = start.elapsed();
+    assert!(
+        matches!(e, InjectError::Cancelled { stopped: false, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("left running"), "{e}");
+    assert!(
+        took < Duration::from_secs(3),
+        "took {took:?} (timeout 10 s)"
+    );
+    assert!(!marker.exists());
+    assert_free_and_running(&mut t);
+}
+
 /// Whether `cond` holds within a second (states change asynchronously after a detach).
 fn eventually(cond: impl Fn() -> bool) -> bool {
     let deadline = Instant::now() + Duration::from_secs(1);
@@ -283,7 +319,15 @@ fn stopped_program_times_out_and_stays_stopped() {
         ..request(t.pid(), lib, "x")
     })
     .unwrap_err();
-    assert!(matches!(e, InjectError::SafePointTimeout { .. }), "{e}");
+    assert!(
+        matches!(e, InjectError::SafePointTimeout { stopped: true, .. }),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("it is stopped") && !text.contains("left running"),
+        "{text}"
+    );
     // A detached thread of a stopped group wakes up briefly and stops itself again.
     assert!(
         eventually(|| state(t.pid()) == 'T'),
@@ -294,6 +338,7 @@ fn stopped_program_times_out_and_stays_stopped() {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(state(t.pid()), 'T');
     assert_eq!(utime(t.pid()), cpu, "a stopped program ran");
+    // SAFETY: plain kill(2) on our own child.
     unsafe { libc::kill(t.pid(), libc::SIGCONT) };
     std::thread::sleep(Duration::from_millis(100));
     assert_free_and_running(&mut t);

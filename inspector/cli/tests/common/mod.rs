@@ -27,12 +27,63 @@ pub fn example(name: &str) -> PathBuf {
     p
 }
 
-/// A fresh scratch directory for one test.
-pub fn scratch(test: &str) -> PathBuf {
+/// A scratch directory for one test, removed with everything in it when dropped, so also
+/// when the test fails (panics unwind through it).
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Directories of [`shared_scratch`], removed when the test process exits.
+static SHARED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+extern "C" fn remove_shared() {
+    if let Ok(dirs) = SHARED.lock() {
+        for d in dirs.iter() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// A scratch directory for what several tests of one file share (a capture made once and
+/// kept in a `static`, which is never dropped): removed when the test process exits, also
+/// after failed tests (the harness exits through `exit`, which runs `atexit` handlers).
+pub fn shared_scratch(test: &str) -> PathBuf {
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    AT_EXIT.call_once(|| {
+        // SAFETY: registering a plain extern "C" function that touches only a static.
+        unsafe { libc::atexit(remove_shared) };
+    });
+    let dir = scratch(test);
+    let path = dir.0.clone();
+    SHARED.lock().unwrap().push(path.clone());
+    // The exit handler removes it instead.
+    std::mem::forget(dir);
+    path
+}
+
+/// A fresh scratch directory for one test, removed on drop.
+pub fn scratch(test: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("gpuheat-test-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 /// Runs `gpuheat ARGS`, bounded in time so a hang fails instead of blocking CI.
@@ -204,6 +255,17 @@ impl Xvfb {
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
+        // SIGTERM, so Xvfb removes its /tmp/.X11-unix socket and /tmp/.XN-lock file (SIGKILL
+        // leaves both behind); SIGKILL only if it does not exit within 2 s.
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
