@@ -4,16 +4,27 @@
 /// A parameter or return type, by calling-convention class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CType {
+    /// No value (a `void` return).
     Void,
+    /// 8-bit signed integer.
     I8,
+    /// 8-bit unsigned integer.
     U8,
+    /// 16-bit signed integer.
     I16,
+    /// 16-bit unsigned integer.
     U16,
+    /// 32-bit signed integer.
     I32,
+    /// 32-bit unsigned integer.
     U32,
+    /// 64-bit signed integer.
     I64,
+    /// 64-bit unsigned integer.
     U64,
+    /// 32-bit float (passed in a vector register).
     F32,
+    /// 64-bit float (passed in a vector register).
     F64,
     /// Pointers, handles and function pointers: one pointer-sized integer register.
     Ptr,

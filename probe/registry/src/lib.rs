@@ -24,9 +24,11 @@ pub enum Family {
 /// One parameter of a command.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
+    /// The parameter's name in the registry.
     pub name: String,
     /// The C type as written in the registry, e.g. `const GLchar *`.
     pub c_type: String,
+    /// Its calling-convention class.
     pub ty: CType,
     /// The `len` attribute of array parameters.
     pub len: Option<String>,
@@ -37,17 +39,22 @@ pub struct Param {
 /// One entry point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Command {
+    /// The symbol name, e.g. `glDrawArrays`.
     pub name: String,
+    /// The registry it comes from.
     pub family: Family,
     /// The return type; [`CType::Void`] for none.
     pub ret: CType,
+    /// The parameters, in order.
     pub params: Vec<Param>,
 }
 
 /// One named enum value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnumValue {
+    /// The enum's name, e.g. `GL_TRIANGLES`.
     pub name: String,
+    /// Its value.
     pub value: u64,
     /// True for `<enums type="bitmask">` blocks.
     pub bitmask: bool,
@@ -57,7 +64,9 @@ pub struct EnumValue {
 /// right one of the several names that share its value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
+    /// The group's name, as parameters' `group` attributes name it.
     pub name: String,
+    /// The names of the enums in the group.
     pub members: Vec<String>,
 }
 
@@ -65,7 +74,9 @@ pub struct Group {
 /// that no generated wrapper can get the calling convention wrong.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skipped {
+    /// The command's name.
     pub name: String,
+    /// Why it was left out.
     pub why: String,
 }
 
@@ -76,7 +87,9 @@ pub struct Registry {
     pub commands: Vec<Command>,
     /// GL and EGL enum values.
     pub enums: Vec<EnumValue>,
+    /// The enum groups of gl.xml.
     pub groups: Vec<Group>,
+    /// Commands left out, with the reason.
     pub skipped: Vec<Skipped>,
 }
 

@@ -1,3 +1,5 @@
+//! The registry model read from the real Khronos XML: counts, known commands, array lengths and enum groups.
+
 use gpuheat_registry::{CType, Family, Registry};
 
 #[test]
