@@ -117,6 +117,9 @@ const NAMES: &[&str] = &[
     // Programs and shaders.
     "CURRENT_PROGRAM",
     "VERTEX_ARRAY_BINDING",
+    // The bindings the agent snapshots at a capture's start.
+    "ARRAY_BUFFER_BINDING",
+    "ELEMENT_ARRAY_BUFFER_BINDING",
     "PROGRAM_PIPELINE_BINDING",
     "DELETE_STATUS",
     "LINK_STATUS",

@@ -172,7 +172,7 @@ fn captured(
 ) -> Result<(f64, Session)> {
     let file = scratch.join(format!("heat-{layers}-{}.gpuheat", u8::from(heat)));
     let mut cmd = Command::new(gpuheat);
-    cmd.env("GPUHEAT_AGENT", agent)
+    cmd.env(gpuheat_session::control::env::AGENT, agent)
         .arg("run")
         .arg("-o")
         .arg(&file)

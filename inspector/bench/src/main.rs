@@ -46,6 +46,7 @@ mod viewer;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
+use gpuheat_session::control::env;
 use gpuheat_session::{ChunkKind, ChunkReader, Session};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Read};
@@ -419,7 +420,7 @@ impl Bench {
             }
             Config::Outside | Config::Timeline | Config::Full => {
                 let mut c = Command::new(&t.gpuheat);
-                c.env("GPUHEAT_AGENT", &t.agent)
+                c.env(env::AGENT, &t.agent)
                     .arg("run")
                     .arg("-o")
                     .arg(&file)
@@ -766,13 +767,7 @@ struct Output {
 /// holding them ends (a program left running by `gpuheat run --keep-running` included). Past
 /// `limit` the whole group is killed and the run fails.
 fn run_bounded(mut cmd: Command, limit: Duration) -> Result<Output> {
-    for var in [
-        "LD_PRELOAD",
-        "GPUHEAT_SOCKET",
-        "GPUHEAT_FRAMES",
-        "GPUHEAT_SKIP",
-        "GPUHEAT_MODE",
-    ] {
+    for var in ["LD_PRELOAD", env::SOCKET, env::FRAMES, env::SKIP, env::MODE] {
         if !cmd.get_envs().any(|(k, v)| k == var && v.is_some()) {
             cmd.env_remove(var);
         }

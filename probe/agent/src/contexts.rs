@@ -216,13 +216,10 @@ pub fn prepare(ctx: u64) {
 /// resets the thread's EGL error, so only right after a successful swap). Only on GL and
 /// GLES 3.0+, where every queried name exists, so no query can raise a GL error.
 pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextState> {
-    const CURRENT_PROGRAM: u32 = 0x8B8D;
-    const VERTEX_ARRAY_BINDING: u32 = 0x85B5;
-    const ARRAY_BUFFER_BINDING: u32 = 0x8894;
-    const ELEMENT_ARRAY_BUFFER_BINDING: u32 = 0x8895;
-    const DRAW_FRAMEBUFFER_BINDING: u32 = 0x8CA6;
-    const READ_FRAMEBUFFER_BINDING: u32 = 0x8CAA;
-    const VIEWPORT: u32 = 0x0BA2;
+    use gpuheat_counters::gl::{
+        ARRAY_BUFFER_BINDING, CURRENT_PROGRAM, DRAW_FRAMEBUFFER_BINDING,
+        ELEMENT_ARRAY_BUFFER_BINDING, READ_FRAMEBUFFER_BINDING, VERTEX_ARRAY_BINDING, VIEWPORT,
+    };
     if ctx == 0 {
         return None;
     }

@@ -11,6 +11,7 @@ use crate::generated::{wrapper_address, CLASSES, MAX_ARGS, NAMES};
 use crate::recorder::{self, Reentry};
 use crate::writer::RawCall;
 use crate::{capture, contexts, real, runtime, table};
+use gpuheat_counters::gl::GPU_DISJOINT_EXT;
 use gpuheat_counters::Bracket;
 use gpuheat_session::CallClass;
 use std::cell::Cell;
@@ -243,9 +244,6 @@ pub fn query_ended(target: u64, _: u64) {
     let ctx = recorder::current_context();
     let _ = catch_unwind(|| contexts::note_program_query(ctx, target as u32, false));
 }
-
-/// GL_GPU_DISJOINT_EXT.
-const GPU_DISJOINT_EXT: u32 = 0x8FBB;
 
 /// glGetIntegerv & co, after the real call: the program reading GL_GPU_DISJOINT_EXT gets the
 /// disjoint events our own reads consumed.
