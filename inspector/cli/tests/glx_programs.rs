@@ -138,7 +138,6 @@ fn attach_again_and_check(
     let reports = (0..times)
         .map(|k| attach_once(&mut p, &dir, &format!("attached-{k}.gpuheat"), frames))
         .collect();
-    let _ = std::fs::remove_dir_all(&dir);
     Some(reports)
 }
 
@@ -216,7 +215,6 @@ fn launch_with_skip_0_returns_with_its_frames() {
     assert_eq!(frames.len(), 2);
     assert_eq!(frames[0]["index"].as_u64(), Some(0), "{}", frames[0]);
     assert!(frames.iter().all(|f| f["draws"].as_u64() > Some(0)));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -268,28 +266,27 @@ fn gtk4_attach_sessions_start_at_frame_1_with_their_contexts() {
     }
 }
 
+/// Two frames of glxgears under a private Xvfb through `gpuheat run EXTRA`; the session's path.
+fn capture_glxgears(glxgears: &str, dir: &Path, extra: &[&str]) -> std::path::PathBuf {
+    let x = Xvfb::start();
+    let session = dir.join("glxgears.gpuheat");
+    let mut args = vec!["run", "--frames", "2"];
+    args.extend_from_slice(extra);
+    args.extend(["-o", session.to_str().unwrap(), "--", glxgears]);
+    ok(
+        gpuheat_within(120, Some(&x.display), &args),
+        &format!("gpuheat run {} glxgears", extra.join(" ")),
+    );
+    session
+}
+
 #[test]
 fn glxgears_display_lists_are_timed_as_work() {
     let Some(glxgears) = installed("glxgears") else {
         return;
     };
-    let x = Xvfb::start();
     let dir = scratch("glxgears-lists");
-    let session = dir.join("glxgears.gpuheat");
-    let out = gpuheat_within(
-        120,
-        Some(&x.display),
-        &[
-            "run",
-            "--frames",
-            "2",
-            "-o",
-            session.to_str().unwrap(),
-            "--",
-            &glxgears,
-        ],
-    );
-    ok(out, "gpuheat run glxgears");
+    let session = capture_glxgears(&glxgears, &dir, &[]);
     let r = report(&session);
     // The GLX drawable's size is known (the heat map needs it when the frame has no draw).
     assert_eq!(
@@ -319,7 +316,6 @@ fn glxgears_display_lists_are_timed_as_work() {
             "glClear is the whole frame: {clear}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -327,24 +323,8 @@ fn glxgears_display_lists_are_painted_into_the_heat_map() {
     let Some(glxgears) = installed("glxgears") else {
         return;
     };
-    let x = Xvfb::start();
     let dir = scratch("glxgears-heat");
-    let session = dir.join("glxgears.gpuheat");
-    let out = gpuheat_within(
-        120,
-        Some(&x.display),
-        &[
-            "run",
-            "--frames",
-            "2",
-            "--heat",
-            "-o",
-            session.to_str().unwrap(),
-            "--",
-            &glxgears,
-        ],
-    );
-    ok(out, "gpuheat run --heat glxgears");
+    let session = capture_glxgears(&glxgears, &dir, &["--heat"]);
     let s = gpuheat_session::Session::open(&session).unwrap();
     assert!(s.heat_missing.is_empty(), "{:?}", s.heat_missing);
     assert_eq!(s.heat.len(), 2);
@@ -369,7 +349,6 @@ fn glxgears_display_lists_are_painted_into_the_heat_map() {
         ),
         "gpuheat heatmap",
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The `egl_probe` example prints what the loader answers before and after it loads libEGL.
@@ -419,7 +398,6 @@ fn attach_to_qmlscene_on_glx_captures_and_it_keeps_rendering() {
     let dir = scratch("qmlscene-attach");
     let qml = spinning_qml(&dir);
     attach_and_check(&qmlscene, &[qml.to_str().unwrap()], 3);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -453,7 +431,6 @@ fn qt_initialises_egl_under_gpuheat_run() {
     );
     let r = report(&session);
     assert_eq!(r["frames"].as_array().unwrap().len(), 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Defect 3: a module whose path has a space keeps its name in the module map (call sites).
@@ -489,5 +466,4 @@ fn a_program_in_a_folder_with_a_space_keeps_its_name() {
         let site = d["callsite"].as_str().unwrap();
         assert!(site.starts_with("overdraw+0x"), "{site}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -359,5 +359,4 @@ fn a_timeline_capture_is_told_to_capture_in_full_mode_with_heat() {
         "{stderr}"
     );
     assert!(!out.exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }

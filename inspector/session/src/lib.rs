@@ -14,6 +14,8 @@ pub mod model;
 pub mod procmaps;
 pub mod reader;
 #[cfg(feature = "testing")]
+pub mod scratch;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod writer;
 

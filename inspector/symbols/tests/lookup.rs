@@ -63,35 +63,11 @@ fn exe() -> PathBuf {
     std::env::current_exe().unwrap()
 }
 
-/// A scratch directory for one test, removed with everything in it when dropped, so also
-/// when the test fails (panics unwind through it).
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for Scratch {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use gpuheat_session::scratch::Scratch;
 
 /// A fresh scratch directory for one test, removed on drop.
 fn scratch(test: &str) -> Scratch {
-    let d = std::env::temp_dir().join(format!("gpuheat-symbols-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    Scratch(d)
+    Scratch::new("gpuheat-symbols", test)
 }
 
 fn objcopy(args: &[&str]) {

@@ -27,28 +27,7 @@ pub fn example(name: &str) -> PathBuf {
     p
 }
 
-/// A scratch directory for one test, removed with everything in it when dropped, so also
-/// when the test fails (panics unwind through it).
-pub struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for Scratch {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+pub use gpuheat_session::scratch::Scratch;
 
 /// Directories of [`shared_scratch`], removed when the test process exits.
 static SHARED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
@@ -70,20 +49,15 @@ pub fn shared_scratch(test: &str) -> PathBuf {
         // SAFETY: registering a plain extern "C" function that touches only a static.
         unsafe { libc::atexit(remove_shared) };
     });
-    let dir = scratch(test);
-    let path = dir.0.clone();
+    // The exit handler removes it instead of a drop.
+    let path = scratch(test).keep();
     SHARED.lock().unwrap().push(path.clone());
-    // The exit handler removes it instead.
-    std::mem::forget(dir);
     path
 }
 
 /// A fresh scratch directory for one test, removed on drop.
 pub fn scratch(test: &str) -> Scratch {
-    let d = std::env::temp_dir().join(format!("gpuheat-test-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    Scratch(d)
+    Scratch::new("gpuheat-test", test)
 }
 
 /// Runs `gpuheat ARGS`, bounded in time so a hang fails instead of blocking CI.
