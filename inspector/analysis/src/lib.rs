@@ -8,6 +8,7 @@ pub mod enums;
 pub mod findings;
 pub mod palette;
 pub mod pick;
+pub mod stats;
 
 pub use cost::{
     analyse, call_text, ms, rank_time, Analysis, DrawCost, FrameStats, RankedBy, Unavailable,

@@ -67,9 +67,11 @@ impl ChunkKind {
     pub const GEOMETRY: ChunkKind = ChunkKind::from_fourcc(*b"GEOM");
     /// [`Record::Hooks`].
     pub const HOOKS: ChunkKind = ChunkKind::from_fourcc(*b"HOOK");
+    /// [`Record::Program`].
+    pub const PROGRAM: ChunkKind = ChunkKind::from_fourcc(*b"PROG");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 13] = [
+    pub const KNOWN: [ChunkKind; 14] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -83,6 +85,7 @@ impl ChunkKind {
         ChunkKind::HEAT_MISSING,
         ChunkKind::GEOMETRY,
         ChunkKind::HOOKS,
+        ChunkKind::PROGRAM,
     ];
 
     /// The kind with these four bytes as it appears in the file.
@@ -142,6 +145,7 @@ impl Record {
             Record::HeatMissing(_) => ChunkKind::HEAT_MISSING,
             Record::Geometry(_) => ChunkKind::GEOMETRY,
             Record::Hooks(_) => ChunkKind::HOOKS,
+            Record::Program(_) => ChunkKind::PROGRAM,
         }
     }
 }
@@ -231,6 +235,7 @@ pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
         Record::State(v) => serde_json::to_vec(v).expect("ContextState serializes to JSON"),
         Record::HeatMissing(v) => serde_json::to_vec(v).expect("HeatMissing serializes to JSON"),
         Record::Hooks(v) => serde_json::to_vec(v).expect("HookSummary serializes to JSON"),
+        Record::Program(v) => serde_json::to_vec(v).expect("ProgramInfo serializes to JSON"),
         Record::Heat(v) => postcard::to_allocvec(v).expect("HeatMap serializes to postcard"),
         Record::Frame(v) => postcard::to_allocvec(v).expect("Frame serializes to postcard"),
         Record::Geometry(v) => {
@@ -493,6 +498,7 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         }
         ChunkKind::HEAT_MISSING => Record::HeatMissing(json(raw)?),
         ChunkKind::HOOKS => Record::Hooks(json(raw)?),
+        ChunkKind::PROGRAM => Record::Program(json(raw)?),
         ChunkKind::GEOMETRY => {
             let geometry: FrameGeometry = post(raw)?;
             geometry.validate()?;

@@ -552,6 +552,43 @@ impl FrameGeometry {
     }
 }
 
+/// A program the agent saw link during the connection, named by what it runs: a hash of its
+/// shaders' stages and sources ([`source_hash`]). The same shaders give the same hash in every
+/// run, so draws can be matched across sessions by their program even when the GL names
+/// differ. Stored as the `PROG` chunk (JSON); sent at most once per link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgramInfo {
+    /// The context that linked it, as in [`ContextInfo::handle`].
+    pub context: u64,
+    /// The program's GL name.
+    pub program: u32,
+    /// [`source_hash`] of the shaders attached when it linked.
+    pub source_hash: u64,
+    /// The shader stages (GL enums, e.g. `GL_VERTEX_SHADER`), in the order hashed.
+    pub stages: Vec<u32>,
+}
+
+/// FNV-1a (64 bit) over each shader's stage (u32, little endian), source length (u64, little
+/// endian) and source bytes, in the order given. Stable across runs, builds and machines: the
+/// agent and the inspector both name programs with it.
+pub fn source_hash<'a>(shaders: impl IntoIterator<Item = (u32, &'a [u8])>) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0100_0000_01b3;
+    let mut h = OFFSET;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(PRIME);
+        }
+    };
+    for (stage, source) in shaders {
+        eat(&stage.to_le_bytes());
+        eat(&(source.len() as u64).to_le_bytes());
+        eat(source);
+    }
+    h
+}
+
 /// Everything a chunk can hold.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -581,4 +618,30 @@ pub enum Record {
     Geometry(FrameGeometry),
     /// What an attached agent hooked, sent right after it connects.
     Hooks(HookSummary),
+    /// A program the agent saw link, named by its sources' hash.
+    Program(ProgramInfo),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_hash;
+
+    #[test]
+    fn source_hash_is_fnv1a_of_stage_length_and_source() {
+        // FNV-1a 64 of no bytes is its offset basis; of "a" it is the published test vector.
+        assert_eq!(source_hash([]), 0xcbf2_9ce4_8422_2325);
+        let one = source_hash([(0x8B31, &b"a"[..])]);
+        let mut bytes = 0x8B31u32.to_le_bytes().to_vec();
+        bytes.extend(1u64.to_le_bytes());
+        bytes.push(b'a');
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        assert_eq!(one, h);
+        // Order and stage matter: a vertex and a fragment shader swapped are another program.
+        let vs = (0x8B31, &b"v"[..]);
+        let fs = (0x8B30, &b"f"[..]);
+        assert_ne!(source_hash([vs, fs]), source_hash([fs, vs]));
+    }
 }

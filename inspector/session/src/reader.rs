@@ -10,7 +10,7 @@ use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
     AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameGeometry, FunctionTable, HeatMap,
-    HeatMissing, HookSummary, ModuleMap, PipelinedBatch, Record, SessionInfo,
+    HeatMissing, HookSummary, ModuleMap, PipelinedBatch, ProgramInfo, Record, SessionInfo,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -185,6 +185,8 @@ pub struct Session {
     pub geometry: Vec<FrameGeometry>,
     /// What the agent hooked, for `gpuheat attach` sessions.
     pub hooks: Option<HookSummary>,
+    /// Programs the agent saw link, named by their sources' hash, in the order they linked.
+    pub programs: Vec<ProgramInfo>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -292,6 +294,7 @@ struct Builder {
     heat_missing: Vec<HeatMissing>,
     geometry: Vec<FrameGeometry>,
     hooks: Option<HookSummary>,
+    programs: Vec<ProgramInfo>,
 }
 
 impl Builder {
@@ -322,6 +325,7 @@ impl Builder {
             Record::Hooks(v) => {
                 self.hooks.get_or_insert(v);
             }
+            Record::Program(v) => self.programs.push(v),
         }
     }
 
@@ -355,6 +359,7 @@ impl Builder {
             heat_missing: self.heat_missing,
             geometry: self.geometry,
             hooks: self.hooks,
+            programs: self.programs,
             truncated_at,
         })
     }

@@ -28,7 +28,7 @@ use crate::model::{
     Call, CallClass, CaptureMode, ClientApi, ContextInfo, ContextState, CounterInfo, CounterValue,
     DrawCoverage, DrawGeometry, DrawSample, Frame, FrameGeometry, FunctionInfo, FunctionTable,
     GeometryMissing, HeatMap, HeatMissing, Module, ModuleMap, ParamInfo, PipelinedBatch,
-    PipelinedTime, SessionInfo, ValueKind,
+    PipelinedTime, ProgramInfo, SessionInfo, ValueKind,
 };
 use crate::reader::Session;
 
@@ -370,6 +370,7 @@ impl SessionBuilder {
                 end: None,
                 attach: None,
                 hooks: None,
+                programs: Vec::new(),
                 states: Vec::new(),
                 heat: Vec::new(),
                 heat_missing: Vec::new(),
@@ -438,6 +439,18 @@ impl SessionBuilder {
             read_framebuffer: 0,
             viewport: [0, 0, 64, 64],
             surface: Some([64, 64]),
+        });
+        self
+    }
+
+    /// Records that context `handle` linked `program` from shaders whose sources hash to
+    /// `source_hash` (a `PROG` record).
+    pub fn program(mut self, handle: u64, program: u32, source_hash: u64) -> Self {
+        self.session.programs.push(ProgramInfo {
+            context: handle,
+            program,
+            source_hash,
+            stages: vec![0x8B31, 0x8B30],
         });
         self
     }

@@ -202,6 +202,12 @@ pub fn every_record() -> Vec<Record> {
         Record::Frame(frame(11, 40)),
         Record::Pipelined(pipelined(11)),
         Record::End(end()),
+        Record::Program(gpuheat_session::ProgramInfo {
+            context: 0x5555_0000_1000,
+            program: 3,
+            source_hash: gpuheat_session::source_hash([(0x8B31, &b"void main() {}"[..])]),
+            stages: vec![0x8B31],
+        }),
     ]
 }
 
