@@ -269,7 +269,7 @@ pub fn source(loc: &Location) -> Option<String> {
 }
 
 /// `overdraw+0x1a2b` for an address inside a mapped module.
-fn callsite(s: &Session, addr: u64) -> String {
+pub(crate) fn callsite(s: &Session, addr: u64) -> String {
     let module = s
         .modules
         .as_ref()

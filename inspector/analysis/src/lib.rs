@@ -3,9 +3,13 @@
 //! and the colour scales heat is painted with ([`palette`]). The report, the heat-map PNG and
 //! the viewer all draw on this crate, so they agree on every number.
 
+pub mod aggregate;
 pub mod cost;
+pub mod diff;
 pub mod enums;
 pub mod findings;
+pub mod heatdiff;
+pub mod identity;
 pub mod palette;
 pub mod pick;
 pub mod stats;

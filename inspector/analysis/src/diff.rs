@@ -1,0 +1,639 @@
+//! Two sessions compared draw by draw: which draws are the same ([`crate::identity`] first,
+//! then sequence alignment of what is left), how every measured counter of each changed, and
+//! whether that change is beyond the noise of both sides.
+//!
+//! Each comparison is Mann–Whitney's rank test over the frames of both sides, with the
+//! Hodges–Lehmann shift and its interval for "by how much". Comparing many draws at once,
+//! the p-values of each metric are corrected with Benjamini–Hochberg, so a table of a hundred
+//! unchanged draws does not show five "significant" ones. A change is reported as significant
+//! only when it is also at least [`DiffOptions::min_change`] of the A side's median: on
+//! llvmpipe identical draws vary 2× between frames, and a profiler that calls a 1% drift a
+//! regression sends people chasing nothing.
+
+use crate::aggregate::{aggregate, DrawStats, SessionStats, CPU_TIME};
+use crate::findings::{check, Finding, Severity};
+use crate::stats::{benjamini_hochberg, hodges_lehmann, mann_whitney, min_p_value, Shift, Summary};
+use gpuheat_session::Session;
+use serde::Serialize;
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// How strict a diff is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DiffOptions {
+    /// False discovery rate: significant rows of one metric are at most this share noise, in
+    /// expectation.
+    pub alpha: f64,
+    /// Smallest relative change of the median called significant (0.05 = 5%).
+    pub min_change: f64,
+}
+
+impl Default for DiffOptions {
+    fn default() -> Self {
+        DiffOptions {
+            alpha: 0.05,
+            min_change: 0.05,
+        }
+    }
+}
+
+/// What a comparison concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Significantly higher in B (slower, for times).
+    Higher,
+    /// Significantly lower in B (faster, for times).
+    Lower,
+    /// Within the noise of both sides.
+    Noise,
+    /// Too few values on a side for any change to be significant.
+    TooFew,
+}
+
+impl Verdict {
+    /// `slower`/`faster` for times, `more`/`fewer` for counts, `noise`, `too few`.
+    pub fn word(self, unit: &str) -> &'static str {
+        let time = unit == "ns";
+        match self {
+            Verdict::Higher if time => "slower",
+            Verdict::Lower if time => "faster",
+            Verdict::Higher => "more",
+            Verdict::Lower => "fewer",
+            Verdict::Noise => "noise",
+            Verdict::TooFew => "too few",
+        }
+    }
+
+    /// Whether the change is significant.
+    pub fn significant(self) -> bool {
+        matches!(self, Verdict::Higher | Verdict::Lower)
+    }
+}
+
+/// One metric of one draw (or of the frames) in A and in B.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The metric, e.g. `gpu_time_serialized`.
+    pub metric: String,
+    /// Its unit, e.g. `ns`.
+    pub unit: String,
+    /// Over A's frames.
+    pub a: Option<Summary>,
+    /// Over B's frames.
+    pub b: Option<Summary>,
+    /// B − A: the Hodges–Lehmann shift with its 95% interval.
+    pub shift: Option<Shift>,
+    /// The shift relative to A's median (0.1 = 10% higher in B).
+    pub relative: Option<f64>,
+    /// Mann–Whitney's two-sided p-value.
+    pub p: Option<f64>,
+    /// The p-value corrected for the number of comparisons of this metric.
+    pub q: Option<f64>,
+    /// The conclusion.
+    pub verdict: Verdict,
+}
+
+/// How a draw of A was found in B.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchedBy {
+    /// Same identity: call site, entry point, program, arguments and order.
+    Identity,
+    /// Aligned in the draw stream by call site and entry point; its program, arguments or
+    /// order changed.
+    CallSite,
+    /// Aligned in the draw stream by entry point, program and arguments; its call site moved
+    /// (another build of the program).
+    Shape,
+}
+
+/// A draw of A and its match in B.
+#[derive(Debug, Clone, Serialize)]
+pub struct DrawDiff {
+    /// Index in A's [`SessionStats::draws`].
+    pub a: usize,
+    /// Index in B's [`SessionStats::draws`].
+    pub b: usize,
+    /// How they were matched.
+    pub matched_by: MatchedBy,
+    /// Every metric measured on either side, in A's metric order then B's extra ones.
+    pub metrics: Vec<Comparison>,
+    /// Index in `metrics` of the ranking GPU time.
+    pub rank: usize,
+}
+
+impl DrawDiff {
+    /// The comparison of the ranking GPU time.
+    pub fn time(&self) -> &Comparison {
+        &self.metrics[self.rank]
+    }
+}
+
+/// A finding that is in one session and not in the other.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FindingChange {
+    /// The rule, e.g. `overdraw`.
+    pub rule: &'static str,
+    /// Its severity.
+    pub severity: Severity,
+    /// The title of one occurrence.
+    pub title: String,
+    /// The draw it is about (as its call text), `None` for a frame-wide finding.
+    pub draw: Option<String>,
+    /// In how many frames of its session it fired.
+    pub frames: usize,
+}
+
+/// What describes a side of the comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Side {
+    /// The program and its arguments.
+    pub command: String,
+    /// Capture mode, e.g. `full`.
+    pub mode: String,
+    /// Renderer strings of its contexts.
+    pub renderers: Vec<String>,
+    /// Surface or heat-map size, when known.
+    pub size: Option<[u32; 2]>,
+    /// Frames captured.
+    pub frames: usize,
+    /// Frames without a first-use outlier.
+    pub steady_frames: usize,
+    /// The draws by identity.
+    pub stats: SessionStats,
+    /// The checklist's findings.
+    #[serde(skip)]
+    pub findings: Vec<Finding>,
+}
+
+/// Everything `gpuheat diff` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Diff {
+    /// The baseline.
+    pub a: Side,
+    /// The new capture.
+    pub b: Side,
+    /// What makes the comparison doubtful (different driver, size, mode, programs, too few
+    /// frames).
+    pub warnings: Vec<String>,
+    /// The options it was made with.
+    pub alpha: f64,
+    /// The smallest relative change called significant.
+    pub min_change: f64,
+    /// Per-frame totals: GPU (ranking time), CPU in GL calls, wall.
+    pub frames: Vec<Comparison>,
+    /// Matched draws: significant changes first (largest absolute GPU-time shift first), then
+    /// the rest by absolute shift.
+    pub matched: Vec<DrawDiff>,
+    /// Draws only in A (indices in A's draws).
+    pub only_a: Vec<usize>,
+    /// Draws only in B (indices in B's draws).
+    pub only_b: Vec<usize>,
+    /// Findings of B that A did not have.
+    pub findings_appeared: Vec<FindingChange>,
+    /// Findings of A that B no longer has.
+    pub findings_disappeared: Vec<FindingChange>,
+}
+
+/// What `--fail-if-slower` concluded.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Gate {
+    /// Whether the frames' GPU time got slower than the threshold, beyond noise.
+    pub failed: bool,
+    /// The frames' GPU-time comparison it was judged on.
+    pub frames: Option<Comparison>,
+    /// Matched draws (indices in [`Diff::matched`]) that got significantly slower, largest
+    /// shift first.
+    pub slower: Vec<usize>,
+    /// Draws only in B (indices in B's draws), costliest first.
+    pub added: Vec<usize>,
+}
+
+/// Compares session `b` against the baseline `a`.
+pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
+    let (side_a, side_b) = rayon::join(|| side(a), || side(b));
+    let mut warnings = doubts(a, b, &side_a, &side_b, opts);
+    let (pairs, only_a, only_b) = match_draws(&side_a.stats, &side_b.stats);
+    let mut matched: Vec<DrawDiff> = pairs
+        .iter()
+        .map(|&(ia, ib, ref how)| draw_diff(&side_a.stats, &side_b.stats, ia, ib, how.clone()))
+        .collect();
+    let mut frames = frame_comparisons(&side_a.stats, &side_b.stats);
+    judge(&mut matched, &mut frames, opts);
+    matched.sort_by(|x, y| {
+        let (tx, ty) = (x.time(), y.time());
+        let sig = |c: &Comparison| !c.verdict.significant();
+        let size = |c: &Comparison| c.shift.map_or(0.0, |s| -s.estimate.abs());
+        sig(tx)
+            .cmp(&sig(ty))
+            .then(size(tx).total_cmp(&size(ty)))
+            .then(x.a.cmp(&y.a))
+    });
+    let (findings_appeared, findings_disappeared) = finding_changes(&side_a, &side_b, &pairs);
+    if matched.is_empty() && !(side_a.stats.draws.is_empty() && side_b.stats.draws.is_empty()) {
+        warnings
+            .push("no draw of A matched one of B: the sessions share nothing to compare".into());
+    }
+    Diff {
+        a: side_a,
+        b: side_b,
+        warnings,
+        alpha: opts.alpha,
+        min_change: opts.min_change,
+        frames,
+        matched,
+        only_a,
+        only_b,
+        findings_appeared,
+        findings_disappeared,
+    }
+}
+
+impl Diff {
+    /// The frames' GPU-time comparison (the first of [`Diff::frames`]), when measured.
+    pub fn frame_gpu(&self) -> Option<&Comparison> {
+        self.frames
+            .first()
+            .filter(|c| c.a.is_some() && c.b.is_some())
+    }
+
+    /// `--fail-if-slower pct`: failed when the frames' GPU time is significantly higher in B
+    /// (its own test at α, not corrected: it is the one question asked) and its estimated
+    /// shift exceeds `pct` percent of A's median.
+    pub fn gate(&self, pct: f64) -> Gate {
+        let frames = self.frame_gpu().cloned();
+        let failed = frames.as_ref().is_some_and(|c| {
+            c.p.is_some_and(|p| p <= self.alpha)
+                && c.verdict != Verdict::TooFew
+                && c.relative.is_some_and(|r| r * 100.0 > pct)
+        });
+        let slower = self
+            .matched
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.time().verdict == Verdict::Higher)
+            .map(|(i, _)| i)
+            .collect();
+        let rank = self.b.stats.rank_metric();
+        let mut added = self.only_b.clone();
+        added.sort_by(|&x, &y| {
+            let t = |i: usize| self.b.stats.draws[i].metric(rank).map_or(0.0, |s| s.median);
+            t(y).total_cmp(&t(x))
+        });
+        Gate {
+            failed,
+            frames,
+            slower,
+            added,
+        }
+    }
+}
+
+fn side(s: &Session) -> Side {
+    let stats = aggregate(s, true);
+    let findings = check(s, &crate::cost::analyse(s));
+    let mut renderers: Vec<String> = s.contexts.iter().map(|c| c.renderer.clone()).collect();
+    renderers.dedup();
+    let size = s
+        .heat
+        .first()
+        .map(|h| [h.width, h.height])
+        .or_else(|| s.states.iter().find_map(|st| st.surface));
+    let mut command = vec![s.info.exe.clone()];
+    command.extend(s.info.args.iter().skip(1).cloned());
+    Side {
+        command: command.join(" "),
+        mode: format!("{:?}", s.info.mode).to_lowercase(),
+        renderers,
+        size,
+        frames: stats.frames.len(),
+        steady_frames: stats.steady_frames().len(),
+        stats,
+        findings,
+    }
+}
+
+/// What makes comparing `a` and `b` doubtful, one line each.
+fn doubts(a: &Session, b: &Session, sa: &Side, sb: &Side, opts: &DiffOptions) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.info.pid == b.info.pid
+        && a.info.started_unix_s == b.info.started_unix_s
+        && a.info.clock_origin_ns == b.info.clock_origin_ns
+    {
+        out.push("A and B are the same capture: every change is zero by construction".into());
+    }
+    let name = |s: &Session| {
+        std::path::Path::new(&s.info.exe)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    if name(a) != name(b) {
+        out.push(format!(
+            "different programs ({} vs {}): only draws with the same shape can match",
+            name(a),
+            name(b)
+        ));
+    }
+    if sa.renderers != sb.renderers {
+        out.push(format!(
+            "different renderers ({} vs {}): times are not comparable",
+            sa.renderers.join(", "),
+            sb.renderers.join(", ")
+        ));
+    }
+    if sa.mode != sb.mode {
+        out.push(format!(
+            "different capture modes ({} vs {}): only the times both measured are compared",
+            sa.mode, sb.mode
+        ));
+    }
+    if let (Some(x), Some(y)) = (sa.size, sb.size) {
+        if x != y {
+            out.push(format!(
+                "different surface sizes ({}x{} vs {}x{}): per-pixel work differs",
+                x[0], x[1], y[0], y[1]
+            ));
+        }
+    }
+    if sa.stats.ranked_by != sb.stats.ranked_by {
+        out.push("one side has serialized GPU times and the other not".into());
+    }
+    for (label, s) in [("A", a), ("B", b)] {
+        if s.truncated_at.is_some() {
+            out.push(format!(
+                "{label} is cut short: only its readable frames are compared"
+            ));
+        }
+    }
+    let (na, nb) = (sa.steady_frames, sb.steady_frames);
+    if min_p_value(na, nb) > opts.alpha {
+        out.push(format!(
+            "{na} and {nb} steady frames are too few for any change to be significant at \
+             {}: capture 5 or more frames per side (--frames 10)",
+            opts.alpha
+        ));
+    }
+    out
+}
+
+/// Pairs of (A index, B index, how), then A's and B's unmatched draws.
+#[allow(clippy::type_complexity)]
+fn match_draws(
+    a: &SessionStats,
+    b: &SessionStats,
+) -> (Vec<(usize, usize, MatchedBy)>, Vec<usize>, Vec<usize>) {
+    let mut pairs = Vec::new();
+    let by_full: HashMap<u64, usize> = b
+        .draws
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.hashes.full, i))
+        .collect();
+    let mut used_b = vec![false; b.draws.len()];
+    let mut left_a = Vec::new();
+    for (ia, d) in a.draws.iter().enumerate() {
+        match by_full.get(&d.hashes.full) {
+            Some(&ib) if !used_b[ib] => {
+                used_b[ib] = true;
+                pairs.push((ia, ib, MatchedBy::Identity));
+            }
+            _ => left_a.push(ia),
+        }
+    }
+    let mut left_b: Vec<usize> = (0..b.draws.len()).filter(|&i| !used_b[i]).collect();
+    // What is left is aligned as streams, in the order draws appear in a frame.
+    order_in_frame(a, &mut left_a);
+    order_in_frame(b, &mut left_b);
+    let passes: [(fn(&DrawStats) -> u64, MatchedBy); 2] = [
+        (|d| d.hashes.site, MatchedBy::CallSite),
+        (|d| d.hashes.shape, MatchedBy::Shape),
+    ];
+    for (by, how) in passes {
+        let ka: Vec<u64> = left_a.iter().map(|&i| by(&a.draws[i])).collect();
+        let kb: Vec<u64> = left_b.iter().map(|&i| by(&b.draws[i])).collect();
+        let mut taken_a = HashSet::new();
+        let mut taken_b = HashSet::new();
+        for op in capture_diff_slices(Algorithm::Myers, &ka, &kb) {
+            if let DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } = op
+            {
+                for k in 0..len {
+                    taken_a.insert(old_index + k);
+                    taken_b.insert(new_index + k);
+                    pairs.push((left_a[old_index + k], left_b[new_index + k], how.clone()));
+                }
+            }
+        }
+        left_a = keep_untaken(left_a, &taken_a);
+        left_b = keep_untaken(left_b, &taken_b);
+    }
+    left_a.sort_unstable();
+    left_b.sort_unstable();
+    (pairs, left_a, left_b)
+}
+
+fn keep_untaken(v: Vec<usize>, taken: &HashSet<usize>) -> Vec<usize> {
+    v.into_iter()
+        .enumerate()
+        .filter(|(k, _)| !taken.contains(k))
+        .map(|(_, i)| i)
+        .collect()
+}
+
+/// Sorts draw indices by their median position among their frame's calls.
+fn order_in_frame(s: &SessionStats, draws: &mut [usize]) {
+    let pos = |i: &usize| {
+        let calls: Vec<f64> = s.draws[*i]
+            .occurrences
+            .iter()
+            .map(|&(_, c)| f64::from(c))
+            .collect();
+        crate::stats::median(&calls)
+    };
+    draws.sort_by(|x, y| pos(x).total_cmp(&pos(y)).then(x.cmp(y)));
+}
+
+fn draw_diff(a: &SessionStats, b: &SessionStats, ia: usize, ib: usize, how: MatchedBy) -> DrawDiff {
+    let (da, db) = (&a.draws[ia], &b.draws[ib]);
+    let mut metrics = Vec::new();
+    let mut names: Vec<&str> = a.metrics.iter().map(|m| m.name.as_str()).collect();
+    for m in &b.metrics {
+        if !names.contains(&m.name.as_str()) {
+            names.push(&m.name);
+        }
+    }
+    for name in &names {
+        let (ma, mb) = (a.metric_index(name), b.metric_index(name));
+        let unit = ma
+            .map(|i| a.metrics[i].unit.clone())
+            .or_else(|| mb.map(|i| b.metrics[i].unit.clone()))
+            .unwrap_or_default();
+        let xa = ma.map_or(&[][..], |i| &da.samples[i][..]);
+        let xb = mb.map_or(&[][..], |i| &db.samples[i][..]);
+        if xa.is_empty() && xb.is_empty() {
+            continue;
+        }
+        metrics.push(compare(name, &unit, xa, xb));
+    }
+    let rank_name = a.ranked_by.counter();
+    let rank = metrics
+        .iter()
+        .position(|c| c.metric == rank_name)
+        .or_else(|| metrics.iter().position(|c| c.metric == CPU_TIME))
+        .unwrap_or(0);
+    DrawDiff {
+        a: ia,
+        b: ib,
+        matched_by: how,
+        metrics,
+        rank,
+    }
+}
+
+/// An unjudged comparison of two samples (the verdict is set by [`judge`]).
+pub fn compare(metric: &str, unit: &str, a: &[f64], b: &[f64]) -> Comparison {
+    let sa = Summary::of(a);
+    let shift = hodges_lehmann(a, b, 0.05);
+    let relative = match (sa, shift) {
+        (Some(s), Some(sh)) if s.median != 0.0 => Some(sh.estimate / s.median.abs()),
+        _ => None,
+    };
+    Comparison {
+        metric: metric.to_string(),
+        unit: unit.to_string(),
+        a: sa,
+        b: Summary::of(b),
+        shift,
+        relative,
+        p: mann_whitney(a, b),
+        q: None,
+        verdict: if min_p_value(a.len(), b.len()) > 0.05 {
+            Verdict::TooFew
+        } else {
+            Verdict::Noise
+        },
+    }
+}
+
+/// Per-frame comparisons: the ranking GPU time, CPU time in GL calls and wall time, over the
+/// steady frames of each side.
+fn frame_comparisons(a: &SessionStats, b: &SessionStats) -> Vec<Comparison> {
+    let (fa, fb) = (a.steady_frames(), b.steady_frames());
+    let gpu = |f: &[&crate::aggregate::FrameTotals]| -> Vec<f64> {
+        f.iter().filter_map(|t| t.gpu_ns).collect()
+    };
+    vec![
+        compare("frame_gpu_time", "ns", &gpu(&fa), &gpu(&fb)),
+        compare(
+            "frame_cpu_time",
+            "ns",
+            &fa.iter().map(|t| t.cpu_ns).collect::<Vec<_>>(),
+            &fb.iter().map(|t| t.cpu_ns).collect::<Vec<_>>(),
+        ),
+        compare(
+            "frame_wall_time",
+            "ns",
+            &fa.iter().map(|t| t.wall_ns).collect::<Vec<_>>(),
+            &fb.iter().map(|t| t.wall_ns).collect::<Vec<_>>(),
+        ),
+    ]
+}
+
+/// Corrects each metric's p-values for the number of comparisons (draws and frames together)
+/// and sets the verdicts.
+fn judge(matched: &mut [DrawDiff], frames: &mut [Comparison], opts: &DiffOptions) {
+    // Families: one per metric name; frame totals join the family of the draw time they sum.
+    let mut families: BTreeMap<String, Vec<&mut Comparison>> = BTreeMap::new();
+    for d in matched.iter_mut() {
+        for c in d.metrics.iter_mut() {
+            families.entry(c.metric.clone()).or_default().push(c);
+        }
+    }
+    for c in frames.iter_mut() {
+        families.entry(c.metric.clone()).or_default().push(c);
+    }
+    for (_, mut family) in families {
+        let tested: Vec<usize> = (0..family.len())
+            .filter(|&i| family[i].p.is_some() && family[i].verdict != Verdict::TooFew)
+            .collect();
+        let p: Vec<f64> = tested.iter().map(|&i| family[i].p.unwrap_or(1.0)).collect();
+        let q = benjamini_hochberg(&p);
+        for (&i, q) in tested.iter().zip(q) {
+            let c = &mut family[i];
+            c.q = Some(q);
+            let big = match (c.relative, c.shift) {
+                (Some(r), _) => r.abs() >= opts.min_change,
+                (None, Some(s)) => s.estimate != 0.0,
+                _ => false,
+            };
+            c.verdict = match c.shift {
+                Some(s) if q <= opts.alpha && big => {
+                    if s.estimate > 0.0 {
+                        Verdict::Higher
+                    } else {
+                        Verdict::Lower
+                    }
+                }
+                _ => Verdict::Noise,
+            };
+        }
+    }
+}
+
+/// Findings by (rule, draw identity) that only one side has; B's draws are mapped to A's
+/// through the matches.
+fn finding_changes(
+    a: &Side,
+    b: &Side,
+    pairs: &[(usize, usize, MatchedBy)],
+) -> (Vec<FindingChange>, Vec<FindingChange>) {
+    let b_to_a: HashMap<usize, usize> = pairs.iter().map(|&(ia, ib, _)| (ib, ia)).collect();
+    let ka = keyed_findings(a, &|i| (true, i));
+    let kb = keyed_findings(b, &|i| b_to_a.get(&i).map_or((false, i), |&ia| (true, ia)));
+    let change = |side: &Side, _: &FindingKey, n: usize, f: &Finding| {
+        let draw = f
+            .call
+            .and_then(|c| side.stats.find(f.frame, c))
+            .map(|i| side.stats.draws[i].text.clone());
+        FindingChange {
+            rule: f.rule,
+            severity: f.severity,
+            title: f.title.clone(),
+            draw,
+            frames: n,
+        }
+    };
+    let appeared = kb
+        .iter()
+        .filter(|(k, _)| !ka.contains_key(*k))
+        .map(|(k, (n, f))| change(b, k, *n, f))
+        .collect();
+    let disappeared = ka
+        .iter()
+        .filter(|(k, _)| !kb.contains_key(*k))
+        .map(|(k, (n, f))| change(a, k, *n, f))
+        .collect();
+    (appeared, disappeared)
+}
+
+/// A finding's rule and its draw: (true, index in A) for A's draws and B's matched ones,
+/// (false, index in B) for draws only in B; `None` for frame-wide findings.
+type FindingKey = (&'static str, Option<(bool, usize)>);
+
+/// A side's findings by key, with how many frames each fired in and one occurrence.
+fn keyed_findings<'s>(
+    side: &'s Side,
+    map: &dyn Fn(usize) -> (bool, usize),
+) -> BTreeMap<FindingKey, (usize, &'s Finding)> {
+    let mut out: BTreeMap<FindingKey, (usize, &Finding)> = BTreeMap::new();
+    for f in &side.findings {
+        let draw = f.call.and_then(|c| side.stats.find(f.frame, c)).map(map);
+        out.entry((f.rule, draw)).or_insert((0, f)).0 += 1;
+    }
+    out
+}

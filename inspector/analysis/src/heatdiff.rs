@@ -1,0 +1,184 @@
+//! The heat of two sessions compared pixel by pixel: `heat(B) − heat(A)`, each side the
+//! per-pixel median over its heat-mapped frames (ns per pixel per frame), with a per-pixel
+//! noise band from the spread of both sides, and the diverging colours it is painted with.
+
+use crate::stats::quantile_sorted;
+use gpuheat_session::{HeatMap, Session};
+use rayon::prelude::*;
+use std::fmt;
+
+/// `heat(B) − heat(A)`, per pixel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatDiff {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// A's median heat per pixel over its frames, ns; row-major, bottom row first (GL order).
+    pub a: Vec<f32>,
+    /// B's, likewise.
+    pub b: Vec<f32>,
+    /// `b − a`.
+    pub diff: Vec<f32>,
+    /// The noise band per pixel: a difference within ±`noise` is not told from noise
+    /// (2 × the normal-consistent MADs of both sides, added in quadrature).
+    pub noise: Vec<f32>,
+    /// Heat-mapped frames of A and of B.
+    pub frames: (usize, usize),
+}
+
+/// Why two sessions' heat cannot be compared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeatDiffError {
+    /// A side has no heat map (captured without `--heat`, or every frame's map missing).
+    NoHeat {
+        /// `A` or `B`.
+        side: &'static str,
+        /// Why, from the session's HMIS records when it has them.
+        reason: String,
+    },
+    /// The maps are of different sizes.
+    SizeMismatch {
+        /// A's width and height.
+        a: [u32; 2],
+        /// B's.
+        b: [u32; 2],
+    },
+}
+
+impl fmt::Display for HeatDiffError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeatDiffError::NoHeat { side, reason } => write!(f, "{side} has no heat map: {reason}"),
+            HeatDiffError::SizeMismatch { a, b } => write!(
+                f,
+                "the frames are of different sizes ({}x{} in A, {}x{} in B): heat can only be \
+                 compared pixel by pixel at the same size",
+                a[0], a[1], b[0], b[1]
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HeatDiffError {}
+
+impl HeatDiff {
+    /// The largest |difference|, for a symmetric colour scale.
+    pub fn max_abs(&self) -> f32 {
+        self.diff.iter().fold(0.0, |m, d| m.max(d.abs()))
+    }
+
+    /// Σ of the differences: B's frame time minus A's, over the painted draws (ns).
+    pub fn total(&self) -> f64 {
+        self.diff.iter().map(|&d| f64::from(d)).sum()
+    }
+}
+
+/// Compares the heat of `a` and `b`.
+pub fn heat_diff(a: &Session, b: &Session) -> Result<HeatDiff, HeatDiffError> {
+    let ma = maps(a, "A")?;
+    let mb = maps(b, "B")?;
+    let (sa, sb) = ([ma[0].width, ma[0].height], [mb[0].width, mb[0].height]);
+    if sa != sb {
+        return Err(HeatDiffError::SizeMismatch { a: sa, b: sb });
+    }
+    let n = (sa[0] * sa[1]) as usize;
+    let (a_med, a_mad) = per_pixel(&ma, n);
+    let (b_med, b_mad) = per_pixel(&mb, n);
+    let diff = b_med.iter().zip(&a_med).map(|(b, a)| b - a).collect();
+    let noise = a_mad
+        .iter()
+        .zip(&b_mad)
+        .map(|(x, y)| 2.0 * 1.4826 * (x * x + y * y).sqrt())
+        .collect();
+    Ok(HeatDiff {
+        width: sa[0],
+        height: sa[1],
+        a: a_med,
+        b: b_med,
+        diff,
+        noise,
+        frames: (ma.len(), mb.len()),
+    })
+}
+
+/// A session's heat maps of its most common size (a resized window leaves a few of another).
+fn maps<'a>(s: &'a Session, side: &'static str) -> Result<Vec<&'a HeatMap>, HeatDiffError> {
+    let mut sizes: Vec<([u32; 2], usize)> = Vec::new();
+    for h in &s.heat {
+        let size = [h.width, h.height];
+        match sizes.iter_mut().find(|(s, _)| *s == size) {
+            Some(e) => e.1 += 1,
+            None => sizes.push((size, 1)),
+        }
+    }
+    let Some(&(size, _)) = sizes.iter().max_by_key(|(_, n)| *n) else {
+        let reason = s
+            .heat_missing
+            .first()
+            .map(|m| m.reason.clone())
+            .unwrap_or_else(|| "it was captured without --heat".into());
+        return Err(HeatDiffError::NoHeat { side, reason });
+    };
+    Ok(s.heat
+        .iter()
+        .filter(|h| [h.width, h.height] == size)
+        .collect())
+}
+
+/// Per-pixel median and MAD over the maps.
+fn per_pixel(maps: &[&HeatMap], n: usize) -> (Vec<f32>, Vec<f32>) {
+    (0..n)
+        .into_par_iter()
+        .map_init(Vec::new, |v: &mut Vec<f64>, p| {
+            v.clear();
+            v.extend(maps.iter().map(|m| {
+                let h = m.heat[p];
+                if h.is_finite() && h > 0.0 {
+                    f64::from(h)
+                } else {
+                    0.0
+                }
+            }));
+            v.sort_by(f64::total_cmp);
+            let med = quantile_sorted(v, 0.5);
+            for x in v.iter_mut() {
+                *x = (*x - med).abs();
+            }
+            v.sort_by(f64::total_cmp);
+            (med as f32, quantile_sorted(v, 0.5) as f32)
+        })
+        .unzip()
+}
+
+/// The colour of a difference `d` on a symmetric scale of ±`max`: blue for cheaper in B, red
+/// for more expensive, the palette's pale middle for no change (colorous RED_BLUE, reversed).
+pub fn diverging(d: f64, max: f64) -> [u8; 3] {
+    let t = if max > 0.0 {
+        (0.5 - 0.5 * d / max).clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    let c = colorous::RED_BLUE.eval_continuous(t);
+    [c.r, c.g, c.b]
+}
+
+/// The colour of a pixel within the noise band: neutral grey, so that only changes beyond
+/// the noise carry colour.
+pub const NOISE_GREY: [u8; 3] = [0x80, 0x80, 0x80];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diverging_ends_are_red_and_blue() {
+        let slower = diverging(1.0, 1.0);
+        let faster = diverging(-1.0, 1.0);
+        assert!(slower[0] > slower[2], "{slower:?}");
+        assert!(faster[2] > faster[0], "{faster:?}");
+        let mid = diverging(0.0, 1.0);
+        assert!(mid.iter().all(|&c| c > 0xd0), "{mid:?}");
+        assert_eq!(diverging(5.0, 0.0), mid);
+    }
+}
