@@ -104,6 +104,8 @@ pub struct SessionStats {
     pub metrics: Vec<Metric>,
     /// Which GPU time ranks the draws.
     pub ranked_by: RankedBy,
+    /// Whether pipelined time measures a draw's own cost on some context of the session.
+    pub pipelined_meaningful: bool,
     /// Every identity, costliest first.
     pub draws: Vec<DrawStats>,
     /// Per frame, in capture order.
@@ -257,6 +259,7 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
     SessionStats {
         metrics,
         ranked_by,
+        pipelined_meaningful: s.contexts.iter().any(|c| c.pipelined_meaningful),
         draws,
         frames,
     }

@@ -10,13 +10,30 @@
 //! llvmpipe identical draws vary 2× between frames, and a profiler that calls a 1% drift a
 //! regression sends people chasing nothing.
 
-use crate::aggregate::{aggregate, DrawStats, SessionStats, CPU_TIME};
+use crate::aggregate::{aggregate, DrawStats, SessionStats, CALL_TIME, CPU_TIME, GPU_PIPELINED};
 use crate::findings::{check, Finding, Severity};
-use crate::stats::{benjamini_hochberg, hodges_lehmann, mann_whitney, min_p_value, Shift, Summary};
+use crate::stats::{
+    benjamini_hochberg, hodges_lehmann, hodges_lehmann_ratio, mann_whitney, min_p_value, Shift,
+    Summary,
+};
 use gpuheat_session::Session;
 use serde::Serialize;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Smallest relative change called significant on a GPU, by default.
+pub const MIN_CHANGE_GPU: f64 = 0.05;
+/// … and on a software rasterizer, which shares the CPU with everything else: two captures
+/// of the same program on llvmpipe, one after the other, measured draws up to 18% apart in
+/// their medians (within-capture spread 3–7%), a drift no test over one capture's frames can
+/// see.
+pub const MIN_CHANGE_SOFTWARE: f64 = 0.2;
+
+/// A draw's CPU or wall time in the call must change by at least this much (ns) to be called
+/// significant: two captures of the same program on this machine measured per-call CPU times
+/// of 10 µs and 5 µs, a run-to-run difference that is no finding about a draw. Frame-level
+/// CPU time keeps the sum.
+pub const MIN_CALL_TIME_SHIFT_NS: f64 = 20_000.0;
 
 /// How strict a diff is.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,15 +41,17 @@ pub struct DiffOptions {
     /// False discovery rate: significant rows of one metric are at most this share noise, in
     /// expectation.
     pub alpha: f64,
-    /// Smallest relative change of the median called significant (0.05 = 5%).
-    pub min_change: f64,
+    /// Smallest relative change of the median called significant (0.05 = 5%); `None`:
+    /// [`MIN_CHANGE_SOFTWARE`] when either side ran on a software rasterizer, else
+    /// [`MIN_CHANGE_GPU`].
+    pub min_change: Option<f64>,
 }
 
 impl Default for DiffOptions {
     fn default() -> Self {
         DiffOptions {
             alpha: 0.05,
-            min_change: 0.05,
+            min_change: None,
         }
     }
 }
@@ -84,7 +103,11 @@ pub struct Comparison {
     pub b: Option<Summary>,
     /// B − A: the Hodges–Lehmann shift with its 95% interval.
     pub shift: Option<Shift>,
-    /// The shift relative to A's median (0.1 = 10% higher in B).
+    /// B / A: the Hodges–Lehmann ratio with its 95% interval (on the logarithms), when every
+    /// value is positive.
+    pub ratio: Option<Shift>,
+    /// The relative change: `ratio − 1`, else the shift over A's median (0.1 = 10% higher
+    /// in B).
     pub relative: Option<f64>,
     /// Mann–Whitney's two-sided p-value.
     pub p: Option<f64>,
@@ -156,6 +179,8 @@ pub struct Side {
     pub renderers: Vec<String>,
     /// Surface or heat-map size, when known.
     pub size: Option<[u32; 2]>,
+    /// Whether a context ran on a software rasterizer (llvmpipe and the like).
+    pub software: bool,
     /// Frames captured.
     pub frames: usize,
     /// Frames without a first-use outlier.
@@ -181,6 +206,8 @@ pub struct Diff {
     pub alpha: f64,
     /// The smallest relative change called significant.
     pub min_change: f64,
+    /// Why that threshold: given, or chosen for the renderer.
+    pub min_change_reason: String,
     /// Per-frame totals: GPU (ranking time), CPU in GL calls, wall.
     pub frames: Vec<Comparison>,
     /// Matched draws: significant changes first (largest absolute GPU-time shift first), then
@@ -213,6 +240,18 @@ pub struct Gate {
 /// Compares session `b` against the baseline `a`.
 pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
     let (side_a, side_b) = rayon::join(|| side(a), || side(b));
+    let (min_change, min_change_reason) = match opts.min_change {
+        Some(m) => (m, "given".to_string()),
+        None if side_a.software || side_b.software => (
+            MIN_CHANGE_SOFTWARE,
+            "software rasterizer: captures drift up to ~18% from run to run".to_string(),
+        ),
+        None => (MIN_CHANGE_GPU, "GPU".to_string()),
+    };
+    let opts = &DiffOptions {
+        alpha: opts.alpha,
+        min_change: Some(min_change),
+    };
     let mut warnings = doubts(a, b, &side_a, &side_b, opts);
     let (pairs, only_a, only_b) = match_draws(&side_a.stats, &side_b.stats);
     let mut matched: Vec<DrawDiff> = pairs
@@ -240,7 +279,8 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
         b: side_b,
         warnings,
         alpha: opts.alpha,
-        min_change: opts.min_change,
+        min_change,
+        min_change_reason,
         frames,
         matched,
         only_a,
@@ -307,6 +347,10 @@ fn side(s: &Session) -> Side {
         mode: format!("{:?}", s.info.mode).to_lowercase(),
         renderers,
         size,
+        software: s
+            .contexts
+            .iter()
+            .any(|c| !c.pipelined_meaningful && c.pipelined_note.contains("software rasterizer")),
         frames: stats.frames.len(),
         steady_frames: stats.steady_frames().len(),
         stats,
@@ -468,6 +512,10 @@ fn draw_diff(a: &SessionStats, b: &SessionStats, ia: usize, ib: usize, how: Matc
         }
     }
     for name in &names {
+        if *name == GPU_PIPELINED && !(a.pipelined_meaningful || b.pipelined_meaningful) {
+            // Not a draw's own cost on either renderer: comparing it would only add noise.
+            continue;
+        }
         let (ma, mb) = (a.metric_index(name), b.metric_index(name));
         let unit = ma
             .map(|i| a.metrics[i].unit.clone())
@@ -499,8 +547,10 @@ fn draw_diff(a: &SessionStats, b: &SessionStats, ia: usize, ib: usize, how: Matc
 pub fn compare(metric: &str, unit: &str, a: &[f64], b: &[f64]) -> Comparison {
     let sa = Summary::of(a);
     let shift = hodges_lehmann(a, b, 0.05);
-    let relative = match (sa, shift) {
-        (Some(s), Some(sh)) if s.median != 0.0 => Some(sh.estimate / s.median.abs()),
+    let ratio = hodges_lehmann_ratio(a, b, 0.05);
+    let relative = match (ratio, sa, shift) {
+        (Some(r), _, _) => Some(r.estimate - 1.0),
+        (None, Some(s), Some(sh)) if s.median != 0.0 => Some(sh.estimate / s.median.abs()),
         _ => None,
     };
     Comparison {
@@ -509,6 +559,7 @@ pub fn compare(metric: &str, unit: &str, a: &[f64], b: &[f64]) -> Comparison {
         a: sa,
         b: Summary::of(b),
         shift,
+        ratio,
         relative,
         p: mann_whitney(a, b),
         q: None,
@@ -566,8 +617,10 @@ fn judge(matched: &mut [DrawDiff], frames: &mut [Comparison], opts: &DiffOptions
         for (&i, q) in tested.iter().zip(q) {
             let c = &mut family[i];
             c.q = Some(q);
+            let call_time = c.metric == CPU_TIME || c.metric == CALL_TIME;
             let big = match (c.relative, c.shift) {
-                (Some(r), _) => r.abs() >= opts.min_change,
+                (_, Some(s)) if call_time && s.estimate.abs() < MIN_CALL_TIME_SHIFT_NS => false,
+                (Some(r), _) => r.abs() >= opts.min_change.unwrap_or(MIN_CHANGE_GPU),
                 (None, Some(s)) => s.estimate != 0.0,
                 _ => false,
             };
@@ -585,8 +638,10 @@ fn judge(matched: &mut [DrawDiff], frames: &mut [Comparison], opts: &DiffOptions
     }
 }
 
-/// Findings by (rule, draw identity) that only one side has; B's draws are mapped to A's
-/// through the matches.
+/// Findings by (rule, draw identity) that only one side has in at least half its frames; B's
+/// draws are mapped to A's through the matches. A finding at a threshold (a draw at 24–26%
+/// of its frame) fires in some frames and not others; only one that holds in most frames
+/// appearing or disappearing is news.
 fn finding_changes(
     a: &Side,
     b: &Side,
@@ -608,14 +663,18 @@ fn finding_changes(
             frames: n,
         }
     };
+    let held = |side: &Side, n: usize| 2 * n >= side.frames.max(1);
+    let present = |keyed: &BTreeMap<FindingKey, (usize, &Finding)>, side: &Side, k: &FindingKey| {
+        keyed.get(k).is_some_and(|(n, _)| held(side, *n))
+    };
     let appeared = kb
         .iter()
-        .filter(|(k, _)| !ka.contains_key(*k))
+        .filter(|(k, (n, _))| held(b, *n) && !present(&ka, a, k))
         .map(|(k, (n, f))| change(b, k, *n, f))
         .collect();
     let disappeared = ka
         .iter()
-        .filter(|(k, _)| !kb.contains_key(*k))
+        .filter(|(k, (n, _))| held(a, *n) && !present(&kb, b, k))
         .map(|(k, (n, f))| change(a, k, *n, f))
         .collect();
     (appeared, disappeared)

@@ -211,6 +211,23 @@ pub fn hodges_lehmann(a: &[f64], b: &[f64], alpha: f64) -> Option<Shift> {
     })
 }
 
+/// The Hodges–Lehmann estimate of the ratio `b / a` with its interval: the shift of the
+/// logarithms, so that the interval of a relative change never crosses −100%. `None` when a
+/// side is empty or holds a value ≤ 0 (a ratio means nothing there).
+pub fn hodges_lehmann_ratio(a: &[f64], b: &[f64], alpha: f64) -> Option<Shift> {
+    if a.iter().chain(b).any(|&x| x <= 0.0 || !x.is_finite()) {
+        return None;
+    }
+    let la: Vec<f64> = a.iter().map(|x| x.ln()).collect();
+    let lb: Vec<f64> = b.iter().map(|x| x.ln()).collect();
+    let s = hodges_lehmann(&la, &lb, alpha)?;
+    Some(Shift {
+        estimate: s.estimate.exp(),
+        low: s.low.exp(),
+        high: s.high.exp(),
+    })
+}
+
 /// A shift between two samples with its confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Shift {
@@ -314,6 +331,18 @@ mod tests {
         let b: Vec<f64> = a.iter().map(|x| x - 10.0).collect();
         let s = hodges_lehmann(&a, &b, 0.05).unwrap();
         assert!((s.estimate + 10.0).abs() < 1.0, "{s:?}");
+    }
+
+    #[test]
+    fn ratio_interval_stays_positive() {
+        let a: Vec<f64> = (0..12)
+            .map(|i| 1000.0 * (1.0 + 0.5 * f64::from(i % 3)))
+            .collect();
+        let b: Vec<f64> = a.iter().map(|x| x / 4.0).collect();
+        let r = hodges_lehmann_ratio(&a, &b, 0.05).unwrap();
+        assert!((r.estimate - 0.25).abs() < 1e-9, "{r:?}");
+        assert!(r.low > 0.0 && r.low <= 0.25 && r.high >= 0.25, "{r:?}");
+        assert!(hodges_lehmann_ratio(&[0.0, 1.0], &[1.0], 0.05).is_none());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod agent;
 mod attach;
+mod diff;
 mod heatmap;
 mod receive;
 mod report;
@@ -61,6 +62,8 @@ enum Command {
     Attach(attach::AttachArgs),
     /// Print per-frame totals and the costliest draws of a session.
     Report(report::ReportArgs),
+    /// Compare two sessions draw by draw: what got faster, what got slower, beyond noise.
+    Diff(diff::DiffArgs),
     /// Render a frame's thermal painting (per-pixel cost map) to a PNG.
     Heatmap(heatmap::HeatmapArgs),
     /// Open the viewer: heat map, 3D meshes and heat surface linked to draws, calls, source
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
         Command::Attach(args) => attach::attach(args),
 
         Command::Report(args) => report::report(args),
+        Command::Diff(args) => diff::run(args),
         Command::Heatmap(args) => heatmap::heatmap(args),
         Command::View(args) => {
             gpuheat_viz::quiet_wayland_probe();

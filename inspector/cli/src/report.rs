@@ -29,27 +29,7 @@ pub struct ReportArgs {
 }
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
-    let path = &args.session;
-    let session = if args.partial {
-        Session::open_lenient(path)
-    } else {
-        Session::open(path)
-    }
-    .with_context(|| shown(path))?;
-    if let Some(at) = session.truncated_at {
-        if !args.partial {
-            anyhow::bail!(
-                "{}: session truncated at byte {at} (the last chunk is incomplete); `--partial` reports the {} complete frames before it",
-                shown(path),
-                session.frames.len()
-            );
-        }
-        eprintln!(
-            "gpuheat: warning: {} is damaged at byte {at}; reporting the {} frames before it",
-            shown(path),
-            session.frames.len()
-        );
-    }
+    let session = open(&args.session, args.partial)?;
     let analysis = analyse(&session);
     let found = findings::check(&session, &analysis);
     let out = if args.json {
@@ -61,6 +41,32 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     // A closed pipe (`| head`) is not an error worth a message.
     let _ = stdout.write_all(out.as_bytes());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Opens a session for reading it out: a truncated or damaged one is refused with a one-line
+/// error naming `--partial`, or with `partial` read up to the damage with a warning.
+pub fn open(path: &std::path::Path, partial: bool) -> Result<Session> {
+    let session = if partial {
+        Session::open_lenient(path)
+    } else {
+        Session::open(path)
+    }
+    .with_context(|| shown(path))?;
+    if let Some(at) = session.truncated_at {
+        if !partial {
+            anyhow::bail!(
+                "{}: session truncated at byte {at} (the last chunk is incomplete); `--partial` reads the {} complete frames before it",
+                shown(path),
+                session.frames.len()
+            );
+        }
+        eprintln!(
+            "gpuheat: warning: {} is damaged at byte {at}; using the {} frames before it",
+            shown(path),
+            session.frames.len()
+        );
+    }
+    Ok(session)
 }
 
 #[derive(Serialize)]

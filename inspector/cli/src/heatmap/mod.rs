@@ -10,6 +10,7 @@
 //! coverage box in white, and the legend says so.
 
 mod colours;
+pub mod diffmap;
 mod font;
 mod render;
 
@@ -195,7 +196,8 @@ fn list(items: &[String]) -> String {
     s
 }
 
-fn write_png(path: &Path, image: &render::Image) -> Result<()> {
+/// Writes an RGB image as a PNG.
+pub fn write_png(path: &Path, image: &render::Image) -> Result<()> {
     let file = File::create(path).map_err(|e| anyhow!("{e}"))?;
     let mut out = BufWriter::new(file);
     let mut encoder = png::Encoder::new(&mut out, image.width, image.height);

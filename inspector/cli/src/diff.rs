@@ -1,0 +1,415 @@
+//! `gpuheat diff A B`: did my change help, and did it break anything else? Draw by draw, with
+//! the noise of both captures, the heat difference and a CI gate.
+
+use crate::heatmap::{diffmap, write_png};
+use crate::report::open;
+use crate::shown;
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use gpuheat_analysis::aggregate::DrawStats;
+use gpuheat_analysis::diff::{diff, Comparison, Diff, DiffOptions, Gate, MatchedBy, Verdict};
+use gpuheat_analysis::heatdiff::heat_diff;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit status when `--fail-if-slower` finds a regression (1 is kept for errors).
+pub const EXIT_SLOWER: u8 = 3;
+
+#[derive(Args)]
+pub struct DiffArgs {
+    /// The baseline session.
+    a: PathBuf,
+    /// The session to compare with it.
+    b: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also write heat(B) − heat(A) per pixel as a PNG (see -o).
+    #[arg(long)]
+    heat: bool,
+    /// The heat-difference PNG.
+    #[arg(short, long, default_value = "diff.png", requires = "heat")]
+    output: PathBuf,
+    /// Exit with status 3 when the frames' GPU time got slower by more than PCT percent,
+    /// beyond noise.
+    #[arg(long, value_name = "PCT")]
+    fail_if_slower: Option<f64>,
+    /// Smallest change of a median, in percent, called significant [default: 20 on a
+    /// software rasterizer such as llvmpipe, whose captures drift that much from run to run;
+    /// 5 on a GPU].
+    #[arg(long, value_name = "PCT")]
+    min_change: Option<f64>,
+    /// False discovery rate: the expected share of noise among the rows called significant.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// How many rows of each table to print.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Compare what damaged (truncated or corrupted) sessions still hold instead of failing.
+    #[arg(long)]
+    partial: bool,
+}
+
+pub fn run(args: DiffArgs) -> Result<ExitCode> {
+    if !(0.0..1.0).contains(&args.alpha) || args.alpha == 0.0 {
+        bail!(
+            "--alpha must be between 0 and 1 (exclusive), not {}",
+            args.alpha
+        );
+    }
+    if let Some(m) = args.min_change.filter(|m| *m < 0.0 || !m.is_finite()) {
+        bail!("--min-change must be a percentage of 0 or more, not {m}");
+    }
+    if let Some(p) = args.fail_if_slower.filter(|p| *p < 0.0 || !p.is_finite()) {
+        bail!("--fail-if-slower must be a percentage of 0 or more, not {p}");
+    }
+    let (a, b) = rayon::join(
+        || open(&args.a, args.partial),
+        || open(&args.b, args.partial),
+    );
+    let (a, b) = (a?, b?);
+    if args.heat {
+        // Checked before the (longer) comparison so a wrong size fails fast.
+        let d = heat_diff(&a, &b).map_err(|e| anyhow!("--heat: {e}"))?;
+        write_png(&args.output, &diffmap::render(&d))
+            .map_err(|e| anyhow!("cannot write {}: {e}", shown(&args.output)))?;
+        eprintln!(
+            "{}: heat(B) - heat(A), {}x{}, medians of {} and {} frames; Σ {:+.3} ms per frame",
+            shown(&args.output),
+            d.width,
+            d.height,
+            d.frames.0,
+            d.frames.1,
+            d.total() / 1e6
+        );
+    }
+    let opts = DiffOptions {
+        alpha: args.alpha,
+        min_change: args.min_change.map(|m| m / 100.0),
+    };
+    let d = diff(&a, &b, &opts);
+    let gate = args.fail_if_slower.map(|pct| (pct, d.gate(pct)));
+    let out = if args.json {
+        #[derive(Serialize)]
+        struct JsonDiff<'a> {
+            #[serde(flatten)]
+            diff: &'a Diff,
+            gate: Option<JsonGate<'a>>,
+        }
+        #[derive(Serialize)]
+        struct JsonGate<'a> {
+            threshold_pct: f64,
+            #[serde(flatten)]
+            gate: &'a Gate,
+        }
+        let json = JsonDiff {
+            diff: &d,
+            gate: gate.as_ref().map(|(pct, g)| JsonGate {
+                threshold_pct: *pct,
+                gate: g,
+            }),
+        };
+        serde_json::to_string_pretty(&json)? + "\n"
+    } else {
+        text(&d, gate.as_ref(), &args)
+    };
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    Ok(match gate {
+        Some((_, g)) if g.failed => ExitCode::from(EXIT_SLOWER),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.3}", ns / 1e6)
+}
+
+/// `1.234 ±0.056` in the metric's display unit (ms for ns).
+fn value(c: &Comparison, s: Option<&gpuheat_analysis::stats::Summary>) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) if c.unit == "ns" => format!("{} ±{}", ms(s.median), ms(1.4826 * s.mad)),
+        Some(s) => format!("{:.0} ±{:.0}", s.median, 1.4826 * s.mad),
+    }
+}
+
+/// `-1.510 ms  -75.0% [-78.1, -71.9]%`.
+fn change(c: &Comparison) -> String {
+    let Some(shift) = c.shift else {
+        return "-".into();
+    };
+    let abs = if c.unit == "ns" {
+        format!("{:+.3} ms", shift.estimate / 1e6)
+    } else {
+        format!("{:+.0}", shift.estimate)
+    };
+    match (
+        c.ratio,
+        c.relative,
+        c.a.map(|s| s.median.abs()).filter(|m| *m > 0.0),
+    ) {
+        (Some(r), _, _) => format!(
+            "{abs} {:+.1}% [{:+.1}, {:+.1}]%",
+            100.0 * (r.estimate - 1.0),
+            100.0 * (r.low - 1.0),
+            100.0 * (r.high - 1.0)
+        ),
+        (None, Some(rel), Some(m)) => format!(
+            "{abs} {:+.1}% [{:+.1}, {:+.1}]%",
+            100.0 * rel,
+            100.0 * shift.low / m,
+            100.0 * shift.high / m
+        ),
+        _ => abs,
+    }
+}
+
+fn q(c: &Comparison) -> String {
+    c.q.or(c.p)
+        .map(|q| {
+            if q < 0.001 {
+                "<0.001".into()
+            } else {
+                format!("{q:.3}")
+            }
+        })
+        .unwrap_or_else(|| "-".into())
+}
+
+fn draw_name(d: &DrawStats) -> String {
+    let mut s = d.text.clone();
+    if d.key.ordinal > 0 {
+        let _ = write!(s, " #{}", d.key.ordinal + 1);
+    }
+    match &d.source {
+        Some(src) => {
+            let _ = write!(s, "  {src}");
+        }
+        None => {
+            let _ = write!(s, "  @{}", d.key.callsite);
+        }
+    }
+    s
+}
+
+fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
+    let mut o = String::new();
+    for (label, side, path) in [("A", &d.a, &args.a), ("B", &d.b, &args.b)] {
+        let size = side
+            .size
+            .map(|s| format!(", {}x{}", s[0], s[1]))
+            .unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "{label}  {}  ({}: {} mode, {} frames, {} steady{size}, {})",
+            shown(path),
+            side.command,
+            side.mode,
+            side.frames,
+            side.steady_frames,
+            side.renderers.join(", ")
+        );
+    }
+    for w in &d.warnings {
+        let _ = writeln!(o, "warning  {w}");
+    }
+
+    let _ = writeln!(
+        o,
+        "\nframes (steady)      {:>18}  {:>18}  {:<38} {:>7}  verdict",
+        "A ms ±spread", "B ms ±spread", "change B - A [95% interval]", "p"
+    );
+    for c in &d.frames {
+        let name = match c.metric.as_str() {
+            "frame_gpu_time" => "GPU time",
+            "frame_cpu_time" => "CPU time in GL",
+            "frame_wall_time" => "wall time",
+            other => other,
+        };
+        let _ = writeln!(
+            o,
+            "  {name:<18} {:>18}  {:>18}  {:<38} {:>7}  {}",
+            value(c, c.a.as_ref()),
+            value(c, c.b.as_ref()),
+            change(c),
+            q(c),
+            c.verdict.word(&c.unit)
+        );
+    }
+
+    let count = |v: Verdict| d.matched.iter().filter(|m| m.time().verdict == v).count();
+    let aligned = d
+        .matched
+        .iter()
+        .filter(|m| m.matched_by != MatchedBy::Identity)
+        .count();
+    let _ = writeln!(
+        o,
+        "\ndraws  {} matched ({} by stream alignment): {} slower, {} faster, {} within noise, {} too few frames; {} only in A, {} only in B",
+        d.matched.len(),
+        aligned,
+        count(Verdict::Higher),
+        count(Verdict::Lower),
+        count(Verdict::Noise),
+        count(Verdict::TooFew),
+        d.only_a.len(),
+        d.only_b.len()
+    );
+    let _ = writeln!(
+        o,
+        "       by {}; significant: q <= {} (Benjamini-Hochberg over the draws) and |change| >= {}% ({}; --min-change)",
+        d.a.stats.ranked_by.counter(),
+        d.alpha,
+        100.0 * d.min_change,
+        d.min_change_reason
+    );
+    let rows = |o: &mut String, title: &str, pick: &dyn Fn(Verdict) -> bool| {
+        let list: Vec<_> = d
+            .matched
+            .iter()
+            .filter(|m| pick(m.time().verdict))
+            .collect();
+        if list.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            o,
+            "\n{title}\n  {:<8} {:>18}  {:>18}  {:<38} {:>7}  draw",
+            "verdict", "A ms ±spread", "B ms ±spread", "change B - A [95% interval]", "q"
+        );
+        for m in list.iter().take(args.top) {
+            let c = m.time();
+            let (da, db) = (&d.a.stats.draws[m.a], &d.b.stats.draws[m.b]);
+            let mut name = draw_name(da);
+            match m.matched_by {
+                MatchedBy::Identity => {}
+                MatchedBy::CallSite => name.push_str("  (aligned: same call site, draw changed)"),
+                MatchedBy::Shape => name.push_str("  (aligned: same draw, call site moved)"),
+            }
+            for (side, s) in [("A", da), ("B", db)] {
+                if let Some(f) = s.first_use {
+                    let _ = write!(
+                        name,
+                        "  [{side}: first use in frame {} left out, {:.1} ms CPU]",
+                        f.frame,
+                        f.cpu_ns / 1e6
+                    );
+                }
+            }
+            let _ = writeln!(
+                o,
+                "  {:<8} {:>18}  {:>18}  {:<38} {:>7}  {name}",
+                c.verdict.word(&c.unit),
+                value(c, c.a.as_ref()),
+                value(c, c.b.as_ref()),
+                change(c),
+                q(c)
+            );
+            for other in m
+                .metrics
+                .iter()
+                .filter(|x| x.metric != c.metric && x.verdict.significant())
+            {
+                let _ = writeln!(
+                    o,
+                    "  {:<8} {:>18}  {:>18}  {:<38} {:>7}    {}",
+                    other.verdict.word(&other.unit),
+                    value(other, other.a.as_ref()),
+                    value(other, other.b.as_ref()),
+                    change(other),
+                    q(other),
+                    other.metric
+                );
+            }
+        }
+        if list.len() > args.top {
+            let _ = writeln!(o, "  … and {} more (--top)", list.len() - args.top);
+        }
+    };
+    rows(&mut o, "significant changes", &|v| v.significant());
+    rows(&mut o, "within noise", &|v| !v.significant());
+
+    for (title, side, list) in [
+        ("only in A (removed)", &d.a, &d.only_a),
+        ("only in B (added)", &d.b, &d.only_b),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "\n{title}");
+        let rank = side.stats.rank_metric();
+        for &i in list.iter().take(args.top) {
+            let s = &side.stats.draws[i];
+            let t = s
+                .metric(rank)
+                .map(|m| format!("{} ms ±{}", ms(m.median), ms(1.4826 * m.mad)))
+                .unwrap_or_else(|| "- ms".into());
+            let _ = writeln!(
+                o,
+                "  {t:>18}  in {} frames  {}",
+                s.occurrences.len(),
+                draw_name(s)
+            );
+        }
+    }
+    for (title, list) in [
+        ("findings that appeared in B", &d.findings_appeared),
+        ("findings that disappeared from A", &d.findings_disappeared),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "\n{title}");
+        for f in list.iter().take(args.top) {
+            let _ = writeln!(
+                o,
+                "  {:<8} {}: {} ({} frames)",
+                format!("{:?}", f.severity).to_lowercase(),
+                f.rule,
+                f.title,
+                f.frames
+            );
+        }
+    }
+    if let Some((pct, g)) = gate {
+        let _ = writeln!(o);
+        match &g.frames {
+            None => {
+                let _ = writeln!(
+                    o,
+                    "gate  no GPU time was measured on both sides: nothing to gate on (pass)"
+                );
+            }
+            Some(c) => {
+                let verdict = if g.failed { "FAIL" } else { "pass" };
+                let _ = writeln!(
+                    o,
+                    "gate  {verdict}: frames' GPU time {} (p {}), threshold +{pct}%",
+                    change(c),
+                    q(c)
+                );
+            }
+        }
+        if g.failed {
+            for &i in g.slower.iter().take(args.top) {
+                let m = &d.matched[i];
+                let _ = writeln!(
+                    o,
+                    "  slower  {}  {}",
+                    change(m.time()),
+                    draw_name(&d.a.stats.draws[m.a])
+                );
+            }
+            let rank = d.b.stats.rank_metric();
+            for &i in g.added.iter().take(args.top) {
+                let s = &d.b.stats.draws[i];
+                let t = s.metric(rank).map_or(0.0, |m| m.median);
+                let _ = writeln!(o, "  added   +{} ms  {}", ms(t), draw_name(s));
+            }
+        }
+    }
+    o
+}

@@ -1,0 +1,100 @@
+//! Turning a [`HeatDiff`] into an RGB image: `heat(B) − heat(A)` on a symmetric diverging
+//! scale, pixels within the noise band grey, with the legend below.
+
+use super::font;
+use super::render::Image;
+use gpuheat_analysis::heatdiff::{diverging, HeatDiff, NOISE_GREY};
+use gpuheat_analysis::palette::label;
+
+const TEXT: [u8; 3] = [0xff, 0xff, 0xff];
+/// Rows of the palette strip at the top of the legend.
+const STRIP: std::ops::Range<u32> = 2..12;
+const LINE_H: u32 = font::GLYPH_H + 2;
+
+/// The colour of pixel `i`: grey within the noise band, else its place on ±`max`.
+pub fn pixel(d: &HeatDiff, i: usize, max: f64) -> [u8; 3] {
+    let diff = f64::from(d.diff[i]);
+    if diff.abs() <= f64::from(d.noise[i]) {
+        NOISE_GREY
+    } else {
+        diverging(diff, max)
+    }
+}
+
+/// Renders the difference (flipped: GL rows are bottom first) with its legend.
+pub fn render(d: &HeatDiff) -> Image {
+    let (w, h) = (d.width, d.height);
+    let max = f64::from(d.max_abs());
+    let lines = [
+        (format!("-{}", label(max)), format!("+{}", label(max))),
+        ("b - a, ns per pixel per frame".to_string(), String::new()),
+        ("blue cheaper, red costlier".to_string(), String::new()),
+        ("grey within noise".to_string(), String::new()),
+    ];
+    let legend_h = STRIP.end + 2 + LINE_H * lines.len() as u32 + 1;
+    let total_h = h + legend_h;
+    let row_len = w as usize * 3;
+    let mut rgb = vec![0u8; row_len * total_h as usize];
+    for gl_y in 0..h as usize {
+        let out_row = (h as usize - 1 - gl_y) * row_len;
+        for x in 0..w as usize {
+            let c = pixel(d, gl_y * w as usize + x, max);
+            rgb[out_row + x * 3..out_row + x * 3 + 3].copy_from_slice(&c);
+        }
+    }
+    for x in 0..w {
+        let t = if w > 1 {
+            f64::from(x) / f64::from(w - 1)
+        } else {
+            0.5
+        };
+        // Left end: the largest improvement; right end: the largest regression.
+        let c = diverging((2.0 * t - 1.0) * max.max(1.0), max.max(1.0));
+        for y in STRIP {
+            let at = (h + y) as usize * row_len + x as usize * 3;
+            rgb[at..at + 3].copy_from_slice(&c);
+        }
+    }
+    for (n, (left, right)) in lines.iter().enumerate() {
+        let y = i64::from(h + STRIP.end + 2 + LINE_H * n as u32);
+        font::draw(&mut rgb, w, total_h, 0, y, left, TEXT);
+        if !right.is_empty() {
+            let x = i64::from(w) - i64::from(font::text_width(right));
+            font::draw(&mut rgb, w, total_h, x, y, right, TEXT);
+        }
+    }
+    Image {
+        width: w,
+        height: total_h,
+        rgb,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diff(values: &[f32], noise: f32) -> HeatDiff {
+        HeatDiff {
+            width: values.len() as u32,
+            height: 1,
+            a: vec![0.0; values.len()],
+            b: values.to_vec(),
+            diff: values.to_vec(),
+            noise: vec![noise; values.len()],
+            frames: (3, 3),
+        }
+    }
+
+    #[test]
+    fn cheaper_is_blue_costlier_red_and_noise_grey() {
+        let d = diff(&[-10.0, 10.0, 0.5, 0.0], 1.0);
+        let img = render(&d);
+        let px = |x: usize| [img.rgb[x * 3], img.rgb[x * 3 + 1], img.rgb[x * 3 + 2]];
+        assert!(px(0)[2] > px(0)[0], "cheaper: {:?}", px(0));
+        assert!(px(1)[0] > px(1)[2], "costlier: {:?}", px(1));
+        assert_eq!(px(2), NOISE_GREY);
+        assert_eq!(px(3), NOISE_GREY);
+        assert!(img.height > 1 + STRIP.end);
+    }
+}
