@@ -45,6 +45,8 @@ pub struct DiffOptions {
     /// [`MIN_CHANGE_SOFTWARE`] when either side ran on a software rasterizer, else
     /// [`MIN_CHANGE_GPU`].
     pub min_change: Option<f64>,
+    /// Judge raw times instead of times beyond the common drift ([`Drift`]).
+    pub absolute: bool,
 }
 
 impl Default for DiffOptions {
@@ -52,8 +54,30 @@ impl Default for DiffOptions {
         DiffOptions {
             alpha: 0.05,
             min_change: None,
+            absolute: false,
         }
     }
+}
+
+/// Fewest matched, timed draws from which a common drift is estimated: with fewer, a change
+/// of one draw cannot be told from a change of the machine.
+pub const DRIFT_MIN_DRAWS: usize = 3;
+
+/// The factor by which all matched draws' GPU times moved together from A to B: the median
+/// of their Hodges–Lehmann ratios. Two captures of the same program on a shared machine
+/// differ this way (measured here: every draw 30% slower in a capture made while a compiler
+/// ran), and a rank test over one capture's frames cannot see it, since every frame of a
+/// capture shares the machine's state. Per-draw verdicts and the gate are judged beyond it;
+/// a change common to every draw is therefore reported as the drift, and the raw frame times
+/// are shown next to it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Drift {
+    /// B / A common to the matched draws.
+    pub factor: f64,
+    /// Matched draws it was estimated from.
+    pub draws: usize,
+    /// Median absolute deviation of the draws' log-ratios around it: how uniform it is.
+    pub spread: f64,
 }
 
 /// What a comparison concluded.
@@ -144,11 +168,22 @@ pub struct DrawDiff {
     pub metrics: Vec<Comparison>,
     /// Index in `metrics` of the ranking GPU time.
     pub rank: usize,
+    /// The ranking GPU time with B's values divided by the common drift, when there is one:
+    /// what the verdict of the draw is.
+    pub time_beyond_drift: Option<Comparison>,
 }
 
 impl DrawDiff {
-    /// The comparison of the ranking GPU time.
+    /// The judged comparison of the ranking GPU time: beyond the drift when there is one,
+    /// else raw.
     pub fn time(&self) -> &Comparison {
+        self.time_beyond_drift
+            .as_ref()
+            .unwrap_or(&self.metrics[self.rank])
+    }
+
+    /// The raw comparison of the ranking GPU time.
+    pub fn raw_time(&self) -> &Comparison {
         &self.metrics[self.rank]
     }
 }
@@ -208,7 +243,10 @@ pub struct Diff {
     pub min_change: f64,
     /// Why that threshold: given, or chosen for the renderer.
     pub min_change_reason: String,
-    /// Per-frame totals: GPU (ranking time), CPU in GL calls, wall.
+    /// The common drift of the matched draws' times, when estimated.
+    pub drift: Option<Drift>,
+    /// Per-frame totals: GPU (ranking time), CPU in GL calls, wall; then, with a drift, the
+    /// GPU time with B divided by it (`frame_gpu_time_beyond_drift`).
     pub frames: Vec<Comparison>,
     /// Matched draws: significant changes first (largest absolute GPU-time shift first), then
     /// the rest by absolute shift.
@@ -228,6 +266,8 @@ pub struct Diff {
 pub struct Gate {
     /// Whether the frames' GPU time got slower than the threshold, beyond noise.
     pub failed: bool,
+    /// Why, in one line.
+    pub reason: String,
     /// The frames' GPU-time comparison it was judged on.
     pub frames: Option<Comparison>,
     /// Matched draws (indices in [`Diff::matched`]) that got significantly slower, largest
@@ -249,8 +289,8 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
         None => (MIN_CHANGE_GPU, "GPU".to_string()),
     };
     let opts = &DiffOptions {
-        alpha: opts.alpha,
         min_change: Some(min_change),
+        ..*opts
     };
     let mut warnings = doubts(a, b, &side_a, &side_b, opts);
     let (pairs, only_a, only_b) = match_draws(&side_a.stats, &side_b.stats);
@@ -258,7 +298,17 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
         .iter()
         .map(|&(ia, ib, ref how)| draw_diff(&side_a.stats, &side_b.stats, ia, ib, how.clone()))
         .collect();
-    let mut frames = frame_comparisons(&side_a.stats, &side_b.stats);
+    let drift = if opts.absolute {
+        None
+    } else {
+        common_drift(&matched)
+    };
+    let mut frames = frame_comparisons(&side_a.stats, &side_b.stats, drift);
+    if let Some(drift) = drift {
+        for m in &mut matched {
+            m.time_beyond_drift = beyond_drift(&side_a.stats, &side_b.stats, m, drift.factor);
+        }
+    }
     judge(&mut matched, &mut frames, opts);
     matched.sort_by(|x, y| {
         let (tx, ty) = (x.time(), y.time());
@@ -281,6 +331,7 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
         alpha: opts.alpha,
         min_change,
         min_change_reason,
+        drift,
         frames,
         matched,
         only_a,
@@ -302,12 +353,52 @@ impl Diff {
     /// (its own test at α, not corrected: it is the one question asked) and its estimated
     /// shift exceeds `pct` percent of A's median.
     pub fn gate(&self, pct: f64) -> Gate {
-        let frames = self.frame_gpu().cloned();
-        let failed = frames.as_ref().is_some_and(|c| {
+        let raw = self.frame_gpu().cloned();
+        let beyond = self
+            .frames
+            .iter()
+            .find(|c| c.metric == FRAME_GPU_BEYOND_DRIFT)
+            .cloned();
+        let slower = |c: &Comparison, by: f64| {
             c.p.is_some_and(|p| p <= self.alpha)
                 && c.verdict != Verdict::TooFew
-                && c.relative.is_some_and(|r| r * 100.0 > pct)
-        });
+                && c.relative.is_some_and(|r| r * 100.0 > by)
+        };
+        let pct_of = |c: &Comparison| c.relative.map_or(0.0, |r| 100.0 * r);
+        let (failed, reason) = match (&raw, &beyond, self.drift) {
+            (None, _, _) => (false, "no GPU time was measured on both sides".to_string()),
+            (Some(_), Some(b), Some(d)) if slower(b, pct) => (
+                true,
+                format!(
+                    "the frames' GPU time is {:+.1}% beyond the common drift of the draws ({:+.1}%)",
+                    pct_of(b),
+                    100.0 * (d.factor - 1.0)
+                ),
+            ),
+            // Everything slower together: a drift beyond what this renderer drifts by
+            // between runs is a regression too.
+            (Some(r), Some(_), Some(d)) if slower(r, pct + 100.0 * self.min_change) => (
+                true,
+                format!(
+                    "every draw got slower together ({:+.1}%), beyond the {:.0}% runs drift by here",
+                    100.0 * (d.factor - 1.0),
+                    100.0 * self.min_change
+                ),
+            ),
+            (Some(r), Some(b), Some(d)) => (
+                false,
+                format!(
+                    "frames {:+.1}% raw, {:+.1}% beyond the common drift ({:+.1}%)",
+                    pct_of(r),
+                    pct_of(b),
+                    100.0 * (d.factor - 1.0)
+                ),
+            ),
+            (Some(r), _, _) if slower(r, pct) => {
+                (true, format!("the frames' GPU time is {:+.1}%", pct_of(r)))
+            }
+            (Some(r), _, _) => (false, format!("frames {:+.1}%", pct_of(r))),
+        };
         let slower = self
             .matched
             .iter()
@@ -323,11 +414,51 @@ impl Diff {
         });
         Gate {
             failed,
-            frames,
+            reason,
+            frames: beyond.or(raw),
             slower,
             added,
         }
     }
+}
+
+/// The frames' GPU time with B divided by the common drift.
+pub const FRAME_GPU_BEYOND_DRIFT: &str = "frame_gpu_time_beyond_drift";
+
+/// The common drift of the matched draws' GPU times (see [`Drift`]).
+fn common_drift(matched: &[DrawDiff]) -> Option<Drift> {
+    let logs: Vec<f64> = matched
+        .iter()
+        .filter_map(|m| m.raw_time().ratio)
+        .map(|r| r.estimate.ln())
+        .collect();
+    if logs.len() < DRIFT_MIN_DRAWS {
+        return None;
+    }
+    let s = Summary::of(&logs)?;
+    Some(Drift {
+        factor: s.median.exp(),
+        draws: logs.len(),
+        spread: s.mad,
+    })
+}
+
+/// The ranking time of draw pair `m` with B's values divided by `factor`.
+fn beyond_drift(
+    a: &SessionStats,
+    b: &SessionStats,
+    m: &DrawDiff,
+    factor: f64,
+) -> Option<Comparison> {
+    let raw = m.raw_time();
+    let (ka, kb) = (a.metric_index(&raw.metric)?, b.metric_index(&raw.metric)?);
+    let xa = &a.draws[m.a].samples[ka];
+    let xb: Vec<f64> = b.draws[m.b].samples[kb]
+        .iter()
+        .map(|v| v / factor)
+        .collect();
+    raw.ratio?;
+    Some(compare(&raw.metric, &raw.unit, xa, &xb))
 }
 
 fn side(s: &Session) -> Side {
@@ -540,6 +671,7 @@ fn draw_diff(a: &SessionStats, b: &SessionStats, ia: usize, ib: usize, how: Matc
         matched_by: how,
         metrics,
         rank,
+        time_beyond_drift: None,
     }
 }
 
@@ -573,12 +705,16 @@ pub fn compare(metric: &str, unit: &str, a: &[f64], b: &[f64]) -> Comparison {
 
 /// Per-frame comparisons: the ranking GPU time, CPU time in GL calls and wall time, over the
 /// steady frames of each side.
-fn frame_comparisons(a: &SessionStats, b: &SessionStats) -> Vec<Comparison> {
+fn frame_comparisons(a: &SessionStats, b: &SessionStats, drift: Option<Drift>) -> Vec<Comparison> {
     let (fa, fb) = (a.steady_frames(), b.steady_frames());
     let gpu = |f: &[&crate::aggregate::FrameTotals]| -> Vec<f64> {
         f.iter().filter_map(|t| t.gpu_ns).collect()
     };
-    vec![
+    let beyond = drift.map(|d| {
+        let scaled: Vec<f64> = gpu(&fb).iter().map(|v| v / d.factor).collect();
+        compare(FRAME_GPU_BEYOND_DRIFT, "ns", &gpu(&fa), &scaled)
+    });
+    let mut out = vec![
         compare("frame_gpu_time", "ns", &gpu(&fa), &gpu(&fb)),
         compare(
             "frame_cpu_time",
@@ -592,7 +728,9 @@ fn frame_comparisons(a: &SessionStats, b: &SessionStats) -> Vec<Comparison> {
             &fa.iter().map(|t| t.wall_ns).collect::<Vec<_>>(),
             &fb.iter().map(|t| t.wall_ns).collect::<Vec<_>>(),
         ),
-    ]
+    ];
+    out.extend(beyond);
+    out
 }
 
 /// Corrects each metric's p-values for the number of comparisons (draws and frames together)
@@ -603,6 +741,12 @@ fn judge(matched: &mut [DrawDiff], frames: &mut [Comparison], opts: &DiffOptions
     for d in matched.iter_mut() {
         for c in d.metrics.iter_mut() {
             families.entry(c.metric.clone()).or_default().push(c);
+        }
+        if let Some(c) = d.time_beyond_drift.as_mut() {
+            families
+                .entry(format!("{} beyond drift", c.metric))
+                .or_default()
+                .push(c);
         }
     }
     for c in frames.iter_mut() {

@@ -45,6 +45,10 @@ pub struct DiffArgs {
     /// False discovery rate: the expected share of noise among the rows called significant.
     #[arg(long, default_value_t = 0.05)]
     alpha: f64,
+    /// Judge raw times: do not take out the drift common to every matched draw (the
+    /// machine's speed between the captures).
+    #[arg(long)]
+    absolute: bool,
     /// How many rows of each table to print.
     #[arg(long, default_value_t = 10)]
     top: usize,
@@ -89,6 +93,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let opts = DiffOptions {
         alpha: args.alpha,
         min_change: args.min_change.map(|m| m / 100.0),
+        absolute: args.absolute,
     };
     let d = diff(&a, &b, &opts);
     let gate = args.fail_if_slower.map(|pct| (pct, d.gate(pct)));
@@ -186,7 +191,7 @@ fn draw_name(d: &DrawStats) -> String {
     }
     match &d.source {
         Some(src) => {
-            let _ = write!(s, "  {src}");
+            let _ = write!(s, "  {}", crate::report::short_source(src));
         }
         None => {
             let _ = write!(s, "  @{}", d.key.callsite);
@@ -227,6 +232,7 @@ fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
             "frame_gpu_time" => "GPU time",
             "frame_cpu_time" => "CPU time in GL",
             "frame_wall_time" => "wall time",
+            "frame_gpu_time_beyond_drift" => "GPU beyond drift",
             other => other,
         };
         let _ = writeln!(
@@ -240,6 +246,17 @@ fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
         );
     }
 
+    if let Some(drift) = d.drift {
+        let _ = writeln!(
+            o,
+            "\ndrift  every matched draw moved by {:+.1}% together (median of {} draws, spread {:.1}%): \
+             the machine's speed between the captures, or a change common to every draw;\n       \
+             draws are judged beyond it (--absolute: raw times)",
+            100.0 * (drift.factor - 1.0),
+            drift.draws,
+            100.0 * drift.spread
+        );
+    }
     let count = |v: Verdict| d.matched.iter().filter(|m| m.time().verdict == v).count();
     let aligned = d
         .matched
@@ -387,7 +404,8 @@ fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
                 let verdict = if g.failed { "FAIL" } else { "pass" };
                 let _ = writeln!(
                     o,
-                    "gate  {verdict}: frames' GPU time {} (p {}), threshold +{pct}%",
+                    "gate  {verdict} (threshold +{pct}%): {}; {} (p {})",
+                    g.reason,
                     change(c),
                     q(c)
                 );

@@ -3,6 +3,7 @@
 use crate::shown;
 use anyhow::{Context, Result};
 use clap::Args;
+use gpuheat_analysis::aggregate::{aggregate, DrawStats, SessionStats};
 use gpuheat_analysis::findings::{self, Finding, Severity};
 use gpuheat_analysis::{analyse, ms, rank_time, Analysis, RankedBy};
 use gpuheat_session::{EndReason, Session};
@@ -23,6 +24,10 @@ pub struct ReportArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// List the costliest work calls frame by frame instead of draws aggregated over the
+    /// frames (median and spread per draw).
+    #[arg(long)]
+    per_frame: bool,
     /// Report what a damaged (truncated or corrupted) session still holds instead of failing.
     #[arg(long)]
     partial: bool,
@@ -32,10 +37,11 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     let session = open(&args.session, args.partial)?;
     let analysis = analyse(&session);
     let found = findings::check(&session, &analysis);
+    let stats = aggregate(&session, true);
     let out = if args.json {
-        json(&session, &analysis, &found, args.top)?
+        json(&session, &analysis, &stats, &found, args.top)?
     } else {
-        text(&session, &analysis, &found, args.top)
+        text(&session, &analysis, &stats, &found, &args)
     };
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error worth a message.
@@ -78,12 +84,22 @@ struct JsonReport<'a> {
     states: &'a [gpuheat_session::ContextState],
     frames: &'a [gpuheat_analysis::FrameStats],
     ranked_by: RankedBy,
+    /// Metrics of `draws`, in the order of each draw's `metrics`.
+    metrics: &'a [gpuheat_analysis::aggregate::Metric],
+    /// Draws aggregated by identity over the frames, costliest median first.
+    draws: &'a [DrawStats],
     top_draws: &'a [gpuheat_analysis::DrawCost],
     unavailable: &'a [gpuheat_analysis::Unavailable],
     findings: &'a [Finding],
 }
 
-fn json(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> Result<String> {
+fn json(
+    s: &Session,
+    a: &Analysis,
+    stats: &SessionStats,
+    found: &[Finding],
+    top: usize,
+) -> Result<String> {
     let report = JsonReport {
         session: &s.info,
         contexts: &s.contexts,
@@ -92,6 +108,8 @@ fn json(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> Result<Stri
         states: &s.states,
         frames: &a.frames,
         ranked_by: a.ranked_by,
+        metrics: &stats.metrics,
+        draws: &stats.draws[..top.min(stats.draws.len())],
         top_draws: &a.draws[..top.min(a.draws.len())],
         unavailable: &a.unavailable,
         findings: found,
@@ -103,7 +121,14 @@ fn opt_ms(v: Option<f64>) -> String {
     v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into())
 }
 
-fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
+fn text(
+    s: &Session,
+    a: &Analysis,
+    stats: &SessionStats,
+    found: &[Finding],
+    args: &ReportArgs,
+) -> String {
+    let top = args.top;
     let mut o = String::new();
     let i = &s.info;
     let end = match s.end.as_ref().map(|e| &e.reason) {
@@ -206,6 +231,11 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
             opt_ms(f.gpu_pipelined_ms)
         );
     }
+    if !args.per_frame {
+        identity_text(stats, top, &mut o);
+        findings_text(found, &mut o);
+        return o;
+    }
     let shown_draws = &a.draws[..top.min(a.draws.len())];
     let basis = match a.ranked_by {
         RankedBy::GpuTimeSerialized => "serialized",
@@ -267,6 +297,77 @@ fn text(s: &Session, a: &Analysis, found: &[Finding], top: usize) -> String {
     o
 }
 
+/// The draws aggregated by identity: median and spread over the frames of the ranking time,
+/// CPU time and the counters that matter most, first-use outliers named.
+fn identity_text(stats: &SessionStats, top: usize, o: &mut String) {
+    let rank = stats.rank_metric();
+    let basis = match stats.ranked_by {
+        RankedBy::GpuTimeSerialized => "serialized",
+        RankedBy::GpuTimePipelined => "pipelined",
+    };
+    let shown = &stats.draws[..top.min(stats.draws.len())];
+    let _ = writeln!(
+        o,
+        "\ntop {} of {} draws by median {basis} GPU time over the frames (spread: 1.4826 x MAD; --per-frame for every call)",
+        shown.len(),
+        stats.draws.len()
+    );
+    let _ = writeln!(
+        o,
+        "{:>3} {:>10} {:>9} {:>6} {:>10} {:>10} {:>8}  call",
+        "#", "gpu ms", "±spread", "frames", "samples", "fragments", "cpu us"
+    );
+    let median_of = |d: &DrawStats, name: &str| {
+        stats
+            .metric_index(name)
+            .and_then(|k| d.metric(k))
+            .map(|m| format!("{:.0}", m.median))
+            .unwrap_or_else(|| "-".into())
+    };
+    for (n, d) in shown.iter().enumerate() {
+        let (t, spread) = match d.metric(rank) {
+            Some(m) => (
+                format!("{:.4}", m.median / 1e6),
+                format!("{:.4}", 1.4826 * m.mad / 1e6),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        let cpu = stats
+            .metric_index(gpuheat_analysis::aggregate::CPU_TIME)
+            .and_then(|k| d.metric(k))
+            .map_or(0.0, |m| m.median / 1e3);
+        let ordinal = if d.key.ordinal > 0 {
+            format!(" #{}", d.key.ordinal + 1)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            o,
+            "{:>3} {t:>10} {spread:>9} {:>6} {:>10} {:>10} {cpu:>8.1}  {}{ordinal}  @{}{}",
+            n + 1,
+            d.occurrences.len(),
+            median_of(d, "samples_passed"),
+            median_of(d, gpuheat_analysis::aggregate::FRAGMENTS),
+            d.text,
+            d.key.callsite,
+            d.source
+                .as_deref()
+                .map(|s| format!(" {}", short_source(s)))
+                .unwrap_or_default()
+        );
+        if let Some(f) = d.first_use {
+            let _ = writeln!(
+                o,
+                "{:>44}first use in frame {} left out: {:.2} ms CPU in the call, {:.3} ms after (a shader compiled on first use?)",
+                "",
+                f.frame,
+                f.cpu_ns / 1e6,
+                f.steady_cpu_ns / 1e6
+            );
+        }
+    }
+}
+
 /// What the GEOM records hold: draws with positions, vertices against the per-frame budget,
 /// and the draws left out, grouped by reason. There is one record per frame and context, so
 /// frames and contexts are counted apart.
@@ -323,7 +424,7 @@ fn geometry_text(s: &Session, o: &mut String) {
 
 /// `examples/src/bin/hot_spot.rs:127 hot_spot::main` without the directories above the
 /// file's project-relative part: the last three path components are enough to find it.
-fn short_source(source: &str) -> &str {
+pub fn short_source(source: &str) -> &str {
     let path_end = source.find(' ').unwrap_or(source.len());
     let path = &source[..path_end];
     let mut cut = 0;

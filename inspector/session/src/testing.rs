@@ -602,6 +602,13 @@ impl FrameBuilder<'_> {
         index
     }
 
+    /// Sets the call site (return address) of call `call`: calls made from one line of a loop
+    /// share it. By default each call has its own.
+    pub fn at(&mut self, call: u32, callsite: u64) -> &mut Self {
+        self.frame.calls[call as usize].callsite = callsite;
+        self
+    }
+
     /// Sets the wall and CPU time of call `call`.
     pub fn timed(&mut self, call: u32, duration_ns: u64, cpu_ns: u64) -> &mut Self {
         let c = &mut self.frame.calls[call as usize];

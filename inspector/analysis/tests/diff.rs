@@ -1,0 +1,317 @@
+//! Draw identity, per-identity statistics and the diff on small synthetic sessions: the
+//! logic alone (real captures are compared in the CLI's tests).
+
+use gpuheat_analysis::aggregate::{aggregate, first_use};
+use gpuheat_analysis::diff::{diff, DiffOptions, MatchedBy, Verdict};
+use gpuheat_analysis::identity::{identify, ProgramKey};
+use gpuheat_session::testing::{SessionBuilder, GL_TRIANGLES};
+use gpuheat_session::Session;
+
+/// A deterministic noise source: factors in [1 − spread, 1 + spread].
+struct Noise(u64);
+
+impl Noise {
+    fn factor(&mut self, spread: f64) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let u = (self.0 >> 11) as f64 / (1u64 << 53) as f64;
+        1.0 + spread * (2.0 * u - 1.0)
+    }
+}
+
+/// One draw of the synthetic program: its call site, vertex count and time.
+#[derive(Clone, Copy)]
+struct Draw {
+    site: u64,
+    count: u64,
+    ns: f64,
+}
+
+const LOOP: u64 = 0x40_1000;
+const HOT: u64 = 0x40_2000;
+
+fn quads(k: usize) -> Vec<Draw> {
+    let mut v: Vec<Draw> = (0..k)
+        .map(|_| Draw {
+            site: LOOP,
+            count: 4,
+            ns: 600_000.0,
+        })
+        .collect();
+    v.push(Draw {
+        site: HOT,
+        count: 4,
+        ns: 2_000_000.0,
+    });
+    v
+}
+
+/// `frames` frames of: glUseProgram(program), then `draws`, each time × noise × `machine`.
+fn session(seed: u64, frames: usize, draws: &[Draw], machine: f64, program: u32) -> Session {
+    let mut noise = Noise(seed);
+    let mut b = SessionBuilder::new();
+    for _ in 0..frames {
+        b = b.frame(|f| {
+            f.call("glUseProgram", &[u64::from(program)]);
+            for d in draws {
+                let t = (d.ns * machine * noise.factor(0.15)) as u64;
+                let c = f.call("glDrawArrays", &[GL_TRIANGLES, 0, d.count]);
+                f.at(c, d.site);
+                f.counter(c, "gpu_time_serialized", t);
+            }
+        });
+    }
+    b.build()
+}
+
+#[test]
+fn draws_from_one_loop_are_told_apart_by_their_order() {
+    let s = session(1, 3, &quads(3), 1.0, 7);
+    let ids = identify(&s);
+    assert_eq!(ids.keys.len(), 4);
+    let ordinals: Vec<u32> = ids.keys.iter().map(|k| k.ordinal).collect();
+    assert_eq!(ordinals, [0, 1, 2, 0]);
+    assert!(ids.keys.iter().all(|k| k.program == ProgramKey::Name(7)));
+    // Every frame has the same four identities, in the same order.
+    for f in &ids.frames {
+        let order: Vec<u32> = f.iter().map(|&(_, id)| id).collect();
+        assert_eq!(order, [0, 1, 2, 3]);
+    }
+}
+
+#[test]
+fn a_program_record_names_the_program_by_its_sources() {
+    // Two runs where the same shaders got different GL names: with PROG records they are
+    // the same program; without, they are not.
+    let hash = 0xfeed_beef_0000_0001;
+    let named = |name: u32, prog: bool| {
+        let mut b = SessionBuilder::new();
+        if prog {
+            b = b.program(gpuheat_session::testing::CONTEXT, name, hash);
+        }
+        b.frame(|f| {
+            f.call("glUseProgram", &[u64::from(name)]);
+            f.draw(1_000);
+        })
+        .build()
+    };
+    let (a, b) = (identify(&named(3, true)), identify(&named(9, true)));
+    assert_eq!(a.keys[0].program, ProgramKey::Sources(hash));
+    assert_eq!(a.hashes[0].full, b.hashes[0].full);
+    let (a, b) = (identify(&named(3, false)), identify(&named(9, false)));
+    assert_ne!(a.hashes[0].full, b.hashes[0].full);
+}
+
+#[test]
+fn the_program_current_before_a_frame_carries_over() {
+    // Frame 1 binds program 5; frame 2 draws without binding: still program 5.
+    let s = SessionBuilder::new()
+        .start_state(gpuheat_session::testing::CONTEXT, 2)
+        .frame(|f| {
+            f.draw(1_000);
+            f.call("glUseProgram", &[5]);
+        })
+        .frame(|f| {
+            f.draw(1_000);
+        })
+        .build();
+    let ids = identify(&s);
+    assert_eq!(ids.keys[0].program, ProgramKey::Name(2));
+    let second = ids.frames[1][0].1 as usize;
+    assert_eq!(ids.keys[second].program, ProgramKey::Name(5));
+}
+
+#[test]
+fn a_first_use_outlier_is_labelled_and_left_out() {
+    assert_eq!(first_use(vec![5e6, 1e4, 1.2e4, 0.9e4]), Some((5e6, 1e4)));
+    // Jitter is not a first use: 3× and only 20 µs more.
+    assert_eq!(first_use(vec![3e4, 1e4, 1e4]), None);
+    assert_eq!(
+        first_use(vec![5e6, 1e4]),
+        None,
+        "needs two later occurrences"
+    );
+
+    let s = SessionBuilder::new()
+        .frame(|f| {
+            let c = f.draw(437_000_000);
+            f.timed(c, 40_000_000, 40_000_000);
+        })
+        .frame(|f| {
+            let c = f.draw(105_000_000);
+            f.timed(c, 20_000, 20_000);
+        })
+        .frame(|f| {
+            let c = f.draw(104_000_000);
+            f.timed(c, 20_000, 20_000);
+        })
+        .build();
+    let st = aggregate(&s, false);
+    let d = &st.draws[0];
+    let fu = d.first_use.expect("first use");
+    assert_eq!((fu.frame, fu.cpu_ns), (1, 40e6));
+    let t = d.metric(st.rank_metric()).unwrap();
+    assert_eq!((t.n, t.median), (2, 104.5e6));
+    assert!(st.frames[0].first_use && !st.frames[1].first_use);
+    assert_eq!(st.steady_frames().len(), 2);
+}
+
+#[test]
+fn one_cheaper_draw_is_the_only_significant_change() {
+    let a = session(1, 12, &quads(3), 1.0, 7);
+    let mut cheap = quads(3);
+    cheap[3].ns /= 4.0;
+    let b = session(2, 12, &cheap, 1.0, 7);
+    let d = diff(&a, &b, &DiffOptions::default());
+    assert_eq!(d.matched.len(), 4);
+    assert!(d.only_a.is_empty() && d.only_b.is_empty());
+    let top = &d.matched[0];
+    assert_eq!(d.a.stats.draws[top.a].key.callsite, "0x402000");
+    assert_eq!(top.time().verdict, Verdict::Lower);
+    let r = top.raw_time().ratio.unwrap();
+    assert!((0.2..0.3).contains(&r.estimate), "{r:?}");
+    for m in &d.matched[1..] {
+        assert!(!m.time().verdict.significant(), "{:?}", m.time());
+    }
+    let gate = d.gate(10.0);
+    assert!(!gate.failed, "{}", gate.reason);
+    // The other way round it is a regression the gate catches, carried by that draw.
+    let back = diff(&b, &a, &DiffOptions::default());
+    let gate = back.gate(10.0);
+    assert!(gate.failed, "{}", gate.reason);
+    assert_eq!(gate.slower.len(), 1);
+    assert_eq!(
+        back.a.stats.draws[back.matched[gate.slower[0]].a]
+            .key
+            .callsite,
+        "0x402000"
+    );
+}
+
+#[test]
+fn noise_alone_makes_no_significant_row_over_many_draws() {
+    // 40 draws, 20 pairs of sessions that differ only by noise. Uncorrected, about 5% of the
+    // 800 rows would pass p < 0.05; with every null true, Benjamini–Hochberg bounds the
+    // chance that a pair shows any significant row by α = 5%: about 1 pair in 20.
+    let draws: Vec<Draw> = (0..40)
+        .map(|i| Draw {
+            site: 0x40_0000 + 0x100 * i,
+            count: 3,
+            ns: 100_000.0 * (1.0 + i as f64),
+        })
+        .collect();
+    let (mut significant, mut pairs_with_any, mut raw) = (0, 0, 0);
+    for seed in 0..20 {
+        let a = session(100 + seed, 10, &draws, 1.0, 1);
+        let b = session(200 + seed, 10, &draws, 1.0, 1);
+        let d = diff(&a, &b, &DiffOptions::default());
+        assert_eq!(d.matched.len(), 40);
+        let n = d
+            .matched
+            .iter()
+            .filter(|m| m.time().verdict.significant())
+            .count();
+        significant += n;
+        pairs_with_any += usize::from(n > 0);
+        raw += d
+            .matched
+            .iter()
+            .filter(|m| m.time().p.is_some_and(|p| p < 0.05))
+            .count();
+        assert!(!d.gate(10.0).failed);
+    }
+    assert!(raw >= 10, "uncorrected rows under 0.05: {raw}");
+    assert!(
+        pairs_with_any <= 2,
+        "{pairs_with_any} of 20 pairs, {significant} rows"
+    );
+}
+
+#[test]
+fn a_machine_slower_everywhere_is_drift_not_a_draw_regression() {
+    let a = session(1, 12, &quads(3), 1.0, 7);
+    let b = session(2, 12, &quads(3), 1.15, 7);
+    let d = diff(&a, &b, &DiffOptions::default());
+    let drift = d.drift.expect("drift");
+    assert!((1.05..1.25).contains(&drift.factor), "{drift:?}");
+    assert!(d.matched.iter().all(|m| !m.time().verdict.significant()));
+    // 15% together is within what a software rasterizer... here a "GPU": 5% allowance, so
+    // a uniform 15% is beyond it and fails a 5% gate, but not a 20% one.
+    assert!(d.gate(5.0).failed, "{}", d.gate(5.0).reason);
+    assert!(!d.gate(20.0).failed);
+    // Judged raw, every draw is slower.
+    let raw = diff(
+        &a,
+        &b,
+        &DiffOptions {
+            absolute: true,
+            ..DiffOptions::default()
+        },
+    );
+    assert!(raw.drift.is_none());
+    assert!(raw
+        .matched
+        .iter()
+        .all(|m| m.time().verdict == Verdict::Higher));
+}
+
+#[test]
+fn inserted_removed_and_changed_draws() {
+    let a = session(1, 6, &quads(3), 1.0, 7);
+    // One more quad from the loop: only in B; the rest match by identity.
+    let b = session(2, 6, &quads(4), 1.0, 7);
+    let d = diff(&a, &b, &DiffOptions::default());
+    assert_eq!((d.matched.len(), d.only_a.len(), d.only_b.len()), (4, 0, 1));
+    assert_eq!(d.b.stats.draws[d.only_b[0]].key.ordinal, 3);
+    assert!(d
+        .matched
+        .iter()
+        .all(|m| m.matched_by == MatchedBy::Identity));
+
+    // The hot draw now draws 6 vertices: same call site, another draw: aligned by site.
+    let mut changed = quads(3);
+    changed[3].count = 6;
+    let c = session(3, 6, &changed, 1.0, 7);
+    let d = diff(&a, &c, &DiffOptions::default());
+    assert_eq!(d.matched.len(), 4);
+    assert!(d.only_a.is_empty() && d.only_b.is_empty());
+    let hot = d
+        .matched
+        .iter()
+        .find(|m| d.a.stats.draws[m.a].key.callsite == "0x402000")
+        .unwrap();
+    assert_eq!(hot.matched_by, MatchedBy::CallSite);
+
+    // Another build: every call site moved, the draws did not: aligned by shape.
+    let moved: Vec<Draw> = quads(3)
+        .into_iter()
+        .map(|d| Draw {
+            site: d.site + 0x40,
+            ..d
+        })
+        .collect();
+    let e = session(4, 6, &moved, 1.0, 7);
+    let d = diff(&a, &e, &DiffOptions::default());
+    assert_eq!(d.matched.len(), 4);
+    assert!(d.matched.iter().all(|m| m.matched_by == MatchedBy::Shape));
+}
+
+#[test]
+fn three_frames_are_too_few_to_call_anything() {
+    let a = session(1, 3, &quads(3), 1.0, 7);
+    let mut cheap = quads(3);
+    cheap[3].ns /= 4.0;
+    let b = session(2, 3, &cheap, 1.0, 7);
+    let d = diff(&a, &b, &DiffOptions::default());
+    assert!(
+        d.warnings.iter().any(|w| w.contains("too few")),
+        "{:?}",
+        d.warnings
+    );
+    assert!(d
+        .matched
+        .iter()
+        .all(|m| m.time().verdict == Verdict::TooFew));
+}

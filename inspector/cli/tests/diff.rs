@@ -1,0 +1,344 @@
+//! Issue 10 acceptance: `gpuheat diff` on real captures of `hot_spot` on llvmpipe.
+//!
+//! The captures are made once, one after the other (a lock keeps this file's tests from
+//! capturing at the same time: two llvmpipe programs on two cores slow each other 2×), and
+//! shared by the tests. `hot_spot --loop L` sets the hot square's fragment-shader iterations
+//! through a uniform: same program, same calls, only that draw's cost changes, ∝ L.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+/// Frames per capture: with 12 against 12 Mann–Whitney's test can reach p < 1e-6, and the
+/// first frame (start-up) still leaves 11.
+const FRAMES: &str = "12";
+/// Hot square side: 48² = 2,304 fragments, against 65,536 for each full-screen quad.
+const SPOT: u64 = 48;
+
+struct Captures {
+    dir: PathBuf,
+}
+
+static CAPTURES: OnceLock<Captures> = OnceLock::new();
+static CAPTURING: Mutex<()> = Mutex::new(());
+
+impl Captures {
+    fn get() -> &'static Captures {
+        CAPTURES.get_or_init(|| Captures {
+            dir: shared_scratch("diff"),
+        })
+    }
+
+    /// The session `name`, captured the first time it is asked for.
+    fn session(&self, name: &str) -> PathBuf {
+        let _one_at_a_time = CAPTURING.lock().unwrap_or_else(|e| e.into_inner());
+        let path = self.dir.join(format!("{name}.gpuheat"));
+        if path.exists() {
+            return path;
+        }
+        let spot = SPOT.to_string();
+        let (example, args): (&str, Vec<&str>) = match name {
+            // Three captures of the same program and arguments.
+            "base" | "base2" | "base3" => ("hot_spot", vec!["--loop", "300", "--spot", &spot]),
+            // The hot draw at a quarter of the iterations.
+            "cheap" => ("hot_spot", vec!["--loop", "75", "--spot", &spot]),
+            // One more cheap full-screen quad.
+            "layers4" => (
+                "hot_spot",
+                vec!["--loop", "300", "--spot", &spot, "--layers", "4"],
+            ),
+            "small" => (
+                "hot_spot",
+                vec!["--loop", "300", "--spot", "24", "--size", "128x128"],
+            ),
+            "overdraw" => ("overdraw", vec!["--layers", "3"]),
+            _ => unreachable!("{name}"),
+        };
+        let tmp = capture(&self.dir, example, &["--frames", FRAMES, "--heat"], &args);
+        std::fs::rename(&tmp, &path).unwrap();
+        path
+    }
+}
+
+fn s(name: &str) -> PathBuf {
+    Captures::get().session(name)
+}
+
+fn diff_json(a: &Path, b: &Path, extra: &[&str]) -> (Value, Option<i32>) {
+    let mut args = vec!["diff", "--json", a.to_str().unwrap(), b.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run_gpuheat(&args);
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "gpuheat {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        serde_json::from_slice(&out.stdout).expect("diff JSON"),
+        out.status.code(),
+    )
+}
+
+fn diff_text(a: &Path, b: &Path, extra: &[&str]) -> (String, String, Option<i32>) {
+    let mut args = vec!["diff", a.to_str().unwrap(), b.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run_gpuheat(&args);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// The median of metric `name` of draw `i` of side `side` ("a" or "b").
+fn median(d: &Value, side: &str, i: usize, name: &str) -> Option<f64> {
+    let stats = &d[side]["stats"];
+    let k = stats["metrics"]
+        .as_array()?
+        .iter()
+        .position(|m| m["name"] == name)?;
+    stats["draws"][i]["metrics"][k]["median"].as_f64()
+}
+
+fn time(m: &Value) -> &Value {
+    &m["metrics"][m["rank"].as_u64().unwrap() as usize]
+}
+
+fn significant(c: &Value) -> bool {
+    matches!(c["verdict"].as_str(), Some("higher" | "lower"))
+}
+
+#[test]
+fn a_cheaper_hot_draw_is_the_only_significant_change() {
+    let (d, code) = diff_json(&s("base"), &s("cheap"), &[]);
+    assert_eq!(code, Some(0));
+    let matched = d["matched"].as_array().unwrap();
+    // hot_spot's 3 quads, the hot square and the clear, all matched by identity.
+    assert_eq!(matched.len(), 5, "{:#}", d["warnings"]);
+    assert!(matched.iter().all(|m| m["matched_by"] == "identity"));
+    assert!(d["only_a"].as_array().unwrap().is_empty());
+    assert!(d["only_b"].as_array().unwrap().is_empty());
+
+    // The top row is the hot square: the draw of 48² fragments (from the heat maps).
+    let top = &matched[0];
+    let a = top["a"].as_u64().unwrap() as usize;
+    assert_eq!(median(&d, "a", a, "fragments"), Some((SPOT * SPOT) as f64));
+    let t = time(top);
+    assert_eq!(t["verdict"], "lower", "{t:#}");
+    // Cost ∝ iterations: 75 / 300 = 0.25 (measured 0.245–0.264 on this machine).
+    let ratio = t["ratio"]["estimate"].as_f64().unwrap();
+    assert!((0.18..0.35).contains(&ratio), "B/A = {ratio}");
+    let (lo, hi) = (
+        t["ratio"]["low"].as_f64().unwrap(),
+        t["ratio"]["high"].as_f64().unwrap(),
+    );
+    assert!(lo <= ratio && ratio <= hi && hi < 0.5, "[{lo}, {hi}]");
+
+    for m in &matched[1..] {
+        assert!(
+            !significant(time(m)),
+            "only the hot draw changed: {:#}",
+            time(m)
+        );
+    }
+    // The frame as a whole got faster too.
+    assert_eq!(d["frames"][0]["metric"], "frame_gpu_time");
+    assert_eq!(d["frames"][0]["verdict"], "lower");
+}
+
+#[test]
+fn fail_if_slower_exits_3_on_a_regression_only() {
+    let (base, cheap) = (s("base"), s("cheap"));
+    let (out, _, code) = diff_text(&cheap, &base, &["--fail-if-slower", "10"]);
+    assert_eq!(code, Some(3), "{out}");
+    // The text names the draw that carries the regression, by its source line.
+    let gate = &out[out.find("gate  FAIL").expect("gate line")..];
+    let slower = gate
+        .lines()
+        .find(|l| l.trim_start().starts_with("slower"))
+        .expect("a slower draw listed");
+    assert!(slower.contains("hot_spot.rs:"), "{slower}");
+
+    let (out, _, code) = diff_text(&base, &cheap, &["--fail-if-slower", "10"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("gate  pass"), "{out}");
+    let (out, _, code) = diff_text(&base, &s("base2"), &["--fail-if-slower", "10"]);
+    assert_eq!(code, Some(0), "{out}");
+}
+
+#[test]
+fn captures_of_the_same_program_show_no_significant_change() {
+    // Three captures, three pairs: the false-positive rate is part of the design, so one
+    // clean pair could be luck.
+    let runs = [s("base"), s("base2"), s("base3")];
+    for (x, y) in [(0, 1), (1, 2), (0, 2)] {
+        let (d, code) = diff_json(&runs[x], &runs[y], &["--fail-if-slower", "10"]);
+        assert_eq!(code, Some(0), "base{x} vs base{y}");
+        let matched = d["matched"].as_array().unwrap();
+        assert_eq!(matched.len(), 5);
+        for m in matched {
+            assert!(!significant(time(m)), "base{x} vs base{y}: {:#}", time(m));
+        }
+        // The frames' GPU time, judged beyond the drift common to every draw (the machine's
+        // speed between captures), when there is one.
+        let frames = d["frames"].as_array().unwrap();
+        let judged = frames
+            .iter()
+            .find(|c| c["metric"] == "frame_gpu_time_beyond_drift")
+            .unwrap_or(&frames[0]);
+        assert!(!significant(judged), "{judged:#}");
+        assert!(d["findings_appeared"].as_array().unwrap().is_empty());
+        assert!(d["findings_disappeared"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn an_added_draw_is_only_in_b_and_the_rest_still_match() {
+    let (d, _) = diff_json(&s("base"), &s("layers4"), &[]);
+    assert_eq!(d["matched"].as_array().unwrap().len(), 5);
+    let only_b = d["only_b"].as_array().unwrap();
+    assert_eq!(only_b.len(), 1);
+    assert!(d["only_a"].as_array().unwrap().is_empty());
+    // The added draw is a full-screen quad: 256² fragments, the 4th of its call site.
+    let i = only_b[0].as_u64().unwrap() as usize;
+    assert_eq!(median(&d, "b", i, "fragments"), Some(65_536.0));
+    assert_eq!(d["b"]["stats"]["draws"][i]["key"]["ordinal"], 3);
+
+    // The other way round it was removed.
+    let (d, _) = diff_json(&s("layers4"), &s("base"), &[]);
+    assert_eq!(d["only_a"].as_array().unwrap().len(), 1);
+    assert!(d["only_b"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn heat_difference_shows_the_hot_spot_cheaper_and_the_rest_as_noise() {
+    let dir = scratch("diff-heat");
+    let png = dir.join("diff.png");
+    let (_, err, code) = diff_text(
+        &s("base"),
+        &s("cheap"),
+        &["--heat", "-o", png.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let img = read_png(&png);
+    assert_eq!(img.width, 256);
+    assert!(img.height > 256 + 20, "a legend below the map");
+    // The hot square: GL x, y in [128, 176), image rows 256 − 176 .. 256 − 128.
+    let (x0, y0) = (128u32, 256 - 128 - SPOT as u32);
+    let mut blue = 0;
+    for y in y0 + 2..y0 + SPOT as u32 - 2 {
+        for x in x0 + 2..x0 + SPOT as u32 - 2 {
+            let [r, _, b] = img.px(x, y);
+            if b > r + 40 {
+                blue += 1;
+            }
+        }
+    }
+    let inner = (SPOT - 4) * (SPOT - 4);
+    assert!(
+        blue as u64 * 10 >= inner * 9,
+        "{blue} of {inner} hot pixels blue"
+    );
+    // Elsewhere: the noise band's grey.
+    let (mut grey, mut total) = (0, 0);
+    for y in (0..256).step_by(4) {
+        for x in (0..256).step_by(4) {
+            let in_spot = (x0 - 2..x0 + SPOT as u32 + 2).contains(&x)
+                && (y0 - 2..y0 + SPOT as u32 + 2).contains(&y);
+            if !in_spot {
+                total += 1;
+                if img.px(x, y) == [0x80, 0x80, 0x80] {
+                    grey += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        grey * 10 >= total * 9,
+        "{grey} of {total} other pixels within noise"
+    );
+    // The legend: white text on black below the strip.
+    let text = (256..img.height)
+        .flat_map(|y| (0..img.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| img.px(x, y) == [0xff, 0xff, 0xff])
+        .count();
+    assert!(text > 100, "legend text pixels: {text}");
+}
+
+#[test]
+fn bad_input_gets_one_line_and_a_status() {
+    let dir = scratch("diff-bad");
+    let base = s("base");
+    // A session against itself: a warning, nothing significant.
+    let (out, _, code) = diff_text(&base, &base, &[]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("same capture"), "{out}");
+    assert!(!out.contains("significant changes"), "{out}");
+
+    // Different programs: a warning; what has the same shape still matches (the clears).
+    let (out, _, code) = diff_text(&base, &s("overdraw"), &[]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("different programs"), "{out}");
+
+    // Heat maps of different sizes.
+    let png = dir.join("x.png");
+    let (_, err, code) = diff_text(&base, &s("small"), &["--heat", "-o", png.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("different sizes"), "{err}");
+    assert!(!png.exists());
+
+    // Truncated: refused with one line naming --partial, compared with it.
+    let bytes = std::fs::read(&base).unwrap();
+    let cut = dir.join("cut.gpuheat");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let (_, err, code) = diff_text(&base, &cut, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--partial"), "{err}");
+    let (out, _, code) = diff_text(&base, &cut, &["--partial"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("cut short"), "{out}");
+
+    // Corrupted in the middle: one line; --partial compares what precedes the damage.
+    let mut bad = bytes.clone();
+    let mid = bad.len() / 2;
+    for b in &mut bad[mid..mid + 64] {
+        *b ^= 0x5a;
+    }
+    let broken = dir.join("broken.gpuheat");
+    std::fs::write(&broken, &bad).unwrap();
+    let (_, err, code) = diff_text(&broken, &base, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (_, _, code) = diff_text(&broken, &base, &["--partial"]);
+    assert_eq!(code, Some(0));
+
+    // Not a session at all.
+    let junk = dir.join("junk.gpuheat");
+    std::fs::write(&junk, b"hello").unwrap();
+    let (_, err, code) = diff_text(&junk, &base, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn the_released_format_1_fixture_reports_and_diffs() {
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../session/tests/fixtures/v1-hot_spot.gpuheat");
+    let r = report(&fixture);
+    assert_eq!(r["frames"].as_array().unwrap().len(), 4);
+    let (d, code) = diff_json(&fixture, &fixture, &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(d["matched"].as_array().unwrap().len(), 5);
+    // Against a capture made today with other arguments: same program, matched by identity
+    // where the call sites agree, by shape otherwise (this build's binary differs).
+    let (d, _) = diff_json(&fixture, &s("base"), &[]);
+    assert!(
+        !d["matched"].as_array().unwrap().is_empty(),
+        "{:#}",
+        d["warnings"]
+    );
+}
