@@ -29,3 +29,4 @@ lint: deps
 bench: release
 	target/release/gpuheat-bench
 	target/release/gpuheat-bench --viewer
+	target/release/gpuheat-bench --analysis

@@ -17,6 +17,7 @@ use crate::stats::{
     Summary,
 };
 use gpuheat_session::Session;
+use rayon::prelude::*;
 use serde::Serialize;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -295,7 +296,7 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
     let mut warnings = doubts(a, b, &side_a, &side_b, opts);
     let (pairs, only_a, only_b) = match_draws(&side_a.stats, &side_b.stats);
     let mut matched: Vec<DrawDiff> = pairs
-        .iter()
+        .par_iter()
         .map(|&(ia, ib, ref how)| draw_diff(&side_a.stats, &side_b.stats, ia, ib, how.clone()))
         .collect();
     let drift = if opts.absolute {
@@ -305,9 +306,9 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
     };
     let mut frames = frame_comparisons(&side_a.stats, &side_b.stats, drift);
     if let Some(drift) = drift {
-        for m in &mut matched {
+        matched.par_iter_mut().for_each(|m| {
             m.time_beyond_drift = beyond_drift(&side_a.stats, &side_b.stats, m, drift.factor);
-        }
+        });
     }
     judge(&mut matched, &mut frames, opts);
     matched.sort_by(|x, y| {

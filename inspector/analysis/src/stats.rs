@@ -120,7 +120,7 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<f64> {
     let u = rank_a - nf * (nf + 1.0) / 2.0;
     if ties == 0.0 && n + m <= 60 {
         let u = u.round() as usize;
-        let dist = u_distribution(n, m);
+        let dist = cached_u_distribution(n, m);
         let total: f64 = dist.iter().sum();
         let low: f64 = dist[..=u].iter().sum::<f64>() / total;
         let high: f64 = dist[u..].iter().sum::<f64>() / total;
@@ -150,6 +150,21 @@ pub fn min_p_value(n: usize, m: usize) -> f64 {
         c = c * (n + m - i) as f64 / (i + 1) as f64;
     }
     (2.0 / c).min(1.0)
+}
+
+/// [`u_distribution`], computed once per (n, m) and thread: a diff tests every draw with the
+/// same numbers of frames.
+fn cached_u_distribution(n: usize, m: usize) -> std::rc::Rc<Vec<f64>> {
+    thread_local! {
+        static CACHE: std::cell::RefCell<std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>> =
+            Default::default();
+    }
+    CACHE.with(|c| {
+        c.borrow_mut()
+            .entry((n, m))
+            .or_insert_with(|| std::rc::Rc::new(u_distribution(n, m)))
+            .clone()
+    })
 }
 
 /// Counts of each U value (0..=n·m) over all orderings of n values against m without ties.
@@ -199,15 +214,22 @@ pub fn hodges_lehmann(a: &[f64], b: &[f64], alpha: f64) -> Option<Shift> {
             d.push(y - x);
         }
     }
-    d.sort_by(f64::total_cmp);
     let (n, m) = (a.len() as f64, b.len() as f64);
     let z = standard_normal().inverse_cdf(1.0 - alpha / 2.0);
     let k = (n * m / 2.0 - z * (n * m * (n + m + 1.0) / 12.0).sqrt()).floor();
     let k = (k.max(1.0) as usize).min(d.len());
+    // Three order statistics, each found in linear time: no full sort of n·m differences.
+    let len = d.len();
+    let mut nth = |i: usize| *d.select_nth_unstable_by(i, f64::total_cmp).1;
+    let estimate = if len % 2 == 1 {
+        nth(len / 2)
+    } else {
+        (nth(len / 2 - 1) + nth(len / 2)) / 2.0
+    };
     Some(Shift {
-        estimate: quantile_sorted(&d, 0.5),
-        low: d[k - 1],
-        high: d[d.len() - k],
+        estimate,
+        low: nth(k - 1),
+        high: nth(len - k),
     })
 }
 

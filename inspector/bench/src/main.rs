@@ -40,6 +40,7 @@
 //! `gpuheat`, `call_cost` and `libgpuheat_agent.so` are taken from the directory of this
 //! executable (`cargo build --release --workspace`, then `target/release/gpuheat-bench`).
 
+mod analysis;
 mod attach;
 mod heat;
 mod viewer;
@@ -99,6 +100,16 @@ struct Opts {
     /// With --viewer: triangles per draw of the geometry session (draws × tris = triangles).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(2..))]
     viewer_tris: u32,
+    /// Measure analysis instead (analysis.rs): `gpuheat report` and `gpuheat diff` on two
+    /// sessions of --analysis-frames × --analysis-draws draws captured from many_draws.
+    #[arg(long)]
+    analysis: bool,
+    /// With --analysis: frames per session.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    analysis_frames: u32,
+    /// With --analysis: draws per frame.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    analysis_draws: u32,
     /// With --viewer: frames of the timeline session.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     viewer_frames: u32,
@@ -249,6 +260,9 @@ fn real_main() -> Result<()> {
         gpuheat_viz::quiet_wayland_probe();
         return viewer_main(&opts);
     }
+    if opts.analysis {
+        return analysis_main(&opts);
+    }
     let heat_layers = heat::parse_layers(&opts.heat_layers)?;
     let tools = Tools::find()?;
     let frames = opts.frames.unwrap_or(if opts.quick { 12 } else { 30 });
@@ -323,6 +337,34 @@ fn viewer_main(opts: &Opts) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&viewer::to_json(&rows))?);
     } else {
         print!("{}", viewer::to_text(&rows));
+    }
+    Ok(())
+}
+
+/// `--analysis`: captures two large sessions and times report and diff (analysis.rs).
+fn analysis_main(opts: &Opts) -> Result<()> {
+    let tools = Tools::find()?;
+    let scratch = std::env::temp_dir().join(format!("gpuheat-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let plan = analysis::AnalysisPlan {
+        frames: opts.analysis_frames,
+        draws: opts.analysis_draws,
+        runs: opts.runs.unwrap_or(3),
+    };
+    let result = analysis::measure(
+        &tools.gpuheat,
+        &tools.many_draws,
+        &scratch,
+        &plan,
+        Duration::from_secs(opts.timeout),
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+    let result = result?;
+    if opts.json {
+        println!("{}", serde_json::to_string_pretty(&analysis::to_json(&result))?);
+    } else {
+        print!("{}", analysis::to_text(&result));
     }
     Ok(())
 }
