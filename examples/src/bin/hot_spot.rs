@@ -43,6 +43,10 @@
 //!   the rest of the frame (default 100×), so they are the hottest in the heat map, although
 //!   the square's total time is small.
 //!
+//! For `gpuheat diff`: `--loop L` changes only the hot draw's cost, ∝ L (same program, same
+//! calls), so `--loop 300` against `--loop 75` is that one draw at B/A ≈ 0.25; `--layers K+1`
+//! adds one cheap quad (65 536 fragments at 256x256), the (K+1)-th of its call site.
+//!
 //! After the last frame, `--checksum` adds one glReadPixels outside any frame.
 
 use gpuheat_examples::args::{usage_error, IntFlag, Spec};
@@ -85,7 +89,8 @@ calls      = 3K + 9  (+1 with --timing)   default 18
 draws      = K + 1                        default 4
 work calls = K + 2   (draws + glClear)    default 5
 samples passed: W*H per cheap quad, S*S for the hot square   default 65536 / 576
-the hot square's pixels are the hottest of the frame (about L/K times the rest)",
+the hot square's pixels are the hottest of the frame (about L/K times the rest)
+diff: the hot draw's time is proportional to L; --layers K+1 adds one 65536-fragment quad",
 };
 
 fn main() {
