@@ -3,6 +3,7 @@
 use crate::enums;
 use gpuheat_session::{CallClass, ContextInfo, FunctionInfo, PipelinedIndex, Session, ValueKind};
 use gpuheat_symbols::{Location, Symbolizer};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -103,77 +104,97 @@ impl RankedBy {
 const SERIALIZED: &str = "gpu_time_serialized";
 const PIPELINED: &str = "gpu_time_pipelined";
 
-/// Per-frame totals and per-draw costs of a session, the draws costliest first.
+/// Per-frame totals and per-draw costs of a session, the draws costliest first. Frames are
+/// analysed in parallel; call sites are resolved to source lines once each, afterwards.
 pub fn analyse(s: &Session) -> Analysis {
     let pipelined = s.pipelined_index();
     let contexts: BTreeMap<u64, &ContextInfo> = s.contexts.iter().map(|c| (c.handle, c)).collect();
     let funcs = &s.functions.functions;
-    let mut frames = Vec::new();
-    let mut draws = Vec::new();
-    let mut prev_end = None;
-    let mut symbols = s.modules.as_ref().map(Symbolizer::new);
-    for f in &s.frames {
-        let mut stats = FrameStats {
-            index: f.index,
-            calls: f.calls.len(),
-            draws: 0,
-            work_calls: 0,
-            wall_ms: ms(f.end_ns.saturating_sub(prev_end.unwrap_or(f.begin_ns))),
-            cpu_ms: ms(f.calls.iter().map(|c| c.cpu_ns).sum()),
-            gpu_serialized_ms: None,
-            gpu_pipelined_ms: None,
-        };
-        prev_end = Some(f.end_ns);
-        let samples: BTreeMap<u32, _> = f.samples.iter().map(|s| (s.call, &s.values)).collect();
-        let first_draw = draws.len();
-        for (i, call) in f.calls.iter().enumerate() {
-            let Some(info) = funcs.get(call.func as usize) else {
-                continue;
+    // The previous frame's end starts each frame's wall time.
+    let prev_ends: Vec<Option<u64>> = std::iter::once(None)
+        .chain(s.frames.iter().map(|f| Some(f.end_ns)))
+        .collect();
+    let per_frame: Vec<(FrameStats, Vec<(DrawCost, u64)>)> = s
+        .frames
+        .par_iter()
+        .zip(prev_ends.par_iter())
+        .map(|(f, prev_end)| {
+            let mut stats = FrameStats {
+                index: f.index,
+                calls: f.calls.len(),
+                draws: 0,
+                work_calls: 0,
+                wall_ms: ms(f.end_ns.saturating_sub(prev_end.unwrap_or(f.begin_ns))),
+                cpu_ms: ms(f.calls.iter().map(|c| c.cpu_ns).sum()),
+                gpu_serialized_ms: None,
+                gpu_pipelined_ms: None,
             };
-            match info.class {
-                CallClass::Draw => stats.draws += 1,
-                CallClass::Work => {}
-                _ => continue,
-            }
-            stats.work_calls += 1;
-            let mut counters = BTreeMap::new();
-            if let (Some(values), Some(ctx)) =
-                (samples.get(&(i as u32)), contexts.get(&call.context))
-            {
-                for v in values.iter() {
-                    if let Some(c) = ctx.counters.get(v.counter as usize) {
-                        counters.insert(c.name.clone(), v.value);
+            let samples: BTreeMap<u32, _> = f.samples.iter().map(|s| (s.call, &s.values)).collect();
+            let mut draws = Vec::new();
+            for (i, call) in f.calls.iter().enumerate() {
+                let Some(info) = funcs.get(call.func as usize) else {
+                    continue;
+                };
+                match info.class {
+                    CallClass::Draw => stats.draws += 1,
+                    CallClass::Work => {}
+                    _ => continue,
+                }
+                stats.work_calls += 1;
+                let mut counters = BTreeMap::new();
+                if let (Some(values), Some(ctx)) =
+                    (samples.get(&(i as u32)), contexts.get(&call.context))
+                {
+                    for v in values.iter() {
+                        if let Some(c) = ctx.counters.get(v.counter as usize) {
+                            counters.insert(c.name.clone(), v.value);
+                        }
                     }
                 }
+                let serialized = counters.remove(SERIALIZED);
+                let piped =
+                    pipelined_ns(&pipelined, f.index, i as u32).or(counters.remove(PIPELINED));
+                add(&mut stats.gpu_serialized_ms, serialized);
+                add(&mut stats.gpu_pipelined_ms, piped);
+                draws.push((
+                    DrawCost {
+                        frame: f.index,
+                        call: i as u32,
+                        function: info.name.clone(),
+                        text: call_text(info, &call.args),
+                        gpu_serialized_ns: serialized,
+                        gpu_pipelined_ns: piped,
+                        frame_share: None,
+                        cpu_ns: call.cpu_ns,
+                        counters,
+                        callsite: callsite(s, call.callsite),
+                        source: None,
+                    },
+                    call.callsite,
+                ));
             }
-            let serialized = counters.remove(SERIALIZED);
-            let piped = pipelined_ns(&pipelined, f.index, i as u32).or(counters.remove(PIPELINED));
-            add(&mut stats.gpu_serialized_ms, serialized);
-            add(&mut stats.gpu_pipelined_ms, piped);
-            draws.push(DrawCost {
-                frame: f.index,
-                call: i as u32,
-                function: info.name.clone(),
-                text: call_text(info, &call.args),
-                gpu_serialized_ns: serialized,
-                gpu_pipelined_ns: piped,
-                frame_share: None,
-                cpu_ns: call.cpu_ns,
-                counters,
-                callsite: callsite(s, call.callsite),
-                source: symbols
-                    .as_mut()
-                    .and_then(|y| source(&y.resolve(call.callsite))),
-            });
-        }
-        let frame_draws = &mut draws[first_draw..];
-        let total: u64 = frame_draws.iter().filter_map(rank_time).sum();
-        if total > 0 {
-            for d in frame_draws.iter_mut() {
-                d.frame_share = rank_time(d).map(|t| t as f64 / total as f64);
+            let total: u64 = draws.iter().filter_map(|(d, _)| rank_time(d)).sum();
+            if total > 0 {
+                for (d, _) in draws.iter_mut() {
+                    d.frame_share = rank_time(d).map(|t| t as f64 / total as f64);
+                }
             }
-        }
+            (stats, draws)
+        })
+        .collect();
+    let mut symbols = s.modules.as_ref().map(Symbolizer::new);
+    let mut sources: BTreeMap<u64, Option<String>> = BTreeMap::new();
+    let mut frames = Vec::with_capacity(per_frame.len());
+    let mut draws = Vec::new();
+    for (stats, frame_draws) in per_frame {
         frames.push(stats);
+        for (mut d, addr) in frame_draws {
+            d.source = sources
+                .entry(addr)
+                .or_insert_with(|| symbols.as_mut().and_then(|y| source(&y.resolve(addr))))
+                .clone();
+            draws.push(d);
+        }
     }
     let ranked_by = if draws.iter().any(|d| d.gpu_serialized_ns.is_some()) {
         RankedBy::GpuTimeSerialized

@@ -84,12 +84,15 @@ pub fn measure(
     let sa = Session::open(&a).context("opening A")?;
     let sb = Session::open(&b).context("opening B")?;
     let work = |c: &gpuheat_session::Call| {
-        sa.functions.functions.get(c.func as usize).is_some_and(|f| {
-            matches!(
-                f.class,
-                gpuheat_session::CallClass::Draw | gpuheat_session::CallClass::Work
-            )
-        })
+        sa.functions
+            .functions
+            .get(c.func as usize)
+            .is_some_and(|f| {
+                matches!(
+                    f.class,
+                    gpuheat_session::CallClass::Draw | gpuheat_session::CallClass::Work
+                )
+            })
     };
     let draws_per_session = sa
         .frames

@@ -362,7 +362,10 @@ fn analysis_main(opts: &Opts) -> Result<()> {
     let _ = std::fs::remove_dir_all(&scratch);
     let result = result?;
     if opts.json {
-        println!("{}", serde_json::to_string_pretty(&analysis::to_json(&result))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&analysis::to_json(&result))?
+        );
     } else {
         print!("{}", analysis::to_text(&result));
     }
