@@ -276,6 +276,9 @@ pub struct Gate {
     pub slower: Vec<usize>,
     /// Draws only in B (indices in B's draws), costliest first.
     pub added: Vec<usize>,
+    /// When no matched draw is significantly slower on its own: the matched draws whose time
+    /// grew the most (indices in [`Diff::matched`], at most 5), the likeliest carriers.
+    pub contributors: Vec<usize>,
 }
 
 /// Compares session `b` against the baseline `a`.
@@ -321,6 +324,21 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
             .then(x.a.cmp(&y.a))
     });
     let (findings_appeared, findings_disappeared) = finding_changes(&side_a, &side_b, &pairs);
+    let tests = matched
+        .iter()
+        .filter(|m| m.time().verdict != Verdict::TooFew)
+        .count();
+    let (na, nb) = (side_a.steady_frames, side_b.steady_frames);
+    if tests > 1
+        && min_p_value(na, nb) <= opts.alpha
+        && min_p_value(na, nb) * tests as f64 > opts.alpha
+    {
+        warnings.push(format!(
+            "{na} and {nb} steady frames against {tests} draws compared: one draw alone cannot be \
+             significant after the correction for the number of draws; capture more frames \
+             (--frames 12)"
+        ));
+    }
     if matched.is_empty() && !(side_a.stats.draws.is_empty() && side_b.stats.draws.is_empty()) {
         warnings
             .push("no draw of A matched one of B: the sessions share nothing to compare".into());
@@ -400,7 +418,7 @@ impl Diff {
             }
             (Some(r), _, _) => (false, format!("frames {:+.1}%", pct_of(r))),
         };
-        let slower = self
+        let slower: Vec<usize> = self
             .matched
             .iter()
             .enumerate()
@@ -413,12 +431,29 @@ impl Diff {
             let t = |i: usize| self.b.stats.draws[i].metric(rank).map_or(0.0, |s| s.median);
             t(y).total_cmp(&t(x))
         });
+        let contributors = if failed && slower.is_empty() {
+            let mut grew: Vec<usize> = (0..self.matched.len())
+                .filter(|&i| {
+                    self.matched[i]
+                        .time()
+                        .shift
+                        .is_some_and(|s| s.estimate > 0.0)
+                })
+                .collect();
+            let shift = |i: usize| self.matched[i].time().shift.map_or(0.0, |s| s.estimate);
+            grew.sort_by(|&x, &y| shift(y).total_cmp(&shift(x)));
+            grew.truncate(5);
+            grew
+        } else {
+            Vec::new()
+        };
         Gate {
             failed,
             reason,
             frames: beyond.or(raw),
             slower,
             added,
+            contributors,
         }
     }
 }

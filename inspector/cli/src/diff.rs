@@ -421,6 +421,15 @@ fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
                     draw_name(&d.a.stats.draws[m.a])
                 );
             }
+            for &i in g.contributors.iter() {
+                let m = &d.matched[i];
+                let _ = writeln!(
+                    o,
+                    "  grew    {}  {}  (not significant alone)",
+                    change(m.time()),
+                    draw_name(&d.a.stats.draws[m.a])
+                );
+            }
             let rank = d.b.stats.rank_metric();
             for &i in g.added.iter().take(args.top) {
                 let s = &d.b.stats.draws[i];
