@@ -74,8 +74,9 @@ impl HeatDiff {
     }
 }
 
-/// Compares the heat of `a` and `b`.
-pub fn heat_diff(a: &Session, b: &Session) -> Result<HeatDiff, HeatDiffError> {
+/// Compares the heat of `a` and `b`, B's heat divided by `b_scale` first (the diff's common
+/// drift, so that a machine slower everywhere does not paint every pixel; 1 for raw heat).
+pub fn heat_diff(a: &Session, b: &Session, b_scale: f64) -> Result<HeatDiff, HeatDiffError> {
     let ma = maps(a, "A")?;
     let mb = maps(b, "B")?;
     let (sa, sb) = ([ma[0].width, ma[0].height], [mb[0].width, mb[0].height]);
@@ -84,7 +85,14 @@ pub fn heat_diff(a: &Session, b: &Session) -> Result<HeatDiff, HeatDiffError> {
     }
     let n = (sa[0] * sa[1]) as usize;
     let (a_med, a_mad) = per_pixel(&ma, n);
-    let (b_med, b_mad) = per_pixel(&mb, n);
+    let (mut b_med, mut b_mad) = per_pixel(&mb, n);
+    if b_scale > 0.0 && b_scale != 1.0 {
+        let k = (1.0 / b_scale) as f32;
+        b_med
+            .iter_mut()
+            .chain(b_mad.iter_mut())
+            .for_each(|v| *v *= k);
+    }
     let diff = b_med.iter().zip(&a_med).map(|(b, a)| b - a).collect();
     let noise = a_mad
         .iter()

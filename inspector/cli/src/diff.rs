@@ -76,19 +76,8 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     );
     let (a, b) = (a?, b?);
     if args.heat {
-        // Checked before the (longer) comparison so a wrong size fails fast.
-        let d = heat_diff(&a, &b).map_err(|e| anyhow!("--heat: {e}"))?;
-        write_png(&args.output, &diffmap::render(&d))
-            .map_err(|e| anyhow!("cannot write {}: {e}", shown(&args.output)))?;
-        eprintln!(
-            "{}: heat(B) - heat(A), {}x{}, medians of {} and {} frames; Σ {:+.3} ms per frame",
-            shown(&args.output),
-            d.width,
-            d.height,
-            d.frames.0,
-            d.frames.1,
-            d.total() / 1e6
-        );
+        // Checked before the (longer) comparison so that a wrong size fails fast.
+        heat_diff(&a, &b, 1.0).map_err(|e| anyhow!("--heat: {e}"))?;
     }
     let opts = DiffOptions {
         alpha: args.alpha,
@@ -96,6 +85,26 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         absolute: args.absolute,
     };
     let d = diff(&a, &b, &opts);
+    if args.heat {
+        let drift = d.drift.map_or(1.0, |d| d.factor);
+        let h = heat_diff(&a, &b, drift).map_err(|e| anyhow!("--heat: {e}"))?;
+        write_png(&args.output, &diffmap::render(&h, drift))
+            .map_err(|e| anyhow!("cannot write {}: {e}", shown(&args.output)))?;
+        eprintln!(
+            "{}: heat(B){} - heat(A), {}x{}, medians of {} and {} frames; Σ {:+.3} ms per frame",
+            shown(&args.output),
+            if drift != 1.0 {
+                format!(" / {drift:.3} (the common drift)")
+            } else {
+                String::new()
+            },
+            h.width,
+            h.height,
+            h.frames.0,
+            h.frames.1,
+            h.total() / 1e6
+        );
+    }
     let gate = args.fail_if_slower.map(|pct| (pct, d.gate(pct)));
     let out = if args.json {
         #[derive(Serialize)]

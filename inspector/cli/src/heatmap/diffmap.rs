@@ -21,16 +21,23 @@ pub fn pixel(d: &HeatDiff, i: usize, max: f64) -> [u8; 3] {
     }
 }
 
-/// Renders the difference (flipped: GL rows are bottom first) with its legend.
-pub fn render(d: &HeatDiff) -> Image {
+/// Renders the difference (flipped: GL rows are bottom first) with its legend; `drift` is
+/// the factor B's heat was divided by (1: raw).
+pub fn render(d: &HeatDiff, drift: f64) -> Image {
     let (w, h) = (d.width, d.height);
     let max = f64::from(d.max_abs());
-    let lines = [
+    let mut lines = vec![
         (format!("-{}", label(max)), format!("+{}", label(max))),
         ("b - a, ns per pixel per frame".to_string(), String::new()),
         ("blue cheaper, red costlier".to_string(), String::new()),
         ("grey within noise".to_string(), String::new()),
     ];
+    if drift != 1.0 {
+        lines.push((
+            format!("b divided by the drift {}", label(drift)),
+            String::new(),
+        ));
+    }
     let legend_h = STRIP.end + 2 + LINE_H * lines.len() as u32 + 1;
     let total_h = h + legend_h;
     let row_len = w as usize * 3;
@@ -89,7 +96,7 @@ mod tests {
     #[test]
     fn cheaper_is_blue_costlier_red_and_noise_grey() {
         let d = diff(&[-10.0, 10.0, 0.5, 0.0], 1.0);
-        let img = render(&d);
+        let img = render(&d, 1.0);
         let px = |x: usize| [img.rgb[x * 3], img.rgb[x * 3 + 1], img.rgb[x * 3 + 2]];
         assert!(px(0)[2] > px(0)[0], "cheaper: {:?}", px(0));
         assert!(px(1)[0] > px(1)[2], "costlier: {:?}", px(1));
