@@ -155,9 +155,9 @@ pub fn min_p_value(n: usize, m: usize) -> f64 {
 /// [`u_distribution`], computed once per (n, m) and thread: a diff tests every draw with the
 /// same numbers of frames.
 fn cached_u_distribution(n: usize, m: usize) -> std::rc::Rc<Vec<f64>> {
+    type Cache = std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>;
     thread_local! {
-        static CACHE: std::cell::RefCell<std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>> =
-            Default::default();
+        static CACHE: std::cell::RefCell<Cache> = Default::default();
     }
     CACHE.with(|c| {
         c.borrow_mut()
