@@ -277,10 +277,15 @@ fn bad_input_gets_one_line_and_a_status() {
     assert!(out.contains("same capture"), "{out}");
     assert!(!out.contains("significant changes"), "{out}");
 
-    // Different programs: a warning; what has the same shape still matches (the clears).
+    // Different programs: a warning; what has the same shape still matches (the clear, the
+    // full-screen quads: another binary, so aligned by shape, not by call site).
     let (out, _, code) = diff_text(&base, &s("overdraw"), &[]);
     assert_eq!(code, Some(0));
     assert!(out.contains("different programs"), "{out}");
+    let (d, _) = diff_json(&base, &s("overdraw"), &[]);
+    let matched = d["matched"].as_array().unwrap();
+    assert!(!matched.is_empty(), "{out}");
+    assert!(matched.iter().all(|m| m["matched_by"] == "shape"), "{out}");
 
     // Heat maps of different sizes.
     let png = dir.join("x.png");
