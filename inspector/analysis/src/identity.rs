@@ -46,7 +46,7 @@ pub struct DrawKey {
     pub callsite: String,
     /// The entry point, e.g. `glDrawArrays`.
     pub function: String,
-    /// The program current at the call.
+    /// The program current at the call (draws only; `None` for clears, blits and copies).
     pub program: ProgramKey,
     /// The arguments that are not pointers or floats, in order, e.g. `[5, 0, 4]`.
     pub args: Vec<u64>,
@@ -231,7 +231,10 @@ fn frame_keys(
         if !matches!(info.class, CallClass::Draw | CallClass::Work) {
             continue;
         }
+        // Clears, blits and copies run no program of the program's: the one current then is
+        // not part of what they are.
         let program = match current.get(&c.context).copied().unwrap_or(0) {
+            _ if info.class != CallClass::Draw => ProgramKey::None,
             0 => ProgramKey::None,
             p => programs
                 .get(&(c.context, p))
