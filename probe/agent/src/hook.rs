@@ -317,7 +317,11 @@ pub fn program_deleted(program: u64, _: u64) {
     }
     let _ = catch_unwind(|| {
         contexts::program_deleted(program as u32);
-        programs::deleted(recorder::current_context(), program as u32);
+        // Nothing was named before a CLI connected (and asking which context is current
+        // would be the agent's first call into the window system).
+        if runtime::has_connected() {
+            programs::deleted(recorder::current_context(), program as u32);
+        }
     });
 }
 
