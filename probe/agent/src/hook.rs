@@ -290,9 +290,9 @@ pub fn got_value(pname: u32, data: usize, width: usize) {
 
 /// glLinkProgram & co, after the real call: the program's PROG record (named by its
 /// shaders' sources, read while they are still attached) and, for geometry capture, a new
-/// generation of its shadow with those sources. Only once a CLI has connected: before that,
-/// (launch mode without a CLI) the agent makes no GL call of its own. Links are rare, so the
-/// few queries this makes stay off the hot path.
+/// generation of its shadow with those sources. Only once a CLI has connected (before that,
+/// in launch mode without a CLI, the agent makes no GL call of its own), and then also while
+/// detached, for the next connection. Links are rare: the few queries stay off the hot path.
 pub fn program_linked(program: u64, _: u64) {
     if !from_program() || !runtime::has_connected() {
         return;

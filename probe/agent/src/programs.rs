@@ -144,3 +144,41 @@ pub fn name_used(ctx: u64, sources: impl Fn(u32) -> Option<Vec<(u32, CString)>>)
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shaders(pairs: &[(u32, &str)]) -> Vec<(u32, CString)> {
+        pairs
+            .iter()
+            .map(|&(s, src)| (s, CString::new(src).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn the_name_does_not_depend_on_the_attach_order() {
+        let (vs, fs) = (0x8B31, 0x8B30);
+        let a = info(
+            1,
+            7,
+            &shaders(&[(vs, "void main(){}"), (fs, "out vec4 c;")]),
+        );
+        let b = info(
+            2,
+            9,
+            &shaders(&[(fs, "out vec4 c;"), (vs, "void main(){}")]),
+        );
+        assert_eq!(a.source_hash, b.source_hash);
+        assert_eq!(a.stages, [fs, vs]);
+        assert_eq!(
+            a.source_hash,
+            source_hash([(fs, &b"out vec4 c;"[..]), (vs, &b"void main(){}"[..])])
+        );
+        // Two shaders of one stage are ordered by source.
+        let c = info(1, 7, &shaders(&[(fs, "b"), (fs, "a")]));
+        let d = info(1, 7, &shaders(&[(fs, "a"), (fs, "b")]));
+        assert_eq!(c.source_hash, d.source_hash);
+        assert_ne!(a.source_hash, c.source_hash);
+    }
+}
