@@ -71,6 +71,23 @@ fn glmark2_es2_is_captured_with_its_draws_and_counters() {
         .as_str()
         .unwrap()
         .starts_with("OpenGL ES"));
+    // Its programs are named by their shaders, linked during the set-up, before the
+    // skipped frames ended; the captured draws' program among them.
+    let s = gpuheat_session::Session::open(&session).unwrap();
+    let bound = s.states.first().expect("state snapshot");
+    assert!(
+        s.programs
+            .iter()
+            .any(|p| (p.context, p.program) == (bound.context, bound.program)),
+        "{:?} {bound:?}",
+        s.programs
+    );
+    // GL_FRAGMENT_SHADER, GL_VERTEX_SHADER: sorted by stage.
+    assert!(
+        s.programs.iter().all(|p| p.stages == [0x8B30, 0x8B31]),
+        "{:?}",
+        s.programs
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ use gpuheat_session::{
     ClientApi, ContextState, CounterValue, FrameGeometry, HeatMissing, PipelinedBatch, Record,
 };
 use std::collections::HashMap;
+use std::ffi::CString;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -50,14 +51,21 @@ fn links() -> std::sync::MutexGuard<'static, HashMap<u32, ProgramLink>> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
-/// The program `program` was just linked (or loaded from a binary) by the program: a new
-/// generation, and its shaders' sources while they are still attached.
-pub fn program_linked(program: u32) {
-    let sources = match (thermal_fns(), geometry_fns()) {
-        // SAFETY: called from the program's link call, with its context current.
+/// The stage and source (without its NUL) of each shader attached to `program`, read with
+/// queries that raise no GL error (`None`: not a program, no shader attached, a binary
+/// shader, or the functions to read them are missing). The program's context must be current.
+pub fn attached_sources(program: u32) -> Option<Vec<(u32, CString)>> {
+    match (thermal_fns(), geometry_fns()) {
+        // SAFETY: our callers run on the program's thread with its context current.
         (Ok(t), Ok(g)) => unsafe { geometry::link_sources(t, g, program) },
         _ => None,
-    };
+    }
+}
+
+/// The program `program` was just linked (or loaded from a binary) by the program: a new
+/// generation for geometry capture, with its shaders' sources (read at the link, while they
+/// were still attached).
+pub fn program_linked(program: u32, sources: Option<Vec<(u32, CString)>>) {
     let generation = LINK_GENERATION.fetch_add(1, Relaxed);
     links().insert(
         program,

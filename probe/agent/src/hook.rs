@@ -10,7 +10,7 @@ use crate::clock::{monotonic_ns, thread_cpu_ns};
 use crate::generated::{wrapper_address, CLASSES, MAX_ARGS, NAMES};
 use crate::recorder::{self, Reentry};
 use crate::writer::RawCall;
-use crate::{capture, contexts, real, runtime, table};
+use crate::{capture, contexts, programs, real, runtime, table};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
 use gpuheat_counters::Bracket;
 use gpuheat_session::CallClass;
@@ -138,7 +138,23 @@ pub fn leave(g: Guard, ret: Option<u64>) {
             values,
         };
         recorder::push(g.frame, raw);
+        if use_program(g.func) {
+            // Named at this thread's swap if the agent never saw it link (attach mode).
+            programs::used(g.args[0] as u32);
+        }
     }));
+}
+
+/// Whether entry point `func` is glUseProgram or glUseProgramObjectARB.
+fn use_program(func: u16) -> bool {
+    static INDICES: std::sync::OnceLock<[Option<usize>; 2]> = std::sync::OnceLock::new();
+    let [a, b] = INDICES.get_or_init(|| {
+        [
+            table::index_of(b"glUseProgram"),
+            table::index_of(b"glUseProgramObjectARB"),
+        ]
+    });
+    [*a, *b].contains(&Some(usize::from(func)))
 }
 
 /// [`leave`] for draws and display lists: after the call is recorded, paints it into the
@@ -272,16 +288,26 @@ pub fn got_value(pname: u32, data: usize, width: usize) {
     });
 }
 
-/// glLinkProgram & co, after the real call: geometry capture's shadow of the program is stale,
-/// and the shaders' sources can be read while they are still attached.
+/// glLinkProgram & co, after the real call: the program's PROG record (named by its
+/// shaders' sources, read while they are still attached) and, for geometry capture, a new
+/// generation of its shadow with those sources. Only once a CLI has connected (before that,
+/// in launch mode without a CLI, the agent makes no GL call of its own), and then also while
+/// detached, for the next connection. Links are rare: the few queries stay off the hot path.
 pub fn program_linked(program: u64, _: u64) {
-    if !from_program() || !runtime::connected() || crate::config::geometry_budget() == 0 {
+    if !from_program() || !runtime::has_connected() {
         return;
     }
     let Some(_inside) = Reentry::enter() else {
         return;
     };
-    let _ = catch_unwind(|| contexts::program_linked(program as u32));
+    let _ = catch_unwind(|| {
+        let program = program as u32;
+        let sources = contexts::attached_sources(program);
+        programs::linked(recorder::current_context(), program, sources.as_deref());
+        if crate::config::geometry_budget() > 0 {
+            contexts::program_linked(program, sources);
+        }
+    });
 }
 
 /// glDeleteProgram & co: the name may come back as another program.
@@ -289,7 +315,14 @@ pub fn program_deleted(program: u64, _: u64) {
     if !from_program() {
         return;
     }
-    let _ = catch_unwind(|| contexts::program_deleted(program as u32));
+    let _ = catch_unwind(|| {
+        contexts::program_deleted(program as u32);
+        // Nothing was named before a CLI connected (and asking which context is current
+        // would be the agent's first call into the window system).
+        if runtime::has_connected() {
+            programs::deleted(recorder::current_context(), program as u32);
+        }
+    });
 }
 
 /// glBegin, after the real call: no query may be issued until glEnd.

@@ -11,7 +11,7 @@
 
 // Layers, each depending only on those above it in this list:
 // leaves (generated tables, table, real, capture, clock, callsite, config), writer, outbox,
-// contexts, recorder, runtime, then the interposer (hook, dl), live hooks and attach.
+// contexts, programs, recorder, runtime, then the interposer (hook, dl), live hooks and attach.
 mod attach;
 mod callsite;
 mod capture;
@@ -22,6 +22,7 @@ mod dl;
 pub mod hook;
 pub mod live;
 mod outbox;
+mod programs;
 mod real;
 mod recorder;
 mod runtime;

@@ -10,7 +10,7 @@
 use crate::capture::{self, Settings};
 use crate::clock::monotonic_ns;
 use crate::writer::{Msg, Writer};
-use crate::{contexts, outbox, recorder};
+use crate::{contexts, outbox, programs, recorder};
 use gpuheat_session::control::{Command, LaunchRequest};
 use gpuheat_session::{CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record, SessionInfo};
 use std::io::BufRead;
@@ -25,6 +25,9 @@ static LAUNCH: Once = Once::new();
 /// and resolution may be what is running the launch).
 static START_NOW: AtomicBool = AtomicBool::new(false);
 static AGENT: Mutex<Option<Arc<Agent>>> = Mutex::new(None);
+/// A CLI connected at some point: from then on the agent names the programs it sees link,
+/// also while detached, for the next connection.
+static HAS_CONNECTED: AtomicBool = AtomicBool::new(false);
 
 /// Longest the program's exit, or a detach, waits for queued chunks to reach the CLI.
 const DRAIN: Duration = Duration::from_secs(3);
@@ -127,6 +130,11 @@ pub fn connected() -> bool {
     current().is_some() && outbox::connected()
 }
 
+/// Whether a CLI ever connected (it may have gone since).
+pub fn has_connected() -> bool {
+    HAS_CONNECTED.load(Relaxed)
+}
+
 /// Takes over `stream` as the connection to the CLI and starts listening for its commands.
 pub fn connect(
     stream: UnixStream,
@@ -135,7 +143,10 @@ pub fn connect(
 ) -> std::io::Result<()> {
     let commands = stream.try_clone()?;
     let writer = Arc::new(Writer::start(stream)?);
-    outbox::open(writer.clone());
+    HAS_CONNECTED.store(true, Relaxed);
+    // The programs named during an earlier connection (or while detached) are not linked
+    // again: the new session gets their PROG records now.
+    programs::open(writer.clone());
     let agent = Arc::new(Agent {
         writer,
         state: Mutex::new(State {
@@ -266,6 +277,8 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         contexts::prepare(ctx);
         // eglQuerySurface resets the thread's EGL error: only after a swap that succeeded.
         if let Some(state) = contexts::snapshot(ctx, first_frame, ok) {
+            // Bound before the capture: the frame may use it without a glUseProgram.
+            programs::used(state.program);
             agent.writer.send(Msg::Record(Record::State(state)));
         }
     }
@@ -312,6 +325,10 @@ pub fn frame_ended(swap_ok: bool) {
     let end = monotonic_ns();
     let begin = active.frame_begin;
     agent.writer.send(Msg::FrameEnd { frame, begin, end });
+    // Programs the frame used that the agent never saw link (linked before an attach), while
+    // their shaders are still attached; the context is current here, right after its swap.
+    // After the frame's end time, so the queries are not counted in the frame.
+    programs::name_used(recorder::current_context(), contexts::attached_sources);
     if capture::geometry() {
         for record in contexts::geometry_frame_end(recorder::current_context(), frame) {
             agent.writer.send(Msg::Record(record));
