@@ -29,6 +29,11 @@ const FIRST_USE_RATIO: f64 = 5.0;
 /// … and exceeds it by at least this much (ns): a shader compile, not scheduling jitter.
 const FIRST_USE_EXCESS_NS: f64 = 200_000.0;
 
+/// Frame-to-frame spread of the GPU time (relative) above which a capture of a program
+/// drawing the same frame over and over was disturbed: on this machine, quiet captures of
+/// `hot_spot` vary 2–8%, captures made while compilers ran 30–70%.
+pub const DISTURBED_SPREAD: f64 = 0.25;
+
 /// A metric measured on draws.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Metric {
@@ -132,6 +137,14 @@ impl SessionStats {
         } else {
             steady
         }
+    }
+
+    /// How much the steady frames' GPU time varies: 1.4826·MAD / median (`None` without GPU
+    /// time). A capture of a fixed workload above [`DISTURBED_SPREAD`] was disturbed by
+    /// something else on the machine.
+    pub fn frame_spread(&self) -> Option<f64> {
+        let gpu: Vec<f64> = self.steady_frames().iter().filter_map(|f| f.gpu_ns).collect();
+        Summary::of(&gpu)?.relative_spread()
     }
 
     /// The draw whose occurrences include (frame, call).

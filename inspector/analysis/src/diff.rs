@@ -10,7 +10,9 @@
 //! llvmpipe identical draws vary 2× between frames, and a profiler that calls a 1% drift a
 //! regression sends people chasing nothing.
 
-use crate::aggregate::{aggregate, DrawStats, SessionStats, CALL_TIME, CPU_TIME, GPU_PIPELINED};
+use crate::aggregate::{
+    aggregate, DrawStats, SessionStats, CALL_TIME, CPU_TIME, DISTURBED_SPREAD, GPU_PIPELINED,
+};
 use crate::findings::{check, Finding, Severity};
 use crate::stats::{
     benjamini_hochberg, hodges_lehmann, hodges_lehmann_ratio, mann_whitney, min_p_value, Shift,
@@ -269,15 +271,20 @@ pub struct Gate {
     pub failed: bool,
     /// Why, in one line.
     pub reason: String,
-    /// The frames' GPU-time comparison it was judged on.
+    /// The typical frame of A: the sum of its draws' median GPU times, ns.
+    pub typical_ns: f64,
+    /// What B adds to it beyond noise, ns.
+    pub net_ns: f64,
+    /// The frames' GPU-time comparison, for the record (beyond the drift when there is one).
     pub frames: Option<Comparison>,
     /// Matched draws (indices in [`Diff::matched`]) that got significantly slower, largest
     /// shift first.
     pub slower: Vec<usize>,
     /// Draws only in B (indices in B's draws), costliest first.
     pub added: Vec<usize>,
-    /// When no matched draw is significantly slower on its own: the matched draws whose time
-    /// grew the most (indices in [`Diff::matched`], at most 5), the likeliest carriers.
+    /// When the gate failed with no draw significantly slower or added (every draw slower
+    /// together): the matched draws whose time grew the most (indices in [`Diff::matched`], at
+    /// most 5).
     pub contributors: Vec<usize>,
 }
 
@@ -368,79 +375,84 @@ impl Diff {
             .filter(|c| c.a.is_some() && c.b.is_some())
     }
 
-    /// `--fail-if-slower pct`: failed when the frames' GPU time is significantly higher in B
-    /// (its own test at α, not corrected: it is the one question asked) and its estimated
-    /// shift exceeds `pct` percent of A's median.
+    /// `--fail-if-slower pct`: whether the typical frame got slower by more than `pct`
+    /// percent, counting only what is beyond noise.
+    ///
+    /// The typical frame is the sum of A's draws' medians. What B adds to it is the shift
+    /// (beyond the drift) of every matched draw judged significant, either way, plus the
+    /// draws only in B, minus those only in A: draws within noise add nothing, so noise does
+    /// not accumulate over many draws, and a disturbance that slows a different draw in each
+    /// frame (which moves the frames' sums but no draw's median) does not fail the gate. A
+    /// drift that is itself a slowdown beyond `pct` plus the renderer's run-to-run allowance
+    /// ([`Diff::min_change`]) fails it too: every draw slower together.
     pub fn gate(&self, pct: f64) -> Gate {
-        let raw = self.frame_gpu().cloned();
-        let beyond = self
+        let rank_a = self.a.stats.rank_metric();
+        let rank_b = self.b.stats.rank_metric();
+        let median = |side: &Side, rank: usize, i: usize| {
+            side.stats.draws[i].metric(rank).map_or(0.0, |m| m.median)
+        };
+        let typical: f64 = (0..self.a.stats.draws.len())
+            .map(|i| median(&self.a, rank_a, i))
+            .sum();
+        let mut added = self.only_b.clone();
+        added.sort_by(|&x, &y| median(&self.b, rank_b, y).total_cmp(&median(&self.b, rank_b, x)));
+        let mut slower: Vec<usize> = (0..self.matched.len())
+            .filter(|&i| self.matched[i].time().verdict == Verdict::Higher)
+            .collect();
+        let shift = |i: usize| self.matched[i].time().shift.map_or(0.0, |s| s.estimate);
+        slower.sort_by(|&x, &y| shift(y).total_cmp(&shift(x)));
+        let significant: f64 = (0..self.matched.len())
+            .filter(|&i| self.matched[i].time().verdict.significant())
+            .map(shift)
+            .sum();
+        let net = significant
+            + self.only_b.iter().map(|&i| median(&self.b, rank_b, i)).sum::<f64>()
+            - self.only_a.iter().map(|&i| median(&self.a, rank_a, i)).sum::<f64>();
+        let frames = self
             .frames
             .iter()
             .find(|c| c.metric == FRAME_GPU_BEYOND_DRIFT)
+            .or(self.frame_gpu())
             .cloned();
-        let slower = |c: &Comparison, by: f64| {
-            c.p.is_some_and(|p| p <= self.alpha)
-                && c.verdict != Verdict::TooFew
-                && c.relative.is_some_and(|r| r * 100.0 > by)
-        };
-        let pct_of = |c: &Comparison| c.relative.map_or(0.0, |r| 100.0 * r);
-        let (failed, reason) = match (&raw, &beyond, self.drift) {
-            (None, _, _) => (false, "no GPU time was measured on both sides".to_string()),
-            (Some(_), Some(b), Some(d)) if slower(b, pct) => (
+        let relative = if typical > 0.0 { net / typical } else { 0.0 };
+        let drift = self.drift.map_or(0.0, |d| d.factor - 1.0);
+        let (failed, reason) = if typical <= 0.0 {
+            (false, "no GPU time was measured on both sides".to_string())
+        } else if 100.0 * relative > pct {
+            (
                 true,
                 format!(
-                    "the frames' GPU time is {:+.1}% beyond the common drift of the draws ({:+.1}%)",
-                    pct_of(b),
-                    100.0 * (d.factor - 1.0)
+                    "the typical frame ({:.3} ms) is {:+.1}% slower beyond noise: {:+.3} ms from \
+                     draws significantly changed, added or removed",
+                    typical / 1e6,
+                    100.0 * relative,
+                    net / 1e6
                 ),
-            ),
-            // Everything slower together: a drift beyond what this renderer drifts by
-            // between runs is a regression too.
-            (Some(r), Some(_), Some(d)) if slower(r, pct + 100.0 * self.min_change) => (
+            )
+        } else if 100.0 * drift > pct + 100.0 * self.min_change {
+            (
                 true,
                 format!(
                     "every draw got slower together ({:+.1}%), beyond the {:.0}% runs drift by here",
-                    100.0 * (d.factor - 1.0),
+                    100.0 * drift,
                     100.0 * self.min_change
                 ),
-            ),
-            (Some(r), Some(b), Some(d)) => (
+            )
+        } else {
+            (
                 false,
                 format!(
-                    "frames {:+.1}% raw, {:+.1}% beyond the common drift ({:+.1}%)",
-                    pct_of(r),
-                    pct_of(b),
-                    100.0 * (d.factor - 1.0)
+                    "the typical frame ({:.3} ms) changed {:+.1}% beyond noise; the common drift is {:+.1}%",
+                    typical / 1e6,
+                    100.0 * relative,
+                    100.0 * drift
                 ),
-            ),
-            (Some(r), _, _) if slower(r, pct) => {
-                (true, format!("the frames' GPU time is {:+.1}%", pct_of(r)))
-            }
-            (Some(r), _, _) => (false, format!("frames {:+.1}%", pct_of(r))),
+            )
         };
-        let slower: Vec<usize> = self
-            .matched
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.time().verdict == Verdict::Higher)
-            .map(|(i, _)| i)
-            .collect();
-        let rank = self.b.stats.rank_metric();
-        let mut added = self.only_b.clone();
-        added.sort_by(|&x, &y| {
-            let t = |i: usize| self.b.stats.draws[i].metric(rank).map_or(0.0, |s| s.median);
-            t(y).total_cmp(&t(x))
-        });
-        let contributors = if failed && slower.is_empty() {
+        let contributors = if failed && slower.is_empty() && added.is_empty() {
             let mut grew: Vec<usize> = (0..self.matched.len())
-                .filter(|&i| {
-                    self.matched[i]
-                        .time()
-                        .shift
-                        .is_some_and(|s| s.estimate > 0.0)
-                })
+                .filter(|&i| shift(i) > 0.0)
                 .collect();
-            let shift = |i: usize| self.matched[i].time().shift.map_or(0.0, |s| s.estimate);
             grew.sort_by(|&x, &y| shift(y).total_cmp(&shift(x)));
             grew.truncate(5);
             grew
@@ -450,7 +462,9 @@ impl Diff {
         Gate {
             failed,
             reason,
-            frames: beyond.or(raw),
+            typical_ns: typical,
+            net_ns: net,
+            frames,
             slower,
             added,
             contributors,
@@ -570,6 +584,16 @@ fn doubts(a: &Session, b: &Session, sa: &Side, sb: &Side, opts: &DiffOptions) ->
     }
     if sa.stats.ranked_by != sb.stats.ranked_by {
         out.push("one side has serialized GPU times and the other not".into());
+    }
+    for (label, side) in [("A", sa), ("B", sb)] {
+        if let Some(spread) = side.stats.frame_spread().filter(|&x| x > DISTURBED_SPREAD) {
+            out.push(format!(
+                "{label}'s frames vary by ±{:.0}% in GPU time: if the program draws the same \
+                 frame each time, something else used the machine during that capture; \
+                 capture it again",
+                100.0 * spread
+            ));
+        }
     }
     for (label, s) in [("A", a), ("B", b)] {
         if s.truncated_at.is_some() {
