@@ -94,6 +94,27 @@ impl DiffData {
     }
 }
 
+/// The diff row of the draw that put the most heat on pixel (`x`, `y`) (GL window
+/// coordinates) of frame `frame` of side A (`in_b` false) or B: a click on either map selects
+/// that draw and its match.
+pub fn row_at(d: &DiffData, a: &Loaded, in_b: bool, frame: u64, x: u32, y: u32) -> Option<DiffRow> {
+    let (l, stats) = if in_b {
+        (&*d.b, &d.diff.b.stats)
+    } else {
+        (a, &d.diff.a.stats)
+    };
+    let top = gpuheat_analysis::pick::pick(&l.session, frame, x, y)?
+        .draws
+        .first()?
+        .call;
+    let i = stats.find(frame, top)?;
+    if in_b {
+        d.row_of_b(i)
+    } else {
+        d.row_of_a(i)
+    }
+}
+
 /// The call index of draw `draw` of `stats` in frame `frame`, when it ran there.
 pub fn call_in(stats: &SessionStats, draw: usize, frame: u64) -> Option<u32> {
     stats
@@ -200,10 +221,10 @@ impl DiffLoader {
         let spawned = std::thread::Builder::new()
             .name("gpuheat-viz-diff".into())
             .spawn(move || {
-                let (d, heat) = rayon_free_join(
-                    || diff(&a.session, &b.session, &DiffOptions::default()),
-                    || heat_diff(&a.session, &b.session).map_err(|e| e.to_string()),
-                );
+                // One after the other: each is parallel inside (rayon), so side by side they
+                // would only contend for the same cores.
+                let d = diff(&a.session, &b.session, &DiffOptions::default());
+                let heat = heat_diff(&a.session, &b.session).map_err(|e| e.to_string());
                 let _ = tx.send(DiffData { b, diff: d, heat });
             });
         match spawned {
@@ -222,13 +243,6 @@ impl DiffLoader {
             }
         }
     }
-}
-
-/// Runs `f` then `g` on this thread: both are parallel inside (rayon), so running them side
-/// by side would only contend for the same cores.
-fn rayon_free_join<A, B>(f: impl FnOnce() -> A, g: impl FnOnce() -> B) -> (A, B) {
-    let a = f();
-    (a, g())
 }
 
 /// A heat map as an image (rows top first): tinted with `palette` on the range 0–`max`

@@ -5,7 +5,7 @@
 use super::view::{centre_text, snap};
 use super::{Context, UiState};
 use crate::app::select_row;
-use crate::diff::{call_in, coverage_box, DiffImages, DiffRow};
+use crate::diff::{call_in, coverage_box, row_at, DiffImages, DiffRow};
 use crate::load::Loaded;
 use egui::{pos2, vec2, Align2, Color32, FontId, Rect, RichText, Sense, Stroke};
 use egui_extras::{Column as Col, TableBuilder};
@@ -296,7 +296,7 @@ fn title(painter: &egui::Painter, at: Rect, text: &str) {
 pub fn view(ui: &mut egui::Ui, state: &mut UiState, cx: &Context, a: &Loaded) {
     let ppp = ui.ctx().pixels_per_point();
     let rect = snap(ui.available_rect_before_wrap(), ppp);
-    let response = ui.allocate_rect(rect, Sense::hover());
+    let response = ui.allocate_rect(rect, Sense::click());
     state.view_px = [
         (rect.width() * ppp).round().max(1.0) as u32,
         (rect.height() * ppp).round().max(1.0) as u32,
@@ -349,6 +349,7 @@ pub fn view(ui: &mut egui::Ui, state: &mut UiState, cx: &Context, a: &Loaded) {
             .unwrap_or_default()
     };
     let frame_text = |f: Option<u64>| f.map_or("no frame".into(), |f| format!("frame {f}"));
+    let mut clicked = None;
     for (side, area, img, frame, l, b) in [
         ("A", left, &images.a, a_frame, a, box_a),
         ("B", right, &images.b, b_frame, &*d.b, box_b),
@@ -366,6 +367,19 @@ pub fn view(ui: &mut egui::Ui, state: &mut UiState, cx: &Context, a: &Loaded) {
                 title(&painter, at, &head);
                 if let Some(b) = b {
                     outline(&painter, box_on(at, *size, b), HIGHLIGHT, ppp);
+                }
+                if let (Some(p), Some(f)) = (response.interact_pointer_pos(), frame) {
+                    if response.clicked() && at.contains(p) {
+                        let [x, y] = map_pixel(at, *size, p);
+                        clicked = Some(row_at(d, a, side == "B", f, x, y));
+                    }
+                }
+                if let Some(p) = response.hover_pos().filter(|p| at.contains(*p)) {
+                    let [x, y] = map_pixel(at, *size, p);
+                    response.clone().on_hover_ui_at_pointer(|ui| {
+                        ui.label(format!("{side}: pixel {x}, {y}"));
+                        ui.weak("click: select the draw with the most heat here");
+                    });
                 }
             }
             None => {
@@ -396,10 +410,8 @@ pub fn view(ui: &mut egui::Ui, state: &mut UiState, cx: &Context, a: &Loaded) {
                 outline(&painter, box_on(at, *size, b), DIFF_HIGHLIGHT, ppp);
             }
             if let Some(p) = response.hover_pos().filter(|p| at.contains(*p)) {
-                let x = ((p.x - at.left()) / at.width() * size[0] as f32) as u32;
-                let row = ((p.y - at.top()) / at.height() * size[1] as f32) as u32;
-                let y = size[1].saturating_sub(1).saturating_sub(row);
-                let i = (y.min(size[1] - 1) * size[0] + x.min(size[0] - 1)) as usize;
+                let [x, y] = map_pixel(at, *size, p);
+                let i = (y * size[0] + x) as usize;
                 response.clone().on_hover_ui_at_pointer(|ui| {
                     ui.label(format!("pixel {x}, {y}"));
                     ui.label(format!(
@@ -427,6 +439,26 @@ pub fn view(ui: &mut egui::Ui, state: &mut UiState, cx: &Context, a: &Loaded) {
         }
         (Ok(_), None) => centre_text(&painter, lower, "painting the difference map…"),
     }
+    match clicked {
+        Some(Some(r)) => select_row(state, d, r),
+        // A click where no draw of the table put heat clears the selection.
+        Some(None) => {
+            state.diff_row = None;
+            state.selected = None;
+        }
+        None => {}
+    }
+}
+
+/// The map pixel (GL window coordinates, origin bottom left) under screen point `p` of an
+/// image of `size` pixels shown at `at`.
+fn map_pixel(at: Rect, size: [u32; 2], p: egui::Pos2) -> [u32; 2] {
+    let x = ((p.x - at.left()) / at.width() * size[0] as f32).max(0.0) as u32;
+    let row = ((p.y - at.top()) / at.height() * size[1] as f32).max(0.0) as u32;
+    [
+        x.min(size[0].saturating_sub(1)),
+        size[1].saturating_sub(1).saturating_sub(row),
+    ]
 }
 
 /// The diverging scale ±max with its ends, and what grey means, at the bottom left.
