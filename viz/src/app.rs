@@ -3,7 +3,7 @@
 //! passes up to date with the state, render the current view into its texture, then egui
 //! over everything into the output target.
 
-use crate::diff::{call_in, DiffData, DiffImages, DiffLoader, DiffState};
+use crate::diff::{call_in, row_at, DiffData, DiffImages, DiffLoader, DiffState};
 use crate::error::VizError;
 use crate::gpu::{Gpu, Target};
 use crate::heat_pass::{HeatParams, HeatPass, Outline, Quantity};
@@ -176,23 +176,23 @@ impl App {
         }
         self.diff_status = None;
         let s = &mut self.state;
+        let in_b = self.opts.select_in_b;
         if let (Some(call), Some(frame)) = (self.opts.select_draw, s.frame) {
-            let (stats, frame, side) = if self.opts.select_in_b {
-                (&data.diff.b.stats, data.b_frame(Some(frame)), "B")
+            let frame = if in_b {
+                data.b_frame(Some(frame))
             } else {
-                (&data.diff.a.stats, Some(frame), "A")
+                Some(frame)
             };
             let row = frame.and_then(|f| {
-                let i = stats.find(f, call)?;
-                if side == "B" {
-                    data.row_of_b(i)
+                if in_b {
+                    data.row_of_b(data.diff.b.stats.find(f, call)?)
                 } else {
-                    data.row_of_a(i)
+                    data.row_of_a(data.diff.a.stats.find(f, call)?)
                 }
             });
             match row {
                 Some(r) => select_row(s, &data, r),
-                None if self.opts.select_in_b => {
+                None if in_b => {
                     let text = format!(
                         "B's frame {} has no draw {call}",
                         frame.map_or("–".into(), |f| f.to_string())
@@ -202,6 +202,13 @@ impl App {
                 }
                 // A's draw was checked against A's frame already.
                 None => {}
+            }
+        } else if let (Some((x, y)), Some(frame), Some(a)) = (self.opts.pick, s.frame, &self.loaded)
+        {
+            // A picked pixel of A selects, as a click on A's map does, the draw with the most
+            // heat there and its match.
+            if let Some(r) = row_at(&data, a, false, frame, x, y) {
+                select_row(s, &data, r);
             }
         }
         self.diff_data = Some(data);

@@ -83,7 +83,8 @@ pub struct ViewOptions {
     pub select_in_b: bool,
     /// Session B to compare with (diff mode); the session opened is A, the baseline.
     pub diff: Option<PathBuf>,
-    /// Picked pixel, in GL window coordinates of the frame (origin bottom left).
+    /// Picked pixel, in GL window coordinates of the frame (origin bottom left). In diff mode
+    /// without `select_draw` it also selects the draw with the most heat there (A's map).
     pub pick: Option<(u32, u32)>,
     /// Colour map of the heat map, the surface and the meshes.
     pub palette: Palette,

@@ -39,7 +39,8 @@ pub struct ViewArgs {
     #[arg(long)]
     frame: Option<u64>,
     /// Pick a pixel: `X,Y` in GL window coordinates (origin bottom left). Without a window or
-    /// screenshot, prints the draws that touched it and exits.
+    /// screenshot, prints the draws that touched it and exits. With --diff and no --select:
+    /// selects the draw with the most heat at that pixel of A, and its match in B.
     #[arg(long, value_name = "X,Y")]
     pick: Option<String>,
     /// With --pick and no window: print the pick as JSON.
