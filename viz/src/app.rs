@@ -3,6 +3,7 @@
 //! passes up to date with the state, render the current view into its texture, then egui
 //! over everything into the output target.
 
+use crate::diff::{call_in, row_at, DiffData, DiffImages, DiffLoader, DiffState};
 use crate::error::VizError;
 use crate::gpu::{Gpu, Target};
 use crate::heat_pass::{HeatParams, HeatPass, Outline, Quantity};
@@ -73,6 +74,15 @@ pub struct App {
     pub frames: u64,
     /// Requests in the options that the session cannot satisfy.
     pub rejected: Option<String>,
+    /// Session B's load and comparison (diff mode).
+    diff: Option<DiffLoader>,
+    /// The comparison, once made.
+    diff_data: Option<Arc<DiffData>>,
+    /// Why there is no comparison yet (loading) or at all (B unreadable).
+    diff_status: Option<String>,
+    diff_images: Option<DiffImages>,
+    /// B could not be read: nothing more will come.
+    diff_failed: bool,
 }
 
 impl App {
@@ -100,6 +110,11 @@ impl App {
         let adapter = gpu.describe();
         App {
             loader: Loader::start(session),
+            diff: opts.diff.clone().map(DiffLoader::start),
+            diff_data: None,
+            diff_status: None,
+            diff_images: None,
+            diff_failed: false,
             loaded: None,
             stage: None,
             error: None,
@@ -131,19 +146,77 @@ impl App {
         self.error.as_deref()
     }
 
+    /// Whether all that was asked for is in: the session and, in diff mode, the comparison
+    /// (or why there is none).
+    pub fn ready(&self) -> bool {
+        self.loaded.is_some()
+            && (self.diff.is_none() || self.diff_data.is_some() || self.diff_failed)
+    }
+
+    /// Why session B could not be compared (diff mode).
+    pub fn diff_error(&self) -> Option<&str> {
+        self.diff_status.as_deref().filter(|_| self.diff_failed)
+    }
+
     /// Waits for the session (offscreen use).
     pub fn wait_loaded(&mut self) -> Result<(), VizError> {
-        match self.loader.wait() {
-            Ok(_) => {
-                self.poll();
-                Ok(())
-            }
-            Err(e) => Err(VizError::Request(e)),
+        let a = self.loader.wait().map_err(VizError::Request)?;
+        self.poll();
+        if let Some(d) = &mut self.diff {
+            let data = d.wait(&a).map_err(VizError::Request)?;
+            self.diff_ready(data);
         }
+        Ok(())
+    }
+
+    /// Takes in the finished comparison and resolves the options that refer to it.
+    fn diff_ready(&mut self, data: Arc<DiffData>) {
+        if self.diff_data.is_some() {
+            return;
+        }
+        self.diff_status = None;
+        let s = &mut self.state;
+        let in_b = self.opts.select_in_b;
+        if let (Some(call), Some(frame)) = (self.opts.select_draw, s.frame) {
+            let frame = if in_b {
+                data.b_frame(Some(frame))
+            } else {
+                Some(frame)
+            };
+            let row = frame.and_then(|f| {
+                if in_b {
+                    data.row_of_b(data.diff.b.stats.find(f, call)?)
+                } else {
+                    data.row_of_a(data.diff.a.stats.find(f, call)?)
+                }
+            });
+            match row {
+                Some(r) => select_row(s, &data, r),
+                None if in_b => {
+                    let text = format!(
+                        "B's frame {} has no draw {call}",
+                        frame.map_or("–".into(), |f| f.to_string())
+                    );
+                    s.notice = Some(text.clone());
+                    self.rejected = Some(text);
+                }
+                // A's draw was checked against A's frame already.
+                None => {}
+            }
+        } else if let (Some((x, y)), Some(frame), Some(a)) = (self.opts.pick, s.frame, &self.loaded)
+        {
+            // A picked pixel of A selects, as a click on A's map does, the draw with the most
+            // heat there and its match.
+            if let Some(r) = row_at(&data, a, false, frame, x, y) {
+                select_row(s, &data, r);
+            }
+        }
+        self.diff_data = Some(data);
     }
 
     fn poll(&mut self) {
         if self.loaded.is_some() || self.error.is_some() {
+            self.poll_diff();
             return;
         }
         match self.loader.poll() {
@@ -153,6 +226,22 @@ impl App {
                 self.apply_options(&l);
                 self.loaded = Some(l);
             }
+        }
+        self.poll_diff();
+    }
+
+    fn poll_diff(&mut self) {
+        if self.diff_data.is_some() {
+            return;
+        }
+        let Some(d) = &mut self.diff else { return };
+        match d.poll(self.loaded.as_ref()) {
+            DiffState::Loading(s) => self.diff_status = Some(s.into()),
+            DiffState::Failed(e) => {
+                self.diff_status = Some(format!("cannot compare: {e}"));
+                self.diff_failed = true;
+            }
+            DiffState::Ready(data) => self.diff_ready(data),
         }
     }
 
@@ -175,7 +264,9 @@ impl App {
             }
             None => s.frame = l.default_frame(),
         }
-        if let (Some(call), Some(frame)) = (self.opts.select_draw, s.frame) {
+        if let (Some(call), Some(frame), false) =
+            (self.opts.select_draw, s.frame, self.opts.select_in_b)
+        {
             if l.draw(frame, call).is_none() {
                 let calls: Vec<String> = l
                     .frame(frame)
@@ -269,7 +360,13 @@ impl App {
             .or_default()
             .native_pixels_per_point = Some(ppp);
         let auto_range = self.auto_range();
+        self.sync_diff_images();
         let loaded = self.loaded.clone();
+        let diff = self.diff.as_ref().map(|_| ui::DiffView {
+            data: self.diff_data.as_deref(),
+            status: self.diff_status.as_deref(),
+            images: self.diff_images.as_ref(),
+        });
         let mut cx = ui::Context {
             loaded: loaded.as_deref(),
             stage: self.stage.as_ref(),
@@ -279,11 +376,13 @@ impl App {
             symbols: &mut self.symbols,
             adapter: &self.adapter,
             auto_range,
+            diff,
         };
         let state = &mut self.state;
         let mut output = self.ctx.run_ui(raw, |ui| ui::show(ui, state, &mut cx));
         let mut textures = std::mem::take(&mut output.textures_delta);
-        if self.loaded.is_none() && self.error.is_none() {
+        let diff_pending = self.diff.is_some() && self.diff_data.is_none() && !self.diff_failed;
+        if (self.loaded.is_none() && self.error.is_none()) || diff_pending {
             // Progress a few times a second: on a CPU rasterizer every frame costs the
             // loading thread time.
             self.ctx.request_repaint_after(LOADING_REPAINT);
@@ -454,8 +553,26 @@ impl App {
                     self.sync_surface(m, frame);
                 }
             }
-            Tab::Heat => {}
+            Tab::Heat | Tab::Diff => {}
         }
+    }
+
+    /// Remakes the Diff tab's images when the frame, palette or scale changed.
+    fn sync_diff_images(&mut self) {
+        if self.state.tab != Tab::Diff {
+            return;
+        }
+        let (Some(l), Some(d)) = (&self.loaded, &self.diff_data) else {
+            return;
+        };
+        let s = &self.state;
+        let key = (s.frame, d.b_frame(s.frame), s.palette, s.scale);
+        if self.diff_images.as_ref().is_some_and(|i| i.key == key) {
+            return;
+        }
+        self.diff_images = Some(DiffImages::make(
+            &self.ctx, l, d, s.frame, s.palette, s.scale,
+        ));
     }
 
     fn sync_mesh(&mut self, l: &Loaded, frame: u64) {
@@ -570,7 +687,7 @@ impl App {
                     },
                 );
             }
-            Tab::Heat => clear(encoder, &v.target.view),
+            Tab::Heat | Tab::Diff => clear(encoder, &v.target.view),
             Tab::Mesh => {
                 let selected = s.selected.and_then(|c| {
                     let slot = self.mesh_info.draws.iter().position(|d| d.call == c)?;
@@ -671,4 +788,16 @@ fn clear(encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView) {
         })],
         ..Default::default()
     });
+}
+
+/// Selects a row of the diff table; A's draw in the shown frame becomes the selection of the
+/// other tabs too.
+pub fn select_row(s: &mut UiState, d: &DiffData, row: crate::diff::DiffRow) {
+    s.diff_row = Some(row);
+    s.scroll_to_selection = true;
+    let (a, _) = d.draws(row);
+    s.selected = match (a, s.frame) {
+        (Some(a), Some(f)) => call_in(&d.diff.a.stats, a, f),
+        _ => None,
+    };
 }

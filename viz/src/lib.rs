@@ -5,7 +5,10 @@
 //!   draws made this pixel's heat) and the selected draw's pixels outlined;
 //! - **Mesh** (3D): the frame's post-transform geometry, one colour per draw from the chosen
 //!   metric, picked through an ID render target;
-//! - **Surface**: the heat map as a height field.
+//! - **Surface**: the heat map as a height field;
+//! - **Diff** (with `--diff B`): session A and session B side by side with the difference
+//!   map, and the draw table of A, B, the change and its significance; selecting a draw
+//!   highlights it and its match on both sides.
 //!
 //! Around them: the frame strip (cost per frame, in time order), the sortable draw list, the
 //! frame's call list, and the inspector (call, source line, counters, findings).
@@ -16,6 +19,7 @@
 
 mod app;
 mod camera;
+mod diff;
 mod error;
 mod gpu;
 mod heat_pass;
@@ -34,6 +38,7 @@ pub use shot::{render_offscreen, screenshot, Shot};
 pub use window::open_window;
 
 use gpuheat_analysis::palette::{Palette, Scale};
+use std::path::PathBuf;
 
 /// Keeps Mesa's Vulkan driver from printing "error: XDG_RUNTIME_DIR is invalid or not set"
 /// on every start when there is no Wayland session (a terminal on X11, ssh, CI): its
@@ -60,6 +65,8 @@ pub enum Tab {
     Mesh,
     /// The heat map as a 3D surface.
     Surface,
+    /// Two sessions compared (needs [`ViewOptions::diff`]).
+    Diff,
 }
 
 /// What the viewer shows first (and, offscreen, what the image shows).
@@ -72,7 +79,12 @@ pub struct ViewOptions {
     pub frame: Option<u64>,
     /// Selected draw: its call index within the frame.
     pub select_draw: Option<u32>,
-    /// Picked pixel, in GL window coordinates of the frame (origin bottom left).
+    /// `select_draw` is a call of session B's shown frame (diff mode), not of A's.
+    pub select_in_b: bool,
+    /// Session B to compare with (diff mode); the session opened is A, the baseline.
+    pub diff: Option<PathBuf>,
+    /// Picked pixel, in GL window coordinates of the frame (origin bottom left). In diff mode
+    /// without `select_draw` it also selects the draw with the most heat there (A's map).
     pub pick: Option<(u32, u32)>,
     /// Colour map of the heat map, the surface and the meshes.
     pub palette: Palette,
@@ -88,6 +100,8 @@ impl Default for ViewOptions {
             tab: Tab::Heat,
             frame: None,
             select_draw: None,
+            select_in_b: false,
+            diff: None,
             pick: None,
             palette: Palette::Inferno,
             scale: Scale::Linear,

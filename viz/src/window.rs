@@ -179,12 +179,12 @@ impl Runner {
             .app
             .frame(raw, &view, [r.config.width, r.config.height], ppp)?;
         r.egui.handle_platform_output(&r.window, out.platform);
-        if r.app.loaded().is_some() {
+        if r.app.ready() {
             r.frames_loaded += 1;
         }
         let mut done = false;
         if let Some(path) = &self.shot {
-            if let Some(e) = r.app.load_error() {
+            if let Some(e) = r.app.load_error().or(r.app.diff_error()) {
                 return Err(VizError::Request(e.to_string()));
             }
             if let Some(rej) = &r.app.rejected {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{close, hot_spot, px, scratch};
+use common::{capture, close, hot_spot, px, scratch};
 use gpuheat_analysis::palette::{blend, Palette, ALPHA};
 use gpuheat_session::Session;
 use gpuheat_viz::{render_offscreen, screenshot, Tab, ViewOptions};
@@ -161,5 +161,58 @@ fn surface_tab_and_a_picked_pixel_render() {
     assert!(
         missing.contains("nope.gpuheat") && !missing.contains('\n'),
         "{missing}"
+    );
+}
+
+/// `HIGHLIGHT` of viz/src/ui/diff.rs: the outline of the selected draw on A's and B's maps.
+const DIFF_SELECTED: [u8; 3] = [0x30, 0xff, 0x60];
+
+#[test]
+fn diff_tab_picks_a_pixel_of_a_and_outlines_its_draw_and_its_match() {
+    // Two runs of hot_spot, B's hot square 30 times cheaper. Picking a pixel inside A's hot
+    // square selects that draw; its match in B is the same square: both are outlined, one
+    // in the left half of the view's top (A's map), one in its right half (B's map).
+    let dir = scratch("diff");
+    let (da, db) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir_all(&da).unwrap();
+    std::fs::create_dir_all(&db).unwrap();
+    let a = capture(
+        &da,
+        "hot_spot",
+        &["--heat", "--frames", "4"],
+        &["--loop", "300"],
+    );
+    let b = capture(
+        &db,
+        "hot_spot",
+        &["--heat", "--frames", "4"],
+        &["--loop", "10"],
+    );
+    let opts = ViewOptions {
+        tab: Tab::Diff,
+        diff: Some(b),
+        pick: Some((140, 140)),
+        size: (1280, 800),
+        ..Default::default()
+    };
+    let shot = render_offscreen(a, opts).unwrap();
+    let [vx, vy, vw, vh] = shot.view;
+    let (mut left, mut right) = (0, 0);
+    for y in vy..vy + vh / 2 {
+        for x in vx..vx + vw {
+            if close(px(&shot.rgba, shot.width, x, y), DIFF_SELECTED, 8) {
+                if x < vx + vw / 2 {
+                    left += 1;
+                } else {
+                    right += 1;
+                }
+            }
+        }
+    }
+    // A 24-pixel square shown at about 1.2 view pixels per map pixel: a 2-pixel ring of
+    // about 4 × 30 × 2 pixels.
+    assert!(
+        left >= 150 && right >= 150,
+        "outline pixels: {left} on A's map, {right} on B's"
     );
 }

@@ -1,5 +1,5 @@
 //! `gpuheat view SESSION`: the viewer, in a window or rendered offscreen to a PNG; `--pick`
-//! prints which draws a pixel's heat came from.
+//! prints which draws a pixel's heat came from; `--diff B` compares the session with B.
 
 use crate::heatmap::{PaletteArg, ScaleArg};
 use crate::shown;
@@ -14,18 +14,24 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct ViewArgs {
-    /// The session file.
+    /// The session file (A, the baseline, with --diff).
     session: PathBuf,
+    /// Compare with this session: A and B side by side with the difference map, and the
+    /// draw table of A, B, the change and its significance (the Diff tab, shown first).
+    #[arg(long, value_name = "B")]
+    diff: Option<PathBuf>,
     /// Render offscreen to this PNG instead of opening a window (no display needed).
     #[arg(long, value_name = "PNG")]
     screenshot: Option<PathBuf>,
     /// With --screenshot: open a real window, screenshot it and close it (needs a display).
     #[arg(long, requires = "screenshot")]
     window: bool,
-    /// Which view to show first.
-    #[arg(long, value_enum, default_value_t = TabArg::Heat)]
-    tab: TabArg,
-    /// Select a draw: `draw=CALL`, the call's index in its frame (as `gpuheat report` lists).
+    /// Which view to show first; default: diff with --diff, else heat.
+    #[arg(long, value_enum)]
+    tab: Option<TabArg>,
+    /// Select a draw: `draw=CALL`, the call's index in its frame (as `gpuheat report` lists);
+    /// with --diff also `draw=b:CALL`, a call of B's shown frame. In the Diff tab the draw's
+    /// match on the other side is selected too.
     #[arg(long, value_name = "draw=CALL")]
     select: Option<String>,
     /// The frame to show (as `gpuheat report` numbers them); default: the first heat-mapped
@@ -33,7 +39,8 @@ pub struct ViewArgs {
     #[arg(long)]
     frame: Option<u64>,
     /// Pick a pixel: `X,Y` in GL window coordinates (origin bottom left). Without a window or
-    /// screenshot, prints the draws that touched it and exits.
+    /// screenshot, prints the draws that touched it and exits. With --diff and no --select:
+    /// selects the draw with the most heat at that pixel of A, and its match in B.
     #[arg(long, value_name = "X,Y")]
     pick: Option<String>,
     /// With --pick and no window: print the pick as JSON.
@@ -59,10 +66,24 @@ enum TabArg {
     Mesh,
     /// The heat map as a 3D surface.
     Surface,
+    /// With --diff: A and B side by side, the difference map and the diff's draw table.
+    Diff,
 }
 
 pub fn view(args: ViewArgs) -> Result<ExitCode> {
-    let select_draw = args.select.as_deref().map(parse_select).transpose()?;
+    let select = args.select.as_deref().map(parse_select).transpose()?;
+    if let Some(b) = &args.diff {
+        if !b.exists() {
+            bail!("{}: no such session file", shown(b));
+        }
+    } else {
+        if matches!(args.tab, Some(TabArg::Diff)) {
+            bail!("--tab diff needs a session to compare with: --diff B");
+        }
+        if matches!(select, Some((true, _))) {
+            bail!("--select draw=b:CALL needs a session B: --diff B");
+        }
+    }
     let pick_xy = args.pick.as_deref().map(parse_pick).transpose()?;
     let size = parse_size(&args.size)?;
     if !args.session.exists() {
@@ -72,13 +93,16 @@ pub fn view(args: ViewArgs) -> Result<ExitCode> {
         return print_pick(&args, x, y);
     }
     let opts = ViewOptions {
-        tab: match args.tab {
-            TabArg::Heat => Tab::Heat,
-            TabArg::Mesh => Tab::Mesh,
-            TabArg::Surface => Tab::Surface,
+        tab: match (args.tab, &args.diff) {
+            (None, Some(_)) | (Some(TabArg::Diff), _) => Tab::Diff,
+            (None | Some(TabArg::Heat), _) => Tab::Heat,
+            (Some(TabArg::Mesh), _) => Tab::Mesh,
+            (Some(TabArg::Surface), _) => Tab::Surface,
         },
         frame: args.frame,
-        select_draw,
+        select_draw: select.map(|(_, c)| c),
+        select_in_b: select.is_some_and(|(b, _)| b),
+        diff: args.diff.clone(),
         pick: pick_xy,
         palette: args.palette.into(),
         scale: args.scale.into(),
@@ -157,10 +181,16 @@ fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn parse_select(v: &str) -> Result<u32> {
+/// `draw=CALL` → (false, CALL); `draw=b:CALL` → (true, CALL), a call of session B.
+fn parse_select(v: &str) -> Result<(bool, u32)> {
     v.strip_prefix("draw=")
-        .and_then(|n| n.parse().ok())
-        .with_context(|| format!("--select {v}: expected draw=CALL, e.g. draw=16"))
+        .and_then(|n| match n.strip_prefix("b:") {
+            Some(n) => Some((true, n.parse().ok()?)),
+            None => Some((false, n.parse().ok()?)),
+        })
+        .with_context(|| {
+            format!("--select {v}: expected draw=CALL (or draw=b:CALL with --diff), e.g. draw=16")
+        })
 }
 
 fn parse_pick(v: &str) -> Result<(u32, u32)> {

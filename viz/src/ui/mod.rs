@@ -1,6 +1,7 @@
 //! The egui side: what the user chose ([`UiState`]) and the panels that show and change it.
 //! The GPU passes read the state after each UI pass (see `app.rs`).
 
+mod diff;
 mod draws;
 mod inspector;
 mod strip;
@@ -82,6 +83,8 @@ pub struct UiState {
     pub id_click: Option<[u32; 2]>,
     /// One line for the status bar (a rejected request, say).
     pub notice: Option<String>,
+    /// The selected row of the diff table (diff mode).
+    pub diff_row: Option<crate::diff::DiffRow>,
 }
 
 impl UiState {
@@ -89,7 +92,8 @@ impl UiState {
         UiState {
             tab: opts.tab,
             frame: opts.frame,
-            selected: opts.select_draw,
+            // A call of B's frame means nothing in A's: the diff resolves it once loaded.
+            selected: opts.select_draw.filter(|_| !opts.select_in_b),
             pick: opts.pick,
             pick_result: None,
             palette: opts.palette,
@@ -116,6 +120,7 @@ impl UiState {
             view_at: [0, 0],
             id_click: None,
             notice: None,
+            diff_row: None,
         }
     }
 
@@ -210,6 +215,18 @@ pub struct Context<'a> {
     pub adapter: &'a str,
     /// 0 to the current map's maximum, for the current quantity.
     pub auto_range: (f32, f32),
+    /// Diff mode's comparison; `None` without `--diff`.
+    pub diff: Option<DiffView<'a>>,
+}
+
+/// What the Diff tab shows.
+pub struct DiffView<'a> {
+    /// The comparison, once made.
+    pub data: Option<&'a crate::diff::DiffData>,
+    /// Loading progress, or why there is no comparison.
+    pub status: Option<&'a str>,
+    /// The images of the shown frames.
+    pub images: Option<&'a crate::diff::DiffImages>,
 }
 
 /// One UI pass.
@@ -223,6 +240,22 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context) {
         .resizable(false)
         .exact_size(72.0)
         .show(ui, |ui| strip::show(ui, state, loaded));
+    if state.tab == Tab::Diff {
+        // The diff table needs the width (A, B, change, significance): it takes the left
+        // panel, the images the rest; the inspector belongs to the single-session tabs.
+        let max_list = (ui.available_width() * 0.6).max(260.0);
+        egui::Panel::left("diff-table")
+            .resizable(true)
+            .default_size(620.0_f32.min(max_list))
+            .min_size(240.0)
+            .max_size(max_list)
+            .show(ui, |ui| diff::table(ui, state, cx));
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE)
+            .show(ui, |ui| diff::view(ui, state, cx, loaded));
+        state.scroll_to_selection = false;
+        return;
+    }
     // The draw table has a column per counter (fifteen on desktop GL): it scrolls sideways
     // inside a panel capped at 40% of the window, so the view and the inspector keep their
     // room.

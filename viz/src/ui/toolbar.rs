@@ -48,6 +48,9 @@ pub fn top(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context) {
             ] {
                 ui.selectable_value(&mut state.tab, tab, name);
             }
+            if cx.diff.is_some() {
+                ui.selectable_value(&mut state.tab, Tab::Diff, "Diff");
+            }
             ui.separator();
             egui::ComboBox::from_id_salt("palette")
                 .selected_text(palette_name(state.palette))
@@ -77,6 +80,7 @@ pub fn top(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context) {
         ui.horizontal(|ui| match state.tab {
             Tab::Heat => heat_controls(ui, state, cx),
             Tab::Mesh => mesh_controls(ui, state, cx),
+            Tab::Diff => diff_controls(ui, cx),
             Tab::Surface => {
                 quantity(ui, state);
                 range(ui, state, cx);
@@ -218,5 +222,49 @@ fn mesh_controls(ui: &mut egui::Ui, state: &mut UiState, cx: &Context) {
     ui.checkbox(&mut state.shade, "shade");
     if ui.button("reset camera").clicked() {
         state.mesh_camera = default_mesh_camera();
+    }
+}
+
+fn diff_controls(ui: &mut egui::Ui, cx: &Context) {
+    let Some(d) = &cx.diff else {
+        ui.weak("no session B: open with --diff B");
+        return;
+    };
+    match d.data {
+        Some(data) => {
+            let name = data
+                .b
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            ui.label(format!("B: {name}"))
+                .on_hover_text(data.b.path.display().to_string());
+            ui.separator();
+            let diff = &data.diff;
+            ui.weak(format!(
+                "{} matched, {} only in A, {} only in B",
+                diff.matched.len(),
+                diff.only_a.len(),
+                diff.only_b.len()
+            ));
+            if let Some(f) = diff.frame_gpu() {
+                ui.separator();
+                let change = f
+                    .relative
+                    .map_or("–".into(), |r| format!("{:+.1}%", r * 100.0));
+                ui.label(format!(
+                    "frame GPU time {change} ({})",
+                    f.verdict.word(&f.unit)
+                ));
+            }
+            for w in diff.warnings.iter().take(1) {
+                ui.separator();
+                ui.colored_label(egui::Color32::from_rgb(0xf2, 0xc0, 0x4a), w);
+            }
+        }
+        None => {
+            ui.weak(d.status.unwrap_or("comparing…"));
+        }
     }
 }

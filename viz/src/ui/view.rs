@@ -50,7 +50,7 @@ impl RichError<'_> {
 }
 
 /// Rounds to whole physical pixels so the view's texels land 1:1 on the screen.
-fn snap(rect: Rect, ppp: f32) -> Rect {
+pub(super) fn snap(rect: Rect, ppp: f32) -> Rect {
     Rect::from_min_max(
         ((rect.min.to_vec2() * ppp).round() / ppp).to_pos2(),
         ((rect.max.to_vec2() * ppp).round() / ppp).to_pos2(),
@@ -85,6 +85,8 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded
     match state.tab {
         Tab::Heat => heat(ui, state, cx, l, frame, rect, &response, ppp),
         Tab::Mesh => mesh(ui, state, cx, l, rect, &response, ppp),
+        // Shown by `ui::diff::view` instead.
+        Tab::Diff => {}
         Tab::Surface => {
             if frame.heat.is_none() {
                 centre_text(&painter, rect, &no_map(frame));
@@ -106,7 +108,7 @@ fn no_map(frame: &crate::load::FrameEntry) -> String {
     }
 }
 
-fn centre_text(painter: &egui::Painter, rect: Rect, text: &str) {
+pub(super) fn centre_text(painter: &egui::Painter, rect: Rect, text: &str) {
     painter.text(
         rect.center(),
         Align2::CENTER_CENTER,
