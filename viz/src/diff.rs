@@ -224,7 +224,9 @@ impl DiffLoader {
                 // One after the other: each is parallel inside (rayon), so side by side they
                 // would only contend for the same cores.
                 let d = diff(&a.session, &b.session, &DiffOptions::default());
-                let heat = heat_diff(&a.session, &b.session).map_err(|e| e.to_string());
+                // B's heat divided by the draws' common drift, as `gpuheat diff --heat` does.
+                let drift = d.drift.map_or(1.0, |d| d.factor);
+                let heat = heat_diff(&a.session, &b.session, drift).map_err(|e| e.to_string());
                 let _ = tx.send(DiffData { b, diff: d, heat });
             });
         match spawned {
