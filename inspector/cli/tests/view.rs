@@ -237,7 +237,12 @@ fn hot_spot_pair_beyond_noise(dir: &Path) -> (std::path::PathBuf, std::path::Pat
     for attempt in 1..=4 {
         let a = hot_spot(dir, &format!("a{attempt}"), "12", &["--loop", "1000"]);
         let b = hot_spot(dir, &format!("b{attempt}"), "12", &["--loop", "10"]);
-        let h = heat_diff(&Session::open(&a).unwrap(), &Session::open(&b).unwrap()).unwrap();
+        let (sa, sb) = (Session::open(&a).unwrap(), Session::open(&b).unwrap());
+        // As the viewer does: B's heat divided by the draws' common drift.
+        let drift = gpuheat_analysis::diff::diff(&sa, &sb, &Default::default())
+            .drift
+            .map_or(1.0, |d| d.factor);
+        let h = heat_diff(&sa, &sb, drift).unwrap();
         // The square's centre: it starts at (128, 128) and is 24 pixels wide.
         let p = (140 * h.width + 140) as usize;
         if h.diff[p] < -h.noise[p] {
