@@ -143,7 +143,11 @@ impl SessionStats {
     /// time). A capture of a fixed workload above [`DISTURBED_SPREAD`] was disturbed by
     /// something else on the machine.
     pub fn frame_spread(&self) -> Option<f64> {
-        let gpu: Vec<f64> = self.steady_frames().iter().filter_map(|f| f.gpu_ns).collect();
+        let gpu: Vec<f64> = self
+            .steady_frames()
+            .iter()
+            .filter_map(|f| f.gpu_ns)
+            .collect();
         Summary::of(&gpu)?.relative_spread()
     }
 

@@ -406,8 +406,16 @@ impl Diff {
             .map(shift)
             .sum();
         let net = significant
-            + self.only_b.iter().map(|&i| median(&self.b, rank_b, i)).sum::<f64>()
-            - self.only_a.iter().map(|&i| median(&self.a, rank_a, i)).sum::<f64>();
+            + self
+                .only_b
+                .iter()
+                .map(|&i| median(&self.b, rank_b, i))
+                .sum::<f64>()
+            - self
+                .only_a
+                .iter()
+                .map(|&i| median(&self.a, rank_a, i))
+                .sum::<f64>();
         let frames = self
             .frames
             .iter()
