@@ -226,7 +226,8 @@ impl DiffLoader {
                 let d = diff(&a.session, &b.session, &DiffOptions::default());
                 // B's heat divided by the draws' common drift, as `gpuheat diff --heat` does.
                 let drift = d.drift.map_or(1.0, |d| d.factor);
-                let heat = heat_diff(&a.session, &b.session, drift).map_err(|e| e.to_string());
+                let heat = heat_diff(&a.session, &b.session, drift, d.min_change)
+                    .map_err(|e| e.to_string());
                 let _ = tx.send(DiffData { b, diff: d, heat });
             });
         match spawned {

@@ -21,7 +21,8 @@ pub struct HeatDiff {
     /// `b − a`.
     pub diff: Vec<f32>,
     /// The noise band per pixel: a difference within ±`noise` is not told from noise
-    /// (2 × the normal-consistent MADs of both sides, added in quadrature).
+    /// (2 × the normal-consistent MADs of both sides, added in quadrature, and at least
+    /// `min_change` × the smaller side: a change smaller than the diff's factor either way).
     pub noise: Vec<f32>,
     /// Heat-mapped frames of A and of B.
     pub frames: (usize, usize),
@@ -76,7 +77,14 @@ impl HeatDiff {
 
 /// Compares the heat of `a` and `b`, B's heat divided by `b_scale` first (the diff's common
 /// drift, so that a machine slower everywhere does not paint every pixel; 1 for raw heat).
-pub fn heat_diff(a: &Session, b: &Session, b_scale: f64) -> Result<HeatDiff, HeatDiffError> {
+/// `min_change` is the diff's threshold ([`crate::diff::Diff::min_change`]): a pixel whose
+/// heat changed by less than that factor either way is within the noise, as a draw would be.
+pub fn heat_diff(
+    a: &Session,
+    b: &Session,
+    b_scale: f64,
+    min_change: f64,
+) -> Result<HeatDiff, HeatDiffError> {
     let ma = maps(a, "A")?;
     let mb = maps(b, "B")?;
     let (sa, sb) = ([ma[0].width, ma[0].height], [mb[0].width, mb[0].height]);
@@ -94,10 +102,12 @@ pub fn heat_diff(a: &Session, b: &Session, b_scale: f64) -> Result<HeatDiff, Hea
             .for_each(|v| *v *= k);
     }
     let diff = b_med.iter().zip(&a_med).map(|(b, a)| b - a).collect();
+    let m = min_change.max(0.0) as f32;
     let noise = a_mad
         .iter()
         .zip(&b_mad)
-        .map(|(x, y)| 2.0 * 1.4826 * (x * x + y * y).sqrt())
+        .zip(a_med.iter().zip(&b_med))
+        .map(|((x, y), (va, vb))| (2.0 * 1.4826 * (x * x + y * y).sqrt()).max(m * va.min(*vb)))
         .collect();
     Ok(HeatDiff {
         width: sa[0],

@@ -37,9 +37,9 @@ pub struct DiffArgs {
     /// beyond noise.
     #[arg(long, value_name = "PCT")]
     fail_if_slower: Option<f64>,
-    /// Smallest change of a median, in percent, called significant [default: 20 on a
-    /// software rasterizer such as llvmpipe, whose captures drift that much from run to run;
-    /// 5 on a GPU].
+    /// Smallest change called significant, in percent, as a factor either way (100: twice
+    /// or half) [default: 100 on a software rasterizer such as llvmpipe, where one draw
+    /// measures up to 1.9x apart between captures; 5 on a GPU].
     #[arg(long, value_name = "PCT")]
     min_change: Option<f64>,
     /// False discovery rate: the expected share of noise among the rows called significant.
@@ -77,7 +77,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let (a, b) = (a?, b?);
     if args.heat {
         // Checked before the (longer) comparison so that a wrong size fails fast.
-        heat_diff(&a, &b, 1.0).map_err(|e| anyhow!("--heat: {e}"))?;
+        heat_diff(&a, &b, 1.0, 0.0).map_err(|e| anyhow!("--heat: {e}"))?;
     }
     let opts = DiffOptions {
         alpha: args.alpha,
@@ -87,7 +87,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let d = diff(&a, &b, &opts);
     if args.heat {
         let drift = d.drift.map_or(1.0, |d| d.factor);
-        let h = heat_diff(&a, &b, drift).map_err(|e| anyhow!("--heat: {e}"))?;
+        let h = heat_diff(&a, &b, drift, d.min_change).map_err(|e| anyhow!("--heat: {e}"))?;
         write_png(&args.output, &diffmap::render(&h, drift))
             .map_err(|e| anyhow!("cannot write {}: {e}", shown(&args.output)))?;
         eprintln!(
@@ -255,16 +255,28 @@ fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
         );
     }
 
-    if let Some(drift) = d.drift {
-        let _ = writeln!(
-            o,
-            "\ndrift  every matched draw moved by {:+.1}% together (median of {} draws, spread {:.1}%): \
-             the machine's speed between the captures, or a change common to every draw;\n       \
-             draws are judged beyond it (--absolute: raw times)",
-            100.0 * (drift.factor - 1.0),
-            drift.draws,
-            100.0 * drift.spread
-        );
+    match (d.drift, d.drift_seen) {
+        (Some(drift), _) => {
+            let _ = writeln!(
+                o,
+                "\ndrift  every matched draw moved by {:+.1}% together (median of {} draws, spread {:.1}%): \
+                 the machine's speed between the captures, or a change common to every draw;\n       \
+                 draws are judged beyond it (--absolute: raw times)",
+                100.0 * (drift.factor - 1.0),
+                drift.draws,
+                100.0 * drift.spread
+            );
+        }
+        (None, Some(seen)) if d.a.software || d.b.software => {
+            let _ = writeln!(
+                o,
+                "\ndrift  the matched draws moved by {:+.1}% in the median (spread {:.1}%); not taken out on a \
+                 software rasterizer, whose speed modes move some draws and not others",
+                100.0 * (seen.factor - 1.0),
+                100.0 * seen.spread
+            );
+        }
+        _ => {}
     }
     let count = |v: Verdict| d.matched.iter().filter(|m| m.time().verdict == v).count();
     let aligned = d
@@ -286,11 +298,21 @@ fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
     );
     let _ = writeln!(
         o,
-        "       by {}; significant: q <= {} (Benjamini-Hochberg over the draws) and |change| >= {}% ({}; --min-change)",
+        "       by {}; significant: q <= {} (Benjamini-Hochberg over the draws), a change of x{:.2} or more either way (+{:.0}% / -{:.0}%; {}; --min-change){}",
         d.a.stats.ranked_by.counter(),
         d.alpha,
+        1.0 + d.min_change,
         100.0 * d.min_change,
-        d.min_change_reason
+        100.0 * (1.0 - 1.0 / (1.0 + d.min_change)),
+        d.min_change_reason,
+        if d.resolution_ns > 0.0 {
+            format!(
+                " and >= {:.0} us for serialized times (an empty bracket's cost, their resolution)",
+                d.resolution_ns / 1e3
+            )
+        } else {
+            String::new()
+        }
     );
     let rows = |o: &mut String, title: &str, pick: &dyn Fn(Verdict) -> bool| {
         let list: Vec<_> = d

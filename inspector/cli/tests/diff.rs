@@ -1,8 +1,9 @@
 //! Issue 10 acceptance: `gpuheat diff` on real captures of `hot_spot` on llvmpipe.
 //!
-//! The captures are made once, one after the other (a lock keeps this file's tests from
-//! capturing at the same time: two llvmpipe programs on two cores slow each other 2×), and
-//! shared by the tests. `hot_spot --loop L` sets the hot square's fragment-shader iterations
+//! The captures are made once and shared by the tests, which run one at a time (`serial`):
+//! a capture made while another test runs a diff (rayon, every core) or another capture
+//! measures the machine's load, not the program (two llvmpipe programs on two cores slow
+//! each other 2×). `hot_spot --loop L` sets the hot square's fragment-shader iterations
 //! through a uniform: same program, same calls, only that draw's cost changes, ∝ L.
 
 mod common;
@@ -23,6 +24,12 @@ struct Captures {
 
 static CAPTURES: OnceLock<Captures> = OnceLock::new();
 static CAPTURING: Mutex<()> = Mutex::new(());
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Held for a whole test: the tests of this file run one after the other.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 impl Captures {
     fn get() -> &'static Captures {
@@ -125,6 +132,7 @@ fn significant(c: &Value) -> bool {
 
 #[test]
 fn a_cheaper_hot_draw_is_the_only_significant_change() {
+    let _serial = serial();
     let (d, code) = diff_json(&s("base"), &s("cheap"), &[]);
     assert_eq!(code, Some(0));
     let matched = d["matched"].as_array().unwrap();
@@ -138,11 +146,14 @@ fn a_cheaper_hot_draw_is_the_only_significant_change() {
     let top = &matched[0];
     let a = top["a"].as_u64().unwrap() as usize;
     assert_eq!(median(&d, "a", a, "fragments"), Some((SPOT * SPOT) as f64));
-    let t = time(top);
-    assert_eq!(t["verdict"], "lower", "{t:#}");
-    // Cost ∝ iterations: 75 / 300 = 0.25 (measured 0.245–0.264 on this machine).
+    assert_eq!(time(top)["verdict"], "lower", "{:#}", time(top));
+    // The raw comparison (on llvmpipe no common drift is taken out).
+    let t = &top["metrics"][top["rank"].as_u64().unwrap() as usize];
+    // Cost ∝ iterations: 75 / 300 = 0.25, within llvmpipe's run-to-run spread of this draw
+    // (twelve captures of the same program: its median 2.12–3.34 ms, 1.6× apart): 0.16–0.40.
+    // Measured: 0.18–0.38, mostly 0.245–0.264.
     let ratio = t["ratio"]["estimate"].as_f64().unwrap();
-    assert!((0.18..0.35).contains(&ratio), "B/A = {ratio}");
+    assert!((0.25 / 1.6..0.25 * 1.6).contains(&ratio), "B/A = {ratio}");
     let (lo, hi) = (
         t["ratio"]["low"].as_f64().unwrap(),
         t["ratio"]["high"].as_f64().unwrap(),
@@ -156,13 +167,18 @@ fn a_cheaper_hot_draw_is_the_only_significant_change() {
             time(m)
         );
     }
-    // The frame as a whole got faster too.
-    assert_eq!(d["frames"][0]["metric"], "frame_gpu_time");
-    assert_eq!(d["frames"][0]["verdict"], "lower");
+    // The typical frame (the sum of the draws' medians) lost what the hot draw lost, and
+    // nothing else counts: the other draws are within noise.
+    let (g, _) = diff_json(&s("base"), &s("cheap"), &["--fail-if-slower", "10"]);
+    let net = g["gate"]["net_ns"].as_f64().unwrap();
+    let hot = t["shift"]["estimate"].as_f64().unwrap();
+    assert!(net < 0.0 && (net - hot).abs() < 1.0, "net {net} ns, hot draw {hot} ns");
+    assert_eq!(g["gate"]["failed"], false);
 }
 
 #[test]
 fn fail_if_slower_exits_3_on_a_regression_only() {
+    let _serial = serial();
     let (base, cheap) = (s("base"), s("cheap"));
     let (out, _, code) = diff_text(&cheap, &base, &["--fail-if-slower", "10"]);
     assert_eq!(code, Some(3), "{out}");
@@ -183,6 +199,7 @@ fn fail_if_slower_exits_3_on_a_regression_only() {
 
 #[test]
 fn captures_of_the_same_program_show_no_significant_change() {
+    let _serial = serial();
     // Three captures, three pairs: the false-positive rate is part of the design, so one
     // clean pair could be luck.
     let runs = [s("base"), s("base2"), s("base3")];
@@ -209,6 +226,7 @@ fn captures_of_the_same_program_show_no_significant_change() {
 
 #[test]
 fn an_added_draw_is_only_in_b_and_the_rest_still_match() {
+    let _serial = serial();
     let (d, _) = diff_json(&s("base"), &s("layers4"), &[]);
     assert_eq!(d["matched"].as_array().unwrap().len(), 5);
     let only_b = d["only_b"].as_array().unwrap();
@@ -227,6 +245,7 @@ fn an_added_draw_is_only_in_b_and_the_rest_still_match() {
 
 #[test]
 fn heat_difference_shows_the_hot_spot_cheaper_and_the_rest_as_noise() {
+    let _serial = serial();
     let dir = scratch("diff-heat");
     let png = dir.join("diff.png");
     let (_, err, code) = diff_text(
@@ -282,6 +301,7 @@ fn heat_difference_shows_the_hot_spot_cheaper_and_the_rest_as_noise() {
 
 #[test]
 fn bad_input_gets_one_line_and_a_status() {
+    let _serial = serial();
     let dir = scratch("diff-bad");
     let base = s("base");
     // A session against itself: a warning, nothing significant.
@@ -344,6 +364,7 @@ fn bad_input_gets_one_line_and_a_status() {
 
 #[test]
 fn the_released_format_1_fixture_reports_and_diffs() {
+    let _serial = serial();
     let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../session/tests/fixtures/v1-hot_spot.gpuheat");
     let r = report(&fixture);

@@ -239,10 +239,9 @@ fn hot_spot_pair_beyond_noise(dir: &Path) -> (std::path::PathBuf, std::path::Pat
         let b = hot_spot(dir, &format!("b{attempt}"), "12", &["--loop", "10"]);
         let (sa, sb) = (Session::open(&a).unwrap(), Session::open(&b).unwrap());
         // As the viewer does: B's heat divided by the draws' common drift.
-        let drift = gpuheat_analysis::diff::diff(&sa, &sb, &Default::default())
-            .drift
-            .map_or(1.0, |d| d.factor);
-        let h = heat_diff(&sa, &sb, drift).unwrap();
+        let d = gpuheat_analysis::diff::diff(&sa, &sb, &Default::default());
+        let drift = d.drift.map_or(1.0, |d| d.factor);
+        let h = heat_diff(&sa, &sb, drift, d.min_change).unwrap();
         // The square's centre: it starts at (128, 128) and is 24 pixels wide.
         let p = (140 * h.width + 140) as usize;
         if h.diff[p] < -h.noise[p] {
