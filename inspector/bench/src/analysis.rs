@@ -14,15 +14,12 @@
 //!
 //! The target is the diff under 1 s.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use gpuheat_analysis::diff::{diff, DiffOptions};
 use gpuheat_session::Session;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-use crate::run_bounded;
 
 /// The size of the sessions.
 pub struct AnalysisPlan {
@@ -72,8 +69,24 @@ pub fn measure(
 ) -> Result<AnalysisResult> {
     let a = scratch.join("analysis-a.gpuheat");
     let b = scratch.join("analysis-b.gpuheat");
+    let (frames, program_frames) = (plan.frames.to_string(), (plan.frames + 3).to_string());
+    let draws = plan.draws.to_string();
     for file in [&a, &b] {
-        capture(gpuheat, many_draws, file, plan, limit)?;
+        crate::viewer::capture(
+            gpuheat,
+            many_draws,
+            file,
+            &["--mode", "timeline", "--frames", &frames],
+            &[
+                "--draws",
+                &draws,
+                "--tris",
+                "2",
+                "--frames",
+                &program_frames,
+            ],
+            limit,
+        )?;
     }
     let session_bytes = std::fs::metadata(&a).map(|m| m.len()).unwrap_or(0);
     let time = |f: &mut dyn FnMut()| {
@@ -143,30 +156,6 @@ pub fn measure(
         matched,
         steps,
     })
-}
-
-fn capture(
-    gpuheat: &Path,
-    many_draws: &Path,
-    file: &Path,
-    plan: &AnalysisPlan,
-    limit: Duration,
-) -> Result<()> {
-    let mut cmd = Command::new(gpuheat);
-    cmd.arg("run")
-        .arg("-o")
-        .arg(file)
-        .args(["--timeout", "120", "--skip", "1", "--mode", "timeline"])
-        .args(["--frames", &plan.frames.to_string()])
-        .arg("--")
-        .arg(many_draws)
-        .args(["--draws", &plan.draws.to_string(), "--tris", "2"])
-        .args(["--frames", &(plan.frames + 3).to_string()]);
-    let out = run_bounded(cmd, limit)?;
-    if !out.status.success() {
-        bail!("gpuheat run ({}): {}", out.status, out.stderr.trim());
-    }
-    Ok(())
 }
 
 /// The table.

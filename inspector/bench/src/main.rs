@@ -316,9 +316,7 @@ fn real_main() -> Result<()> {
 /// `--viewer`: captures the viewer's sessions and measures it (viewer.rs).
 fn viewer_main(opts: &Opts) -> Result<()> {
     let tools = Tools::find()?;
-    let scratch = std::env::temp_dir().join(format!("gpuheat-bench-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let scratch = scratch_dir()?;
     let plan = viewer::ViewerPlan {
         draws: opts.viewer_draws,
         tris: opts.viewer_tris,
@@ -341,12 +339,18 @@ fn viewer_main(opts: &Opts) -> Result<()> {
     Ok(())
 }
 
-/// `--analysis`: captures two large sessions and times report and diff (analysis.rs).
-fn analysis_main(opts: &Opts) -> Result<()> {
-    let tools = Tools::find()?;
+/// A fresh scratch directory for this run's sessions (the caller removes it).
+fn scratch_dir() -> Result<PathBuf> {
     let scratch = std::env::temp_dir().join(format!("gpuheat-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    Ok(scratch)
+}
+
+/// `--analysis`: captures two large sessions and times report and diff (analysis.rs).
+fn analysis_main(opts: &Opts) -> Result<()> {
+    let tools = Tools::find()?;
+    let scratch = scratch_dir()?;
     let plan = analysis::AnalysisPlan {
         frames: opts.analysis_frames,
         draws: opts.analysis_draws,

@@ -18,7 +18,7 @@
 use anyhow::{bail, Context, Result};
 use gpuheat_viz::{Measurements, Tab, ViewOptions};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -94,10 +94,11 @@ pub fn measure(
     Ok(rows)
 }
 
-fn capture(
+/// `gpuheat run` of many_draws into `file`, skipping its first frame, bounded by `limit`.
+pub(crate) fn capture(
     gpuheat: &Path,
     many_draws: &Path,
-    file: &PathBuf,
+    file: &Path,
     run_args: &[&str],
     program_args: &[&str],
     limit: Duration,

@@ -172,7 +172,10 @@ fn a_cheaper_hot_draw_is_the_only_significant_change() {
     let (g, _) = diff_json(&s("base"), &s("cheap"), &["--fail-if-slower", "10"]);
     let net = g["gate"]["net_ns"].as_f64().unwrap();
     let hot = t["shift"]["estimate"].as_f64().unwrap();
-    assert!(net < 0.0 && (net - hot).abs() < 1.0, "net {net} ns, hot draw {hot} ns");
+    assert!(
+        net < 0.0 && (net - hot).abs() < 1.0,
+        "net {net} ns, hot draw {hot} ns"
+    );
     assert_eq!(g["gate"]["failed"], false);
 }
 

@@ -2,7 +2,7 @@
 //! its q-value and verdict) and the two sessions' heat maps side by side over the difference
 //! map. Selecting a row outlines its draw in A's frame and its match in B's.
 
-use super::view::{centre_text, snap};
+use super::view::{allocate_view, centre_text, snap};
 use super::{Context, UiState};
 use crate::app::select_row;
 use crate::diff::{call_in, coverage_box, row_at, DiffImages, DiffRow};
@@ -295,16 +295,7 @@ fn title(painter: &egui::Painter, at: Rect, text: &str) {
 /// The central area: A | B on top, the difference map below.
 pub fn view(ui: &mut egui::Ui, state: &mut UiState, cx: &Context, a: &Loaded) {
     let ppp = ui.ctx().pixels_per_point();
-    let rect = snap(ui.available_rect_before_wrap(), ppp);
-    let response = ui.allocate_rect(rect, Sense::click());
-    state.view_px = [
-        (rect.width() * ppp).round().max(1.0) as u32,
-        (rect.height() * ppp).round().max(1.0) as u32,
-    ];
-    state.view_at = [
-        (rect.min.x * ppp).round().max(0.0) as u32,
-        (rect.min.y * ppp).round().max(0.0) as u32,
-    ];
+    let (rect, response) = allocate_view(ui, state, Sense::click());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 0.0, Color32::from_rgb(0x12, 0x12, 0x16));
     let Some(dv) = &cx.diff else {

@@ -57,10 +57,16 @@ pub(super) fn snap(rect: Rect, ppp: f32) -> Rect {
     )
 }
 
-pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded) {
+/// Takes the rest of the panel for a view, snapped to whole pixels, and records its size and
+/// place in physical pixels (what the offscreen passes render into).
+pub fn allocate_view(
+    ui: &mut egui::Ui,
+    state: &mut UiState,
+    sense: Sense,
+) -> (Rect, egui::Response) {
     let ppp = ui.ctx().pixels_per_point();
     let rect = snap(ui.available_rect_before_wrap(), ppp);
-    let response = ui.allocate_rect(rect, Sense::click_and_drag());
+    let response = ui.allocate_rect(rect, sense);
     state.view_px = [
         (rect.width() * ppp).round().max(1.0) as u32,
         (rect.height() * ppp).round().max(1.0) as u32,
@@ -69,6 +75,12 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded
         (rect.min.x * ppp).round().max(0.0) as u32,
         (rect.min.y * ppp).round().max(0.0) as u32,
     ];
+    (rect, response)
+}
+
+pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded) {
+    let ppp = ui.ctx().pixels_per_point();
+    let (rect, response) = allocate_view(ui, state, Sense::click_and_drag());
     let painter = ui.painter_at(rect);
     if let Some((tex, _)) = cx.view {
         painter.image(

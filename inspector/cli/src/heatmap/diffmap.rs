@@ -1,15 +1,9 @@
 //! Turning a [`HeatDiff`] into an RGB image: `heat(B) − heat(A)` on a symmetric diverging
 //! scale, pixels within the noise band grey, with the legend below.
 
-use super::font;
-use super::render::Image;
+use super::render::{legend_height, legend_strip, legend_text, Image};
 use gpuheat_analysis::heatdiff::{diverging, HeatDiff, NOISE_GREY};
 use gpuheat_analysis::palette::label;
-
-const TEXT: [u8; 3] = [0xff, 0xff, 0xff];
-/// Rows of the palette strip at the top of the legend.
-const STRIP: std::ops::Range<u32> = 2..12;
-const LINE_H: u32 = font::GLYPH_H + 2;
 
 /// The colour of pixel `i`: grey within the noise band, else its place on ±`max`.
 pub fn pixel(d: &HeatDiff, i: usize, max: f64) -> [u8; 3] {
@@ -38,7 +32,7 @@ pub fn render(d: &HeatDiff, drift: f64) -> Image {
             String::new(),
         ));
     }
-    let legend_h = STRIP.end + 2 + LINE_H * lines.len() as u32 + 1;
+    let legend_h = legend_height(lines.len());
     let total_h = h + legend_h;
     let row_len = w as usize * 3;
     let mut rgb = vec![0u8; row_len * total_h as usize];
@@ -49,27 +43,12 @@ pub fn render(d: &HeatDiff, drift: f64) -> Image {
             rgb[out_row + x * 3..out_row + x * 3 + 3].copy_from_slice(&c);
         }
     }
-    for x in 0..w {
-        let t = if w > 1 {
-            f64::from(x) / f64::from(w - 1)
-        } else {
-            0.5
-        };
-        // Left end: the largest improvement; right end: the largest regression.
-        let c = diverging((2.0 * t - 1.0) * max.max(1.0), max.max(1.0));
-        for y in STRIP {
-            let at = (h + y) as usize * row_len + x as usize * 3;
-            rgb[at..at + 3].copy_from_slice(&c);
-        }
-    }
-    for (n, (left, right)) in lines.iter().enumerate() {
-        let y = i64::from(h + STRIP.end + 2 + LINE_H * n as u32);
-        font::draw(&mut rgb, w, total_h, 0, y, left, TEXT);
-        if !right.is_empty() {
-            let x = i64::from(w) - i64::from(font::text_width(right));
-            font::draw(&mut rgb, w, total_h, x, y, right, TEXT);
-        }
-    }
+    // Left end: the largest improvement; right end: the largest regression.
+    let scale = max.max(1.0);
+    legend_strip(&mut rgb, w, h, |t| {
+        diverging((2.0 * t - 1.0) * scale, scale)
+    });
+    legend_text(&mut rgb, w, total_h, h, &lines);
     Image {
         width: w,
         height: total_h,
@@ -102,6 +81,6 @@ mod tests {
         assert!(px(1)[0] > px(1)[2], "costlier: {:?}", px(1));
         assert_eq!(px(2), NOISE_GREY);
         assert_eq!(px(3), NOISE_GREY);
-        assert!(img.height > 1 + STRIP.end);
+        assert!(img.height > 1 + 12);
     }
 }

@@ -72,6 +72,48 @@ fn wrap(text: &str, max: usize) -> Vec<String> {
     lines
 }
 
+/// Draws the legend's lines below a map of height `map_h`: each a left-aligned and a
+/// right-aligned part, under the palette strip.
+pub(super) fn legend_text(
+    rgb: &mut [u8],
+    w: u32,
+    total_h: u32,
+    map_h: u32,
+    lines: &[(String, String)],
+) {
+    for (n, (left, right)) in lines.iter().enumerate() {
+        let y = i64::from(map_h + STRIP.end + 2 + LINE_H * n as u32);
+        font::draw(rgb, w, total_h, 0, y, left, TEXT);
+        if !right.is_empty() {
+            let x = i64::from(w) - i64::from(font::text_width(right));
+            font::draw(rgb, w, total_h, x, y, right, TEXT);
+        }
+    }
+}
+
+/// The height of a legend of `lines` text lines under its palette strip.
+pub(super) fn legend_height(lines: usize) -> u32 {
+    STRIP.end + 2 + LINE_H * lines as u32 + 1
+}
+
+/// Paints the palette strip under a map of height `map_h`, `colour(t)` for t from 0 at the
+/// left to 1 at the right.
+pub(super) fn legend_strip(rgb: &mut [u8], w: u32, map_h: u32, colour: impl Fn(f64) -> [u8; 3]) {
+    let row_len = w as usize * 3;
+    for x in 0..w {
+        let t = if w > 1 {
+            f64::from(x) / f64::from(w - 1)
+        } else {
+            1.0
+        };
+        let c = colour(t);
+        for y in STRIP {
+            let at = (map_h + y) as usize * row_len + x as usize * 3;
+            rgb[at..at + 3].copy_from_slice(&c);
+        }
+    }
+}
+
 /// Renders the map (flipped: GL rows are bottom first) over the frame's colour buffer, or
 /// over black when there is none, with the legend below it.
 pub fn render(map: &HeatMap, opts: &Options) -> Image {
@@ -108,7 +150,7 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
             .into_iter()
             .map(|l| (l, String::new())),
     );
-    let legend_h = (STRIP.end + 2 + LINE_H * lines.len() as u32 + 1).max(MIN_LEGEND_H);
+    let legend_h = legend_height(lines.len()).max(MIN_LEGEND_H);
 
     let total_h = h + legend_h;
     let mut rgb = vec![0u8; w as usize * total_h as usize * 3];
@@ -157,13 +199,8 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
     }
 
     // The palette strip: position 0 at the left, 1 at the right.
-    for x in 0..w {
-        let t = if w > 1 {
-            f64::from(x) / f64::from(w - 1)
-        } else {
-            1.0
-        };
-        let c = if opts.palette == Palette::Android && opts.overdraw {
+    legend_strip(&mut rgb, w, h, |t| {
+        if opts.palette == Palette::Android && opts.overdraw {
             // Five blocks: true colour (grey here), 1, 2, 3, 4+ layers.
             match ((t * 5.0).floor() as usize).min(4) {
                 0 => [0x80, 0x80, 0x80],
@@ -171,22 +208,10 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
             }
         } else {
             opts.palette.colour_at(t)
-        };
-        for y in STRIP {
-            let at = (h + y) as usize * row_len + x as usize * 3;
-            rgb[at..at + 3].copy_from_slice(&c);
         }
-    }
+    });
 
-    // The text.
-    for (n, (left, right)) in lines.iter().enumerate() {
-        let y = i64::from(h + STRIP.end + 2 + LINE_H * n as u32);
-        font::draw(&mut rgb, w, total_h, 0, y, left, TEXT);
-        if !right.is_empty() {
-            let x = i64::from(w) - i64::from(font::text_width(right));
-            font::draw(&mut rgb, w, total_h, x, y, right, TEXT);
-        }
-    }
+    legend_text(&mut rgb, w, total_h, h, &lines);
 
     Image {
         width: w,
