@@ -107,6 +107,12 @@ const PIPELINED: &str = "gpu_time_pipelined";
 /// Per-frame totals and per-draw costs of a session, the draws costliest first. Frames are
 /// analysed in parallel; call sites are resolved to source lines once each, afterwards.
 pub fn analyse(s: &Session) -> Analysis {
+    analyse_with(s, true)
+}
+
+/// [`analyse`] for the checklist alone: without `texts`, the draws' call text, call site and
+/// source line are left empty (formatting them is most of the work on a million draws).
+pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
     let pipelined = s.pipelined_index();
     let contexts: BTreeMap<u64, &ContextInfo> = s.contexts.iter().map(|c| (c.handle, c)).collect();
     let funcs = &s.functions.functions;
@@ -161,13 +167,21 @@ pub fn analyse(s: &Session) -> Analysis {
                         frame: f.index,
                         call: i as u32,
                         function: info.name.clone(),
-                        text: call_text(info, &call.args),
+                        text: if texts {
+                            call_text(info, &call.args)
+                        } else {
+                            String::new()
+                        },
                         gpu_serialized_ns: serialized,
                         gpu_pipelined_ns: piped,
                         frame_share: None,
                         cpu_ns: call.cpu_ns,
                         counters,
-                        callsite: callsite(s, call.callsite),
+                        callsite: if texts {
+                            callsite(s, call.callsite)
+                        } else {
+                            String::new()
+                        },
                         source: None,
                     },
                     call.callsite,
@@ -182,7 +196,7 @@ pub fn analyse(s: &Session) -> Analysis {
             (stats, draws)
         })
         .collect();
-    let mut symbols = s.modules.as_ref().map(Symbolizer::new);
+    let mut symbols = s.modules.as_ref().filter(|_| texts).map(Symbolizer::new);
     let mut sources: BTreeMap<u64, Option<String>> = BTreeMap::new();
     let mut frames = Vec::with_capacity(per_frame.len());
     let mut draws = Vec::new();

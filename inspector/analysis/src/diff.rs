@@ -558,7 +558,7 @@ fn beyond_drift(
 
 fn side(s: &Session) -> Side {
     let stats = aggregate(s, true);
-    let findings = check(s, &crate::cost::analyse(s));
+    let findings = check(s, &crate::cost::analyse_with(s, false));
     let mut renderers: Vec<String> = s.contexts.iter().map(|c| c.renderer.clone()).collect();
     renderers.dedup();
     let size = s
