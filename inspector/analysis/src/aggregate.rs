@@ -75,7 +75,7 @@ pub struct DrawStats {
     /// Per metric (the order of [`SessionStats::metrics`]): summary of the steady-state
     /// values, `None` when never measured.
     pub metrics: Vec<Option<Summary>>,
-    /// Per metric, the steady-state values, one per occurrence that measured it.
+    /// Per metric, the steady-state values, one per occurrence that measured it, sorted.
     #[serde(skip)]
     pub samples: Vec<Vec<f64>>,
 }
@@ -215,13 +215,17 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
                 },
             );
             let steady = &occ[usize::from(first_use.is_some())..];
+            // Sorted once here: every statistic sorts its input, and sorting sorted values
+            // is a linear pass.
             let samples: Vec<Vec<f64>> = (0..m)
                 .map(|k| {
-                    steady
+                    let mut v: Vec<f64> = steady
                         .iter()
                         .map(|o| value(o, k))
                         .filter(|v| !v.is_nan())
-                        .collect()
+                        .collect();
+                    v.sort_by(f64::total_cmp);
+                    v
                 })
                 .collect();
             DrawStats {

@@ -11,9 +11,8 @@
 use crate::cost::{call_text, callsite};
 use gpuheat_session::{CallClass, Frame, Session, ValueKind};
 use rayon::prelude::*;
+use rustc_hash::{FxHashMap as HashMap, FxHasher};
 use serde::Serialize;
-use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -111,7 +110,7 @@ pub fn identify(s: &Session) -> Identities {
         .map(|f| hash_of(&f.name))
         .collect();
     let sites = site_names(s);
-    let per_frame: Vec<Vec<(u32, KeyHashes, ProgramKey)>> = s
+    let per_frame: Vec<Vec<FrameDraw>> = s
         .frames
         .par_iter()
         .zip(starts.par_iter())
@@ -125,10 +124,16 @@ pub fn identify(s: &Session) -> Identities {
         addresses: Vec::new(),
         frames: Vec::with_capacity(s.frames.len()),
     };
-    let mut index: HashMap<u64, u32> = HashMap::new();
+    let mut index: HashMap<u64, u32> = HashMap::default();
     for (f, draws) in s.frames.iter().zip(per_frame) {
         let mut out = Vec::with_capacity(draws.len());
-        for (call, hashes, program) in draws {
+        for FrameDraw {
+            call,
+            hashes,
+            program,
+            ordinal,
+        } in draws
+        {
             let id = *index.entry(hashes.full).or_insert_with(|| {
                 let c = &f.calls[call as usize];
                 let info = &s.functions.functions[c.func as usize];
@@ -137,7 +142,7 @@ pub fn identify(s: &Session) -> Identities {
                     function: info.name.clone(),
                     program,
                     args: shape_args(s, c.func, &c.args).collect(),
-                    ordinal: 0,
+                    ordinal,
                 });
                 ids.hashes.push(hashes);
                 ids.texts.push(call_text(info, &c.args));
@@ -147,26 +152,6 @@ pub fn identify(s: &Session) -> Identities {
             out.push((call, id));
         }
         ids.frames.push(out);
-    }
-    // Ordinals are part of the hash; recover them for display from one frame of each.
-    let mut seen = vec![false; ids.keys.len()];
-    for frame in &ids.frames {
-        let mut count: HashMap<u64, u32> = HashMap::new();
-        for &(_, id) in frame {
-            let key = &ids.keys[id as usize];
-            let sig = signature(
-                hash_of(&key.callsite),
-                hash_of(&key.function),
-                key.program,
-                &key.args,
-            );
-            let n = count.entry(sig).or_default();
-            if !seen[id as usize] {
-                ids.keys[id as usize].ordinal = *n;
-                seen[id as usize] = true;
-            }
-            *n += 1;
-        }
     }
     ids
 }
@@ -196,7 +181,7 @@ fn program_hashes(s: &Session) -> HashMap<(u64, u32), u64> {
 
 /// `module+0xoffset` of every call site of the session's work calls.
 fn site_names(s: &Session) -> HashMap<u64, String> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for f in &s.frames {
         for c in &f.calls {
             out.entry(c.callsite)
@@ -206,7 +191,17 @@ fn site_names(s: &Session) -> HashMap<u64, String> {
     out
 }
 
-/// Hashes of each work call of `f`, with its program.
+/// A work call of a frame, identified.
+struct FrameDraw {
+    /// Its index in the frame's calls.
+    call: u32,
+    hashes: KeyHashes,
+    program: ProgramKey,
+    /// Its order among the frame's draws with the same signature.
+    ordinal: u32,
+}
+
+/// Hashes of each work call of `f`, with its program and order.
 fn frame_keys(
     s: &Session,
     f: &Frame,
@@ -215,11 +210,11 @@ fn frame_keys(
     programs: &HashMap<(u64, u32), u64>,
     names: &[u64],
     sites: &HashMap<u64, String>,
-) -> Vec<(u32, KeyHashes, ProgramKey)> {
+) -> Vec<FrameDraw> {
     let funcs = &s.functions.functions;
     let mut out = Vec::new();
-    let mut ordinals: HashMap<u64, u32> = HashMap::new();
-    let mut site_hash: HashMap<u64, u64> = HashMap::new();
+    let mut ordinals: HashMap<u64, u32> = HashMap::default();
+    let mut site_hash: HashMap<u64, u64> = HashMap::default();
     for (i, c) in f.calls.iter().enumerate() {
         let Some(info) = funcs.get(c.func as usize) else {
             continue;
@@ -246,23 +241,34 @@ fn frame_keys(
                 .map_or_else(|| hash_of(&c.callsite), hash_of)
         });
         let name = names[c.func as usize];
-        let args: Vec<u64> = shape_args(s, c.func, &c.args).collect();
-        let sig = signature(site, name, program, &args);
-        let ordinal = ordinals.entry(sig).or_default();
-        let full = hash_of(&(sig, *ordinal));
-        *ordinal += 1;
+        let args = args_hash(s, c.func, &c.args);
+        let sig = hash_of(&(site, name, program, args));
+        let next = ordinals.entry(sig).or_default();
+        let ordinal = *next;
+        *next += 1;
+        let full = hash_of(&(sig, ordinal));
         let hashes = KeyHashes {
             full,
             site: hash_of(&(site, name)),
-            shape: hash_of(&(name, program, &args)),
+            shape: hash_of(&(name, program, args)),
         };
-        out.push((i as u32, hashes, program));
+        out.push(FrameDraw {
+            call: i as u32,
+            hashes,
+            program,
+            ordinal,
+        });
     }
     out
 }
 
-fn signature(site: u64, name: u64, program: ProgramKey, args: &[u64]) -> u64 {
-    hash_of(&(site, name, program, args))
+/// The hash of a call's shape arguments, without collecting them.
+fn args_hash(s: &Session, func: u16, args: &[u64]) -> u64 {
+    let mut h = FxHasher::default();
+    for v in shape_args(s, func, args) {
+        v.hash(&mut h);
+    }
+    h.finish()
 }
 
 /// The arguments of a call that say what it draws rather than where its data lives: integers,
@@ -287,9 +293,10 @@ fn shape_args<'a>(s: &'a Session, func: u16, args: &'a [u64]) -> impl Iterator<I
 }
 
 /// A hash that is the same for equal values within one run of gpuheat (both sessions of a
-/// diff are hashed by the same process).
+/// diff are hashed by the same process). FxHash: keys are not attacker-chosen, and SipHash
+/// was a sixth of a diff's time on a million draws.
 fn hash_of<T: Hash + ?Sized>(v: &T) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = FxHasher::default();
     v.hash(&mut h);
     h.finish()
 }
