@@ -33,8 +33,9 @@ pub struct DiffArgs {
     /// The heat-difference PNG.
     #[arg(short, long, default_value = "diff.png", requires = "heat")]
     output: PathBuf,
-    /// Exit with status 3 when the frames' GPU time got slower by more than PCT percent,
-    /// beyond noise.
+    /// Exit with status 3 when the typical frame's GPU time (the sum of its draws' medians)
+    /// got slower by more than PCT percent, counting only draws changed beyond noise, added
+    /// or removed; the text names them.
     #[arg(long, value_name = "PCT")]
     fail_if_slower: Option<f64>,
     /// Smallest change called significant, in percent, as a factor either way (100: twice
