@@ -170,13 +170,36 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn serialized_time_is_proportional_to_the_work() {
     let dir = scratch("proportional");
     for api in ["gles", "gl"] {
-        let s = capture(
-            &dir,
-            "fill_cost",
-            &["--frames", "5", "--skip", "2"],
-            &["--api", api],
+        // The program times its own frames (`--timing`: glFinish before each swap, the median
+        // printed at exit) in the same process that is captured: llvmpipe runs whole
+        // processes in speed modes up to 1.9× apart (twelve captures of hot_spot), so a
+        // frame time from another run of the program is no reference. 15 frames, of which
+        // frames 3–7 are captured: the median is an uncaptured frame's.
+        let session = dir.join(format!("fill_cost-{api}.gpuheat"));
+        let exe = example("fill_cost");
+        let out = run_gpuheat(&[
+            "run",
+            "--keep-running",
+            "--frames",
+            "5",
+            "--skip",
+            "2",
+            "-o",
+            session.to_str().unwrap(),
+            "--",
+            exe.to_str().unwrap(),
+            "--api",
+            api,
+            "--frames",
+            "15",
+            "--timing",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
         );
-        let r = report(&s);
+        let r = report(&session);
         let (mut quarter, mut heavy, mut sums) = (vec![], vec![], vec![]);
         for f in r["frames"].as_array().unwrap() {
             let frame = f["index"].as_u64().unwrap();
@@ -196,11 +219,6 @@ fn serialized_time_is_proportional_to_the_work() {
         );
         assert!((3.0..=5.0).contains(&c), "{api}: 4x the loop costs {c:.3}x");
 
-        // The same frames rendered without any bracketing, timed by the program itself.
-        let out = Command::new(example("fill_cost"))
-            .args(["--api", api, "--frames", "5", "--timing"])
-            .output()
-            .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         let plain: f64 = stdout
             .lines()
@@ -211,8 +229,12 @@ fn serialized_time_is_proportional_to_the_work() {
             .unwrap();
         let sum = median(sums);
         let ratio = sum / plain;
+        // Measured on llvmpipe (2 cores), 18 runs: 0.89–1.16, median 0.99; llvmpipe changes
+        // speed within a process too, so ±15% was too tight (it failed about 1 run in 8).
+        // A draw counted twice, or a frame's work missing, is 2× off.
+        eprintln!("{api}: serialized sum / frame = {ratio:.3}");
         assert!(
-            (0.85..=1.15).contains(&ratio),
+            (0.8..=1.25).contains(&ratio),
             "{api}: draws sum to {sum:.1} ms, frame takes {plain:.1} ms"
         );
     }
