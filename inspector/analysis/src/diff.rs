@@ -212,8 +212,10 @@ pub struct FindingChange {
     pub title: String,
     /// The draw it is about (as its call text), `None` for a frame-wide finding.
     pub draw: Option<String>,
-    /// In how many frames of its session it fired.
+    /// In how many of its session's checked frames it fired …
     pub frames: usize,
+    /// … of how many ([`Side::finding_frames`]).
+    pub of: usize,
 }
 
 /// What describes a side of the comparison.
@@ -235,9 +237,11 @@ pub struct Side {
     pub steady_frames: usize,
     /// The draws by identity.
     pub stats: SessionStats,
-    /// The checklist's findings.
+    /// The checklist's findings, over `finding_frames` of the frames.
     #[serde(skip)]
     pub findings: Vec<Finding>,
+    /// Frames the checklist ran on (at most [`FINDING_FRAMES`], evenly spaced).
+    pub finding_frames: usize,
 }
 
 /// Everything `gpuheat diff` reports.
@@ -556,9 +560,64 @@ fn beyond_drift(
     Some(compare(&raw.metric, &raw.unit, xa, &xb))
 }
 
+/// The checklist runs on at most this many frames of a side, evenly spaced: whether a finding
+/// holds in most frames needs no thousand of them, and the checklist over every draw of a
+/// million-draw session was a third of a diff's time.
+pub const FINDING_FRAMES: usize = 100;
+
+/// `s` with at most `n` of its frames, evenly spaced, and the records of those frames.
+fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
+    if s.frames.len() <= n {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let step = s.frames.len() as f64 / n as f64;
+    let frames: Vec<gpuheat_session::Frame> = (0..n)
+        .map(|i| s.frames[(i as f64 * step) as usize].clone())
+        .collect();
+    let kept: std::collections::HashSet<u64> = frames.iter().map(|f| f.index).collect();
+    std::borrow::Cow::Owned(Session {
+        info: s.info.clone(),
+        functions: s.functions.clone(),
+        contexts: s.contexts.clone(),
+        modules: s.modules.clone(),
+        frames,
+        pipelined: s
+            .pipelined
+            .iter()
+            .filter(|b| kept.contains(&b.frame))
+            .cloned()
+            .collect(),
+        end: s.end.clone(),
+        attach: s.attach.clone(),
+        states: s.states.clone(),
+        heat: s
+            .heat
+            .iter()
+            .filter(|h| kept.contains(&h.frame))
+            .cloned()
+            .collect(),
+        heat_missing: s.heat_missing.clone(),
+        geometry: s
+            .geometry
+            .iter()
+            .filter(|g| kept.contains(&g.frame))
+            .cloned()
+            .collect(),
+        hooks: s.hooks.clone(),
+        programs: s.programs.clone(),
+        truncated_at: s.truncated_at,
+    })
+}
+
 fn side(s: &Session) -> Side {
-    let stats = aggregate(s, true);
-    let findings = check(s, &crate::cost::analyse_with(s, false));
+    let (stats, (findings, finding_frames)) = rayon::join(
+        || aggregate(s, true),
+        || {
+            let checked = sampled(s, FINDING_FRAMES);
+            let findings = check(&checked, &crate::cost::analyse_with(&checked, false));
+            (findings, checked.frames.len())
+        },
+    );
     let mut renderers: Vec<String> = s.contexts.iter().map(|c| c.renderer.clone()).collect();
     renderers.dedup();
     let size = s
@@ -581,6 +640,7 @@ fn side(s: &Session) -> Side {
         steady_frames: stats.steady_frames().len(),
         stats,
         findings,
+        finding_frames,
     }
 }
 
@@ -921,9 +981,10 @@ fn finding_changes(
             title: f.title.clone(),
             draw,
             frames: n,
+            of: side.finding_frames,
         }
     };
-    let held = |side: &Side, n: usize| 2 * n >= side.frames.max(1);
+    let held = |side: &Side, n: usize| 2 * n >= side.finding_frames.max(1);
     let present = |keyed: &BTreeMap<FindingKey, (usize, &Finding)>, side: &Side, k: &FindingKey| {
         keyed.get(k).is_some_and(|(n, _)| held(side, *n))
     };

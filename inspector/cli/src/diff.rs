@@ -415,11 +415,12 @@ fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
         for f in list.iter().take(args.top) {
             let _ = writeln!(
                 o,
-                "  {:<8} {}: {} ({} frames)",
+                "  {:<8} {}: {} (in {} of {} frames)",
                 format!("{:?}", f.severity).to_lowercase(),
                 f.rule,
                 f.title,
-                f.frames
+                f.frames,
+                f.of
             );
         }
     }
