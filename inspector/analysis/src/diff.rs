@@ -490,12 +490,25 @@ impl Diff {
         } else {
             (
                 false,
-                format!(
-                    "the typical frame ({:.3} ms) changed {:+.1}% beyond noise; the common drift is {:+.1}%",
-                    typical / 1e6,
-                    100.0 * relative,
-                    100.0 * drift
-                ),
+                match (self.drift, self.drift_seen) {
+                    (Some(d), _) => format!(
+                        "the typical frame ({:.3} ms) changed {:+.1}% beyond noise; the common drift, taken out, is {:+.1}%",
+                        typical / 1e6,
+                        100.0 * relative,
+                        100.0 * (d.factor - 1.0)
+                    ),
+                    (None, Some(d)) => format!(
+                        "the typical frame ({:.3} ms) changed {:+.1}% beyond noise; the draws' median drift, not taken out, is {:+.1}%",
+                        typical / 1e6,
+                        100.0 * relative,
+                        100.0 * (d.factor - 1.0)
+                    ),
+                    (None, None) => format!(
+                        "the typical frame ({:.3} ms) changed {:+.1}% beyond noise",
+                        typical / 1e6,
+                        100.0 * relative
+                    ),
+                },
             )
         };
         let contributors = if failed && slower.is_empty() && added.is_empty() {
