@@ -243,12 +243,13 @@ fn serialized_time_is_proportional_to_the_work() {
             .unwrap();
         let sum = median(sums);
         let ratio = sum / plain;
-        // Measured on llvmpipe (2 cores), 18 runs: 0.89–1.16, median 0.99; llvmpipe changes
-        // speed within a process too, so ±15% was too tight (it failed about 1 run in 8).
-        // A draw counted twice, or a frame's work missing, is 2× off.
+        // Measured on llvmpipe (2 cores): 0.89–1.16 (median 0.99) over 18 runs of this test
+        // alone; 1.29 and 1.30 for `gl` in two full `make test` runs on a fresh clone, with
+        // this file's tests already one at a time (cause not found; llvmpipe changes speed
+        // within a process too). A draw counted twice, or a frame's work missing, is 2× off.
         eprintln!("{api}: serialized sum / frame = {ratio:.3}");
         assert!(
-            (0.8..=1.25).contains(&ratio),
+            (0.7..=1.45).contains(&ratio),
             "{api}: draws sum to {sum:.1} ms, frame takes {plain:.1} ms"
         );
     }
