@@ -610,6 +610,18 @@ fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
             .cloned()
             .collect(),
         heat_missing: s.heat_missing.clone(),
+        target_heat: s
+            .target_heat
+            .iter()
+            .filter(|h| kept.contains(&h.frame))
+            .cloned()
+            .collect(),
+        flow: s
+            .flow
+            .iter()
+            .filter(|h| kept.contains(&h.frame))
+            .cloned()
+            .collect(),
         geometry: s
             .geometry
             .iter()

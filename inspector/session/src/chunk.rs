@@ -21,7 +21,7 @@ use std::io::{self, Read};
 use serde::de::DeserializeOwned;
 
 use crate::error::SessionError;
-use crate::model::{FrameGeometry, HeatMap, Record};
+use crate::model::{FrameFlow, FrameGeometry, HeatMap, Record, TargetHeat};
 
 /// Length of a chunk header.
 pub const CHUNK_HEADER_LEN: usize = 20;
@@ -69,9 +69,13 @@ impl ChunkKind {
     pub const HOOKS: ChunkKind = ChunkKind::from_fourcc(*b"HOOK");
     /// [`Record::Program`].
     pub const PROGRAM: ChunkKind = ChunkKind::from_fourcc(*b"PROG");
+    /// [`Record::TargetHeat`].
+    pub const TARGET_HEAT: ChunkKind = ChunkKind::from_fourcc(*b"HTGT");
+    /// [`Record::Flow`].
+    pub const FLOW: ChunkKind = ChunkKind::from_fourcc(*b"FLOW");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 14] = [
+    pub const KNOWN: [ChunkKind; 16] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -86,6 +90,8 @@ impl ChunkKind {
         ChunkKind::GEOMETRY,
         ChunkKind::HOOKS,
         ChunkKind::PROGRAM,
+        ChunkKind::TARGET_HEAT,
+        ChunkKind::FLOW,
     ];
 
     /// The kind with these four bytes as it appears in the file.
@@ -146,6 +152,8 @@ impl Record {
             Record::Geometry(_) => ChunkKind::GEOMETRY,
             Record::Hooks(_) => ChunkKind::HOOKS,
             Record::Program(_) => ChunkKind::PROGRAM,
+            Record::TargetHeat(_) => ChunkKind::TARGET_HEAT,
+            Record::Flow(_) => ChunkKind::FLOW,
         }
     }
 }
@@ -238,6 +246,10 @@ pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
         Record::Program(v) => serde_json::to_vec(v).expect("ProgramInfo serializes to JSON"),
         Record::Heat(v) => postcard::to_allocvec(v).expect("HeatMap serializes to postcard"),
         Record::Frame(v) => postcard::to_allocvec(v).expect("Frame serializes to postcard"),
+        Record::TargetHeat(v) => {
+            postcard::to_allocvec(v).expect("TargetHeat serializes to postcard")
+        }
+        Record::Flow(v) => postcard::to_allocvec(v).expect("FrameFlow serializes to postcard"),
         Record::Geometry(v) => {
             postcard::to_allocvec(v).expect("FrameGeometry serializes to postcard")
         }
@@ -503,6 +515,16 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
             let geometry: FrameGeometry = post(raw)?;
             geometry.validate()?;
             Record::Geometry(geometry)
+        }
+        ChunkKind::TARGET_HEAT => {
+            let map: TargetHeat = post(raw)?;
+            map.validate()?;
+            Record::TargetHeat(map)
+        }
+        ChunkKind::FLOW => {
+            let flow: FrameFlow = post(raw)?;
+            flow.validate()?;
+            Record::Flow(flow)
         }
         other => return Err(format!("no decoder for {other}")),
     })

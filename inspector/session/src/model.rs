@@ -456,6 +456,167 @@ impl HeatMap {
     }
 }
 
+/// A colour attachment of an offscreen render target, as the draws found it bound.
+///
+/// Stored as postcard inside [`TargetHeat`]: variant and field order are the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Attachment {
+    /// A texture image: its name, mipmap level and layer (array layer, 3D slice or cube face
+    /// 0–5; 0 otherwise).
+    Texture {
+        /// The texture object's name.
+        name: u32,
+        /// Mipmap level.
+        level: u32,
+        /// Layer, slice or cube face.
+        layer: u32,
+    },
+    /// A renderbuffer.
+    Renderbuffer {
+        /// The renderbuffer object's name.
+        name: u32,
+    },
+}
+
+impl Attachment {
+    /// The texture's name, when this attachment is a texture image.
+    pub fn texture(&self) -> Option<u32> {
+        match *self {
+            Attachment::Texture { name, .. } => Some(name),
+            Attachment::Renderbuffer { .. } => None,
+        }
+    }
+}
+
+/// An offscreen render target: the colour attachments a framebuffer object's draw buffers
+/// wrote to. Draws with the same attachments are the same target, whichever framebuffer
+/// object they were made with (programs often re-attach one framebuffer per pass).
+///
+/// Stored as postcard inside [`TargetHeat`]: field order is the format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenderTarget {
+    /// The agent's number for it, unique within its context for the whole capture and never
+    /// 0 ([`DrawFlow::target`] uses 0 for the default framebuffer).
+    pub id: u32,
+    /// The framebuffer object the first draw into it was made with.
+    pub framebuffer: u32,
+    /// The colour attachments of its draw buffers, in draw-buffer order; a draw into several
+    /// (MRT) counts once, for the target.
+    pub attachments: Vec<Attachment>,
+    /// Width in pixels (of the first attachment).
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Internal format of the first attachment, a GL enum (0 when unknown).
+    pub format: u32,
+}
+
+/// The thermal painting of one offscreen render target in one frame: the same
+/// `heat(p) = Σ_d c_d(p)·T_d/N_d` as [`HeatMap`], over the draws into this target only
+/// ("own" cost). A context may send several for the same frame and target (one each time
+/// it is switched away from); they add up.
+///
+/// Stored as postcard: field order is the format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetHeat {
+    /// The frame, as in [`Frame::index`].
+    pub frame: u64,
+    /// The context that drew, as in [`ContextInfo::handle`].
+    pub context: u64,
+    /// Which target, and its size.
+    pub target: RenderTarget,
+    /// Row-major, bottom row first (GL order), ns per pixel; `width × height` values.
+    pub heat: Vec<f32>,
+    /// Fragments per pixel, same layout.
+    pub overdraw: Vec<u32>,
+    /// The draws that make up the map.
+    pub draws: Vec<DrawCoverage>,
+}
+
+impl TargetHeat {
+    /// Checks the buffers against the size, like [`HeatMap::validate`].
+    pub fn validate(&self) -> Result<(), String> {
+        let (w, h) = (self.target.width, self.target.height);
+        let n = u64::from(w) * u64::from(h);
+        if n > MAX_HEAT_PIXELS {
+            return Err(format!(
+                "target map {w}x{h} exceeds {MAX_HEAT_PIXELS} pixels"
+            ));
+        }
+        if self.heat.len() as u64 != n || self.overdraw.len() as u64 != n {
+            return Err(format!(
+                "target map {w}x{h} has {} heat and {} overdraw values",
+                self.heat.len(),
+                self.overdraw.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What one painted draw fed on: where it drew, the textures it could sample, and (when
+/// it sampled a texture drawn in the same frame) how its fragments spread, so that the
+/// producing passes' cost can flow to its pixels.
+///
+/// Stored as postcard inside [`FrameFlow`]: field order is the format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawFlow {
+    /// Index of the draw in its frame's [`Frame::calls`].
+    pub call: u32,
+    /// Where it drew: 0 for the default framebuffer, else a [`RenderTarget::id`] of the same
+    /// context.
+    pub target: u32,
+    /// Textures bound, at the draw, to the units its program's samplers read (names, shared
+    /// by the contexts of a share group), without repeats.
+    pub sampled: Vec<u32>,
+    /// The draw's coverage box, as in [`DrawCoverage::bbox`].
+    pub bbox: [u32; 4],
+    /// `c_d(p)` inside `bbox`, row-major, bottom row first, saturating at 255; empty when not
+    /// kept (see `note`).
+    pub coverage: Vec<u8>,
+    /// Why the coverage was not kept when the draw sampled a texture drawn this frame (a
+    /// memory budget), or why its samplers could not be read; empty otherwise.
+    pub note: String,
+}
+
+/// The flow records of one context in one frame: what each of its painted draws sampled.
+/// Several may come for the same frame and context; they add up.
+///
+/// Stored as postcard: field order is the format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameFlow {
+    /// The frame, as in [`Frame::index`].
+    pub frame: u64,
+    /// The context that drew, as in [`ContextInfo::handle`].
+    pub context: u64,
+    /// Its painted draws (to any target), in call order.
+    pub draws: Vec<DrawFlow>,
+}
+
+impl FrameFlow {
+    /// Checks each kept coverage against its box.
+    pub fn validate(&self) -> Result<(), String> {
+        for d in &self.draws {
+            let [x0, y0, x1, y1] = d.bbox;
+            if x1 < x0 || y1 < y0 {
+                return Err(format!("call {}: inverted box {:?}", d.call, d.bbox));
+            }
+            let n = u64::from(x1 - x0) * u64::from(y1 - y0);
+            if n > MAX_HEAT_PIXELS {
+                return Err(format!("call {}: box {:?} too large", d.call, d.bbox));
+            }
+            if !d.coverage.is_empty() && d.coverage.len() as u64 != n {
+                return Err(format!(
+                    "call {}: {} coverage values for a box of {n} pixels",
+                    d.call,
+                    d.coverage.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A heat map that could not be made, and why: a frame never gets a silent empty map.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HeatMissing {
@@ -620,6 +781,10 @@ pub enum Record {
     Hooks(HookSummary),
     /// A program the agent saw link, named by its sources' hash.
     Program(ProgramInfo),
+    /// An offscreen render target's own heat in a frame.
+    TargetHeat(TargetHeat),
+    /// What a frame's painted draws sampled.
+    Flow(FrameFlow),
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use crate::chunk::{read_chunk_into, Chunk, ChunkHeader, ChunkKind};
 use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
-    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameGeometry, FunctionTable, HeatMap,
-    HeatMissing, HookSummary, ModuleMap, PipelinedBatch, ProgramInfo, Record, SessionInfo,
+    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameFlow, FrameGeometry, FunctionTable,
+    HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch, ProgramInfo, Record, SessionInfo,
+    TargetHeat,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -180,6 +181,11 @@ pub struct Session {
     pub heat: Vec<HeatMap>,
     /// Frames whose heat map could not be made, and why.
     pub heat_missing: Vec<HeatMissing>,
+    /// Own heat of offscreen render targets, in the order written (several records of one
+    /// frame, context and target add up).
+    pub target_heat: Vec<TargetHeat>,
+    /// What painted draws sampled, per frame and context, in the order written.
+    pub flow: Vec<FrameFlow>,
     /// Post-transform positions of the draws of captured frames (full mode), in the order
     /// they were written.
     pub geometry: Vec<FrameGeometry>,
@@ -292,6 +298,8 @@ struct Builder {
     states: Vec<ContextState>,
     heat: Vec<HeatMap>,
     heat_missing: Vec<HeatMissing>,
+    target_heat: Vec<TargetHeat>,
+    flow: Vec<FrameFlow>,
     geometry: Vec<FrameGeometry>,
     hooks: Option<HookSummary>,
     programs: Vec<ProgramInfo>,
@@ -321,6 +329,8 @@ impl Builder {
             Record::State(v) => self.states.push(v),
             Record::Heat(v) => self.heat.push(v),
             Record::HeatMissing(v) => self.heat_missing.push(v),
+            Record::TargetHeat(v) => self.target_heat.push(v),
+            Record::Flow(v) => self.flow.push(v),
             Record::Geometry(v) => self.geometry.push(v),
             Record::Hooks(v) => {
                 self.hooks.get_or_insert(v);
@@ -357,6 +367,8 @@ impl Builder {
             states: self.states,
             heat: self.heat,
             heat_missing: self.heat_missing,
+            target_heat: self.target_heat,
+            flow: self.flow,
             geometry: self.geometry,
             hooks: self.hooks,
             programs: self.programs,

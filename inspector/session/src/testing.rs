@@ -374,6 +374,8 @@ impl SessionBuilder {
                 states: Vec::new(),
                 heat: Vec::new(),
                 heat_missing: Vec::new(),
+                target_heat: Vec::new(),
+                flow: Vec::new(),
                 geometry: Vec::new(),
                 truncated_at: None,
             },
