@@ -305,10 +305,18 @@ gl_group! {
             read_buffer: c"glReadBuffer" = fn(GLenum);
             draw_buffers: c"glDrawBuffers" = fn(GLsizei, *const GLenum);
             pixel_storei: c"glPixelStorei" = fn(GLenum, GLint);
+            get_active_uniform: c"glGetActiveUniform" = fn(GLuint, GLuint, GLsizei, *mut GLsizei, *mut GLint, *mut GLenum, *mut c_char);
+            get_uniformiv: c"glGetUniformiv" = fn(GLuint, GLint, *mut GLint);
+            active_texture: c"glActiveTexture" = fn(GLenum);
+            bind_texture: c"glBindTexture" = fn(GLenum, GLuint);
+            get_framebuffer_attachment_parameteriv: c"glGetFramebufferAttachmentParameteriv" = fn(GLenum, GLenum, GLenum, *mut GLint);
+            get_renderbuffer_parameteriv: c"glGetRenderbufferParameteriv" = fn(GLenum, GLenum, *mut GLint);
         }
         optional {
             /// `glPolygonMode` (desktop GL only).
             polygon_mode: c"glPolygonMode" = fn(GLenum, GLenum);
+            /// `glGetTexLevelParameteriv` (GL, GLES 3.1): an offscreen target's size.
+            get_tex_level_parameteriv: c"glGetTexLevelParameteriv" = fn(GLenum, GLint, GLenum, *mut GLint);
         }
     }
 }
@@ -335,10 +343,8 @@ gl_group! {
             get_attrib_location: c"glGetAttribLocation" = fn(GLuint, *const c_char) -> GLint;
             bind_attrib_location: c"glBindAttribLocation" = fn(GLuint, GLuint, *const c_char);
             transform_feedback_varyings: c"glTransformFeedbackVaryings" = fn(GLuint, GLsizei, *const *const c_char, GLenum);
-            get_active_uniform: c"glGetActiveUniform" = fn(GLuint, GLuint, GLsizei, *mut GLsizei, *mut GLint, *mut GLenum, *mut c_char);
             get_active_uniformsiv: c"glGetActiveUniformsiv" = fn(GLuint, GLsizei, *const GLuint, GLenum, *mut GLint);
             get_uniformfv: c"glGetUniformfv" = fn(GLuint, GLint, *mut GLfloat);
-            get_uniformiv: c"glGetUniformiv" = fn(GLuint, GLint, *mut GLint);
             get_uniformuiv: c"glGetUniformuiv" = fn(GLuint, GLint, *mut GLuint);
             uniform1fv: c"glUniform1fv" = fn(GLint, GLsizei, *const GLfloat);
             uniform2fv: c"glUniform2fv" = fn(GLint, GLsizei, *const GLfloat);

@@ -21,6 +21,7 @@ mod context;
 pub mod geometry;
 pub mod gl;
 mod state;
+mod targets;
 pub mod thermal;
 
 pub use catalogue::{CounterDef, CounterKind, COUNTERS};

@@ -293,8 +293,15 @@ impl<'a> Saved<'a> {
     }
 
     /// The saved viewport (zeros when not saved).
+    #[cfg(test)]
     pub(crate) fn viewport(&self) -> [GLint; 4] {
         self.get(|p| matches!(p, Piece::Viewport))
+            .unwrap_or_default()
+    }
+
+    /// The saved scissor box (zeros when not saved).
+    pub(crate) fn scissor_box(&self) -> [GLint; 4] {
+        self.get(|p| matches!(p, Piece::ScissorBox))
             .unwrap_or_default()
     }
 

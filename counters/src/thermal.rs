@@ -27,10 +27,15 @@
 //! its stencil or depth test then rejected; `GL_OUT_OF_MEMORY` and
 //! `GL_INVALID_FRAMEBUFFER_OPERATION` pending from the program cannot be raised again.
 
-use gpuheat_session::{ClientApi, DrawCoverage, HeatMap};
+use std::collections::HashMap;
+
+use gpuheat_session::{
+    Attachment, ClientApi, DrawCoverage, DrawFlow, FrameFlow, HeatMap, RenderTarget, TargetHeat,
+};
 
 use crate::gl::*;
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
+use crate::targets::{self, Samplers};
 
 /// Whether a context can host the painter's targets: R32F colour buffers that blend.
 /// `Err` says exactly why not.
@@ -68,36 +73,96 @@ pub fn support(
     }
 }
 
-/// The GPU objects of one context's painter, sized to the map.
-struct Targets {
+/// Most pixels of all of a context's maps together (screen and offscreen targets): 32 Mi
+/// pixels, 256 MiB of GPU memory at 8 bytes per pixel. A target beyond it is not painted
+/// (its draws say why).
+pub const MAX_MAP_PIXELS: u64 = 32 << 20;
+/// Most bytes of consumer coverage kept per context and frame (see [`DrawFlow::coverage`]).
+pub const MAX_COVERAGE_BYTES: usize = 64 << 20;
+/// Most offscreen targets a context remembers; beyond it the list starts again (ids are
+/// never reused).
+const MAX_KNOWN_TARGETS: usize = 1024;
+
+/// The painter's working buffers, shared by every target: a stencil buffer (with an unused
+/// RGBA8 colour buffer) the draws are replayed into, and an R32F buffer the counts are
+/// turned into. At least as large as the largest target painted.
+struct Work {
     width: u32,
     height: u32,
-    program: GLuint,
-    uniform: GLint,
-    vao: GLuint,
-    /// count, scratch, accum.
-    fbos: [GLuint; 3],
-    /// stencil, colour (RGBA8), scratch (R32F), heat (R32F), overdraw (R32F).
-    rbs: [GLuint; 5],
+    /// count, scratch.
+    fbos: [GLuint; 2],
+    /// stencil, colour (RGBA8), scratch (R32F).
+    rbs: [GLuint; 3],
+}
+
+/// One target's accumulated maps (heat, overdraw), with the work stencil attached so the
+/// bit passes can test it.
+struct Accum {
+    width: u32,
+    height: u32,
+    fbo: GLuint,
+    /// heat (R32F), overdraw (R32F).
+    rbs: [GLuint; 2],
+    /// Whether a draw was painted into it since the last flush.
+    used: bool,
+}
+
+impl Accum {
+    fn pixels(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+}
+
+/// What a flush of a painter produced: the screen's map (or why there is none) when the
+/// screen was flushed, each offscreen target's own map, and what the painted draws sampled.
+#[derive(Debug, Default)]
+pub struct Flushed {
+    /// The default framebuffer's map, or why it is missing; `None` when the screen was not
+    /// flushed (a switch away from the context in the middle of a frame).
+    pub screen: Option<Result<HeatMap, String>>,
+    /// Why this flush's offscreen maps are missing (a GL error of ours), when they are and
+    /// the screen was not flushed.
+    pub missing: Option<String>,
+    /// Offscreen targets painted since the last flush.
+    pub targets: Vec<TargetHeat>,
+    /// The painted draws' flow, when there were any.
+    pub flow: Option<FrameFlow>,
 }
 
 const VS: &str = "out vec2 unused_;\nvoid main() {\n  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);\n  unused_ = p;\n  gl_Position = vec4(p, 0.0, 1.0);\n}\n";
 const FS: &str = "uniform vec2 u_add;\nin vec2 unused_;\nlayout(location = 0) out vec4 o0;\nlayout(location = 1) out vec4 o1;\nvoid main() {\n  o0 = vec4(u_add.x);\n  o1 = vec4(u_add.y);\n}\n";
 
-/// Per-context painter: the targets, and the draws of the frame being painted.
+/// Per-context painter: the working buffers, each target's maps, and the draws of the frame
+/// being painted.
 pub struct Painter {
     gles: bool,
     unsupported: Option<String>,
-    targets: Option<Targets>,
     /// Our program, its `u_add` location and our empty vertex array, built once.
     program: Option<(GLuint, GLint, GLuint)>,
-    /// Map size: the surface's when known, else the first painted draw's viewport.
+    /// Screen map size: the surface's when known, else the first painted draw's viewport.
     size: Option<[u32; 2]>,
-    draws: Vec<DrawCoverage>,
-    /// First failure in this frame: the map is reported missing with it.
+    work: Option<Work>,
+    /// Accumulated maps by target id (0: the default framebuffer).
+    accums: HashMap<u32, Accum>,
+    /// Offscreen targets this context drew into, by attachments and size.
+    known: HashMap<(Vec<Attachment>, [u32; 2]), RenderTarget>,
+    next_id: u32,
+    /// The offscreen targets painted since the last flush, by id.
+    pending_targets: HashMap<u32, RenderTarget>,
+    /// Painted (or listed) draws by target id, since the last flush.
+    draws: HashMap<u32, Vec<DrawCoverage>>,
+    flow: Vec<DrawFlow>,
+    /// The frame the pending draws belong to.
+    frame: Option<u64>,
+    coverage_bytes: usize,
+    samplers: Samplers,
+    /// The textures the last painted draw drew into (for the agent's list of textures drawn
+    /// this frame).
+    pub drawn_textures: Vec<u32>,
+    /// First failure since the last flush: the maps are reported missing with it.
     failure: Option<String>,
-    /// Draws listed without painting, and why (for the failure-free summary).
-    pub skipped_offscreen: u32,
+    /// Draws listed without painting because the maps' budget was spent.
+    pub skipped_budget: u32,
     /// Draws skipped because the program had a query active or transform feedback on.
     pub skipped_other: u32,
 }
@@ -106,9 +171,42 @@ impl std::fmt::Debug for Painter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Painter")
             .field("size", &self.size)
-            .field("draws", &self.draws.len())
+            .field("targets", &self.accums.len())
+            .field("flow", &self.flow.len())
             .finish()
     }
+}
+
+/// Intersection of two x, y, w, h boxes (empty boxes have w or h 0).
+fn intersect(a: [GLint; 4], b: [GLint; 4]) -> [GLint; 4] {
+    let x0 = a[0].max(b[0]);
+    let y0 = a[1].max(b[1]);
+    let x1 = (a[0] + a[2]).min(b[0] + b[2]);
+    let y1 = (a[1] + a[3]).min(b[1] + b[3]);
+    [x0, y0, (x1 - x0).max(0), (y1 - y0).max(0)]
+}
+
+/// `c_d(p)` inside `bbox` of a `w`-wide count buffer, saturated to a byte.
+fn crop(counts: &[f32], w: u32, bbox: [u32; 4]) -> Vec<u8> {
+    let [x0, y0, x1, y1] = bbox;
+    let mut out = Vec::with_capacity(((x1 - x0) * (y1 - y0)) as usize);
+    for y in y0..y1 {
+        let row = (y * w) as usize;
+        out.extend(
+            counts[row + x0 as usize..row + x1 as usize]
+                .iter()
+                .map(|&c| c.clamp(0.0, 255.0) as u8),
+        );
+    }
+    out
+}
+
+/// Where a draw goes, decided before it is painted.
+struct Destination {
+    /// 0: the default framebuffer; else the target's id.
+    id: u32,
+    width: u32,
+    height: u32,
 }
 
 impl Painter {
@@ -118,12 +216,21 @@ impl Painter {
         Painter {
             gles: api == ClientApi::Gles,
             unsupported,
-            targets: None,
             program: None,
             size: surface.filter(|s| s[0] > 0 && s[1] > 0),
-            draws: Vec::new(),
+            work: None,
+            accums: HashMap::new(),
+            known: HashMap::new(),
+            next_id: 1,
+            pending_targets: HashMap::new(),
+            draws: HashMap::new(),
+            flow: Vec::new(),
+            frame: None,
+            coverage_bytes: 0,
+            samplers: Samplers::default(),
+            drawn_textures: Vec::new(),
             failure: None,
-            skipped_offscreen: 0,
+            skipped_budget: 0,
             skipped_other: 0,
         }
     }
@@ -135,8 +242,19 @@ impl Painter {
         }
     }
 
-    fn list(&mut self, call: u32, time_ns: u64) {
-        self.draws.push(DrawCoverage {
+    /// The frame whose draws are painted and not yet flushed, if any.
+    pub fn pending_frame(&self) -> Option<u64> {
+        self.frame
+            .filter(|_| !self.flow.is_empty() || self.draws.values().any(|d| !d.is_empty()))
+    }
+
+    /// Whether draws to the default framebuffer are painted and not yet flushed.
+    pub fn has_screen_draws(&self) -> bool {
+        self.draws.get(&0).is_some_and(|d| !d.is_empty())
+    }
+
+    fn list(&mut self, target: u32, call: u32, time_ns: u64) {
+        self.draws.entry(target).or_default().push(DrawCoverage {
             call,
             fragments: 0,
             time_ns,
@@ -198,29 +316,38 @@ impl Painter {
         unsafe { Saved::take(f, &pieces) }
     }
 
-    /// Paints draw `call` (frame order) whose serialized time is `time_ns`; `replay` calls
-    /// the real draw again with the same arguments. `program_query` tells that the program
-    /// has a query of its own active (the replay would add to it).
+    /// Paints draw `call` of frame `frame` (frame order) whose serialized time is `time_ns`
+    /// into the map of the target it draws into (the default framebuffer or an offscreen
+    /// target); `replay` calls the real draw again with the same arguments. `program_query`
+    /// tells that the program has a query of its own active (the replay would add to it).
+    /// `drawn_this_frame(t)`: texture `t` was drawn into earlier in this frame (by any
+    /// context), so a draw sampling it keeps its coverage for the cost flowing downstream.
+    /// The caller flushes first when [`Painter::pending_frame`] is another frame.
     ///
     /// # Safety
     /// The context this painter belongs to must be current, and `f` its real functions.
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn paint(
         &mut self,
         f: &ThermalFns,
+        frame: u64,
         call: u32,
         time_ns: u64,
         program_query: bool,
+        drawn_this_frame: &dyn Fn(u32) -> bool,
         replay: &dyn Fn(),
     ) {
+        self.frame.get_or_insert(frame);
+        self.drawn_textures.clear();
         if self.unsupported.is_some() || self.failure.is_some() {
-            self.list(call, time_ns);
+            self.list(0, call, time_ns);
             return;
         }
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
         // functions.
         let ours = unsafe {
             let errors = ErrorScope::enter(f);
-            self.paint_inner(f, call, time_ns, program_query, replay);
+            self.paint_inner(f, call, time_ns, program_query, drawn_this_frame, replay);
             errors.leave()
         };
         if ours != NO_ERROR {
@@ -230,62 +357,178 @@ impl Painter {
         }
     }
 
+    /// Where the current draw goes: the default framebuffer (`framebuffer` 0) at the
+    /// surface's size, or an offscreen target, registered the first time. `Err`: the draw
+    /// cannot be painted, and whether that fails the frame's maps.
+    unsafe fn destination(
+        &mut self,
+        f: &ThermalFns,
+        framebuffer: u32,
+        viewport: [GLint; 4],
+    ) -> Result<Destination, (String, bool)> {
+        let extent = || {
+            let [x, y, w, h] = viewport;
+            (w > 0 && h > 0).then(|| [(x.max(0) + w) as u32, (y.max(0) + h) as u32])
+        };
+        if framebuffer == 0 {
+            if self.size.is_none() {
+                self.size = extent();
+            }
+            let [width, height] = self.size.ok_or((
+                "the surface size is unknown and the viewport is empty".to_string(),
+                true,
+            ))?;
+            return Ok(Destination {
+                id: 0,
+                width,
+                height,
+            });
+        }
+        // SAFETY: our caller's promise (context current); the size probe's error, if any,
+        // is drained here.
+        let found = unsafe {
+            let found = targets::draw_target(f, framebuffer, self.gles);
+            drain_errors(f);
+            found
+        };
+        if found.attachments.is_empty() {
+            return Err((
+                format!("framebuffer {framebuffer} has no colour or depth attachment to paint"),
+                false,
+            ));
+        }
+        // A texture whose size GL cannot tell (GLES 3.0) is taken to be the viewport's extent.
+        let [width, height] = found.size.or_else(extent).ok_or((
+            format!("framebuffer {framebuffer}'s size is unknown and the viewport is empty"),
+            false,
+        ))?;
+        self.drawn_textures = found
+            .attachments
+            .iter()
+            .filter_map(Attachment::texture)
+            .collect();
+        if self.known.len() >= MAX_KNOWN_TARGETS {
+            self.known.clear();
+        }
+        let key = (found.attachments.clone(), [width, height]);
+        let next_id = &mut self.next_id;
+        let target = self.known.entry(key).or_insert_with(|| {
+            let id = *next_id;
+            *next_id += 1;
+            RenderTarget {
+                id,
+                framebuffer,
+                attachments: found.attachments,
+                width,
+                height,
+                format: found.format,
+            }
+        });
+        let id = target.id;
+        let target = target.clone();
+        self.pending_targets.entry(id).or_insert(target);
+        let fits = self.accums.contains_key(&id)
+            || self.accums.values().map(Accum::pixels).sum::<u64>()
+                + u64::from(width) * u64::from(height)
+                <= MAX_MAP_PIXELS;
+        if !fits {
+            return Err((
+                format!(
+                    "target {id} ({width}x{height}) is over the maps' budget of \
+                     {MAX_MAP_PIXELS} pixels per context"
+                ),
+                false,
+            ));
+        }
+        Ok(Destination { id, width, height })
+    }
+
+    /// Records a draw that is not painted, with why, in the screen's list (0 fragments) and
+    /// in the flow.
+    fn unpainted(&mut self, call: u32, time_ns: u64, target: u32, sampled: Vec<u32>, why: String) {
+        self.list(0, call, time_ns);
+        self.flow.push(DrawFlow {
+            call,
+            target,
+            sampled,
+            bbox: [0; 4],
+            coverage: Vec::new(),
+            note: format!("not painted: {why}"),
+        });
+    }
+
     unsafe fn paint_inner(
         &mut self,
         f: &ThermalFns,
         call: u32,
         time_ns: u64,
         program_query: bool,
+        drawn_this_frame: &dyn Fn(u32) -> bool,
         replay: &dyn Fn(),
     ) {
         // SAFETY: `paint`'s caller's promise: this painter's context is current (GL 3.0+ or
         // GLES 3.0+, `support` checked) and `f` its real functions; the objects bound are our
         // targets or the program's saved bindings, and `saved` restores what is changed.
         unsafe {
-            if f.integer(DRAW_FRAMEBUFFER_BINDING) != 0 {
-                self.skipped_offscreen += 1;
-                return self.list(call, time_ns);
-            }
+            let framebuffer = f.integer(DRAW_FRAMEBUFFER_BINDING) as u32;
+            let (sampled, mut note) = match self.samplers.sampled(f) {
+                Ok(s) => (s, String::new()),
+                Err(why) => (Vec::new(), why),
+            };
+            drain_errors(f);
+            let dest = match self.destination(f, framebuffer, f.integers4(VIEWPORT)) {
+                Ok(d) => d,
+                Err((why, fatal)) => {
+                    if fatal {
+                        self.list(0, call, time_ns);
+                        return self.fail(why);
+                    }
+                    self.skipped_budget += 1;
+                    return self.unpainted(call, time_ns, 0, sampled, why);
+                }
+            };
             if program_query
                 || f.integer(TRANSFORM_FEEDBACK_ACTIVE) != 0
                 || f.current_program_deleting()
             {
                 self.skipped_other += 1;
-                return self.list(call, time_ns);
+                let why = "the program had a query of its own active, transform feedback on, \
+                           or its program flagged for deletion"
+                    .to_string();
+                return self.unpainted(call, time_ns, dest.id, sampled, why);
             }
             let saved = self.save(f);
-            if self.size.is_none() {
-                let [x, y, w, h] = saved.viewport();
-                if w > 0 && h > 0 {
-                    self.size = Some([(x.max(0) + w) as u32, (y.max(0) + h) as u32]);
-                }
+            let (w, h) = (dest.width, dest.height);
+            if let Err(e) = self.ensure(f, dest.id, w, h) {
+                self.list(0, call, time_ns);
+                return self.fail(e);
             }
-            let Some([w, h]) = self.size else {
-                self.list(call, time_ns);
-                return self.fail("the surface size is unknown and the viewport is empty".into());
-            };
-            if self.targets.as_ref().map(|t| (t.width, t.height)) != Some((w, h)) {
-                if let Err(e) = self.create_targets(f, w, h) {
-                    self.list(call, time_ns);
-                    return self.fail(e);
-                }
-            }
-            let t = self.targets.as_ref().expect("targets");
-            let (fbos, program, uniform, vao) = (t.fbos, t.program, t.uniform, t.vao);
+            let work = self.work.as_ref().expect("work");
+            let counting = work.fbos;
+            let accum = self.accums[&dest.id].fbo;
+            let (program, uniform, vao) = self.program.expect("program");
 
-            // Count: replay the draw with the program's own state into our stencil.
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbos[0]);
+            // Count: replay the draw with the program's own state into our stencil, clipped
+            // to the target's size (our stencil may be larger).
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
             (f.disable)(SCISSOR_TEST);
             (f.stencil_mask_separate)(FRONT_AND_BACK, 0xFF);
             (f.clear_bufferiv)(STENCIL, 0, &0);
-            f.set_enabled(SCISSOR_TEST, saved.enabled(SCISSOR_TEST));
+            let whole = [0, 0, w as GLint, h as GLint];
+            let clip = if saved.enabled(SCISSOR_TEST) {
+                intersect(saved.scissor_box(), whole)
+            } else {
+                whole
+            };
+            (f.enable)(SCISSOR_TEST);
+            (f.scissor)(clip[0], clip[1], clip[2], clip[3]);
             (f.enable)(STENCIL_TEST);
             (f.stencil_func_separate)(FRONT_AND_BACK, ALWAYS, 0, 0xFF);
             (f.stencil_op_separate)(FRONT_AND_BACK, INCR, INCR, INCR);
             (f.color_mask)(0, 0, 0, 0);
             let before = drain_errors(f);
             if before != NO_ERROR {
-                self.list(call, time_ns);
+                self.list(0, call, time_ns);
                 return self.fail(format!(
                     "GL error 0x{before:04X} setting up the count of call {call}"
                 ));
@@ -294,10 +537,10 @@ impl Painter {
             let replayed = drain_errors(f);
             if replayed != NO_ERROR {
                 // The draw itself raises this error: it drew nothing.
-                return self.list(call, time_ns);
+                return self.list(0, call, time_ns);
             }
 
-            // Our passes: full-screen triangles of our own program.
+            // Our passes: full-screen triangles of our own program over the target's area.
             (f.disable)(SCISSOR_TEST);
             (f.disable)(CULL_FACE);
             (f.disable)(RASTERIZER_DISCARD);
@@ -313,7 +556,7 @@ impl Painter {
             (f.color_mask)(1, 1, 1, 1);
             (f.stencil_op_separate)(FRONT_AND_BACK, KEEP, KEEP, KEEP);
             (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbos[1]);
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[1]);
             (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
             let bit_passes = |add: &dyn Fn(u32) -> (f32, f32)| {
                 for b in 0..8u32 {
@@ -326,7 +569,7 @@ impl Painter {
             bit_passes(&|b| ((1u32 << b) as f32, (1u32 << b) as f32));
 
             // Read c_d back: N_d and the coverage box.
-            (f.bind_framebuffer)(READ_FRAMEBUFFER, fbos[1]);
+            (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[1]);
             pack_defaults(f);
             let counts = self.read_floats(f, w, h);
             let mut n = 0u64;
@@ -346,7 +589,7 @@ impl Painter {
             } else {
                 // Add 2^b·T/N and 2^b where bit b of c_d is set, inside the box only.
                 let share = time_ns as f64 / n as f64;
-                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbos[2]);
+                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
                 (f.enable)(SCISSOR_TEST);
                 (f.scissor)(
                     bbox[0] as GLint,
@@ -359,11 +602,37 @@ impl Painter {
                     ((k * share) as f32, k as f32)
                 });
             }
-            self.draws.push(DrawCoverage {
+            drop(saved);
+            if let Some(a) = self.accums.get_mut(&dest.id) {
+                a.used = true;
+            }
+            self.draws.entry(dest.id).or_default().push(DrawCoverage {
                 call,
                 fragments: n,
                 time_ns,
                 bbox,
+            });
+            // A consumer of a texture drawn this frame keeps where its fragments fell.
+            let mut coverage = Vec::new();
+            if n > 0 && sampled.iter().any(|&t| drawn_this_frame(t)) {
+                let len = ((bbox[2] - bbox[0]) * (bbox[3] - bbox[1])) as usize;
+                if self.coverage_bytes + len <= MAX_COVERAGE_BYTES {
+                    self.coverage_bytes += len;
+                    coverage = crop(&counts, w, bbox);
+                } else if note.is_empty() {
+                    note = format!(
+                        "coverage not kept: the frame's {MAX_COVERAGE_BYTES} bytes of consumer \
+                         coverage are spent"
+                    );
+                }
+            }
+            self.flow.push(DrawFlow {
+                call,
+                target: dest.id,
+                sampled,
+                bbox,
+                coverage,
+                note,
             });
         }
     }
@@ -395,90 +664,140 @@ impl Painter {
         }
     }
 
-    /// (Re)creates the targets at `w`×`h`, with our program built once. Leaves framebuffer
-    /// and renderbuffer bindings changed (the caller restores them).
+    /// Makes sure the working buffers cover `w`×`h` and target `id` has its maps at that
+    /// size, (re)creating what is missing; our program is built once. Leaves framebuffer and
+    /// renderbuffer bindings changed (the caller restores them).
     ///
     /// # Safety
     /// This painter's context must be current, and `f` its real functions.
-    unsafe fn create_targets(&mut self, f: &ThermalFns, w: u32, h: u32) -> Result<(), String> {
+    unsafe fn ensure(&mut self, f: &ThermalFns, id: u32, w: u32, h: u32) -> Result<(), String> {
+        // SAFETY: our caller's promise; every name bound is ours.
+        unsafe {
+            if self.program.is_none() {
+                self.program = Some(self.build_program(f)?);
+            }
+            let covered = self
+                .work
+                .as_ref()
+                .is_some_and(|k| k.width >= w && k.height >= h);
+            if !covered {
+                let (ww, wh) = match &self.work {
+                    Some(k) => (k.width.max(w), k.height.max(h)),
+                    None => (w, h),
+                };
+                self.create_work(f, ww, wh)?;
+            }
+            let sized = self
+                .accums
+                .get(&id)
+                .is_some_and(|a| (a.width, a.height) == (w, h));
+            if !sized {
+                if let Some(old) = self.accums.remove(&id) {
+                    delete_accum(f, &old);
+                }
+                let accum = self.create_accum(f, w, h)?;
+                self.accums.insert(id, accum);
+            }
+            Ok(())
+        }
+    }
+
+    /// (Re)creates the working buffers at `w`×`h` and attaches the new stencil to every
+    /// target's maps.
+    unsafe fn create_work(&mut self, f: &ThermalFns, w: u32, h: u32) -> Result<(), String> {
         // SAFETY: our caller's promise; every name bound is ours, just generated.
         unsafe {
-            self.release(f);
-            let (program, uniform, vao) = match self.program {
-                Some(p) => p,
-                None => {
-                    let p = self.build_program(f)?;
-                    self.program = Some(p);
-                    p
-                }
-            };
-            let mut fbos = [0; 3];
-            let mut rbs = [0; 5];
-            (f.gen_framebuffers)(3, fbos.as_mut_ptr());
-            (f.gen_renderbuffers)(5, rbs.as_mut_ptr());
-            for (rb, format) in rbs.iter().zip([STENCIL_INDEX8, RGBA8, R32F, R32F, R32F]) {
+            if let Some(old) = self.work.take() {
+                (f.delete_framebuffers)(2, old.fbos.as_ptr());
+                (f.delete_renderbuffers)(3, old.rbs.as_ptr());
+            }
+            let mut fbos = [0; 2];
+            let mut rbs = [0; 3];
+            (f.gen_framebuffers)(2, fbos.as_mut_ptr());
+            (f.gen_renderbuffers)(3, rbs.as_mut_ptr());
+            for (rb, format) in rbs.iter().zip([STENCIL_INDEX8, RGBA8, R32F]) {
                 (f.bind_renderbuffer)(RENDERBUFFER, *rb);
                 (f.renderbuffer_storage)(RENDERBUFFER, format, w as GLsizei, h as GLsizei);
             }
-            let attach = |fbo: GLuint, list: &[(GLenum, GLuint)]| {
-                (f.bind_framebuffer)(FRAMEBUFFER, fbo);
-                for &(at, rb) in list {
-                    (f.framebuffer_renderbuffer)(FRAMEBUFFER, at, RENDERBUFFER, rb);
-                }
-            };
             attach(
+                f,
                 fbos[0],
                 &[(STENCIL_ATTACHMENT, rbs[0]), (COLOR_ATTACHMENT0, rbs[1])],
             );
             attach(
+                f,
                 fbos[1],
                 &[(STENCIL_ATTACHMENT, rbs[0]), (COLOR_ATTACHMENT0, rbs[2])],
             );
             (f.read_buffer)(COLOR_ATTACHMENT0);
-            attach(
-                fbos[2],
-                &[
-                    (STENCIL_ATTACHMENT, rbs[0]),
-                    (COLOR_ATTACHMENT0, rbs[3]),
-                    (COLOR_ATTACHMENT1, rbs[4]),
-                ],
-            );
-            (f.draw_buffers)(2, [COLOR_ATTACHMENT0, COLOR_ATTACHMENT1].as_ptr());
-            let mut status = Ok(());
-            for (name, fbo) in ["count", "scratch", "accum"].into_iter().zip(fbos) {
-                (f.bind_framebuffer)(FRAMEBUFFER, fbo);
-                let s = (f.check_framebuffer_status)(FRAMEBUFFER);
-                if s != FRAMEBUFFER_COMPLETE && status.is_ok() {
-                    status = Err(format!(
-                        "the painter's {name} framebuffer ({w}x{h}) is incomplete: \
-                         glCheckFramebufferStatus = 0x{s:04X}"
-                    ));
-                }
-            }
-            self.targets = Some(Targets {
+            self.work = Some(Work {
                 width: w,
                 height: h,
-                program,
-                uniform,
-                vao,
                 fbos,
                 rbs,
             });
-            if status.is_ok() {
-                // Start the accumulation at zero.
-                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbos[2]);
-                (f.disable)(SCISSOR_TEST);
-                (f.color_mask)(1, 1, 1, 1);
-                (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
-                (f.clear_bufferfv)(COLOR, 1, [0.0f32; 4].as_ptr());
+            for a in self.accums.values() {
+                (f.bind_framebuffer)(FRAMEBUFFER, a.fbo);
+                (f.framebuffer_renderbuffer)(FRAMEBUFFER, STENCIL_ATTACHMENT, RENDERBUFFER, rbs[0]);
             }
+            complete(f, "count", fbos[0], w, h)?;
+            complete(f, "scratch", fbos[1], w, h)?;
             let e = drain_errors(f);
-            if e != NO_ERROR && status.is_ok() {
-                status = Err(format!(
-                    "GL error 0x{e:04X} creating the painter's {w}x{h} targets"
+            if e != NO_ERROR {
+                return Err(format!(
+                    "GL error 0x{e:04X} creating the painter's {w}x{h} working buffers"
                 ));
             }
-            status
+            Ok(())
+        }
+    }
+
+    /// A target's maps at `w`×`h`, cleared, with the working stencil attached.
+    unsafe fn create_accum(&self, f: &ThermalFns, w: u32, h: u32) -> Result<Accum, String> {
+        let stencil = self.work.as_ref().expect("work").rbs[0];
+        // SAFETY: our caller's promise; every name bound is ours, just generated.
+        unsafe {
+            let mut fbo = 0;
+            let mut rbs = [0; 2];
+            (f.gen_framebuffers)(1, &mut fbo);
+            (f.gen_renderbuffers)(2, rbs.as_mut_ptr());
+            for rb in rbs {
+                (f.bind_renderbuffer)(RENDERBUFFER, rb);
+                (f.renderbuffer_storage)(RENDERBUFFER, R32F, w as GLsizei, h as GLsizei);
+            }
+            attach(
+                f,
+                fbo,
+                &[
+                    (STENCIL_ATTACHMENT, stencil),
+                    (COLOR_ATTACHMENT0, rbs[0]),
+                    (COLOR_ATTACHMENT1, rbs[1]),
+                ],
+            );
+            (f.draw_buffers)(2, [COLOR_ATTACHMENT0, COLOR_ATTACHMENT1].as_ptr());
+            let accum = Accum {
+                width: w,
+                height: h,
+                fbo,
+                rbs,
+                used: false,
+            };
+            if let Err(e) = complete(f, "maps", fbo, w, h) {
+                delete_accum(f, &accum);
+                return Err(e);
+            }
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbo);
+            (f.disable)(SCISSOR_TEST);
+            (f.color_mask)(1, 1, 1, 1);
+            clear_maps(f);
+            let e = drain_errors(f);
+            if e != NO_ERROR {
+                delete_accum(f, &accum);
+                return Err(format!(
+                    "GL error 0x{e:04X} creating the painter's {w}x{h} maps"
+                ));
+            }
+            Ok(accum)
         }
     }
 
@@ -523,83 +842,188 @@ impl Painter {
         }
     }
 
-    /// Deletes the targets (the program and VAO go with the context).
-    unsafe fn release(&mut self, f: &ThermalFns) {
-        if let Some(t) = self.targets.take() {
-            // SAFETY: our caller's promise (context current); the names are our targets'.
-            unsafe {
-                (f.delete_framebuffers)(3, t.fbos.as_ptr());
-                (f.delete_renderbuffers)(5, t.rbs.as_ptr());
-            }
-        }
-    }
-
-    /// Ends the frame: reads the colour buffer (the default framebuffer's draw buffer) and
-    /// both maps, clears the accumulation for the next frame and returns the map, or why
-    /// there is none. Call before the swap, with the frame's context current.
+    /// Ends the frame at its swap: [`Painter::flush`] with the screen, labelled `frame` when
+    /// nothing was painted. Call before the swap, with the frame's context current.
     ///
     /// # Safety
     /// As [`Painter::paint`].
-    pub unsafe fn finish(
+    pub unsafe fn finish(&mut self, f: &ThermalFns, frame: u64, context: u64) -> Flushed {
+        self.frame.get_or_insert(frame);
+        // SAFETY: our caller's promise.
+        unsafe { self.flush(f, context, true) }
+    }
+
+    /// Reads back and clears the maps of every offscreen target painted since the last
+    /// flush, and (`with_screen`) the default framebuffer's map with the frame's colour
+    /// buffer; hands over the painted draws' flow. Without the screen (a switch away from
+    /// the context in the middle of a frame) its draws stay pending.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    pub unsafe fn flush(&mut self, f: &ThermalFns, context: u64, with_screen: bool) -> Flushed {
+        let frame = self.frame.unwrap_or(0);
+        let mut draws = std::mem::take(&mut self.draws);
+        let screen_draws = draws.remove(&0).unwrap_or_default();
+        let flow = std::mem::take(&mut self.flow);
+        let pending = std::mem::take(&mut self.pending_targets);
+        let failure = self.failure.take();
+        let (budget, other) = (self.skipped_budget, self.skipped_other);
+        self.coverage_bytes = 0;
+        self.samplers.clear();
+        if with_screen {
+            self.frame = None;
+            self.skipped_budget = 0;
+            self.skipped_other = 0;
+        } else {
+            if !screen_draws.is_empty() {
+                self.draws.insert(0, screen_draws.clone());
+            } else {
+                self.frame = None;
+            }
+        }
+        let mut out = Flushed {
+            flow: (!flow.is_empty()).then_some(FrameFlow {
+                frame,
+                context,
+                draws: flow,
+            }),
+            ..Flushed::default()
+        };
+        if let Some(why) = &self.unsupported {
+            if with_screen {
+                out.screen = Some(Err(why.clone()));
+            }
+            return out;
+        }
+        // SAFETY: our caller's promise: this painter's context is current and `f` its real
+        // functions.
+        let (screen, ours) = unsafe {
+            let errors = ErrorScope::enter(f);
+            let saved = self.save(f);
+            pack_defaults(f);
+            (f.disable)(SCISSOR_TEST);
+            (f.color_mask)(1, 1, 1, 1);
+            out.targets = self.read_targets(f, frame, context, &mut draws, &pending);
+            let screen = with_screen.then(|| self.read_screen(f, frame, context, screen_draws));
+            drop(saved);
+            (screen, errors.leave())
+        };
+        let failure = failure.or_else(|| {
+            (ours != NO_ERROR)
+                .then(|| format!("GL error 0x{ours:04X} reading the maps back at the frame's end"))
+        });
+        if let Some(why) = failure {
+            out.targets.clear();
+            out.flow = None;
+            if with_screen {
+                out.screen = Some(Err(why));
+            } else {
+                out.missing = Some(why);
+            }
+            return out;
+        }
+        out.screen = screen.map(|s| {
+            s.map_err(|why| {
+                if why.is_empty() {
+                    format!(
+                        "no draw reached the default framebuffer ({budget} over the maps' \
+                         budget, {other} skipped for the program's queries, transform feedback \
+                         or a program flagged for deletion) and the surface size is unknown"
+                    )
+                } else {
+                    why
+                }
+            })
+        });
+        out
+    }
+
+    /// Reads and clears each offscreen target painted since the last flush, and deletes the
+    /// maps of targets that were not (a program that stopped drawing into them).
+    unsafe fn read_targets(
         &mut self,
         f: &ThermalFns,
         frame: u64,
         context: u64,
-    ) -> Result<HeatMap, String> {
-        let draws = std::mem::take(&mut self.draws);
-        let failure = self.failure.take();
-        let (offscreen, other) = (self.skipped_offscreen, self.skipped_other);
-        self.skipped_offscreen = 0;
-        self.skipped_other = 0;
-        if let Some(why) = &self.unsupported {
-            return Err(why.clone());
+        draws: &mut HashMap<u32, Vec<DrawCoverage>>,
+        pending: &HashMap<u32, RenderTarget>,
+    ) -> Vec<TargetHeat> {
+        let mut out = Vec::new();
+        let mut ids: Vec<u32> = self.accums.keys().copied().filter(|&id| id != 0).collect();
+        ids.sort_unstable();
+        for id in ids {
+            let a = self.accums.get_mut(&id).expect("accum");
+            if !a.used {
+                let a = self.accums.remove(&id).expect("accum");
+                // SAFETY: our caller's promise (context current); the names are ours.
+                unsafe { delete_accum(f, &a) };
+                continue;
+            }
+            a.used = false;
+            let (fbo, w, h) = (a.fbo, a.width, a.height);
+            // SAFETY: our caller's promise; `fbo` is our complete w×h maps framebuffer.
+            let (heat, overdraw) = unsafe { self.read_maps(f, fbo, w, h) };
+            if let Some(target) = pending.get(&id) {
+                out.push(TargetHeat {
+                    frame,
+                    context,
+                    target: target.clone(),
+                    heat,
+                    overdraw,
+                    draws: draws.remove(&id).unwrap_or_default(),
+                });
+            }
         }
-        let Some([w, h]) = self.size else {
-            return Err(if draws.is_empty() {
-                "the frame has no draw and the surface size is unknown".into()
-            } else {
-                format!(
-                    "no draw reached the default framebuffer ({offscreen} offscreen, {other} \
-                     skipped for the program's queries, transform feedback or a program \
-                     flagged for deletion) and the surface size is unknown"
-                )
-            });
-        };
-        // SAFETY: our caller's promise: this painter's context is current and `f` its real
-        // functions.
-        let (result, ours) = unsafe {
-            let errors = ErrorScope::enter(f);
-            let result = self.finish_inner(f, w, h, frame, context, draws);
-            (result, errors.leave())
-        };
-        if let Some(why) = failure {
-            return Err(why);
-        }
-        if ours != NO_ERROR {
-            return Err(format!(
-                "GL error 0x{ours:04X} reading the maps back at the frame's end"
-            ));
-        }
-        result
+        out
     }
 
-    unsafe fn finish_inner(
-        &mut self,
+    /// Reads the heat and overdraw maps of `fbo` (`w`×`h`) and clears them.
+    unsafe fn read_maps(
+        &self,
         f: &ThermalFns,
+        fbo: GLuint,
         w: u32,
         h: u32,
+    ) -> (Vec<f32>, Vec<u32>) {
+        // SAFETY: our caller's promise (context current, scissor off, colour writes on, pack
+        // state at its defaults); `fbo` is our complete maps framebuffer.
+        unsafe {
+            (f.bind_framebuffer)(READ_FRAMEBUFFER, fbo);
+            (f.read_buffer)(COLOR_ATTACHMENT0);
+            let heat = self.read_floats(f, w, h);
+            (f.read_buffer)(COLOR_ATTACHMENT1);
+            let overdraw: Vec<u32> = self
+                .read_floats(f, w, h)
+                .into_iter()
+                .map(|v| v.round() as u32)
+                .collect();
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbo);
+            clear_maps(f);
+            (heat, overdraw)
+        }
+    }
+
+    /// The screen's map: the frame's colour buffer (the default framebuffer's draw buffer)
+    /// and the accumulated maps, cleared after. `Err("")`: the size is unknown (the caller
+    /// words it).
+    unsafe fn read_screen(
+        &mut self,
+        f: &ThermalFns,
         frame: u64,
         context: u64,
         draws: Vec<DrawCoverage>,
     ) -> Result<HeatMap, String> {
+        let Some([w, h]) = self.size else {
+            return Err(if draws.is_empty() {
+                "the frame has no draw and the surface size is unknown".into()
+            } else {
+                String::new()
+            });
+        };
         let n = w as usize * h as usize;
-        // SAFETY: `finish`'s caller's promise: this painter's context is current and `f` its
-        // real functions; `colour` holds the `w`×`h` RGBA bytes read; `saved` restores every
-        // binding and state changed here.
+        // SAFETY: our caller's promise (context current, state saved by the caller);
+        // `colour` holds the `w`×`h` RGBA bytes read.
         unsafe {
-            let saved = self.save(f);
-            pack_defaults(f);
-            // The frame's colour, from the default framebuffer's draw buffer.
             (f.bind_framebuffer)(DRAW_FRAMEBUFFER, 0);
             (f.bind_framebuffer)(READ_FRAMEBUFFER, 0);
             let draw_buffer = f.integer(DRAW_BUFFER0) as GLenum;
@@ -625,30 +1049,19 @@ impl Painter {
                 colour.clear();
             }
             let sized = self
-                .targets
-                .as_ref()
-                .is_some_and(|t| (t.width, t.height) == (w, h));
-            let (heat, overdraw) = if sized {
-                let fbos = self.targets.as_ref().expect("targets").fbos;
-                (f.bind_framebuffer)(READ_FRAMEBUFFER, fbos[2]);
-                (f.read_buffer)(COLOR_ATTACHMENT0);
-                let heat = self.read_floats(f, w, h);
-                (f.read_buffer)(COLOR_ATTACHMENT1);
-                let overdraw: Vec<u32> = self
-                    .read_floats(f, w, h)
-                    .into_iter()
-                    .map(|v| v.round() as u32)
-                    .collect();
-                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbos[2]);
-                (f.disable)(SCISSOR_TEST);
-                (f.color_mask)(1, 1, 1, 1);
-                (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
-                (f.clear_bufferfv)(COLOR, 1, [0.0f32; 4].as_ptr());
-                (heat, overdraw)
-            } else {
-                (vec![0.0; n], vec![0; n])
+                .accums
+                .get(&0)
+                .filter(|a| (a.width, a.height) == (w, h))
+                .map(|a| a.fbo);
+            let (heat, overdraw) = match sized {
+                Some(fbo) => {
+                    if let Some(a) = self.accums.get_mut(&0) {
+                        a.used = false;
+                    }
+                    self.read_maps(f, fbo, w, h)
+                }
+                None => (vec![0.0; n], vec![0; n]),
             };
-            drop(saved);
             Ok(HeatMap {
                 frame,
                 context,
@@ -660,5 +1073,63 @@ impl Painter {
                 draws,
             })
         }
+    }
+}
+
+/// Binds `fbo` and attaches each renderbuffer at its point.
+///
+/// # Safety
+/// A context must be current, `f` its real functions, and the names its live objects.
+unsafe fn attach(f: &ThermalFns, fbo: GLuint, list: &[(GLenum, GLuint)]) {
+    // SAFETY: our caller's promise.
+    unsafe {
+        (f.bind_framebuffer)(FRAMEBUFFER, fbo);
+        for &(at, rb) in list {
+            (f.framebuffer_renderbuffer)(FRAMEBUFFER, at, RENDERBUFFER, rb);
+        }
+    }
+}
+
+/// `Err` says which of our framebuffers is incomplete.
+///
+/// # Safety
+/// As [`attach`].
+unsafe fn complete(f: &ThermalFns, name: &str, fbo: GLuint, w: u32, h: u32) -> Result<(), String> {
+    // SAFETY: our caller's promise.
+    let s = unsafe {
+        (f.bind_framebuffer)(FRAMEBUFFER, fbo);
+        (f.check_framebuffer_status)(FRAMEBUFFER)
+    };
+    if s == FRAMEBUFFER_COMPLETE {
+        Ok(())
+    } else {
+        Err(format!(
+            "the painter's {name} framebuffer ({w}x{h}) is incomplete: \
+             glCheckFramebufferStatus = 0x{s:04X}"
+        ))
+    }
+}
+
+/// Clears both maps of the accumulation framebuffer bound for drawing.
+///
+/// # Safety
+/// As [`attach`]; scissor off and colour writes on.
+unsafe fn clear_maps(f: &ThermalFns) {
+    // SAFETY: our caller's promise.
+    unsafe {
+        (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
+        (f.clear_bufferfv)(COLOR, 1, [0.0f32; 4].as_ptr());
+    }
+}
+
+/// Deletes a target's maps (the shared stencil stays).
+///
+/// # Safety
+/// As [`attach`].
+unsafe fn delete_accum(f: &ThermalFns, a: &Accum) {
+    // SAFETY: our caller's promise; the names are the accumulation's own.
+    unsafe {
+        (f.delete_framebuffers)(1, &a.fbo);
+        (f.delete_renderbuffers)(2, a.rbs.as_ptr());
     }
 }

@@ -280,6 +280,10 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                 // The frame's heat map is read back with its colour buffer, before the swap.
                 writeln!(out, "        hook::before_swap();").unwrap();
             }
+            if matches!(role, Some(("made_current", _))) {
+                // The context being left is still current: its offscreen maps are read now.
+                writeln!(out, "        hook::before_make_current();").unwrap();
+            }
             writeln!(out, "        let r = {call};").unwrap();
             match role {
                 Some(("proc_address", k)) => {

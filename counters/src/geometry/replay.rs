@@ -86,7 +86,14 @@ impl Feedback {
         unsafe {
             let viewport = t.integers4(VIEWPORT);
             (t.use_program)(shadow.program);
-            copy_uniforms(g, program, &shadow.uniforms, &shadow.blocks, shadow.program);
+            copy_uniforms(
+                t,
+                g,
+                program,
+                &shadow.uniforms,
+                &shadow.blocks,
+                shadow.program,
+            );
             (g.bind_transform_feedback)(TRANSFORM_FEEDBACK, o.tfo);
             (g.bind_buffer_range)(
                 TRANSFORM_FEEDBACK_BUFFER,

@@ -359,7 +359,7 @@ impl Shadows {
                 ));
             }
             for i in indices(t, program, ACTIVE_UNIFORMS) {
-                let (_, _, ty) = active_uniform(g, program, i);
+                let (_, _, ty) = active_uniform(t, program, i);
                 if is_image(ty) && by_vertex(UNIFORM, i) {
                     return Err(format!(
                         "program {program}'s vertex shader uses an image or atomic counter (a \

@@ -92,14 +92,14 @@ pub(super) fn read_name(write: impl FnOnce(GLsizei, &mut GLsizei, *mut c_char)) 
 /// A GL context must be current, `g` its real functions and `program` a linked program with
 /// more than `i` active uniforms.
 pub(super) unsafe fn active_uniform(
-    g: &GeometryFns,
+    t: &ThermalFns,
     program: GLuint,
     i: GLuint,
 ) -> (CString, GLint, GLenum) {
     let (mut size, mut ty) = (0, 0);
     let name = read_name(|capacity, len, buf| {
         // SAFETY: our caller's promise; `buf` holds `capacity` bytes.
-        unsafe { (g.get_active_uniform)(program, i, capacity, len, &mut size, &mut ty, buf) }
+        unsafe { (t.get_active_uniform)(program, i, capacity, len, &mut size, &mut ty, buf) }
     });
     (name.unwrap_or_default(), size, ty)
 }
@@ -125,7 +125,7 @@ pub(super) unsafe fn uniform_copies(
             if block >= 0 {
                 continue;
             }
-            let (name, size, ty) = active_uniform(g, from, i);
+            let (name, size, ty) = active_uniform(t, from, i);
             if name.as_bytes().starts_with(b"gl_") {
                 continue;
             }
@@ -201,6 +201,7 @@ pub(super) unsafe fn uniform_blocks(
 /// A GL context must be current with `to` in use, `g` its real functions, and `uniforms`
 /// and `blocks` made by [`uniform_copies`] and [`uniform_blocks`] for `from` and `to`.
 pub(super) unsafe fn copy_uniforms(
+    t: &ThermalFns,
     g: &GeometryFns,
     from: GLuint,
     uniforms: &[UniformCopy],
@@ -220,7 +221,7 @@ pub(super) unsafe fn copy_uniforms(
                 }
                 Kind::I(n) => {
                     let mut v = [0i32; 4];
-                    (g.get_uniformiv)(from, u.from, v.as_mut_ptr());
+                    (t.get_uniformiv)(from, u.from, v.as_mut_ptr());
                     let set = [g.uniform1iv, g.uniform2iv, g.uniform3iv, g.uniform4iv];
                     set[n as usize - 1](u.to, 1, v.as_ptr());
                 }

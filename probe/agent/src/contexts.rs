@@ -357,19 +357,117 @@ pub fn poll(ctx: u64, wait: bool) -> Vec<PipelinedBatch> {
     })
 }
 
-/// Paints draw `call` (serialized time `time_ns`) of the frame being captured; `replay` calls
-/// the real draw again with the same arguments.
-pub fn paint(ctx: u64, call: u32, time_ns: u64, replay: &dyn Fn()) {
+/// Textures drawn into during the frame being captured, by any context (texture names are
+/// shared within a share group): a draw sampling one keeps its coverage, so the producing
+/// pass's cost can flow to its pixels.
+static DRAWN: Mutex<(u64, Vec<u32>)> = Mutex::new((0, Vec::new()));
+
+/// Most textures remembered per frame as drawn into.
+const MAX_DRAWN: usize = 4096;
+
+fn drawn() -> std::sync::MutexGuard<'static, (u64, Vec<u32>)> {
+    DRAWN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The records a painter's flush produced, for frame `frame` of context `ctx`.
+fn flushed_records(ctx: u64, frame: u64, out: thermal::Flushed) -> Vec<Record> {
+    let missing = |reason: String| {
+        Record::HeatMissing(HeatMissing {
+            frame,
+            context: ctx,
+            reason,
+        })
+    };
+    let mut records = Vec::new();
+    match out.screen {
+        Some(Ok(map)) => records.push(Record::Heat(map)),
+        Some(Err(reason)) => records.push(missing(reason)),
+        None => {}
+    }
+    records.extend(out.missing.map(missing));
+    records.extend(out.targets.into_iter().map(Record::TargetHeat));
+    records.extend(out.flow.map(Record::Flow));
+    records
+}
+
+/// Paints draw `call` (serialized time `time_ns`) of frame `frame`; `replay` calls the real
+/// draw again with the same arguments. Maps of an earlier frame this context still holds
+/// (it drew and was never switched away from nor swapped) are sent first.
+pub fn paint(ctx: u64, frame: u64, call: u32, time_ns: u64, replay: &dyn Fn()) {
     // Without the functions the frame's end reports why (`heat_frame_end`).
     let (Some(gl), Ok(f)) = (gl(), thermal_fns()) else {
         return;
     };
-    with_entry(ctx, |e| {
+    let (records, textures) = with_entry(ctx, |e| {
         let program_query = !e.program_queries.is_empty();
         let p = painter(e, ctx, gl);
+        let mut records = Vec::new();
+        if let Some(old) = p.pending_frame().filter(|&old| old != frame) {
+            // SAFETY: `ctx` is current on this thread.
+            let out = unsafe { p.flush(f, ctx, p.has_screen_draws()) };
+            records = flushed_records(ctx, old, out);
+        }
+        let textures = {
+            let d = drawn();
+            if d.0 == frame {
+                d.1.clone()
+            } else {
+                Vec::new()
+            }
+        };
         // SAFETY: `ctx` is current on this thread.
-        unsafe { p.paint(f, call, time_ns, program_query, replay) };
+        unsafe {
+            p.paint(
+                f,
+                frame,
+                call,
+                time_ns,
+                program_query,
+                &|t| textures.contains(&t),
+                replay,
+            )
+        };
+        (records, std::mem::take(&mut p.drawn_textures))
     });
+    if !textures.is_empty() {
+        let mut d = drawn();
+        if d.0 != frame {
+            *d = (frame, Vec::new());
+        }
+        for t in textures {
+            if !d.1.contains(&t) && d.1.len() < MAX_DRAWN {
+                d.1.push(t);
+            }
+        }
+    }
+    for r in records {
+        outbox::send_record(r);
+    }
+}
+
+/// The program is about to make another context current on this thread (or release
+/// `ctx`): the offscreen maps `ctx` painted are read back while it is still current.
+pub fn switching_away(ctx: u64) {
+    if ctx == 0 {
+        return;
+    }
+    let (Some(_), Ok(f)) = (gl(), thermal_fns()) else {
+        return;
+    };
+    let records = with_entry(ctx, |e| {
+        let Some(p) = e.painter.as_mut() else {
+            return Vec::new();
+        };
+        let Some(frame) = p.pending_frame() else {
+            return Vec::new();
+        };
+        // SAFETY: `ctx` is current on this thread (the switch has not happened yet).
+        let out = unsafe { p.flush(f, ctx, false) };
+        flushed_records(ctx, frame, out)
+    });
+    for r in records {
+        outbox::send_record(r);
+    }
 }
 
 /// After frame `frame` (swapped on a thread where `ctx` is current): the geometry records of
@@ -402,14 +500,15 @@ pub fn geometry_frame_end(ctx: u64, frame: u64) -> Vec<Record> {
     out
 }
 
-/// Ends frame `frame`'s painting (before its swap): the HEAT record, or why it is missing.
-pub fn heat_frame_end(ctx: u64, frame: u64) -> Record {
+/// Ends frame `frame`'s painting (before its swap): the HEAT record (or why it is missing),
+/// and the swapping context's offscreen maps and flow.
+pub fn heat_frame_end(ctx: u64, frame: u64) -> Vec<Record> {
     let missing = |reason: String| {
-        Record::HeatMissing(HeatMissing {
+        vec![Record::HeatMissing(HeatMissing {
             frame,
             context: ctx,
             reason,
-        })
+        })]
     };
     if ctx == 0 {
         return missing("no GL context is current on the swapping thread".into());
@@ -423,11 +522,10 @@ pub fn heat_frame_end(ctx: u64, frame: u64) -> Record {
     };
     with_entry(ctx, |e| {
         let p = painter(e, ctx, gl);
+        let label = p.pending_frame().unwrap_or(frame);
         // SAFETY: `ctx` is current on this thread.
-        match unsafe { p.finish(f, frame, ctx) } {
-            Ok(map) => Record::Heat(map),
-            Err(reason) => missing(reason),
-        }
+        let out = unsafe { p.finish(f, frame, ctx) };
+        flushed_records(ctx, label, out)
     })
 }
 

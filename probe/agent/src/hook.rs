@@ -179,7 +179,7 @@ pub fn leave_draw(g: Guard, with_geometry: bool, replay: &dyn Fn()) {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let time = LAST_SERIALIZED.with(|t| t.get());
             if let Some(time) = time {
-                contexts::paint(ctx, seq, time, replay);
+                contexts::paint(ctx, frame, seq, time, replay);
             }
         }));
     }
@@ -230,6 +230,18 @@ pub fn proc_address(name: usize, real_fn: usize, site: u64) -> usize {
         launch();
     }
     out
+}
+
+/// eglMakeCurrent & co, before the real call: the context being left still holds the
+/// offscreen maps it painted, read back now while it is current.
+pub fn before_make_current() {
+    if !recording() || !capture::heat() {
+        return;
+    }
+    let Some(_inside) = Reentry::enter() else {
+        return;
+    };
+    let _ = catch_unwind(|| contexts::switching_away(recorder::current_context()));
 }
 
 /// eglMakeCurrent & co, after the real call: remember which context this thread now uses.

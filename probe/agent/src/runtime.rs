@@ -227,7 +227,9 @@ fn detach(agent: &Arc<Agent>) {
 
 /// Before the swap that ends a captured frame: its heat map (or why there is none).
 pub(crate) fn heat_frame_end(ctx: u64) {
-    outbox::send_record(contexts::heat_frame_end(ctx, capture::frame()));
+    for record in contexts::heat_frame_end(ctx, capture::frame()) {
+        outbox::send_record(record);
+    }
 }
 
 /// Where a capture starts: at a swap (with its result), or at the program's first call into

@@ -1,0 +1,309 @@
+//! What a draw draws into and what it samples, read from the GL state right before the
+//! painter replays it: the colour attachments of the bound draw framebuffer (an offscreen
+//! render target, with its size and format) and the textures bound to the units its
+//! program's samplers read. The painter uses them to give each render target its own map
+//! and to record which draws consume which targets' textures, so that the inspector can let
+//! a pass's cost flow to the pixels it feeds.
+//!
+//! Every query here raises no GL error on a valid state, except the texture size probe,
+//! which binds the attachment's texture to `GL_TEXTURE_2D` (an error when it is another kind
+//! of texture); callers drain errors after it. Bindings changed are restored here.
+
+use std::collections::HashMap;
+
+use gpuheat_session::Attachment;
+
+use crate::gl::*;
+
+/// Most draw buffers read (GL guarantees 8 in GL 3.0 and 4 in GLES 3.0).
+const MAX_BUFFERS: GLint = 8;
+
+/// An offscreen render target as a draw found it: its attachments, size and format.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Found {
+    /// The draw framebuffer object's name.
+    pub framebuffer: u32,
+    /// Colour attachments of its draw buffers; its depth attachment when it has none (a
+    /// depth-only pass, e.g. a shadow map).
+    pub attachments: Vec<Attachment>,
+    /// Size of the first attachment, when GL can tell (textures need
+    /// `glGetTexLevelParameteriv`: GL, GLES 3.1).
+    pub size: Option<[u32; 2]>,
+    /// Internal format of the first attachment (0 when unknown).
+    pub format: u32,
+}
+
+/// The offscreen target the current draw framebuffer (`framebuffer`, not 0) draws into.
+///
+/// # Safety
+/// A GL 3.0+ / GLES 3.0+ context must be current and `f` its real functions.
+pub(crate) unsafe fn draw_target(f: &ThermalFns, framebuffer: u32, gles: bool) -> Found {
+    let mut attachments = Vec::new();
+    // SAFETY: our caller's promise; every pname is valid for a bound framebuffer object.
+    unsafe {
+        let buffers = f.integer(MAX_DRAW_BUFFERS).clamp(1, MAX_BUFFERS);
+        for i in 0..buffers {
+            let point = f.integer(DRAW_BUFFER0 + i as GLenum) as GLenum;
+            if point == NONE {
+                continue;
+            }
+            if let Some(a) = attachment(f, point) {
+                if !attachments.contains(&a) {
+                    attachments.push(a);
+                }
+            }
+        }
+        if attachments.is_empty() {
+            let depth = attachment(f, DEPTH_ATTACHMENT).or_else(|| {
+                // GLES has no DEPTH_STENCIL_ATTACHMENT query point for a combined one.
+                (!gles)
+                    .then(|| attachment(f, DEPTH_STENCIL_ATTACHMENT))
+                    .flatten()
+            });
+            attachments.extend(depth);
+        }
+        let (size, format) = match attachments.first() {
+            Some(a) => size_and_format(f, a),
+            None => (None, 0),
+        };
+        Found {
+            framebuffer,
+            attachments,
+            size,
+            format,
+        }
+    }
+}
+
+/// What is attached at `point` of the bound draw framebuffer.
+unsafe fn attachment(f: &ThermalFns, point: GLenum) -> Option<Attachment> {
+    let param = |pname| {
+        let mut v = 0;
+        // SAFETY: our caller's promise (a framebuffer object is bound for drawing); `v`
+        // receives the one value.
+        unsafe {
+            (f.get_framebuffer_attachment_parameteriv)(DRAW_FRAMEBUFFER, point, pname, &mut v)
+        };
+        v
+    };
+    let kind = param(FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as GLenum;
+    let name = param(FRAMEBUFFER_ATTACHMENT_OBJECT_NAME) as u32;
+    match kind {
+        TEXTURE => {
+            let level = param(FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL).max(0) as u32;
+            let face = param(FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE) as GLenum;
+            let layer = if face >= TEXTURE_CUBE_MAP_POSITIVE_X {
+                face - TEXTURE_CUBE_MAP_POSITIVE_X
+            } else {
+                param(FRAMEBUFFER_ATTACHMENT_TEXTURE_LAYER).max(0) as u32
+            };
+            Some(Attachment::Texture { name, level, layer })
+        }
+        RENDERBUFFER => Some(Attachment::Renderbuffer { name }),
+        _ => None,
+    }
+}
+
+/// Size and internal format of an attachment. A texture is probed bound to `GL_TEXTURE_2D`
+/// on the active unit (the binding restored after); another kind of texture raises
+/// `GL_INVALID_OPERATION` there, which the caller drains, and gives no size.
+unsafe fn size_and_format(f: &ThermalFns, a: &Attachment) -> (Option<[u32; 2]>, u32) {
+    // SAFETY: our caller's promise; the bindings changed are restored before returning.
+    unsafe {
+        match *a {
+            Attachment::Renderbuffer { name } => {
+                let saved = f.integer(RENDERBUFFER_BINDING) as GLuint;
+                (f.bind_renderbuffer)(RENDERBUFFER, name);
+                let mut v = [0; 3];
+                for (slot, pname) in v.iter_mut().zip([
+                    RENDERBUFFER_WIDTH,
+                    RENDERBUFFER_HEIGHT,
+                    RENDERBUFFER_INTERNAL_FORMAT,
+                ]) {
+                    (f.get_renderbuffer_parameteriv)(RENDERBUFFER, pname, slot);
+                }
+                (f.bind_renderbuffer)(RENDERBUFFER, saved);
+                (positive(v[0], v[1]), v[2] as u32)
+            }
+            Attachment::Texture { name, level, .. } => {
+                let Some(get) = f.get_tex_level_parameteriv else {
+                    return (None, 0);
+                };
+                let saved = f.integer(TEXTURE_BINDING_2D) as GLuint;
+                (f.bind_texture)(TEXTURE_2D, name);
+                let mut v = [0; 3];
+                for (slot, pname) in
+                    v.iter_mut()
+                        .zip([TEXTURE_WIDTH, TEXTURE_HEIGHT, TEXTURE_INTERNAL_FORMAT])
+                {
+                    get(TEXTURE_2D, level as GLint, pname, slot);
+                }
+                (f.bind_texture)(TEXTURE_2D, saved);
+                (positive(v[0], v[1]), v[2] as u32)
+            }
+        }
+    }
+}
+
+fn positive(w: GLint, h: GLint) -> Option<[u32; 2]> {
+    (w > 0 && h > 0).then_some([w as u32, h as u32])
+}
+
+/// The texture binding a sampler type reads (`None`: a buffer texture or not a sampler).
+fn binding_of(ty: GLenum) -> Option<GLenum> {
+    Some(match ty {
+        SAMPLER_1D | SAMPLER_1D_SHADOW | INT_SAMPLER_1D | UNSIGNED_INT_SAMPLER_1D => {
+            TEXTURE_BINDING_1D
+        }
+        SAMPLER_2D | SAMPLER_2D_SHADOW | INT_SAMPLER_2D | UNSIGNED_INT_SAMPLER_2D => {
+            TEXTURE_BINDING_2D
+        }
+        SAMPLER_3D | INT_SAMPLER_3D | UNSIGNED_INT_SAMPLER_3D => TEXTURE_BINDING_3D,
+        SAMPLER_CUBE | SAMPLER_CUBE_SHADOW | INT_SAMPLER_CUBE | UNSIGNED_INT_SAMPLER_CUBE => {
+            TEXTURE_BINDING_CUBE_MAP
+        }
+        SAMPLER_2D_RECT
+        | SAMPLER_2D_RECT_SHADOW
+        | INT_SAMPLER_2D_RECT
+        | UNSIGNED_INT_SAMPLER_2D_RECT => TEXTURE_BINDING_RECTANGLE,
+        SAMPLER_1D_ARRAY
+        | SAMPLER_1D_ARRAY_SHADOW
+        | INT_SAMPLER_1D_ARRAY
+        | UNSIGNED_INT_SAMPLER_1D_ARRAY => TEXTURE_BINDING_1D_ARRAY,
+        SAMPLER_2D_ARRAY
+        | SAMPLER_2D_ARRAY_SHADOW
+        | INT_SAMPLER_2D_ARRAY
+        | UNSIGNED_INT_SAMPLER_2D_ARRAY => TEXTURE_BINDING_2D_ARRAY,
+        SAMPLER_CUBE_MAP_ARRAY
+        | SAMPLER_CUBE_MAP_ARRAY_SHADOW
+        | INT_SAMPLER_CUBE_MAP_ARRAY
+        | UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY => TEXTURE_BINDING_CUBE_MAP_ARRAY,
+        SAMPLER_EXTERNAL_OES => TEXTURE_BINDING_EXTERNAL_OES,
+        SAMPLER_2D_MULTISAMPLE
+        | INT_SAMPLER_2D_MULTISAMPLE
+        | UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE => TEXTURE_BINDING_2D_MULTISAMPLE,
+        SAMPLER_2D_MULTISAMPLE_ARRAY
+        | INT_SAMPLER_2D_MULTISAMPLE_ARRAY
+        | UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE_ARRAY => TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY,
+        _ => return None,
+    })
+}
+
+/// Most sampler elements read per program (array elements count one each).
+const MAX_SAMPLERS: usize = 64;
+
+/// The sampler uniforms of the programs seen in a frame: (location, texture binding) per
+/// element. Cleared at each frame's end, so a relinked program is read again.
+#[derive(Debug, Default)]
+pub(crate) struct Samplers {
+    programs: HashMap<GLuint, Vec<(GLint, GLenum)>>,
+}
+
+impl Samplers {
+    /// Forgets what was read (a program may be relinked between frames).
+    pub fn clear(&mut self) {
+        self.programs.clear();
+    }
+
+    /// The textures bound to the units the current program's samplers read, without
+    /// repeats (`Err`: why they could not be read).
+    ///
+    /// # Safety
+    /// A GL 3.0+ / GLES 3.0+ context must be current and `f` its real functions.
+    pub unsafe fn sampled(&mut self, f: &ThermalFns) -> Result<Vec<u32>, String> {
+        // SAFETY: our caller's promise; the active texture unit is restored before returning.
+        unsafe {
+            let program = f.integer(CURRENT_PROGRAM) as GLuint;
+            if program == 0 {
+                return Err(
+                    "no program in use (a program pipeline or fixed function): its \
+                            samplers are not read"
+                        .into(),
+                );
+            }
+            let samplers = self
+                .programs
+                .entry(program)
+                .or_insert_with(|| read_samplers(f, program));
+            if samplers.is_empty() {
+                return Ok(Vec::new());
+            }
+            let active = f.integer(ACTIVE_TEXTURE) as GLenum;
+            let mut out = Vec::new();
+            for &(location, binding) in samplers.iter() {
+                let mut unit = [0 as GLint; 4];
+                (f.get_uniformiv)(program, location, unit.as_mut_ptr());
+                if unit[0] < 0 {
+                    continue;
+                }
+                (f.active_texture)(TEXTURE0 + unit[0] as GLenum);
+                let name = f.integer(binding) as u32;
+                if name != 0 && !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+            (f.active_texture)(active);
+            Ok(out)
+        }
+    }
+}
+
+/// (location, binding) of each sampler element of `program`'s default uniform block.
+unsafe fn read_samplers(f: &ThermalFns, program: GLuint) -> Vec<(GLint, GLenum)> {
+    let mut out = Vec::new();
+    // SAFETY: our caller's promise; every index is below the active count and every name
+    // passed is NUL-terminated.
+    unsafe {
+        let mut n = 0;
+        (f.get_programiv)(program, ACTIVE_UNIFORMS, &mut n);
+        for i in 0..n.max(0) as GLuint {
+            let (mut size, mut ty, mut len) = (0, 0, 0);
+            let mut buf = [0u8; 256];
+            (f.get_active_uniform)(
+                program,
+                i,
+                buf.len() as GLsizei,
+                &mut len,
+                &mut size,
+                &mut ty,
+                buf.as_mut_ptr().cast(),
+            );
+            let Some(binding) = binding_of(ty) else {
+                continue;
+            };
+            let name = &buf[..len.clamp(0, 255) as usize];
+            let base = name.strip_suffix(b"[0]").unwrap_or(name);
+            for e in 0..size.max(1) {
+                let mut element = base.to_vec();
+                if size > 1 {
+                    element.extend_from_slice(format!("[{e}]").as_bytes());
+                }
+                element.push(0);
+                let location = (f.get_uniform_location)(program, element.as_ptr().cast());
+                if location >= 0 && out.len() < MAX_SAMPLERS {
+                    out.push((location, binding));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_sampler_kind_but_buffers_has_a_binding() {
+        assert_eq!(binding_of(SAMPLER_2D), Some(TEXTURE_BINDING_2D));
+        assert_eq!(
+            binding_of(UNSIGNED_INT_SAMPLER_2D_ARRAY),
+            Some(TEXTURE_BINDING_2D_ARRAY)
+        );
+        assert_eq!(
+            binding_of(SAMPLER_EXTERNAL_OES),
+            Some(TEXTURE_BINDING_EXTERNAL_OES)
+        );
+        assert_eq!(binding_of(FLOAT_VEC4), None);
+    }
+}
