@@ -1133,3 +1133,27 @@ unsafe fn delete_accum(f: &ThermalFns, a: &Accum) {
         (f.delete_renderbuffers)(2, a.rbs.as_ptr());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{crop, intersect};
+
+    #[test]
+    fn a_scissor_box_is_clipped_to_the_target() {
+        assert_eq!(intersect([10, 20, 100, 100], [0, 0, 64, 64]), [10, 20, 54, 44]);
+        assert_eq!(intersect([70, 0, 10, 10], [0, 0, 64, 64])[2], 0);
+        assert_eq!(intersect([-5, -5, 20, 20], [0, 0, 64, 64]), [0, 0, 15, 15]);
+    }
+
+    #[test]
+    fn coverage_is_cropped_to_its_box_and_saturates_at_a_byte() {
+        // A 4×3 count buffer, bottom row first.
+        let counts = [
+            0.0, 0.0, 0.0, 0.0, //
+            0.0, 1.0, 2.0, 0.0, //
+            0.0, 300.0, 3.0, 0.0,
+        ];
+        assert_eq!(crop(&counts, 4, [1, 1, 3, 3]), vec![1, 2, 255, 3]);
+        assert!(crop(&counts, 4, [0, 0, 0, 0]).is_empty());
+    }
+}
