@@ -138,6 +138,41 @@ fn offscreen_flags_change_the_image_and_bad_sizes_are_usage_errors() {
     }
 }
 
+/// `offscreen_pass --report-frame-ms` (gpuheat-bench's per-frame times): N-1 periods after
+/// the checksum and frame_ms lines; a usage error without `--timing`.
+#[test]
+fn offscreen_pass_reports_each_frames_period() {
+    let (name, exe) = BINS[4];
+    let args = [
+        "--frames",
+        "4",
+        "--timing",
+        "--checksum",
+        "--report-frame-ms",
+        "--size",
+        "64x64",
+        "--target",
+        "16",
+    ];
+    let out = run(exe, &args);
+    assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout:?}");
+    assert!(lines[0].starts_with("checksum=") && lines[1].starts_with("frame_ms="));
+    let periods: Vec<f64> = lines[2]
+        .strip_prefix("frame_ms_frames=")
+        .unwrap_or_else(|| panic!("no frame_ms_frames line in {stdout:?}"))
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(periods.len(), 3, "{stdout:?}");
+    assert!(periods.iter().all(|&p| p > 0.0 && p.is_finite()));
+    let out = run(exe, &["--frames", "4", "--report-frame-ms"]);
+    assert_eq!(out.status.code(), Some(2), "{name}: needs --timing");
+    assert_eq!(text(&out.stderr).lines().count(), 1);
+}
+
 #[test]
 fn example_flags_change_the_image() {
     let (name, exe) = BINS[0];
