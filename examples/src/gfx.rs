@@ -139,6 +139,76 @@ void main() {
 }
 ";
 
+/// Vertex shader (without `#version`) of the textured quads: [`RECT_VS`] that also passes
+/// the unit-quad position on as the texture coordinate `v_uv` ((0,0) at the rectangle's
+/// lower-left corner, (1,1) at its upper-right), so the quad shows the whole texture.
+pub const TEX_VS: &str = r"layout(location = 0) in vec2 a_pos;
+uniform vec4 u_rect;
+uniform vec2 u_viewport;
+out vec2 v_uv;
+void main() {
+    v_uv = a_pos;
+    vec2 px = u_rect.xy + a_pos * u_rect.zw;
+    gl_Position = vec4(px / u_viewport * 2.0 - 1.0, 0.0, 1.0);
+}
+";
+
+/// Fragment shader (without `#version`) compositing a texture: `texture(u_tex, v_uv)`.
+///
+/// Multiplied by `step(0.0, gl_FragCoord.x)` (always 1.0) for the reason given at
+/// [`SOLID_FS`]: a shader that only copies a texel is what llvmpipe's "linear" fast path
+/// takes or not depending on flushes, and its rounding differs.
+pub const TEX_FS: &str = r"uniform sampler2D u_tex;
+in vec2 v_uv;
+out vec4 o_color;
+void main() {
+    o_color = texture(u_tex, v_uv) * step(0.0, gl_FragCoord.x);
+}
+";
+
+/// Fragment shader (without `#version`) of a pass that reads a texture and then runs
+/// [`LOOP_FS`]'s loop: `u_iterations` iterations seeded from `texture(u_tex, v_uv)` and
+/// `gl_FragCoord`, so its cost per fragment is proportional to `u_iterations`, like
+/// [`LOOP_FS`], and its output depends on every texel it read. Output alpha is 1.
+pub const TEX_LOOP_FS: &str = r"uniform sampler2D u_tex;
+uniform int u_iterations;
+in vec2 v_uv;
+out vec4 o_color;
+void main() {
+    vec3 v = texture(u_tex, v_uv).rgb + vec3(gl_FragCoord.xy * (1.0 / 89.0), 0.25);
+    for (int i = 0; i < u_iterations; ++i) {
+        v = fract(v * 1.7 + sin(v.yzx * 3.0 + float(i) * 0.013));
+    }
+    o_color = vec4(v * 0.25, 1.0);
+}
+";
+
+/// [`TEX_VS`] + a fragment shader reading `uniform sampler2D u_tex`, with its uniform
+/// locations.
+#[derive(Clone, Copy, Debug)]
+pub struct TexProgram {
+    /// The linked program.
+    pub program: Program,
+    /// `uniform vec4 u_rect`: x, y, width, height in pixels, origin bottom left.
+    pub u_rect: GLint,
+    /// `uniform vec2 u_viewport`: the viewport size in pixels.
+    pub u_viewport: GLint,
+}
+
+/// A texture with a framebuffer object whose only colour attachment (0) is the texture's
+/// level 0: a render target that later draws sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderTexture {
+    /// The `GL_TEXTURE_2D`, RGBA8, one level, clamped to its edges.
+    pub texture: GLuint,
+    /// The framebuffer object drawing into it.
+    pub framebuffer: GLuint,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+}
+
 /// [`RECT_VS`] + [`SOLID_FS`] with their uniform locations.
 #[derive(Clone, Copy, Debug)]
 pub struct RectProgram {
@@ -469,6 +539,86 @@ impl Gfx {
         }
         self.check("setting up rect program")?;
         Ok(rp)
+    }
+
+    /// Builds [`TEX_VS`] + `fs` (which must declare and use `uniform sampler2D u_tex`), sets
+    /// `u_viewport` to `viewport` and `u_tex` to texture unit 0, and leaves the program
+    /// bound (`glUseProgram`).
+    pub fn tex_program(&self, fs: &str, viewport: (u32, u32)) -> Result<TexProgram, String> {
+        let program = self.program(TEX_VS, fs)?;
+        let tp = TexProgram {
+            program,
+            u_rect: program.uniform("u_rect")?,
+            u_viewport: program.uniform("u_viewport")?,
+        };
+        let u_tex = program.uniform("u_tex")?;
+        // SAFETY: plain GL calls on the current context with a program it linked.
+        unsafe {
+            glUseProgram(program.id);
+            glUniform2f(tp.u_viewport, viewport.0 as f32, viewport.1 as f32);
+            glUniform1i(u_tex, 0);
+        }
+        self.check("setting up texture program")?;
+        Ok(tp)
+    }
+
+    /// Creates a `width × height` RGBA8 texture (one level, `filter` for minification and
+    /// magnification, clamped to its edges, contents undefined until drawn) and a framebuffer
+    /// object with it as colour attachment 0. Leaves the texture bound to unit 0's
+    /// `GL_TEXTURE_2D` and framebuffer 0 bound; an incomplete framebuffer is an error.
+    pub fn render_texture(
+        &self,
+        width: u32,
+        height: u32,
+        filter: GLint,
+    ) -> Result<RenderTexture, String> {
+        let (mut texture, mut framebuffer) = (0, 0);
+        // SAFETY: the context is current; the out-pointers are to locals and glTexImage2D
+        // is given no pixels (null: storage only).
+        let status = unsafe {
+            glActiveTexture(GL_TEXTURE0);
+            glGenTextures(1, &mut texture);
+            glBindTexture(GL_TEXTURE_2D, texture);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+            glTexImage2D(
+                GL_TEXTURE_2D,
+                0,
+                GL_RGBA8,
+                width as GLsizei,
+                height as GLsizei,
+                0,
+                GL_RGBA,
+                GL_UNSIGNED_BYTE,
+                ptr::null(),
+            );
+            glGenFramebuffers(1, &mut framebuffer);
+            glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+            glFramebufferTexture2D(
+                GL_FRAMEBUFFER,
+                GL_COLOR_ATTACHMENT0,
+                GL_TEXTURE_2D,
+                texture,
+                0,
+            );
+            let status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            status
+        };
+        self.check("creating render texture")?;
+        if status != GL_FRAMEBUFFER_COMPLETE {
+            return Err(format!(
+                "framebuffer of a {width}x{height} RGBA8 texture incomplete (status 0x{status:04X})"
+            ));
+        }
+        Ok(RenderTexture {
+            texture,
+            framebuffer,
+            width,
+            height,
+        })
     }
 
     /// Creates a VAO + VBO holding the unit quad (see [`Quad`]) and leaves the VAO bound.

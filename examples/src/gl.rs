@@ -209,6 +209,21 @@ pub const GL_TIME_ELAPSED: GLenum = 0x88BF;
 pub const GL_QUERY_RESULT: GLenum = 0x8866;
 pub const GL_QUERY_RESULT_AVAILABLE: GLenum = 0x8867;
 
+pub const GL_TEXTURE_2D: GLenum = 0x0DE1;
+pub const GL_TEXTURE0: GLenum = 0x84C0;
+pub const GL_TEXTURE_MAG_FILTER: GLenum = 0x2800;
+pub const GL_TEXTURE_MIN_FILTER: GLenum = 0x2801;
+pub const GL_TEXTURE_WRAP_S: GLenum = 0x2802;
+pub const GL_TEXTURE_WRAP_T: GLenum = 0x2803;
+pub const GL_NEAREST: GLint = 0x2600;
+pub const GL_LINEAR: GLint = 0x2601;
+pub const GL_CLAMP_TO_EDGE: GLint = 0x812F;
+pub const GL_RGBA8: GLint = 0x8058;
+
+pub const GL_FRAMEBUFFER: GLenum = 0x8D40;
+pub const GL_COLOR_ATTACHMENT0: GLenum = 0x8CE0;
+pub const GL_FRAMEBUFFER_COMPLETE: GLenum = 0x8CD5;
+
 #[link(name = "GLESv2")]
 extern "C" {
     pub fn glGetError() -> GLenum;
@@ -289,6 +304,32 @@ extern "C" {
     pub fn glEnableVertexAttribArray(index: GLuint);
 
     pub fn glDrawArrays(mode: GLenum, first: GLint, count: GLsizei);
+
+    pub fn glGenTextures(n: GLsizei, textures: *mut GLuint);
+    pub fn glBindTexture(target: GLenum, texture: GLuint);
+    pub fn glActiveTexture(texture: GLenum);
+    pub fn glTexParameteri(target: GLenum, pname: GLenum, param: GLint);
+    pub fn glTexImage2D(
+        target: GLenum,
+        level: GLint,
+        internalformat: GLint,
+        width: GLsizei,
+        height: GLsizei,
+        border: GLint,
+        format: GLenum,
+        type_: GLenum,
+        pixels: *const c_void,
+    );
+    pub fn glGenFramebuffers(n: GLsizei, framebuffers: *mut GLuint);
+    pub fn glBindFramebuffer(target: GLenum, framebuffer: GLuint);
+    pub fn glFramebufferTexture2D(
+        target: GLenum,
+        attachment: GLenum,
+        textarget: GLenum,
+        texture: GLuint,
+        level: GLint,
+    );
+    pub fn glCheckFramebufferStatus(target: GLenum) -> GLenum;
 
     pub fn glGenQueries(n: GLsizei, ids: *mut GLuint);
     pub fn glDeleteQueries(n: GLsizei, ids: *const GLuint);

@@ -85,3 +85,91 @@ fn tiled_rects_cover_each_pixel_once() {
         assert_eq!(covered, n * s * s, "{api}");
     }
 }
+
+/// `glReadPixels` of `w × h` RGBA8 pixels at the origin of the bound read framebuffer.
+fn read_rgba(w: u32, h: u32) -> Vec<u8> {
+    let mut buf = vec![0u8; (w * h * 4) as usize];
+    // SAFETY: `buf` holds w·h·4 bytes, what RGBA/UNSIGNED_BYTE at the default pack alignment
+    // writes; the caller's context is current.
+    unsafe {
+        glReadPixels(
+            0,
+            0,
+            w as GLsizei,
+            h as GLsizei,
+            GL_RGBA,
+            GL_UNSIGNED_BYTE,
+            buf.as_mut_ptr().cast(),
+        )
+    };
+    buf
+}
+
+/// What offscreen_pass and chain document about their textures: a rectangle drawn into a
+/// framebuffer object's texture passes exactly width × height samples there too, a
+/// composite of S×S pixels shows an S×S texture texel for texel (`GL_NEAREST`), and one
+/// stretched 3× horizontally shows texel (x div 3, y) at pixel (x, y).
+#[test]
+fn render_textures_count_exactly_and_composite_texel_for_texel() {
+    use gpuheat_examples::gfx::{LOOP_FS, TEX_FS};
+    let (w, h, s) = (96u32, 64u32, 16u32);
+    for api in Api::ALL {
+        let gfx = Gfx::new(api, w, h).unwrap();
+        let t = gfx.render_texture(s, s, GL_NEAREST).unwrap();
+        let p_loop = gfx.rect_program_with(LOOP_FS).unwrap();
+        let u_iterations = p_loop.program.uniform("u_iterations").unwrap();
+        gfx.unit_quad().unwrap();
+        // SAFETY: GL calls on the context `gfx` made current on this thread, naming objects
+        // it created.
+        unsafe {
+            glUniform2f(p_loop.u_viewport, s as f32, s as f32);
+            glUniform1i(u_iterations, 3);
+            glBindFramebuffer(GL_FRAMEBUFFER, t.framebuffer);
+            glViewport(0, 0, s as GLint, s as GLint);
+        }
+        if api == Api::Gl {
+            for r in [[0, 0, s, s], [0, 0, s / 2, s / 4], [3, 5, 7, 2]] {
+                assert_eq!(samples_passed(p_loop.u_rect, r), r[2] * r[3], "{r:?} in T");
+            }
+        }
+        // SAFETY: as above.
+        unsafe {
+            glUniform4f(p_loop.u_rect, 0.0, 0.0, s as f32, s as f32);
+            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        }
+        let texels = read_rgba(s, s);
+        let distinct: std::collections::HashSet<&[u8]> = texels.chunks(4).collect();
+        assert!(distinct.len() > 16, "{api}: T's content varies per texel");
+
+        let p_tex = gfx.tex_program(TEX_FS, (w, h)).unwrap();
+        // SAFETY: as above; T is still bound to unit 0 (render_texture left it there).
+        unsafe {
+            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            glViewport(0, 0, w as GLint, h as GLint);
+            glClearColor(0.0, 0.0, 0.0, 0.0);
+            glClear(GL_COLOR_BUFFER_BIT);
+            glUniform4f(p_tex.u_rect, 0.0, 0.0, s as f32, s as f32);
+            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+            glUniform4f(p_tex.u_rect, s as f32, s as f32, 3.0 * s as f32, s as f32);
+            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        }
+        let window = gfx.read_pixels();
+        let px = |x: u32, y: u32| &window[((y * w + x) * 4) as usize..][..4];
+        let texel = |x: u32, y: u32| &texels[((y * s + x) * 4) as usize..][..4];
+        for y in 0..s {
+            for x in 0..s {
+                assert_eq!(px(x, y), texel(x, y), "{api}: 1:1 composite at ({x},{y})");
+            }
+            for x in 0..3 * s {
+                assert_eq!(
+                    px(s + x, s + y),
+                    texel(x / 3, y),
+                    "{api}: 3x composite at ({},{})",
+                    s + x,
+                    s + y
+                );
+            }
+        }
+        gfx.check("render textures").unwrap();
+    }
+}

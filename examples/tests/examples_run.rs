@@ -3,11 +3,13 @@
 
 use std::process::{Command, Output};
 
-const BINS: [(&str, &str); 4] = [
+const BINS: [(&str, &str); 6] = [
     ("overdraw", env!("CARGO_BIN_EXE_overdraw")),
     ("state_churn", env!("CARGO_BIN_EXE_state_churn")),
     ("tiny_batches", env!("CARGO_BIN_EXE_tiny_batches")),
     ("fill_cost", env!("CARGO_BIN_EXE_fill_cost")),
+    ("offscreen_pass", env!("CARGO_BIN_EXE_offscreen_pass")),
+    ("chain", env!("CARGO_BIN_EXE_chain")),
 ];
 
 fn run(exe: &str, args: &[&str]) -> Output {
@@ -83,6 +85,92 @@ fn tiny_batches_is_deterministic() {
 #[test]
 fn fill_cost_is_deterministic() {
     deterministic(BINS[3].0, BINS[3].1);
+}
+
+#[test]
+fn offscreen_pass_is_deterministic() {
+    deterministic(BINS[4].0, BINS[4].1);
+}
+
+#[test]
+fn chain_is_deterministic() {
+    deterministic(BINS[5].0, BINS[5].1);
+}
+
+/// The offscreen examples' own flags change what reaches the window (the textures' content
+/// is what the window shows), and their size checks are usage errors.
+#[test]
+fn offscreen_flags_change_the_image_and_bad_sizes_are_usage_errors() {
+    let (name, exe) = BINS[4];
+    let base = checksum(name, exe, "gles", &["--size", "96x64", "--target", "32"]);
+    let looped = checksum(
+        name,
+        exe,
+        "gles",
+        &["--size", "96x64", "--target", "32", "--loop", "3"],
+    );
+    assert_ne!(base, looped, "{name}: --loop changes T, which C shows");
+    let (name, exe) = BINS[5];
+    let base = checksum(name, exe, "gl", &["--size", "128x64", "--target", "64"]);
+    let b_loop = checksum(
+        name,
+        exe,
+        "gl",
+        &["--size", "128x64", "--target", "64", "--loop-b", "5"],
+    );
+    assert_ne!(
+        base, b_loop,
+        "{name}: --loop-b changes TB, which X and Y show"
+    );
+    for (exe, bad) in [
+        (BINS[4].1, &["--target", "300"][..]),
+        (BINS[4].1, &["--size", "64x2", "--target", "1"]),
+        (BINS[5].1, &["--target", "255"]),
+        (BINS[5].1, &["--target", "300"]),
+        (BINS[5].1, &["--size", "512x200"]),
+    ] {
+        let mut args = vec!["--frames", "1"];
+        args.extend_from_slice(bad);
+        let out = run(exe, &args);
+        assert_eq!(out.status.code(), Some(2), "{exe} {args:?}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(text(&out.stderr).lines().count(), 1, "{exe} {args:?}");
+    }
+}
+
+/// `offscreen_pass --report-frame-ms` (gpuheat-bench's per-frame times): N-1 periods after
+/// the checksum and frame_ms lines; a usage error without `--timing`.
+#[test]
+fn offscreen_pass_reports_each_frames_period() {
+    let (name, exe) = BINS[4];
+    let args = [
+        "--frames",
+        "4",
+        "--timing",
+        "--checksum",
+        "--report-frame-ms",
+        "--size",
+        "64x64",
+        "--target",
+        "16",
+    ];
+    let out = run(exe, &args);
+    assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout:?}");
+    assert!(lines[0].starts_with("checksum=") && lines[1].starts_with("frame_ms="));
+    let periods: Vec<f64> = lines[2]
+        .strip_prefix("frame_ms_frames=")
+        .unwrap_or_else(|| panic!("no frame_ms_frames line in {stdout:?}"))
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(periods.len(), 3, "{stdout:?}");
+    assert!(periods.iter().all(|&p| p > 0.0 && p.is_finite()));
+    let out = run(exe, &["--frames", "4", "--report-frame-ms"]);
+    assert_eq!(out.status.code(), Some(2), "{name}: needs --timing");
+    assert_eq!(text(&out.stderr).lines().count(), 1);
 }
 
 #[test]

@@ -33,9 +33,11 @@
 //! `apitrace`: the trace file's size divided by F·(M+2) (its few set-up calls are not
 //! counted in the divisor).
 //!
-//! Then, unless `--attaches 0`, attach latency and hiccup (attach.rs), and, unless
+//! Then, unless `--attaches 0`, attach latency and hiccup (attach.rs), unless
 //! `--heat-layers ""`, the cost of a heat-captured frame against the same frame uncaptured
-//! and the memory of the maps (heat.rs).
+//! and the memory of the maps (heat.rs), and, unless `--offscreen-frames 0`, the same for a
+//! frame whose cost is spent in an offscreen render target (`offscreen_pass`, heat.rs),
+//! with its spread over frames and the per-target maps' memory.
 //!
 //! `gpuheat`, `call_cost` and `libgpuheat_agent.so` are taken from the directory of this
 //! executable (`cargo build --release --workspace`, then `target/release/gpuheat-bench`).
@@ -87,6 +89,9 @@ struct Opts {
     /// Draw counts for the heat-cost runs (overdraw --layers N), comma-separated; empty or 0: skip.
     #[arg(long, default_value = "10,100,1000")]
     heat_layers: String,
+    /// Captured frames of the offscreen heat-cost runs (offscreen_pass); 0: skip.
+    #[arg(long, default_value_t = 12)]
+    offscreen_frames: u32,
     /// Seconds one run may take before it is killed and the bench fails.
     #[arg(long, default_value_t = 300)]
     timeout: u64,
@@ -168,6 +173,7 @@ struct Tools {
     gpuheat: PathBuf,
     call_cost: PathBuf,
     overdraw: PathBuf,
+    offscreen_pass: PathBuf,
     many_draws: PathBuf,
     agent: PathBuf,
     apitrace: Option<PathBuf>,
@@ -192,6 +198,7 @@ impl Tools {
             gpuheat: need("gpuheat")?,
             call_cost: need("call_cost")?,
             overdraw: need("overdraw")?,
+            offscreen_pass: need("offscreen_pass")?,
             many_draws: need("many_draws")?,
             agent: need("libgpuheat_agent.so")?,
             apitrace: on_path("apitrace"),
@@ -301,14 +308,26 @@ fn real_main() -> Result<()> {
                 Duration::from_secs(bench.opts.timeout),
             )?)
         };
-        Ok((results, attach, heat))
+        let offscreen = match bench.opts.offscreen_frames {
+            0 => None,
+            n => Some(heat::measure_offscreen(
+                &bench.tools.gpuheat,
+                &bench.tools.agent,
+                &bench.tools.offscreen_pass,
+                &bench.scratch,
+                n,
+                Duration::from_secs(bench.opts.timeout),
+            )?),
+        };
+        Ok((results, attach, heat, offscreen))
     });
     let _ = std::fs::remove_dir_all(&bench.scratch);
-    let (results, attach, heat) = result?;
+    let (results, attach, heat, offscreen) = result?;
     bench.print(
         &results,
         attach.as_ref(),
         heat.as_deref(),
+        offscreen.as_ref(),
         started.elapsed(),
     )
 }
@@ -605,6 +624,7 @@ impl Bench {
         outcomes: &[Outcome],
         attach: Option<&attach::AttachStats>,
         heat: Option<&[heat::HeatRow]>,
+        offscreen: Option<&heat::OffscreenRow>,
         elapsed: Duration,
     ) -> Result<()> {
         let base = outcomes
@@ -676,6 +696,7 @@ impl Bench {
                         "gpu_bytes": r.gpu_bytes,
                     })).collect::<Vec<Value>>(),
                 })),
+                "offscreen": offscreen.map(offscreen_json),
             });
             println!("{}", serde_json::to_string_pretty(&doc)?);
             return Ok(());
@@ -773,6 +794,9 @@ impl Bench {
                 heat::GPU_BYTES_PER_PIXEL
             );
         }
+        if let Some(o) = offscreen {
+            print_offscreen(o);
+        }
         println!();
         println!(
             "ns/call: CLOCK_MONOTONIC around the M calls of each frame, median over the measured \
@@ -782,6 +806,113 @@ impl Bench {
         );
         Ok(())
     }
+}
+
+/// The offscreen heat cost as JSON.
+fn offscreen_json(o: &heat::OffscreenRow) -> Value {
+    let spread = |s: &heat::Spread| json!({"median": s.median, "q1": s.q1, "q3": s.q3, "min": s.min, "max": s.max, "n": s.n});
+    let ratio = |s: &heat::Spread| {
+        let (r, lo, hi) = s.ratio(&o.uncaptured);
+        json!({"median": r, "from_quartiles": [lo, hi]})
+    };
+    let window_px = u64::from(o.width) * u64::from(o.height);
+    json!({
+        "workload": "offscreen_pass --api gles --timing (512x512 window, 256x256 texture target, 64 iterations)",
+        "frame_time": "uncaptured: start-to-start periods of frames 1..F-1; captured: swap-to-swap periods of the F captured frames",
+        "captured_frames": o.frames,
+        "uncaptured_ms": spread(&o.uncaptured),
+        "full_ms": spread(&o.full),
+        "heat_ms": spread(&o.heat),
+        "full_ratio": ratio(&o.full),
+        "heat_ratio": ratio(&o.heat),
+        "window": [o.width, o.height],
+        "targets": o.targets.iter().map(|t| json!({
+            "id": t.id, "width": t.width, "height": t.height, "format": t.format,
+        })).collect::<Vec<Value>>(),
+        "offscreen_draws_per_frame": o.offscreen_draws,
+        "gpu_bytes_per_pixel": heat::GPU_BYTES_PER_PIXEL,
+        "gpu_bytes": o.gpu_bytes(),
+        "session_bytes_per_frame": {
+            "heat": spread(&o.heat_bytes),
+            "target_heat": spread(&o.target_bytes),
+            "flow": spread(&o.flow_bytes),
+            "frame_calls": spread(&o.frame_bytes),
+            "maps_total_median": o.map_bytes_per_frame(),
+        },
+        "session_bytes_per_pixel": {
+            "heat": o.heat_bytes.median / window_px as f64,
+            "target_heat": (o.target_pixels() > 0).then(|| o.target_bytes.median / o.target_pixels() as f64),
+        },
+    })
+}
+
+/// The offscreen heat cost as a table.
+fn print_offscreen(o: &heat::OffscreenRow) {
+    println!();
+    println!(
+        "offscreen heat cost (offscreen_pass --api gles --timing: {}x{} window, {}; {} captured frames)",
+        o.width,
+        o.height,
+        if o.targets.is_empty() {
+            "no offscreen target painted (HTGT records: none)".to_string()
+        } else {
+            o.targets
+                .iter()
+                .map(|t| format!("target {} {}x{}", t.id, t.width, t.height))
+                .collect::<Vec<_>>()
+                .join(", ")
+        },
+        o.frames
+    );
+    println!(
+        "{:<10} {:>36} {:>22}",
+        "", "frame ms: median (Q1-Q3, min-max)", "ratio (from quartiles)"
+    );
+    for (name, s) in [
+        ("uncapt.", &o.uncaptured),
+        ("full", &o.full),
+        ("full+heat", &o.heat),
+    ] {
+        let (r, lo, hi) = s.ratio(&o.uncaptured);
+        println!(
+            "{name:<10} {:>36} {:>22}",
+            s.text(),
+            format!("{r:.2}x ({lo:.2}-{hi:.2})")
+        );
+    }
+    let window_px = u64::from(o.width) * u64::from(o.height);
+    let per_px = |b: f64, px: u64| {
+        if px == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.2} B/px", b / px as f64)
+        }
+    };
+    println!(
+        "session bytes per frame (median, min-max): HEAT {:.0} ({:.0}-{:.0}; {}), HTGT {:.0} ({:.0}-{:.0}; {}), \
+         FLOW {:.0} ({:.0}-{:.0}), calls (FRAM) {:.0}; maps in all {:.0}",
+        o.heat_bytes.median,
+        o.heat_bytes.min,
+        o.heat_bytes.max,
+        per_px(o.heat_bytes.median, window_px),
+        o.target_bytes.median,
+        o.target_bytes.min,
+        o.target_bytes.max,
+        per_px(o.target_bytes.median, o.target_pixels()),
+        o.flow_bytes.median,
+        o.flow_bytes.min,
+        o.flow_bytes.max,
+        o.frame_bytes.median,
+        o.map_bytes_per_frame()
+    );
+    println!(
+        "GPU bytes: {} = {} B/px x ({} window px + {} offscreen target px); {} offscreen draws painted per frame (median)",
+        o.gpu_bytes(),
+        heat::GPU_BYTES_PER_PIXEL,
+        window_px,
+        o.target_pixels(),
+        o.offscreen_draws
+    );
 }
 
 /// `call_ns_frames=a,b,c` from call_cost's stdout.

@@ -1,0 +1,254 @@
+//! `offscreen_pass`: the frame's cost is spent offscreen. A costly pass renders into a
+//! texture attached to a framebuffer object; a cheap draw then composites that texture onto
+//! a known rectangle of the window, beside a cheap solid draw. A heat map of the window alone
+//! sees two cheap draws; the pass that dominates the frame is in the texture's own map, and
+//! its cost belongs to the composited rectangle in the window's total-cost map.
+//!
+//! Flags: `--target S` (default 256, min 1) side of the offscreen texture T, `--loop L`
+//! (default 64, min 1) loop iterations of the offscreen pass, `--size WxH` (default 512x512;
+//! needs S ≤ W/2, S ≤ H/2 and H ≥ 4), plus the common flags.
+//!
+//! Set-up (before frame 0, not counted):
+//! - T: an S×S `GL_RGBA8` texture (one level, `GL_NEAREST`, clamped), colour attachment 0 of
+//!   framebuffer object F; T stays bound to texture unit 0 (`glActiveTexture` untouched).
+//! - program p_loop (RECT_VS + fill_cost's loop shader), `u_viewport` = (S, S), `u_rect` =
+//!   (0, 0, S, S), `u_color` = (1, 0.75, 0.5, 1), `u_iterations` = L;
+//! - program p_tex (TEX_VS + TEX_FS: `texture(u_tex, v_uv)`, `u_tex` = unit 0),
+//!   `u_viewport` = (W, H), `u_rect` = (W/2, H/2, S, S);
+//! - program p_solid (RECT_VS + SOLID_FS), `u_viewport` = (W, H), `u_rect` = (0, 0, W/2, H/4),
+//!   `u_color` = (0.2, 0.6, 0.3, 1);
+//! - the unit-quad VAO; blending, depth, stencil and scissor tests off.
+//!
+//! Every uniform keeps its set-up value, so the frame sets none. (W/2, H/2 and H/4 are
+//! integer divisions.)
+//!
+//! Per-frame call sequence (fixed):
+//!
+//! ```text
+//! glBindFramebuffer(GL_FRAMEBUFFER, F)           -> T
+//! glViewport(0, 0, S, S)
+//! glClearColor(0, 0, 0, 1)
+//! glClear(GL_COLOR_BUFFER_BIT)                   clears T (S·S pixels)
+//! glUseProgram(p_loop)
+//! glBindVertexArray(quad)
+//! glDrawArrays(GL_TRIANGLE_STRIP, 0, 4)          P: the costly pass into T, S·S fragments, L iterations
+//! glBindFramebuffer(GL_FRAMEBUFFER, 0)           -> the window
+//! glViewport(0, 0, W, H)
+//! glClear(GL_COLOR_BUFFER_BIT)                   clears the window
+//! glUseProgram(p_tex)
+//! glBindTexture(GL_TEXTURE_2D, T)
+//! glDrawArrays(GL_TRIANGLE_STRIP, 0, 4)          C: composite, samples T, rect (W/2, H/2, S, S)
+//! glUseProgram(p_solid)
+//! glDrawArrays(GL_TRIANGLE_STRIP, 0, 4)          D: cheap solid rect (0, 0, W/2, H/4)
+//! [glFinish]                                     only with --timing
+//! eglSwapBuffers
+//! ```
+//!
+//! Expected numbers per frame:
+//!
+//! - calls      = 16 (+1 glFinish with `--timing`)
+//! - draws      = 3: P into T (framebuffer F), C and D into the window (framebuffer 0)
+//! - work calls = 5 (3 draws + 2 glClear: one of T, one of the window)
+//! - fragments (samples passed): P = S·S, C = S·S, D = (W/2)·(H/4); default 65 536 / 65 536
+//!   / 32 768. Every rectangle lies on pixel edges, so the counts are exact.
+//! - C samples T (texture unit 0) 1:1: its S×S rectangle shows T texel for texel (pixel
+//!   (W/2 + i, H/2 + j) reads texel (i, j) at its centre, `GL_NEAREST`).
+//! - the window rectangle x ∈ [W/2, W/2 + S), y ∈ [H/2, H/2 + S) receives all of P's cost
+//!   (P's Σ T_d spread evenly: T_P / S² per pixel); the rest of the window receives none.
+//! - cost: P runs L loop iterations per fragment, C and D about one; P dominates the frame
+//!   (measured below).
+//! - calls that re-set identical state (from frame 1 on): glClearColor, glBindVertexArray,
+//!   glBindTexture = 3
+//!
+//! Measured on Mesa 22.3 llvmpipe, 2 cores, defaults, glFinish around each work call
+//! (gpuheat's serialized timing): see examples/README.md.
+//!
+//! `--report-frame-ms` (the workload of `gpuheat-bench`'s offscreen heat cost, which needs
+//! each frame's time to give a spread): reads CLOCK_MONOTONIC at the start of every frame
+//! (no GL call added) and at exit prints on stdout, after `checksum=`/`frame_ms=`,
+//! `frame_ms_frames=<start-to-start period of frame 0, frame 1, ..., frame N-2>` (ms, 3
+//! decimals, N-1 values): each period is a frame, its `glFinish` and its swap, the same span
+//! as a capture's swap-to-swap period. Needs `--frames N` (N ≥ 2) and `--timing` (without
+//! the `glFinish` a pbuffer frame is queued, not rendered).
+//!
+//! After the last frame, `--checksum` adds one glReadPixels (of the window, framebuffer 0
+//! being bound) outside any frame.
+
+use std::time::Instant;
+
+use gpuheat_examples::args::{parse, usage, usage_error, Args, IntFlag, Parsed, Spec};
+use gpuheat_examples::gfx::{LOOP_FS, TEX_FS};
+use gpuheat_examples::gl::*;
+use gpuheat_examples::{gfx_for, run_frames};
+
+const SPEC: Spec = Spec {
+    name: "offscreen_pass",
+    about:
+        "a costly pass into a texture (framebuffer object), composited onto a quarter of the window",
+    default_size: (512, 512),
+    flags: &[
+        IntFlag {
+            name: "target",
+            value: "S",
+            default: 256,
+            min: 1,
+            help: "side of the offscreen texture T (needs S <= W/2 and S <= H/2)",
+        },
+        IntFlag {
+            name: "loop",
+            value: "L",
+            default: 64,
+            min: 1,
+            help: "loop iterations per fragment of the offscreen pass P",
+        },
+    ],
+    expected: "\
+per frame: glBindFramebuffer F, glViewport 0,0,S,S, glClearColor, glClear (T),
+           glUseProgram p_loop, glBindVertexArray, glDrawArrays                 P -> T
+           glBindFramebuffer 0, glViewport 0,0,W,H, glClear (window),
+           glUseProgram p_tex, glBindTexture T, glDrawArrays                    C -> window
+           glUseProgram p_solid, glDrawArrays                                  D -> window
+           [glFinish], eglSwapBuffers
+calls      = 16  (+1 with --timing)
+draws      = 3   P into T (S x S RGBA8 texture of framebuffer F); C, D into the window
+work calls = 5   (draws + 2 glClear)
+fragments: P = S*S (L iterations each), C = S*S (samples T 1:1), D = (W/2)*(H/4)
+           default 65536 / 65536 / 32768
+C's rectangle: x in [W/2, W/2+S), y in [H/2, H/2+S): it receives all of P's cost
+P dominates the frame time (L iterations per fragment against ~1 for C and D)
+--report-frame-ms: at exit print frame_ms_frames=<start-to-start ms of frames 0..N-2>
+           (needs --frames N >= 2 and --timing)
+--checksum: one glReadPixels of the window after the last eglSwapBuffers (no frame)",
+};
+
+/// The switch this example adds to the common flags (not an [`IntFlag`]).
+const REPORT_FLAG: &str = "--report-frame-ms";
+
+fn main() {
+    let mut report = false;
+    let rest: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| {
+            let hit = a == REPORT_FLAG;
+            report |= hit;
+            !hit
+        })
+        .collect();
+    let args = match parse(&SPEC, &rest) {
+        Ok(Parsed::Run(a)) => a,
+        Ok(Parsed::Help) => {
+            let line = format!(
+                "  {REPORT_FLAG:<16} print frame_ms_frames=<each frame's start-to-start ms> at exit\n  --help "
+            );
+            print!("{}", usage(&SPEC).replacen("  --help ", &line, 1));
+            std::process::exit(0);
+        }
+        Err(e) => usage_error(&SPEC, &e),
+    };
+    let (s, l) = (args.get("target"), args.get("loop"));
+    if s > args.width / 2 || s > args.height / 2 {
+        usage_error(
+            &SPEC,
+            "--target: must be at most half the surface's width and height",
+        );
+    }
+    if args.height < 4 {
+        usage_error(&SPEC, "--size: needs a height of at least 4");
+    }
+    if report && (!args.timing || !matches!(args.frames, Some(n) if n >= 2)) {
+        usage_error(
+            &SPEC,
+            "--report-frame-ms needs --timing and --frames N with N >= 2",
+        );
+    }
+    if let Err(e) = run(&args, s, l, report) {
+        eprintln!("{}: {}", SPEC.name, e.replace('\n', " "));
+        std::process::exit(1);
+    }
+}
+
+/// Set-up, then the frames; `report`: `--report-frame-ms`.
+fn run(args: &Args, s: u32, l: u32, report: bool) -> Result<(), String> {
+    let l = l.min(i32::MAX as u32) as i32;
+    let gfx = gfx_for(args)?;
+    let (w, h) = (gfx.width as i32, gfx.height as i32);
+    let si = s as i32;
+    let t = gfx.render_texture(s, s, GL_NEAREST)?;
+
+    let p_loop = gfx.rect_program_with(LOOP_FS)?;
+    let u_iterations = p_loop.program.uniform("u_iterations")?;
+    // SAFETY: GL calls on the context `gfx` made current on this thread, with a program it
+    // linked and left bound.
+    unsafe {
+        glUniform2f(p_loop.u_viewport, s as f32, s as f32);
+        glUniform4f(p_loop.u_rect, 0.0, 0.0, s as f32, s as f32);
+        glUniform4f(p_loop.u_color, 1.0, 0.75, 0.5, 1.0);
+        glUniform1i(u_iterations, l);
+    }
+    let p_tex = gfx.tex_program(TEX_FS, (gfx.width, gfx.height))?;
+    // SAFETY: as above, p_tex being bound.
+    unsafe {
+        glUniform4f(
+            p_tex.u_rect,
+            (w / 2) as f32,
+            (h / 2) as f32,
+            s as f32,
+            s as f32,
+        );
+    }
+    let p_solid = gfx.rect_program()?;
+    // SAFETY: as above, p_solid being bound.
+    unsafe {
+        glUniform4f(p_solid.u_rect, 0.0, 0.0, (w / 2) as f32, (h / 4) as f32);
+        glUniform4f(p_solid.u_color, 0.2, 0.6, 0.3, 1.0);
+    }
+    let quad = gfx.unit_quad()?;
+    // SAFETY: GL calls on the context `gfx` made current on this thread.
+    unsafe {
+        glDisable(GL_BLEND);
+        glDisable(GL_DEPTH_TEST);
+        glDisable(GL_STENCIL_TEST);
+        glDisable(GL_SCISSOR_TEST);
+    }
+    gfx.check("offscreen_pass set-up")?;
+
+    let mut starts: Vec<Instant> = Vec::new();
+    // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
+    // naming objects it created.
+    run_frames(&gfx, args, |_, _| unsafe {
+        if report {
+            starts.push(Instant::now());
+        }
+        glBindFramebuffer(GL_FRAMEBUFFER, t.framebuffer);
+        glViewport(0, 0, si, si);
+        glClearColor(0.0, 0.0, 0.0, 1.0);
+        glClear(GL_COLOR_BUFFER_BIT);
+        glUseProgram(p_loop.program.id);
+        glBindVertexArray(quad.vao);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // P: the costly pass, into T
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        glViewport(0, 0, w, h);
+        glClear(GL_COLOR_BUFFER_BIT);
+        glUseProgram(p_tex.program.id);
+        glBindTexture(GL_TEXTURE_2D, t.texture);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // C: composites T
+        glUseProgram(p_solid.program.id);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // D: cheap, on screen
+    })?;
+    if report {
+        let periods: Vec<String> = starts
+            .windows(2)
+            .map(|w| format!("{:.3}", (w[1] - w[0]).as_secs_f64() * 1e3))
+            .collect();
+        emit(&format!("frame_ms_frames={}", periods.join(",")));
+    }
+    Ok(())
+}
+
+/// One line on stdout, flushed; errors (a closed pipe) ignored.
+fn emit(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}

@@ -1,0 +1,475 @@
+//! Heat per render target (issue 11) on the examples that render into textures:
+//! `offscreen_pass` (a costly pass P into texture T, composited by C onto a rectangle of the
+//! window, beside a cheap draw D) and `chain` (A into TA, B samples TA into TB, X and Y sample
+//! TB on the window, 1 : 3). Real programs under `gpuheat run --heat` on llvmpipe, both APIs.
+//!
+//! Checked against the examples' documented numbers (examples/README.md): the window's own
+//! map holds only the window's draws; each offscreen target has its own map, named by its
+//! texture, whose Σ heat is Σ T_d of the draws into it (1e-4 relative) with the documented
+//! fragments; the FLOW records say which texture each draw sampled; and the frames stay
+//! bit-identical with and without `--heat`.
+//!
+//! The HTGT and FLOW assertions (`*_own_map*`, `*_sampled*`) need the agent to paint draws
+//! into framebuffer objects (counters/src/thermal.rs); the others hold without it.
+
+mod common;
+
+use common::*;
+use gpuheat_session::{Attachment, DrawCoverage, DrawFlow, HeatMap, Session, TargetHeat};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+const APIS: [&str; 2] = ["gl", "gles"];
+const GL_RGBA8: u32 = 0x8058;
+/// The issue's bound on conservation: Σ heat against Σ T_d, relative.
+const CONSERVATION: f64 = 1e-4;
+/// Frames captured per session; both are checked.
+const FRAMES: u32 = 2;
+
+/// offscreen_pass as the tests run it: W×H window, S×S texture.
+const OFF_W: u32 = 96;
+const OFF_H: u32 = 64;
+const OFF_S: u32 = 32;
+/// chain: W×H window, A×A texture TA, B×B texture TB (B = A/2).
+const CH_W: u32 = 128;
+const CH_H: u32 = 64;
+const CH_A: u32 = 64;
+const CH_B: u32 = CH_A / 2;
+
+/// One `gpuheat run --heat --frames 2` session per API, made once for the whole file.
+fn sessions(
+    cell: &'static OnceLock<Vec<(&'static str, Session)>>,
+    name: &str,
+    args: &[&str],
+) -> &'static [(&'static str, Session)] {
+    cell.get_or_init(|| {
+        let dir: PathBuf = shared_scratch(&format!("offscreen-{name}"));
+        APIS.iter()
+            .map(|&api| {
+                let sub = dir.join(api);
+                std::fs::create_dir_all(&sub).unwrap();
+                let mut a = vec!["--api", api];
+                a.extend_from_slice(args);
+                let frames = FRAMES.to_string();
+                let path = capture(&sub, name, &["--heat", "--frames", &frames], &a);
+                let s = Session::open(&path).unwrap();
+                assert!(
+                    s.heat_missing.is_empty(),
+                    "{name} {api}: heat maps missing: {:?}",
+                    s.heat_missing
+                );
+                assert_eq!(
+                    s.heat.len(),
+                    FRAMES as usize,
+                    "{name} {api}: one map per frame"
+                );
+                (api, s)
+            })
+            .collect()
+    })
+}
+
+fn offscreen_pass() -> &'static [(&'static str, Session)] {
+    static CELL: OnceLock<Vec<(&'static str, Session)>> = OnceLock::new();
+    let size = format!("{OFF_W}x{OFF_H}");
+    let s = OFF_S.to_string();
+    sessions(
+        &CELL,
+        "offscreen_pass",
+        &["--size", &size, "--target", &s, "--loop", "8"],
+    )
+}
+
+fn chain() -> &'static [(&'static str, Session)] {
+    static CELL: OnceLock<Vec<(&'static str, Session)>> = OnceLock::new();
+    let size = format!("{CH_W}x{CH_H}");
+    let a = CH_A.to_string();
+    sessions(
+        &CELL,
+        "chain",
+        &[
+            "--size", &size, "--target", &a, "--loop", "8", "--loop-b", "4",
+        ],
+    )
+}
+
+/// Indices in frame `frame`'s calls of the calls to `function`, in call order, with their
+/// arguments.
+fn calls_to(s: &Session, frame: u64, function: &str) -> Vec<(u32, Vec<u64>)> {
+    let f = s
+        .frames
+        .iter()
+        .find(|f| f.index == frame)
+        .unwrap_or_else(|| panic!("no frame {frame}"));
+    f.calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| s.functions.functions[usize::from(c.func)].name == function)
+        .map(|(i, c)| (i as u32, c.args.clone()))
+        .collect()
+}
+
+/// The frame's draw calls (every draw of both examples is a glDrawArrays).
+fn draw_calls(s: &Session, frame: u64) -> Vec<u32> {
+    calls_to(s, frame, "glDrawArrays")
+        .into_iter()
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The textures the frame binds with glBindTexture, in call order.
+fn bound_textures(s: &Session, frame: u64) -> Vec<u32> {
+    calls_to(s, frame, "glBindTexture")
+        .into_iter()
+        .map(|(_, args)| args[1] as u32)
+        .collect()
+}
+
+/// Σ_p heat(p) against Σ T_d of the draws with fragments: the relative error. Draws that
+/// measured 0 ns (possible for small draws on llvmpipe once the bracket cost is taken off)
+/// must leave the map at 0.
+fn conservation_error(heat: &[f32], draws: &[DrawCoverage], what: &str) -> f64 {
+    let painted: f64 = heat.iter().map(|&v| f64::from(v)).sum();
+    let expected: f64 = draws
+        .iter()
+        .filter(|d| d.fragments > 0)
+        .map(|d| d.time_ns as f64)
+        .sum();
+    if expected == 0.0 {
+        assert_eq!(
+            painted, 0.0,
+            "{what}: no time measured, yet heat: {draws:?}"
+        );
+        return 0.0;
+    }
+    let err = (painted - expected).abs() / expected;
+    eprintln!("{what}: Σ T_d = {expected} ns, Σ heat = {painted:.1}, relative error {err:.2e}");
+    err
+}
+
+/// The offscreen targets of `frame`, their records added up per (context, target) as the
+/// session format says (heat and overdraw summed, draws concatenated), ordered by target id.
+fn targets(s: &Session, frame: u64) -> Vec<TargetHeat> {
+    let mut out: Vec<TargetHeat> = Vec::new();
+    for t in s.target_heat.iter().filter(|t| t.frame == frame) {
+        t.validate().unwrap();
+        match out
+            .iter_mut()
+            .find(|o| o.context == t.context && o.target.id == t.target.id)
+        {
+            Some(o) => {
+                assert_eq!(o.target, t.target, "one target id, two descriptions");
+                for (a, b) in o.heat.iter_mut().zip(&t.heat) {
+                    *a += b;
+                }
+                for (a, b) in o.overdraw.iter_mut().zip(&t.overdraw) {
+                    *a += b;
+                }
+                o.draws.extend(t.draws.iter().cloned());
+            }
+            None => out.push(t.clone()),
+        }
+    }
+    out.sort_by_key(|t| t.target.id);
+    out
+}
+
+/// The FLOW draws of `frame` (all records of the frame added up), in call order.
+fn flows(s: &Session, frame: u64) -> Vec<DrawFlow> {
+    let mut v: Vec<DrawFlow> = s
+        .flow
+        .iter()
+        .filter(|f| f.frame == frame)
+        .flat_map(|f| {
+            f.validate().unwrap();
+            f.draws.iter().cloned()
+        })
+        .collect();
+    v.sort_by_key(|d| d.call);
+    v
+}
+
+fn flow_of(flows: &[DrawFlow], call: u32, what: &str) -> DrawFlow {
+    flows
+        .iter()
+        .find(|d| d.call == call)
+        .unwrap_or_else(|| panic!("{what}: no FLOW entry for call {call}: {flows:?}"))
+        .clone()
+}
+
+/// Checks one window draw of the HEAT record: its fragments and box.
+fn window_draw(map: &HeatMap, call: u32, fragments: u64, bbox: [u32; 4], what: &str) {
+    let d = map
+        .draws
+        .iter()
+        .find(|d| d.call == call)
+        .unwrap_or_else(|| {
+            panic!(
+                "{what}: call {call} not in the window's map: {:?}",
+                map.draws
+            )
+        });
+    assert_eq!(d.fragments, fragments, "{what}: fragments of call {call}");
+    assert_eq!(d.bbox, bbox, "{what}: box of call {call}");
+}
+
+/// Overdraw of the window map: 1 inside `rects`, 0 elsewhere.
+fn overdraw_is_exactly(map: &HeatMap, rects: &[[u32; 4]], what: &str) {
+    for y in 0..map.height {
+        for x in 0..map.width {
+            let inside = rects
+                .iter()
+                .any(|r| (r[0]..r[2]).contains(&x) && (r[1]..r[3]).contains(&y));
+            assert_eq!(
+                map.overdraw[(y * map.width + x) as usize],
+                u32::from(inside),
+                "{what}: overdraw at ({x},{y})"
+            );
+        }
+    }
+}
+
+/// Checks a target's own map: a whole `side × side` RGBA8 texture drawn once by `call`.
+fn texture_target(t: &TargetHeat, texture: u32, side: u32, call: u32, what: &str) {
+    assert_eq!(
+        t.target.attachments,
+        vec![Attachment::Texture {
+            name: texture,
+            level: 0,
+            layer: 0
+        }],
+        "{what}: the target is the texture the program binds"
+    );
+    assert_ne!(t.target.id, 0, "{what}: target ids are never 0");
+    assert_eq!((t.target.width, t.target.height), (side, side), "{what}");
+    assert_eq!(t.target.format, GL_RGBA8, "{what}: format");
+    assert_eq!(t.draws.len(), 1, "{what}: one draw into it: {:?}", t.draws);
+    let d = &t.draws[0];
+    assert_eq!(d.call, call, "{what}: the pass's call");
+    assert_eq!(d.fragments, u64::from(side * side), "{what}: fragments");
+    assert_eq!(d.bbox, [0, 0, side, side], "{what}: box");
+    assert!(
+        t.overdraw.iter().all(|&v| v == 1),
+        "{what}: every texel drawn once"
+    );
+    let err = conservation_error(&t.heat, &t.draws, what);
+    assert!(err <= CONSERVATION, "{what}: Σ own heat off by {err:.2e}");
+}
+
+#[test]
+fn offscreen_pass_window_map_holds_only_the_composite_and_the_cheap_draw() {
+    let (w, h, s) = (OFF_W, OFF_H, OFF_S);
+    let c_rect = [w / 2, h / 2, w / 2 + s, h / 2 + s];
+    let d_rect = [0, 0, w / 2, h / 4];
+    for (api, session) in offscreen_pass() {
+        for map in &session.heat {
+            let what = format!("offscreen_pass {api} frame {}", map.frame);
+            map.validate().unwrap();
+            assert_eq!((map.width, map.height), (w, h), "{what}");
+            let [p, c, d] = draw_calls(session, map.frame)[..] else {
+                panic!("{what}: three draws expected");
+            };
+            assert_eq!([p, c, d], [6, 12, 14], "{what}: documented call indices");
+            window_draw(map, c, u64::from(s * s), c_rect, &what);
+            window_draw(map, d, u64::from(d_rect[2] * d_rect[3]), d_rect, &what);
+            assert!(
+                map.draws.iter().all(|x| x.call != p || x.fragments == 0),
+                "{what}: P drew into T, not the window"
+            );
+            overdraw_is_exactly(map, &[c_rect, d_rect], &what);
+            let err = conservation_error(&map.heat, &map.draws, &what);
+            assert!(err <= CONSERVATION, "{what}: Σ heat off by {err:.2e}");
+        }
+    }
+}
+
+#[test]
+fn offscreen_pass_texture_has_its_own_map() {
+    for (api, session) in offscreen_pass() {
+        for map in &session.heat {
+            let what = format!("offscreen_pass {api} frame {}", map.frame);
+            let t = bound_textures(session, map.frame);
+            assert_eq!(t.len(), 1, "{what}: one glBindTexture per frame");
+            let targets = targets(session, map.frame);
+            assert_eq!(
+                targets.len(),
+                1,
+                "{what}: one offscreen target: {targets:?}"
+            );
+            texture_target(&targets[0], t[0], OFF_S, 6, &what);
+        }
+    }
+}
+
+#[test]
+fn offscreen_pass_composite_sampled_the_texture() {
+    for (api, session) in offscreen_pass() {
+        for map in &session.heat {
+            let what = format!("offscreen_pass {api} frame {}", map.frame);
+            let t = bound_textures(session, map.frame)[0];
+            let target = targets(session, map.frame)
+                .first()
+                .unwrap_or_else(|| panic!("{what}: no offscreen target"))
+                .target
+                .id;
+            let flows = flows(session, map.frame);
+            let p = flow_of(&flows, 6, &what);
+            assert_eq!((p.target, &p.sampled[..]), (target, &[][..]), "{what}: P");
+            let c = flow_of(&flows, 12, &what);
+            assert_eq!((c.target, &c.sampled[..]), (0, &[t][..]), "{what}: C");
+            let s = OFF_S;
+            assert_eq!(
+                c.bbox,
+                [OFF_W / 2, OFF_H / 2, OFF_W / 2 + s, OFF_H / 2 + s],
+                "{what}: C's box"
+            );
+            // C sampled a texture drawn this frame: its coverage is kept (each pixel once),
+            // or the note says why not.
+            assert!(
+                c.coverage.iter().all(|&v| v == 1)
+                    && (c.coverage.len() == (s * s) as usize || !c.note.is_empty()),
+                "{what}: C's coverage ({} values) / note {:?}",
+                c.coverage.len(),
+                c.note
+            );
+            let d = flow_of(&flows, 14, &what);
+            assert_eq!((d.target, &d.sampled[..]), (0, &[][..]), "{what}: D");
+        }
+    }
+}
+
+#[test]
+fn chain_window_map_holds_only_x_and_y() {
+    let b = CH_B;
+    let x_rect = [0, 0, b, b];
+    let y_rect = [b, b, 4 * b, 2 * b];
+    for (api, session) in chain() {
+        for map in &session.heat {
+            let what = format!("chain {api} frame {}", map.frame);
+            map.validate().unwrap();
+            assert_eq!((map.width, map.height), (CH_W, CH_H), "{what}");
+            let calls = draw_calls(session, map.frame);
+            assert_eq!(calls, [6, 12, 19, 21], "{what}: documented call indices");
+            window_draw(map, 19, u64::from(b * b), x_rect, &what);
+            window_draw(map, 21, u64::from(3 * b * b), y_rect, &what);
+            assert!(
+                map.draws
+                    .iter()
+                    .all(|x| (x.call != 6 && x.call != 12) || x.fragments == 0),
+                "{what}: A and B drew into textures, not the window"
+            );
+            overdraw_is_exactly(map, &[x_rect, y_rect], &what);
+            let err = conservation_error(&map.heat, &map.draws, &what);
+            assert!(err <= CONSERVATION, "{what}: Σ heat off by {err:.2e}");
+        }
+    }
+}
+
+#[test]
+fn chain_textures_have_their_own_maps() {
+    for (api, session) in chain() {
+        for map in &session.heat {
+            let what = format!("chain {api} frame {}", map.frame);
+            let [ta, tb] = bound_textures(session, map.frame)[..] else {
+                panic!("{what}: two glBindTexture per frame (TA, then TB)");
+            };
+            let targets = targets(session, map.frame);
+            assert_eq!(
+                targets.len(),
+                2,
+                "{what}: two offscreen targets: {targets:?}"
+            );
+            let of = |tex: u32| {
+                targets
+                    .iter()
+                    .find(|t| {
+                        t.target.attachments.first().and_then(Attachment::texture) == Some(tex)
+                    })
+                    .unwrap_or_else(|| panic!("{what}: no target for texture {tex}: {targets:?}"))
+            };
+            texture_target(of(ta), ta, CH_A, 6, &format!("{what}, TA"));
+            texture_target(of(tb), tb, CH_B, 12, &format!("{what}, TB"));
+        }
+    }
+}
+
+#[test]
+fn chain_passes_sampled_what_the_chain_feeds_them() {
+    let b = CH_B;
+    for (api, session) in chain() {
+        for map in &session.heat {
+            let what = format!("chain {api} frame {}", map.frame);
+            let [ta, tb] = bound_textures(session, map.frame)[..] else {
+                panic!("{what}: two glBindTexture per frame");
+            };
+            let targets = targets(session, map.frame);
+            let id_of = |tex: u32| {
+                targets
+                    .iter()
+                    .find(|t| {
+                        t.target.attachments.first().and_then(Attachment::texture) == Some(tex)
+                    })
+                    .map(|t| t.target.id)
+                    .unwrap_or_else(|| panic!("{what}: no target for texture {tex}"))
+            };
+            let flows = flows(session, map.frame);
+            let a = flow_of(&flows, 6, &what);
+            assert_eq!(
+                (a.target, &a.sampled[..]),
+                (id_of(ta), &[][..]),
+                "{what}: A"
+            );
+            let pb = flow_of(&flows, 12, &what);
+            assert_eq!(
+                (pb.target, &pb.sampled[..]),
+                (id_of(tb), &[ta][..]),
+                "{what}: B"
+            );
+            for (call, bbox, n) in [
+                (19, [0, 0, b, b], b * b),
+                (21, [b, b, 4 * b, 2 * b], 3 * b * b),
+            ] {
+                let d = flow_of(&flows, call, &what);
+                assert_eq!(
+                    (d.target, &d.sampled[..]),
+                    (0, &[tb][..]),
+                    "{what}: call {call}"
+                );
+                assert_eq!(d.bbox, bbox, "{what}: call {call}'s box");
+                assert!(
+                    d.coverage.iter().all(|&v| v == 1)
+                        && (d.coverage.len() == n as usize || !d.note.is_empty()),
+                    "{what}: call {call}'s coverage ({} values) / note {:?}",
+                    d.coverage.len(),
+                    d.note
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn frames_are_bit_identical_with_offscreen_heat() {
+    let dir = scratch("offscreen-identical");
+    for (name, extra) in [
+        (
+            "offscreen_pass",
+            &["--size", "96x64", "--target", "32", "--loop", "8"][..],
+        ),
+        (
+            "chain",
+            &["--size", "128x64", "--target", "64", "--loop", "8"][..],
+        ),
+    ] {
+        for api in APIS {
+            let mut args = vec!["--api", api, "--frames", "4", "--checksum"];
+            args.extend_from_slice(extra);
+            let session = dir.join(format!("{name}-{api}.gpuheat"));
+            let flags = ["--heat", "--frames", "3"];
+            let (plain, traced) = checksums_plain_and_traced(&session, name, &flags, &args);
+            assert_eq!(traced, plain, "{name} {api}");
+            let s = Session::open(&session).unwrap();
+            assert_eq!(s.heat.len(), 3, "{name} {api}: {:?}", s.heat_missing);
+        }
+    }
+}
