@@ -1,5 +1,6 @@
 //! From a session to what a user is shown: per-frame totals and per-draw costs ([`cost`]),
 //! the performance checklist ([`findings`]), which draws a pixel's heat came from ([`pick`]),
+//! how offscreen passes' cost flows to the pixels they feed ([`flow`]),
 //! and the colour scales heat is painted with ([`palette`]). The report, the heat-map PNG and
 //! the viewer all draw on this crate, so they agree on every number.
 
@@ -8,6 +9,7 @@ pub mod cost;
 pub mod diff;
 pub mod enums;
 pub mod findings;
+pub mod flow;
 pub mod heatdiff;
 pub mod identity;
 pub mod palette;

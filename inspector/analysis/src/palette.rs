@@ -1,5 +1,9 @@
 //! From a map value to a colour: the `colorous` gradients and the Android "Debug GPU
-//! overdraw" key, on a linear or logarithmic scale.
+//! overdraw" key, on a linear or logarithmic scale, and the range a map is painted on
+//! ([`choose_range`]: by default clipped at a high percentile when a few outlier pixels would
+//! wash the map out).
+
+use serde::Serialize;
 
 /// The colour map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +75,154 @@ impl Scale {
             Scale::Log => v.ln_1p() / max.ln_1p(),
         };
         t.clamp(0.0, 1.0)
+    }
+}
+
+/// Percentile of a map's non-zero pixels that the default (`auto`) linear range ends at.
+pub const AUTO_PERCENTILE: f64 = 0.995;
+
+/// The default range clips only when the maximum is at least this many times
+/// [`AUTO_PERCENTILE`]'s value: a few outlier pixels then hold most of the scale (glmark2-es2
+/// `ideas`: a maximum of 85,619 ns per pixel against a 99th percentile of 601), while a map
+/// whose top is not an outlier keeps its maximum and clips nothing.
+pub const OUTLIER_FACTOR: f64 = 2.0;
+
+/// Colour of the pixels above the range (clipped), opaque, for the gradients: magenta, which
+/// none of inferno, turbo and viridis contain.
+pub const CLIPPED: [u8; 3] = [0xff, 0x00, 0xff];
+/// Colour of clipped pixels with the Android key, whose pink band is close to magenta.
+pub const CLIPPED_ANDROID: [u8; 3] = [0x00, 0xff, 0xff];
+
+impl Palette {
+    /// The colour clipped pixels are painted with ([`CLIPPED`], [`CLIPPED_ANDROID`]).
+    pub fn clipped(self) -> [u8; 3] {
+        match self {
+            Palette::Android => CLIPPED_ANDROID,
+            _ => CLIPPED,
+        }
+    }
+
+    /// The name of [`Palette::clipped`], for legends.
+    pub fn clipped_name(self) -> &'static str {
+        match self {
+            Palette::Android => "cyan",
+            _ => "magenta",
+        }
+    }
+}
+
+/// How the top of a map's range is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RangeChoice {
+    /// From the distribution: the [`AUTO_PERCENTILE`] of the non-zero pixels when the maximum
+    /// is an outlier ([`OUTLIER_FACTOR`]) on a linear scale; the maximum otherwise (a log
+    /// scale already shows both ends).
+    Auto,
+    /// The map's maximum: nothing clipped.
+    Max,
+    /// A given value, in the map's unit.
+    Fixed(f64),
+}
+
+/// How the range's top was found.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum RangeTop {
+    /// The maximum.
+    Max,
+    /// A percentile (0–1) of the non-zero pixels.
+    Percentile(f64),
+    /// Given.
+    Fixed,
+}
+
+/// The range a map is painted on: 0 to `hi`, with `clipped` pixels above it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Range {
+    /// Top of the range.
+    pub hi: f64,
+    /// The map's maximum.
+    pub max: f64,
+    /// Pixels whose value is above `hi`.
+    pub clipped: u64,
+    /// How `hi` was chosen.
+    pub top: RangeTop,
+}
+
+impl Range {
+    /// A legend note on the clipped pixels (`None` when nothing is clipped): `"12 px above
+    /// 601 (99.5th percentile; max 85619) in magenta"`.
+    pub fn note(&self, palette: Palette) -> Option<String> {
+        if self.clipped == 0 {
+            return None;
+        }
+        let how = match self.top {
+            RangeTop::Percentile(q) => format!("{} percentile; ", ordinal(q * 100.0)),
+            RangeTop::Max | RangeTop::Fixed => String::new(),
+        };
+        Some(format!(
+            "{} px above {} ({how}max {}) in {}",
+            self.clipped,
+            label(self.hi),
+            label(self.max),
+            palette.clipped_name()
+        ))
+    }
+}
+
+/// `99.5th`, `99th`, `50th`.
+fn ordinal(p: f64) -> String {
+    let n = if p == p.round() {
+        format!("{p:.0}")
+    } else {
+        format!("{p:.1}")
+    };
+    format!("{n}th")
+}
+
+/// Chooses the range of a map's `values` (zeros and non-finite values are no heat).
+pub fn choose_range(values: &[f64], choice: RangeChoice, scale: Scale) -> Range {
+    let mut nonzero: Vec<f64> = values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let max = nonzero.iter().copied().fold(0.0, f64::max);
+    let above = |v: &[f64], hi: f64| v.iter().filter(|&&v| v > hi).count() as u64;
+    match choice {
+        RangeChoice::Max => Range {
+            hi: max,
+            max,
+            clipped: 0,
+            top: RangeTop::Max,
+        },
+        RangeChoice::Fixed(hi) => Range {
+            hi,
+            max,
+            clipped: above(&nonzero, hi),
+            top: RangeTop::Fixed,
+        },
+        RangeChoice::Auto => {
+            let full = Range {
+                hi: max,
+                max,
+                clipped: 0,
+                top: RangeTop::Max,
+            };
+            if scale == Scale::Log || nonzero.is_empty() {
+                return full;
+            }
+            let k = ((nonzero.len() - 1) as f64 * AUTO_PERCENTILE).round() as usize;
+            let (_, &mut p, _) = nonzero.select_nth_unstable_by(k, f64::total_cmp);
+            if p <= 0.0 || max < OUTLIER_FACTOR * p {
+                return full;
+            }
+            Range {
+                hi: p,
+                max,
+                clipped: above(&nonzero, p),
+                top: RangeTop::Percentile(AUTO_PERCENTILE),
+            }
+        }
     }
 }
 
@@ -146,6 +298,66 @@ mod tests {
         assert_eq!(Palette::Inferno.colour_at(1.0), [hot.r, hot.g, hot.b]);
         assert_eq!(blend([200, 100, 0], [0, 0, 0], ALPHA), [120, 60, 0]);
         assert_eq!(blend([200, 100, 0], [10, 20, 30], 0.0), [10, 20, 30]);
+    }
+
+    #[test]
+    fn a_few_outliers_are_clipped_at_the_percentile() {
+        // 1,000 pixels of 1..=1000 ns and 3 outliers of 85,619: the range ends near the
+        // 99.5th percentile and the outliers are counted.
+        let mut v: Vec<f64> = (1..=1000).map(f64::from).collect();
+        v.extend([85_619.0; 3]);
+        v.extend([0.0; 500]);
+        let r = choose_range(&v, RangeChoice::Auto, Scale::Linear);
+        assert_eq!(r.top, RangeTop::Percentile(AUTO_PERCENTILE));
+        assert_eq!(r.max, 85_619.0);
+        assert!((990.0..=1000.0).contains(&r.hi), "{}", r.hi);
+        assert_eq!(r.clipped, 3 + (1000 - r.hi as u64));
+        let note = r.note(Palette::Inferno).unwrap();
+        assert!(
+            note.contains("px above")
+                && note.contains("99.5th percentile")
+                && note.contains("85619")
+                && note.contains("magenta"),
+            "{note}"
+        );
+        // Back to the full range, or the log scale: nothing clipped.
+        for r in [
+            choose_range(&v, RangeChoice::Max, Scale::Linear),
+            choose_range(&v, RangeChoice::Auto, Scale::Log),
+        ] {
+            assert_eq!((r.hi, r.clipped, r.top), (85_619.0, 0, RangeTop::Max));
+            assert_eq!(r.note(Palette::Inferno), None);
+        }
+        let r = choose_range(&v, RangeChoice::Fixed(999.5), Scale::Linear);
+        assert_eq!((r.hi, r.clipped, r.top), (999.5, 4, RangeTop::Fixed));
+    }
+
+    #[test]
+    fn a_map_without_outliers_keeps_its_maximum() {
+        // Uniform, a gradient, a single pixel, nothing: the maximum is no outlier.
+        let uniform = vec![7.0; 100];
+        let gradient: Vec<f64> = (0..100).map(f64::from).collect();
+        for v in [
+            &uniform[..],
+            &gradient[..],
+            &[5.0][..],
+            &[][..],
+            &[0.0, f64::NAN][..],
+        ] {
+            let r = choose_range(v, RangeChoice::Auto, Scale::Linear);
+            assert_eq!((r.clipped, r.top), (0, RangeTop::Max), "{v:?}");
+            assert_eq!(r.hi, r.max);
+        }
+        // Just below the outlier factor: kept; at it: clipped.
+        let mut v = vec![100.0; 1000];
+        v[0] = 199.0;
+        assert_eq!(
+            choose_range(&v, RangeChoice::Auto, Scale::Linear).clipped,
+            0
+        );
+        v[0] = 200.0;
+        let r = choose_range(&v, RangeChoice::Auto, Scale::Linear);
+        assert_eq!((r.hi, r.clipped), (100.0, 1));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use gpuheat_analysis::aggregate::{aggregate, DrawStats, SessionStats};
 use gpuheat_analysis::findings::{self, Finding, Severity};
+use gpuheat_analysis::flow::{self, FlowSummary};
 use gpuheat_analysis::{analyse, ms, rank_time, Analysis, RankedBy};
 use gpuheat_session::{EndReason, Session};
 use serde::Serialize;
@@ -38,10 +39,24 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     let analysis = analyse(&session);
     let found = findings::check(&session, &analysis);
     let stats = aggregate(&session, true);
-    let out = if args.json {
-        json(&session, &analysis, &stats, &found, args.top)?
+    // Render targets only when the session has offscreen ones: otherwise the screen's own
+    // map is all there is, and the frame table already has its cost.
+    let targets = if session.target_heat.is_empty() {
+        None
     } else {
-        text(&session, &analysis, &stats, &found, &args)
+        flow::summarise(&session)
+    };
+    let out = if args.json {
+        json(
+            &session,
+            &analysis,
+            &stats,
+            &found,
+            targets.as_ref(),
+            args.top,
+        )?
+    } else {
+        text(&session, &analysis, &stats, &found, targets.as_ref(), &args)
     };
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error worth a message.
@@ -91,6 +106,10 @@ struct JsonReport<'a> {
     top_draws: &'a [gpuheat_analysis::DrawCost],
     unavailable: &'a [gpuheat_analysis::Unavailable],
     findings: &'a [Finding],
+    /// Render targets (screens and offscreen) with own and total cost over the frames, and
+    /// the remainders; absent without offscreen targets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    render_targets: Option<&'a FlowSummary>,
 }
 
 fn json(
@@ -98,6 +117,7 @@ fn json(
     a: &Analysis,
     stats: &SessionStats,
     found: &[Finding],
+    targets: Option<&FlowSummary>,
     top: usize,
 ) -> Result<String> {
     let report = JsonReport {
@@ -113,6 +133,7 @@ fn json(
         top_draws: &a.draws[..top.min(a.draws.len())],
         unavailable: &a.unavailable,
         findings: found,
+        render_targets: targets,
     };
     Ok(serde_json::to_string_pretty(&report)? + "\n")
 }
@@ -126,6 +147,7 @@ fn text(
     a: &Analysis,
     stats: &SessionStats,
     found: &[Finding],
+    flow: Option<&FlowSummary>,
     args: &ReportArgs,
 ) -> String {
     let top = args.top;
@@ -230,6 +252,9 @@ fn text(
             opt_ms(f.gpu_serialized_ms),
             opt_ms(f.gpu_pipelined_ms)
         );
+    }
+    if let Some(flow) = flow {
+        targets_text(flow, &mut o);
     }
     if !args.per_frame {
         identity_text(stats, top, &mut o);
@@ -435,6 +460,105 @@ pub fn short_source(source: &str) -> &str {
         }
     }
     &source[cut..]
+}
+
+/// `1.234 ±0.010` ms: a median and its MAD.
+fn ms_spread(s: &gpuheat_analysis::stats::Summary) -> String {
+    format!("{:.3} ±{:.3}", s.median / 1e6, s.mad / 1e6)
+}
+
+/// The render targets' own and total cost over the frames, what consumed them, and the cost
+/// that reaches no screen pixel.
+fn targets_text(f: &FlowSummary, o: &mut String) {
+    let _ = writeln!(
+        o,
+        "
+render targets in {} frames with maps (ms per frame, median ±MAD; total = own + upstream passes)",
+        f.frames
+    );
+    let _ = writeln!(
+        o,
+        "{:<16} {:>11} {:>15} {:>15} {:>6} {:>7} {:>9}  attachments, format; feeds",
+        "target", "size", "own ms", "total ms", "share", "passes", "consumers"
+    );
+    for t in &f.targets {
+        let (size, what) = match &t.target {
+            Some(r) => {
+                let attachments: Vec<String> = r
+                    .attachments
+                    .iter()
+                    .map(|a| match *a {
+                        gpuheat_session::Attachment::Texture { name, level, layer } => {
+                            let mut s = format!("texture {name}");
+                            if level > 0 || layer > 0 {
+                                s.push_str(&format!(" level {level} layer {layer}"));
+                            }
+                            s
+                        }
+                        gpuheat_session::Attachment::Renderbuffer { name } => {
+                            format!("renderbuffer {name}")
+                        }
+                    })
+                    .collect();
+                let format =
+                    gpuheat_analysis::enums::enum_name(u64::from(r.format), Some("InternalFormat"))
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("{:#x}", r.format));
+                (
+                    format!("{}x{}", r.width, r.height),
+                    format!("{}, {format}", attachments.join(" + ")),
+                )
+            }
+            None => ("-".into(), "default framebuffer".into()),
+        };
+        let feeds = if t.feeds.is_empty() {
+            String::new()
+        } else {
+            format!("; feeds {}", t.feeds.join(", "))
+        };
+        let frames = if t.frames < f.frames {
+            format!(" (in {} frames)", t.frames)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            o,
+            "{:<16} {:>11} {:>15} {:>15} {:>5.1}% {:>7} {:>9}  {what}{feeds}{frames}",
+            t.label,
+            size,
+            ms_spread(&t.own_ns),
+            ms_spread(&t.total_ns),
+            t.own_share * 100.0,
+            t.passes,
+            t.consumers,
+        );
+    }
+    if f.remainders.is_empty() {
+        let _ = writeln!(
+            o,
+            "remainders: none; every painted draw's cost reaches the screen"
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "remainders (cost that reaches no screen pixel, ms per frame it occurs in):"
+        );
+        for r in &f.remainders {
+            let _ = writeln!(
+                o,
+                "  {:<24} {:<16} {:>15} in {} frames: {}",
+                r.kind.name(),
+                r.label,
+                ms_spread(&r.ns),
+                r.frames,
+                r.why
+            );
+        }
+    }
+    let _ = writeln!(o, "upstream cost is spread {}", f.spreading);
+    for n in &f.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
 }
 
 /// The checklist's findings, most severe first, the same rule over many frames on one line.

@@ -360,3 +360,197 @@ fn a_timeline_capture_is_told_to_capture_in_full_mode_with_heat() {
     );
     assert!(!out.exists());
 }
+
+/// A session built in code (`gpuheat_session::testing`): a 64×48 screen; target 1 (texture
+/// 7, 32×32) costs 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24); a screen
+/// draw over the right third costs 2,000 ns and samples nothing; target 2 (texture 8) costs
+/// 500 ns and is never sampled.
+fn flow_session(dir: &Path) -> PathBuf {
+    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    let s = SessionBuilder::new()
+        .frame(|f| {
+            f.heat_map(W, H)
+                .target(texture_target(1, 7, 32, 32))
+                .target(texture_target(2, 8, 16, 16));
+            let pass = f.draw(100_000);
+            f.cover_target(pass, 1, [0, 0, 32, 32]);
+            let unread = f.draw(500);
+            f.cover_target(unread, 2, [0, 0, 16, 16]);
+            let show = f.draw(1_000);
+            f.cover(show, [8, 8, 24, 24]).samples(show, &[7]);
+            let side = f.draw(2_000);
+            f.cover(side, [40, 0, 64, 48]);
+        })
+        .build();
+    let path = dir.join("flow.gpuheat");
+    write_session(&path, &records(&s));
+    path
+}
+
+/// Image row of GL row `y` of a map `h` high.
+fn row(h: u32, y: u32) -> u32 {
+    h - 1 - y
+}
+
+#[test]
+fn the_screen_shows_total_cost_by_default_and_own_cost_on_request() {
+    let dir = scratch("heatmap-flow");
+    let session = flow_session(&dir);
+    let s = session.to_str().unwrap();
+    let hot = colorous::INFERNO.eval_continuous(1.0);
+    let hot = blend([hot.r, hot.g, hot.b], 0.6);
+
+    let out = dir.join("total.png");
+    let o = run_gpuheat(&["heatmap", s, "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("total cost of screen"), "{stdout}");
+    let total = read_png(&out);
+    assert_eq!(total.width, W);
+    // The consumer's pixels hold the texture's cost: the hot end; the side draw is nearly cold.
+    assert_eq!(total.px(16, row(H, 16)), hot);
+    let side_total = total.px(50, row(H, 10));
+
+    let out = dir.join("own.png");
+    let o = run_gpuheat(&["heatmap", s, "--own", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("own cost of screen"));
+    let own = read_png(&out);
+    // Own: the consumer (1,000 ns over 256 px) is still the hottest, but the side draw
+    // (2,000 ns over 1,152 px) is no longer near zero on the scale.
+    assert_eq!(own.px(16, row(H, 16)), hot);
+    assert_ne!(own.px(50, row(H, 10)), side_total);
+    // Outside every draw: untinted black in both.
+    assert_eq!(own.px(30, row(H, 40)), [0, 0, 0]);
+    assert_eq!(total.px(30, row(H, 40)), [0, 0, 0]);
+}
+
+#[test]
+fn an_offscreen_target_has_its_own_map_and_unknown_ids_list_the_choices() {
+    let dir = scratch("heatmap-target");
+    let session = flow_session(&dir);
+    let s = session.to_str().unwrap();
+    let out = dir.join("t1.png");
+    let o = run_gpuheat(&["heatmap", s, "--target", "1", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("target 1 (32x32)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let png = read_png(&out);
+    assert_eq!(png.width, 32);
+    let hot = colorous::INFERNO.eval_continuous(1.0);
+    let first = png.px(0, 0);
+    assert_eq!(first, blend([hot.r, hot.g, hot.b], 0.6));
+    for y in 0..32 {
+        for x in 0..32 {
+            assert_eq!(png.px(x, y), first, "({x}, {y})");
+        }
+    }
+
+    let (ok, stderr) = heatmap(&[s, "--target", "9", "-o", out.to_str().unwrap()]);
+    assert!(!ok);
+    let line = one_line_error(&stderr);
+    assert!(
+        line.contains("no target 9") && line.contains("screen, 1, 2"),
+        "{stderr}"
+    );
+    let (ok, stderr) = heatmap(&[s, "--own", "--total", "-o", out.to_str().unwrap()]);
+    assert!(!ok, "{stderr}");
+}
+
+#[test]
+fn report_lists_render_targets_with_their_cost_and_remainders() {
+    let dir = scratch("report-targets");
+    let session = flow_session(&dir);
+    let s = session.to_str().unwrap();
+    let o = run_gpuheat(&["report", s]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("render targets in 1 frames"), "{text}");
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting {start:?} in\n{text}"))
+            .to_string()
+    };
+    let screen = line("screen ");
+    // Own 3,000 ns; total 103,000 ns.
+    assert!(
+        screen.contains("0.003 ±0.000") && screen.contains("0.103 ±0.000"),
+        "{screen}"
+    );
+    let t1 = line("1 ");
+    assert!(
+        t1.contains("32x32") && t1.contains("texture 7") && t1.contains("feeds screen"),
+        "{t1}"
+    );
+    let rest = line("  not-sampled");
+    assert!(
+        rest.contains(" 2 ") && rest.contains("0.001 ±0.000"),
+        "{rest}"
+    );
+    assert!(text.contains("evenly over the consumer's fragments"));
+
+    let json = common::report(&session);
+    let targets = json["render_targets"]["targets"].as_array().unwrap();
+    let labels: Vec<&str> = targets
+        .iter()
+        .map(|t| t["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, vec!["screen", "1", "2"]);
+    assert_eq!(targets[0]["total_ns"]["median"], 103_000.0);
+    assert_eq!(
+        json["render_targets"]["remainders"][0]["kind"],
+        "NotSampled"
+    );
+}
+
+#[test]
+fn a_few_outlier_pixels_are_clipped_unless_the_full_range_is_asked() {
+    use gpuheat_session::testing::{records, SessionBuilder};
+    let dir = scratch("heatmap-range");
+    // The whole screen at 1 ns per pixel, one pixel at 10,000 ns.
+    let s = SessionBuilder::new()
+        .frame(|f| {
+            f.heat_map(W, H);
+            let bg = f.draw(u64::from(W * H));
+            f.cover(bg, [0, 0, W, H]);
+            let spike = f.draw(10_000);
+            f.cover(spike, [5, 5, 6, 6]);
+        })
+        .build();
+    let session = dir.join("spike.gpuheat");
+    write_session(&session, &records(&s));
+    let hot = colorous::INFERNO.eval_continuous(1.0);
+    let hot = blend([hot.r, hot.g, hot.b], 0.6);
+
+    let out = dir.join("auto.png");
+    let (ok, stderr) = heatmap(&[session.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let png = read_png(&out);
+    // The spike is magenta, opaque; the rest is the hot end of the range it is clipped at.
+    assert_eq!(png.px(5, row(H, 5)), [0xff, 0x00, 0xff]);
+    assert_eq!(png.px(30, row(H, 30)), hot);
+
+    let out = dir.join("max.png");
+    let (ok, stderr) = heatmap(&[
+        session.to_str().unwrap(),
+        "--range",
+        "max",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let png = read_png(&out);
+    assert_eq!(png.px(5, row(H, 5)), hot);
+    assert_ne!(png.px(30, row(H, 30)), hot);
+
+    let (ok, stderr) = heatmap(&[session.to_str().unwrap(), "--range", "lots"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("not auto, max or a positive number"),
+        "{stderr}"
+    );
+}

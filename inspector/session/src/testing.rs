@@ -5,8 +5,10 @@
 //! offers every counter in [`COUNTERS`], and a function table ([`function_table`]) holding the
 //! entry points the analysis reads: draws, clears, the state setters, the calls that stall, a
 //! swap. Each [`SessionBuilder::frame`] gets a [`FrameBuilder`] to record calls, counter
-//! values, pipelined times, a heat map painted from rectangles, and geometry; the frame's swap
-//! is appended when the closure returns. The records are those a capture writes, with
+//! values, pipelined times, a heat map painted from rectangles, offscreen render targets
+//! painted the same way ([`FrameBuilder::target`]), what draws sampled (the `FLOW` records,
+//! [`FrameBuilder::samples`]), and geometry; the frame's swap is appended when the closure
+//! returns. The records are those a capture writes, with
 //! consistent numbers (heat conserved, overdraw counted), so code under test cannot tell them
 //! from a real session's.
 //!
@@ -23,12 +25,34 @@
 //! assert_eq!(s.frames[0].calls.len(), 3); // clear, draw, swap
 //! assert_eq!(s.heat[0].overdraw.iter().sum::<u32>(), 32 * 32);
 //! ```
+//!
+//! A pass into a texture, then a draw on screen sampling it:
+//!
+//! ```
+//! use gpuheat_session::testing::{texture_target, SessionBuilder};
+//!
+//! let s = SessionBuilder::new()
+//!     .frame(|f| {
+//!         f.heat_map(64, 64).target(texture_target(1, 7, 32, 32));
+//!         let pass = f.draw(5_000);
+//!         f.cover_target(pass, 1, [0, 0, 32, 32]);
+//!         let show = f.draw(1_000);
+//!         f.cover(show, [0, 0, 16, 16]).samples(show, &[7]);
+//!     })
+//!     .build();
+//! assert_eq!(s.target_heat[0].draws[0].time_ns, 5_000);
+//! let flows = &s.flow[0].draws;
+//! assert_eq!((flows[0].target, flows[1].target), (1, 0));
+//! assert_eq!(flows[1].coverage.len(), 16 * 16); // kept: it sampled a texture drawn before
+//! ```
 
+use crate::model::Attachment;
 use crate::model::{
     Call, CallClass, CaptureMode, ClientApi, ContextInfo, ContextState, CounterInfo, CounterValue,
-    DrawCoverage, DrawGeometry, DrawSample, Frame, FrameGeometry, FunctionInfo, FunctionTable,
-    GeometryMissing, HeatMap, HeatMissing, Module, ModuleMap, ParamInfo, PipelinedBatch,
-    PipelinedTime, ProgramInfo, SessionInfo, ValueKind,
+    DrawCoverage, DrawFlow, DrawGeometry, DrawSample, Frame, FrameFlow, FrameGeometry,
+    FunctionInfo, FunctionTable, GeometryMissing, HeatMap, HeatMissing, Module, ModuleMap,
+    ParamInfo, PipelinedBatch, PipelinedTime, ProgramInfo, Record, RenderTarget, SessionInfo,
+    TargetHeat, ValueKind,
 };
 use crate::reader::Session;
 
@@ -480,7 +504,11 @@ impl SessionBuilder {
             pipelined: Vec::new(),
             disjoint: false,
             maps: Vec::new(),
+            targets: Vec::new(),
             covers: Vec::new(),
+            sampled: Vec::new(),
+            dropped: Vec::new(),
+            flow: false,
             geometry: Vec::new(),
             missing: Vec::new(),
         };
@@ -503,6 +531,8 @@ impl SessionBuilder {
         }
         s.frames.push(built.frame);
         s.heat.extend(built.maps);
+        s.target_heat.extend(built.targets);
+        s.flow.extend(built.flow);
         s.heat_missing.extend(built.missing);
         s.geometry.extend(built.geometry);
         self
@@ -527,6 +557,46 @@ impl SessionBuilder {
 /// One rectangle a draw covers once: x0, y0, x1, y1 (exclusive), GL window coordinates.
 type Rect = [u32; 4];
 
+/// A render target `id` whose one colour attachment is level 0 of texture `texture`, `width`
+/// × `height`, `GL_RGBA8`, made with framebuffer object `id`.
+pub fn texture_target(id: u32, texture: u32, width: u32, height: u32) -> RenderTarget {
+    RenderTarget {
+        id,
+        framebuffer: id,
+        attachments: vec![Attachment::Texture {
+            name: texture,
+            level: 0,
+            layer: 0,
+        }],
+        width,
+        height,
+        format: 0x8058,
+    }
+}
+
+/// The records a capture of `session` would have written, in an order a reader accepts: for
+/// writing a built session to a file (`SessionWriter`) and testing the commands that open one.
+pub fn records(session: &Session) -> Vec<Record> {
+    let s = session;
+    let mut out = vec![
+        Record::Info(s.info.clone()),
+        Record::Functions(s.functions.clone()),
+    ];
+    out.extend(s.contexts.iter().cloned().map(Record::Context));
+    out.extend(s.modules.iter().cloned().map(Record::Modules));
+    out.extend(s.programs.iter().cloned().map(Record::Program));
+    out.extend(s.states.iter().cloned().map(Record::State));
+    out.extend(s.frames.iter().cloned().map(Record::Frame));
+    out.extend(s.pipelined.iter().cloned().map(Record::Pipelined));
+    out.extend(s.heat.iter().cloned().map(Record::Heat));
+    out.extend(s.heat_missing.iter().cloned().map(Record::HeatMissing));
+    out.extend(s.target_heat.iter().cloned().map(Record::TargetHeat));
+    out.extend(s.flow.iter().cloned().map(Record::Flow));
+    out.extend(s.geometry.iter().cloned().map(Record::Geometry));
+    out.extend(s.end.iter().cloned().map(Record::End));
+    out
+}
+
 /// Records the calls and measurements of one frame (see [`SessionBuilder::frame`]).
 #[derive(Debug)]
 pub struct FrameBuilder<'a> {
@@ -539,7 +609,16 @@ pub struct FrameBuilder<'a> {
     disjoint: bool,
     /// One map per context, painted from `covers` at the end.
     maps: Vec<HeatMap>,
-    covers: Vec<(u64, u32, Rect)>,
+    /// Offscreen targets' maps, painted the same way.
+    targets: Vec<TargetHeat>,
+    /// (context, target id (0: the screen), call, rectangle).
+    covers: Vec<(u64, u32, u32, Rect)>,
+    /// What each draw sampled: (call, texture names).
+    sampled: Vec<(u32, Vec<u32>)>,
+    /// Draws whose coverage was not kept, and the note saying why.
+    dropped: Vec<(u32, String)>,
+    /// Whether this frame writes `FLOW` records.
+    flow: bool,
     geometry: Vec<FrameGeometry>,
     missing: Vec<HeatMissing>,
 }
@@ -550,6 +629,8 @@ struct Built {
     pipelined: Vec<PipelinedTime>,
     disjoint: bool,
     maps: Vec<HeatMap>,
+    targets: Vec<TargetHeat>,
+    flow: Vec<FrameFlow>,
     geometry: Vec<FrameGeometry>,
     missing: Vec<HeatMissing>,
 }
@@ -714,7 +795,65 @@ impl FrameBuilder<'_> {
             map.width,
             map.height
         );
-        self.covers.push((self.context, call, rect));
+        self.covers.push((self.context, 0, call, rect));
+        self
+    }
+
+    /// Starts the map of offscreen render target `target` (its id ≠ 0) of this frame on the
+    /// current context; draws paint it with [`FrameBuilder::cover_target`]. The frame then
+    /// writes `FLOW` records: one [`DrawFlow`] per painted draw of each context.
+    pub fn target(&mut self, target: RenderTarget) -> &mut Self {
+        assert_ne!(target.id, 0, "target id 0 is the default framebuffer");
+        let n = target.width as usize * target.height as usize;
+        self.targets
+            .retain(|t| !(t.context == self.context && t.target.id == target.id));
+        self.targets.push(TargetHeat {
+            frame: self.frame.index,
+            context: self.context,
+            target,
+            heat: vec![0.0; n],
+            overdraw: vec![0; n],
+            draws: Vec::new(),
+        });
+        self.flow = true;
+        self
+    }
+
+    /// Paints draw `call` once over `rect` of offscreen target `id` of the current context,
+    /// as [`FrameBuilder::cover`] does the screen. An empty rectangle lists the draw in the
+    /// target's map with no fragments.
+    pub fn cover_target(&mut self, call: u32, id: u32, rect: Rect) -> &mut Self {
+        let t = self
+            .targets
+            .iter()
+            .find(|t| t.context == self.context && t.target.id == id)
+            .expect("cover_target needs target(..) on this context first");
+        assert!(
+            rect[0] <= rect[2]
+                && rect[1] <= rect[3]
+                && rect[2] <= t.target.width
+                && rect[3] <= t.target.height,
+            "{rect:?} is not inside the {}x{} target",
+            t.target.width,
+            t.target.height
+        );
+        self.covers.push((self.context, id, call, rect));
+        self
+    }
+
+    /// Records that draw `call` sampled `textures` (names); the frame then writes `FLOW`
+    /// records. Its coverage is kept when one of them is a target's texture drawn into by an
+    /// earlier call of the frame, as the agent does.
+    pub fn samples(&mut self, call: u32, textures: &[u32]) -> &mut Self {
+        self.sampled.retain(|(c, _)| *c != call);
+        self.sampled.push((call, textures.to_vec()));
+        self.flow = true;
+        self
+    }
+
+    /// Records that draw `call`'s coverage was not kept, with `note` saying why.
+    pub fn coverage_dropped(&mut self, call: u32, note: &str) -> &mut Self {
+        self.dropped.push((call, note.into()));
         self
     }
 
@@ -802,62 +941,246 @@ impl FrameBuilder<'_> {
         let covers = std::mem::take(&mut self.covers);
         let times: Vec<u64> = covers
             .iter()
-            .map(|&(_, call, _)| self.serialized_ns(call))
+            .map(|&(_, _, call, _)| self.serialized_ns(call))
             .collect();
-        for map in &mut self.maps {
-            let mine: Vec<(u32, Rect, u64)> = covers
+        let mine = |context: u64, target: u32| -> Vec<(u32, Rect, u64)> {
+            covers
                 .iter()
                 .zip(&times)
-                .filter(|((context, _, _), _)| *context == map.context)
-                .map(|(&(_, call, rect), &t)| (call, rect, t))
-                .collect();
-            // N_d and the bounding box of each draw first: the heat of a pixel needs them.
-            let mut draws: Vec<DrawCoverage> = Vec::new();
-            for &(call, r, t) in &mine {
-                let area = u64::from(r[2] - r[0]) * u64::from(r[3] - r[1]);
-                match draws.iter_mut().find(|d| d.call == call) {
-                    Some(d) => {
-                        d.fragments += area;
-                        d.bbox = [
-                            d.bbox[0].min(r[0]),
-                            d.bbox[1].min(r[1]),
-                            d.bbox[2].max(r[2]),
-                            d.bbox[3].max(r[3]),
-                        ];
-                    }
-                    None => draws.push(DrawCoverage {
-                        call,
-                        fragments: area,
-                        time_ns: t,
-                        bbox: r,
-                    }),
-                }
-            }
-            for &(call, r, _) in &mine {
-                let d = draws.iter().find(|d| d.call == call).expect("listed above");
-                let per_fragment = if d.fragments > 0 {
-                    d.time_ns as f64 / d.fragments as f64
-                } else {
-                    0.0
-                };
-                for y in r[1]..r[3] {
-                    for x in r[0]..r[2] {
-                        let i = y as usize * map.width as usize + x as usize;
-                        map.overdraw[i] += 1;
-                        map.heat[i] += per_fragment as f32;
-                    }
-                }
-            }
-            draws.sort_by_key(|d| d.call);
-            map.draws = draws;
+                .filter(|((c, t, _, _), _)| *c == context && *t == target)
+                .map(|(&(_, _, call, rect), &t)| (call, rect, t))
+                .collect()
+        };
+        for map in &mut self.maps {
+            map.draws = paint(
+                map.width,
+                &mut map.heat,
+                &mut map.overdraw,
+                &mine(map.context, 0),
+            );
         }
+        for t in &mut self.targets {
+            t.draws = paint(
+                t.target.width,
+                &mut t.heat,
+                &mut t.overdraw,
+                &mine(t.context, t.target.id),
+            );
+        }
+        let flow = if self.flow {
+            self.flows(&covers)
+        } else {
+            Vec::new()
+        };
         Built {
             frame: self.frame,
             pipelined: self.pipelined,
             disjoint: self.disjoint,
             maps: self.maps,
+            targets: self.targets,
+            flow,
             geometry: self.geometry,
             missing: self.missing,
         }
+    }
+
+    /// One `FLOW` record per context with painted draws: each draw's target, what it
+    /// sampled, its box and (when it sampled a texture drawn into earlier) its coverage.
+    fn flows(&self, covers: &[(u64, u32, u32, Rect)]) -> Vec<FrameFlow> {
+        let mut contexts: Vec<u64> = covers.iter().map(|c| c.0).collect();
+        contexts.sort_unstable();
+        contexts.dedup();
+        let mut out = Vec::new();
+        for context in contexts {
+            let mut calls: Vec<(u32, u32)> = covers
+                .iter()
+                .filter(|c| c.0 == context)
+                .map(|c| (c.2, c.1))
+                .collect();
+            calls.sort_unstable();
+            calls.dedup();
+            let mut draws = Vec::new();
+            for (call, target) in calls {
+                let rects: Vec<Rect> = covers
+                    .iter()
+                    .filter(|c| c.0 == context && c.2 == call && c.3[0] < c.3[2] && c.3[1] < c.3[3])
+                    .map(|c| c.3)
+                    .collect();
+                let bbox = rects.iter().fold(None, |b: Option<Rect>, r| {
+                    Some(match b {
+                        None => *r,
+                        Some(b) => [
+                            b[0].min(r[0]),
+                            b[1].min(r[1]),
+                            b[2].max(r[2]),
+                            b[3].max(r[3]),
+                        ],
+                    })
+                });
+                let bbox = bbox.unwrap_or([0; 4]);
+                let sampled = self
+                    .sampled
+                    .iter()
+                    .find(|(c, _)| *c == call)
+                    .map(|(_, t)| t.clone())
+                    .unwrap_or_default();
+                // A texture drawn into by an earlier call of the frame, on any context.
+                let drawn_before = sampled.iter().any(|&tex| {
+                    covers.iter().any(|&(ctx, id, c, _)| {
+                        id != 0
+                            && c < call
+                            && self.targets.iter().any(|t| {
+                                t.context == ctx
+                                    && t.target.id == id
+                                    && t.target
+                                        .attachments
+                                        .iter()
+                                        .any(|a| a.texture() == Some(tex))
+                            })
+                    })
+                });
+                let note = self
+                    .dropped
+                    .iter()
+                    .find(|(c, _)| *c == call)
+                    .map(|(_, n)| n.clone());
+                let coverage = if drawn_before && note.is_none() {
+                    let w = (bbox[2] - bbox[0]) as usize;
+                    let mut cov = vec![0u8; w * (bbox[3] - bbox[1]) as usize];
+                    for r in &rects {
+                        for y in r[1]..r[3] {
+                            for x in r[0]..r[2] {
+                                let i = (y - bbox[1]) as usize * w + (x - bbox[0]) as usize;
+                                cov[i] = cov[i].saturating_add(1);
+                            }
+                        }
+                    }
+                    cov
+                } else {
+                    Vec::new()
+                };
+                draws.push(DrawFlow {
+                    call,
+                    target,
+                    sampled,
+                    bbox,
+                    coverage,
+                    note: note.unwrap_or_default(),
+                });
+            }
+            out.push(FrameFlow {
+                frame: self.frame.index,
+                context,
+                draws,
+            });
+        }
+        out
+    }
+}
+
+/// Paints `mine` (call, rectangle, T_d) into a map `width` wide: one fragment per pixel of
+/// each rectangle, each draw's time spread over all its fragments; returns the draws.
+fn paint(
+    width: u32,
+    heat: &mut [f32],
+    overdraw: &mut [u32],
+    mine: &[(u32, Rect, u64)],
+) -> Vec<DrawCoverage> {
+    // N_d and the bounding box of each draw first: the heat of a pixel needs them.
+    let mut draws: Vec<DrawCoverage> = Vec::new();
+    for &(call, r, t) in mine {
+        let area = u64::from(r[2] - r[0]) * u64::from(r[3] - r[1]);
+        match draws.iter_mut().find(|d| d.call == call) {
+            Some(d) => {
+                if area > 0 {
+                    d.bbox = if d.fragments == 0 {
+                        r
+                    } else {
+                        [
+                            d.bbox[0].min(r[0]),
+                            d.bbox[1].min(r[1]),
+                            d.bbox[2].max(r[2]),
+                            d.bbox[3].max(r[3]),
+                        ]
+                    };
+                }
+                d.fragments += area;
+            }
+            None => draws.push(DrawCoverage {
+                call,
+                fragments: area,
+                time_ns: t,
+                bbox: if area > 0 { r } else { [0; 4] },
+            }),
+        }
+    }
+    for &(call, r, _) in mine {
+        let d = draws.iter().find(|d| d.call == call).expect("listed above");
+        let per_fragment = if d.fragments > 0 {
+            d.time_ns as f64 / d.fragments as f64
+        } else {
+            0.0
+        };
+        for y in r[1]..r[3] {
+            for x in r[0]..r[2] {
+                let i = y as usize * width as usize + x as usize;
+                overdraw[i] += 1;
+                heat[i] += per_fragment as f32;
+            }
+        }
+    }
+    draws.sort_by_key(|d| d.call);
+    draws
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scratch::Scratch;
+    use crate::writer::SessionWriter;
+
+    #[test]
+    fn offscreen_targets_and_flow_survive_a_file() {
+        let s = SessionBuilder::new()
+            .frame(|f| {
+                f.heat_map(8, 8).target(texture_target(3, 9, 4, 4));
+                let a = f.draw(400);
+                f.cover_target(a, 3, [0, 0, 4, 4])
+                    .cover_target(a, 3, [0, 0, 2, 2]);
+                let b = f.draw(100);
+                f.cover(b, [2, 2, 6, 4]).samples(b, &[9]);
+                let c = f.draw(50);
+                f.cover(c, [0, 0, 1, 1])
+                    .samples(c, &[9])
+                    .coverage_dropped(c, "budget");
+            })
+            .build();
+        let t = &s.target_heat[0];
+        // Heat conserved in the target: Σ heat = T_d; the doubly covered corner has 2.
+        let sum: f32 = t.heat.iter().sum();
+        assert!((sum - 400.0).abs() < 1e-3, "{sum}");
+        assert_eq!(t.overdraw[0], 2);
+        assert_eq!(t.draws[0].fragments, 20);
+        let flows = &s.flow[0].draws;
+        assert_eq!(flows.len(), 3);
+        assert!(flows[0].coverage.is_empty(), "sampled nothing");
+        assert_eq!(flows[1].bbox, [2, 2, 6, 4]);
+        assert_eq!(flows[1].coverage, vec![1; 8]);
+        assert_eq!(
+            (flows[2].coverage.len(), flows[2].note.as_str()),
+            (0, "budget")
+        );
+
+        let dir = Scratch::new("gpuheat-testing", "flow-file");
+        let path = dir.join("s.gpuheat");
+        let mut w = SessionWriter::create(&path).unwrap();
+        for r in records(&s) {
+            w.append(&r).unwrap();
+        }
+        w.finish().unwrap();
+        let back = Session::open(&path).unwrap();
+        assert_eq!(back.target_heat, s.target_heat);
+        assert_eq!(back.flow, s.flow);
+        assert_eq!(back.heat, s.heat);
     }
 }

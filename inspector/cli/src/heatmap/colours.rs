@@ -2,7 +2,7 @@
 //! side of [`gpuheat_analysis::palette`], which stays free of the command line.
 
 use clap::ValueEnum;
-use gpuheat_analysis::palette::{Palette, Scale};
+use gpuheat_analysis::palette::{Palette, RangeChoice, Scale};
 
 /// The colour map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -43,5 +43,20 @@ impl From<ScaleArg> for Scale {
             ScaleArg::Linear => Scale::Linear,
             ScaleArg::Log => Scale::Log,
         }
+    }
+}
+
+/// `--range`: `auto` (from the distribution), `max` (the whole range) or a value in the map's
+/// unit.
+pub fn parse_range(s: &str) -> Result<RangeChoice, String> {
+    match s {
+        "auto" => Ok(RangeChoice::Auto),
+        "max" => Ok(RangeChoice::Max),
+        _ => match s.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(RangeChoice::Fixed(v)),
+            _ => Err(format!(
+                "{s:?} is not auto, max or a positive number (the top of the range, in the map's unit)"
+            )),
+        },
     }
 }

@@ -14,12 +14,14 @@ pub mod diffmap;
 mod font;
 mod render;
 
-pub use colours::{PaletteArg, ScaleArg};
+pub use colours::{parse_range, PaletteArg, ScaleArg};
 
 use crate::shown;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use gpuheat_session::{CaptureMode, HeatMap, Session};
+use gpuheat_analysis::flow;
+use gpuheat_analysis::palette::RangeChoice;
+use gpuheat_session::{CaptureMode, DrawCoverage, HeatMap, Session};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -32,6 +34,20 @@ pub struct HeatmapArgs {
     /// Frame number (as `gpuheat report` numbers them); default: the first frame with a map.
     #[arg(long)]
     frame: Option<u64>,
+    /// Which render target: `screen` (the default framebuffer, the default) or an offscreen
+    /// target's id as `gpuheat report` prints it (`3`, or `0x5555aa:3` when contexts share
+    /// ids).
+    #[arg(long, value_name = "ID|screen")]
+    target: Option<String>,
+    /// The total-cost map: the target's own cost plus the cost of the offscreen passes whose
+    /// textures its draws sampled, spread over those draws' fragments (the default when the
+    /// frame has offscreen targets).
+    #[arg(long, conflicts_with = "own")]
+    total: bool,
+    /// The own-cost map: only the draws into this target (the default without offscreen
+    /// targets, where both are the same).
+    #[arg(long)]
+    own: bool,
     /// Outline this draw's coverage box (its call index in the frame). The map stays the
     /// whole frame's: per-draw shares are not stored.
     #[arg(long, value_name = "CALL")]
@@ -42,6 +58,11 @@ pub struct HeatmapArgs {
     /// Value scale.
     #[arg(long, value_enum, default_value_t = ScaleArg::Linear)]
     scale: ScaleArg,
+    /// Top of the colour range: `auto` clips a few outlier pixels at the 99.5th percentile
+    /// of the non-zero pixels (linear scale; they are painted magenta and counted in the
+    /// legend), `max` paints the whole range, a number sets it (in the map's unit).
+    #[arg(long, value_name = "auto|max|VALUE", default_value = "auto", value_parser = parse_range)]
+    range: RangeChoice,
     /// Show fragments per pixel (overdraw) instead of ns per pixel.
     #[arg(long)]
     overdraw: bool,
@@ -52,10 +73,12 @@ pub struct HeatmapArgs {
 
 pub fn heatmap(args: HeatmapArgs) -> Result<ExitCode> {
     let session = Session::open(&args.session).with_context(|| shown(&args.session))?;
-    let map = pick(&session, &args.session, args.frame)?;
+    let shown_map = choose(&session, &args)?;
+    let map = &shown_map.map;
     if map.width == 0 || map.height == 0 {
         bail!(
-            "the heat map of frame {} is empty ({}x{})",
+            "the {} map of frame {} is empty ({}x{})",
+            shown_map.label,
             map.frame,
             map.width,
             map.height
@@ -71,8 +94,9 @@ pub fn heatmap(args: HeatmapArgs) -> Result<ExitCode> {
                 .ok_or_else(|| {
                     let calls: Vec<String> = map.draws.iter().map(|d| d.call.to_string()).collect();
                     anyhow!(
-                        "frame {} has no draw {call} in its heat map; its draws: {}",
+                        "frame {} has no draw {call} in its {} map; its draws: {}",
                         map.frame,
+                        shown_map.label,
                         list(&calls)
                     )
                 })?,
@@ -83,16 +107,24 @@ pub fn heatmap(args: HeatmapArgs) -> Result<ExitCode> {
         &render::Options {
             palette: args.palette.into(),
             scale: args.scale.into(),
+            range: args.range,
             overdraw: args.overdraw,
             draw,
+            title: shown_map.title.clone(),
+            notes: shown_map.notes.clone(),
         },
     );
     write_png(&args.output, &image)
         .map_err(|e| anyhow!("cannot write {}: {e}", shown(&args.output)))?;
     println!(
-        "{}: frame {}, {}x{} map, {}",
+        "{}: frame {}, {}, {}x{} map, {}",
         shown(&args.output),
         map.frame,
+        if shown_map.title.is_empty() {
+            shown_map.label.clone()
+        } else {
+            shown_map.title.clone()
+        },
         map.width,
         map.height,
         if args.overdraw {
@@ -102,6 +134,168 @@ pub fn heatmap(args: HeatmapArgs) -> Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The map to paint, as a [`HeatMap`] (an offscreen target's has no colour buffer).
+struct ShownMap {
+    map: HeatMap,
+    /// The target as printed.
+    label: String,
+    /// Which map (`total cost of screen`); empty for a frame without offscreen targets.
+    title: String,
+    /// What the legend must say about it.
+    notes: Vec<String>,
+}
+
+/// The map the arguments ask for: the frame's screen (or `--target`), own or total cost.
+fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
+    let wants_screen = args.target.as_deref().is_none_or(|t| t == "screen");
+    let has_targets = |frame: u64| session.target_heat.iter().any(|t| t.frame == frame);
+    // Without offscreen targets (or their records) the screen's own map is the whole story.
+    let frame = match args.frame {
+        Some(n) => n,
+        None => {
+            let screen = session.heat.first().filter(|_| wants_screen);
+            match screen
+                .map(|m| m.frame)
+                .or_else(|| flow::frames_with_maps(session).first().copied())
+            {
+                Some(f) => f,
+                // No map of any target: the screen's reasons (HMIS, how to capture one).
+                None => {
+                    return Err(pick(session, &args.session, None)
+                        .err()
+                        .unwrap_or_else(|| anyhow!("no maps")))
+                }
+            }
+        }
+    };
+    if !has_targets(frame) {
+        if !wants_screen {
+            let with: Vec<String> = flow::frames_with_maps(session)
+                .into_iter()
+                .filter(|&f| has_targets(f))
+                .map(|f| f.to_string())
+                .collect();
+            bail!(
+                "frame {frame} has no offscreen render target maps (target {}); frames with them: {}",
+                args.target.as_deref().unwrap_or_default(),
+                list(&with)
+            );
+        }
+        let map = pick(session, &args.session, Some(frame))?;
+        return Ok(ShownMap {
+            map: map.clone(),
+            label: "screen".into(),
+            title: if args.total || args.own || !session.target_heat.is_empty() {
+                "own cost = total cost of screen (no offscreen targets in this frame)".into()
+            } else {
+                String::new()
+            },
+            notes: Vec::new(),
+        });
+    }
+    let ff =
+        flow::frame_flow(session, frame).ok_or_else(|| anyhow!("frame {frame} has no maps"))?;
+    let target = match args.target.as_deref() {
+        None => ff
+            .targets
+            .iter()
+            .find(|t| t.key.is_screen())
+            .ok_or_else(|| match pick(session, &args.session, Some(frame)) {
+                Err(e) => anyhow!(
+                    "{e}; offscreen targets of frame {frame}: {}",
+                    list(&labels(&ff))
+                ),
+                Ok(_) => anyhow!("frame {frame} has no screen map"),
+            })?,
+        Some(name) => ff.find(name).map_err(|e| anyhow!("{e}"))?,
+    };
+    let total = !args.own;
+    let values: Vec<f32> = if total {
+        ff.total_map(target.key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v as f32)
+            .collect()
+    } else {
+        target.own.clone()
+    };
+    let upstream = target.total_ns - target.own_ns;
+    let mut notes = Vec::new();
+    let title = if total {
+        if upstream > 0.0 {
+            notes.push(format!(
+                "{} ns from upstream passes, spread {}",
+                gpuheat_analysis::palette::label(upstream),
+                flow::SPREADING
+            ));
+        }
+        format!("total cost of {}", describe(target))
+    } else {
+        format!("own cost of {}", describe(target))
+    };
+    let rest: f64 = ff.remainders.iter().map(|r| r.ns).sum();
+    if total && target.key.is_screen() && rest > 0.0 {
+        notes.push(format!(
+            "{} ns of the frame reach no screen pixel (see gpuheat report)",
+            gpuheat_analysis::palette::label(rest)
+        ));
+    }
+    let colour = if target.key.is_screen() {
+        session
+            .heat
+            .iter()
+            .find(|m| m.frame == frame && m.context == target.key.context)
+            .map(|m| m.colour.clone())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let draws = ff
+        .draws
+        .iter()
+        .filter(|d| d.target == target.key)
+        .map(|d| DrawCoverage {
+            call: d.call,
+            fragments: d.fragments,
+            time_ns: d.time_ns,
+            bbox: d.bbox,
+        })
+        .collect();
+    let colour = if colour.len() == target.own.len() * 4 {
+        colour
+    } else {
+        Vec::new()
+    };
+    Ok(ShownMap {
+        map: HeatMap {
+            frame,
+            context: target.key.context,
+            width: target.width,
+            height: target.height,
+            heat: values,
+            overdraw: target.overdraw.clone(),
+            colour,
+            draws,
+        },
+        label: target.label.clone(),
+        title,
+        notes,
+    })
+}
+
+/// `screen` or `target 3 (256x256)`.
+fn describe(t: &flow::TargetCost) -> String {
+    if t.key.is_screen() {
+        t.label.clone()
+    } else {
+        format!("target {} ({}x{})", t.label, t.width, t.height)
+    }
+}
+
+fn labels(ff: &flow::FrameFlowCost) -> Vec<String> {
+    ff.targets.iter().map(|t| t.label.clone()).collect()
 }
 
 /// The map of `frame`, or the first one; a one-line reason when there is none.

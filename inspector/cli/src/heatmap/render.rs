@@ -1,19 +1,26 @@
 //! Turning a [`HeatMap`] into an RGB image: the map over the frame, then the legend below.
 
 use super::font;
-use gpuheat_analysis::palette::{blend, Palette, Scale, ALPHA, ANDROID};
+use gpuheat_analysis::palette::{blend, choose_range, Palette, RangeChoice, Scale, ALPHA, ANDROID};
 use gpuheat_analysis::palette::{label, map_values};
 use gpuheat_session::{DrawCoverage, HeatMap};
 
 /// What to draw.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     pub palette: Palette,
     pub scale: Scale,
+    /// How the top of the range is chosen; pixels above it are painted in the palette's
+    /// clipped colour and counted in the legend.
+    pub range: RangeChoice,
     /// Show fragments per pixel instead of ns per pixel.
     pub overdraw: bool,
     /// Outline this draw's coverage box.
     pub draw: Option<DrawCoverage>,
+    /// Which map this is (`total cost of screen`), put before the unit; empty: none.
+    pub title: String,
+    /// Further legend notes, each its own sentence.
+    pub notes: Vec<String>,
 }
 
 /// An RGB8 image, top row first.
@@ -31,6 +38,8 @@ const STRIP: std::ops::Range<u32> = 2..12;
 /// Height of one text line.
 const LINE_H: u32 = font::GLYPH_H + 2;
 const TEXT: [u8; 3] = [0xff, 0xff, 0xff];
+/// Width of the clipped colour's block at the strip's right end.
+const CLIP_MARK: u32 = 4;
 const OUTLINE: [u8; 3] = [0xff, 0xff, 0xff];
 
 /// The map's values as f64, and the unit they are in.
@@ -43,7 +52,7 @@ fn values(map: &HeatMap, overdraw: bool) -> (Vec<f64>, &'static str) {
     (map_values(map, overdraw), unit)
 }
 
-/// The colour of one pixel's value, or `None` for no tint.
+/// The colour of one pixel's value, or `None` for no tint; `max` is the top of the range.
 fn tint(v: f64, max: f64, opts: &Options) -> Option<[u8; 3]> {
     if v <= 0.0 {
         return None;
@@ -119,7 +128,14 @@ pub(super) fn legend_strip(rgb: &mut [u8], w: u32, map_h: u32, colour: impl Fn(f
 pub fn render(map: &HeatMap, opts: &Options) -> Image {
     let (w, h) = (map.width, map.height);
     let (vals, unit) = values(map, opts.overdraw);
-    let max = vals.iter().copied().fold(0.0, f64::max);
+    let android_layers = opts.palette == Palette::Android && opts.overdraw;
+    let range = if android_layers {
+        // The Android key counts layers: no range to choose.
+        choose_range(&vals, RangeChoice::Max, opts.scale)
+    } else {
+        choose_range(&vals, opts.range, opts.scale)
+    };
+    let max = range.hi;
 
     // Legend text: scale labels, then unit and notes, wrapped to the width.
     let max_chars = ((w + 1) / font::ADVANCE).max(1) as usize;
@@ -135,9 +151,19 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
         lines.push((lo, String::new()));
         lines.push((String::new(), hi));
     }
-    let mut title = unit.to_string();
-    if opts.scale == Scale::Log && !(opts.palette == Palette::Android && opts.overdraw) {
+    let mut title = if opts.title.is_empty() {
+        unit.to_string()
+    } else {
+        format!("{}, {unit}", opts.title)
+    };
+    if opts.scale == Scale::Log && !android_layers {
         title.push_str(", log scale");
+    }
+    if let Some(note) = range.note(opts.palette) {
+        title.push_str(&format!("; {note}"));
+    }
+    for note in &opts.notes {
+        title.push_str(&format!("; {note}"));
     }
     if let Some(d) = opts.draw {
         title.push_str(&format!(
@@ -170,9 +196,14 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
                     map.colour[i * 4 + 2],
                 ]
             };
-            let px = match tint(vals[i], max, opts) {
-                Some(c) => blend(c, bg, ALPHA),
-                None => bg,
+            let px = if range.clipped > 0 && vals[i] > max {
+                // Above the range: opaque, in a colour the palette does not hold.
+                opts.palette.clipped()
+            } else {
+                match tint(vals[i], max, opts) {
+                    Some(c) => blend(c, bg, ALPHA),
+                    None => bg,
+                }
             };
             rgb[out_row + x * 3..out_row + x * 3 + 3].copy_from_slice(&px);
         }
@@ -211,6 +242,17 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
         }
     });
 
+    // The clipped colour past the strip's hot end, when pixels are above the range.
+    if range.clipped > 0 {
+        let row_len = w as usize * 3;
+        for x in w.saturating_sub(CLIP_MARK)..w {
+            for y in STRIP {
+                let at = (h + y) as usize * row_len + x as usize * 3;
+                rgb[at..at + 3].copy_from_slice(&opts.palette.clipped());
+            }
+        }
+    }
+
     legend_text(&mut rgb, w, total_h, h, &lines);
 
     Image {
@@ -223,6 +265,7 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpuheat_analysis::palette::CLIPPED;
 
     fn map(w: u32, h: u32) -> HeatMap {
         let n = (w * h) as usize;
@@ -242,8 +285,11 @@ mod tests {
         Options {
             palette,
             scale: Scale::Linear,
+            range: RangeChoice::Auto,
             overdraw,
             draw: None,
+            title: String::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -286,6 +332,24 @@ mod tests {
             let want = ANDROID[layers.min(4) - 1];
             assert_eq!(px(&img, layers as u32, 0), blend(want, [100; 3], ALPHA));
         }
+    }
+
+    #[test]
+    fn outliers_are_clipped_in_their_own_colour_unless_the_full_range_is_asked() {
+        // 1,000 pixels of 50 ns and one of 10,000.
+        let mut m = map(1001, 1);
+        m.heat = [50.0; 1000].into_iter().chain([10_000.0]).collect();
+        let img = render(&m, &opts(Palette::Inferno, false));
+        let hot = Palette::Inferno.colour_at(1.0);
+        assert_eq!(px(&img, 1000, 0), CLIPPED);
+        assert_eq!(px(&img, 999, 0), blend(hot, [0, 0, 0], ALPHA));
+        assert_eq!(px(&img, 1000, 1 + STRIP.start), CLIPPED);
+        let mut full = opts(Palette::Inferno, false);
+        full.range = RangeChoice::Max;
+        let img = render(&m, &full);
+        assert_eq!(px(&img, 1000, 0), blend(hot, [0, 0, 0], ALPHA));
+        assert_ne!(px(&img, 999, 0), blend(hot, [0, 0, 0], ALPHA));
+        assert_eq!(px(&img, 1000, 1 + STRIP.start), hot);
     }
 
     #[test]
