@@ -266,6 +266,143 @@ fn gtk4_attach_sessions_start_at_frame_1_with_their_contexts() {
     }
 }
 
+/// Issue 11's acceptance on a program nobody here wrote: gtk4-demo's shadertoy renders its
+/// shader into a texture in a GL area's own context, and the window's context composites it.
+/// In the screen's total-cost map the shader's cost lands on the rectangle where it is shown
+/// (found from the compositing draw's box, not from the heat), and the offscreen target has
+/// its own map.
+#[test]
+fn gtk4_shadertoy_cost_flows_to_where_it_is_shown() {
+    let Some(demo) = installed("gtk4-demo") else {
+        return;
+    };
+    let x = Xvfb::start();
+    let dir = scratch("gtk4-flow");
+    let mut p = Running::start(&x, &demo, &["--run=shadertoy"]);
+    assert!(
+        p.renders(Duration::from_secs(30)),
+        "gtk4-demo does not render"
+    );
+    let session = dir.join("shadertoy.gpuheat");
+    let pid = p.child.id().to_string();
+    ok(
+        gpuheat_within(
+            120,
+            Some(&x.display),
+            &[
+                "attach",
+                &pid,
+                "--heat",
+                "--frames",
+                "5",
+                "--timeout",
+                "60",
+                "-o",
+                session.to_str().unwrap(),
+            ],
+        ),
+        "attach --heat to gtk4-demo",
+    );
+    assert!(p.alive(), "gtk4-demo died after the attach");
+    let s = gpuheat_session::Session::open(&session).unwrap();
+    let frames = gpuheat_analysis::flow::frames_with_maps(&s);
+    assert!(frames.len() >= 4, "frames with maps: {frames:?}");
+    let mut hot_inside = Vec::new();
+    // The first captured frame holds first-use costs (shader compiles, 0.5 s in one draw).
+    for &frame in &frames[1..] {
+        let flow = gpuheat_analysis::flow::frame_flow(&s, frame).unwrap();
+        let (total, remainder, painted) = flow.balance();
+        assert!(
+            (painted - total - remainder).abs() <= 1e-4 * painted,
+            "frame {frame}: painted {painted} != screen total {total} + remainders {remainder}"
+        );
+        let shader = flow
+            .targets
+            .iter()
+            .filter(|t| !t.key.is_screen())
+            .max_by(|a, b| a.own_ns.total_cmp(&b.own_ns))
+            .expect("an offscreen target");
+        let own: f64 = shader.own.iter().map(|&v| f64::from(v)).sum();
+        assert_eq!(shader.own.len(), (shader.width * shader.height) as usize);
+        assert!(
+            (own - shader.own_ns).abs() <= 1e-4 * shader.own_ns,
+            "{own} vs {}",
+            shader.own_ns
+        );
+        let textures: Vec<u32> = shader
+            .target
+            .as_ref()
+            .map(|t| t.attachments.iter().filter_map(|a| a.texture()).collect())
+            .unwrap_or_default();
+        let composites: Vec<&gpuheat_analysis::flow::FlowDraw> = flow
+            .draws
+            .iter()
+            .filter(|d| d.target.is_screen() && d.sampled.iter().any(|t| textures.contains(t)))
+            .collect();
+        assert!(
+            !composites.is_empty(),
+            "frame {frame}: no screen draw samples {textures:?}"
+        );
+        let b = composites.iter().fold([u32::MAX, u32::MAX, 0, 0], |b, d| {
+            [
+                b[0].min(d.bbox[0]),
+                b[1].min(d.bbox[1]),
+                b[2].max(d.bbox[2]),
+                b[3].max(d.bbox[3]),
+            ]
+        });
+        let screen = flow.targets.iter().find(|t| t.key.is_screen()).unwrap();
+        let map = flow.total_map(screen.key).unwrap();
+        let w = screen.width as usize;
+        let inside = |i: usize| {
+            let (x, y) = ((i % w) as u32, (i / w) as u32);
+            x >= b[0] && x < b[2] && y >= b[1] && y < b[3]
+        };
+        let sum: f64 = map.iter().sum();
+        let in_region: f64 = map
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| inside(*i))
+            .map(|(_, v)| v)
+            .sum();
+        assert!(
+            in_region > 0.5 * sum,
+            "frame {frame}: the shader's rectangle {b:?} holds {in_region} of {sum} ns"
+        );
+        // The hottest pixels are where offscreen shader outputs are shown: the shader's
+        // rectangle or the thumbnails of the other demos, each drawn by its own context.
+        let fed: Vec<[u32; 4]> = flow
+            .draws
+            .iter()
+            .filter(|d| d.target.is_screen() && d.inflow_ns > 0.0)
+            .map(|d| d.bbox)
+            .collect();
+        let in_fed = |i: usize| {
+            let (x, y) = ((i % w) as u32, (i / w) as u32);
+            fed.iter()
+                .any(|b| x >= b[0] && x < b[2] && y >= b[1] && y < b[3])
+        };
+        let mut order: Vec<usize> = (0..map.len()).collect();
+        order.sort_by(|&i, &j| map[j].total_cmp(&map[i]));
+        let top = 100.min(order.len());
+        hot_inside.push(order[..top].iter().filter(|&&i| in_fed(i)).count() as f64 / top as f64);
+        eprintln!(
+            "frame {frame}: shader rectangle {b:?} holds {:.0}% of {:.1} ms; hottest at {:?}",
+            100.0 * in_region / sum,
+            sum / 1e6,
+            (order[0] % w, order[0] / w),
+        );
+    }
+    // A button's draw can have a slow frame (llvmpipe varies 2x between frames) and out-heat
+    // a few pixels once; over the frames the hottest pixels are the shaders' outputs.
+    hot_inside.sort_by(f64::total_cmp);
+    let median = hot_inside[hot_inside.len() / 2];
+    assert!(
+        median >= 0.9,
+        "share of the 100 hottest pixels where offscreen passes are shown: {hot_inside:?}"
+    );
+}
+
 /// Two frames of glxgears under a private Xvfb through `gpuheat run EXTRA`; the session's path.
 fn capture_glxgears(glxgears: &str, dir: &Path, extra: &[&str]) -> std::path::PathBuf {
     let x = Xvfb::start();
