@@ -13,7 +13,9 @@ use crate::metric::{normalize, Metric};
 use crate::surface_pass::{grid, Grid, SurfacePass};
 use crate::ui::{self, MeshInfo, Symbols, UiState};
 use crate::{Tab, ViewOptions};
-use gpuheat_analysis::palette::{map_values, Palette, Scale, ANDROID};
+use gpuheat_analysis::palette::{
+    choose_range, map_values, Palette, Range, RangeChoice, Scale, ANDROID,
+};
 use gpuheat_session::HeatMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -66,7 +68,8 @@ pub struct App {
     view: Option<View>,
     mesh_info: MeshInfo,
     grid: Option<(u64, Quantity, Grid)>,
-    auto_range: Option<(u64, Quantity, f32)>,
+    /// The default range of the shown map (frame, quantity, scale), chosen like the PNG's.
+    auto_range: Option<(u64, Quantity, Scale, Range)>,
     shown: Shown,
     symbols: Symbols,
     adapter: String,
@@ -318,28 +321,28 @@ impl App {
         Some((l, index, heat))
     }
 
-    fn auto_range(&mut self) -> (f32, f32) {
-        let Some((l, frame, Some(h))) = self.current_map() else {
-            return (0.0, 1.0);
+    /// The shown map's default range: from the distribution of its pixels, clipping a few
+    /// outliers on a linear scale (`palette::choose_range`, as `gpuheat heatmap` does).
+    fn auto_range(&mut self) -> Option<Range> {
+        let (l, frame, Some(h)) = self.current_map()? else {
+            return None;
         };
-        let q = self.state.quantity;
-        if let Some((f, qq, max)) = self.auto_range {
-            if f == frame && qq == q {
-                return (0.0, max);
+        let (q, scale) = (self.state.quantity, self.state.scale);
+        if let Some((f, qq, sc, r)) = self.auto_range {
+            if f == frame && qq == q && sc == scale {
+                return Some(r);
             }
         }
-        let map = &l.session.heat[h];
-        let max = match q {
-            Quantity::Heat => map
-                .heat
-                .iter()
-                .copied()
-                .filter(|v| v.is_finite())
-                .fold(0.0, f32::max),
-            Quantity::Overdraw => map.overdraw.iter().copied().max().unwrap_or(0) as f32,
+        let values = map_values(&l.session.heat[h], q == Quantity::Overdraw);
+        let android = self.state.palette == Palette::Android && q == Quantity::Overdraw;
+        let choice = if android {
+            RangeChoice::Max
+        } else {
+            RangeChoice::Auto
         };
-        self.auto_range = Some((frame, q, max));
-        (0.0, max)
+        let r = choose_range(&values, choice, scale);
+        self.auto_range = Some((frame, q, scale, r));
+        Some(r)
     }
 
     /// One UI frame into `target` (`size` pixels, `ppp` pixels per point).
@@ -359,7 +362,8 @@ impl App {
             .entry(egui::ViewportId::ROOT)
             .or_default()
             .native_pixels_per_point = Some(ppp);
-        let auto_range = self.auto_range();
+        let auto = self.auto_range();
+        let auto_range = auto.map_or((0.0, 1.0), |r| (0.0, r.hi as f32));
         self.sync_diff_images();
         let loaded = self.loaded.clone();
         let diff = self.diff.as_ref().map(|_| ui::DiffView {
@@ -376,6 +380,7 @@ impl App {
             symbols: &mut self.symbols,
             adapter: &self.adapter,
             auto_range,
+            auto: auto.filter(|_| self.state.range.is_none()),
             diff,
         };
         let state = &mut self.state;
@@ -635,7 +640,7 @@ impl App {
         let s = &self.state;
         let (lo, hi) = s
             .range
-            .unwrap_or(self.auto_range.map_or((0.0, 1.0), |a| (0.0, a.2)));
+            .unwrap_or(self.auto_range.map_or((0.0, 1.0), |a| (0.0, a.3.hi as f32)));
         let key = (
             frame,
             s.quantity,
@@ -679,6 +684,7 @@ impl App {
                         zoom: s.heat_view.zoom,
                         lo,
                         hi,
+                        clipped: Some(s.palette.clipped().map(|c| f32::from(c) / 255.0)),
                         log: s.scale == Scale::Log,
                         android_layers: s.palette == Palette::Android
                             && s.quantity == Quantity::Overdraw,

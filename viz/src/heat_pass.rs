@@ -33,9 +33,12 @@ pub struct HeatParams {
     pub center: [f32; 2],
     /// View pixels per map pixel.
     pub zoom: f32,
-    /// Values below `lo` are not tinted; values above `hi` take the hot end.
+    /// Values below `lo` are not tinted; values above `hi` take the hot end, or `clipped`.
     pub lo: f32,
     pub hi: f32,
+    /// The opaque colour (0–1 RGB) of values above `hi`, marking the pixels a clipped range
+    /// leaves out; `None`: the hot end.
+    pub clipped: Option<[f32; 3]>,
     pub log: bool,
     /// Overdraw in the Android key: 1, 2, 3, 4+ layers.
     pub android_layers: bool,
@@ -63,6 +66,7 @@ struct Uniforms {
     xform: [f32; 4],
     range: [f32; 4],
     flags: [u32; 4],
+    clip: [f32; 4],
 }
 
 #[repr(C)]
@@ -453,6 +457,10 @@ impl HeatPass {
                 u32::from(p.show_frame && m.has_colour),
                 u32::from(self.outlined),
             ],
+            clip: match p.clipped {
+                Some([r, g, b]) => [r, g, b, 1.0],
+                None => [0.0; 4],
+            },
         };
         gpu.queue
             .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));

@@ -216,3 +216,42 @@ fn diff_tab_picks_a_pixel_of_a_and_outlines_its_draw_and_its_match() {
         "outline pixels: {left} on A's map, {right} on B's"
     );
 }
+
+#[test]
+fn a_few_outlier_pixels_are_marked_and_the_rest_keeps_the_scale() {
+    use gpuheat_session::testing::{records, SessionBuilder};
+    use gpuheat_session::SessionWriter;
+    // 64×48 at 1 ns per pixel, with one 2×2 block at 40,000 ns: the default range ends at the
+    // 99.5th percentile (1 ns), the block is painted in the clipped colour, the rest is the
+    // hot end.
+    let dir = scratch("outliers");
+    let s = SessionBuilder::new()
+        .frame(|f| {
+            f.heat_map(64, 48);
+            let bg = f.draw(64 * 48);
+            f.cover(bg, [0, 0, 64, 48]);
+            let spike = f.draw(160_000);
+            f.cover(spike, [40, 30, 42, 32]);
+        })
+        .build();
+    let session = dir.join("spike.gpuheat");
+    let mut w = SessionWriter::create(&session).unwrap();
+    for r in records(&s) {
+        w.append(&r).unwrap();
+    }
+    w.finish().unwrap();
+    let shot = render_offscreen(session, ViewOptions::default()).unwrap();
+    let [vx, vy, vw, vh] = shot.view.map(|v| v as f32);
+    let zoom = (vw / 64.0).min(vh / 48.0) * 0.96;
+    let at = |x: f32, y: f32| {
+        let sx = vx + vw / 2.0 + (x - 32.0) * zoom;
+        let sy = vy + vh / 2.0 - (y - 24.0) * zoom;
+        px(&shot.rgba, shot.width, sx as u32, sy as u32)
+    };
+    let clipped = Palette::Inferno.clipped();
+    let got = at(41.0, 31.0);
+    assert!(close(got, clipped, 2), "the spike shows {got:?}");
+    let hot = blend(Palette::Inferno.colour_at(1.0), [0, 0, 0], ALPHA);
+    let got = at(10.0, 10.0);
+    assert!(close(got, hot, 2), "the rest shows {got:?}, want {hot:?}");
+}

@@ -64,6 +64,9 @@ pub enum RemainderKind {
     ConsumersDrewNothing,
     /// A draw that produced no fragments: its time has no pixel.
     NoFragments,
+    /// A draw the agent could not paint (its flow entry's note says why): its time has no
+    /// pixel.
+    NotPainted,
     /// A screen draw's inflow with neither kept coverage nor a non-empty box to place it on.
     NoCoverage,
 }
@@ -79,6 +82,7 @@ impl RemainderKind {
                 "sampled only by draws that produced no fragments"
             }
             RemainderKind::NoFragments => "the draw produced no fragments",
+            RemainderKind::NotPainted => "the draw could not be painted",
             RemainderKind::NoCoverage => {
                 "the consumer's coverage was not kept and its box is empty"
             }
@@ -91,6 +95,7 @@ impl RemainderKind {
             RemainderKind::NotSampled => "not-sampled",
             RemainderKind::ConsumersDrewNothing => "consumers-drew-nothing",
             RemainderKind::NoFragments => "no-fragments",
+            RemainderKind::NotPainted => "not-painted",
             RemainderKind::NoCoverage => "no-coverage",
         }
     }
@@ -111,6 +116,8 @@ pub struct Remainder {
     pub call: Option<u32>,
     /// How much, in ns (including what flowed into it from upstream).
     pub ns: f64,
+    /// The agent's reason, for [`RemainderKind::NotPainted`]; empty otherwise.
+    pub note: String,
 }
 
 /// One painted draw of the frame, with where its cost came from.
@@ -325,7 +332,6 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
             *a = a.saturating_add(*b);
         }
         for d in draws {
-            t.own_ns += d.time_ns as f64;
             painted.push((key, *d));
         }
     };
@@ -367,20 +373,35 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
     targets.sort_by_key(|t| (!t.key.is_screen(), t.key));
 
     // What each painted draw sampled, from the FLOW records of every context of the frame.
-    let mut flows: FxHashMap<u32, &DrawFlow> = FxHashMap::default();
+    let mut flows: FxHashMap<u32, (u64, &DrawFlow)> = FxHashMap::default();
     for f in s.flow.iter().filter(|f| f.frame == frame) {
         for d in &f.draws {
-            flows.entry(d.call).or_insert(d);
+            flows.entry(d.call).or_insert((f.context, d));
         }
     }
-    painted.sort_by_key(|(_, d)| d.call);
+    // A call listed in several maps (an unpainted draw is listed in the screen's with 0
+    // fragments): the entry with fragments wins.
+    painted.sort_by_key(|(_, d)| (d.call, std::cmp::Reverse(d.fragments)));
     painted.dedup_by_key(|(_, d)| d.call);
     let mut draws: Vec<FlowDraw> = Vec::with_capacity(painted.len());
+    let mut unpainted: FxHashMap<u32, String> = FxHashMap::default();
     let mut without_flow = 0usize;
     for (key, d) in &painted {
-        let f = flows.get(&d.call);
+        let f = flows.get(&d.call).map(|&(_, f)| f);
         if f.is_none() {
             without_flow += 1;
+        }
+        // Where a draw without fragments went: its map lists it (on the screen's list when
+        // it was not painted), its flow entry says which target it drew into.
+        let key = match flows.get(&d.call) {
+            Some(&(context, f)) if d.fragments == 0 => TargetKey {
+                context,
+                id: f.target,
+            },
+            _ => *key,
+        };
+        if let Some(f) = f.filter(|f| d.fragments == 0 && f.note.starts_with("not painted")) {
+            unpainted.insert(d.call, f.note.clone());
         }
         let coverage = f.map(|f| f.coverage.clone()).unwrap_or_default();
         let bbox = match f {
@@ -389,7 +410,7 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
         };
         draws.push(FlowDraw {
             call: d.call,
-            target: *key,
+            target: key,
             fragments: d.fragments,
             time_ns: d.time_ns,
             sampled: f.map(|f| f.sampled.clone()).unwrap_or_default(),
@@ -407,10 +428,24 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
     } else if without_flow > 0 && targets.iter().any(|t| !t.key.is_screen()) {
         notes.push("the frame has no FLOW records: no cost flows between targets".into());
     }
-    for f in flows.values() {
-        if !painted.iter().any(|(_, d)| d.call == f.call) {
-            notes.push(format!("call {}: in FLOW but in no map; left out", f.call));
-        }
+    let mut orphans: Vec<u32> = flows
+        .keys()
+        .copied()
+        .filter(|c| !painted.iter().any(|(_, d)| d.call == *c))
+        .collect();
+    orphans.sort_unstable();
+    if !orphans.is_empty() {
+        notes.push(format!(
+            "calls {}: in FLOW but in no map (no time known); left out",
+            join(&orphans)
+        ));
+    }
+    for t in &mut targets {
+        t.own_ns = draws
+            .iter()
+            .filter(|d| d.target == t.key)
+            .map(|d| d.time_ns as f64)
+            .sum();
     }
 
     // Passes and consumers, in call order.
@@ -472,11 +507,7 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
     if !feedback.is_empty() {
         notes.push(format!(
             "calls {} sampled a texture of the target they draw into (a feedback loop): not counted as consuming it",
-            feedback
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
+            join(&feedback)
         ));
     }
 
@@ -492,13 +523,19 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
             let d = &draws[di];
             if d.fragments == 0 {
                 if d.time_ns > 0 {
+                    let note = unpainted.get(&d.call).cloned().unwrap_or_default();
                     remainders.push(Remainder {
-                        kind: RemainderKind::NoFragments,
+                        kind: if note.is_empty() {
+                            RemainderKind::NoFragments
+                        } else {
+                            RemainderKind::NotPainted
+                        },
                         target: d.target,
                         label: labels.label(d.target),
                         pass: None,
                         call: Some(d.call),
                         ns: d.time_ns as f64,
+                        note,
                     });
                 }
                 continue;
@@ -540,6 +577,7 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
             pass: Some(p),
             call: None,
             ns: pass.cost_ns,
+            note: String::new(),
         });
     }
     // Screen consumers whose inflow has no place.
@@ -559,6 +597,7 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
                 pass: None,
                 call: Some(d.call),
                 ns: d.inflow_ns,
+                note: String::new(),
             });
         } else {
             notes.push(format!(
@@ -571,11 +610,7 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
     if !spread_over_box.is_empty() {
         notes.push(format!(
             "calls {}: coverage not kept, inflow spread evenly over the draw's box",
-            spread_over_box
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
+            join(&spread_over_box)
         ));
     }
     remainders.sort_by(|a, b| b.ns.total_cmp(&a.ns));
@@ -609,6 +644,15 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
         spreading: SPREADING,
         notes,
     })
+}
+
+/// `1, 2, 3`.
+fn join(calls: &[u32]) -> String {
+    calls
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One upstream pass's part of a pixel's total cost.
@@ -867,6 +911,8 @@ pub struct RemainderSummary {
     pub frames: usize,
     /// ns per frame it occurs in.
     pub ns: Summary,
+    /// The first agent's reason seen ([`Remainder::note`]); empty when none.
+    pub note: String,
 }
 
 /// Render targets and remainders over the frames of a session.
@@ -905,7 +951,7 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
         feeds: Vec<String>,
     }
     let mut acc: Vec<(TargetKey, String, Acc)> = Vec::new();
-    let mut rem: Vec<(RemainderKind, String, Vec<f64>)> = Vec::new();
+    let mut rem: Vec<(RemainderKind, String, Vec<f64>, String)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     for f in &frames {
         for t in &f.targets {
@@ -946,20 +992,20 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
             }
         }
         // One value per frame and (kind, target).
-        let mut this: Vec<(RemainderKind, String, f64)> = Vec::new();
+        let mut this: Vec<(RemainderKind, String, f64, String)> = Vec::new();
         for r in &f.remainders {
             match this
                 .iter_mut()
-                .find(|(k, l, _)| *k == r.kind && *l == r.label)
+                .find(|(k, l, _, _)| *k == r.kind && *l == r.label)
             {
                 Some(e) => e.2 += r.ns,
-                None => this.push((r.kind, r.label.clone(), r.ns)),
+                None => this.push((r.kind, r.label.clone(), r.ns, r.note.clone())),
             }
         }
-        for (k, l, ns) in this {
-            match rem.iter_mut().find(|(k2, l2, _)| *k2 == k && *l2 == l) {
+        for (k, l, ns, note) in this {
+            match rem.iter_mut().find(|(k2, l2, _, _)| *k2 == k && *l2 == l) {
                 Some(e) => e.2.push(ns),
-                None => rem.push((k, l, vec![ns])),
+                None => rem.push((k, l, vec![ns], note)),
             }
         }
         for n in &f.notes {
@@ -995,13 +1041,14 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
     });
     let mut remainders: Vec<RemainderSummary> = rem
         .into_iter()
-        .filter_map(|(kind, label, v)| {
+        .filter_map(|(kind, label, v, note)| {
             Some(RemainderSummary {
                 kind,
                 why: kind.why(),
                 label,
                 frames: v.len(),
                 ns: Summary::of(&v)?,
+                note,
             })
         })
         .collect();

@@ -382,3 +382,35 @@ fn the_summary_gives_each_target_its_median_over_frames() {
     assert_eq!(sum.remainders[0].kind, RemainderKind::NotSampled);
     assert_eq!(sum.remainders[0].ns.median, 50.0);
 }
+
+#[test]
+fn a_draw_the_agent_could_not_paint_counts_for_its_target_as_a_remainder() {
+    // The agent lists an unpainted draw in the screen's map with 0 fragments and says in its
+    // flow entry where it drew and why.
+    let mut s = SessionBuilder::new()
+        .frame(|f| {
+            f.heat_map(64, 64).target(texture_target(1, 7, 8, 8));
+            let a = f.draw(1_000);
+            f.cover_target(a, 1, [0, 0, 8, 8]);
+            let b = f.draw(300);
+            f.cover(b, [0, 0, 0, 0]);
+            let c = f.draw(100);
+            f.cover(c, [0, 0, 4, 4]).samples(c, &[7]);
+        })
+        .build();
+    let entry = s.flow[0].draws.iter_mut().find(|d| d.call == 1).unwrap();
+    entry.target = 1;
+    entry.note = "not painted: the program had a query of its own active".into();
+    let f = flow(&s);
+    let r = &f.remainders[0];
+    assert_eq!(
+        (r.kind, r.label.as_str(), r.ns, r.call),
+        (RemainderKind::NotPainted, "1", 300.0, Some(1))
+    );
+    assert!(r.note.contains("query of its own"));
+    // It belongs to target 1 (own 1,300 ns), not to the screen (100 ns), and its pass.
+    assert_eq!(f.target(key(1)).unwrap().own_ns, 1_300.0);
+    assert_eq!(f.target(SCREEN).unwrap().own_ns, 100.0);
+    assert_eq!(f.target(key(1)).unwrap().passes.len(), 1);
+    close(f.total_map(SCREEN).unwrap().iter().sum(), 1_100.0);
+}

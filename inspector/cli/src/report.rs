@@ -544,9 +544,14 @@ render targets in {} frames with maps (ms per frame, median ±MAD; total = own +
             "remainders (cost that reaches no screen pixel, ms per frame it occurs in):"
         );
         for r in &f.remainders {
+            let note = if r.note.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.note)
+            };
             let _ = writeln!(
                 o,
-                "  {:<24} {:<16} {:>15} in {} frames: {}",
+                "  {:<24} {:<16} {:>15} in {} frames: {}{note}",
                 r.kind.name(),
                 r.label,
                 ms_spread(&r.ns),

@@ -11,6 +11,8 @@ struct Heat {
     range: vec4<f32>,
     // log scale; Android layer mode; show the frame's colour; outline on
     flags: vec4<u32>,
+    // colour of values above the range (opaque); w: 1 to use it
+    clip: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> u: Heat;
@@ -70,7 +72,10 @@ fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
             c = textureLoad(colour, ip, 0).rgb;
         }
         let v = textureLoad(values, ip, 0).r;
-        if v > 0.0 && v >= u.range.x {
+        if u.clip.w > 0.5 && u.flags.y == 0u && u.range.y > u.range.x && v > u.range.y {
+            // Clipped by the range: marked, not blended.
+            c = u.clip.rgb;
+        } else if v > 0.0 && v >= u.range.x {
             var index: i32;
             if u.flags.y != 0u {
                 index = (i32(clamp(round(v), 1.0, 4.0)) - 1) * 85;

@@ -58,7 +58,7 @@ pub struct UiState {
     pub palette: Palette,
     pub scale: Scale,
     pub quantity: Quantity,
-    /// Manual value range of the map; `None` follows the frame (0 to its maximum).
+    /// Manual value range of the map; `None` follows the frame (its default range).
     pub range: Option<(f32, f32)>,
     pub alpha: f32,
     pub show_frame: bool,
@@ -213,8 +213,11 @@ pub struct Context<'a> {
     pub mesh: &'a MeshInfo,
     pub symbols: &'a mut Symbols,
     pub adapter: &'a str,
-    /// 0 to the current map's maximum, for the current quantity.
+    /// The current map's default range, for the current quantity and scale (0 to a high
+    /// percentile when a few outliers would wash it out, else to its maximum).
     pub auto_range: (f32, f32),
+    /// How that range was chosen and what it clips, while it is the range shown.
+    pub auto: Option<gpuheat_analysis::palette::Range>,
     /// Diff mode's comparison; `None` without `--diff`.
     pub diff: Option<DiffView<'a>>,
 }

@@ -170,10 +170,22 @@ fn range(ui: &mut egui::Ui, state: &mut UiState, cx: &Context) {
     ui.weak(state.quantity.unit());
     if ui
         .add_enabled(state.range.is_some(), egui::Button::new("auto"))
-        .on_hover_text("0 to the frame's maximum")
+        .on_hover_text(
+            "0 to the 99.5th percentile of the map's non-zero pixels when a few outliers would wash it out (they are marked), else to its maximum",
+        )
         .clicked()
     {
         state.range = None;
+    }
+    let clipping = cx.auto.is_some_and(|r| r.clipped > 0);
+    if ui
+        .add_enabled(clipping, egui::Button::new("max"))
+        .on_hover_text("0 to the map's maximum: nothing clipped")
+        .clicked()
+    {
+        if let Some(r) = cx.auto {
+            state.range = Some((0.0, r.max as f32));
+        }
     }
 }
 

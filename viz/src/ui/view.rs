@@ -328,6 +328,9 @@ fn heat_legend(painter: &egui::Painter, rect: Rect, state: &UiState, cx: &Contex
     if state.range.is_some() {
         title.push_str(", manual range");
     }
+    if let Some(note) = cx.auto.and_then(|r| r.note(state.palette)) {
+        title.push_str(&format!("; ▲ {note}"));
+    }
     let (lo, hi) = if android {
         ("1".to_string(), "4+".to_string())
     } else {
