@@ -197,7 +197,18 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
     }
     let ff =
         flow::frame_flow(session, frame).ok_or_else(|| anyhow!("frame {frame} has no maps"))?;
+    let no_screen = !ff.targets.iter().any(|t| t.key.is_screen());
     let target = match args.target.as_deref() {
+        None | Some("screen") if no_screen => {
+            // Why the screen has no map (HMIS), and what the frame has instead.
+            return Err(match pick(session, &args.session, Some(frame)) {
+                Err(e) => anyhow!(
+                    "{e}; offscreen targets of frame {frame}: {}",
+                    list(&labels(&ff))
+                ),
+                Ok(_) => anyhow!("frame {frame} has no screen map"),
+            });
+        }
         None => ff
             .targets
             .iter()
