@@ -283,6 +283,12 @@ pub fn frame_flow(s: &Session, frame: u64) -> Option<FrameFlowCost> {
 
 /// [`frame_flow`] with the names already made (for many frames of one session).
 pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<FrameFlowCost> {
+    build(s, frame, labels, true)
+}
+
+/// [`frame_flow_labelled`]; without `maps` the targets' own maps are left empty (the costs,
+/// passes and remainders do not need them), so a summary over many frames stays small.
+fn build(s: &Session, frame: u64, labels: &Labels, maps: bool) -> Option<FrameFlowCost> {
     let mut notes = Vec::new();
     // Targets: screens (HEAT per context) and offscreen targets (HTGT per context and id,
     // records added up).
@@ -299,7 +305,7 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
         let i = match targets.iter().position(|t| t.key == key) {
             Some(i) => i,
             None => {
-                let n = w as usize * h as usize;
+                let n = if maps { w as usize * h as usize } else { 0 };
                 targets.push(TargetCost {
                     key,
                     label: labels.label(key),
@@ -318,7 +324,7 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
             }
         };
         let t = &mut targets[i];
-        if (t.width, t.height) != (w, h) || heat.len() != t.own.len() {
+        if (t.width, t.height) != (w, h) || (maps && heat.len() != t.own.len()) {
             notes.push(format!(
                 "{}: a {w}x{h} record of a {}x{} target was left out",
                 t.label, t.width, t.height
@@ -934,13 +940,10 @@ pub struct FlowSummary {
 /// the frames); `None` when no frame has a map.
 pub fn summarise(s: &Session) -> Option<FlowSummary> {
     let labels = Labels::of(s);
-    let frames: Vec<FrameFlowCost> = frames_with_maps(s)
+    // One frame at a time, without its maps: a long capture is never all in memory.
+    let frames = frames_with_maps(s)
         .into_iter()
-        .filter_map(|f| frame_flow_labelled(s, f, &labels))
-        .collect();
-    if frames.is_empty() {
-        return None;
-    }
+        .filter_map(|f| build(s, f, &labels, false));
     struct Acc {
         target: Option<RenderTarget>,
         own: Vec<f64>,
@@ -953,7 +956,9 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
     let mut acc: Vec<(TargetKey, String, Acc)> = Vec::new();
     let mut rem: Vec<(RemainderKind, String, Vec<f64>, String)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
-    for f in &frames {
+    let mut count = 0usize;
+    for f in frames {
+        count += 1;
         for t in &f.targets {
             let i = match acc.iter().position(|(k, _, _)| *k == t.key) {
                 Some(i) => i,
@@ -1053,8 +1058,11 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
         })
         .collect();
     remainders.sort_by(|a, b| b.ns.median.total_cmp(&a.ns.median));
+    if count == 0 {
+        return None;
+    }
     Some(FlowSummary {
-        frames: frames.len(),
+        frames: count,
         targets,
         remainders,
         notes,
