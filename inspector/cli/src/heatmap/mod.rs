@@ -237,8 +237,8 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
     let title = if total {
         if upstream > 0.0 {
             notes.push(format!(
-                "{} ns from upstream passes, spread {}",
-                gpuheat_analysis::palette::label(upstream),
+                "{} ms from upstream passes, spread {}",
+                gpuheat_analysis::palette::label(upstream / 1e6),
                 flow::SPREADING
             ));
         }
@@ -249,8 +249,8 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
     let rest: f64 = ff.remainders.iter().map(|r| r.ns).sum();
     if total && target.key.is_screen() && rest > 0.0 {
         notes.push(format!(
-            "{} ns of the frame reach no screen pixel (see gpuheat report)",
-            gpuheat_analysis::palette::label(rest)
+            "{} ms of the frame reach no screen pixel (see gpuheat report)",
+            gpuheat_analysis::palette::label(rest / 1e6)
         ));
     }
     let colour = if target.key.is_screen() {
