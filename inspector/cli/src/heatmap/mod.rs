@@ -234,7 +234,10 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
     };
     let upstream = target.total_ns - target.own_ns;
     let mut notes = Vec::new();
-    let title = if total {
+    let title = if args.overdraw {
+        // Fragments are the target's own: nothing flows into them.
+        format!("overdraw of {}", describe(target))
+    } else if total {
         if upstream > 0.0 {
             notes.push(format!(
                 "{} ms from upstream passes, spread {}",
@@ -247,7 +250,7 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
         format!("own cost of {}", describe(target))
     };
     let rest: f64 = ff.remainders.iter().map(|r| r.ns).sum();
-    if total && target.key.is_screen() && rest > 0.0 {
+    if total && !args.overdraw && target.key.is_screen() && rest > 0.0 {
         notes.push(format!(
             "{} ms of the frame reach no screen pixel (see gpuheat report)",
             gpuheat_analysis::palette::label(rest / 1e6)
