@@ -769,7 +769,10 @@ impl FrameFlowCost {
         }
         let i = y as usize * t.width as usize + x as usize;
         let own_ns = f64::from(t.own[i]);
-        let mut credit = vec![0.0; self.passes.len()];
+        // What reaches the pixel from each pass, then each pass's part split, latest pass
+        // first, into its own time and what it received: one sweep back in time, linear
+        // however many paths lead to a pass (a recursion would follow each path).
+        let mut reaching = vec![0.0; self.passes.len()];
         for d in self.draws.iter().filter(|d| d.target == key) {
             let mut at = 0.0;
             place_at(d, x, y, d.inflow_ns, &mut at);
@@ -777,7 +780,23 @@ impl FrameFlowCost {
                 continue;
             }
             for &(q, ns) in &d.consumed {
-                self.attribute(q, at * ns / d.inflow_ns, &mut credit);
+                reaching[q] += at * ns / d.inflow_ns;
+            }
+        }
+        let mut order: Vec<usize> = (0..self.passes.len()).collect();
+        order.sort_by_key(|&p| std::cmp::Reverse(self.passes[p].draws.last().copied()));
+        let mut credit = vec![0.0; self.passes.len()];
+        for p in order {
+            let (amount, pass) = (reaching[p], &self.passes[p]);
+            if amount == 0.0 || pass.cost_ns <= 0.0 {
+                continue;
+            }
+            credit[p] = amount * pass.own_ns / pass.cost_ns;
+            for &di in &pass.draws {
+                for &(q, ns) in &self.draws[di].consumed {
+                    // q ended before this draw, so before p's last: it comes later in order.
+                    reaching[q] += amount * ns / pass.cost_ns;
+                }
             }
         }
         let upstream_ns: f64 = credit.iter().sum();
@@ -809,22 +828,6 @@ impl FrameFlowCost {
             upstream,
             spreading: SPREADING,
         })
-    }
-
-    /// Splits `amount` of pass `p`'s cost into its own time (credited to `p`) and what flowed
-    /// into its draws (passed on upstream), in proportion.
-    fn attribute(&self, p: usize, amount: f64, credit: &mut [f64]) {
-        let pass = &self.passes[p];
-        if pass.cost_ns <= 0.0 {
-            return;
-        }
-        credit[p] += amount * pass.own_ns / pass.cost_ns;
-        for &di in &pass.draws {
-            for &(q, ns) in &self.draws[di].consumed {
-                // q ended before this draw: the recursion goes strictly back in time.
-                self.attribute(q, amount * ns / pass.cost_ns, credit);
-            }
-        }
     }
 }
 
