@@ -25,8 +25,8 @@
 //!   bounding box, and the result notes it. Within a consumer the inflow is spread **evenly over
 //!   its fragments** ([`SPREADING`]): the texture coordinates it sampled are not recovered.
 //! - **Remainders.** What cannot reach a screen pixel is named, never dropped: a pass not
-//!   sampled in the frame, a pass whose consumers drew no fragments, a draw with no fragments,
-//!   a screen consumer with neither coverage nor a box. So `Σ total(screen) + Σ remainders =
+//!   sampled in the frame, a pass whose consumers drew no fragments, a draw with no fragments
+//!   or one the agent could not paint, a screen consumer with neither coverage nor a box. So `Σ total(screen) + Σ remainders =
 //!   Σ T_d` over every painted draw of the frame ([`FrameFlowCost::balance`]).
 
 use crate::stats::Summary;

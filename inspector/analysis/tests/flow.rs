@@ -440,7 +440,10 @@ fn a_diamond_is_picked_once_per_pass_and_adds_up_to_the_pixel() {
     close(total.iter().sum(), 7_800.0);
     let p = f.pick(SCREEN, 3, 3).unwrap();
     close(p.total_ns, at(&total, 3, 3));
-    close(p.own_ns + p.upstream.iter().map(|u| u.ns).sum::<f64>(), p.total_ns);
+    close(
+        p.own_ns + p.upstream.iter().map(|u| u.ns).sum::<f64>(),
+        p.total_ns,
+    );
     // Per pixel of D's 64: A 4,000, B 1,000, C 2,000, own 800.
     let ns = |label: &str| p.upstream.iter().find(|u| u.label == label).unwrap().ns;
     close(ns("1"), 4_000.0 / 64.0);
