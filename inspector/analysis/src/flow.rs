@@ -108,7 +108,7 @@ pub struct Remainder {
     pub kind: RemainderKind,
     /// The target it was drawn into (of the pass, or of the draw).
     pub target: TargetKey,
-    /// The target as [`FrameFlowCost::label`] prints it.
+    /// The target as [`Labels::label`] prints it.
     pub label: String,
     /// The pass (index in [`FrameFlowCost::passes`]), for pass remainders.
     pub pass: Option<usize>,
@@ -166,7 +166,7 @@ pub struct Pass {
 pub struct TargetCost {
     /// Which.
     pub key: TargetKey,
-    /// As [`FrameFlowCost::label`] prints it.
+    /// As [`Labels::label`] prints it.
     pub label: String,
     /// Its description from the `HTGT` record (attachments, format); `None` for a screen.
     pub target: Option<RenderTarget>,
