@@ -25,8 +25,8 @@
 //!   bounding box, and the result notes it. Within a consumer the inflow is spread **evenly over
 //!   its fragments** ([`SPREADING`]): the texture coordinates it sampled are not recovered.
 //! - **Remainders.** What cannot reach a screen pixel is named, never dropped: a pass not
-//!   sampled in the frame, a pass whose consumers drew no fragments, a draw with no fragments,
-//!   a screen consumer with neither coverage nor a box. So `Σ total(screen) + Σ remainders =
+//!   sampled in the frame, a pass whose consumers drew no fragments, a draw with no fragments
+//!   or one the agent could not paint, a screen consumer with neither coverage nor a box. So `Σ total(screen) + Σ remainders =
 //!   Σ T_d` over every painted draw of the frame ([`FrameFlowCost::balance`]).
 
 use crate::stats::Summary;
@@ -108,7 +108,7 @@ pub struct Remainder {
     pub kind: RemainderKind,
     /// The target it was drawn into (of the pass, or of the draw).
     pub target: TargetKey,
-    /// The target as [`FrameFlowCost::label`] prints it.
+    /// The target as [`Labels::label`] prints it.
     pub label: String,
     /// The pass (index in [`FrameFlowCost::passes`]), for pass remainders.
     pub pass: Option<usize>,
@@ -166,7 +166,7 @@ pub struct Pass {
 pub struct TargetCost {
     /// Which.
     pub key: TargetKey,
-    /// As [`FrameFlowCost::label`] prints it.
+    /// As [`Labels::label`] prints it.
     pub label: String,
     /// Its description from the `HTGT` record (attachments, format); `None` for a screen.
     pub target: Option<RenderTarget>,
@@ -283,6 +283,12 @@ pub fn frame_flow(s: &Session, frame: u64) -> Option<FrameFlowCost> {
 
 /// [`frame_flow`] with the names already made (for many frames of one session).
 pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<FrameFlowCost> {
+    build(s, frame, labels, true)
+}
+
+/// [`frame_flow_labelled`]; without `maps` the targets' own maps are left empty (the costs,
+/// passes and remainders do not need them), so a summary over many frames stays small.
+fn build(s: &Session, frame: u64, labels: &Labels, maps: bool) -> Option<FrameFlowCost> {
     let mut notes = Vec::new();
     // Targets: screens (HEAT per context) and offscreen targets (HTGT per context and id,
     // records added up).
@@ -299,7 +305,7 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
         let i = match targets.iter().position(|t| t.key == key) {
             Some(i) => i,
             None => {
-                let n = w as usize * h as usize;
+                let n = if maps { w as usize * h as usize } else { 0 };
                 targets.push(TargetCost {
                     key,
                     label: labels.label(key),
@@ -318,7 +324,7 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
             }
         };
         let t = &mut targets[i];
-        if (t.width, t.height) != (w, h) || heat.len() != t.own.len() {
+        if (t.width, t.height) != (w, h) || (maps && heat.len() != t.own.len()) {
             notes.push(format!(
                 "{}: a {w}x{h} record of a {}x{} target was left out",
                 t.label, t.width, t.height
@@ -763,7 +769,10 @@ impl FrameFlowCost {
         }
         let i = y as usize * t.width as usize + x as usize;
         let own_ns = f64::from(t.own[i]);
-        let mut credit = vec![0.0; self.passes.len()];
+        // What reaches the pixel from each pass, then each pass's part split, latest pass
+        // first, into its own time and what it received: one sweep back in time, linear
+        // however many paths lead to a pass (a recursion would follow each path).
+        let mut reaching = vec![0.0; self.passes.len()];
         for d in self.draws.iter().filter(|d| d.target == key) {
             let mut at = 0.0;
             place_at(d, x, y, d.inflow_ns, &mut at);
@@ -771,7 +780,23 @@ impl FrameFlowCost {
                 continue;
             }
             for &(q, ns) in &d.consumed {
-                self.attribute(q, at * ns / d.inflow_ns, &mut credit);
+                reaching[q] += at * ns / d.inflow_ns;
+            }
+        }
+        let mut order: Vec<usize> = (0..self.passes.len()).collect();
+        order.sort_by_key(|&p| std::cmp::Reverse(self.passes[p].draws.last().copied()));
+        let mut credit = vec![0.0; self.passes.len()];
+        for p in order {
+            let (amount, pass) = (reaching[p], &self.passes[p]);
+            if amount == 0.0 || pass.cost_ns <= 0.0 {
+                continue;
+            }
+            credit[p] = amount * pass.own_ns / pass.cost_ns;
+            for &di in &pass.draws {
+                for &(q, ns) in &self.draws[di].consumed {
+                    // q ended before this draw, so before p's last: it comes later in order.
+                    reaching[q] += amount * ns / pass.cost_ns;
+                }
             }
         }
         let upstream_ns: f64 = credit.iter().sum();
@@ -803,22 +828,6 @@ impl FrameFlowCost {
             upstream,
             spreading: SPREADING,
         })
-    }
-
-    /// Splits `amount` of pass `p`'s cost into its own time (credited to `p`) and what flowed
-    /// into its draws (passed on upstream), in proportion.
-    fn attribute(&self, p: usize, amount: f64, credit: &mut [f64]) {
-        let pass = &self.passes[p];
-        if pass.cost_ns <= 0.0 {
-            return;
-        }
-        credit[p] += amount * pass.own_ns / pass.cost_ns;
-        for &di in &pass.draws {
-            for &(q, ns) in &self.draws[di].consumed {
-                // q ended before this draw: the recursion goes strictly back in time.
-                self.attribute(q, amount * ns / pass.cost_ns, credit);
-            }
-        }
     }
 }
 
@@ -934,13 +943,10 @@ pub struct FlowSummary {
 /// the frames); `None` when no frame has a map.
 pub fn summarise(s: &Session) -> Option<FlowSummary> {
     let labels = Labels::of(s);
-    let frames: Vec<FrameFlowCost> = frames_with_maps(s)
+    // One frame at a time, without its maps: a long capture is never all in memory.
+    let frames = frames_with_maps(s)
         .into_iter()
-        .filter_map(|f| frame_flow_labelled(s, f, &labels))
-        .collect();
-    if frames.is_empty() {
-        return None;
-    }
+        .filter_map(|f| build(s, f, &labels, false));
     struct Acc {
         target: Option<RenderTarget>,
         own: Vec<f64>,
@@ -953,7 +959,9 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
     let mut acc: Vec<(TargetKey, String, Acc)> = Vec::new();
     let mut rem: Vec<(RemainderKind, String, Vec<f64>, String)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
-    for f in &frames {
+    let mut count = 0usize;
+    for f in frames {
+        count += 1;
         for t in &f.targets {
             let i = match acc.iter().position(|(k, _, _)| *k == t.key) {
                 Some(i) => i,
@@ -1053,8 +1061,11 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
         })
         .collect();
     remainders.sort_by(|a, b| b.ns.median.total_cmp(&a.ns.median));
+    if count == 0 {
+        return None;
+    }
     Some(FlowSummary {
-        frames: frames.len(),
+        frames: count,
         targets,
         remainders,
         notes,

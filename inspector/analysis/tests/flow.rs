@@ -414,3 +414,40 @@ fn a_draw_the_agent_could_not_paint_counts_for_its_target_as_a_remainder() {
     assert_eq!(f.target(key(1)).unwrap().passes.len(), 1);
     close(f.total_map(SCREEN).unwrap().iter().sum(), 1_100.0);
 }
+
+#[test]
+fn a_diamond_is_picked_once_per_pass_and_adds_up_to_the_pixel() {
+    // A → B and A → C (split 1:3 by fragments), B and C → the screen draw D.
+    let s = SessionBuilder::new()
+        .frame(|f| {
+            f.heat_map(64, 64)
+                .target(texture_target(1, 7, 8, 8))
+                .target(texture_target(2, 8, 8, 8))
+                .target(texture_target(3, 9, 8, 8));
+            let a = f.draw(4_000);
+            f.cover_target(a, 1, [0, 0, 8, 8]);
+            let b = f.draw(1_000);
+            f.cover_target(b, 2, [0, 0, 4, 4]).samples(b, &[7]);
+            let c = f.draw(2_000);
+            f.cover_target(c, 3, [0, 0, 8, 6]).samples(c, &[7]);
+            let d = f.draw(800);
+            f.cover(d, [0, 0, 8, 8]).samples(d, &[8, 9]);
+        })
+        .build();
+    let f = flow(&s);
+    assert!(f.remainders.is_empty());
+    let total = f.total_map(SCREEN).unwrap();
+    close(total.iter().sum(), 7_800.0);
+    let p = f.pick(SCREEN, 3, 3).unwrap();
+    close(p.total_ns, at(&total, 3, 3));
+    close(
+        p.own_ns + p.upstream.iter().map(|u| u.ns).sum::<f64>(),
+        p.total_ns,
+    );
+    // Per pixel of D's 64: A 4,000, B 1,000, C 2,000, own 800.
+    let ns = |label: &str| p.upstream.iter().find(|u| u.label == label).unwrap().ns;
+    close(ns("1"), 4_000.0 / 64.0);
+    close(ns("2"), 1_000.0 / 64.0);
+    close(ns("3"), 2_000.0 / 64.0);
+    close(p.own_ns, 800.0 / 64.0);
+}

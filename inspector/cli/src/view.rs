@@ -1,10 +1,12 @@
 //! `gpuheat view SESSION`: the viewer, in a window or rendered offscreen to a PNG; `--pick`
-//! prints which draws a pixel's heat came from; `--diff B` compares the session with B.
+//! prints which draws a pixel's heat came from (and, with offscreen targets, which upstream
+//! passes its total cost came from); `--diff B` compares the session with B.
 
 use crate::heatmap::{PaletteArg, ScaleArg};
 use crate::shown;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use gpuheat_analysis::flow;
 use gpuheat_analysis::pick::{self, PickMethod};
 use gpuheat_session::Session;
 use gpuheat_viz::{Tab, ViewOptions};
@@ -141,8 +143,35 @@ fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
         .find(|f| f.index == frame)
         .context("the heat map's frame is not in the session")?
         .calls;
+    // With offscreen targets, where the pixel's total cost came from upstream.
+    let upstream = if s.target_heat.iter().any(|t| t.frame == frame) {
+        let context = pick::heat_map(&s, frame).map(|m| m.context);
+        flow::frame_flow(&s, frame).and_then(|ff| {
+            ff.pick(
+                flow::TargetKey {
+                    context: context?,
+                    id: 0,
+                },
+                x,
+                y,
+            )
+        })
+    } else {
+        None
+    };
     if args.json {
-        let mut text = serde_json::to_string_pretty(&p)?;
+        #[derive(serde::Serialize)]
+        struct WithUpstream<'a> {
+            #[serde(flatten)]
+            pick: &'a pick::PixelPick,
+            /// The pixel's total cost by upstream pass (offscreen targets only).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            upstream: Option<&'a flow::PixelFlow>,
+        }
+        let mut text = serde_json::to_string_pretty(&WithUpstream {
+            pick: &p,
+            upstream: upstream.as_ref(),
+        })?;
         text.push('\n');
         let _ = std::io::stdout().lock().write_all(text.as_bytes());
         return Ok(ExitCode::SUCCESS);
@@ -176,6 +205,29 @@ fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
             d.heat_ns,
             d.fragments
         );
+    }
+    if let Some(u) = &upstream {
+        let _ = writeln!(
+            o,
+            "total {:.3} ns: own {:.3} ns + {:.3} ns from {} upstream passes (spread {})",
+            u.total_ns,
+            u.own_ns,
+            u.total_ns - u.own_ns,
+            u.upstream.len(),
+            u.spreading
+        );
+        for up in &u.upstream {
+            let calls: Vec<String> = up.calls.iter().map(u32::to_string).collect();
+            let _ = writeln!(
+                o,
+                "pass {:>4}  {:>5.1}%  {:>10.3} ns  target {}  calls {}",
+                up.pass,
+                up.share * 100.0,
+                up.ns,
+                up.label,
+                calls.join(", ")
+            );
+        }
     }
     let _ = std::io::stdout().lock().write_all(o.as_bytes());
     Ok(ExitCode::SUCCESS)

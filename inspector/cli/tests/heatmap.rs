@@ -554,3 +554,74 @@ fn a_few_outlier_pixels_are_clipped_unless_the_full_range_is_asked() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_pixel_pick_names_the_upstream_passes_of_its_total() {
+    let dir = scratch("pick-upstream");
+    let session = flow_session(&dir);
+    let s = session.to_str().unwrap();
+    // Inside the consumer: own 1,000/256 ns, plus target 1's 100,000/256 ns.
+    let o = run_gpuheat(&["view", s, "--pick", "10,10", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["draws"][0]["call"], 2);
+    let up = &v["upstream"];
+    assert!(
+        (up["total_ns"].as_f64().unwrap() - 101_000.0 / 256.0).abs() < 1e-3,
+        "{up}"
+    );
+    assert_eq!(up["upstream"].as_array().unwrap().len(), 1);
+    assert_eq!(up["upstream"][0]["label"], "1");
+    assert_eq!(up["upstream"][0]["calls"], serde_json::json!([0]));
+    let o = run_gpuheat(&["view", s, "--pick", "10,10"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("from 1 upstream passes") && text.contains("target 1  calls 0"),
+        "{text}"
+    );
+    // Outside any consumer: no upstream.
+    let o = run_gpuheat(&["view", s, "--pick", "50,10", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["upstream"]["upstream"], serde_json::json!([]));
+}
+
+#[test]
+fn a_frame_whose_screen_could_not_be_painted_says_why_and_offers_its_targets() {
+    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    let dir = scratch("heatmap-no-screen");
+    let s = SessionBuilder::new()
+        .frame(|f| {
+            f.target(texture_target(4, 9, 16, 16));
+            let d = f.draw(1_000);
+            f.cover_target(d, 4, [0, 0, 16, 16]);
+            f.heat_missing("the default framebuffer is multisampled");
+        })
+        .build();
+    let session = dir.join("no-screen.gpuheat");
+    write_session(&session, &records(&s));
+    let out = dir.join("x.png");
+    for target in [None, Some("screen")] {
+        let mut args = vec![session.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        if let Some(t) = target {
+            args.extend(["--target", t]);
+        }
+        let (ok, stderr) = heatmap(&args);
+        assert!(!ok);
+        let line = one_line_error(&stderr);
+        assert!(
+            line.contains("the default framebuffer is multisampled")
+                && line.contains("offscreen targets of frame 1: 4"),
+            "{stderr}"
+        );
+    }
+    let (ok, stderr) = heatmap(&[
+        session.to_str().unwrap(),
+        "--target",
+        "4",
+        "--own",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert_eq!(read_png(&out).width, 16);
+}

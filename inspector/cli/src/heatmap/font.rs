@@ -10,7 +10,7 @@ pub const GLYPH_H: u32 = 7;
 pub const ADVANCE: u32 = GLYPH_W + 1;
 
 /// Each glyph is 7 rows, top row first; bit 4 of a row is its leftmost pixel.
-const GLYPHS: [(char, [u8; 7]); 48] = [
+const GLYPHS: [(char, [u8; 7]); 49] = [
     (' ', [0, 0, 0, 0, 0, 0, 0]),
     (
         '0',
@@ -286,6 +286,12 @@ const GLYPHS: [(char, [u8; 7]); 48] = [
         '=',
         [
             0b00000, 0b00000, 0b11111, 0b00000, 0b11111, 0b00000, 0b00000,
+        ],
+    ),
+    (
+        '\'',
+        [
+            0b00100, 0b00100, 0b01000, 0b00000, 0b00000, 0b00000, 0b00000,
         ],
     ),
     (

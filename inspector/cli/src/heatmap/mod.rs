@@ -197,7 +197,18 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
     }
     let ff =
         flow::frame_flow(session, frame).ok_or_else(|| anyhow!("frame {frame} has no maps"))?;
+    let no_screen = !ff.targets.iter().any(|t| t.key.is_screen());
     let target = match args.target.as_deref() {
+        None | Some("screen") if no_screen => {
+            // Why the screen has no map (HMIS), and what the frame has instead.
+            return Err(match pick(session, &args.session, Some(frame)) {
+                Err(e) => anyhow!(
+                    "{e}; offscreen targets of frame {frame}: {}",
+                    list(&labels(&ff))
+                ),
+                Ok(_) => anyhow!("frame {frame} has no screen map"),
+            });
+        }
         None => ff
             .targets
             .iter()
@@ -223,11 +234,14 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
     };
     let upstream = target.total_ns - target.own_ns;
     let mut notes = Vec::new();
-    let title = if total {
+    let title = if args.overdraw {
+        // Fragments are the target's own: nothing flows into them.
+        format!("overdraw of {}", describe(target))
+    } else if total {
         if upstream > 0.0 {
             notes.push(format!(
-                "{} ns from upstream passes, spread {}",
-                gpuheat_analysis::palette::label(upstream),
+                "{} ms from upstream passes, spread {}",
+                gpuheat_analysis::palette::label(upstream / 1e6),
                 flow::SPREADING
             ));
         }
@@ -236,10 +250,10 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
         format!("own cost of {}", describe(target))
     };
     let rest: f64 = ff.remainders.iter().map(|r| r.ns).sum();
-    if total && target.key.is_screen() && rest > 0.0 {
+    if total && !args.overdraw && target.key.is_screen() && rest > 0.0 {
         notes.push(format!(
-            "{} ns of the frame reach no screen pixel (see gpuheat report)",
-            gpuheat_analysis::palette::label(rest)
+            "{} ms of the frame reach no screen pixel (see gpuheat report)",
+            gpuheat_analysis::palette::label(rest / 1e6)
         ));
     }
     let colour = if target.key.is_screen() {
