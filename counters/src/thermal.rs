@@ -1140,7 +1140,10 @@ mod tests {
 
     #[test]
     fn a_scissor_box_is_clipped_to_the_target() {
-        assert_eq!(intersect([10, 20, 100, 100], [0, 0, 64, 64]), [10, 20, 54, 44]);
+        assert_eq!(
+            intersect([10, 20, 100, 100], [0, 0, 64, 64]),
+            [10, 20, 54, 44]
+        );
         assert_eq!(intersect([70, 0, 10, 10], [0, 0, 64, 64])[2], 0);
         assert_eq!(intersect([-5, -5, 20, 20], [0, 0, 64, 64]), [0, 0, 15, 15]);
     }

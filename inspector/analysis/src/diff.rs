@@ -579,7 +579,7 @@ fn beyond_drift(
 pub const FINDING_FRAMES: usize = 100;
 
 /// `s` with at most `n` of its frames, evenly spaced, and the records of those frames.
-fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
+pub(crate) fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
     if s.frames.len() <= n {
         return std::borrow::Cow::Borrowed(s);
     }
@@ -961,25 +961,44 @@ fn judge(
                 || c.metric == FRAME_GPU_BEYOND_DRIFT
                 || c.metric == "frame_gpu_time";
             let min_change = opts.min_change.unwrap_or(MIN_CHANGE_GPU);
-            let big = match (c.ratio, c.relative, c.shift) {
-                (_, _, Some(s)) if call_time && s.estimate.abs() < MIN_CALL_TIME_SHIFT_NS => false,
-                (_, _, Some(s)) if serialized && s.estimate.abs() < resolution_ns => false,
-                (Some(r), _, _) => beyond_factor(r.estimate, min_change),
-                (None, Some(r), _) => r.abs() >= min_change,
-                (None, None, Some(s)) => s.estimate != 0.0,
-                _ => false,
+            let min_shift = if call_time {
+                MIN_CALL_TIME_SHIFT_NS
+            } else if serialized {
+                resolution_ns
+            } else {
+                0.0
             };
-            c.verdict = match c.shift {
-                Some(s) if q <= opts.alpha && big => {
-                    if s.estimate > 0.0 {
-                        Verdict::Higher
-                    } else {
-                        Verdict::Lower
-                    }
-                }
-                _ => Verdict::Noise,
-            };
+            c.verdict = verdict(c, q, opts.alpha, min_change, min_shift);
         }
+    }
+}
+
+/// The verdict of a tested comparison whose corrected p-value is `q`: significant when `q ≤
+/// alpha`, the ratio is beyond `1 + min_change` either way (the relative change, for values
+/// that are not all positive) and the shift is at least `min_shift`.
+pub(crate) fn verdict(
+    c: &Comparison,
+    q: f64,
+    alpha: f64,
+    min_change: f64,
+    min_shift: f64,
+) -> Verdict {
+    let big = match (c.ratio, c.relative, c.shift) {
+        (_, _, Some(s)) if s.estimate.abs() < min_shift => false,
+        (Some(r), _, _) => beyond_factor(r.estimate, min_change),
+        (None, Some(r), _) => r.abs() >= min_change,
+        (None, None, Some(s)) => s.estimate != 0.0,
+        _ => false,
+    };
+    match c.shift {
+        Some(s) if q <= alpha && big => {
+            if s.estimate > 0.0 {
+                Verdict::Higher
+            } else {
+                Verdict::Lower
+            }
+        }
+        _ => Verdict::Noise,
     }
 }
 

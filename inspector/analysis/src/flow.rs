@@ -286,6 +286,79 @@ pub fn frame_flow_labelled(s: &Session, frame: u64, labels: &Labels) -> Option<F
     build(s, frame, labels, true)
 }
 
+/// [`frame_flow_labelled`] without the maps: costs, passes and remainders only (for many
+/// frames of a long session).
+pub fn frame_costs(s: &Session, frame: u64, labels: &Labels) -> Option<FrameFlowCost> {
+    build(s, frame, labels, false)
+}
+
+/// What a render target is for, the same in every frame and in another capture of the same
+/// program: the context's place among the session's contexts, the framebuffer object, size
+/// and format, and its rank among the frame's targets that share those. Target ids follow
+/// texture names, which a program's texture pool changes from frame to frame (gtk4 alternates
+/// two); a role does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct TargetRole {
+    /// Index of the context in [`Session::contexts`].
+    pub context: usize,
+    /// Whether it is the context's default framebuffer.
+    pub screen: bool,
+    /// The framebuffer object (0 for the screen).
+    pub framebuffer: u32,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Internal format of its first attachment (a GL enum, 0 for the screen or unknown).
+    pub format: u32,
+    /// Rank among the frame's targets with the same context, framebuffer, size and format.
+    pub nth: u32,
+}
+
+impl std::fmt::Display for TargetRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.screen {
+            return write!(f, "screen of context #{}", self.context);
+        }
+        write!(
+            f,
+            "context #{} framebuffer {} {}x{}",
+            self.context, self.framebuffer, self.width, self.height
+        )?;
+        if self.nth > 0 {
+            write!(f, " (#{})", self.nth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// The role of each of `flow`'s targets, in the same order.
+pub fn roles(s: &Session, flow: &FrameFlowCost) -> Vec<TargetRole> {
+    let mut out: Vec<TargetRole> = Vec::with_capacity(flow.targets.len());
+    for t in &flow.targets {
+        let context = s
+            .contexts
+            .iter()
+            .position(|c| c.handle == t.key.context)
+            .unwrap_or(s.contexts.len());
+        let mut role = TargetRole {
+            context,
+            screen: t.key.is_screen(),
+            framebuffer: t.target.as_ref().map_or(0, |r| r.framebuffer),
+            width: t.width,
+            height: t.height,
+            format: t.target.as_ref().map_or(0, |r| r.format),
+            nth: 0,
+        };
+        role.nth = out
+            .iter()
+            .filter(|r| TargetRole { nth: 0, ..**r } == role)
+            .count() as u32;
+        out.push(role);
+    }
+    out
+}
+
 /// [`frame_flow_labelled`]; without `maps` the targets' own maps are left empty (the costs,
 /// passes and remainders do not need them), so a summary over many frames stays small.
 fn build(s: &Session, frame: u64, labels: &Labels, maps: bool) -> Option<FrameFlowCost> {

@@ -2,6 +2,7 @@
 //! per-pixel median over its heat-mapped frames (ns per pixel per frame), with a per-pixel
 //! noise band from the spread of both sides, and the diverging colours it is painted with.
 
+use crate::flow::{frame_flow_labelled, frames_with_maps, roles, Labels, TargetRole};
 use crate::stats::quantile_sorted;
 use gpuheat_session::{HeatMap, Session};
 use rayon::prelude::*;
@@ -87,13 +88,112 @@ pub fn heat_diff(
 ) -> Result<HeatDiff, HeatDiffError> {
     let ma = maps(a, "A")?;
     let mb = maps(b, "B")?;
-    let (sa, sb) = ([ma[0].width, ma[0].height], [mb[0].width, mb[0].height]);
+    let size = |m: &[&HeatMap]| [m[0].width, m[0].height];
+    let ha: Vec<&[f32]> = ma.iter().map(|h| &h.heat[..]).collect();
+    let hb: Vec<&[f32]> = mb.iter().map(|h| &h.heat[..]).collect();
+    compare_maps((size(&ma), &ha), (size(&mb), &hb), b_scale, min_change)
+}
+
+/// Most frames whose computed maps (offscreen or total) are held at once per side.
+pub const MAP_FRAMES: usize = 32;
+
+/// Which map of each frame [`heat_diff_of`] compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapChoice {
+    /// The render target, by role (the same in both captures).
+    pub role: TargetRole,
+    /// Its total-cost map (own plus upstream) instead of its own.
+    pub total: bool,
+}
+
+/// [`heat_diff`] of any render target's own or total map, matched by role. The maps are
+/// computed per frame (at most [`MAP_FRAMES`] of a side, evenly spaced).
+pub fn heat_diff_of(
+    a: &Session,
+    b: &Session,
+    which: MapChoice,
+    b_scale: f64,
+    min_change: f64,
+) -> Result<HeatDiff, HeatDiffError> {
+    let (ma, mb) = rayon::join(|| chosen_maps(a, which, "A"), || chosen_maps(b, which, "B"));
+    let (ma, mb) = (ma?, mb?);
+    let ra: Vec<&[f32]> = ma.1.iter().map(|v| &v[..]).collect();
+    let rb: Vec<&[f32]> = mb.1.iter().map(|v| &v[..]).collect();
+    compare_maps((ma.0, &ra), (mb.0, &rb), b_scale, min_change)
+}
+
+/// The chosen map of each sampled frame of `s` that has the role, at its most common size.
+fn chosen_maps(
+    s: &Session,
+    which: MapChoice,
+    side: &'static str,
+) -> Result<([u32; 2], Vec<Vec<f32>>), HeatDiffError> {
+    let frames = frames_with_maps(s);
+    let step = (frames.len() as f64 / MAP_FRAMES as f64).max(1.0);
+    let labels = Labels::of(s);
+    let mut out: Vec<([u32; 2], Vec<f32>)> = Vec::new();
+    let mut i = 0.0;
+    while (i as usize) < frames.len() {
+        let frame = frames[i as usize];
+        i += step;
+        let Some(flow) = frame_flow_labelled(s, frame, &labels) else {
+            continue;
+        };
+        let Some(pos) = roles(s, &flow).iter().position(|r| *r == which.role) else {
+            continue;
+        };
+        let t = &flow.targets[pos];
+        let map = if which.total {
+            match flow.total_map(t.key) {
+                Some(m) => m.into_iter().map(|v| v as f32).collect(),
+                None => continue,
+            }
+        } else {
+            t.own.clone()
+        };
+        out.push(([t.width, t.height], map));
+    }
+    let Some(size) = most_common(out.iter().map(|(s, _)| *s)) else {
+        return Err(HeatDiffError::NoHeat {
+            side,
+            reason: format!("no frame has a map of the {}", which.role),
+        });
+    };
+    Ok((
+        size,
+        out.into_iter()
+            .filter(|(s, _)| *s == size)
+            .map(|(_, m)| m)
+            .collect(),
+    ))
+}
+
+/// The most frequent of `sizes` (the first of equals).
+fn most_common(sizes: impl Iterator<Item = [u32; 2]>) -> Option<[u32; 2]> {
+    let mut counts: Vec<([u32; 2], usize)> = Vec::new();
+    for size in sizes {
+        match counts.iter_mut().find(|(s, _)| *s == size) {
+            Some(e) => e.1 += 1,
+            None => counts.push((size, 1)),
+        }
+    }
+    let best = counts.iter().map(|(_, n)| *n).max()?;
+    counts.into_iter().find(|(_, n)| *n == best).map(|(s, _)| s)
+}
+
+/// Per-pixel medians of both sides' maps, their difference and its noise band.
+fn compare_maps(
+    (sa, ma): ([u32; 2], &[&[f32]]),
+    (sb, mb): ([u32; 2], &[&[f32]]),
+    b_scale: f64,
+    min_change: f64,
+) -> Result<HeatDiff, HeatDiffError> {
     if sa != sb {
         return Err(HeatDiffError::SizeMismatch { a: sa, b: sb });
     }
     let n = (sa[0] * sa[1]) as usize;
-    let (a_med, a_mad) = per_pixel(&ma, n);
-    let (mut b_med, mut b_mad) = per_pixel(&mb, n);
+    let (a_med, a_mad) = per_pixel(ma, n);
+    let (mut b_med, mut b_mad) = per_pixel(mb, n);
     if b_scale > 0.0 && b_scale != 1.0 {
         let k = (1.0 / b_scale) as f32;
         b_med
@@ -122,15 +222,7 @@ pub fn heat_diff(
 
 /// A session's heat maps of its most common size (a resized window leaves a few of another).
 fn maps<'a>(s: &'a Session, side: &'static str) -> Result<Vec<&'a HeatMap>, HeatDiffError> {
-    let mut sizes: Vec<([u32; 2], usize)> = Vec::new();
-    for h in &s.heat {
-        let size = [h.width, h.height];
-        match sizes.iter_mut().find(|(s, _)| *s == size) {
-            Some(e) => e.1 += 1,
-            None => sizes.push((size, 1)),
-        }
-    }
-    let Some(&(size, _)) = sizes.iter().max_by_key(|(_, n)| *n) else {
+    let Some(size) = most_common(s.heat.iter().map(|h| [h.width, h.height])) else {
         let reason = s
             .heat_missing
             .first()
@@ -145,13 +237,13 @@ fn maps<'a>(s: &'a Session, side: &'static str) -> Result<Vec<&'a HeatMap>, Heat
 }
 
 /// Per-pixel median and MAD over the maps.
-fn per_pixel(maps: &[&HeatMap], n: usize) -> (Vec<f32>, Vec<f32>) {
+fn per_pixel(maps: &[&[f32]], n: usize) -> (Vec<f32>, Vec<f32>) {
     (0..n)
         .into_par_iter()
         .map_init(Vec::new, |v: &mut Vec<f64>, p| {
             v.clear();
             v.extend(maps.iter().map(|m| {
-                let h = m.heat[p];
+                let h = m[p];
                 if h.is_finite() && h > 0.0 {
                     f64::from(h)
                 } else {

@@ -15,6 +15,7 @@ pub mod identity;
 pub mod palette;
 pub mod pick;
 pub mod stats;
+pub mod targetdiff;
 
 pub use cost::{
     analyse, call_text, ms, rank_time, Analysis, DrawCost, FrameStats, RankedBy, Unavailable,

@@ -8,7 +8,10 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gpuheat_analysis::aggregate::DrawStats;
 use gpuheat_analysis::diff::{diff, Comparison, Diff, DiffOptions, Gate, MatchedBy, Verdict};
-use gpuheat_analysis::heatdiff::heat_diff;
+use gpuheat_analysis::flow::{frame_costs, frames_with_maps, roles, Labels};
+use gpuheat_analysis::heatdiff::{heat_diff, heat_diff_of, HeatDiff, HeatDiffError, MapChoice};
+use gpuheat_analysis::targetdiff::{target_diff, TargetDiff};
+use gpuheat_session::Session;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -33,6 +36,18 @@ pub struct DiffArgs {
     /// The heat-difference PNG.
     #[arg(short, long, default_value = "diff.png", requires = "heat")]
     output: PathBuf,
+    /// With --heat: the render target whose maps are compared, `screen` or an offscreen
+    /// target's name in A as `gpuheat report A` prints it; found in B by its role (context,
+    /// framebuffer object, size, format) [default: screen].
+    #[arg(long, value_name = "ID|screen", requires = "heat")]
+    target: Option<String>,
+    /// With --heat: compare total-cost maps (own cost plus the offscreen passes upstream)
+    /// [the default when A's frames have offscreen targets].
+    #[arg(long, requires = "heat", conflicts_with = "own")]
+    total: bool,
+    /// With --heat: compare own-cost maps (only the target's own draws).
+    #[arg(long, requires = "heat")]
+    own: bool,
     /// Exit with status 3 when the typical frame's GPU time (the sum of its draws' medians)
     /// got slower by more than PCT percent, counting only draws changed beyond noise, added
     /// or removed; the text names them.
@@ -76,10 +91,14 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         || open(&args.b, args.partial),
     );
     let (a, b) = (a?, b?);
-    if args.heat {
+    let choice = if args.heat {
+        let choice = map_choice(&a, &args)?;
         // Checked before the (longer) comparison so that a wrong size fails fast.
-        heat_diff(&a, &b, 1.0, 0.0).map_err(|e| anyhow!("--heat: {e}"))?;
-    }
+        heat_of(&a, &b, choice, 1.0, 0.0).map_err(|e| anyhow!("--heat: {e}"))?;
+        choice
+    } else {
+        None
+    };
     let opts = DiffOptions {
         alpha: args.alpha,
         min_change: args.min_change.map(|m| m / 100.0),
@@ -88,11 +107,19 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let d = diff(&a, &b, &opts);
     if args.heat {
         let drift = d.drift.map_or(1.0, |d| d.factor);
-        let h = heat_diff(&a, &b, drift, d.min_change).map_err(|e| anyhow!("--heat: {e}"))?;
+        let h = heat_of(&a, &b, choice, drift, d.min_change).map_err(|e| anyhow!("--heat: {e}"))?;
         write_png(&args.output, &diffmap::render(&h, drift))
             .map_err(|e| anyhow!("cannot write {}: {e}", shown(&args.output)))?;
+        let which = match choice {
+            None => "the screen's own cost".to_string(),
+            Some(c) => format!(
+                "{} cost of the {}",
+                if c.total { "total" } else { "own" },
+                c.role
+            ),
+        };
         eprintln!(
-            "{}: heat(B){} - heat(A), {}x{}, medians of {} and {} frames; Σ {:+.3} ms per frame",
+            "{}: heat(B){} - heat(A) of {which}, {}x{}, medians of {} and {} frames; Σ {:+.3} ms per frame",
             shown(&args.output),
             if drift != 1.0 {
                 format!(" / {drift:.3} (the common drift)")
@@ -106,12 +133,18 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             h.total() / 1e6
         );
     }
+    let targets = if a.target_heat.is_empty() && b.target_heat.is_empty() {
+        Vec::new()
+    } else {
+        target_diff(&a, &b, &d)
+    };
     let gate = args.fail_if_slower.map(|pct| (pct, d.gate(pct)));
     let out = if args.json {
         #[derive(Serialize)]
         struct JsonDiff<'a> {
             #[serde(flatten)]
             diff: &'a Diff,
+            render_targets: &'a [TargetDiff],
             gate: Option<JsonGate<'a>>,
         }
         #[derive(Serialize)]
@@ -122,6 +155,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         }
         let json = JsonDiff {
             diff: &d,
+            render_targets: &targets,
             gate: gate.as_ref().map(|(pct, g)| JsonGate {
                 threshold_pct: *pct,
                 gate: g,
@@ -129,7 +163,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         };
         serde_json::to_string_pretty(&json)? + "\n"
     } else {
-        text(&d, gate.as_ref(), &args)
+        text(&d, &targets, gate.as_ref(), &args)
     };
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
     Ok(match gate {
@@ -210,7 +244,104 @@ fn draw_name(d: &DrawStats) -> String {
     s
 }
 
-fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
+/// Which map `--heat` compares: `None` for the screens' own maps as recorded (a session
+/// without offscreen targets, no `--target` and no `--total`), else a target by its role in A.
+fn map_choice(a: &Session, args: &DiffArgs) -> Result<Option<MapChoice>> {
+    let offscreen = !a.target_heat.is_empty();
+    let total = args.total || (offscreen && !args.own);
+    if args.target.is_none() && !total {
+        return Ok(None);
+    }
+    let want = args.target.as_deref().unwrap_or("screen");
+    let labels = Labels::of(a);
+    let mut names: Vec<String> = Vec::new();
+    for frame in frames_with_maps(a) {
+        let Some(flow) = frame_costs(a, frame, &labels) else {
+            continue;
+        };
+        for (t, role) in flow.targets.iter().zip(roles(a, &flow)) {
+            if t.label == want || (want == "screen" && t.key.is_screen()) {
+                return Ok(Some(MapChoice { role, total }));
+            }
+            if !names.contains(&t.label) {
+                names.push(t.label.clone());
+            }
+        }
+    }
+    bail!(
+        "--target {want}: A has no such render target (its targets: {})",
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    )
+}
+
+/// [`heat_diff`] of the screens' recorded maps, or [`heat_diff_of`] the chosen ones.
+fn heat_of(
+    a: &Session,
+    b: &Session,
+    choice: Option<MapChoice>,
+    b_scale: f64,
+    min_change: f64,
+) -> std::result::Result<HeatDiff, HeatDiffError> {
+    match choice {
+        None => heat_diff(a, b, b_scale, min_change),
+        Some(c) => heat_diff_of(a, b, c, b_scale, min_change),
+    }
+}
+
+/// The render targets' table: own and total cost per frame, A against B.
+fn targets_text(o: &mut String, targets: &[TargetDiff], top: usize) {
+    if targets.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "
+render targets (per frame; matched by context, framebuffer, size and format; total = own + upstream passes)
+  {:<8} {:>18}  {:>18}  {:<38} {:>7}  target",
+        "verdict", "A ms ±spread", "B ms ±spread", "change B - A [95% interval]", "q"
+    );
+    for t in targets.iter().take(top) {
+        let named = |l: &String| {
+            if l.ends_with("screen") {
+                l.clone()
+            } else {
+                format!("target {l}")
+            }
+        };
+        let (label_a, label_b) = (t.label_a.as_ref().map(named), t.label_b.as_ref().map(named));
+        let name = match (&label_a, &label_b) {
+            (Some(a), Some(b)) if a == b => a.clone(),
+            (Some(a), Some(b)) => format!("{a} (in B: {b})"),
+            (Some(a), None) => format!("{a} (only in A)"),
+            (None, Some(b)) => format!("{b} (only in B)"),
+            (None, None) => String::new(),
+        };
+        for (c, what) in [(&t.own, "own"), (&t.total, "total")] {
+            if what == "total" && t.total.a == t.own.a && t.total.b == t.own.b {
+                continue;
+            }
+            let _ = writeln!(
+                o,
+                "  {:<8} {:>18}  {:>18}  {:<38} {:>7}  {name} {what}: {}",
+                c.verdict.word(&c.unit),
+                value(c, c.a.as_ref()),
+                value(c, c.b.as_ref()),
+                change(c),
+                q(c),
+                t.role
+            );
+        }
+    }
+    if targets.len() > top {
+        let _ = writeln!(o, "  … and {} more (--top)", targets.len() - top);
+    }
+}
+
+fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
     let mut o = String::new();
     for (label, side, path) in [("A", &d.a, &args.a), ("B", &d.b, &args.b)] {
         let size = side
@@ -255,6 +386,8 @@ fn text(d: &Diff, gate: Option<&(f64, Gate)>, args: &DiffArgs) -> String {
             c.verdict.word(&c.unit)
         );
     }
+
+    targets_text(&mut o, targets, args.top);
 
     match (d.drift, d.drift_seen) {
         (Some(drift), _) => {

@@ -61,6 +61,10 @@ impl Captures {
                 vec!["--loop", "300", "--spot", "24", "--size", "128x128"],
             ),
             "overdraw" => ("overdraw", vec!["--layers", "3"]),
+            // A costly pass into a 256×256 texture composited onto the window's top right
+            // quarter; its cost ∝ --loop, so 64 → 16 makes it 4× cheaper.
+            "offscreen" => ("offscreen_pass", vec!["--loop", "64"]),
+            "offscreen_cheap" => ("offscreen_pass", vec!["--loop", "16"]),
             _ => unreachable!("{name}"),
         };
         // A capture disturbed by something else on the machine (its frames, all the same
@@ -300,6 +304,111 @@ fn heat_difference_shows_the_hot_spot_cheaper_and_the_rest_as_noise() {
         .filter(|&(x, y)| img.px(x, y) == [0xff, 0xff, 0xff])
         .count();
     assert!(text > 100, "legend text pixels: {text}");
+}
+
+/// Issue 11: a cheaper offscreen pass is found in its render target's own cost and in the
+/// screen's total, and the total-cost heat difference is blue where the pass is shown.
+#[test]
+fn a_cheaper_offscreen_pass_is_seen_in_its_target_and_where_it_is_shown() {
+    let _serial = serial();
+    let dir = scratch("diff-offscreen");
+    let png = dir.join("diff.png");
+    let (d, code) = diff_json(
+        &s("offscreen"),
+        &s("offscreen_cheap"),
+        &["--heat", "-o", png.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0));
+    let targets = d["render_targets"].as_array().expect("render_targets");
+    let texture = targets
+        .iter()
+        .find(|t| t["role"]["screen"] == false)
+        .expect("the offscreen target, matched in both");
+    assert_eq!(texture["role"]["width"], 256);
+    assert_eq!(texture["label_b"], texture["label_a"]);
+    assert_eq!(texture["own"]["verdict"], "lower", "{texture}");
+    // 4× fewer iterations: about a quarter of the time (the pass is all loop).
+    let ratio = texture["own"]["ratio"]["estimate"].as_f64().unwrap();
+    assert!((0.15..0.45).contains(&ratio), "own cost ratio {ratio}");
+    let screen = targets
+        .iter()
+        .find(|t| t["role"]["screen"] == true)
+        .unwrap();
+    assert_eq!(screen["total"]["verdict"], "lower", "{screen}");
+    assert_ne!(
+        screen["own"]["verdict"], "lower",
+        "the screen's own draws did not change: {screen}"
+    );
+
+    // Total cost of the screen (the default with offscreen targets): the composite's
+    // rectangle, GL x, y in [256, 512) of the 512×512 window, is image rows 0..256.
+    let img = read_png(&png);
+    assert_eq!(img.width, 512);
+    let share = |x0: u32, y0: u32, blue: bool| {
+        let (mut n, mut hit) = (0, 0);
+        for y in (y0 + 4..y0 + 252).step_by(8) {
+            for x in (x0 + 4..x0 + 252).step_by(8) {
+                n += 1;
+                let [r, g, b] = img.px(x, y);
+                hit += if blue {
+                    b > r + 40
+                } else {
+                    [r, g, b] == [0x80; 3]
+                } as u32;
+            }
+        }
+        f64::from(hit) / f64::from(n)
+    };
+    assert!(
+        share(256, 0, true) > 0.9,
+        "composite rectangle blue: {}",
+        share(256, 0, true)
+    );
+    assert!(
+        share(0, 256, false) > 0.9,
+        "bottom left within noise: {}",
+        share(0, 256, false)
+    );
+
+    // The offscreen target's own map: cheaper all over.
+    let (_, err, code) = diff_text(
+        &s("offscreen"),
+        &s("offscreen_cheap"),
+        &[
+            "--heat",
+            "--target",
+            "1",
+            "--own",
+            "-o",
+            png.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("own cost of the context #0 framebuffer"),
+        "{err}"
+    );
+    let img = read_png(&png);
+    assert_eq!(img.width, 256);
+    let blue = (8..248)
+        .step_by(8)
+        .flat_map(|y| (8..248).step_by(8).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let [r, _, b] = img.px(x, y);
+            b > r + 40
+        })
+        .count();
+    assert!(blue * 10 >= 30 * 30 * 9, "{blue} of 900 target pixels blue");
+    let (_, err, code) = diff_text(
+        &s("offscreen"),
+        &s("offscreen_cheap"),
+        &["--heat", "--target", "7", "-o", png.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("--target 7: A has no such render target (its targets: screen, 1)"),
+        "{err}"
+    );
 }
 
 #[test]
