@@ -958,10 +958,14 @@ fn place_at(d: &FlowDraw, x: u32, y: u32, amount: f64, at: &mut f64) {
 /// One render target over the frames of a session, for `report`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TargetSummary {
-    /// Which.
+    /// Which (in its first frame).
     pub key: TargetKey,
-    /// As printed.
+    /// What it is for: rows are per role, so a texture pool's targets are one row.
+    pub role: TargetRole,
+    /// As printed (its first frame's name).
     pub label: String,
+    /// Its other names in other frames (a texture pool alternating textures).
+    pub also: Vec<String>,
     /// Its description (from its first frame); `None` for a screen.
     pub target: Option<RenderTarget>,
     /// Frames it has a map in.
@@ -1021,6 +1025,8 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
         .into_iter()
         .filter_map(|f| build(s, f, &labels, false));
     struct Acc {
+        key: TargetKey,
+        also: Vec<String>,
         target: Option<RenderTarget>,
         own: Vec<f64>,
         total: Vec<f64>,
@@ -1029,20 +1035,22 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
         consumers: Vec<f64>,
         feeds: Vec<String>,
     }
-    let mut acc: Vec<(TargetKey, String, Acc)> = Vec::new();
+    let mut acc: Vec<(TargetRole, String, Acc)> = Vec::new();
     let mut rem: Vec<(RemainderKind, String, Vec<f64>, String)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     let mut count = 0usize;
     for f in frames {
         count += 1;
-        for t in &f.targets {
-            let i = match acc.iter().position(|(k, _, _)| *k == t.key) {
+        for (t, role) in f.targets.iter().zip(roles(s, &f)) {
+            let i = match acc.iter().position(|(r, _, _)| *r == role) {
                 Some(i) => i,
                 None => {
                     acc.push((
-                        t.key,
+                        role,
                         t.label.clone(),
                         Acc {
+                            key: t.key,
+                            also: Vec::new(),
                             target: t.target.clone(),
                             own: Vec::new(),
                             total: Vec::new(),
@@ -1055,7 +1063,10 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
                     acc.len() - 1
                 }
             };
-            let a = &mut acc[i].2;
+            let (_, first, a) = &mut acc[i];
+            if t.label != *first && !a.also.contains(&t.label) {
+                a.also.push(t.label.clone());
+            }
             a.own.push(t.own_ns);
             a.total.push(t.total_ns);
             a.share.push(if f.painted_ns > 0.0 {
@@ -1099,10 +1110,12 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
     let median = |v: &[f64]| crate::stats::median(v);
     let mut targets: Vec<TargetSummary> = acc
         .into_iter()
-        .filter_map(|(key, label, a)| {
+        .filter_map(|(role, label, a)| {
             Some(TargetSummary {
-                key,
+                key: a.key,
+                role,
                 label,
+                also: a.also,
                 target: a.target,
                 frames: a.own.len(),
                 own_ns: Summary::of(&a.own)?,

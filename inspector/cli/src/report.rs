@@ -511,6 +511,15 @@ render targets in {} frames with maps (ms per frame, median ±MAD; total = own +
             }
             None => ("-".into(), "default framebuffer".into()),
         };
+        let what = if t.also.is_empty() {
+            what
+        } else {
+            format!(
+                "{what}; also {} (framebuffer {} drawing into another texture)",
+                t.also.join(", "),
+                t.role.framebuffer
+            )
+        };
         let feeds = if t.feeds.is_empty() {
             String::new()
         } else {
