@@ -321,6 +321,12 @@ pub struct OffscreenRow {
     pub frame_bytes: Spread,
     /// Painted draws per frame into offscreen targets (HTGT draw lists), median.
     pub offscreen_draws: f64,
+    /// The same maps' bytes per frame uncompressed, as decoded (median): HEAT heat f32 +
+    /// overdraw u32 + RGBA8 colour; HTGT heat + overdraw; FLOW kept coverage (one byte per
+    /// pixel of a consumer's box).
+    pub raw_heat_bytes: f64,
+    pub raw_target_bytes: f64,
+    pub raw_flow_bytes: f64,
 }
 
 impl OffscreenRow {
@@ -509,6 +515,35 @@ fn offscreen_memory(
         })
         .collect();
     let offscreen_draws = crate::median(&mut offscreen_draws);
+    let raw = |bytes_of: &dyn Fn(u64) -> u64| {
+        let mut v: Vec<f64> = index.iter().map(|&f| bytes_of(f) as f64).collect();
+        crate::median(&mut v)
+    };
+    let raw_heat_bytes = raw(&|f| {
+        session
+            .heat
+            .iter()
+            .filter(|m| m.frame == f)
+            .map(|m| (m.heat.len() * 4 + m.overdraw.len() * 4 + m.colour.len()) as u64)
+            .sum()
+    });
+    let raw_target_bytes = raw(&|f| {
+        session
+            .target_heat
+            .iter()
+            .filter(|t| t.frame == f)
+            .map(|t| (t.heat.len() * 4 + t.overdraw.len() * 4) as u64)
+            .sum()
+    });
+    let raw_flow_bytes = raw(&|f| {
+        session
+            .flow
+            .iter()
+            .filter(|x| x.frame == f)
+            .flat_map(|x| &x.draws)
+            .map(|d| d.coverage.len() as u64)
+            .sum()
+    });
 
     // Bytes per frame of each record kind, from the chunks as written. The frame of a map
     // chunk is not in its header, so the per-frame values are the chunks of one kind in
@@ -553,6 +588,9 @@ fn offscreen_memory(
         frame_bytes: per_frame(&frame_len, &|i| session.frames.get(i).map(|f| f.index)),
         targets,
         offscreen_draws,
+        raw_heat_bytes,
+        raw_target_bytes,
+        raw_flow_bytes,
     })
 }
 

@@ -841,6 +841,11 @@ fn offscreen_json(o: &heat::OffscreenRow) -> Value {
             "flow": spread(&o.flow_bytes),
             "frame_calls": spread(&o.frame_bytes),
             "maps_total_median": o.map_bytes_per_frame(),
+            "uncompressed": {
+                "heat": o.raw_heat_bytes,
+                "target_heat": o.raw_target_bytes,
+                "flow_coverage": o.raw_flow_bytes,
+            },
         },
         "session_bytes_per_pixel": {
             "heat": o.heat_bytes.median / window_px as f64,
@@ -907,6 +912,14 @@ fn print_offscreen(o: &heat::OffscreenRow) {
         o.flow_bytes.max,
         o.frame_bytes.median,
         o.map_bytes_per_frame()
+    );
+    println!(
+        "uncompressed (as decoded, median per frame): HEAT {:.0} ({}), HTGT {:.0} ({}), FLOW coverage {:.0}",
+        o.raw_heat_bytes,
+        per_px(o.raw_heat_bytes, window_px),
+        o.raw_target_bytes,
+        per_px(o.raw_target_bytes, o.target_pixels()),
+        o.raw_flow_bytes
     );
     println!(
         "GPU bytes: {} = {} B/px of the largest target + {} B/px x ({} window px + {} offscreen target px); \
