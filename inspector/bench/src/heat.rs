@@ -14,9 +14,11 @@
 //! - `full+heat`: the same with `--heat`.
 //!
 //! Memory: `map bytes` = what the HEAT records of one frame hold in the session
-//! (`heat.len()·4 + overdraw.len()·4 + colour.len()`); `GPU bytes` = the painter's targets,
-//! 17 bytes per map pixel (counters/src/thermal.rs: STENCIL_INDEX8 1 + RGBA8 4 + three R32F
-//! (scratch, heat, overdraw) 12), as allocated, ignoring driver padding.
+//! (`heat.len()·4 + overdraw.len()·4 + colour.len()`); `GPU bytes` = the painter's buffers
+//! (counters/src/thermal.rs, docs/ARCHITECTURE.md): 9 bytes per pixel of the largest target
+//! (STENCIL_INDEX8 1, an unused RGBA8 colour buffer 4, the R32F count 4) plus 8 per pixel of
+//! each target (its R32F heat and overdraw), as allocated, ignoring driver padding: 17 per
+//! pixel when the window is the only target.
 //!
 //! Offscreen targets (issue 11, [`measure_offscreen`]): the same comparison on a frame whose
 //! cost is spent in a framebuffer object, `offscreen_pass --api gles --timing` (defaults:
@@ -35,9 +37,10 @@
 //! captured Q3 / uncaptured Q1). Memory: per frame, the session bytes of the HEAT (window),
 //! HTGT (offscreen targets) and FLOW (what draws sampled) chunks as written (chunk headers
 //! included, payloads as stored: LZ4-compressed where the writer compressed them, so mostly
-//! empty maps cost little), each also per pixel of the maps it holds; the GPU bytes, at
-//! [`GPU_BYTES_PER_PIXEL`] per pixel of every painted target, the window and each offscreen
-//! target at its own size.
+//! empty maps cost little), each also per pixel of the maps it holds; the GPU bytes of the
+//! painter: [`GPU_SHARED_BYTES_PER_PIXEL`] per pixel of the largest target plus
+//! [`GPU_TARGET_BYTES_PER_PIXEL`] per pixel of every target (the window and each offscreen
+//! target at its own size).
 
 use anyhow::{bail, Context, Result};
 use gpuheat_session::{ChunkKind, ChunkReader, Session};
@@ -47,8 +50,13 @@ use std::time::Duration;
 
 use crate::{median, run_bounded};
 
-/// Bytes per map pixel of the painter's render buffers: STENCIL_INDEX8 + RGBA8 + 3 × R32F.
-pub const GPU_BYTES_PER_PIXEL: u64 = 1 + 4 + 3 * 4;
+/// Bytes per pixel of the largest target of the painter's shared buffers: STENCIL_INDEX8 +
+/// an unused RGBA8 colour buffer + the R32F count.
+pub const GPU_SHARED_BYTES_PER_PIXEL: u64 = 1 + 4 + 4;
+/// Bytes per pixel of each target's own buffers: R32F heat + R32F overdraw.
+pub const GPU_TARGET_BYTES_PER_PIXEL: u64 = 4 + 4;
+/// Bytes per map pixel when the window is the only target.
+pub const GPU_BYTES_PER_PIXEL: u64 = GPU_SHARED_BYTES_PER_PIXEL + GPU_TARGET_BYTES_PER_PIXEL;
 
 /// One draw count's results.
 pub struct HeatRow {
@@ -313,6 +321,12 @@ pub struct OffscreenRow {
     pub frame_bytes: Spread,
     /// Painted draws per frame into offscreen targets (HTGT draw lists), median.
     pub offscreen_draws: f64,
+    /// The same maps' bytes per frame uncompressed, as decoded (median): HEAT heat f32 +
+    /// overdraw u32 + RGBA8 colour; HTGT heat + overdraw; FLOW kept coverage (one byte per
+    /// pixel of a consumer's box).
+    pub raw_heat_bytes: f64,
+    pub raw_target_bytes: f64,
+    pub raw_flow_bytes: f64,
 }
 
 impl OffscreenRow {
@@ -324,10 +338,17 @@ impl OffscreenRow {
             .sum()
     }
 
-    /// The painter's GPU bytes, window and offscreen targets at their own sizes.
+    /// The painter's GPU bytes: the shared buffers at the largest target's size, and each
+    /// target's own (the window's and every offscreen target's) at its size.
     pub fn gpu_bytes(&self) -> u64 {
-        (u64::from(self.width) * u64::from(self.height) + self.target_pixels())
-            * GPU_BYTES_PER_PIXEL
+        let window = u64::from(self.width) * u64::from(self.height);
+        let largest = self
+            .targets
+            .iter()
+            .map(|t| u64::from(t.width) * u64::from(t.height))
+            .fold(window, u64::max);
+        largest * GPU_SHARED_BYTES_PER_PIXEL
+            + (window + self.target_pixels()) * GPU_TARGET_BYTES_PER_PIXEL
     }
 
     /// Session bytes of the maps (HEAT + HTGT + FLOW) per frame, median of each summed.
@@ -494,6 +515,35 @@ fn offscreen_memory(
         })
         .collect();
     let offscreen_draws = crate::median(&mut offscreen_draws);
+    let raw = |bytes_of: &dyn Fn(u64) -> u64| {
+        let mut v: Vec<f64> = index.iter().map(|&f| bytes_of(f) as f64).collect();
+        crate::median(&mut v)
+    };
+    let raw_heat_bytes = raw(&|f| {
+        session
+            .heat
+            .iter()
+            .filter(|m| m.frame == f)
+            .map(|m| (m.heat.len() * 4 + m.overdraw.len() * 4 + m.colour.len()) as u64)
+            .sum()
+    });
+    let raw_target_bytes = raw(&|f| {
+        session
+            .target_heat
+            .iter()
+            .filter(|t| t.frame == f)
+            .map(|t| (t.heat.len() * 4 + t.overdraw.len() * 4) as u64)
+            .sum()
+    });
+    let raw_flow_bytes = raw(&|f| {
+        session
+            .flow
+            .iter()
+            .filter(|x| x.frame == f)
+            .flat_map(|x| &x.draws)
+            .map(|d| d.coverage.len() as u64)
+            .sum()
+    });
 
     // Bytes per frame of each record kind, from the chunks as written. The frame of a map
     // chunk is not in its header, so the per-frame values are the chunks of one kind in
@@ -538,6 +588,9 @@ fn offscreen_memory(
         frame_bytes: per_frame(&frame_len, &|i| session.frames.get(i).map(|f| f.index)),
         targets,
         offscreen_draws,
+        raw_heat_bytes,
+        raw_target_bytes,
+        raw_flow_bytes,
     })
 }
 

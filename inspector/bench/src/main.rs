@@ -790,7 +790,7 @@ impl Bench {
             println!(
                 "ratio = captured / uncaptured; ms/painted = (+heat - full) / draws painted; map B = \
                  one frame's HEAT maps in the session (heat f32 + overdraw u32 + RGBA8 colour); \
-                 GPU B = the painter's targets, {} B/pixel (STENCIL_INDEX8 + RGBA8 + 3 x R32F).",
+                 GPU B = the painter's buffers, {} B/pixel with the window the only target (STENCIL_INDEX8 + unused RGBA8 + R32F count, R32F heat and overdraw).",
                 heat::GPU_BYTES_PER_PIXEL
             );
         }
@@ -830,7 +830,10 @@ fn offscreen_json(o: &heat::OffscreenRow) -> Value {
             "id": t.id, "width": t.width, "height": t.height, "format": t.format,
         })).collect::<Vec<Value>>(),
         "offscreen_draws_per_frame": o.offscreen_draws,
-        "gpu_bytes_per_pixel": heat::GPU_BYTES_PER_PIXEL,
+        "gpu_bytes_per_pixel": {
+            "of_the_largest_target": heat::GPU_SHARED_BYTES_PER_PIXEL,
+            "of_each_target": heat::GPU_TARGET_BYTES_PER_PIXEL,
+        },
         "gpu_bytes": o.gpu_bytes(),
         "session_bytes_per_frame": {
             "heat": spread(&o.heat_bytes),
@@ -838,6 +841,11 @@ fn offscreen_json(o: &heat::OffscreenRow) -> Value {
             "flow": spread(&o.flow_bytes),
             "frame_calls": spread(&o.frame_bytes),
             "maps_total_median": o.map_bytes_per_frame(),
+            "uncompressed": {
+                "heat": o.raw_heat_bytes,
+                "target_heat": o.raw_target_bytes,
+                "flow_coverage": o.raw_flow_bytes,
+            },
         },
         "session_bytes_per_pixel": {
             "heat": o.heat_bytes.median / window_px as f64,
@@ -906,9 +914,19 @@ fn print_offscreen(o: &heat::OffscreenRow) {
         o.map_bytes_per_frame()
     );
     println!(
-        "GPU bytes: {} = {} B/px x ({} window px + {} offscreen target px); {} offscreen draws painted per frame (median)",
+        "uncompressed (as decoded, median per frame): HEAT {:.0} ({}), HTGT {:.0} ({}), FLOW coverage {:.0}",
+        o.raw_heat_bytes,
+        per_px(o.raw_heat_bytes, window_px),
+        o.raw_target_bytes,
+        per_px(o.raw_target_bytes, o.target_pixels()),
+        o.raw_flow_bytes
+    );
+    println!(
+        "GPU bytes: {} = {} B/px of the largest target + {} B/px x ({} window px + {} offscreen target px); \
+         {} offscreen draws painted per frame (median)",
         o.gpu_bytes(),
-        heat::GPU_BYTES_PER_PIXEL,
+        heat::GPU_SHARED_BYTES_PER_PIXEL,
+        heat::GPU_TARGET_BYTES_PER_PIXEL,
         window_px,
         o.target_pixels(),
         o.offscreen_draws

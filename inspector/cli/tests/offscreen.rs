@@ -9,12 +9,15 @@
 //! fragments; the FLOW records say which texture each draw sampled; and the frames stay
 //! bit-identical with and without `--heat`.
 //!
-//! The HTGT and FLOW assertions (`*_own_map*`, `*_sampled*`) need the agent to paint draws
-//! into framebuffer objects (counters/src/thermal.rs); the others hold without it.
+//! The total-cost tests run the inspector's flow (`gpuheat_analysis::flow`) on those records
+//! and check the documented split: all of P's cost on C's rectangle, evenly; TA's cost
+//! flowing whole into B, and TB's (T_A + T_B) into X and Y 1 : 3, the same per pixel; Σ total
+//! heat of the screen = Σ T_d of every painted draw (1e-4), nothing left over.
 
 mod common;
 
 use common::*;
+use gpuheat_analysis::flow::{frame_flow, FrameFlowCost, TargetKey};
 use gpuheat_session::{Attachment, DrawCoverage, DrawFlow, HeatMap, Session, TargetHeat};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -517,6 +520,151 @@ fn frames_are_bit_identical_with_offscreen_heat() {
             assert_eq!(traced, plain, "{name} {api}");
             let s = Session::open(&session).unwrap();
             assert_eq!(s.heat.len(), 3, "{name} {api}: {:?}", s.heat_missing);
+        }
+    }
+}
+
+/// The flow of `map`'s frame, checked for conservation: Σ total(screen) = Σ T_d of every
+/// painted draw (1e-4 relative), with no remainder (everything drawn offscreen is sampled
+/// by a draw that reaches the screen).
+fn flow_conserved(session: &Session, map: &HeatMap, what: &str) -> FrameFlowCost {
+    let fc = frame_flow(session, map.frame).unwrap_or_else(|| panic!("{what}: no flow"));
+    assert!(
+        fc.remainders.is_empty(),
+        "{what}: remainders {:?}",
+        fc.remainders
+    );
+    let (screen, rest, painted) = fc.balance();
+    eprintln!("{what}: Σ total(screen) {screen:.1} ns, remainders {rest:.1}, Σ T_d {painted:.1}");
+    if painted == 0.0 {
+        assert_eq!(screen, 0.0, "{what}");
+    } else {
+        let err = (screen - painted).abs() / painted;
+        assert!(err <= CONSERVATION, "{what}: Σ total heat off by {err:.2e}");
+    }
+    fc
+}
+
+/// `total - own` of the screen: what flowed in from upstream, per pixel.
+fn upstream_map(fc: &FrameFlowCost, screen: TargetKey) -> Vec<f64> {
+    let t = fc.target(screen).expect("screen target");
+    let total = fc.total_map(screen).expect("screen total map");
+    total
+        .iter()
+        .zip(&t.own)
+        .map(|(&tot, &own)| tot - f64::from(own))
+        .collect()
+}
+
+/// Every pixel of `up` is `inside` within `rects` (1e-6 relative, 1e-6 ns absolute) and 0
+/// elsewhere.
+fn upstream_is(up: &[f64], w: u32, rects: &[[u32; 4]], inside: f64, what: &str) {
+    let tol = inside.abs() * 1e-6 + 1e-6;
+    for (i, &v) in up.iter().enumerate() {
+        let (x, y) = (i as u32 % w, i as u32 / w);
+        let hit = rects
+            .iter()
+            .any(|r| (r[0]..r[2]).contains(&x) && (r[1]..r[3]).contains(&y));
+        let want = if hit { inside } else { 0.0 };
+        assert!(
+            (v - want).abs() <= tol,
+            "{what}: upstream cost at ({x},{y}) {v} ns, expected {want}"
+        );
+    }
+}
+
+#[test]
+fn offscreen_pass_total_map_puts_the_pass_on_the_composite() {
+    let (w, h, s) = (OFF_W, OFF_H, OFF_S);
+    let c_rect = [w / 2, h / 2, w / 2 + s, h / 2 + s];
+    for (api, session) in offscreen_pass() {
+        for map in &session.heat {
+            let what = format!("offscreen_pass {api} frame {}", map.frame);
+            let fc = flow_conserved(session, map, &what);
+            let t_p = targets(session, map.frame)[0]
+                .draws
+                .iter()
+                .map(|d| d.time_ns as f64)
+                .sum::<f64>();
+            let screen = TargetKey {
+                context: map.context,
+                id: 0,
+            };
+            // C consumed all of T's pass; D nothing.
+            let c = fc
+                .draws
+                .iter()
+                .find(|d| d.call == 12)
+                .expect("C in the flow");
+            assert!(
+                (c.inflow_ns - t_p).abs() <= t_p * 1e-9 + 1e-9,
+                "{what}: C received {} ns of T_P = {t_p}",
+                c.inflow_ns
+            );
+            let d = fc
+                .draws
+                .iter()
+                .find(|d| d.call == 14)
+                .expect("D in the flow");
+            assert_eq!(d.inflow_ns, 0.0, "{what}: D samples nothing");
+            // Spread evenly over C's S×S pixels, nowhere else.
+            let up = upstream_map(&fc, screen);
+            upstream_is(&up, w, &[c_rect], t_p / f64::from(s * s), &what);
+        }
+    }
+}
+
+#[test]
+fn chain_total_map_splits_the_chain_one_to_three_over_the_pixels_that_sampled_it() {
+    let b = CH_B;
+    let x_rect = [0, 0, b, b];
+    let y_rect = [b, b, 4 * b, 2 * b];
+    for (api, session) in chain() {
+        for map in &session.heat {
+            let what = format!("chain {api} frame {}", map.frame);
+            let fc = flow_conserved(session, map, &what);
+            let own = |call: u32| {
+                let d = fc
+                    .draws
+                    .iter()
+                    .find(|d| d.call == call)
+                    .expect("draw in the flow");
+                d.time_ns as f64
+            };
+            let (t_a, t_b) = (own(6), own(12));
+            let inflow = |call: u32| {
+                fc.draws
+                    .iter()
+                    .find(|d| d.call == call)
+                    .map(|d| d.inflow_ns)
+                    .unwrap()
+            };
+            let close = |a: f64, b: f64| (a - b).abs() <= b.abs() * 1e-9 + 1e-9;
+            assert!(close(inflow(12), t_a), "{what}: B received all of A");
+            assert!(
+                close(inflow(19), (t_a + t_b) / 4.0),
+                "{what}: X received {} of T_A + T_B = {}",
+                inflow(19),
+                t_a + t_b
+            );
+            assert!(
+                close(inflow(21), 3.0 * (t_a + t_b) / 4.0),
+                "{what}: Y received {} of T_A + T_B = {}",
+                inflow(21),
+                t_a + t_b
+            );
+            let screen = TargetKey {
+                context: map.context,
+                id: 0,
+            };
+            let up = upstream_map(&fc, screen);
+            upstream_is(
+                &up,
+                CH_W,
+                &[x_rect, y_rect],
+                (t_a + t_b) / f64::from(4 * b * b),
+                &what,
+            );
         }
     }
 }
