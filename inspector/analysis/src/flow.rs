@@ -144,6 +144,11 @@ pub struct FlowDraw {
     pub consumed: Vec<(usize, f64)>,
     /// `inflow_d`: the sum of `consumed`'s costs.
     pub inflow_ns: f64,
+    /// The part of `inflow_ns` that did not come from an earlier pass of the draw's own target
+    /// (through a ping-pong chain): what its target's total counts, so that an earlier
+    /// pass's cost is counted once in it. Equal to `inflow_ns` unless the target is redrawn
+    /// from its own earlier content.
+    pub fresh_inflow_ns: f64,
 }
 
 /// A maximal run of draws into one target not interrupted by a consumer.
@@ -498,6 +503,7 @@ fn build(s: &Session, frame: u64, labels: &Labels, maps: bool) -> Option<FrameFl
             pass: 0,
             consumed: Vec::new(),
             inflow_ns: 0.0,
+            fresh_inflow_ns: 0.0,
         });
     }
     if without_flow > 0 && draws.len() > without_flow {
@@ -695,13 +701,22 @@ fn build(s: &Session, frame: u64, labels: &Labels, maps: bool) -> Option<FrameFl
     remainders.sort_by(|a, b| b.ns.total_cmp(&a.ns));
 
     // Per target: passes, total, consumers and what they feed.
+    for d in draws.iter_mut() {
+        d.fresh_inflow_ns = d.inflow_ns;
+    }
     for t in &mut targets {
+        let passes_of_t = passes.iter().filter(|p| p.target == t.key).count();
+        if passes_of_t > 1 {
+            t.total_ns = reentry_free_total(&passes, &mut draws, &order, t.key);
+        }
         for (p, pass) in passes.iter().enumerate() {
             if pass.target != t.key {
                 continue;
             }
             t.passes.push(p);
-            t.total_ns += pass.cost_ns;
+            if passes_of_t == 1 {
+                t.total_ns += pass.cost_ns;
+            }
             for &c in &pass.consumers {
                 t.consumers.push(draws[c].call);
                 if !t.feeds.contains(&draws[c].target) {
@@ -726,6 +741,46 @@ fn build(s: &Session, frame: u64, labels: &Labels, maps: bool) -> Option<FrameFl
 }
 
 /// `1, 2, 3`.
+/// The total cost of target `key` when it is drawn in several passes: each pass's own time
+/// and inflow, except what reached a pass from an earlier pass of the same target (directly
+/// or through other targets, as in a ping-pong blur), which that earlier pass already counts.
+/// Sets those draws' [`FlowDraw::fresh_inflow_ns`]. `order`: the passes by their last draw.
+fn reentry_free_total(
+    passes: &[Pass],
+    draws: &mut [FlowDraw],
+    order: &[usize],
+    key: TargetKey,
+) -> f64 {
+    // What each pass passes on, with the target's own passes passing on nothing.
+    let mut onward = vec![0.0; passes.len()];
+    let mut total = 0.0;
+    for &p in order {
+        let mut cost = 0.0;
+        for &di in &passes[p].draws {
+            let d = &mut draws[di];
+            if d.fragments == 0 {
+                continue;
+            }
+            let fresh: f64 = d
+                .consumed
+                .iter()
+                .filter(|&&(q, _)| passes[q].cost_ns > 0.0)
+                .map(|&(q, ns)| onward[q] * ns / passes[q].cost_ns)
+                .sum();
+            if passes[p].target == key {
+                d.fresh_inflow_ns = fresh;
+            }
+            cost += d.time_ns as f64 + fresh;
+        }
+        if passes[p].target == key {
+            total += cost;
+        } else {
+            onward[p] = cost;
+        }
+    }
+    total
+}
+
 fn join(calls: &[u32]) -> String {
     calls
         .iter()
@@ -813,7 +868,7 @@ impl FrameFlowCost {
         let t = self.target(key)?;
         let mut map: Vec<f64> = t.own.iter().map(|&v| f64::from(v)).collect();
         for d in self.draws.iter().filter(|d| d.target == key) {
-            place(d, t.width, t.height, d.inflow_ns, |i, v| map[i] += v);
+            place(d, t.width, t.height, d.fresh_inflow_ns, |i, v| map[i] += v);
         }
         Some(map)
     }
