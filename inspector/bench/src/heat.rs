@@ -189,6 +189,57 @@ fn measure_one(
     })
 }
 
+/// `gpuheat run --mode full --frames F --skip 1 --keep-running [--heat] -o FILE -- PROGRAM
+/// ARGS` with `agent`, bounded by `limit`; the session read back, checked to hold `frames`
+/// frames, with its swap-to-swap periods in ms.
+#[allow(clippy::too_many_arguments)]
+fn capture_run(
+    gpuheat: &Path,
+    agent: &Path,
+    file: &Path,
+    frames: u32,
+    heat: bool,
+    program: &Path,
+    args: &[String],
+    limit: Duration,
+) -> Result<(Session, Vec<f64>)> {
+    let mut cmd = Command::new(gpuheat);
+    cmd.env(gpuheat_session::control::env::AGENT, agent)
+        .arg("run")
+        .arg("-o")
+        .arg(file)
+        .args(["--timeout", "60", "--mode", "full", "--frames"])
+        .arg(frames.to_string())
+        .args(["--skip", "1", "--keep-running"]);
+    if heat {
+        cmd.arg("--heat");
+    }
+    cmd.arg("--").arg(program).args(args);
+    let out = run_bounded(cmd, limit)?;
+    if !out.status.success() {
+        bail!(
+            "gpuheat run{} ({}): {}",
+            if heat { " --heat" } else { "" },
+            out.status,
+            out.stderr.trim()
+        );
+    }
+    let session =
+        Session::open(file).with_context(|| format!("reading session {}", file.display()))?;
+    if session.frames.len() != frames as usize {
+        bail!(
+            "the session holds {} frames, expected {frames}",
+            session.frames.len()
+        );
+    }
+    let periods = session
+        .frames
+        .windows(2)
+        .map(|w| w[1].end_ns.saturating_sub(w[0].end_ns) as f64 / 1e6)
+        .collect();
+    Ok((session, periods))
+}
+
 /// One captured run: the median swap-to-swap period of its frames, and its session.
 fn captured(
     gpuheat: &Path,
@@ -200,40 +251,10 @@ fn captured(
     limit: Duration,
 ) -> Result<(f64, Session)> {
     let file = scratch.join(format!("heat-{layers}-{}.gpuheat", u8::from(heat)));
-    let mut cmd = Command::new(gpuheat);
-    cmd.env(gpuheat_session::control::env::AGENT, agent)
-        .arg("run")
-        .arg("-o")
-        .arg(&file)
-        .args(["--timeout", "60", "--mode", "full", "--frames", "3"])
-        .args(["--skip", "1", "--keep-running"]);
-    if heat {
-        cmd.arg("--heat");
-    }
-    cmd.arg("--").arg(overdraw).args(overdraw_args(layers));
-    let out = run_bounded(cmd, limit)?;
-    if !out.status.success() {
-        bail!(
-            "gpuheat run{} ({}): {}",
-            if heat { " --heat" } else { "" },
-            out.status,
-            out.stderr.trim()
-        );
-    }
-    let session =
-        Session::open(&file).with_context(|| format!("reading session {}", file.display()))?;
+    let args = overdraw_args(layers);
+    let (session, mut periods) =
+        capture_run(gpuheat, agent, &file, 3, heat, overdraw, &args, limit)?;
     let _ = std::fs::remove_file(&file);
-    if session.frames.len() != 3 {
-        bail!(
-            "the session holds {} frames, expected 3",
-            session.frames.len()
-        );
-    }
-    let mut periods: Vec<f64> = session
-        .frames
-        .windows(2)
-        .map(|w| w[1].end_ns.saturating_sub(w[0].end_ns) as f64 / 1e6)
-        .collect();
     Ok((median(&mut periods), session))
 }
 
@@ -430,43 +451,18 @@ fn offscreen_captured(
     limit: Duration,
 ) -> Result<(Spread, std::path::PathBuf)> {
     let file = scratch.join(format!("offscreen-{}.gpuheat", u8::from(heat)));
-    let mut cmd = Command::new(gpuheat);
-    cmd.env(gpuheat_session::control::env::AGENT, agent)
-        .arg("run")
-        .arg("-o")
-        .arg(&file)
-        .args(["--timeout", "60", "--mode", "full", "--frames"])
-        .arg(frames.to_string())
-        .args(["--skip", "1", "--keep-running"]);
-    if heat {
-        cmd.arg("--heat");
-    }
     // The program runs past the capture (--skip 1, then F frames, then 2 more).
-    cmd.arg("--")
-        .arg(offscreen_pass)
-        .args(offscreen_args(frames + 3));
-    let out = run_bounded(cmd, limit)?;
-    if !out.status.success() {
-        bail!(
-            "gpuheat run{} ({}): {}",
-            if heat { " --heat" } else { "" },
-            out.status,
-            out.stderr.trim()
-        );
-    }
-    let session =
-        Session::open(&file).with_context(|| format!("reading session {}", file.display()))?;
-    if session.frames.len() != frames as usize {
-        bail!(
-            "the session holds {} frames, expected {frames}",
-            session.frames.len()
-        );
-    }
-    let periods: Vec<f64> = session
-        .frames
-        .windows(2)
-        .map(|w| w[1].end_ns.saturating_sub(w[0].end_ns) as f64 / 1e6)
-        .collect();
+    let args = offscreen_args(frames + 3);
+    let (session, periods) = capture_run(
+        gpuheat,
+        agent,
+        &file,
+        frames,
+        heat,
+        offscreen_pass,
+        &args,
+        limit,
+    )?;
     if heat {
         if let Some(m) = session.heat_missing.first() {
             bail!("frame {} has no heat map: {}", m.frame, m.reason);

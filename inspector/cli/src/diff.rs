@@ -292,6 +292,19 @@ fn heat_of(
     }
 }
 
+/// One table row: verdict, A, B, the change with its interval, q, then `tail`.
+fn row(o: &mut String, c: &Comparison, tail: &str) {
+    let _ = writeln!(
+        o,
+        "  {:<8} {:>18}  {:>18}  {:<38} {:>7}{tail}",
+        c.verdict.word(&c.unit),
+        value(c, c.a.as_ref()),
+        value(c, c.b.as_ref()),
+        change(c),
+        q(c)
+    );
+}
+
 /// The render targets' table: own and total cost per frame, A against B.
 fn targets_text(o: &mut String, targets: &[TargetDiff], top: usize) {
     if targets.is_empty() {
@@ -324,16 +337,7 @@ render targets (per frame; matched by context, framebuffer, size and format; tot
             if what == "total" && t.total.a == t.own.a && t.total.b == t.own.b {
                 continue;
             }
-            let _ = writeln!(
-                o,
-                "  {:<8} {:>18}  {:>18}  {:<38} {:>7}  {name} {what}: {}",
-                c.verdict.word(&c.unit),
-                value(c, c.a.as_ref()),
-                value(c, c.b.as_ref()),
-                change(c),
-                q(c),
-                t.role
-            );
+            row(o, c, &format!("  {name} {what}: {}", t.role));
         }
     }
     if targets.len() > top {
@@ -481,30 +485,13 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
                     );
                 }
             }
-            let _ = writeln!(
-                o,
-                "  {:<8} {:>18}  {:>18}  {:<38} {:>7}  {name}",
-                c.verdict.word(&c.unit),
-                value(c, c.a.as_ref()),
-                value(c, c.b.as_ref()),
-                change(c),
-                q(c)
-            );
+            row(o, c, &format!("  {name}"));
             for other in m
                 .metrics
                 .iter()
                 .filter(|x| x.metric != c.metric && x.verdict.significant())
             {
-                let _ = writeln!(
-                    o,
-                    "  {:<8} {:>18}  {:>18}  {:<38} {:>7}    {}",
-                    other.verdict.word(&other.unit),
-                    value(other, other.a.as_ref()),
-                    value(other, other.b.as_ref()),
-                    change(other),
-                    q(other),
-                    other.metric
-                );
+                row(o, other, &format!("    {}", other.metric));
             }
         }
         if list.len() > args.top {
