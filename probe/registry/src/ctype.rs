@@ -49,30 +49,71 @@ impl CType {
         let ty = match base {
             "void" => Void,
             "GLenum" | "EGLenum" => Enum,
-            "GLbitfield" => Bitfield,
+            // OpenVG's enums are C enums (int-sized; every value fits 31 bits, the headers
+            // force the size with VG_MAX_ENUM), passed like GLenum.
+            "VGErrorCode"
+            | "VGParamType"
+            | "VGRenderingQuality"
+            | "VGPixelLayout"
+            | "VGMatrixMode"
+            | "VGMaskOperation"
+            | "VGPathDatatype"
+            | "VGPathAbsRel"
+            | "VGPathSegment"
+            | "VGPathCommand"
+            | "VGPathCapabilities"
+            | "VGPathParamType"
+            | "VGCapStyle"
+            | "VGJoinStyle"
+            | "VGFillRule"
+            | "VGPaintMode"
+            | "VGPaintParamType"
+            | "VGPaintType"
+            | "VGColorRampSpreadMode"
+            | "VGTilingMode"
+            | "VGImageFormat"
+            | "VGImageQuality"
+            | "VGImageParamType"
+            | "VGImageMode"
+            | "VGImageChannel"
+            | "VGBlendMode"
+            | "VGFontParamType"
+            | "VGHardwareQueryType"
+            | "VGHardwareQueryResult"
+            | "VGStringID"
+            | "VGUErrorCode"
+            | "VGUArcType" => Enum,
+            "GLbitfield" | "VGbitfield" => Bitfield,
             "GLboolean" => Bool8,
-            "EGLBoolean" | "Bool" => Bool32,
-            "GLbyte" => I8,
-            "GLubyte" | "GLchar" | "GLcharARB" => U8,
-            "GLshort" => I16,
+            // VGboolean is a VGuint (1.1 reference header) or an int-sized C enum (later
+            // headers): 32 bits either way, unlike GLboolean.
+            "EGLBoolean" | "Bool" | "VGboolean" => Bool32,
+            "GLbyte" | "VGbyte" => I8,
+            "GLubyte" | "GLchar" | "GLcharARB" | "VGubyte" => U8,
+            "GLshort" | "VGshort" => I16,
             "GLushort" | "GLhalf" | "GLhalfARB" | "GLhalfNV" => U16,
             "GLint"
             | "GLsizei"
             | "GLfixed"
             | "GLclampx"
             | "EGLint"
+            | "VGint"
             | "int"
             | "int32_t"
             | "Status"
             | "EGLNativeFileDescriptorKHR" => I32,
             // GLhandleARB is `unsigned int` everywhere but Apple.
-            "GLuint" | "GLhandleARB" | "unsigned int" | "GLXVideoDeviceNV" => U32,
+            "GLuint" | "GLhandleARB" | "unsigned int" | "GLXVideoDeviceNV" | "VGuint" => U32,
+            // OpenVG handles are `typedef VGuint VGHandle` in Khronos' openvg.h: 32-bit
+            // integers, not pointers, so the upper half of their register means nothing.
+            "VGHandle" | "VGPath" | "VGImage" | "VGMaskLayer" | "VGFont" | "VGPaint" => U32,
             "GLint64" | "GLint64EXT" | "int64_t" | "EGLnsecsANDROID" | "GLintptr"
             | "GLintptrARB" | "GLsizeiptr" | "GLsizeiptrARB" | "GLvdpauSurfaceNV" | "EGLAttrib"
             | "EGLAttribKHR" => I64,
             "GLuint64" | "GLuint64EXT" | "EGLuint64KHR" | "EGLuint64NV" | "EGLTime"
             | "EGLTimeKHR" | "EGLTimeNV" | "unsigned long" => U64,
-            "GLfloat" | "GLclampf" | "float" => F32,
+            // VGfloat is a float: passed in a vector register, like GLfloat.
+            "GLfloat" | "GLclampf" | "float" | "VGfloat" => F32,
             "GLdouble" | "GLclampd" | "double" => F64,
             // Opaque handles and X11 XIDs (unsigned long): all pointer-sized integers.
             "GLsync"

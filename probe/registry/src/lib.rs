@@ -4,6 +4,10 @@
 //!
 //! gl.xml describes GL 1.0–4.6, GLES 1.1–3.2 and all their extensions in one list of commands,
 //! so generating from it covers every entry point a GL or GLES program can call.
+//!
+//! OpenVG 1.1 and VGU 1.1 have no Khronos XML: `openvg.xml` in this crate describes them in
+//! the same shape, and [`Registry::load_vg`] reads it with the same parser. [`Registry::load`]
+//! stays GL/EGL/GLX only, so a generator takes VG only when it asks for it.
 
 mod ctype;
 mod parse;
@@ -19,6 +23,24 @@ pub enum Family {
     Egl,
     /// glX*
     Glx,
+    /// vg* (OpenVG 1.1, openvg.h).
+    Vg,
+    /// vgu* (the VGU 1.1 utility library, vgu.h, usually in the same libOpenVG).
+    Vgu,
+}
+
+impl Family {
+    /// The family a registry's `<commands namespace="...">` names, if it is one of ours.
+    fn from_namespace(namespace: &str) -> Option<Family> {
+        Some(match namespace {
+            "GL" => Family::Gl,
+            "EGL" => Family::Egl,
+            "GLX" => Family::Glx,
+            "VG" => Family::Vg,
+            "VGU" => Family::Vgu,
+            _ => return None,
+        })
+    }
 }
 
 /// One parameter of a command.
@@ -34,6 +56,9 @@ pub struct Param {
     pub len: Option<String>,
     /// The `group` attribute of enum parameters.
     pub group: Option<String>,
+    /// The handle type (`VGPath`, `VGHandle`, ...) when the parameter's type is one the
+    /// registry declares with `category="handle"`; only openvg.xml declares any.
+    pub handle: Option<String>,
 }
 
 /// One entry point.
@@ -45,6 +70,13 @@ pub struct Command {
     pub family: Family,
     /// The return type; [`CType::Void`] for none.
     pub ret: CType,
+    /// The return type as written in the registry, e.g. `VGPath` or `const GLubyte *`.
+    pub ret_c_type: String,
+    /// The `group` attribute of the `<proto>`, for enum-valued returns.
+    pub ret_group: Option<String>,
+    /// The handle type a command returns (`vgCreatePath` returns a `VGPath`), as for
+    /// [`Param::handle`].
+    pub ret_handle: Option<String>,
     /// The parameters, in order.
     pub params: Vec<Param>,
 }
@@ -83,11 +115,11 @@ pub struct Skipped {
 /// The whole registry.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
-    /// Every command of gl.xml, egl.xml and glx.xml whose types are known, sorted by name.
+    /// Every command of the loaded registries whose types are known, sorted by name.
     pub commands: Vec<Command>,
-    /// GL and EGL enum values.
+    /// The loaded registries' enum values.
     pub enums: Vec<EnumValue>,
-    /// The enum groups of gl.xml.
+    /// The loaded registries' enum groups.
     pub groups: Vec<Group>,
     /// Commands left out, with the reason.
     pub skipped: Vec<Skipped>,
@@ -105,16 +137,34 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The OpenVG 1.1 and VGU 1.1 table (`openvg.xml`), in the shape of the Khronos registries.
+pub const OPENVG_XML: &[u8] = include_bytes!("../openvg.xml");
+
 impl Registry {
-    /// Parses the registries bundled in `khronos_api`.
+    /// Parses the registries bundled in `khronos_api`: GL, GLES, EGL and GLX, never VG (the
+    /// agent's wrappers and the enum-name tables are generated from exactly these).
     pub fn load() -> Result<Registry, Error> {
         let mut reg = Registry::default();
         parse::parse_into(&mut reg, khronos_api::GL_XML, Family::Gl)?;
         parse::parse_into(&mut reg, khronos_api::EGL_XML, Family::Egl)?;
         parse::parse_into(&mut reg, khronos_api::GLX_XML, Family::Glx)?;
-        reg.commands.sort_by(|a, b| a.name.cmp(&b.name));
-        reg.commands.dedup_by(|a, b| a.name == b.name);
+        reg.sort();
         Ok(reg)
+    }
+
+    /// Parses [`OPENVG_XML`]: every function of OpenVG 1.1's openvg.h ([`Family::Vg`]) and
+    /// vgu.h ([`Family::Vgu`]), with the VG and VGU enums and their groups.
+    pub fn load_vg() -> Result<Registry, Error> {
+        let mut reg = Registry::default();
+        parse::parse_into(&mut reg, OPENVG_XML, Family::Vg)?;
+        reg.sort();
+        Ok(reg)
+    }
+
+    /// Sorts the commands by name (for [`Registry::command`]), keeping the first of each name.
+    fn sort(&mut self) {
+        self.commands.sort_by(|a, b| a.name.cmp(&b.name));
+        self.commands.dedup_by(|a, b| a.name == b.name);
     }
 
     /// Finds a command by name.

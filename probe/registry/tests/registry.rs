@@ -50,3 +50,29 @@ fn few_commands_are_skipped_and_only_for_exotic_types() {
     }
     assert!(reg.skipped.len() < 20, "{} skipped", reg.skipped.len());
 }
+
+#[test]
+fn load_stays_gl_egl_glx() {
+    // The agent's wrappers and the enum-name tables come from `load()`: VG is separate.
+    let reg = Registry::load().unwrap();
+    assert!(reg
+        .commands
+        .iter()
+        .all(|c| matches!(c.family, Family::Gl | Family::Egl | Family::Glx)));
+    assert!(reg.commands.iter().all(|c| !c.name.starts_with("vg")));
+    assert!(reg.enums.iter().all(|e| !e.name.starts_with("VG")));
+    assert_eq!(reg.command("eglSwapBuffers").unwrap().family, Family::Egl);
+    assert_eq!(reg.command("glXSwapBuffers").unwrap().family, Family::Glx);
+    assert_eq!(reg.command("glClear").unwrap().family, Family::Gl);
+    // No Khronos GL registry declares handle types.
+    assert!(reg
+        .commands
+        .iter()
+        .flat_map(|c| &c.params)
+        .all(|p| p.handle.is_none()));
+    let string = reg.command("glGetString").unwrap();
+    assert_eq!(
+        (string.ret, string.ret_c_type.as_str()),
+        (CType::Ptr, "const GLubyte *")
+    );
+}
