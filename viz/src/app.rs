@@ -446,6 +446,15 @@ impl App {
         }
     }
 
+    /// What the Heat tab's caption says of the map shown: which map, then its notes.
+    pub fn caption(&self) -> Vec<String> {
+        let Some((_, _, Some((_, m)))) = self.current_map() else {
+            return Vec::new();
+        };
+        let q = self.state.quantity;
+        m.title(q).into_iter().chain(m.notes(q)).collect()
+    }
+
     /// The shown map's default range: from the distribution of its pixels, clipping a few
     /// outliers on a linear scale (`palette::choose_range`, as `gpuheat heatmap` does),
     /// whichever target and cost it shows.

@@ -27,6 +27,12 @@ pub struct Shot {
     pub ids: Option<Vec<u32>>,
     /// The adapter that rendered it, e.g. `Vulkan: llvmpipe (LLVM 15.0.6, 256 bits)`.
     pub adapter: String,
+    /// What the Heat tab's caption says of the map shown (which target, own or total cost,
+    /// then how upstream cost was spread); empty for a frame without offscreen targets.
+    pub caption: Vec<String>,
+    /// The picked pixel's total cost by upstream pass, as the inspector lists it (frames
+    /// with offscreen targets).
+    pub upstream: Option<gpuheat_analysis::flow::PixelFlow>,
 }
 
 /// A raw egui input for an offscreen frame at `time` seconds.
@@ -66,6 +72,8 @@ pub fn render_offscreen(session: PathBuf, opts: ViewOptions) -> Result<Shot, Viz
     } else {
         None
     };
+    let caption = app.caption();
+    let upstream = app.state.flow_pick.clone();
     let [vw, vh] = app.state.view_px;
     let [vx, vy] = app.state.view_at;
     Ok(Shot {
@@ -75,6 +83,8 @@ pub fn render_offscreen(session: PathBuf, opts: ViewOptions) -> Result<Shot, Viz
         view: [vx, vy, vw, vh],
         ids,
         adapter: app.gpu.describe(),
+        caption,
+        upstream,
     })
 }
 
