@@ -7,9 +7,7 @@ use crate::app::position;
 use crate::heat_pass::Quantity;
 use crate::load::{FrameEntry, Loaded};
 use gpuheat_analysis::flow::{FrameFlowCost, TargetKey};
-use gpuheat_analysis::palette::{
-    blend, choose_range, label, map_values, Palette, RangeChoice, Scale, ALPHA,
-};
+use gpuheat_analysis::palette::{blend, choose_range, label, Palette, RangeChoice, Scale, ALPHA};
 use gpuheat_session::{DrawCoverage, HeatMap};
 
 pub use crate::Cost;
@@ -236,8 +234,29 @@ impl Thumbnails {
             .targets
             .iter()
             .filter_map(|t| {
-                let shown = shown_map(l, entry, Some(flow), Some(t.key), cost)?;
-                let image = thumbnail(&shown.map, quantity, palette, scale);
+                let values: Vec<f64> = match (quantity, cost) {
+                    (Quantity::Overdraw, _) => t.overdraw.iter().map(|&o| f64::from(o)).collect(),
+                    (Quantity::Heat, Cost::Total) => flow.total_map(t.key)?,
+                    (Quantity::Heat, Cost::Own) => t.own.iter().map(|&v| f64::from(v)).collect(),
+                };
+                let colour = if t.key.is_screen() {
+                    entry
+                        .heat
+                        .map(|i| &l.session.heat[i])
+                        .filter(|m| m.context == t.key.context)
+                        .map_or(&[][..], |m| &m.colour[..])
+                } else {
+                    &[]
+                };
+                let android = palette == Palette::Android && quantity == Quantity::Overdraw;
+                let image = thumbnail(
+                    [t.width, t.height],
+                    &values,
+                    colour,
+                    android,
+                    palette,
+                    scale,
+                );
                 Some(Thumb {
                     key: t.key,
                     label: t.label.clone(),
@@ -260,31 +279,36 @@ impl Thumbnails {
     }
 }
 
-/// `map` reduced to at most [`THUMB`] texels a side by block maximum (a small hot spot
-/// stays visible), rows top first, tinted on its own default range over the dimmed colour
-/// buffer (black without one).
+/// A map of `size` (`values` bottom row first; `colour` its RGBA colour buffer, or empty)
+/// reduced to at most [`THUMB`] texels a side by block maximum (a small hot spot stays
+/// visible), rows top first, tinted on its own default range over the dimmed colour buffer
+/// (black without one); `android`: overdraw in the Android key.
 pub fn thumbnail(
-    map: &HeatMap,
-    quantity: Quantity,
+    size: [u32; 2],
+    values: &[f64],
+    colour: &[u8],
+    android: bool,
     palette: Palette,
     scale: Scale,
 ) -> egui::ColorImage {
-    let (w, h) = (map.width.max(1), map.height.max(1));
+    let [width, height] = size;
+    let (w, h) = (width.max(1), height.max(1));
     let f = w.max(h).div_ceil(THUMB).max(1);
     let (tw, th) = (w.div_ceil(f), h.div_ceil(f));
-    let overdraw = quantity == Quantity::Overdraw;
-    let values = map_values(map, overdraw);
-    let android = palette == Palette::Android && overdraw;
+    if values.len() != width as usize * height as usize {
+        return egui::ColorImage::filled([tw as usize, th as usize], egui::Color32::BLACK);
+    }
     let choice = if android {
         RangeChoice::Max
     } else {
         RangeChoice::Auto
     };
-    let hi = choose_range(&values, choice, scale).hi;
+    // Its own default range, chosen as the big map's is.
+    let hi = choose_range(values, choice, scale).hi;
     let mut cell = vec![0f64; (tw * th) as usize];
-    for y in 0..map.height {
-        for x in 0..map.width {
-            let v = values[(y * map.width + x) as usize];
+    for y in 0..height {
+        for x in 0..width {
+            let v = values[(y * width + x) as usize];
             let c = &mut cell[((y / f) * tw + x / f) as usize];
             if v > *c {
                 *c = v;
@@ -297,7 +321,7 @@ pub fn thumbnail(
             // The colour buffer at the block's centre.
             let (cx, cy) = ((tx * f + f / 2).min(w - 1), (ty * f + f / 2).min(h - 1));
             let p = (cy * w + cx) as usize * 4;
-            let bg = match map.colour.get(p..p + 3) {
+            let bg = match colour.get(p..p + 3) {
                 Some(c) => [c[0] / 3, c[1] / 3, c[2] / 3],
                 None => [0, 0, 0],
             };
@@ -320,32 +344,14 @@ pub fn thumbnail(
 mod tests {
     use super::*;
 
-    fn map(w: u32, h: u32, heat: Vec<f32>) -> HeatMap {
-        HeatMap {
-            frame: 0,
-            context: 1,
-            width: w,
-            height: h,
-            overdraw: heat.iter().map(|&v| u32::from(v > 0.0)).collect(),
-            heat,
-            colour: Vec::new(),
-            draws: Vec::new(),
-        }
-    }
-
     #[test]
     fn a_thumbnail_keeps_a_one_pixel_hot_spot_and_its_aspect() {
         // 300 × 150: reduced by 4 to 75 × 38; one hot pixel among cold ones survives as a
         // hot texel (block maximum), in its block, rows top first.
         let (w, h) = (300, 150);
-        let mut heat = vec![0.0; (w * h) as usize];
-        heat[(10 * w + 200) as usize] = 50.0;
-        let img = thumbnail(
-            &map(w, h, heat),
-            Quantity::Heat,
-            Palette::Inferno,
-            Scale::Linear,
-        );
+        let mut values = vec![0.0; (w * h) as usize];
+        values[(10 * w + 200) as usize] = 50.0;
+        let img = thumbnail([w, h], &values, &[], false, Palette::Inferno, Scale::Linear);
         assert_eq!(img.size, [75, 38]);
         let hot = Palette::Inferno.colour_at(1.0);
         let want = blend(hot, [0, 0, 0], ALPHA);
@@ -361,8 +367,10 @@ mod tests {
     #[test]
     fn a_small_map_is_not_enlarged() {
         let img = thumbnail(
-            &map(32, 16, vec![2.0; 512]),
-            Quantity::Heat,
+            [32, 16],
+            &[2.0; 512],
+            &[],
+            false,
             Palette::Inferno,
             Scale::Linear,
         );

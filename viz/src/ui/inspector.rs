@@ -259,7 +259,18 @@ fn draw(
         });
     let entry = l.frame(frame);
     let map = entry.and_then(|f| f.heat).map(|i| &l.session.heat[i]);
-    if let Some(cov) = map.and_then(|m| m.draws.iter().find(|c| c.call == call)) {
+    // A draw into an offscreen target has its coverage in that target's map.
+    let find = |m: &gpuheat_session::HeatMap, painted: bool| {
+        m.draws
+            .iter()
+            .find(|c| c.call == call && (c.fragments > 0 || !painted))
+            .copied()
+    };
+    let cov = map
+        .and_then(|m| find(m, true))
+        .or_else(|| cx.shown.and_then(|m| find(&m.map, true)))
+        .or_else(|| map.and_then(|m| find(m, false)));
+    if let Some(cov) = cov {
         egui::CollapsingHeader::new("Coverage")
             .default_open(true)
             .show(ui, |ui| {

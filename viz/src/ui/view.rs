@@ -310,11 +310,20 @@ fn heat(
             let i = (y * map.width + x) as usize;
             response.clone().on_hover_ui_at_pointer(|ui| {
                 ui.label(format!("pixel {x}, {y}"));
+                let what = match (shown.flow, shown.cost) {
+                    (true, crate::Cost::Total) => "total cost",
+                    (true, crate::Cost::Own) => "own cost",
+                    (false, _) => "heat",
+                };
                 ui.label(format!(
-                    "heat {:.2} ns · {} fragments",
+                    "{what} {:.2} ns · {} fragments",
                     map.heat[i], map.overdraw[i]
                 ));
-                ui.weak("click: which draws made it");
+                ui.weak(if shown.flow {
+                    "click: which draws and upstream passes made it"
+                } else {
+                    "click: which draws made it"
+                });
             });
             if response.clicked() {
                 state.pick = Some((x, y));
