@@ -13,13 +13,14 @@ use gpuheat_session::{DrawCoverage, HeatMap};
 pub use crate::Cost;
 
 impl Cost {
-    /// The cost shown when the user did not choose: total where the frame has offscreen
-    /// targets (as `gpuheat heatmap`), where it differs from own.
+    /// The cost shown: the one chosen, by default total where the frame has offscreen
+    /// targets (as `gpuheat heatmap`); own on a frame without them, where both are the same
+    /// map (so choosing does not remake it).
     pub fn resolve(chosen: Option<Cost>, entry: &FrameEntry) -> Cost {
         match chosen {
+            _ if !entry.targets => Cost::Own,
             Some(c) => c,
-            None if entry.targets => Cost::Total,
-            None => Cost::Own,
+            None => Cost::Total,
         }
     }
 }
