@@ -33,6 +33,9 @@ pub struct Shot {
     /// The picked pixel's total cost by upstream pass, as the inspector lists it (frames
     /// with offscreen targets).
     pub upstream: Option<gpuheat_analysis::flow::PixelFlow>,
+    /// The render-target selector's thumbnails, left to right: each target's name and where
+    /// its thumbnail is in the image (x, y, width, height); empty without offscreen targets.
+    pub thumbnails: Vec<(String, [u32; 4])>,
 }
 
 /// A raw egui input for an offscreen frame at `time` seconds.
@@ -74,6 +77,7 @@ pub fn render_offscreen(session: PathBuf, opts: ViewOptions) -> Result<Shot, Viz
     };
     let caption = app.caption();
     let upstream = app.state.flow_pick.clone();
+    let thumbnails = app.state.thumb_rects.clone();
     let [vw, vh] = app.state.view_px;
     let [vx, vy] = app.state.view_at;
     Ok(Shot {
@@ -85,6 +89,7 @@ pub fn render_offscreen(session: PathBuf, opts: ViewOptions) -> Result<Shot, Viz
         adapter: app.gpu.describe(),
         caption,
         upstream,
+        thumbnails,
     })
 }
 

@@ -124,6 +124,42 @@ fn the_screen_shows_its_total_cost_by_default_and_its_own_cost_on_request() {
         "{:?}",
         shot.caption
     );
+    // The selector: the screen, then targets 1 and 2, left to right above the map, each a
+    // thumbnail of its map as shown (total cost, its own range): the consumer hot on the
+    // screen's, targets 1 and 2 uniformly hot.
+    let names: Vec<&str> = shot.thumbnails.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["screen", "1", "2"]);
+    assert!(shot.thumbnails.windows(2).all(|w| w[0].1[0] < w[1].1[0]));
+    for (name, [x, y, w, h]) in &shot.thumbnails {
+        assert!(
+            y + h <= shot.view[1],
+            "{name}'s thumbnail overlaps the view"
+        );
+        let at = |fx: f32, fy: f32| {
+            let (sx, sy) = (*x as f32 + fx * *w as f32, *y as f32 + fy * *h as f32);
+            px(&shot.rgba, shot.width, sx as u32, sy as u32)
+        };
+        let (centre, cold) = match name.as_str() {
+            // Map pixel (16, 16) of 64 × 48, rows top first; (30, 40) no draw covered.
+            "screen" => (
+                (16.0 / 64.0, 1.0 - 16.0 / 48.0),
+                Some((30.0 / 64.0, 1.0 - 40.0 / 48.0)),
+            ),
+            _ => ((0.5, 0.5), None),
+        };
+        let got = at(centre.0, centre.1);
+        assert!(
+            close(got, hot, 3),
+            "{name}'s thumbnail shows {got:?}, want {hot:?}"
+        );
+        if let Some((cx, cy)) = cold {
+            assert_eq!(
+                at(cx, cy),
+                [0, 0, 0],
+                "{name}'s thumbnail where nothing drew"
+            );
+        }
+    }
     assert!(
         shot.caption[1]
             .contains("from upstream passes, spread evenly over the consumer's fragments"),

@@ -94,6 +94,9 @@ pub struct UiState {
     pub notice: Option<String>,
     /// The selected row of the diff table (diff mode).
     pub diff_row: Option<crate::diff::DiffRow>,
+    /// The render-target selector's thumbnails as laid out by the last pass: each target's
+    /// name and its thumbnail's image rectangle (x, y, width, height, physical pixels).
+    pub thumb_rects: Vec<(String, [u32; 4])>,
 }
 
 impl UiState {
@@ -133,6 +136,7 @@ impl UiState {
             id_click: None,
             notice: None,
             diff_row: None,
+            thumb_rects: Vec::new(),
         }
     }
 

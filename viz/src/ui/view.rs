@@ -80,6 +80,7 @@ pub fn allocate_view(
 
 pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded) {
     let ppp = ui.ctx().pixels_per_point();
+    state.thumb_rects.clear();
     if let (Tab::Heat | Tab::Surface, Some(t)) = (state.tab, cx.thumbs) {
         selector(ui, state, cx, t);
     }
@@ -168,7 +169,19 @@ fn selector(
                                                 (w as f32 * scale).min(THUMB_H * 2.5),
                                                 THUMB_H,
                                             );
-                                            ui.add(egui::Image::new((t.texture.id(), size)));
+                                            let image =
+                                                ui.add(egui::Image::new((t.texture.id(), size)));
+                                            let ppp = ui.ctx().pixels_per_point();
+                                            let r = image.rect;
+                                            state.thumb_rects.push((
+                                                t.label.clone(),
+                                                [
+                                                    (r.min.x * ppp).round() as u32,
+                                                    (r.min.y * ppp).round() as u32,
+                                                    (r.width() * ppp).round() as u32,
+                                                    (r.height() * ppp).round() as u32,
+                                                ],
+                                            ));
                                             let name = if t.key.is_screen() {
                                                 t.label.clone()
                                             } else {
