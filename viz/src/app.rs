@@ -11,8 +11,10 @@ use crate::load::{LoadState, Loaded, Loader, Stage};
 use crate::mesh_pass::{mesh_data, DepthIds, MeshParams, MeshPass, BACKGROUND};
 use crate::metric::{normalize, Metric};
 use crate::surface_pass::{grid, Grid, SurfacePass};
+use crate::targets::{self, Cost, ShownMap, Thumbnails};
 use crate::ui::{self, MeshInfo, Symbols, UiState};
 use crate::{Tab, ViewOptions};
+use gpuheat_analysis::flow::{self, FrameFlowCost, TargetKey};
 use gpuheat_analysis::palette::{
     choose_range, map_values, Palette, Range, RangeChoice, Scale, ANDROID,
 };
@@ -28,16 +30,22 @@ struct View {
     texture: egui::TextureId,
 }
 
+/// Which map is shown: the frame, the target asked for (`None`: the screen) and the cost.
+type MapKey = (u64, Option<TargetKey>, Cost);
+
+/// The map shown, with what it was made for.
+type Current = (MapKey, Arc<ShownMap>);
+
 /// What the passes hold now, to rebuild only what changed.
 #[derive(Default)]
 struct Shown {
-    heat_frame: Option<u64>,
+    heat_map: Option<MapKey>,
     quantity: Option<Quantity>,
     palette: Option<Palette>,
-    outline: Option<(u64, Option<u32>)>,
+    outline: Option<(MapKey, Option<u32>)>,
     mesh_frame: Option<u64>,
     mesh_colours: Option<(u64, Metric, Scale, Palette)>,
-    surface: Option<(u64, Quantity, Scale, Palette, [u32; 2])>,
+    surface: Option<(MapKey, Quantity, Scale, Palette, [u32; 2])>,
     /// What the view target holds when it shows the 3D tab: the camera and pass parameters
     /// it was rendered with. Rendering a million triangles costs a CPU rasterizer hundreds of
     /// milliseconds, so an unchanged 3D view is not rendered again; any mesh, colour or
@@ -67,9 +75,18 @@ pub struct App {
     surface: SurfacePass,
     view: Option<View>,
     mesh_info: MeshInfo,
-    grid: Option<(u64, Quantity, Grid)>,
-    /// The default range of the shown map (frame, quantity, scale), chosen like the PNG's.
-    auto_range: Option<(u64, Quantity, Scale, Range)>,
+    grid: Option<(MapKey, Quantity, Grid)>,
+    /// The default range of the shown map (map, quantity, scale), chosen like the PNG's.
+    auto_range: Option<(MapKey, Quantity, Scale, Range)>,
+    /// The cost flow of one frame (`None` for a frame without offscreen targets): computed
+    /// once per frame change, since it walks the frame's draws and maps.
+    flow: Option<(u64, Option<Arc<FrameFlowCost>>)>,
+    /// The map shown, as asked for (the key) and as resolved.
+    shown_map: Option<(MapKey, Option<Arc<ShownMap>>)>,
+    /// The render-target selector's thumbnails.
+    thumbs: Option<Thumbnails>,
+    /// What [`UiState::flow_pick`] was computed for: map, resolved target, pixel.
+    flow_pick_key: Option<(MapKey, Option<TargetKey>, (u32, u32))>,
     shown: Shown,
     symbols: Symbols,
     adapter: String,
@@ -132,6 +149,10 @@ impl App {
             mesh_info: MeshInfo::default(),
             grid: None,
             auto_range: None,
+            flow: None,
+            shown_map: None,
+            thumbs: None,
+            flow_pick_key: None,
             shown: Shown::default(),
             symbols: Symbols::new(),
             adapter,
@@ -292,7 +313,53 @@ impl App {
                 s.selected = None;
             }
         }
-        if let (Some((x, y)), Some(frame)) = (self.opts.pick, s.frame) {
+        let mut offscreen = None;
+        if let (Some(name), Some(frame)) = (self.opts.target.as_deref(), s.frame) {
+            let name = name.trim();
+            let flow = l
+                .frame(frame)
+                .filter(|e| e.targets)
+                .and_then(|_| flow::frame_flow_labelled(&l.session, frame, &l.labels));
+            match &flow {
+                Some(ff) => match ff.find(name) {
+                    Ok(t) => {
+                        s.target = Some(t.key).filter(|k| !k.is_screen());
+                        offscreen = s.target.map(|_| (t.label.clone(), t.width, t.height));
+                    }
+                    Err(e) => rejected.push(e),
+                },
+                None if name == "screen" => {}
+                None => {
+                    let with: Vec<String> = l
+                        .frames
+                        .iter()
+                        .filter(|f| f.targets)
+                        .map(|f| f.index.to_string())
+                        .collect();
+                    rejected.push(format!(
+                        "frame {frame} has no offscreen render target maps (target {name}); frames with them: {}",
+                        if with.is_empty() {
+                            "none".into()
+                        } else {
+                            with.join(", ")
+                        }
+                    ));
+                }
+            }
+            self.flow = Some((frame, flow.map(Arc::new)));
+        }
+        if let (Some((x, y)), Some(frame), Some((name, w, h))) =
+            (self.opts.pick, s.frame, &offscreen)
+        {
+            // A pixel of an offscreen target: no draw ranking (that needs the screen's
+            // geometry); its upstream passes come from the flow.
+            if x >= *w || y >= *h {
+                rejected.push(format!(
+                    "cannot pick pixel {x},{y} of target {name} of frame {frame}: it is {w}x{h}"
+                ));
+                s.pick = None;
+            }
+        } else if let (Some((x, y)), Some(frame)) = (self.opts.pick, s.frame) {
             s.pick_result = gpuheat_analysis::pick::pick(&l.session, frame, x, y);
             if s.pick_result.is_none() {
                 let size = l
@@ -314,26 +381,94 @@ impl App {
         }
     }
 
-    fn current_map(&self) -> Option<(Arc<Loaded>, u64, Option<usize>)> {
+    /// The session, the frame shown, and the map shown (the chosen target and cost) with
+    /// what it was made for; [`App::update_shown`] keeps it current.
+    fn current_map(&self) -> Option<(Arc<Loaded>, u64, Option<Current>)> {
         let l = self.loaded.clone()?;
-        let f = l.frame(self.state.frame?)?;
-        let (index, heat) = (f.index, f.heat);
-        Some((l, index, heat))
+        let f = l.frame(self.state.frame?)?.index;
+        let shown = self
+            .shown_map
+            .as_ref()
+            .filter(|(k, _)| k.0 == f)
+            .and_then(|(k, m)| Some((*k, m.clone()?)));
+        Some((l, f, shown))
+    }
+
+    /// Brings the frame's cost flow, the shown map, the flow pick and the selector's
+    /// thumbnails up to date with the state; each is remade only when what it depends on
+    /// changed.
+    fn update_shown(&mut self) {
+        let Some(l) = self.loaded.clone() else { return };
+        let Some(entry) = self.state.frame.and_then(|f| l.frame(f)) else {
+            return;
+        };
+        let frame = entry.index;
+        if self.flow.as_ref().map(|f| f.0) != Some(frame) {
+            let ff = entry
+                .targets
+                .then(|| flow::frame_flow_labelled(&l.session, frame, &l.labels))
+                .flatten()
+                .map(Arc::new);
+            self.flow = Some((frame, ff));
+        }
+        let ff = self.flow.as_ref().and_then(|f| f.1.clone());
+        let s = &mut self.state;
+        let cost = Cost::resolve(s.cost, entry);
+        let key: MapKey = (frame, s.target, cost);
+        if self.shown_map.as_ref().map(|m| m.0) != Some(key) {
+            let m = targets::shown_map(&l, entry, ff.as_deref(), s.target, cost);
+            self.shown_map = Some((key, m.map(Arc::new)));
+        }
+        let resolved = self
+            .shown_map
+            .as_ref()
+            .and_then(|m| m.1.as_ref())
+            .and_then(|m| m.key);
+        let pick_key = s.pick.map(|p| (key, resolved, p));
+        if pick_key != self.flow_pick_key {
+            s.flow_pick = match (pick_key, &ff) {
+                (Some((_, Some(k), (x, y))), Some(ff)) => ff.pick(k, x, y),
+                _ => None,
+            };
+            self.flow_pick_key = pick_key;
+            self.ctx.request_repaint();
+        }
+        let wants_thumbs = matches!(s.tab, Tab::Heat | Tab::Surface);
+        match &ff {
+            Some(ff) if wants_thumbs => {
+                let tkey = (frame, cost, s.quantity, s.palette, s.scale);
+                if self.thumbs.as_ref().map(|t| t.key) != Some(tkey) {
+                    self.thumbs = Some(Thumbnails::make(&self.ctx, &l, entry, ff, tkey));
+                }
+            }
+            Some(_) => {}
+            None => self.thumbs = None,
+        }
+    }
+
+    /// What the Heat tab's caption says of the map shown: which map, then its notes.
+    pub fn caption(&self) -> Vec<String> {
+        let Some((_, _, Some((_, m)))) = self.current_map() else {
+            return Vec::new();
+        };
+        let q = self.state.quantity;
+        m.title(q).into_iter().chain(m.notes(q)).collect()
     }
 
     /// The shown map's default range: from the distribution of its pixels, clipping a few
-    /// outliers on a linear scale (`palette::choose_range`, as `gpuheat heatmap` does).
+    /// outliers on a linear scale (`palette::choose_range`, as `gpuheat heatmap` does),
+    /// whichever target and cost it shows.
     fn auto_range(&mut self) -> Option<Range> {
-        let (l, frame, Some(h)) = self.current_map()? else {
+        let (_, _, Some((key, shown))) = self.current_map()? else {
             return None;
         };
         let (q, scale) = (self.state.quantity, self.state.scale);
-        if let Some((f, qq, sc, r)) = self.auto_range {
-            if f == frame && qq == q && sc == scale {
+        if let Some((k, qq, sc, r)) = self.auto_range {
+            if k == key && qq == q && sc == scale {
                 return Some(r);
             }
         }
-        let values = map_values(&l.session.heat[h], q == Quantity::Overdraw);
+        let values = map_values(&shown.map, q == Quantity::Overdraw);
         let android = self.state.palette == Palette::Android && q == Quantity::Overdraw;
         let choice = if android {
             RangeChoice::Max
@@ -341,7 +476,7 @@ impl App {
             RangeChoice::Auto
         };
         let r = choose_range(&values, choice, scale);
-        self.auto_range = Some((frame, q, scale, r));
+        self.auto_range = Some((key, q, scale, r));
         Some(r)
     }
 
@@ -362,10 +497,12 @@ impl App {
             .entry(egui::ViewportId::ROOT)
             .or_default()
             .native_pixels_per_point = Some(ppp);
+        self.update_shown();
         let auto = self.auto_range();
         let auto_range = auto.map_or((0.0, 1.0), |r| (0.0, r.hi as f32));
         self.sync_diff_images();
         let loaded = self.loaded.clone();
+        let shown = self.current_map().and_then(|(_, _, m)| m).map(|(_, m)| m);
         let diff = self.diff.as_ref().map(|_| ui::DiffView {
             data: self.diff_data.as_deref(),
             status: self.diff_status.as_deref(),
@@ -382,6 +519,8 @@ impl App {
             auto_range,
             auto: auto.filter(|_| self.state.range.is_none()),
             diff,
+            shown: shown.as_deref(),
+            thumbs: self.thumbs.as_ref(),
         };
         let state = &mut self.state;
         let mut output = self.ctx.run_ui(raw, |ui| ui::show(ui, state, &mut cx));
@@ -393,6 +532,8 @@ impl App {
             self.ctx.request_repaint_after(LOADING_REPAINT);
         }
 
+        // The UI may have chosen another target or cost.
+        self.update_shown();
         self.sync();
         self.ensure_view();
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
@@ -523,17 +664,19 @@ impl App {
 
     /// Brings the passes up to date with the state; heavy work only when its inputs changed.
     fn sync(&mut self) {
-        let Some((l, frame, heat)) = self.current_map() else {
+        let Some((l, frame, shown)) = self.current_map() else {
             return;
         };
         let s = &self.state;
-        let map: Option<&HeatMap> = heat.map(|i| &l.session.heat[i]);
-        if self.shown.heat_frame != Some(frame) {
+        let key = shown.as_ref().map(|(k, _)| *k);
+        let shown = shown.map(|(_, m)| m);
+        let map: Option<&HeatMap> = shown.as_ref().map(|m| &m.map);
+        if self.shown.heat_map.is_none() || self.shown.heat_map != key {
             match map {
                 Some(m) => self.heat.set_map(&self.gpu, m, s.quantity),
                 None => self.heat.clear(),
             }
-            self.shown.heat_frame = Some(frame);
+            self.shown.heat_map = key;
             self.shown.quantity = Some(s.quantity);
             self.shown.outline = None;
         } else if self.shown.quantity != Some(s.quantity) {
@@ -546,16 +689,24 @@ impl App {
             self.heat.set_palette(&self.gpu, s.palette);
             self.shown.palette = Some(s.palette);
         }
-        if self.shown.outline != Some((frame, s.selected)) && map.is_some() {
-            let outline = outline_for(&l, frame, s.selected);
-            self.heat.set_outline(&self.gpu, &outline);
-            self.shown.outline = Some((frame, s.selected));
+        if let (Some(k), Some(m)) = (key, &shown) {
+            if self.shown.outline != Some((k, s.selected)) {
+                let outline = if m.is_screen() {
+                    outline_for(&l, frame, s.selected)
+                } else {
+                    // Offscreen draws' geometry is not drawn through the screen's
+                    // viewport: their coverage box.
+                    draw_box(&m.map, s.selected)
+                };
+                self.heat.set_outline(&self.gpu, &outline);
+                self.shown.outline = Some((k, s.selected));
+            }
         }
         match s.tab {
             Tab::Mesh => self.sync_mesh(&l, frame),
             Tab::Surface => {
-                if let Some(m) = map {
-                    self.sync_surface(m, frame);
+                if let (Some(k), Some(m)) = (key, &shown) {
+                    self.sync_surface(&m.map, k);
                 }
             }
             Tab::Heat | Tab::Diff => {}
@@ -636,7 +787,7 @@ impl App {
         }
     }
 
-    fn sync_surface(&mut self, map: &HeatMap, frame: u64) {
+    fn sync_surface(&mut self, map: &HeatMap, frame: MapKey) {
         let s = &self.state;
         let (lo, hi) = s
             .range
@@ -770,10 +921,15 @@ fn outline_for(l: &Loaded, frame: u64, selected: Option<u32>) -> Outline {
             };
         }
     }
-    let coverage = entry
-        .heat
-        .map(|i| &l.session.heat[i])
-        .and_then(|m| m.draws.iter().find(|d| d.call == call));
+    match entry.heat {
+        Some(i) => draw_box(&l.session.heat[i], selected),
+        None => Outline::None,
+    }
+}
+
+/// The selected draw's coverage box in `map`, when it drew there.
+fn draw_box(map: &HeatMap, selected: Option<u32>) -> Outline {
+    let coverage = selected.and_then(|call| map.draws.iter().find(|d| d.call == call));
     match coverage {
         Some(c) if c.fragments > 0 => Outline::Box(c.bbox),
         _ => Outline::None,

@@ -2,7 +2,9 @@
 //! with egui panels on wgpu and three views of a captured frame:
 //!
 //! - **Heat**: the thermal map over the frame's colour buffer, with a pixel picker (which
-//!   draws made this pixel's heat) and the selected draw's pixels outlined;
+//!   draws made this pixel's heat, and which upstream passes fed it) and the selected draw's
+//!   pixels outlined; with offscreen render targets, a selector of every target of the frame
+//!   (thumbnails with their share of the frame) and the own/total cost toggle;
 //! - **Mesh** (3D): the frame's post-transform geometry, one colour per draw from the chosen
 //!   metric, picked through an ID render target;
 //! - **Surface**: the heat map as a height field;
@@ -29,6 +31,7 @@ mod mesh_pass;
 mod metric;
 mod shot;
 mod surface_pass;
+mod targets;
 mod ui;
 mod window;
 
@@ -69,6 +72,16 @@ pub enum Tab {
     Diff,
 }
 
+/// Which cost a render target's map shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cost {
+    /// Only the draws into the target, as recorded.
+    Own,
+    /// Own plus the cost of every offscreen pass upstream of it, spread over the pixels of
+    /// the draws that sampled it (`gpuheat_analysis::flow::FrameFlowCost::total_map`).
+    Total,
+}
+
 /// What the viewer shows first (and, offscreen, what the image shows).
 #[derive(Clone, Debug)]
 pub struct ViewOptions {
@@ -86,6 +99,12 @@ pub struct ViewOptions {
     /// Picked pixel, in GL window coordinates of the frame (origin bottom left). In diff mode
     /// without `select_draw` it also selects the draw with the most heat there (A's map).
     pub pick: Option<(u32, u32)>,
+    /// The render target shown in the Heat and Surface tabs: `screen` or an offscreen
+    /// target's name as `gpuheat report` prints it (`3`, `0x5555aa:3`); default: the screen.
+    pub target: Option<String>,
+    /// Own or total cost; default: total when the frame has offscreen targets, else own
+    /// (they are the same then).
+    pub cost: Option<Cost>,
     /// Colour map of the heat map, the surface and the meshes.
     pub palette: Palette,
     /// How values map onto the palette.
@@ -103,6 +122,8 @@ impl Default for ViewOptions {
             select_in_b: false,
             diff: None,
             pick: None,
+            target: None,
+            cost: None,
             palette: Palette::Inferno,
             scale: Scale::Linear,
             size: (1280, 800),

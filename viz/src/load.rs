@@ -4,6 +4,7 @@
 use crate::error::VizError;
 use crate::metric::Metric;
 use gpuheat_analysis::findings::{self, Finding};
+use gpuheat_analysis::flow::Labels;
 use gpuheat_analysis::{Analysis, DrawCost, RankedBy};
 use gpuheat_session::Session;
 use std::collections::{BTreeMap, HashMap};
@@ -30,6 +31,9 @@ pub struct FrameEntry {
     pub heat_missing: Option<String>,
     /// Position in [`Session::geometry`].
     pub geometry: Option<usize>,
+    /// Whether the frame has maps of offscreen render targets (`HTGT` records): its cost
+    /// flow is then worth computing (`gpuheat_analysis::flow`).
+    pub targets: bool,
     /// What the frame strip shows: GPU ms (serialized, else pipelined), else wall ms.
     pub cost_ms: f64,
 }
@@ -51,6 +55,9 @@ pub struct Loaded {
     pub strip_unit: &'static str,
     /// The metric draws are ranked by.
     pub ranked_by: Metric,
+    /// How render targets are named (`screen`, `3`, `0xCONTEXT:3`), as `gpuheat heatmap
+    /// --target` and `report` name them.
+    pub labels: Labels,
     /// File size in bytes.
     pub bytes: u64,
     /// From the start of loading to the index being ready.
@@ -77,11 +84,13 @@ impl Loaded {
         Some(&self.analysis.draws[f.draws[pos]])
     }
 
-    /// The frame to show first: the first with a heat map, else the first.
+    /// The frame to show first: the first with a heat map (of the screen, else of an
+    /// offscreen target), else the first.
     pub fn default_frame(&self) -> Option<u64> {
         self.frames
             .iter()
             .find(|f| f.heat.is_some())
+            .or_else(|| self.frames.iter().find(|f| f.targets))
             .or(self.frames.first())
             .map(|f| f.index)
     }
@@ -262,6 +271,7 @@ fn index(
             heat: None,
             heat_missing: None,
             geometry: None,
+            targets: false,
             cost_ms: 0.0,
         })
         .collect();
@@ -317,6 +327,11 @@ fn index(
             frames[p].heat_missing.get_or_insert(m.reason.clone());
         }
     }
+    for t in &session.target_heat {
+        if let Some(&p) = by_index.get(&t.frame) {
+            frames[p].targets = true;
+        }
+    }
     for (i, g) in session.geometry.iter().enumerate() {
         if let Some(&p) = by_index.get(&g.frame) {
             frames[p].geometry.get_or_insert(i);
@@ -332,7 +347,9 @@ fn index(
         RankedBy::GpuTimeSerialized => Metric::GpuSerialized,
         RankedBy::GpuTimePipelined => Metric::GpuPipelined,
     };
+    let labels = Labels::of(&session);
     Loaded {
+        labels,
         path: path.to_path_buf(),
         session,
         analysis,

@@ -6,7 +6,7 @@ use crate::app::{App, LOADING_REPAINT};
 use crate::error::VizError;
 use crate::gpu::{Gpu, Target, COLOUR_FORMAT};
 use crate::shot::raw_input;
-use crate::{Tab, ViewOptions};
+use crate::{Cost, Tab, ViewOptions};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -43,6 +43,21 @@ pub struct Measurements {
     pub heat_frame_ms_median: f64,
     /// Later Heat frames: 95th percentile.
     pub heat_frame_ms_p95: f64,
+    /// Computing one frame's cost flow (`gpuheat_analysis::flow::frame_flow`), which the
+    /// viewer does once per frame change on frames with offscreen targets: median over up to
+    /// [`SWITCHES`] such frames; 0 without any.
+    pub flow_ms_median: f64,
+    /// Its spread: the median absolute deviation.
+    pub flow_ms_mad: f64,
+    /// Heat-tab UI frames right after a frame change (the flow, the shown map, the selector's
+    /// thumbnails made and uploaded): median over up to [`SWITCHES`] changes.
+    pub frame_switch_ms_median: f64,
+    /// Their median absolute deviation.
+    pub frame_switch_ms_mad: f64,
+    /// Heat-tab UI frames right after switching between own and total cost.
+    pub cost_switch_ms_median: f64,
+    /// Render targets (screens and offscreen) of the last frame shown.
+    pub targets: usize,
     /// Frames in the session.
     pub frames: usize,
     /// Work calls of every frame of the session.
@@ -61,6 +76,16 @@ fn percentile(v: &[f64], p: f64) -> f64 {
     s.sort_by(f64::total_cmp);
     let i = ((s.len() - 1) as f64 * p).round() as usize;
     s[i]
+}
+
+/// Frame and cost switches timed.
+pub const SWITCHES: usize = 10;
+
+/// Median absolute deviation.
+fn mad(v: &[f64]) -> f64 {
+    let m = percentile(v, 0.5);
+    let d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+    percentile(&d, 0.5)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -154,5 +179,44 @@ pub fn measure(session: PathBuf, opts: ViewOptions) -> Result<Measurements, VizE
     }
     m.heat_frame_ms_median = percentile(&times, 0.5);
     m.heat_frame_ms_p95 = percentile(&times, 0.95);
+
+    // Render targets: the flow alone, then whole UI frames after a frame or cost change.
+    let with_targets: Vec<u64> = l
+        .frames
+        .iter()
+        .filter(|f| f.targets)
+        .map(|f| f.index)
+        .take(SWITCHES)
+        .collect();
+    let mut flows = Vec::new();
+    for &f in &with_targets {
+        let t = Instant::now();
+        let ff = gpuheat_analysis::flow::frame_flow_labelled(&l.session, f, &l.labels);
+        flows.push(ms(t.elapsed()));
+        m.targets = ff.map_or(0, |ff| ff.targets.len());
+    }
+    m.flow_ms_median = percentile(&flows, 0.5);
+    m.flow_ms_mad = mad(&flows);
+    let frames: Vec<u64> = if with_targets.len() >= 2 {
+        with_targets
+    } else {
+        l.frames.iter().map(|f| f.index).take(SWITCHES).collect()
+    };
+    if frames.len() >= 2 {
+        times.clear();
+        for k in 0..SWITCHES {
+            app.state.set_frame(frames[k % frames.len()]);
+            times.push(frame(&mut app)?.0);
+        }
+        m.frame_switch_ms_median = percentile(&times, 0.5);
+        m.frame_switch_ms_mad = mad(&times);
+    }
+    times.clear();
+    for k in 0..SWITCHES {
+        let cost = if k % 2 == 0 { Cost::Own } else { Cost::Total };
+        app.state.show_target(app.state.target, Some(cost));
+        times.push(frame(&mut app)?.0);
+    }
+    m.cost_switch_ms_median = percentile(&times, 0.5);
     Ok(m)
 }

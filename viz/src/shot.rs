@@ -27,6 +27,15 @@ pub struct Shot {
     pub ids: Option<Vec<u32>>,
     /// The adapter that rendered it, e.g. `Vulkan: llvmpipe (LLVM 15.0.6, 256 bits)`.
     pub adapter: String,
+    /// What the Heat tab's caption says of the map shown (which target, own or total cost,
+    /// then how upstream cost was spread); empty for a frame without offscreen targets.
+    pub caption: Vec<String>,
+    /// The picked pixel's total cost by upstream pass, as the inspector lists it (frames
+    /// with offscreen targets).
+    pub upstream: Option<gpuheat_analysis::flow::PixelFlow>,
+    /// The render-target selector's thumbnails, left to right: each target's name and where
+    /// its thumbnail is in the image (x, y, width, height); empty without offscreen targets.
+    pub thumbnails: Vec<(String, [u32; 4])>,
 }
 
 /// A raw egui input for an offscreen frame at `time` seconds.
@@ -66,6 +75,9 @@ pub fn render_offscreen(session: PathBuf, opts: ViewOptions) -> Result<Shot, Viz
     } else {
         None
     };
+    let caption = app.caption();
+    let upstream = app.state.flow_pick.clone();
+    let thumbnails = app.state.thumb_rects.clone();
     let [vw, vh] = app.state.view_px;
     let [vx, vy] = app.state.view_at;
     Ok(Shot {
@@ -75,6 +87,9 @@ pub fn render_offscreen(session: PathBuf, opts: ViewOptions) -> Result<Shot, Viz
         view: [vx, vy, vw, vh],
         ids,
         adapter: app.gpu.describe(),
+        caption,
+        upstream,
+        thumbnails,
     })
 }
 
@@ -105,4 +120,88 @@ pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<()
         .map_err(|e| fail(e.to_string()))?;
     writer.finish().map_err(|e| fail(e.to_string()))?;
     out.flush().map_err(|e| fail(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuheat_session::scratch::Scratch;
+    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    use gpuheat_session::SessionWriter;
+
+    /// Runs one offscreen UI frame with `events`.
+    fn frame(
+        app: &mut App,
+        target: &Target,
+        size: [u32; 2],
+        t: &mut f64,
+        events: Vec<egui::Event>,
+    ) {
+        *t += 1.0 / 60.0;
+        let mut raw = raw_input(*t);
+        raw.events = events;
+        app.frame(raw, &target.view, size, 1.0).unwrap();
+    }
+
+    /// A click (real egui pointer events) on a thumbnail of the render-target selector shows
+    /// that target's map.
+    #[test]
+    fn clicking_a_thumbnail_shows_that_target() {
+        let dir = Scratch::new("gpuheat-viz", "click-target");
+        let s = SessionBuilder::new()
+            .frame(|f| {
+                f.heat_map(64, 48).target(texture_target(1, 7, 32, 32));
+                let pass = f.draw(100_000);
+                f.cover_target(pass, 1, [0, 0, 32, 32]);
+                let show = f.draw(1_000);
+                f.cover(show, [8, 8, 24, 24]).samples(show, &[7]);
+            })
+            .build();
+        let path = dir.join("flow.gpuheat");
+        let mut w = SessionWriter::create(&path).unwrap();
+        for r in records(&s) {
+            w.append(&r).unwrap();
+        }
+        w.finish().unwrap();
+
+        let size = [1280, 800];
+        let gpu = Gpu::headless().unwrap();
+        let mut app = App::new(gpu, COLOUR_FORMAT, path, ViewOptions::default());
+        app.wait_loaded().unwrap();
+        let target = Target::new(&app.gpu.device, size, "screen");
+        let mut t = 0.0;
+        for _ in 0..SETTLE_FRAMES {
+            frame(&mut app, &target, size, &mut t, Vec::new());
+        }
+        assert_eq!(app.caption()[0], "total cost of screen");
+        let (_, [x, y, w, h]) = app
+            .state
+            .thumb_rects
+            .iter()
+            .find(|(n, _)| n == "1")
+            .cloned()
+            .expect("target 1's thumbnail");
+        let at = egui::pos2((x + w / 2) as f32, (y + h / 2) as f32);
+        let button = |pressed| egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        };
+        frame(
+            &mut app,
+            &target,
+            size,
+            &mut t,
+            vec![egui::Event::PointerMoved(at)],
+        );
+        frame(&mut app, &target, size, &mut t, vec![button(true)]);
+        frame(&mut app, &target, size, &mut t, vec![button(false)]);
+        frame(&mut app, &target, size, &mut t, Vec::new());
+        assert_eq!(app.state.target.map(|k| k.id), Some(1));
+        assert_eq!(
+            app.caption(),
+            ["total cost of target 1 (32x32) (= own: nothing flows into it)"]
+        );
+    }
 }

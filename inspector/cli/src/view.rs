@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use gpuheat_analysis::flow;
 use gpuheat_analysis::pick::{self, PickMethod};
 use gpuheat_session::Session;
-use gpuheat_viz::{Tab, ViewOptions};
+use gpuheat_viz::{Cost, Tab, ViewOptions};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -45,6 +45,19 @@ pub struct ViewArgs {
     /// selects the draw with the most heat at that pixel of A, and its match in B.
     #[arg(long, value_name = "X,Y")]
     pick: Option<String>,
+    /// Which render target the Heat and Surface tabs show: `screen` (the default) or an
+    /// offscreen target's id as `gpuheat report` prints it (`3`, or `0x5555aa:3` when contexts
+    /// share ids). With --pick and no window, the pixel is of that target.
+    #[arg(long, value_name = "ID|screen")]
+    target: Option<String>,
+    /// The total-cost map: the target's own cost plus the cost of the offscreen passes whose
+    /// output it sampled, spread over the sampling draws' pixels (the default when the frame
+    /// has offscreen targets).
+    #[arg(long, conflicts_with = "own")]
+    total: bool,
+    /// The own-cost map: only the draws into the target.
+    #[arg(long)]
+    own: bool,
     /// With --pick and no window: print the pick as JSON.
     #[arg(long, requires = "pick")]
     json: bool,
@@ -106,6 +119,12 @@ pub fn view(args: ViewArgs) -> Result<ExitCode> {
         select_in_b: select.is_some_and(|(b, _)| b),
         diff: args.diff.clone(),
         pick: pick_xy,
+        target: args.target.clone(),
+        cost: match (args.own, args.total) {
+            (true, _) => Some(Cost::Own),
+            (_, true) => Some(Cost::Total),
+            _ => None,
+        },
         palette: args.palette.into(),
         scale: args.scale.into(),
         size,
@@ -123,6 +142,9 @@ pub fn view(args: ViewArgs) -> Result<ExitCode> {
 /// `gpuheat view S --pick X,Y` without a window: the ranked draws as text.
 fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
     let s = Session::open(&args.session).with_context(|| shown(&args.session))?;
+    if let Some(name) = args.target.as_deref().filter(|t| t.trim() != "screen") {
+        return print_target_pick(args, &s, name.trim(), x, y);
+    }
     let frame = match args.frame {
         Some(f) => f,
         None => match s.heat.first() {
@@ -228,6 +250,75 @@ fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
                 calls.join(", ")
             );
         }
+    }
+    let _ = std::io::stdout().lock().write_all(o.as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `gpuheat view S --pick X,Y --target ID` without a window: where the pixel of an offscreen
+/// target got its total cost (its own draws, and the passes upstream of it). The draws'
+/// ranking needs the screen's geometry and is not made for an offscreen target.
+fn print_target_pick(args: &ViewArgs, s: &Session, name: &str, x: u32, y: u32) -> Result<ExitCode> {
+    let frame = match args.frame {
+        Some(f) => f,
+        None => match s.target_heat.first() {
+            Some(t) => t.frame,
+            None => bail!(
+                "{}: no offscreen render target maps in this session (target {name})",
+                shown(&args.session)
+            ),
+        },
+    };
+    let ff = flow::frame_flow(s, frame).with_context(|| format!("frame {frame} has no maps"))?;
+    let t = ff.find(name).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let Some(p) = ff.pick(t.key, x, y) else {
+        bail!(
+            "cannot pick pixel {x},{y} of target {} of frame {frame}: it is {}x{}",
+            t.label,
+            t.width,
+            t.height
+        );
+    };
+    if args.json {
+        #[derive(serde::Serialize)]
+        struct TargetPick<'a> {
+            frame: u64,
+            target: &'a str,
+            /// The pixel's total cost by upstream pass.
+            upstream: &'a flow::PixelFlow,
+        }
+        let mut text = serde_json::to_string_pretty(&TargetPick {
+            frame,
+            target: &t.label,
+            upstream: &p,
+        })?;
+        text.push('\n');
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut o = String::new();
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        o,
+        "frame {frame} target {} pixel {x},{y}: total {:.3} ns: own {:.3} ns + {:.3} ns from {} upstream passes (spread {})",
+        t.label,
+        p.total_ns,
+        p.own_ns,
+        p.total_ns - p.own_ns,
+        p.upstream.len(),
+        p.spreading
+    );
+    for up in &p.upstream {
+        let calls: Vec<String> = up.calls.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            o,
+            "pass {:>4}  {:>5.1}%  {:>10.3} ns  target {}  calls {}",
+            up.pass,
+            up.share * 100.0,
+            up.ns,
+            up.label,
+            calls.join(", ")
+        );
     }
     let _ = std::io::stdout().lock().write_all(o.as_bytes());
     Ok(ExitCode::SUCCESS)

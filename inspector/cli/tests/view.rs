@@ -424,3 +424,102 @@ fn bad_input_is_one_line_and_nonzero() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// A session built in code (`gpuheat_session::testing`): a 64×48 screen; target 1 (texture
+/// 7, 32×32) costs 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24) (1,000 ns);
+/// target 2 (texture 8, 16×16) costs 500 ns and is never sampled.
+fn flow_session(dir: &Path) -> std::path::PathBuf {
+    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    let s = SessionBuilder::new()
+        .frame(|f| {
+            f.heat_map(64, 48)
+                .target(texture_target(1, 7, 32, 32))
+                .target(texture_target(2, 8, 16, 16));
+            let pass = f.draw(100_000);
+            f.cover_target(pass, 1, [0, 0, 32, 32]);
+            let unread = f.draw(500);
+            f.cover_target(unread, 2, [0, 0, 16, 16]);
+            let show = f.draw(1_000);
+            f.cover(show, [8, 8, 24, 24]).samples(show, &[7]);
+        })
+        .build();
+    let path = dir.join("flow.gpuheat");
+    let mut w = gpuheat_session::SessionWriter::create(&path).unwrap();
+    for r in records(&s) {
+        w.append(&r).unwrap();
+    }
+    w.finish().unwrap();
+    path
+}
+
+#[test]
+fn view_takes_a_target_and_own_or_total_for_screenshots_and_picks() {
+    let dir = scratch("view-targets");
+    let session = flow_session(&dir);
+    let s = session.to_str().unwrap();
+
+    // A pixel of the screen's consumer: target 1's pass upstream.
+    let p = pick(&session, 16, 16);
+    let up = &p["upstream"]["upstream"];
+    assert_eq!(up.as_array().unwrap().len(), 1, "{p}");
+    assert_eq!(up[0]["label"], "1", "{p}");
+    // A pixel of target 1 itself: its own draw, nothing upstream.
+    let out = run_gpuheat(&["view", s, "--target", "1", "--pick", "3,3", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(t["target"], "1", "{t}");
+    let own = t["upstream"]["own_ns"].as_f64().unwrap();
+    assert!((own - 100_000.0 / 1024.0).abs() < 1e-3, "{t}");
+    assert!(
+        t["upstream"]["upstream"].as_array().unwrap().is_empty(),
+        "{t}"
+    );
+
+    // Screenshots of the target's map and of the screen's own map.
+    for (name, args) in [
+        ("t1.png", vec!["--target", "1"]),
+        ("own.png", vec!["--own"]),
+        (
+            "total-t2.png",
+            vec!["--target", "2", "--total", "--tab", "surface"],
+        ),
+    ] {
+        let png = dir.join(name);
+        let mut a = vec!["view", s, "--screenshot", png.to_str().unwrap()];
+        a.extend(args);
+        let out = run_gpuheat(&a);
+        assert!(
+            out.status.success(),
+            "{a:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(read_png(&png).width, 1280);
+    }
+
+    // Wrong requests: one line, nonzero.
+    let png = dir.join("bad.png");
+    for (args, says) in [
+        (
+            vec!["--target", "9", "--screenshot", png.to_str().unwrap()],
+            "no target 9",
+        ),
+        (vec!["--target", "9", "--pick", "1,1"], "no target 9"),
+        (vec!["--target", "2", "--pick", "20,3"], "it is 16x16"),
+        (
+            vec!["--own", "--total", "--screenshot", png.to_str().unwrap()],
+            "--total",
+        ),
+    ] {
+        let mut a = vec!["view", s];
+        a.extend(args);
+        let out = run_gpuheat(&a);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{a:?} succeeded");
+        assert!(err.contains(says), "{a:?}: {err}");
+        assert!(!err.contains("panicked"), "{a:?}: {err}");
+    }
+}

@@ -16,8 +16,8 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            if state.pick_result.is_some() {
-                pick(ui, state, l, frame);
+            if state.pick_result.is_some() || state.flow_pick.is_some() {
+                pick(ui, state, cx, l, frame);
                 ui.separator();
             }
             match state.selected {
@@ -27,12 +27,13 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded
         });
 }
 
-fn pick(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded, frame: u64) {
-    let Some(p) = state.pick_result.clone() else {
-        return;
-    };
+fn pick(ui: &mut egui::Ui, state: &mut UiState, cx: &Context, l: &Loaded, frame: u64) {
+    let Some((x, y)) = state.pick else { return };
     ui.horizontal(|ui| {
-        ui.heading(format!("Pixel {}, {}", p.x, p.y));
+        ui.heading(format!("Pixel {x}, {y}"));
+        if let Some(m) = cx.shown.filter(|m| !m.is_screen()) {
+            ui.label(format!("of target {}", m.label));
+        }
         if ui
             .small_button("×")
             .on_hover_text("clear the pick")
@@ -40,8 +41,17 @@ fn pick(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded, frame: u64) {
         {
             state.pick = None;
             state.pick_result = None;
+            state.flow_pick = None;
         }
     });
+    upstream(ui, state);
+    let Some(p) = state.pick_result.clone() else {
+        return;
+    };
+    if state.flow_pick.is_some() {
+        ui.add_space(4.0);
+        ui.strong("Own draws at this pixel");
+    }
     ui.label(format!(
         "heat {} · {} fragment{}",
         duration(p.heat_ns),
@@ -83,6 +93,76 @@ fn pick(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded, frame: u64) {
                 share_bar(ui, state, s.share);
                 ui.label(duration(s.heat_ns));
                 ui.label(s.fragments.to_string());
+                ui.end_row();
+            }
+        });
+}
+
+/// Where the pixel's total cost came from: its target's own draws and each upstream pass
+/// (`FrameFlowCost::pick`), largest first.
+fn upstream(ui: &mut egui::Ui, state: &mut UiState) {
+    let Some(f) = state.flow_pick.clone() else {
+        return;
+    };
+    ui.label(format!(
+        "total {} = own {} + {} from {} upstream pass{}",
+        duration(f.total_ns),
+        duration(f.own_ns),
+        duration(f.total_ns - f.own_ns),
+        f.upstream.len(),
+        if f.upstream.len() == 1 { "" } else { "es" }
+    ));
+    if f.upstream.is_empty() {
+        ui.weak("no offscreen pass fed this pixel");
+        return;
+    }
+    ui.add(
+        egui::Label::new(
+            RichText::new(format!("upstream cost spread {}", f.spreading))
+                .small()
+                .weak(),
+        )
+        .wrap(),
+    );
+    egui::Grid::new("upstream")
+        .striped(true)
+        .num_columns(3)
+        .show(ui, |ui| {
+            ui.strong("pass");
+            ui.strong("share");
+            ui.strong("cost here");
+            ui.end_row();
+            if f.own_ns > 0.0 {
+                ui.label("own draws");
+                share_bar(
+                    ui,
+                    state,
+                    if f.total_ns > 0.0 {
+                        f.own_ns / f.total_ns
+                    } else {
+                        0.0
+                    },
+                );
+                ui.label(duration(f.own_ns));
+                ui.end_row();
+            }
+            for u in &f.upstream {
+                // A pass of hundreds of draws: the first few name it.
+                let mut calls: Vec<String> = u.calls.iter().take(6).map(u32::to_string).collect();
+                if u.calls.len() > 6 {
+                    calls.push(format!("… ({} draws)", u.calls.len()));
+                }
+                let text = format!("target {} · calls {}", u.label, calls.join(", "));
+                let first = u.calls.first().copied();
+                if ui
+                    .selectable_label(first.is_some() && state.selected == first, text)
+                    .on_hover_text(format!("pass {}: select its first draw", u.pass))
+                    .clicked()
+                {
+                    state.select(first);
+                }
+                share_bar(ui, state, u.share);
+                ui.label(duration(u.ns));
                 ui.end_row();
             }
         });
@@ -179,7 +259,18 @@ fn draw(
         });
     let entry = l.frame(frame);
     let map = entry.and_then(|f| f.heat).map(|i| &l.session.heat[i]);
-    if let Some(cov) = map.and_then(|m| m.draws.iter().find(|c| c.call == call)) {
+    // A draw into an offscreen target has its coverage in that target's map.
+    let find = |m: &gpuheat_session::HeatMap, painted: bool| {
+        m.draws
+            .iter()
+            .find(|c| c.call == call && (c.fragments > 0 || !painted))
+            .copied()
+    };
+    let cov = map
+        .and_then(|m| find(m, true))
+        .or_else(|| cx.shown.and_then(|m| find(&m.map, true)))
+        .or_else(|| map.and_then(|m| find(m, false)));
+    if let Some(cov) = cov {
         egui::CollapsingHeader::new("Coverage")
             .default_open(true)
             .show(ui, |ui| {

@@ -13,7 +13,9 @@ use crate::heat_pass::Quantity;
 use crate::load::{Loaded, Stage};
 use crate::mesh_pass::MeshDraw;
 use crate::metric::Metric;
-use crate::Tab;
+use crate::targets::{ShownMap, Thumbnails};
+use crate::{Cost, Tab};
+use gpuheat_analysis::flow::{PixelFlow, TargetKey};
 use gpuheat_analysis::palette::{Palette, Scale};
 use gpuheat_analysis::pick::PixelPick;
 use gpuheat_session::ModuleMap;
@@ -55,6 +57,13 @@ pub struct UiState {
     /// Picked pixel (GL window coordinates) and what the pick found.
     pub pick: Option<(u32, u32)>,
     pub pick_result: Option<PixelPick>,
+    /// Where the picked pixel's total cost came from (the upstream passes that fed it), on
+    /// the shown target's map; filled in by the app from the frame's cost flow.
+    pub flow_pick: Option<PixelFlow>,
+    /// The render target asked for; `None`: the screen. A frame without it shows its screen.
+    pub target: Option<TargetKey>,
+    /// Own or total cost asked for; `None`: total when the frame has offscreen targets.
+    pub cost: Option<Cost>,
     pub palette: Palette,
     pub scale: Scale,
     pub quantity: Quantity,
@@ -85,6 +94,9 @@ pub struct UiState {
     pub notice: Option<String>,
     /// The selected row of the diff table (diff mode).
     pub diff_row: Option<crate::diff::DiffRow>,
+    /// The render-target selector's thumbnails as laid out by the last pass: each target's
+    /// name and its thumbnail's image rectangle (x, y, width, height, physical pixels).
+    pub thumb_rects: Vec<(String, [u32; 4])>,
 }
 
 impl UiState {
@@ -96,6 +108,9 @@ impl UiState {
             selected: opts.select_draw.filter(|_| !opts.select_in_b),
             pick: opts.pick,
             pick_result: None,
+            flow_pick: None,
+            target: None,
+            cost: opts.cost,
             palette: opts.palette,
             scale: opts.scale,
             quantity: Quantity::Heat,
@@ -121,6 +136,7 @@ impl UiState {
             id_click: None,
             notice: None,
             diff_row: None,
+            thumb_rects: Vec::new(),
         }
     }
 
@@ -131,6 +147,20 @@ impl UiState {
             self.selected = None;
             self.pick = None;
             self.pick_result = None;
+            self.flow_pick = None;
+        }
+    }
+
+    /// Shows render target `key` (`None`: the screen) with `cost`, dropping the pick and the
+    /// manual range, which belonged to the map shown before.
+    pub fn show_target(&mut self, key: Option<TargetKey>, cost: Option<Cost>) {
+        if (self.target, self.cost) != (key, cost) {
+            self.target = key;
+            self.cost = cost;
+            self.pick = None;
+            self.pick_result = None;
+            self.flow_pick = None;
+            self.range = None;
         }
     }
 
@@ -220,6 +250,11 @@ pub struct Context<'a> {
     pub auto: Option<gpuheat_analysis::palette::Range>,
     /// Diff mode's comparison; `None` without `--diff`.
     pub diff: Option<DiffView<'a>>,
+    /// The map the Heat and Surface tabs show (the chosen target and cost); `None` when the
+    /// frame has no map.
+    pub shown: Option<&'a ShownMap>,
+    /// The render-target selector's thumbnails (frames with offscreen targets).
+    pub thumbs: Option<&'a Thumbnails>,
 }
 
 /// What the Diff tab shows.

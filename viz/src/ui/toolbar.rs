@@ -3,7 +3,7 @@
 use super::{default_mesh_camera, default_surface_camera, Context, UiState};
 use crate::heat_pass::Quantity;
 use crate::load::Loaded;
-use crate::Tab;
+use crate::{Cost, Tab};
 use gpuheat_analysis::palette::{Palette, Scale};
 
 const PALETTES: [(Palette, &str); 4] = [
@@ -83,6 +83,7 @@ pub fn top(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context) {
             Tab::Diff => diff_controls(ui, cx),
             Tab::Surface => {
                 quantity(ui, state);
+                cost(ui, state, cx);
                 range(ui, state, cx);
                 if ui.button("reset camera").clicked() {
                     state.surface_camera = default_surface_camera();
@@ -189,8 +190,31 @@ fn range(ui: &mut egui::Ui, state: &mut UiState, cx: &Context) {
     }
 }
 
+/// The own/total toggle, for frames with offscreen targets (without, both are the same).
+fn cost(ui: &mut egui::Ui, state: &mut UiState, cx: &Context) {
+    let Some(m) = cx.shown.filter(|m| m.flow) else {
+        return;
+    };
+    ui.separator();
+    let own = ui
+        .selectable_label(m.cost == Cost::Own, "own")
+        .on_hover_text("only the draws into this target");
+    let total = ui
+        .selectable_label(m.cost == Cost::Total, "total")
+        .on_hover_text(format!(
+            "own cost plus the cost of the offscreen passes upstream, spread {}",
+            m.spreading
+        ));
+    if own.clicked() {
+        state.show_target(state.target, Some(Cost::Own));
+    } else if total.clicked() {
+        state.show_target(state.target, Some(Cost::Total));
+    }
+}
+
 fn heat_controls(ui: &mut egui::Ui, state: &mut UiState, cx: &Context) {
     quantity(ui, state);
+    cost(ui, state, cx);
     ui.separator();
     range(ui, state, cx);
     ui.separator();

@@ -80,6 +80,10 @@ pub fn allocate_view(
 
 pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded) {
     let ppp = ui.ctx().pixels_per_point();
+    state.thumb_rects.clear();
+    if let (Tab::Heat | Tab::Surface, Some(t)) = (state.tab, cx.thumbs) {
+        selector(ui, state, cx, t);
+    }
     let (rect, response) = allocate_view(ui, state, Sense::click_and_drag());
     let painter = ui.painter_at(rect);
     if let Some((tex, _)) = cx.view {
@@ -100,7 +104,7 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded
         // Shown by `ui::diff::view` instead.
         Tab::Diff => {}
         Tab::Surface => {
-            if frame.heat.is_none() {
+            if cx.shown.is_none() {
                 centre_text(&painter, rect, &no_map(frame));
                 return;
             }
@@ -108,6 +112,117 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded
             heat_legend(&painter, rect, state, cx);
         }
     }
+}
+
+/// Colour of the selected render target's frame in the selector.
+const SELECTED: Color32 = Color32::from_rgb(0x40, 0xff, 0xff);
+/// Height of a thumbnail in the selector, points.
+const THUMB_H: f32 = 54.0;
+
+/// The render-target selector: a thumbnail of every target of the frame (screens first, then
+/// offscreen targets in the flow's order) with its name, size and share of the frame's
+/// painted time; a click shows that target's map.
+fn selector(
+    ui: &mut egui::Ui,
+    state: &mut UiState,
+    cx: &Context,
+    thumbs: &crate::targets::Thumbnails,
+) {
+    let current = cx.shown.and_then(|m| m.key);
+    let first_screen = thumbs
+        .thumbs
+        .iter()
+        .find(|t| t.key.is_screen())
+        .map(|t| t.key);
+    egui::Frame::NONE
+        .fill(Color32::from_gray(22))
+        .inner_margin(4.0)
+        .show(ui, |ui| {
+            egui::ScrollArea::horizontal()
+                .id_salt("targets")
+                .show(ui, |ui| {
+                    ui.horizontal(|ui| {
+                        ui.vertical(|ui| {
+                            ui.label(egui::RichText::new("render targets").small().strong());
+                            ui.label(
+                                egui::RichText::new("share of the frame's\npainted time")
+                                    .small()
+                                    .weak(),
+                            );
+                        });
+                        for t in &thumbs.thumbs {
+                            let selected = current == Some(t.key);
+                            let stroke = if selected {
+                                Stroke::new(2.0, SELECTED)
+                            } else {
+                                Stroke::new(1.0, Color32::from_gray(70))
+                            };
+                            let frame =
+                                egui::Frame::NONE
+                                    .stroke(stroke)
+                                    .inner_margin(3.0)
+                                    .show(ui, |ui| {
+                                        ui.vertical(|ui| {
+                                            let [w, h] = t.texture.size();
+                                            let scale = THUMB_H / h.max(1) as f32;
+                                            let size = vec2(
+                                                (w as f32 * scale).min(THUMB_H * 2.5),
+                                                THUMB_H,
+                                            );
+                                            let image =
+                                                ui.add(egui::Image::new((t.texture.id(), size)));
+                                            let ppp = ui.ctx().pixels_per_point();
+                                            let r = image.rect;
+                                            state.thumb_rects.push((
+                                                t.label.clone(),
+                                                [
+                                                    (r.min.x * ppp).round() as u32,
+                                                    (r.min.y * ppp).round() as u32,
+                                                    (r.width() * ppp).round() as u32,
+                                                    (r.height() * ppp).round() as u32,
+                                                ],
+                                            ));
+                                            let name = if t.key.is_screen() {
+                                                t.label.clone()
+                                            } else {
+                                                format!("target {}", t.label)
+                                            };
+                                            ui.label(
+                                                egui::RichText::new(format!(
+                                                    "{name} · {}x{}",
+                                                    t.size[0], t.size[1]
+                                                ))
+                                                .small(),
+                                            );
+                                            ui.label(
+                                                egui::RichText::new(format!(
+                                                    "{:.1}% · {}",
+                                                    t.share * 100.0,
+                                                    crate::metric::duration(t.own_ns)
+                                                ))
+                                                .small(),
+                                            );
+                                        });
+                                    });
+                            let r = ui.interact(
+                                frame.response.rect,
+                                ui.make_persistent_id(("target", t.key.context, t.key.id)),
+                                Sense::click(),
+                            );
+                            if r.clicked() {
+                                let key = Some(t.key).filter(|k| Some(*k) != first_screen);
+                                state.show_target(key, state.cost);
+                            }
+                            r.on_hover_text(format!(
+                                "show {}: own cost {} ({:.1}% of the frame's painted time)",
+                                t.label,
+                                crate::metric::duration(t.own_ns),
+                                t.share * 100.0
+                            ));
+                        }
+                    });
+                });
+        });
 }
 
 fn no_map(frame: &crate::load::FrameEntry) -> String {
@@ -155,10 +270,11 @@ fn heat(
     ppp: f32,
 ) {
     let painter = ui.painter_at(rect);
-    let Some(map) = frame.heat.map(|i| &l.session.heat[i]) else {
+    let Some(shown) = cx.shown else {
         centre_text(&painter, rect, &no_map(frame));
         return;
     };
+    let map = &shown.map;
     let (mw, mh) = (map.width as f32, map.height as f32);
     let (vw, vh) = (state.view_px[0] as f32, state.view_px[1] as f32);
     let hv = &mut state.heat_view;
@@ -207,15 +323,37 @@ fn heat(
             let i = (y * map.width + x) as usize;
             response.clone().on_hover_ui_at_pointer(|ui| {
                 ui.label(format!("pixel {x}, {y}"));
+                let what = match (shown.flow, shown.cost) {
+                    (true, crate::Cost::Total) => "total cost",
+                    (true, crate::Cost::Own) => "own cost",
+                    (false, _) => "heat",
+                };
                 ui.label(format!(
-                    "heat {:.2} ns · {} fragments",
+                    "{what} {:.2} ns · {} fragments",
                     map.heat[i], map.overdraw[i]
                 ));
-                ui.weak("click: which draws made it");
+                ui.weak(if shown.flow {
+                    "click: which draws and upstream passes made it"
+                } else {
+                    "click: which draws made it"
+                });
             });
             if response.clicked() {
                 state.pick = Some((x, y));
-                state.pick_result = gpuheat_analysis::pick::pick(&l.session, frame.index, x, y);
+                // The draws' ranking reads the screen's geometry: only on the screen the
+                // pick ranks (its first map); the upstream passes come with the flow.
+                let ranked =
+                    gpuheat_analysis::pick::heat_map(&l.session, frame.index).is_some_and(|m| {
+                        shown
+                            .key
+                            .is_none_or(|k| k.is_screen() && k.context == m.context)
+                    });
+                state.pick_result = if ranked {
+                    gpuheat_analysis::pick::pick(&l.session, frame.index, x, y)
+                } else {
+                    None
+                };
+                state.flow_pick = None;
             }
         }
     }
@@ -331,12 +469,48 @@ fn heat_legend(painter: &egui::Painter, rect: Rect, state: &UiState, cx: &Contex
     if let Some(note) = cx.auto.and_then(|r| r.note(state.palette)) {
         title.push_str(&format!("; ▲ {note}"));
     }
+    if let Some(m) = cx.shown {
+        caption(
+            painter,
+            rect,
+            m.title(state.quantity),
+            &m.notes(state.quantity),
+        );
+    }
     let (lo, hi) = if android {
         ("1".to_string(), "4+".to_string())
     } else {
         (label(f64::from(lo)), label(f64::from(hi)))
     };
     legend(painter, rect, state.palette, android, &lo, &hi, &title);
+}
+
+/// Which map is shown and what to know about it (how upstream cost was spread), at the
+/// view's top left.
+fn caption(painter: &egui::Painter, rect: Rect, title: Option<String>, notes: &[String]) {
+    let Some(title) = title else { return };
+    let font = FontId::proportional(12.0);
+    let mut y = rect.top() + 8.0;
+    for (i, line) in std::iter::once(&title).chain(notes).enumerate() {
+        let galley = painter.layout(
+            line.clone(),
+            font.clone(),
+            if i == 0 {
+                Color32::WHITE
+            } else {
+                Color32::from_gray(210)
+            },
+            (rect.width() - 28.0).max(80.0),
+        );
+        let at = pos2(rect.left() + 10.0, y);
+        painter.rect_filled(
+            Rect::from_min_size(at - vec2(4.0, 2.0), galley.size() + vec2(8.0, 4.0)),
+            3.0,
+            Color32::from_black_alpha(190),
+        );
+        y += galley.size().y + 5.0;
+        painter.galley(at, galley, Color32::WHITE);
+    }
 }
 
 /// The palette strip with its ends and what it measures, at the view's bottom left.
