@@ -1,0 +1,1537 @@
+//! **A test fixture, not part of the profiler**: a small OpenVG 1.1 implementation,
+//! `libOpenVG.so.1`, that draws with GLES 3 through EGL, so that gpuheat's VG support can
+//! be tested on real GPU work (Mesa llvmpipe) without a vendor's VG library. None is
+//! packaged in the registries the project can reach.
+//!
+//! Build with `cargo build -p gpuheat-openvg`: `target/debug/libOpenVG.so`, soname
+//! `libOpenVG.so.1`. Programs link it with `-L target/debug -lOpenVG` (or dlopen
+//! `"libOpenVG.so.1"` with the directory on `LD_LIBRARY_PATH`; a symlink `libOpenVG.so.1
+//! → libOpenVG.so` is needed there for the soname to resolve).
+//!
+//! # Context convention
+//!
+//! Mesa has no OpenVG client API, so no `EGL_OPENVG_API` context exists. Instead the
+//! program creates a GLES 3 context and a surface as usual (`eglBindAPI(EGL_OPENGL_ES_API)`)
+//! and makes them current; every VG call then works on the current EGL context and draws
+//! into its current draw surface (origin bottom-left, in pixels, as GL window
+//! coordinates). VG state (parameters, matrices, errors, paths, paints, images) is kept
+//! per EGL context; handles are unique process-wide, so another context's handle is a bad
+//! handle. Without a current context a VG call does nothing and `vgGetError` returns
+//! `VG_NO_CONTEXT_ERROR`. `vgFinish` is `glFinish`, `vgFlush` is `glFlush`.
+//!
+//! # What it implements
+//!
+//! Paths with every segment type and datatype (scale and bias), fill (even-odd and
+//! non-zero) and stroke (width, caps, joins, miter limit, dashes) tessellated by `lyon`
+//! into triangles; colour, linear and radial gradient and pattern paints; images
+//! (`VG_*RGBA_8888` family) with sub-data, read-back and drawing through the image matrix;
+//! the matrix modes; `vgClear`; scissoring; parameters; the VGU shapes. Not implemented:
+//! masks, fonts and glyphs, filters, image copies, `vgWritePixels`, path interpolation,
+//! length and point-along-path; antialiasing (every rendering quality draws aliased, so
+//! pixel tests are exact); blend modes other than `VG_BLEND_SRC`, `VG_BLEND_SRC_OVER`
+//! and `VG_BLEND_ADDITIVE` (they draw as source-over); image modes other than normal; the
+//! colour transform; colour spaces (sRGB and linear formats are treated alike).
+//! Translucent strokes blend twice where the stroke's triangles overlap (tight joins).
+//!
+//! Every EGL/GL call is a dynamic import of `libEGL.so.1` / `libGLESv2.so.2` (see
+//! [`gl`]), so an interposer sees the GL work each VG call does. Per VG call the library
+//! makes one `eglGetCurrentContext`; a draw adds `eglGetCurrentDisplay`,
+//! `eglGetCurrentSurface` and two `eglQuerySurface` for the surface size.
+//!
+//! No panic crosses the C ABI: each entry point runs under `catch_unwind` and returns its
+//! default (0, null, `VG_INVALID_HANDLE`) if something panicked. A VG call made on a
+//! thread already inside a VG call (for example from a hook on a GL call this library
+//! makes) returns its default without touching any state, instead of deadlocking.
+
+// The crate is named after the library it builds (libOpenVG.so), and the entry points
+// carry OpenVG's C names.
+#![allow(non_snake_case)]
+
+pub mod consts;
+pub mod gl;
+pub mod matrix;
+pub mod path;
+pub mod pixels;
+pub mod render;
+pub mod state;
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::os::raw::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+
+use lyon_tessellation::{
+    BuffersBuilder, FillOptions, FillRule, FillTessellator, FillVertex, LineCap, LineJoin,
+    StrokeOptions, StrokeTessellator, StrokeVertex, VertexBuffers,
+};
+
+use consts::*;
+use matrix::Mat3;
+use path::PathData;
+use render::{Fill, Renderer};
+use state::{Context, Image, Len, Paint};
+
+/// VG state of every EGL context that made a VG call, by context pointer.
+static CONTEXTS: Mutex<BTreeMap<usize, Context>> = Mutex::new(BTreeMap::new());
+
+thread_local! {
+    static IN_CALL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` on the current context's VG state, recording its error, and returns its value
+/// or `default` (on an error, without a context, on a nested call, after a panic).
+fn with_ctx<R>(default: R, f: impl FnOnce(&mut Context) -> Result<R, VGErrorCode>) -> R {
+    if IN_CALL.with(|c| c.replace(true)) {
+        return default;
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: eglGetCurrentContext takes no arguments and is valid on any thread.
+        let key = unsafe { gl::eglGetCurrentContext() } as usize;
+        if key == 0 {
+            return None;
+        }
+        let mut all = CONTEXTS.lock().unwrap_or_else(|e| e.into_inner());
+        let ctx = all.entry(key).or_default();
+        match f(ctx) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                ctx.set_error(e);
+                None
+            }
+        }
+    }));
+    IN_CALL.with(|c| c.set(false));
+    result.ok().flatten().unwrap_or(default)
+}
+
+fn check(cond: bool, e: VGErrorCode) -> Result<(), VGErrorCode> {
+    if cond {
+        Ok(())
+    } else {
+        Err(e)
+    }
+}
+
+fn aligned<T>(p: *const T, align: usize) -> bool {
+    !p.is_null() && (p as usize) % align == 0
+}
+
+/// `count` values at `p` (checked non-null and aligned, count ≥ 0) as a slice.
+///
+/// # Safety
+///
+/// When non-null, `p` must point to `count` readable values.
+unsafe fn slice<'a, T>(p: *const T, count: i32) -> Result<&'a [T], VGErrorCode> {
+    check(count >= 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+    if count == 0 {
+        return Ok(&[]);
+    }
+    check(
+        aligned(p, std::mem::align_of::<T>()),
+        VG_ILLEGAL_ARGUMENT_ERROR,
+    )?;
+    // SAFETY: the caller guarantees `count` values at the non-null, aligned `p`.
+    Ok(unsafe { std::slice::from_raw_parts(p, count as usize) })
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors, flush, strings
+// ---------------------------------------------------------------------------------------
+
+/// `vgGetError`: the first error since the last call, then resets it.
+#[no_mangle]
+pub extern "C" fn vgGetError() -> VGErrorCode {
+    with_ctx(VG_NO_CONTEXT_ERROR, |ctx| {
+        Ok(std::mem::replace(&mut ctx.error, VG_NO_ERROR))
+    })
+}
+
+/// `vgFlush`: `glFlush`.
+#[no_mangle]
+pub extern "C" fn vgFlush() {
+    // SAFETY: glFlush on the current context.
+    with_ctx((), |_| Ok(unsafe { gl::glFlush() }))
+}
+
+/// `vgFinish`: `glFinish`, so every VG call before it has completed on the GPU.
+#[no_mangle]
+pub extern "C" fn vgFinish() {
+    // SAFETY: glFinish on the current context.
+    with_ctx((), |_| Ok(unsafe { gl::glFinish() }))
+}
+
+/// `vgGetString`: vendor, renderer, version ("1.1") or extensions (none); null without a
+/// current context or for another name.
+#[no_mangle]
+pub extern "C" fn vgGetString(name: VGenum) -> *const VGubyte {
+    let s: Option<&'static std::ffi::CStr> = with_ctx(None, |_| {
+        Ok(match name {
+            VG_VENDOR => Some(c"gpuheat"),
+            VG_RENDERER => Some(c"gpuheat-openvg test fixture on GLES 3"),
+            VG_VERSION => Some(c"1.1"),
+            VG_EXTENSIONS => Some(c""),
+            _ => None,
+        })
+    });
+    s.map_or(std::ptr::null(), |s| s.as_ptr().cast())
+}
+
+// ---------------------------------------------------------------------------------------
+// Context parameters
+// ---------------------------------------------------------------------------------------
+
+/// `vgSetf`.
+#[no_mangle]
+pub extern "C" fn vgSetf(param: VGenum, value: VGfloat) {
+    with_ctx((), |ctx| ctx.params.set(param, false, &[value]))
+}
+
+/// `vgSeti`.
+#[no_mangle]
+pub extern "C" fn vgSeti(param: VGenum, value: VGint) {
+    with_ctx((), |ctx| ctx.params.set(param, false, &[value as f32]))
+}
+
+/// `vgSetfv`.
+///
+/// # Safety
+///
+/// `values` must point to `count` floats (or be null with `count` 0).
+#[no_mangle]
+pub unsafe extern "C" fn vgSetfv(param: VGenum, count: VGint, values: *const VGfloat) {
+    with_ctx((), |ctx| {
+        // SAFETY: the caller passes `count` floats at `values`.
+        let v = unsafe { slice(values, count) }?;
+        ctx.params.set(param, true, v)
+    })
+}
+
+/// `vgSetiv`.
+///
+/// # Safety
+///
+/// `values` must point to `count` integers (or be null with `count` 0).
+#[no_mangle]
+pub unsafe extern "C" fn vgSetiv(param: VGenum, count: VGint, values: *const VGint) {
+    with_ctx((), |ctx| {
+        // SAFETY: the caller passes `count` integers at `values`.
+        let v = unsafe { slice(values, count) }?;
+        let f: Vec<f32> = v.iter().map(|&i| i as f32).collect();
+        ctx.params.set(param, true, &f)
+    })
+}
+
+fn get_scalar(ctx: &Context, param: VGenum) -> Result<f32, VGErrorCode> {
+    let spec = ctx.params.spec(param)?;
+    check(spec.len == Len::Scalar, VG_ILLEGAL_ARGUMENT_ERROR)?;
+    Ok(ctx.params.float(param))
+}
+
+/// `vgGetf`.
+#[no_mangle]
+pub extern "C" fn vgGetf(param: VGenum) -> VGfloat {
+    with_ctx(0.0, |ctx| get_scalar(ctx, param))
+}
+
+/// `vgGeti`.
+#[no_mangle]
+pub extern "C" fn vgGeti(param: VGenum) -> VGint {
+    with_ctx(0, |ctx| Ok(get_scalar(ctx, param)?.floor() as i32))
+}
+
+/// `vgGetVectorSize`.
+#[no_mangle]
+pub extern "C" fn vgGetVectorSize(param: VGenum) -> VGint {
+    with_ctx(0, |ctx| {
+        ctx.params.spec(param)?;
+        Ok(ctx.params.get(param).len() as i32)
+    })
+}
+
+/// Writes `count` values of a parameter through `put`.
+fn get_vector(
+    values: &[f32],
+    count: VGint,
+    ok_ptr: bool,
+    mut put: impl FnMut(usize, f32),
+) -> Result<(), VGErrorCode> {
+    check(
+        ok_ptr && count > 0 && count as usize <= values.len(),
+        VG_ILLEGAL_ARGUMENT_ERROR,
+    )?;
+    for (i, &v) in values[..count as usize].iter().enumerate() {
+        put(i, v);
+    }
+    Ok(())
+}
+
+/// `vgGetfv`.
+///
+/// # Safety
+///
+/// `values` must have room for `count` floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgGetfv(param: VGenum, count: VGint, values: *mut VGfloat) {
+    with_ctx((), |ctx| {
+        ctx.params.spec(param)?;
+        let ok = aligned(values, 4);
+        // SAFETY: the caller gives room for `count` floats; get_vector writes at most that.
+        get_vector(ctx.params.get(param), count, ok, |i, v| unsafe {
+            *values.add(i) = v
+        })
+    })
+}
+
+/// `vgGetiv`.
+///
+/// # Safety
+///
+/// `values` must have room for `count` integers.
+#[no_mangle]
+pub unsafe extern "C" fn vgGetiv(param: VGenum, count: VGint, values: *mut VGint) {
+    with_ctx((), |ctx| {
+        ctx.params.spec(param)?;
+        let ok = aligned(values, 4);
+        // SAFETY: as in vgGetfv.
+        get_vector(ctx.params.get(param), count, ok, |i, v| unsafe {
+            *values.add(i) = v.floor() as i32
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Object parameters
+// ---------------------------------------------------------------------------------------
+
+/// The values of a path's, image's or paint's parameter.
+fn object_param(ctx: &Context, object: VGHandle, param: VGint) -> Result<Vec<f32>, VGErrorCode> {
+    if let Some(p) = ctx.paths.get(&object) {
+        return Ok(vec![match param {
+            VG_PATH_FORMAT => VG_PATH_FORMAT_STANDARD as f32,
+            VG_PATH_DATATYPE => p.datatype as f32,
+            VG_PATH_SCALE => p.scale,
+            VG_PATH_BIAS => p.bias,
+            VG_PATH_NUM_SEGMENTS => p.segments.len() as f32,
+            VG_PATH_NUM_COORDS => p.coords.len() as f32,
+            _ => return Err(VG_ILLEGAL_ARGUMENT_ERROR),
+        }]);
+    }
+    if let Some(i) = ctx.images.get(&object) {
+        return Ok(vec![match param {
+            VG_IMAGE_FORMAT => i.format as f32,
+            VG_IMAGE_WIDTH => i.width as f32,
+            VG_IMAGE_HEIGHT => i.height as f32,
+            _ => return Err(VG_ILLEGAL_ARGUMENT_ERROR),
+        }]);
+    }
+    let paint = ctx.paints.get(&object).ok_or(VG_BAD_HANDLE_ERROR)?;
+    paint.params.spec(param)?;
+    Ok(paint.params.get(param).to_vec())
+}
+
+fn set_object_param(
+    ctx: &mut Context,
+    object: VGHandle,
+    param: VGint,
+    vector: bool,
+    values: &[f32],
+) -> Result<(), VGErrorCode> {
+    if ctx.paths.contains_key(&object) || ctx.images.contains_key(&object) {
+        // Path and image parameters are all read-only.
+        return Err(VG_ILLEGAL_ARGUMENT_ERROR);
+    }
+    let paint = ctx.paints.get_mut(&object).ok_or(VG_BAD_HANDLE_ERROR)?;
+    paint.params.set(param, vector, values)?;
+    if param == VG_PAINT_COLOR_RAMP_STOPS {
+        paint.ramp_dirty = true;
+    }
+    Ok(())
+}
+
+/// `vgSetParameterf`.
+#[no_mangle]
+pub extern "C" fn vgSetParameterf(object: VGHandle, param: VGint, value: VGfloat) {
+    with_ctx((), |ctx| {
+        set_object_param(ctx, object, param, false, &[value])
+    })
+}
+
+/// `vgSetParameteri`.
+#[no_mangle]
+pub extern "C" fn vgSetParameteri(object: VGHandle, param: VGint, value: VGint) {
+    with_ctx((), |ctx| {
+        set_object_param(ctx, object, param, false, &[value as f32])
+    })
+}
+
+/// `vgSetParameterfv`.
+///
+/// # Safety
+///
+/// `values` must point to `count` floats (or be null with `count` 0).
+#[no_mangle]
+pub unsafe extern "C" fn vgSetParameterfv(
+    object: VGHandle,
+    param: VGint,
+    count: VGint,
+    values: *const VGfloat,
+) {
+    with_ctx((), |ctx| {
+        // SAFETY: the caller passes `count` floats at `values`.
+        let v = unsafe { slice(values, count) }?;
+        set_object_param(ctx, object, param, true, v)
+    })
+}
+
+/// `vgSetParameteriv`.
+///
+/// # Safety
+///
+/// `values` must point to `count` integers (or be null with `count` 0).
+#[no_mangle]
+pub unsafe extern "C" fn vgSetParameteriv(
+    object: VGHandle,
+    param: VGint,
+    count: VGint,
+    values: *const VGint,
+) {
+    with_ctx((), |ctx| {
+        // SAFETY: the caller passes `count` integers at `values`.
+        let v = unsafe { slice(values, count) }?;
+        let f: Vec<f32> = v.iter().map(|&i| i as f32).collect();
+        set_object_param(ctx, object, param, true, &f)
+    })
+}
+
+/// `vgGetParameterf`.
+#[no_mangle]
+pub extern "C" fn vgGetParameterf(object: VGHandle, param: VGint) -> VGfloat {
+    with_ctx(0.0, |ctx| {
+        let v = object_param(ctx, object, param)?;
+        check(v.len() == 1, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        Ok(v[0])
+    })
+}
+
+/// `vgGetParameteri`.
+#[no_mangle]
+pub extern "C" fn vgGetParameteri(object: VGHandle, param: VGint) -> VGint {
+    with_ctx(0, |ctx| {
+        let v = object_param(ctx, object, param)?;
+        check(v.len() == 1, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        Ok(v[0].floor() as i32)
+    })
+}
+
+/// `vgGetParameterVectorSize`.
+#[no_mangle]
+pub extern "C" fn vgGetParameterVectorSize(object: VGHandle, param: VGint) -> VGint {
+    with_ctx(0, |ctx| Ok(object_param(ctx, object, param)?.len() as i32))
+}
+
+/// `vgGetParameterfv`.
+///
+/// # Safety
+///
+/// `values` must have room for `count` floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgGetParameterfv(
+    object: VGHandle,
+    param: VGint,
+    count: VGint,
+    values: *mut VGfloat,
+) {
+    with_ctx((), |ctx| {
+        let v = object_param(ctx, object, param)?;
+        // SAFETY: the caller gives room for `count` floats; get_vector writes at most that.
+        get_vector(&v, count, aligned(values, 4), |i, x| unsafe {
+            *values.add(i) = x
+        })
+    })
+}
+
+/// `vgGetParameteriv`.
+///
+/// # Safety
+///
+/// `values` must have room for `count` integers.
+#[no_mangle]
+pub unsafe extern "C" fn vgGetParameteriv(
+    object: VGHandle,
+    param: VGint,
+    count: VGint,
+    values: *mut VGint,
+) {
+    with_ctx((), |ctx| {
+        let v = object_param(ctx, object, param)?;
+        // SAFETY: as in vgGetParameterfv.
+        get_vector(&v, count, aligned(values, 4), |i, x| unsafe {
+            *values.add(i) = x.floor() as i32
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Matrices
+// ---------------------------------------------------------------------------------------
+
+/// `vgLoadIdentity`: the current matrix (`VG_MATRIX_MODE`) becomes the identity.
+#[no_mangle]
+pub extern "C" fn vgLoadIdentity() {
+    with_ctx((), |ctx| Ok(ctx.set_current_matrix(Mat3::IDENTITY)))
+}
+
+/// # Safety
+///
+/// `m` must be null or point to 9 floats.
+unsafe fn read_matrix(m: *const VGfloat) -> Result<Mat3, VGErrorCode> {
+    // SAFETY: passed through from the caller's contract.
+    let v = unsafe { slice(m, 9) }?;
+    let mut out = [0.0; 9];
+    out.copy_from_slice(v);
+    Ok(Mat3(out))
+}
+
+/// `vgLoadMatrix`.
+///
+/// # Safety
+///
+/// `m` must point to 9 floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgLoadMatrix(m: *const VGfloat) {
+    with_ctx((), |ctx| {
+        check(!m.is_null(), VG_ILLEGAL_ARGUMENT_ERROR)?;
+        // SAFETY: the caller passes 9 floats.
+        let m = unsafe { read_matrix(m) }?;
+        ctx.set_current_matrix(m);
+        Ok(())
+    })
+}
+
+/// `vgGetMatrix`.
+///
+/// # Safety
+///
+/// `m` must have room for 9 floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgGetMatrix(m: *mut VGfloat) {
+    with_ctx((), |ctx| {
+        check(aligned(m, 4), VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let cur = ctx.matrices[ctx.matrix_index()];
+        // SAFETY: the caller gives room for 9 floats at the aligned, non-null `m`.
+        unsafe { std::ptr::copy_nonoverlapping(cur.0.as_ptr(), m, 9) };
+        Ok(())
+    })
+}
+
+fn mult_current(ctx: &mut Context, by: Mat3) {
+    let image = ctx.matrix_index() == 1;
+    let by = if image { by } else { by.affine() };
+    let m = ctx.matrices[ctx.matrix_index()].mul(&by);
+    ctx.set_current_matrix(m);
+}
+
+/// `vgMultMatrix`: current = current · m.
+///
+/// # Safety
+///
+/// `m` must point to 9 floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgMultMatrix(m: *const VGfloat) {
+    with_ctx((), |ctx| {
+        check(!m.is_null(), VG_ILLEGAL_ARGUMENT_ERROR)?;
+        // SAFETY: the caller passes 9 floats.
+        let m = unsafe { read_matrix(m) }?;
+        mult_current(ctx, m);
+        Ok(())
+    })
+}
+
+/// `vgTranslate`.
+#[no_mangle]
+pub extern "C" fn vgTranslate(tx: VGfloat, ty: VGfloat) {
+    with_ctx((), |ctx| Ok(mult_current(ctx, Mat3::translate(tx, ty))))
+}
+
+/// `vgScale`.
+#[no_mangle]
+pub extern "C" fn vgScale(sx: VGfloat, sy: VGfloat) {
+    with_ctx((), |ctx| Ok(mult_current(ctx, Mat3::scale(sx, sy))))
+}
+
+/// `vgShear`.
+#[no_mangle]
+pub extern "C" fn vgShear(shx: VGfloat, shy: VGfloat) {
+    with_ctx((), |ctx| Ok(mult_current(ctx, Mat3::shear(shx, shy))))
+}
+
+/// `vgRotate` (degrees, counter-clockwise).
+#[no_mangle]
+pub extern "C" fn vgRotate(angle: VGfloat) {
+    with_ctx((), |ctx| Ok(mult_current(ctx, Mat3::rotate(angle))))
+}
+
+// ---------------------------------------------------------------------------------------
+// Paths
+// ---------------------------------------------------------------------------------------
+
+/// `vgCreatePath`.
+#[no_mangle]
+pub extern "C" fn vgCreatePath(
+    path_format: VGint,
+    datatype: VGenum,
+    scale: VGfloat,
+    bias: VGfloat,
+    _segment_capacity_hint: VGint,
+    _coord_capacity_hint: VGint,
+    capabilities: VGbitfield,
+) -> VGPath {
+    with_ctx(VG_INVALID_HANDLE, |ctx| {
+        check(
+            path_format == VG_PATH_FORMAT_STANDARD,
+            VG_UNSUPPORTED_PATH_FORMAT_ERROR,
+        )?;
+        check(
+            path::datatype_size(datatype).is_some() && scale != 0.0,
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let h = state::new_handle();
+        let caps = capabilities & VG_PATH_CAPABILITY_ALL;
+        ctx.paths
+            .insert(h, PathData::new(datatype, scale, bias, caps));
+        Ok(h)
+    })
+}
+
+fn path_mut(ctx: &mut Context, path: VGPath) -> Result<&mut PathData, VGErrorCode> {
+    ctx.paths.get_mut(&path).ok_or(VG_BAD_HANDLE_ERROR)
+}
+
+/// `vgClearPath`: removes all segments and sets the capabilities.
+#[no_mangle]
+pub extern "C" fn vgClearPath(path: VGPath, capabilities: VGbitfield) {
+    with_ctx((), |ctx| {
+        let p = path_mut(ctx, path)?;
+        p.segments.clear();
+        p.coords.clear();
+        p.caps = capabilities & VG_PATH_CAPABILITY_ALL;
+        Ok(())
+    })
+}
+
+/// `vgDestroyPath`.
+#[no_mangle]
+pub extern "C" fn vgDestroyPath(path: VGPath) {
+    with_ctx((), |ctx| {
+        ctx.paths
+            .remove(&path)
+            .map(|_| ())
+            .ok_or(VG_BAD_HANDLE_ERROR)
+    })
+}
+
+/// `vgRemovePathCapabilities`.
+#[no_mangle]
+pub extern "C" fn vgRemovePathCapabilities(path: VGPath, capabilities: VGbitfield) {
+    with_ctx((), |ctx| {
+        let p = path_mut(ctx, path)?;
+        p.caps &= !capabilities;
+        Ok(())
+    })
+}
+
+/// `vgGetPathCapabilities`.
+#[no_mangle]
+pub extern "C" fn vgGetPathCapabilities(path: VGPath) -> VGbitfield {
+    with_ctx(0, |ctx| Ok(path_mut(ctx, path)?.caps))
+}
+
+/// `vgAppendPath`: appends `src`'s segments to `dst` (converted to `dst`'s datatype,
+/// scale and bias).
+#[no_mangle]
+pub extern "C" fn vgAppendPath(dst: VGPath, src: VGPath) {
+    with_ctx((), |ctx| {
+        let s = ctx.paths.get(&src).ok_or(VG_BAD_HANDLE_ERROR)?;
+        let (segs, vals): (Vec<u8>, Vec<f32>) = (s.segments.clone(), s.user_coords().collect());
+        let src_caps = s.caps;
+        let d = path_mut(ctx, dst)?;
+        check(
+            src_caps & VG_PATH_CAPABILITY_APPEND_FROM != 0
+                && d.caps & VG_PATH_CAPABILITY_APPEND_TO != 0,
+            VG_PATH_CAPABILITY_ERROR,
+        )?;
+        d.append_user(&segs, &vals);
+        Ok(())
+    })
+}
+
+/// `vgAppendPathData`: appends `num_segments` commands and their coordinates, read in the
+/// path's datatype.
+///
+/// # Safety
+///
+/// `segments` must point to `num_segments` bytes and `data` to the coordinates they need,
+/// in the path's datatype.
+#[no_mangle]
+pub unsafe extern "C" fn vgAppendPathData(
+    dst: VGPath,
+    num_segments: VGint,
+    segments: *const VGubyte,
+    data: *const c_void,
+) {
+    with_ctx((), |ctx| {
+        let p = path_mut(ctx, dst)?;
+        check(
+            p.caps & VG_PATH_CAPABILITY_APPEND_TO != 0,
+            VG_PATH_CAPABILITY_ERROR,
+        )?;
+        check(num_segments > 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        // SAFETY: the caller passes `num_segments` bytes at `segments`.
+        let segs = unsafe { slice(segments, num_segments) }?;
+        let n = PathData::total_coords(segs).ok_or(VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let size = path::datatype_size(p.datatype).unwrap_or(4);
+        if n > 0 {
+            check(aligned(data, size), VG_ILLEGAL_ARGUMENT_ERROR)?;
+        }
+        // SAFETY: the caller passes the `n` coordinates the segments need at `data`.
+        let coords = unsafe { path::read_coords(p.datatype, data.cast(), n) };
+        p.segments.extend_from_slice(segs);
+        p.coords.extend(coords);
+        Ok(())
+    })
+}
+
+/// `vgModifyPathCoords`: replaces the coordinates of `num_segments` segments from
+/// `start_index` on.
+///
+/// # Safety
+///
+/// `data` must point to the coordinates those segments need, in the path's datatype.
+#[no_mangle]
+pub unsafe extern "C" fn vgModifyPathCoords(
+    dst: VGPath,
+    start_index: VGint,
+    num_segments: VGint,
+    data: *const c_void,
+) {
+    with_ctx((), |ctx| {
+        let p = path_mut(ctx, dst)?;
+        check(
+            p.caps & VG_PATH_CAPABILITY_MODIFY != 0,
+            VG_PATH_CAPABILITY_ERROR,
+        )?;
+        check(
+            start_index >= 0
+                && num_segments > 0
+                && start_index as i64 + num_segments as i64 <= p.segments.len() as i64,
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let (s, e) = (start_index as usize, (start_index + num_segments) as usize);
+        let first = PathData::total_coords(&p.segments[..s]).unwrap_or(0);
+        let n = PathData::total_coords(&p.segments[s..e]).unwrap_or(0);
+        let size = path::datatype_size(p.datatype).unwrap_or(4);
+        if n > 0 {
+            check(aligned(data, size), VG_ILLEGAL_ARGUMENT_ERROR)?;
+        }
+        // SAFETY: the caller passes the `n` coordinates of those segments at `data`.
+        let coords = unsafe { path::read_coords(p.datatype, data.cast(), n) };
+        p.coords[first..first + n].copy_from_slice(&coords);
+        Ok(())
+    })
+}
+
+/// Writes bounds to the four out-pointers (min x, min y, width, height); an empty path
+/// gives (0, 0, −1, −1).
+///
+/// # Safety
+///
+/// Each pointer must be null (checked) or writable.
+unsafe fn put_bounds(
+    b: Option<(lyon_path::math::Point, lyon_path::math::Point)>,
+    out: [*mut VGfloat; 4],
+) -> Result<(), VGErrorCode> {
+    check(
+        out.iter().all(|p| aligned(*p, 4)),
+        VG_ILLEGAL_ARGUMENT_ERROR,
+    )?;
+    let v = match b {
+        Some((lo, hi)) => [lo.x, lo.y, hi.x - lo.x, hi.y - lo.y],
+        None => [0.0, 0.0, -1.0, -1.0],
+    };
+    for (p, v) in out.iter().zip(v) {
+        // SAFETY: checked non-null and aligned; the caller guarantees writable.
+        unsafe { **p = v };
+    }
+    Ok(())
+}
+
+/// `vgPathBounds`: the tight bounds of the path in user space.
+///
+/// # Safety
+///
+/// The four pointers must be writable floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgPathBounds(
+    path: VGPath,
+    min_x: *mut VGfloat,
+    min_y: *mut VGfloat,
+    width: *mut VGfloat,
+    height: *mut VGfloat,
+) {
+    with_ctx((), |ctx| {
+        let p = path_mut(ctx, path)?;
+        check(
+            p.caps & VG_PATH_CAPABILITY_PATH_BOUNDS != 0,
+            VG_PATH_CAPABILITY_ERROR,
+        )?;
+        let b = path::bounds(&p.to_lyon());
+        // SAFETY: the caller passes writable floats.
+        unsafe { put_bounds(b, [min_x, min_y, width, height]) }
+    })
+}
+
+/// `vgPathTransformedBounds`: the tight bounds of the path mapped through the
+/// path-user-to-surface matrix.
+///
+/// # Safety
+///
+/// The four pointers must be writable floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgPathTransformedBounds(
+    path: VGPath,
+    min_x: *mut VGfloat,
+    min_y: *mut VGfloat,
+    width: *mut VGfloat,
+    height: *mut VGfloat,
+) {
+    with_ctx((), |ctx| {
+        let m = ctx.matrix(VG_MATRIX_PATH_USER_TO_SURFACE);
+        let p = path_mut(ctx, path)?;
+        check(
+            p.caps & VG_PATH_CAPABILITY_PATH_TRANSFORMED_BOUNDS != 0,
+            VG_PATH_CAPABILITY_ERROR,
+        )?;
+        let b = path::bounds(&path::transformed(&p.to_lyon(), &m));
+        // SAFETY: the caller passes writable floats.
+        unsafe { put_bounds(b, [min_x, min_y, width, height]) }
+    })
+}
+
+/// The disjoint scissor rectangles when scissoring is on.
+fn scissor(ctx: &Context) -> Option<Vec<[i32; 4]>> {
+    if ctx.params.int(VG_SCISSORING) == 0 {
+        return None;
+    }
+    let rects: Vec<[i32; 4]> = ctx
+        .params
+        .get(VG_SCISSOR_RECTS)
+        .chunks_exact(4)
+        .map(|r| [r[0] as i32, r[1] as i32, r[2] as i32, r[3] as i32])
+        .collect();
+    Some(render::disjoint_rects(&rects))
+}
+
+/// How the paint of `mode` colours a draw; uploads a gradient's ramp when it changed.
+fn paint_fill(ctx: &mut Context, mode: VGbitfield) -> Option<Fill> {
+    let (handle, matrix) = if mode == VG_FILL_PATH {
+        (ctx.fill_paint, VG_MATRIX_FILL_PAINT_TO_USER)
+    } else {
+        (ctx.stroke_paint, VG_MATRIX_STROKE_PAINT_TO_USER)
+    };
+    let inverse = ctx.matrix(matrix).inverse();
+    let tile = ctx.params.get(VG_TILE_FILL_COLOR);
+    let tile_color = [tile[0], tile[1], tile[2], tile[3]];
+    let paint: &mut Paint = match ctx.paints.get_mut(&handle) {
+        Some(p) => p,
+        None => &mut ctx.default_paint,
+    };
+    let c = paint.params.get(VG_PAINT_COLOR);
+    let color = Fill::Color([c[0], c[1], c[2], c[3]].map(|v| v.clamp(0.0, 1.0)));
+    let kind = paint.params.int(VG_PAINT_TYPE);
+    Some(match kind {
+        VG_PAINT_TYPE_LINEAR_GRADIENT | VG_PAINT_TYPE_RADIAL_GRADIENT => {
+            // A singular paint matrix draws nothing (the specification leaves it open).
+            let inverse = inverse?;
+            if paint.ramp_dirty || paint.ramp_texture == 0 {
+                let texels = render::ramp_texels(paint.params.get(VG_PAINT_COLOR_RAMP_STOPS));
+                if paint.ramp_texture == 0 {
+                    paint.ramp_texture = Renderer::create_texture(256, 1, &texels, gl::GL_LINEAR);
+                } else {
+                    Renderer::update_texture(paint.ramp_texture, [0, 0, 256, 1], &texels);
+                }
+                paint.ramp_dirty = false;
+            }
+            let spread =
+                paint.params.int(VG_PAINT_COLOR_RAMP_SPREAD_MODE) - VG_COLOR_RAMP_SPREAD_PAD;
+            let (grad, radius) = if kind == VG_PAINT_TYPE_LINEAR_GRADIENT {
+                let g = paint.params.get(VG_PAINT_LINEAR_GRADIENT);
+                ([g[0], g[1], g[2], g[3]], None)
+            } else {
+                let g = paint.params.get(VG_PAINT_RADIAL_GRADIENT);
+                ([g[0], g[1], g[2], g[3]], Some(g[4]))
+            };
+            Fill::Gradient {
+                inverse,
+                grad,
+                radius,
+                spread,
+                ramp: paint.ramp_texture,
+            }
+        }
+        VG_PAINT_TYPE_PATTERN => match ctx.images.get(&paint.pattern) {
+            Some(img) => Fill::Pattern {
+                inverse: inverse?,
+                texture: img.texture,
+                size: [img.width as f32, img.height as f32],
+                tiling: paint.params.int(VG_PAINT_PATTERN_TILING_MODE) - VG_TILE_FILL,
+                tile_color,
+            },
+            // Without a pattern image the paint's colour is used.
+            None => color,
+        },
+        _ => color,
+    })
+}
+
+type Mesh = VertexBuffers<[f32; 2], u32>;
+
+/// Tessellates the fill of `path` (user space) with `rule`.
+fn fill_mesh(path: &lyon_path::Path, rule: VGenum, tolerance: f32) -> Mesh {
+    let mut mesh = Mesh::new();
+    let rule = if rule == VG_NON_ZERO {
+        FillRule::NonZero
+    } else {
+        FillRule::EvenOdd
+    };
+    let options = FillOptions::tolerance(tolerance).with_fill_rule(rule);
+    let mut builder = BuffersBuilder::new(&mut mesh, |v: FillVertex| v.position().to_array());
+    // A tessellation error leaves what was produced; the draw shows it or nothing.
+    let _ = FillTessellator::new().tessellate_path(path, &options, &mut builder);
+    mesh
+}
+
+/// Tessellates the stroke of `path` (user space) with the context's stroke parameters.
+fn stroke_mesh(ctx: &Context, path: &lyon_path::Path, tolerance: f32) -> Mesh {
+    let p = &ctx.params;
+    let pattern = p.get(VG_STROKE_DASH_PATTERN);
+    let dashed;
+    let path = if pattern.len() >= 2 {
+        dashed = path::dash(
+            path,
+            pattern,
+            p.float(VG_STROKE_DASH_PHASE),
+            p.int(VG_STROKE_DASH_PHASE_RESET) != 0,
+            tolerance,
+        );
+        &dashed
+    } else {
+        path
+    };
+    let cap = match p.int(VG_STROKE_CAP_STYLE) {
+        VG_CAP_ROUND => LineCap::Round,
+        VG_CAP_SQUARE => LineCap::Square,
+        _ => LineCap::Butt,
+    };
+    let join = match p.int(VG_STROKE_JOIN_STYLE) {
+        VG_JOIN_ROUND => LineJoin::Round,
+        VG_JOIN_BEVEL => LineJoin::Bevel,
+        _ => LineJoin::Miter,
+    };
+    let options = StrokeOptions::tolerance(tolerance)
+        .with_line_width(p.float(VG_STROKE_LINE_WIDTH))
+        .with_line_cap(cap)
+        .with_line_join(join)
+        .with_miter_limit(p.float(VG_STROKE_MITER_LIMIT).max(1.0));
+    let mut mesh = Mesh::new();
+    let mut builder = BuffersBuilder::new(&mut mesh, |v: StrokeVertex| v.position().to_array());
+    let _ = StrokeTessellator::new().tessellate_path(path, &options, &mut builder);
+    mesh
+}
+
+/// `vgDrawPath`: fills and/or strokes `path` (`VG_FILL_PATH | VG_STROKE_PATH`) with the
+/// current paints through the path-user-to-surface matrix; the fill is drawn first.
+#[no_mangle]
+pub extern "C" fn vgDrawPath(path: VGPath, paint_modes: VGbitfield) {
+    with_ctx((), |ctx| {
+        let p = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check(
+            paint_modes != 0 && paint_modes & !(VG_FILL_PATH | VG_STROKE_PATH) == 0,
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let m = ctx.matrix(VG_MATRIX_PATH_USER_TO_SURFACE);
+        // A quarter pixel on the surface, in user units.
+        let tolerance = (0.25 / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
+        let shape = p.to_lyon();
+        let clip = scissor(ctx);
+        let blend = ctx.params.int(VG_BLEND_MODE);
+        if paint_modes & VG_FILL_PATH != 0 {
+            let mesh = fill_mesh(&shape, ctx.params.int(VG_FILL_RULE), tolerance);
+            if let Some(fill) = paint_fill(ctx, VG_FILL_PATH) {
+                ctx.renderer.draw(
+                    &mesh.vertices,
+                    &mesh.indices,
+                    &m,
+                    fill,
+                    blend,
+                    clip.as_deref(),
+                );
+            }
+        }
+        if paint_modes & VG_STROKE_PATH != 0 && ctx.params.float(VG_STROKE_LINE_WIDTH) > 0.0 {
+            let mesh = stroke_mesh(ctx, &shape, tolerance);
+            if let Some(fill) = paint_fill(ctx, VG_STROKE_PATH) {
+                ctx.renderer.draw(
+                    &mesh.vertices,
+                    &mesh.indices,
+                    &m,
+                    fill,
+                    blend,
+                    clip.as_deref(),
+                );
+            }
+        }
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Paints
+// ---------------------------------------------------------------------------------------
+
+/// `vgCreatePaint`: an opaque black colour paint.
+#[no_mangle]
+pub extern "C" fn vgCreatePaint() -> VGPaint {
+    with_ctx(VG_INVALID_HANDLE, |ctx| {
+        let h = state::new_handle();
+        ctx.paints.insert(h, Paint::new());
+        Ok(h)
+    })
+}
+
+/// `vgDestroyPaint`.
+#[no_mangle]
+pub extern "C" fn vgDestroyPaint(paint: VGPaint) {
+    with_ctx((), |ctx| {
+        let p = ctx.paints.remove(&paint).ok_or(VG_BAD_HANDLE_ERROR)?;
+        Renderer::delete_texture(p.ramp_texture);
+        Ok(())
+    })
+}
+
+/// `vgSetPaint`: the paint for fill and/or stroke (`VG_INVALID_HANDLE`: the default
+/// paint).
+#[no_mangle]
+pub extern "C" fn vgSetPaint(paint: VGPaint, paint_modes: VGbitfield) {
+    with_ctx((), |ctx| {
+        check(
+            paint == VG_INVALID_HANDLE || ctx.paints.contains_key(&paint),
+            VG_BAD_HANDLE_ERROR,
+        )?;
+        check(
+            paint_modes != 0 && paint_modes & !(VG_FILL_PATH | VG_STROKE_PATH) == 0,
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        if paint_modes & VG_FILL_PATH != 0 {
+            ctx.fill_paint = paint;
+        }
+        if paint_modes & VG_STROKE_PATH != 0 {
+            ctx.stroke_paint = paint;
+        }
+        Ok(())
+    })
+}
+
+/// `vgGetPaint`.
+#[no_mangle]
+pub extern "C" fn vgGetPaint(paint_mode: VGbitfield) -> VGPaint {
+    with_ctx(VG_INVALID_HANDLE, |ctx| match paint_mode {
+        VG_FILL_PATH => Ok(ctx.fill_paint),
+        VG_STROKE_PATH => Ok(ctx.stroke_paint),
+        _ => Err(VG_ILLEGAL_ARGUMENT_ERROR),
+    })
+}
+
+/// `vgSetColor`: `VG_PAINT_COLOR` from 0xRRGGBBAA.
+#[no_mangle]
+pub extern "C" fn vgSetColor(paint: VGPaint, rgba: VGuint) {
+    with_ctx((), |ctx| {
+        let p = ctx.paints.get_mut(&paint).ok_or(VG_BAD_HANDLE_ERROR)?;
+        let c = rgba.to_be_bytes().map(|b| b as f32 / 255.0);
+        p.params.set(VG_PAINT_COLOR, true, &c)
+    })
+}
+
+/// `vgGetColor`: `VG_PAINT_COLOR` as 0xRRGGBBAA.
+#[no_mangle]
+pub extern "C" fn vgGetColor(paint: VGPaint) -> VGuint {
+    with_ctx(0, |ctx| {
+        let p = ctx.paints.get(&paint).ok_or(VG_BAD_HANDLE_ERROR)?;
+        let c = p.params.get(VG_PAINT_COLOR);
+        let b = |i: usize| (c[i].clamp(0.0, 1.0) * 255.0).round() as u8;
+        Ok(u32::from_be_bytes([b(0), b(1), b(2), b(3)]))
+    })
+}
+
+/// `vgPaintPattern`: the image a `VG_PAINT_TYPE_PATTERN` paint repeats
+/// (`VG_INVALID_HANDLE`: none, the paint's colour is used).
+#[no_mangle]
+pub extern "C" fn vgPaintPattern(paint: VGPaint, pattern: VGImage) {
+    with_ctx((), |ctx| {
+        check(
+            pattern == VG_INVALID_HANDLE || ctx.images.contains_key(&pattern),
+            VG_BAD_HANDLE_ERROR,
+        )?;
+        let p = ctx.paints.get_mut(&paint).ok_or(VG_BAD_HANDLE_ERROR)?;
+        p.pattern = pattern;
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Images, clear, read-back
+// ---------------------------------------------------------------------------------------
+
+/// `vgCreateImage`: a transparent black image of a `VG_*RGBA_8888`-family format.
+#[no_mangle]
+pub extern "C" fn vgCreateImage(
+    format: VGenum,
+    width: VGint,
+    height: VGint,
+    allowed_quality: VGbitfield,
+) -> VGImage {
+    with_ctx(VG_INVALID_HANDLE, |ctx| {
+        check(pixels::supported(format), VG_UNSUPPORTED_IMAGE_FORMAT_ERROR)?;
+        check(
+            (1..=MAX_IMAGE_SIZE).contains(&width)
+                && (1..=MAX_IMAGE_SIZE).contains(&height)
+                && allowed_quality != 0
+                && allowed_quality & !7 == 0,
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let px = vec![0u8; width as usize * height as usize * 4];
+        let texture = Renderer::create_texture(width, height, &px, gl::GL_NEAREST);
+        let h = state::new_handle();
+        ctx.images.insert(
+            h,
+            Image {
+                format,
+                width,
+                height,
+                pixels: px,
+                texture,
+            },
+        );
+        Ok(h)
+    })
+}
+
+/// `vgDestroyImage`.
+#[no_mangle]
+pub extern "C" fn vgDestroyImage(image: VGImage) {
+    with_ctx((), |ctx| {
+        let img = ctx.images.remove(&image).ok_or(VG_BAD_HANDLE_ERROR)?;
+        Renderer::delete_texture(img.texture);
+        Ok(())
+    })
+}
+
+/// Checks the arguments shared by the pixel-transfer calls.
+fn check_transfer(
+    data: *const c_void,
+    format: VGenum,
+    width: VGint,
+    height: VGint,
+) -> Result<(), VGErrorCode> {
+    check(pixels::supported(format), VG_UNSUPPORTED_IMAGE_FORMAT_ERROR)?;
+    check(
+        aligned(data, 4) && width > 0 && height > 0,
+        VG_ILLEGAL_ARGUMENT_ERROR,
+    )
+}
+
+/// `vgImageSubData`: writes `width × height` pixels of `data` (rows `stride` bytes apart,
+/// bottom row first, `format`) at (x, y) of the image, clipped to it; uploads the
+/// changed region to the image's texture.
+///
+/// # Safety
+///
+/// `data` must hold `height` rows of `width` pixels, `stride` bytes apart.
+#[no_mangle]
+pub unsafe extern "C" fn vgImageSubData(
+    image: VGImage,
+    data: *const c_void,
+    stride: VGint,
+    format: VGenum,
+    x: VGint,
+    y: VGint,
+    width: VGint,
+    height: VGint,
+) {
+    with_ctx((), |ctx| {
+        let img = ctx.images.get_mut(&image).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check_transfer(data, format, width, height)?;
+        let Some(r) = render::intersect([x, y, width, height], [0, 0, img.width, img.height])
+        else {
+            return Ok(());
+        };
+        let mut region = Vec::with_capacity(r[2] as usize * r[3] as usize * 4);
+        for row in r[1]..r[1] + r[3] {
+            for col in r[0]..r[0] + r[2] {
+                let off = (row - y) as isize * stride as isize + (col - x) as isize * 4;
+                // SAFETY: (row − y, col − x) lies inside the caller's width × height
+                // rectangle, which the caller guarantees readable.
+                let word = unsafe {
+                    std::ptr::read_unaligned(data.cast::<u8>().offset(off).cast::<u32>())
+                };
+                let px = pixels::decode(format, word);
+                let i = (row as usize * img.width as usize + col as usize) * 4;
+                img.pixels[i..i + 4].copy_from_slice(&px);
+                region.extend_from_slice(&px);
+            }
+        }
+        Renderer::update_texture(img.texture, r, &region);
+        Ok(())
+    })
+}
+
+/// Writes `px` (RGBA8 rows of the clipped rectangle `r`) into caller memory laid out as
+/// the (x, y, stride, format) rectangle.
+///
+/// # Safety
+///
+/// `data` must hold the caller's rectangle, which contains `r`.
+unsafe fn put_pixels(
+    data: *mut c_void,
+    stride: VGint,
+    format: VGenum,
+    (x, y): (i32, i32),
+    r: [i32; 4],
+    px: &[u8],
+) {
+    for row in 0..r[3] {
+        for col in 0..r[2] {
+            let i = (row as usize * r[2] as usize + col as usize) * 4;
+            let word = pixels::encode(format, [px[i], px[i + 1], px[i + 2], px[i + 3]]);
+            let off = (r[1] + row - y) as isize * stride as isize + (r[0] + col - x) as isize * 4;
+            // SAFETY: the offset lies inside the caller's rectangle (r is within it).
+            unsafe { std::ptr::write_unaligned(data.cast::<u8>().offset(off).cast::<u32>(), word) };
+        }
+    }
+}
+
+/// `vgGetImageSubData`: reads a rectangle of an image into `data`.
+///
+/// # Safety
+///
+/// `data` must have room for `height` rows of `width` pixels, `stride` bytes apart.
+#[no_mangle]
+pub unsafe extern "C" fn vgGetImageSubData(
+    image: VGImage,
+    data: *mut c_void,
+    stride: VGint,
+    format: VGenum,
+    x: VGint,
+    y: VGint,
+    width: VGint,
+    height: VGint,
+) {
+    with_ctx((), |ctx| {
+        let img = ctx.images.get(&image).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check_transfer(data, format, width, height)?;
+        let Some(r) = render::intersect([x, y, width, height], [0, 0, img.width, img.height])
+        else {
+            return Ok(());
+        };
+        let mut px = Vec::with_capacity(r[2] as usize * r[3] as usize * 4);
+        for row in r[1]..r[1] + r[3] {
+            let i = (row as usize * img.width as usize + r[0] as usize) * 4;
+            px.extend_from_slice(&img.pixels[i..i + r[2] as usize * 4]);
+        }
+        // SAFETY: the caller gives room for the rectangle, which contains r.
+        unsafe { put_pixels(data, stride, format, (x, y), r, &px) };
+        Ok(())
+    })
+}
+
+/// `vgReadPixels`: reads a rectangle of the current surface (clipped to it) into `data`.
+///
+/// # Safety
+///
+/// `data` must have room for `height` rows of `width` pixels, `stride` bytes apart.
+#[no_mangle]
+pub unsafe extern "C" fn vgReadPixels(
+    data: *mut c_void,
+    stride: VGint,
+    format: VGenum,
+    sx: VGint,
+    sy: VGint,
+    width: VGint,
+    height: VGint,
+) {
+    with_ctx((), |_| {
+        check_transfer(data, format, width, height)?;
+        let Some((w, h)) = render::surface_size() else {
+            return Ok(());
+        };
+        let Some(r) = render::intersect([sx, sy, width, height], [0, 0, w, h]) else {
+            return Ok(());
+        };
+        let px = Renderer::read_pixels(r);
+        // SAFETY: the caller gives room for the rectangle, which contains r.
+        unsafe { put_pixels(data, stride, format, (sx, sy), r, &px) };
+        Ok(())
+    })
+}
+
+/// `vgDrawImage`: draws the image as a textured quad from (0, 0) to (width, height) in
+/// image user space, through the image-user-to-surface matrix (projective allowed).
+#[no_mangle]
+pub extern "C" fn vgDrawImage(image: VGImage) {
+    with_ctx((), |ctx| {
+        let img = ctx.images.get(&image).ok_or(VG_BAD_HANDLE_ERROR)?;
+        let (w, h) = (img.width as f32, img.height as f32);
+        let fill = Fill::Image {
+            texture: img.texture,
+            size: [w, h],
+        };
+        let verts = [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]];
+        let m = ctx.matrix(VG_MATRIX_IMAGE_USER_TO_SURFACE);
+        let clip = scissor(ctx);
+        let blend = ctx.params.int(VG_BLEND_MODE);
+        ctx.renderer.draw(
+            &verts,
+            &[0, 1, 2, 0, 2, 3],
+            &m,
+            fill,
+            blend,
+            clip.as_deref(),
+        );
+        Ok(())
+    })
+}
+
+/// `vgClear`: fills the rectangle (surface pixels) with `VG_CLEAR_COLOR`, honouring
+/// scissoring.
+#[no_mangle]
+pub extern "C" fn vgClear(x: VGint, y: VGint, width: VGint, height: VGint) {
+    with_ctx((), |ctx| {
+        check(width > 0 && height > 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let c = ctx.params.get(VG_CLEAR_COLOR);
+        let color = [c[0], c[1], c[2], c[3]].map(|v| v.clamp(0.0, 1.0));
+        let area = [x, y, width, height];
+        let rects: Vec<[i32; 4]> = match scissor(ctx) {
+            None => vec![area],
+            Some(s) => s
+                .iter()
+                .filter_map(|r| render::intersect(*r, area))
+                .collect(),
+        };
+        ctx.renderer.clear(color, &rects);
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// VGU
+// ---------------------------------------------------------------------------------------
+
+/// Appends user-unit segments to a path for a VGU function.
+fn vgu_append(path: VGPath, segs: &[u8], vals: &[f32]) -> VGUErrorCode {
+    with_ctx(VGU_BAD_HANDLE_ERROR, |ctx| {
+        let Some(p) = ctx.paths.get_mut(&path) else {
+            return Ok(VGU_BAD_HANDLE_ERROR);
+        };
+        if p.caps & VG_PATH_CAPABILITY_APPEND_TO == 0 {
+            return Ok(VGU_PATH_CAPABILITY_ERROR);
+        }
+        p.append_user(segs, vals);
+        Ok(VGU_NO_ERROR)
+    })
+}
+
+/// `vguLine`: MOVE_TO (x0, y0), LINE_TO (x1, y1).
+#[no_mangle]
+pub extern "C" fn vguLine(
+    path: VGPath,
+    x0: VGfloat,
+    y0: VGfloat,
+    x1: VGfloat,
+    y1: VGfloat,
+) -> VGUErrorCode {
+    vgu_append(path, &[VG_MOVE_TO_ABS, VG_LINE_TO_ABS], &[x0, y0, x1, y1])
+}
+
+/// `vguPolygon`: MOVE_TO the first point, LINE_TO the others, CLOSE when `closed`.
+///
+/// # Safety
+///
+/// `points` must point to `2·count` floats.
+#[no_mangle]
+pub unsafe extern "C" fn vguPolygon(
+    path: VGPath,
+    points: *const VGfloat,
+    count: VGint,
+    closed: VGboolean,
+) -> VGUErrorCode {
+    if count <= 0 || !aligned(points, 4) {
+        return VGU_ILLEGAL_ARGUMENT_ERROR;
+    }
+    // SAFETY: the caller passes 2·count floats at the checked pointer.
+    let pts = unsafe { std::slice::from_raw_parts(points, 2 * count as usize) };
+    let mut segs = vec![VG_MOVE_TO_ABS];
+    segs.extend(std::iter::repeat_n(VG_LINE_TO_ABS, count as usize - 1));
+    if closed != VG_FALSE {
+        segs.push(VG_CLOSE_PATH);
+    }
+    vgu_append(path, &segs, pts)
+}
+
+/// `vguRect`: MOVE_TO (x, y), HLINE width, VLINE height, HLINE −width, CLOSE.
+#[no_mangle]
+pub extern "C" fn vguRect(
+    path: VGPath,
+    x: VGfloat,
+    y: VGfloat,
+    width: VGfloat,
+    height: VGfloat,
+) -> VGUErrorCode {
+    if width <= 0.0 || height <= 0.0 {
+        return VGU_ILLEGAL_ARGUMENT_ERROR;
+    }
+    vgu_append(
+        path,
+        &[
+            VG_MOVE_TO_ABS,
+            VG_HLINE_TO_REL,
+            VG_VLINE_TO_REL,
+            VG_HLINE_TO_REL,
+            VG_CLOSE_PATH,
+        ],
+        &[x, y, width, height, -width],
+    )
+}
+
+/// `vguRoundRect`: a rectangle whose corners are quarter ellipses `arc_width × arc_height`
+/// (clamped to the rectangle).
+#[no_mangle]
+pub extern "C" fn vguRoundRect(
+    path: VGPath,
+    x: VGfloat,
+    y: VGfloat,
+    width: VGfloat,
+    height: VGfloat,
+    arc_width: VGfloat,
+    arc_height: VGfloat,
+) -> VGUErrorCode {
+    if width <= 0.0 || height <= 0.0 {
+        return VGU_ILLEGAL_ARGUMENT_ERROR;
+    }
+    let aw = arc_width.clamp(0.0, width);
+    let ah = arc_height.clamp(0.0, height);
+    let (rx, ry) = (aw / 2.0, ah / 2.0);
+    vgu_append(
+        path,
+        &[
+            VG_MOVE_TO_ABS,
+            VG_HLINE_TO_REL,
+            VG_SCCWARC_TO_REL,
+            VG_VLINE_TO_REL,
+            VG_SCCWARC_TO_REL,
+            VG_HLINE_TO_REL,
+            VG_SCCWARC_TO_REL,
+            VG_VLINE_TO_REL,
+            VG_SCCWARC_TO_REL,
+            VG_CLOSE_PATH,
+        ],
+        &[
+            x + rx,
+            y,
+            width - aw,
+            rx,
+            ry,
+            0.0,
+            rx,
+            ry,
+            height - ah,
+            rx,
+            ry,
+            0.0,
+            -rx,
+            ry,
+            aw - width,
+            rx,
+            ry,
+            0.0,
+            -rx,
+            -ry,
+            ah - height,
+            rx,
+            ry,
+            0.0,
+            rx,
+            -ry,
+        ],
+    )
+}
+
+/// `vguEllipse`: two half-ellipse arcs around (cx, cy).
+#[no_mangle]
+pub extern "C" fn vguEllipse(
+    path: VGPath,
+    cx: VGfloat,
+    cy: VGfloat,
+    width: VGfloat,
+    height: VGfloat,
+) -> VGUErrorCode {
+    if width <= 0.0 || height <= 0.0 {
+        return VGU_ILLEGAL_ARGUMENT_ERROR;
+    }
+    let (rx, ry) = (width / 2.0, height / 2.0);
+    vgu_append(
+        path,
+        &[
+            VG_MOVE_TO_ABS,
+            VG_SCCWARC_TO_ABS,
+            VG_SCCWARC_TO_ABS,
+            VG_CLOSE_PATH,
+        ],
+        &[
+            cx + rx,
+            cy,
+            rx,
+            ry,
+            0.0,
+            cx - rx,
+            cy,
+            rx,
+            ry,
+            0.0,
+            cx + rx,
+            cy,
+        ],
+    )
+}
+
+/// `vguArc`: an elliptical arc (degrees, counter-clockwise positive), open, closed by a
+/// chord, or a pie slice.
+#[no_mangle]
+pub extern "C" fn vguArc(
+    path: VGPath,
+    x: VGfloat,
+    y: VGfloat,
+    width: VGfloat,
+    height: VGfloat,
+    start_angle: VGfloat,
+    angle_extent: VGfloat,
+    arc_type: VGenum,
+) -> VGUErrorCode {
+    if width <= 0.0 || height <= 0.0 || !(VGU_ARC_OPEN..=VGU_ARC_PIE).contains(&arc_type) {
+        return VGU_ILLEGAL_ARGUMENT_ERROR;
+    }
+    let (segs, vals) = path::vgu_arc(x, y, width, height, start_angle, angle_extent, arc_type);
+    vgu_append(path, &segs, &vals)
+}
+
+/// The C type of the returned strings, for callers of [`vgGetString`] in Rust.
+pub type VGString = *const c_char;
