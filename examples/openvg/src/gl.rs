@@ -126,6 +126,7 @@ extern "C" {
     pub fn glLinkProgram(program: GLuint);
     pub fn glGetProgramiv(program: GLuint, pname: GLenum, params: *mut GLint);
     pub fn glUseProgram(program: GLuint);
+    pub fn glIsProgram(program: GLuint) -> GLboolean;
     pub fn glGetUniformLocation(program: GLuint, name: *const GLchar) -> GLint;
     pub fn glUniform1i(location: GLint, v0: GLint);
     pub fn glUniform1f(location: GLint, v0: GLfloat);

@@ -38,6 +38,13 @@
 //! makes one `eglGetCurrentContext`; a draw adds `eglGetCurrentDisplay`,
 //! `eglGetCurrentSurface` and two `eglQuerySurface` for the surface size.
 //!
+//! The GL objects are created in the first VG call of a context (a shader program, a
+//! vertex array, two buffers). EGL can give a new context the address of a destroyed
+//! one; when a thread's current context changes, the library checks (`glIsProgram`,
+//! `glGetUniformLocation`) that the state it keeps for that address belongs to it, and
+//! starts afresh if not. A context destroyed and replaced at the same address on the same
+//! thread with no VG call in between goes unnoticed.
+//!
 //! No panic crosses the C ABI: each entry point runs under `catch_unwind` and returns its
 //! default (0, null, `VG_INVALID_HANDLE`) if something panicked. A VG call made on a
 //! thread already inside a VG call (for example from a hook on a GL call this library
@@ -77,6 +84,8 @@ static CONTEXTS: Mutex<BTreeMap<usize, Context>> = Mutex::new(BTreeMap::new());
 
 thread_local! {
     static IN_CALL: Cell<bool> = const { Cell::new(false) };
+    /// The EGL context of this thread's previous VG call.
+    static LAST_CONTEXT: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Runs `f` on the current context's VG state, recording its error, and returns its value
@@ -93,6 +102,13 @@ fn with_ctx<R>(default: R, f: impl FnOnce(&mut Context) -> Result<R, VGErrorCode
         }
         let mut all = CONTEXTS.lock().unwrap_or_else(|e| e.into_inner());
         let ctx = all.entry(key).or_default();
+        // EGL may give a new context the address of a destroyed one: when this thread's
+        // context changed, check that the GL objects kept for that address are there.
+        if LAST_CONTEXT.with(|l| l.replace(key)) != key && !ctx.renderer.belongs_to_current() {
+            *ctx = Context::new();
+        }
+        // Created up front, so that every context has the objects that identify it.
+        ctx.renderer.ready();
         match f(ctx) {
             Ok(v) => Some(v),
             Err(e) => {

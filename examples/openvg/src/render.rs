@@ -286,8 +286,22 @@ pub fn ramp_texels(stops: &[f32]) -> Vec<u8> {
 }
 
 impl Renderer {
+    /// Whether the current GL context holds this renderer's program (with its uniform
+    /// layout). False means the EGL context this state was kept for was destroyed and a
+    /// new one got its address. One `glIsProgram` and one `glGetUniformLocation`.
+    pub fn belongs_to_current(&self) -> bool {
+        if self.program == 0 {
+            return true;
+        }
+        // SAFETY: queries on the current context with a NUL-terminated name.
+        unsafe {
+            glIsProgram(self.program) != 0
+                && glGetUniformLocation(self.program, c"u_paint_inv".as_ptr()) == self.u.paint_inv
+        }
+    }
+
     /// Creates the program and buffers on first use; false when that failed.
-    fn ready(&mut self) -> bool {
+    pub fn ready(&mut self) -> bool {
         if self.program != 0 {
             return true;
         }

@@ -1,0 +1,648 @@
+//! The fixture VG library on real Mesa (llvmpipe, EGL surfaceless pbuffer, GLES 3.2):
+//! known shapes drawn through the VG entry points, read back with glReadPixels.
+
+use std::os::raw::c_void;
+use std::ptr;
+
+use gpuheat_examples::gfx::{Api, Gfx};
+use OpenVG::consts::*;
+use OpenVG::*;
+
+const W: u32 = 128;
+const H: u32 = 128;
+const BLACK: u32 = 0x0000_00FF;
+const RED: u32 = 0xFF00_00FF;
+
+/// A 128×128 GLES context current on this thread, cleared to opaque black through VG.
+fn setup() -> Gfx {
+    let gfx = Gfx::new(Api::Gles, W, H).expect("EGL surfaceless GLES context");
+    // SAFETY: 4 floats from a local array.
+    unsafe { vgSetfv(VG_CLEAR_COLOR, 4, [0.0, 0.0, 0.0, 1.0].as_ptr()) };
+    vgClear(0, 0, W as i32, H as i32);
+    gfx
+}
+
+/// The surface's pixels as 0xRRGGBBAA, bottom row first.
+fn pixels(gfx: &Gfx) -> Vec<u32> {
+    gfx.read_pixels()
+        .chunks_exact(4)
+        .map(|p| u32::from_be_bytes([p[0], p[1], p[2], p[3]]))
+        .collect()
+}
+
+fn at(px: &[u32], x: u32, y: u32) -> u32 {
+    px[(y * W + x) as usize]
+}
+
+fn count(px: &[u32], color: u32) -> usize {
+    px.iter().filter(|&&p| p == color).count()
+}
+
+/// Bounding box (x0, y0, x1, y1), exclusive, of the pixels of `color`.
+fn bbox(px: &[u32], color: u32) -> (u32, u32, u32, u32) {
+    let mut b = (u32::MAX, u32::MAX, 0, 0);
+    for (i, &p) in px.iter().enumerate() {
+        if p == color {
+            let (x, y) = (i as u32 % W, i as u32 / W);
+            b = (b.0.min(x), b.1.min(y), b.2.max(x + 1), b.3.max(y + 1));
+        }
+    }
+    b
+}
+
+/// A float path with every capability.
+fn new_path() -> VGPath {
+    let p = vgCreatePath(
+        VG_PATH_FORMAT_STANDARD,
+        VG_PATH_DATATYPE_F,
+        1.0,
+        0.0,
+        0,
+        0,
+        VG_PATH_CAPABILITY_ALL,
+    );
+    assert_ne!(p, VG_INVALID_HANDLE);
+    p
+}
+
+/// A colour paint set for `modes`.
+fn paint(rgba: u32, modes: VGbitfield) -> VGPaint {
+    let p = vgCreatePaint();
+    vgSetColor(p, rgba);
+    vgSetPaint(p, modes);
+    p
+}
+
+fn append(path: VGPath, segs: &[u8], coords: &[f32]) {
+    // SAFETY: `segs.len()` commands and the float coordinates they need.
+    unsafe {
+        vgAppendPathData(
+            path,
+            segs.len() as i32,
+            segs.as_ptr(),
+            coords.as_ptr().cast(),
+        )
+    };
+}
+
+fn bounds(path: VGPath, transformed: bool) -> [f32; 4] {
+    let mut b = [0.0f32; 4];
+    let [x, y, w, h] = b.each_mut().map(|v| v as *mut f32);
+    // SAFETY: four writable floats of a local array.
+    unsafe {
+        if transformed {
+            vgPathTransformedBounds(path, x, y, w, h)
+        } else {
+            vgPathBounds(path, x, y, w, h)
+        }
+    };
+    b
+}
+
+#[test]
+fn axis_aligned_rectangle_fills_exactly_its_pixels() {
+    let gfx = setup();
+    let path = new_path();
+    assert_eq!(vguRect(path, 10.0, 20.0, 30.0, 40.0), VGU_NO_ERROR);
+    paint(RED, VG_FILL_PATH);
+    vgDrawPath(path, VG_FILL_PATH);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    let px = pixels(&gfx);
+    assert_eq!(count(&px, RED), 30 * 40);
+    assert_eq!(bbox(&px, RED), (10, 20, 40, 60));
+    assert_eq!(count(&px, BLACK), (W * H) as usize - 1200);
+    assert_eq!(bounds(path, false), [10.0, 20.0, 30.0, 40.0]);
+}
+
+/// A pentagram (self-overlapping five-point star) around (64, 64).
+fn star(path: VGPath) {
+    let pts: Vec<f32> = (0..5)
+        .flat_map(|i| {
+            let a = (90.0f32 + 144.0 * i as f32).to_radians();
+            [64.0 + 50.0 * a.cos(), 64.0 + 50.0 * a.sin()]
+        })
+        .collect();
+    // SAFETY: 5 points (10 floats) of a live vector.
+    let e = unsafe { vguPolygon(path, pts.as_ptr(), 5, VG_TRUE) };
+    assert_eq!(e, VGU_NO_ERROR);
+}
+
+#[test]
+fn even_odd_and_non_zero_differ_in_a_star_centre() {
+    let gfx = setup();
+    let path = new_path();
+    star(path);
+    paint(RED, VG_FILL_PATH);
+    vgSeti(VG_FILL_RULE, VG_EVEN_ODD);
+    vgDrawPath(path, VG_FILL_PATH);
+    let even_odd = pixels(&gfx);
+    vgClear(0, 0, W as i32, H as i32);
+    vgSeti(VG_FILL_RULE, VG_NON_ZERO);
+    vgDrawPath(path, VG_FILL_PATH);
+    let non_zero = pixels(&gfx);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    assert_eq!(
+        at(&even_odd, 64, 64),
+        BLACK,
+        "even-odd leaves the centre empty"
+    );
+    assert_eq!(at(&non_zero, 64, 64), RED, "non-zero fills the centre");
+    // The points are filled under both rules; the pentagon inside only under non-zero.
+    assert_eq!(at(&even_odd, 64, 108), RED);
+    assert!(count(&non_zero, RED) > count(&even_odd, RED));
+}
+
+#[test]
+fn stroked_line_covers_width_times_length() {
+    let gfx = setup();
+    let path = new_path();
+    assert_eq!(vguLine(path, 20.0, 64.0, 120.0, 64.0), VGU_NO_ERROR);
+    paint(RED, VG_STROKE_PATH);
+    vgSetf(VG_STROKE_LINE_WIDTH, 6.0);
+    vgDrawPath(path, VG_STROKE_PATH);
+    let px = pixels(&gfx);
+    assert_eq!(count(&px, RED), 6 * 100, "butt caps: exactly w × length");
+    assert_eq!(bbox(&px, RED), (20, 61, 120, 67));
+
+    // Square caps add w/2 at each end.
+    vgClear(0, 0, W as i32, H as i32);
+    vgSeti(VG_STROKE_CAP_STYLE, VG_CAP_SQUARE);
+    vgDrawPath(path, VG_STROKE_PATH);
+    assert_eq!(count(&pixels(&gfx), RED), 6 * 106);
+
+    // A slanted line: about w × length. (At exactly 45° the pixel centres fall on
+    // diagonals 1/√2 apart, so the count is quantized: 11 diagonals for a width of 11.3.)
+    let diag = new_path();
+    vguLine(diag, 10.0, 15.0, 117.0, 52.0);
+    vgSeti(VG_STROKE_CAP_STYLE, VG_CAP_BUTT);
+    vgSetf(VG_STROKE_LINE_WIDTH, 8.0);
+    vgClear(0, 0, W as i32, H as i32);
+    vgDrawPath(diag, VG_STROKE_PATH);
+    let expect = 8.0 * (107f64 * 107.0 + 37.0 * 37.0).sqrt();
+    let got = count(&pixels(&gfx), RED) as f64;
+    assert!((got / expect - 1.0).abs() < 0.02, "{got} vs {expect}");
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
+#[test]
+fn circle_area_is_within_one_percent_of_pi_r_squared() {
+    let gfx = setup();
+    let path = new_path();
+    assert_eq!(vguEllipse(path, 64.0, 64.0, 100.0, 100.0), VGU_NO_ERROR);
+    paint(RED, VG_FILL_PATH);
+    vgDrawPath(path, VG_FILL_PATH);
+    let got = count(&pixels(&gfx), RED) as f64;
+    let expect = std::f64::consts::PI * 50.0 * 50.0;
+    assert!((got / expect - 1.0).abs() < 0.01, "{got} vs {expect}");
+    let b = bounds(path, false);
+    for (g, e) in b.iter().zip([14.0, 14.0, 100.0, 100.0]) {
+        assert!((g - e).abs() < 0.01, "{b:?}");
+    }
+}
+
+#[test]
+fn transforms_move_and_scale_shapes() {
+    let gfx = setup();
+    let path = new_path();
+    vguRect(path, 0.0, 0.0, 10.0, 10.0);
+    paint(RED, VG_FILL_PATH);
+    vgSeti(VG_MATRIX_MODE, VG_MATRIX_PATH_USER_TO_SURFACE);
+    vgLoadIdentity();
+    vgTranslate(30.0, 10.0);
+    vgScale(2.0, 3.0);
+    vgDrawPath(path, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    assert_eq!(bbox(&px, RED), (30, 10, 50, 40));
+    assert_eq!(count(&px, RED), 20 * 30);
+    assert_eq!(bounds(path, true), [30.0, 10.0, 20.0, 30.0]);
+    let mut m = [0.0f32; 9];
+    // SAFETY: room for 9 floats.
+    unsafe { vgGetMatrix(m.as_mut_ptr()) };
+    assert_eq!(m, [2.0, 0.0, 0.0, 0.0, 3.0, 0.0, 30.0, 10.0, 1.0]);
+
+    // Rotation by 90° about the origin, then moved into view: (x, y) → (100 − y, x).
+    vgClear(0, 0, W as i32, H as i32);
+    vgLoadIdentity();
+    vgTranslate(100.0, 0.0);
+    vgRotate(90.0);
+    let r = new_path();
+    vguRect(r, 20.0, 5.0, 40.0, 10.0);
+    vgDrawPath(r, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    assert_eq!(bbox(&px, RED), (85, 20, 95, 60));
+    assert_eq!(count(&px, RED), 400);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
+#[test]
+fn scissoring_clips_to_the_union_of_rects_blending_once() {
+    let gfx = setup();
+    let path = new_path();
+    vguRect(path, 0.0, 0.0, W as f32, H as f32);
+    // Half-transparent white: a pixel blended twice would come out brighter.
+    paint(0xFFFF_FF80, VG_FILL_PATH);
+    let rects = [10, 10, 40, 40, 30, 30, 40, 40];
+    // SAFETY: 8 integers of a local array.
+    unsafe { vgSetiv(VG_SCISSOR_RECTS, 8, rects.as_ptr()) };
+    vgSeti(VG_SCISSORING, VG_TRUE as i32);
+    vgDrawPath(path, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    let inside = at(&px, 35, 35);
+    assert_ne!(inside, BLACK);
+    assert_eq!(at(&px, 15, 15), inside);
+    assert_eq!(at(&px, 65, 65), inside);
+    assert_eq!(count(&px, inside), 40 * 40 * 2 - 20 * 20);
+    assert_eq!(at(&px, 5, 5), BLACK);
+    assert_eq!(at(&px, 60, 15), BLACK);
+
+    // vgClear honours scissoring too; without rects everything is clipped.
+    // SAFETY: 4 floats of a local array.
+    unsafe { vgSetfv(VG_CLEAR_COLOR, 4, [1.0, 0.0, 0.0, 1.0].as_ptr()) };
+    vgClear(0, 0, W as i32, H as i32);
+    assert_eq!(count(&pixels(&gfx), RED), 40 * 40 * 2 - 20 * 20);
+    // SAFETY: a zero count reads nothing.
+    unsafe { vgSetiv(VG_SCISSOR_RECTS, 0, ptr::null()) };
+    assert_eq!(vgGetVectorSize(VG_SCISSOR_RECTS), 0);
+    vgSeti(VG_SCISSORING, VG_FALSE as i32);
+    vgClear(0, 0, W as i32, H as i32);
+    assert_eq!(count(&pixels(&gfx), RED), (W * H) as usize);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
+#[test]
+fn errors_follow_the_specification() {
+    let _gfx = setup();
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    vgDrawPath(0xDEAD_BEEF, VG_FILL_PATH);
+    assert_eq!(vgGetError(), VG_BAD_HANDLE_ERROR);
+    assert_eq!(vgGetError(), VG_NO_ERROR, "reading the error resets it");
+
+    let path = new_path();
+    vgDrawPath(path, 0);
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+    vgSeti(VG_FILL_RULE, 42);
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+    assert_eq!(
+        vgGeti(VG_FILL_RULE),
+        VG_EVEN_ODD,
+        "a rejected value changes nothing"
+    );
+    assert_eq!(
+        vgCreatePath(VG_PATH_FORMAT_STANDARD, 9, 1.0, 0.0, 0, 0, 0),
+        VG_INVALID_HANDLE
+    );
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+    assert_eq!(
+        vgCreatePath(7, VG_PATH_DATATYPE_F, 1.0, 0.0, 0, 0, 0),
+        VG_INVALID_HANDLE
+    );
+    assert_eq!(vgGetError(), VG_UNSUPPORTED_PATH_FORMAT_ERROR);
+
+    // The first error sticks until read.
+    vgDestroyPaint(0xDEAD_BEEF);
+    vgSetf(0x7FFF, 1.0);
+    assert_eq!(vgGetError(), VG_BAD_HANDLE_ERROR);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+
+    // An invalid segment command, a path without APPEND_TO.
+    append(path, &[0xFF], &[]);
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+    vgRemovePathCapabilities(path, VG_PATH_CAPABILITY_APPEND_TO);
+    append(path, &[VG_MOVE_TO_ABS], &[1.0, 2.0]);
+    assert_eq!(vgGetError(), VG_PATH_CAPABILITY_ERROR);
+    assert_eq!(vguRect(path, 0.0, 0.0, 1.0, 1.0), VGU_PATH_CAPABILITY_ERROR);
+    assert_eq!(
+        vguRect(path, 0.0, 0.0, -1.0, 1.0),
+        VGU_ILLEGAL_ARGUMENT_ERROR
+    );
+    assert_eq!(
+        vguRect(0xDEAD_BEEF, 0.0, 0.0, 1.0, 1.0),
+        VGU_BAD_HANDLE_ERROR
+    );
+    assert_eq!(vgGetParameteri(path, VG_PATH_NUM_SEGMENTS), 0);
+    vgSetParameteri(path, VG_PATH_DATATYPE, VG_PATH_DATATYPE_S_8);
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+
+    // A handle destroyed is a bad handle.
+    vgDestroyPath(path);
+    vgDrawPath(path, VG_FILL_PATH);
+    assert_eq!(vgGetError(), VG_BAD_HANDLE_ERROR);
+    assert_eq!(
+        vgCreateImage(3, 4, 4, VG_IMAGE_QUALITY_FASTER),
+        VG_INVALID_HANDLE
+    );
+    assert_eq!(vgGetError(), VG_UNSUPPORTED_IMAGE_FORMAT_ERROR);
+    vgClear(0, 0, 0, 5);
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+    // SAFETY: a null pointer is rejected before any read.
+    unsafe { vgLoadMatrix(ptr::null()) };
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+    let version = vgGetString(VG_VERSION);
+    assert!(!version.is_null());
+    // SAFETY: a NUL-terminated static string from the library.
+    let v = unsafe { std::ffi::CStr::from_ptr(version.cast()) };
+    assert_eq!(v.to_str(), Ok("1.1"));
+}
+
+#[test]
+fn without_a_current_context_calls_do_nothing() {
+    // A fresh thread has no current EGL context.
+    std::thread::spawn(|| {
+        assert_eq!(vgGetError(), VG_NO_CONTEXT_ERROR);
+        assert_eq!(vgCreatePaint(), VG_INVALID_HANDLE);
+        assert!(vgGetString(VG_VENDOR).is_null());
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn every_segment_type_and_datatype_draws_its_curve() {
+    let gfx = setup();
+    paint(RED, VG_FILL_PATH);
+    // S_16 with scale 0.5 and bias 10: stored values v mean 0.5·v + 10.
+    let p = vgCreatePath(
+        VG_PATH_FORMAT_STANDARD,
+        VG_PATH_DATATYPE_S_16,
+        0.5,
+        10.0,
+        0,
+        0,
+        VG_PATH_CAPABILITY_ALL,
+    );
+    // A 40×40 square at (10, 10) in user units, drawn with MOVE, LINE, HLINE, VLINE.
+    let segs = [
+        VG_MOVE_TO_ABS,
+        VG_LINE_TO_REL,
+        VG_VLINE_TO_ABS,
+        VG_HLINE_TO_ABS,
+        VG_CLOSE_PATH,
+    ];
+    // Relative coordinates get the bias too (the specification applies scale and bias
+    // to every coordinate), so a relative 40 is stored as (40 − 10)/0.5 = 60.
+    let coords: [i16; 6] = [0, 0, 60, -20, 80, 0];
+    // SAFETY: 5 commands and their 6 i16 coordinates, of local arrays.
+    unsafe { vgAppendPathData(p, 5, segs.as_ptr(), coords.as_ptr().cast::<c_void>()) };
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    assert_eq!(vgGetParameteri(p, VG_PATH_NUM_COORDS), 6);
+    vgDrawPath(p, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    assert_eq!(bbox(&px, RED), (10, 10, 50, 50));
+    assert_eq!(count(&px, RED), 1600);
+
+    // Curves: a quad, its smooth continuation, a cubic and its smooth continuation, then
+    // all four arcs; each bounds check is against the analytic curve.
+    let q = new_path();
+    append(
+        q,
+        &[VG_MOVE_TO_ABS, VG_QUAD_TO_ABS, VG_SQUAD_TO_ABS],
+        &[0.0, 0.0, 20.0, 40.0, 40.0, 0.0, 80.0, 0.0],
+    );
+    // Quad peaks at y = 20 (t = 1/2); the smooth one reflects the control to (60, −40).
+    assert_eq!(bounds(q, false), [0.0, -20.0, 80.0, 40.0]);
+    let c = new_path();
+    append(
+        c,
+        &[VG_MOVE_TO_ABS, VG_CUBIC_TO_ABS, VG_SCUBIC_TO_REL],
+        &[
+            0.0, 0.0, 0.0, 40.0, 40.0, 40.0, 40.0, 0.0, 40.0, -40.0, 40.0, 0.0,
+        ],
+    );
+    // The cubic peaks at 0.75 · 40 = 30; the smooth one mirrors it down to −30.
+    let b = bounds(c, false);
+    assert!(
+        (b[1] + 30.0).abs() < 1e-3 && (b[3] - 60.0).abs() < 1e-3 && b[2] == 80.0,
+        "{b:?}"
+    );
+    for (cmd, large, ccw) in [
+        (VG_SCCWARC_TO_ABS, false, true),
+        (VG_SCWARC_TO_ABS, false, false),
+        (VG_LCCWARC_TO_ABS, true, true),
+        (VG_LCWARC_TO_ABS, true, false),
+    ] {
+        // From (0, 0) to (20, 0) on circles of radius 20: the small arcs bulge 2.68 from
+        // the chord, the large ones 37.32; counter-clockwise from left to right bulges
+        // down.
+        let a = new_path();
+        append(
+            a,
+            &[VG_MOVE_TO_ABS, cmd],
+            &[0.0, 0.0, 20.0, 20.0, 0.0, 20.0, 0.0],
+        );
+        let b = bounds(a, false);
+        let depth = if large {
+            20.0 + 300f32.sqrt()
+        } else {
+            20.0 - 300f32.sqrt()
+        };
+        let (lo, hi) = if ccw { (-depth, 0.0) } else { (0.0, depth) };
+        assert!(
+            (b[1] - lo).abs() < 0.01 && (b[1] + b[3] - hi).abs() < 0.01,
+            "{cmd}: {b:?} vs {lo}..{hi}"
+        );
+    }
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+
+    // vgModifyPathCoords moves the square.
+    let moved: [i16; 6] = [40, 40, 60, -20, 120, 40];
+    // SAFETY: the 6 coordinates of all 5 segments.
+    unsafe { vgModifyPathCoords(p, 0, 5, moved.as_ptr().cast()) };
+    vgClear(0, 0, W as i32, H as i32);
+    vgDrawPath(p, VG_FILL_PATH);
+    assert_eq!(bbox(&pixels(&gfx), RED), (30, 30, 70, 70));
+}
+
+#[test]
+fn gradients_ramp_across_the_shape() {
+    let gfx = setup();
+    let path = new_path();
+    vguRect(path, 0.0, 0.0, 128.0, 16.0);
+    let p = vgCreatePaint();
+    vgSetParameteri(p, VG_PAINT_TYPE, VG_PAINT_TYPE_LINEAR_GRADIENT);
+    // SAFETY: 4 and 10 floats of local arrays.
+    unsafe {
+        vgSetParameterfv(
+            p,
+            VG_PAINT_LINEAR_GRADIENT,
+            4,
+            [0.0, 0.0, 128.0, 0.0].as_ptr(),
+        );
+        let stops = [0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0];
+        vgSetParameterfv(p, VG_PAINT_COLOR_RAMP_STOPS, 10, stops.as_ptr());
+    }
+    vgSetPaint(p, VG_FILL_PATH);
+    vgDrawPath(path, VG_FILL_PATH);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    let px = pixels(&gfx);
+    let (left, mid, right) = (at(&px, 0, 8), at(&px, 64, 8), at(&px, 127, 8));
+    assert!(
+        left >> 24 >= 0xF8 && (left >> 8) & 0xFF <= 0x08,
+        "{left:08x}"
+    );
+    assert!(
+        right >> 24 <= 0x08 && (right >> 8) & 0xFF >= 0xF8,
+        "{right:08x}"
+    );
+    let (r, b) = (mid >> 24, (mid >> 8) & 0xFF);
+    assert!(
+        (0x70..=0x90).contains(&r) && (0x70..=0x90).contains(&b),
+        "{mid:08x}"
+    );
+
+    // Radial: white at the centre, black at the rim and beyond (pad).
+    let disc = new_path();
+    vguRect(disc, 0.0, 32.0, 128.0, 96.0);
+    vgSetParameteri(p, VG_PAINT_TYPE, VG_PAINT_TYPE_RADIAL_GRADIENT);
+    // SAFETY: 5 and 10 floats of local arrays.
+    unsafe {
+        let radial = [64.0, 80.0, 64.0, 80.0, 40.0];
+        vgSetParameterfv(p, VG_PAINT_RADIAL_GRADIENT, 5, radial.as_ptr());
+        let stops = [0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        vgSetParameterfv(p, VG_PAINT_COLOR_RAMP_STOPS, 10, stops.as_ptr());
+    }
+    vgDrawPath(disc, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    assert!(at(&px, 64, 80) >> 24 >= 0xF0, "{:08x}", at(&px, 64, 80));
+    assert_eq!(at(&px, 64, 125), BLACK);
+    let half = at(&px, 84, 80) >> 24;
+    assert!((0x70..=0x90).contains(&half), "{half:x}");
+}
+
+#[test]
+fn images_upload_draw_and_pattern() {
+    let gfx = setup();
+    let img = vgCreateImage(VG_sRGBA_8888, 4, 4, VG_IMAGE_QUALITY_NONANTIALIASED);
+    assert_ne!(img, VG_INVALID_HANDLE);
+    // Pixel (x, y) = 0x10·x, 0x10·y, 0x80, opaque.
+    let data: Vec<u32> = (0..16)
+        .map(|i| u32::from_be_bytes([0x10 * (i % 4) as u8, 0x10 * (i / 4) as u8, 0x80, 0xFF]))
+        .collect();
+    // SAFETY: 4 rows of 4 pixels, 16 bytes apart, of a live vector.
+    unsafe { vgImageSubData(img, data.as_ptr().cast(), 16, VG_sRGBA_8888, 0, 0, 4, 4) };
+    let mut back = vec![0u32; 16];
+    // SAFETY: room for 4 rows of 4 pixels.
+    unsafe { vgGetImageSubData(img, back.as_mut_ptr().cast(), 16, VG_sRGBA_8888, 0, 0, 4, 4) };
+    assert_eq!(back, data);
+    assert_eq!(vgGetParameteri(img, VG_IMAGE_WIDTH), 4);
+
+    vgSeti(VG_MATRIX_MODE, VG_MATRIX_IMAGE_USER_TO_SURFACE);
+    vgLoadIdentity();
+    vgTranslate(10.0, 20.0);
+    vgDrawImage(img);
+    vgTranslate(20.0, 0.0);
+    vgScale(2.0, 2.0);
+    vgDrawImage(img);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    let px = pixels(&gfx);
+    for y in 0..4 {
+        for x in 0..4 {
+            let want = data[(y * 4 + x) as usize];
+            assert_eq!(at(&px, 10 + x, 20 + y), want, "({x}, {y})");
+            assert_eq!(
+                at(&px, 30 + 2 * x + 1, 20 + 2 * y),
+                want,
+                "scaled ({x}, {y})"
+            );
+        }
+    }
+
+    // vgReadPixels gives the surface back in VG's format.
+    let mut read = vec![0u32; 16];
+    // SAFETY: room for 4 rows of 4 pixels.
+    unsafe { vgReadPixels(read.as_mut_ptr().cast(), 16, VG_sRGBA_8888, 10, 20, 4, 4) };
+    assert_eq!(read, data);
+
+    // A pattern paint repeating the image over a 16×16 square at (64, 64).
+    let p = vgCreatePaint();
+    vgSetParameteri(p, VG_PAINT_TYPE, VG_PAINT_TYPE_PATTERN);
+    vgSetParameteri(p, VG_PAINT_PATTERN_TILING_MODE, VG_TILE_REPEAT);
+    vgPaintPattern(p, img);
+    vgSetPaint(p, VG_FILL_PATH);
+    let path = new_path();
+    vguRect(path, 64.0, 64.0, 16.0, 16.0);
+    vgDrawPath(path, VG_FILL_PATH);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    let px = pixels(&gfx);
+    for (x, y) in [(64, 64), (69, 66), (79, 79)] {
+        assert_eq!(
+            at(&px, x, y),
+            data[((y % 4) * 4 + x % 4) as usize],
+            "({x}, {y})"
+        );
+    }
+    vgDestroyImage(img);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
+#[test]
+fn dashes_cover_the_on_fraction() {
+    let gfx = setup();
+    let path = new_path();
+    vguLine(path, 10.0, 64.0, 110.0, 64.0);
+    paint(RED, VG_STROKE_PATH);
+    vgSetf(VG_STROKE_LINE_WIDTH, 4.0);
+    // SAFETY: 2 floats of a local array.
+    unsafe { vgSetfv(VG_STROKE_DASH_PATTERN, 2, [10.0, 10.0].as_ptr()) };
+    vgDrawPath(path, VG_STROKE_PATH);
+    let px = pixels(&gfx);
+    assert_eq!(count(&px, RED), 4 * 50, "five 10-long dashes of width 4");
+    assert_eq!(at(&px, 15, 64), RED);
+    assert_eq!(at(&px, 25, 64), BLACK);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
+#[test]
+fn round_rect_and_arc_shapes_fill_their_area() {
+    let gfx = setup();
+    paint(RED, VG_FILL_PATH);
+    let rr = new_path();
+    assert_eq!(
+        vguRoundRect(rr, 10.0, 10.0, 100.0, 60.0, 20.0, 20.0),
+        VGU_NO_ERROR
+    );
+    vgDrawPath(rr, VG_FILL_PATH);
+    // 100·60 minus four corners of (10² − π·10²/4).
+    let expect = 6000.0 - 4.0 * (100.0 - std::f64::consts::PI * 25.0);
+    let got = count(&pixels(&gfx), RED) as f64;
+    assert!((got / expect - 1.0).abs() < 0.01, "{got} vs {expect}");
+    assert_eq!(bounds(rr, false), [10.0, 10.0, 100.0, 60.0]);
+
+    vgClear(0, 0, W as i32, H as i32);
+    let pie = new_path();
+    assert_eq!(
+        vguArc(pie, 64.0, 64.0, 100.0, 100.0, 0.0, 90.0, VGU_ARC_PIE),
+        VGU_NO_ERROR
+    );
+    vgDrawPath(pie, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    let expect = std::f64::consts::PI * 2500.0 / 4.0;
+    let got = count(&px, RED) as f64;
+    assert!((got / expect - 1.0).abs() < 0.015, "{got} vs {expect}");
+    assert_eq!(bbox(&px, RED).0, 64);
+    assert_eq!(bbox(&px, RED).1, 64);
+}
+
+extern "C" {
+    fn dlopen(filename: *const std::os::raw::c_char, flag: i32) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, symbol: *const std::os::raw::c_char) -> *mut c_void;
+}
+
+#[test]
+fn the_cdylib_exports_the_c_entry_points_under_its_soname() {
+    const RTLD_NOW: i32 = 2;
+    const RTLD_NOLOAD: i32 = 4;
+    // target/debug/deps/<test> → target/debug/libOpenVG.so
+    let exe = std::env::current_exe().unwrap();
+    let lib = exe.parent().unwrap().parent().unwrap().join("libOpenVG.so");
+    let c = std::ffi::CString::new(lib.to_str().unwrap()).unwrap();
+    // SAFETY: NUL-terminated names; the library's initialisers do nothing.
+    unsafe {
+        let h = dlopen(c.as_ptr(), RTLD_NOW);
+        assert!(!h.is_null(), "dlopen {}", lib.display());
+        for name in [c"vgCreatePath", c"vgDrawPath", c"vgGetError", c"vguEllipse"] {
+            assert!(!dlsym(h, name.as_ptr()).is_null(), "{name:?}");
+        }
+        // Already loaded, it answers to its soname.
+        assert!(!dlopen(c"libOpenVG.so.1".as_ptr(), RTLD_NOW | RTLD_NOLOAD).is_null());
+    }
+}
