@@ -130,7 +130,7 @@ fn check(cond: bool, e: VGErrorCode) -> Result<(), VGErrorCode> {
 }
 
 fn aligned<T>(p: *const T, align: usize) -> bool {
-    !p.is_null() && (p as usize) % align == 0
+    !p.is_null() && (p as usize).is_multiple_of(align)
 }
 
 /// `count` values at `p` (checked non-null and aligned, count ≥ 0) as a slice.
@@ -166,15 +166,21 @@ pub extern "C" fn vgGetError() -> VGErrorCode {
 /// `vgFlush`: `glFlush`.
 #[no_mangle]
 pub extern "C" fn vgFlush() {
-    // SAFETY: glFlush on the current context.
-    with_ctx((), |_| Ok(unsafe { gl::glFlush() }))
+    with_ctx((), |_| {
+        // SAFETY: glFlush on the current context.
+        unsafe { gl::glFlush() };
+        Ok(())
+    })
 }
 
 /// `vgFinish`: `glFinish`, so every VG call before it has completed on the GPU.
 #[no_mangle]
 pub extern "C" fn vgFinish() {
-    // SAFETY: glFinish on the current context.
-    with_ctx((), |_| Ok(unsafe { gl::glFinish() }))
+    with_ctx((), |_| {
+        // SAFETY: glFinish on the current context.
+        unsafe { gl::glFinish() };
+        Ok(())
+    })
 }
 
 /// `vgGetString`: vendor, renderer, version ("1.1") or extensions (none); null without a
@@ -495,7 +501,10 @@ pub unsafe extern "C" fn vgGetParameteriv(
 /// `vgLoadIdentity`: the current matrix (`VG_MATRIX_MODE`) becomes the identity.
 #[no_mangle]
 pub extern "C" fn vgLoadIdentity() {
-    with_ctx((), |ctx| Ok(ctx.set_current_matrix(Mat3::IDENTITY)))
+    with_ctx((), |ctx| {
+        ctx.set_current_matrix(Mat3::IDENTITY);
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -567,25 +576,37 @@ pub unsafe extern "C" fn vgMultMatrix(m: *const VGfloat) {
 /// `vgTranslate`.
 #[no_mangle]
 pub extern "C" fn vgTranslate(tx: VGfloat, ty: VGfloat) {
-    with_ctx((), |ctx| Ok(mult_current(ctx, Mat3::translate(tx, ty))))
+    with_ctx((), |ctx| {
+        mult_current(ctx, Mat3::translate(tx, ty));
+        Ok(())
+    })
 }
 
 /// `vgScale`.
 #[no_mangle]
 pub extern "C" fn vgScale(sx: VGfloat, sy: VGfloat) {
-    with_ctx((), |ctx| Ok(mult_current(ctx, Mat3::scale(sx, sy))))
+    with_ctx((), |ctx| {
+        mult_current(ctx, Mat3::scale(sx, sy));
+        Ok(())
+    })
 }
 
 /// `vgShear`.
 #[no_mangle]
 pub extern "C" fn vgShear(shx: VGfloat, shy: VGfloat) {
-    with_ctx((), |ctx| Ok(mult_current(ctx, Mat3::shear(shx, shy))))
+    with_ctx((), |ctx| {
+        mult_current(ctx, Mat3::shear(shx, shy));
+        Ok(())
+    })
 }
 
 /// `vgRotate` (degrees, counter-clockwise).
 #[no_mangle]
 pub extern "C" fn vgRotate(angle: VGfloat) {
-    with_ctx((), |ctx| Ok(mult_current(ctx, Mat3::rotate(angle))))
+    with_ctx((), |ctx| {
+        mult_current(ctx, Mat3::rotate(angle));
+        Ok(())
+    })
 }
 
 // ---------------------------------------------------------------------------------------

@@ -306,11 +306,7 @@ pub fn dash(path: &Path, pattern: &[f32], phase: f32, reset: bool, tolerance: f3
     d.restart();
     for event in path.iter().flattened(tolerance) {
         match event {
-            Event::Begin { .. } => {
-                if reset {
-                    d.restart();
-                }
-            }
+            Event::Begin { .. } if reset => d.restart(),
             Event::Line { from, to } => d.walk(from, to),
             Event::End { last, first, close } => {
                 if close {
@@ -366,7 +362,7 @@ impl Dasher<'_> {
         while pos < len && guard < 1_000_000 {
             guard += 1;
             let step = self.left.min(len - pos);
-            let on = self.index % 2 == 0;
+            let on = self.index.is_multiple_of(2);
             if on {
                 if !self.open {
                     self.b.begin(from.lerp(to, pos / len));

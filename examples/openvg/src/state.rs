@@ -295,7 +295,7 @@ impl Params {
             Scalar if values.len() != 1 => return Err(VG_ILLEGAL_ARGUMENT_ERROR),
             Fixed(_) if !vector => return Err(VG_ILLEGAL_ARGUMENT_ERROR),
             Fixed(n) if values.len() != n => return Err(VG_ILLEGAL_ARGUMENT_ERROR),
-            Var(_, multiple) if !vector || values.len() % multiple != 0 => {
+            Var(_, multiple) if !vector || !values.len().is_multiple_of(multiple) => {
                 return Err(VG_ILLEGAL_ARGUMENT_ERROR)
             }
             // Values past the maximum are ignored, as the specification says.
