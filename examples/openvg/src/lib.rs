@@ -25,8 +25,8 @@
 //! non-zero) and stroke (width, caps, joins, miter limit, dashes) tessellated by `lyon`
 //! into triangles; colour, linear and radial gradient and pattern paints; images
 //! (`VG_*RGBA_8888` family) with sub-data, read-back and drawing through the image matrix;
-//! the matrix modes; `vgClear`; scissoring; parameters; the VGU shapes. Not implemented:
-//! masks, fonts and glyphs, filters, image copies, `vgWritePixels`, path interpolation,
+//! the matrix modes; `vgClear`; scissoring; pixel copies; parameters; the VGU shapes. Not
+//! implemented: masks, fonts and glyphs, filters, child images, path interpolation,
 //! length and point-along-path; antialiasing (every rendering quality draws aliased, so
 //! pixel tests are exact); blend modes other than `VG_BLEND_SRC`, `VG_BLEND_SRC_OVER`
 //! and `VG_BLEND_ADDITIVE` (they draw as source-over); image modes other than normal; the
@@ -1317,6 +1317,234 @@ pub unsafe extern "C" fn vgReadPixels(
         let px = Renderer::read_pixels(r);
         // SAFETY: the caller gives room for the rectangle, which contains r.
         unsafe { put_pixels(data, stride, format, (sx, sy), r, &px) };
+        Ok(())
+    })
+}
+
+/// Copies the `w × h` pixels at (sx, sy) of a texture of `size` to (dx, dy) of the
+/// surface: a textured quad through a translation, blending off, scissoring off (pixel
+/// copies to the surface ignore matrices, blending, masking and scissoring here).
+fn blit(ctx: &mut Context, texture: u32, size: (i32, i32), src: [i32; 4], dst: (i32, i32)) {
+    let Some(r) = render::intersect(src, [0, 0, size.0, size.1]) else {
+        return;
+    };
+    let (x0, y0, x1, y1) = (
+        r[0] as f32,
+        r[1] as f32,
+        (r[0] + r[2]) as f32,
+        (r[1] + r[3]) as f32,
+    );
+    let verts = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
+    let m = Mat3::translate((dst.0 - src[0]) as f32, (dst.1 - src[1]) as f32);
+    let fill = Fill::Image {
+        texture,
+        size: [size.0 as f32, size.1 as f32],
+    };
+    ctx.renderer
+        .draw(&verts, &[0, 1, 2, 0, 2, 3], &m, fill, VG_BLEND_SRC, None);
+}
+
+/// Decodes a caller's pixel rectangle to RGBA8 rows.
+///
+/// # Safety
+///
+/// `data` must hold `h` rows of `w` pixels, `stride` bytes apart.
+unsafe fn decode_rect(
+    data: *const c_void,
+    stride: VGint,
+    format: VGenum,
+    w: i32,
+    h: i32,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(w as usize * h as usize * 4);
+    for row in 0..h {
+        for col in 0..w {
+            let off = row as isize * stride as isize + col as isize * 4;
+            // SAFETY: (row, col) lies inside the caller's rectangle.
+            let word =
+                unsafe { std::ptr::read_unaligned(data.cast::<u8>().offset(off).cast::<u32>()) };
+            out.extend_from_slice(&pixels::decode(format, word));
+        }
+    }
+    out
+}
+
+/// `vgWritePixels`: copies caller pixels to (dx, dy) of the surface (through a temporary
+/// texture drawn as a quad).
+///
+/// # Safety
+///
+/// `data` must hold `height` rows of `width` pixels, `stride` bytes apart.
+#[no_mangle]
+pub unsafe extern "C" fn vgWritePixels(
+    data: *const c_void,
+    stride: VGint,
+    format: VGenum,
+    dx: VGint,
+    dy: VGint,
+    width: VGint,
+    height: VGint,
+) {
+    with_ctx((), |ctx| {
+        check_transfer(data, format, width, height)?;
+        // SAFETY: the caller passes the rectangle at `data`.
+        let px = unsafe { decode_rect(data, stride, format, width, height) };
+        let t = Renderer::create_texture(width, height, &px, gl::GL_NEAREST);
+        blit(ctx, t, (width, height), [0, 0, width, height], (dx, dy));
+        Renderer::delete_texture(t);
+        Ok(())
+    })
+}
+
+/// `vgSetPixels`: copies a rectangle of an image to (dx, dy) of the surface.
+#[no_mangle]
+pub extern "C" fn vgSetPixels(
+    dx: VGint,
+    dy: VGint,
+    src: VGImage,
+    sx: VGint,
+    sy: VGint,
+    width: VGint,
+    height: VGint,
+) {
+    with_ctx((), |ctx| {
+        let img = ctx.images.get(&src).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check(width > 0 && height > 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let (t, size) = (img.texture, (img.width, img.height));
+        blit(ctx, t, size, [sx, sy, width, height], (dx, dy));
+        Ok(())
+    })
+}
+
+/// `vgCopyPixels`: copies a rectangle of the surface to (dx, dy) of it (read back, then
+/// drawn, so overlapping rectangles copy correctly).
+#[no_mangle]
+pub extern "C" fn vgCopyPixels(
+    dx: VGint,
+    dy: VGint,
+    sx: VGint,
+    sy: VGint,
+    width: VGint,
+    height: VGint,
+) {
+    with_ctx((), |ctx| {
+        check(width > 0 && height > 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let Some((w, h)) = render::surface_size() else {
+            return Ok(());
+        };
+        let Some(r) = render::intersect([sx, sy, width, height], [0, 0, w, h]) else {
+            return Ok(());
+        };
+        let px = Renderer::read_pixels(r);
+        let t = Renderer::create_texture(r[2], r[3], &px, gl::GL_NEAREST);
+        blit(
+            ctx,
+            t,
+            (r[2], r[3]),
+            [0, 0, r[2], r[3]],
+            (dx + r[0] - sx, dy + r[1] - sy),
+        );
+        Renderer::delete_texture(t);
+        Ok(())
+    })
+}
+
+/// Writes `w × h` RGBA8 pixels `px` (rows bottom first) into an image at (x, y), clipped,
+/// and uploads the changed region.
+fn put_image(img: &mut Image, x: i32, y: i32, w: i32, h: i32, px: &[u8]) {
+    let Some(r) = render::intersect([x, y, w, h], [0, 0, img.width, img.height]) else {
+        return;
+    };
+    let mut region = Vec::with_capacity(r[2] as usize * r[3] as usize * 4);
+    for row in r[1]..r[1] + r[3] {
+        let s = ((row - y) as usize * w as usize + (r[0] - x) as usize) * 4;
+        let d = (row as usize * img.width as usize + r[0] as usize) * 4;
+        let n = r[2] as usize * 4;
+        img.pixels[d..d + n].copy_from_slice(&px[s..s + n]);
+        region.extend_from_slice(&px[s..s + n]);
+    }
+    Renderer::update_texture(img.texture, r, &region);
+}
+
+/// `vgGetPixels`: copies a rectangle of the surface into an image at (dx, dy).
+#[no_mangle]
+pub extern "C" fn vgGetPixels(
+    dst: VGImage,
+    dx: VGint,
+    dy: VGint,
+    sx: VGint,
+    sy: VGint,
+    width: VGint,
+    height: VGint,
+) {
+    with_ctx((), |ctx| {
+        check(ctx.images.contains_key(&dst), VG_BAD_HANDLE_ERROR)?;
+        check(width > 0 && height > 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let Some((w, h)) = render::surface_size() else {
+            return Ok(());
+        };
+        let Some(r) = render::intersect([sx, sy, width, height], [0, 0, w, h]) else {
+            return Ok(());
+        };
+        let px = Renderer::read_pixels(r);
+        if let Some(img) = ctx.images.get_mut(&dst) {
+            put_image(img, dx + r[0] - sx, dy + r[1] - sy, r[2], r[3], &px);
+        }
+        Ok(())
+    })
+}
+
+/// `vgCopyImage`: copies a rectangle of `src` into `dst` at (dx, dy) (`dither` ignored).
+#[no_mangle]
+pub extern "C" fn vgCopyImage(
+    dst: VGImage,
+    dx: VGint,
+    dy: VGint,
+    src: VGImage,
+    sx: VGint,
+    sy: VGint,
+    width: VGint,
+    height: VGint,
+    _dither: VGboolean,
+) {
+    with_ctx((), |ctx| {
+        let s = ctx.images.get(&src).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check(ctx.images.contains_key(&dst), VG_BAD_HANDLE_ERROR)?;
+        check(width > 0 && height > 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let Some(r) = render::intersect([sx, sy, width, height], [0, 0, s.width, s.height]) else {
+            return Ok(());
+        };
+        let mut px = Vec::with_capacity(r[2] as usize * r[3] as usize * 4);
+        for row in r[1]..r[1] + r[3] {
+            let i = (row as usize * s.width as usize + r[0] as usize) * 4;
+            px.extend_from_slice(&s.pixels[i..i + r[2] as usize * 4]);
+        }
+        if let Some(d) = ctx.images.get_mut(&dst) {
+            put_image(d, dx + r[0] - sx, dy + r[1] - sy, r[2], r[3], &px);
+        }
+        Ok(())
+    })
+}
+
+/// `vgClearImage`: fills a rectangle of an image with `VG_CLEAR_COLOR`.
+#[no_mangle]
+pub extern "C" fn vgClearImage(image: VGImage, x: VGint, y: VGint, width: VGint, height: VGint) {
+    with_ctx((), |ctx| {
+        check(ctx.images.contains_key(&image), VG_BAD_HANDLE_ERROR)?;
+        check(width > 0 && height > 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let c = ctx.params.get(VG_CLEAR_COLOR);
+        let px = [c[0], c[1], c[2], c[3]].map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8);
+        if let Some(img) = ctx.images.get_mut(&image) {
+            // Clipped first, so a huge rectangle allocates only the image's pixels.
+            let Some(r) = render::intersect([x, y, width, height], [0, 0, img.width, img.height])
+            else {
+                return Ok(());
+            };
+            let rows: Vec<u8> = std::iter::repeat_n(px, r[2] as usize * r[3] as usize)
+                .flatten()
+                .collect();
+            put_image(img, r[0], r[1], r[2], r[3], &rows);
+        }
         Ok(())
     })
 }

@@ -575,6 +575,56 @@ fn images_upload_draw_and_pattern() {
 }
 
 #[test]
+fn pixel_copies_move_exact_pixels() {
+    let gfx = setup();
+    // A 3×2 block of distinct colours, written at (5, 6).
+    let block: Vec<u32> = (0..6u32)
+        .map(|i| 0x1020_3000 + i * 0x0101_0100 + 0xFF)
+        .collect();
+    // SAFETY: 2 rows of 3 pixels, 12 bytes apart, of a live vector.
+    unsafe { vgWritePixels(block.as_ptr().cast(), 12, VG_sRGBA_8888, 5, 6, 3, 2) };
+    let px = pixels(&gfx);
+    for i in 0..6u32 {
+        assert_eq!(
+            at(&px, 5 + i % 3, 6 + i / 3),
+            block[i as usize],
+            "written {i}"
+        );
+    }
+    // Surface → surface, overlapping its source.
+    vgCopyPixels(6, 6, 5, 6, 3, 2);
+    let px = pixels(&gfx);
+    for i in 0..6u32 {
+        assert_eq!(
+            at(&px, 6 + i % 3, 6 + i / 3),
+            block[i as usize],
+            "copied {i}"
+        );
+    }
+    // Surface → image → image → surface.
+    let a = vgCreateImage(VG_sRGBA_8888, 8, 8, VG_IMAGE_QUALITY_FASTER);
+    let b = vgCreateImage(VG_sRGBA_8888, 8, 8, VG_IMAGE_QUALITY_FASTER);
+    vgGetPixels(a, 0, 0, 6, 6, 3, 2);
+    vgCopyImage(b, 2, 2, a, 0, 0, 3, 2, VG_FALSE);
+    vgSetPixels(50, 50, b, 2, 2, 3, 2);
+    let px = pixels(&gfx);
+    for i in 0..6u32 {
+        assert_eq!(
+            at(&px, 50 + i % 3, 50 + i / 3),
+            block[i as usize],
+            "via images {i}"
+        );
+    }
+    // vgClearImage fills with the clear colour (opaque black from setup).
+    vgClearImage(b, 0, 0, 8, 8);
+    let mut back = [0u32; 64];
+    // SAFETY: room for 8 rows of 8 pixels.
+    unsafe { vgGetImageSubData(b, back.as_mut_ptr().cast(), 32, VG_sRGBA_8888, 0, 0, 8, 8) };
+    assert!(back.iter().all(|&p| p == BLACK));
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
+#[test]
 fn dashes_cover_the_on_fraction() {
     let gfx = setup();
     let path = new_path();
