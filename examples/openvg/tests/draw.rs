@@ -681,9 +681,9 @@ extern "C" {
 fn the_cdylib_exports_the_c_entry_points_under_its_soname() {
     const RTLD_NOW: i32 = 2;
     const RTLD_NOLOAD: i32 = 4;
-    // target/debug/deps/<test> → target/debug/libOpenVG.so
+    // target/debug/deps/<test> → target/debug/deps/libOpenVG.so, the one this build made.
     let exe = std::env::current_exe().unwrap();
-    let lib = exe.parent().unwrap().parent().unwrap().join("libOpenVG.so");
+    let lib = exe.parent().unwrap().join("libOpenVG.so");
     let c = std::ffi::CString::new(lib.to_str().unwrap()).unwrap();
     // SAFETY: NUL-terminated names; the library's initialisers do nothing.
     unsafe {
