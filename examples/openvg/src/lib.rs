@@ -70,14 +70,14 @@ use std::sync::Mutex;
 
 use lyon_tessellation::{
     BuffersBuilder, FillOptions, FillRule, FillTessellator, FillVertex, LineCap, LineJoin,
-    StrokeOptions, StrokeTessellator, StrokeVertex, VertexBuffers,
+    StrokeOptions, StrokeTessellator, StrokeVertex,
 };
 
 use consts::*;
 use matrix::Mat3;
 use path::PathData;
 use render::{Fill, Renderer};
-use state::{Context, Image, Len, Paint};
+use state::{Context, Image, Len, Mesh, Paint};
 
 /// VG state of every EGL context that made a VG call, by context pointer.
 static CONTEXTS: Mutex<BTreeMap<usize, Context>> = Mutex::new(BTreeMap::new());
@@ -661,10 +661,9 @@ pub extern "C" fn vgClearPath(path: VGPath, capabilities: VGbitfield) {
 #[no_mangle]
 pub extern "C" fn vgDestroyPath(path: VGPath) {
     with_ctx((), |ctx| {
-        ctx.paths
-            .remove(&path)
-            .map(|_| ())
-            .ok_or(VG_BAD_HANDLE_ERROR)
+        ctx.paths.remove(&path).ok_or(VG_BAD_HANDLE_ERROR)?;
+        ctx.meshes.retain(|(p, _), _| *p != path);
+        Ok(())
     })
 }
 
@@ -931,8 +930,6 @@ fn paint_fill(ctx: &mut Context, mode: VGbitfield) -> Option<Fill> {
     })
 }
 
-type Mesh = VertexBuffers<[f32; 2], u32>;
-
 /// Tessellates the fill of `path` (user space) with `rule`.
 fn fill_mesh(path: &lyon_path::Path, rule: VGenum, tolerance: f32) -> Mesh {
     let mut mesh = Mesh::new();
@@ -991,7 +988,7 @@ fn stroke_mesh(ctx: &Context, path: &lyon_path::Path, tolerance: f32) -> Mesh {
 #[no_mangle]
 pub extern "C" fn vgDrawPath(path: VGPath, paint_modes: VGbitfield) {
     with_ctx((), |ctx| {
-        let p = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check(ctx.paths.contains_key(&path), VG_BAD_HANDLE_ERROR)?;
         check(
             paint_modes != 0 && paint_modes & !(VG_FILL_PATH | VG_STROKE_PATH) == 0,
             VG_ILLEGAL_ARGUMENT_ERROR,
@@ -999,25 +996,29 @@ pub extern "C" fn vgDrawPath(path: VGPath, paint_modes: VGbitfield) {
         let m = ctx.matrix(VG_MATRIX_PATH_USER_TO_SURFACE);
         // A quarter pixel on the surface, in user units.
         let tolerance = (0.25 / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
-        let shape = p.to_lyon();
         let clip = scissor(ctx);
         let blend = ctx.params.int(VG_BLEND_MODE);
-        if paint_modes & VG_FILL_PATH != 0 {
-            let mesh = fill_mesh(&shape, ctx.params.int(VG_FILL_RULE), tolerance);
-            if let Some(fill) = paint_fill(ctx, VG_FILL_PATH) {
-                ctx.renderer.draw(
-                    &mesh.vertices,
-                    &mesh.indices,
-                    &m,
-                    fill,
-                    blend,
-                    clip.as_deref(),
-                );
+        for mode in [VG_FILL_PATH, VG_STROKE_PATH] {
+            if paint_modes & mode == 0
+                || (mode == VG_STROKE_PATH && ctx.params.float(VG_STROKE_LINE_WIDTH) <= 0.0)
+            {
+                continue;
             }
-        }
-        if paint_modes & VG_STROKE_PATH != 0 && ctx.params.float(VG_STROKE_LINE_WIDTH) > 0.0 {
-            let mesh = stroke_mesh(ctx, &shape, tolerance);
-            if let Some(fill) = paint_fill(ctx, VG_STROKE_PATH) {
+            let Some(fill) = paint_fill(ctx, mode) else {
+                continue;
+            };
+            let slot = (path, u8::from(mode == VG_STROKE_PATH));
+            let key = mesh_key(ctx, path, mode, tolerance);
+            if ctx.meshes.get(&slot).is_none_or(|(k, _)| *k != key) {
+                let shape = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?.to_lyon();
+                let mesh = if mode == VG_FILL_PATH {
+                    fill_mesh(&shape, ctx.params.int(VG_FILL_RULE), tolerance)
+                } else {
+                    stroke_mesh(ctx, &shape, tolerance)
+                };
+                ctx.meshes.insert(slot, (key, mesh));
+            }
+            if let Some((_, mesh)) = ctx.meshes.get(&slot) {
                 ctx.renderer.draw(
                     &mesh.vertices,
                     &mesh.indices,
@@ -1030,6 +1031,42 @@ pub extern "C" fn vgDrawPath(path: VGPath, paint_modes: VGbitfield) {
         }
         Ok(())
     })
+}
+
+/// A hash of everything the fill or stroke tessellation of `path` depends on: its data,
+/// the tolerance, and the fill rule or the stroke parameters.
+fn mesh_key(ctx: &Context, path: VGPath, mode: VGbitfield, tolerance: f32) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    if let Some(p) = ctx.paths.get(&path) {
+        p.segments.hash(&mut h);
+        for c in &p.coords {
+            c.to_bits().hash(&mut h);
+        }
+        (p.scale.to_bits(), p.bias.to_bits()).hash(&mut h);
+    }
+    (mode, tolerance.to_bits()).hash(&mut h);
+    let params: &[VGenum] = if mode == VG_FILL_PATH {
+        &[VG_FILL_RULE]
+    } else {
+        &[
+            VG_STROKE_LINE_WIDTH,
+            VG_STROKE_CAP_STYLE,
+            VG_STROKE_JOIN_STYLE,
+            VG_STROKE_MITER_LIMIT,
+            VG_STROKE_DASH_PATTERN,
+            VG_STROKE_DASH_PHASE,
+            VG_STROKE_DASH_PHASE_RESET,
+        ]
+    };
+    for &id in params {
+        for v in ctx.params.get(id) {
+            v.to_bits().hash(&mut h);
+        }
+        // Separates consecutive variable-length vectors.
+        u32::MAX.hash(&mut h);
+    }
+    h.finish()
 }
 
 // ---------------------------------------------------------------------------------------

@@ -382,6 +382,9 @@ pub struct Image {
     pub texture: u32,
 }
 
+/// Triangles of a tessellated path: user-space vertices and indices.
+pub type Mesh = lyon_tessellation::VertexBuffers<[f32; 2], u32>;
+
 /// Everything VG keeps for one EGL context.
 #[derive(Debug)]
 pub struct Context {
@@ -405,6 +408,9 @@ pub struct Context {
     pub stroke_paint: VGPaint,
     /// The GL objects this context draws with.
     pub renderer: Renderer,
+    /// The last tessellation of each path's fill (`.1` = 0) and stroke (1), with the hash
+    /// of everything it depends on, so a path redrawn unchanged is not tessellated again.
+    pub meshes: HashMap<(VGPath, u8), (u64, Mesh)>,
 }
 
 /// Handles are unique across all contexts, so a handle of another context is a bad one.
@@ -429,6 +435,7 @@ impl Context {
             fill_paint: VG_INVALID_HANDLE,
             stroke_paint: VG_INVALID_HANDLE,
             renderer: Renderer::default(),
+            meshes: HashMap::new(),
         }
     }
 

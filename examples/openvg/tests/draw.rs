@@ -509,6 +509,44 @@ fn gradients_ramp_across_the_shape() {
 }
 
 #[test]
+fn the_paint_matrix_moves_the_gradient_not_the_shape() {
+    let gfx = setup();
+    let path = new_path();
+    vguRect(path, 0.0, 0.0, 128.0, 8.0);
+    let p = vgCreatePaint();
+    vgSetParameteri(p, VG_PAINT_TYPE, VG_PAINT_TYPE_LINEAR_GRADIENT);
+    // SAFETY: 4 and 10 floats of local arrays.
+    unsafe {
+        vgSetParameterfv(
+            p,
+            VG_PAINT_LINEAR_GRADIENT,
+            4,
+            [0.0, 0.0, 64.0, 0.0].as_ptr(),
+        );
+        let stops = [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+        vgSetParameterfv(p, VG_PAINT_COLOR_RAMP_STOPS, 10, stops.as_ptr());
+    }
+    vgSetPaint(p, VG_FILL_PATH);
+    vgDrawPath(path, VG_FILL_PATH);
+    let before = pixels(&gfx);
+    // Paint space moved 64 right: the ramp now runs over x = 64..128.
+    vgSeti(VG_MATRIX_MODE, VG_MATRIX_FILL_PAINT_TO_USER);
+    vgTranslate(64.0, 0.0);
+    vgDrawPath(path, VG_FILL_PATH);
+    let after = pixels(&gfx);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    let grey = |px: &[u32], x| at(px, x, 4) >> 24;
+    assert!(grey(&before, 100) >= 0xFC, "padded white past the end");
+    assert!((0x70..=0x90).contains(&grey(&before, 32)));
+    assert!(grey(&after, 32) <= 0x03, "padded black before the start");
+    assert!((0x70..=0x90).contains(&grey(&after, 96)));
+    // The shape itself did not move.
+    assert_eq!(bbox(&after, at(&after, 0, 4)).1, 0);
+    assert_eq!(at(&after, 0, 8), BLACK);
+    assert_ne!(at(&after, 127, 7), BLACK);
+}
+
+#[test]
 fn images_upload_draw_and_pattern() {
     let gfx = setup();
     let img = vgCreateImage(VG_sRGBA_8888, 4, 4, VG_IMAGE_QUALITY_NONANTIALIASED);
