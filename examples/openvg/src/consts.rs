@@ -222,6 +222,15 @@ pub const VG_BLEND_DARKEN: VGenum = 0x2007;
 pub const VG_BLEND_LIGHTEN: VGenum = 0x2008;
 pub const VG_BLEND_ADDITIVE: VGenum = 0x2009;
 
+pub const VG_CLEAR_MASK: VGenum = 0x1500;
+pub const VG_FILL_MASK: VGenum = 0x1501;
+pub const VG_SET_MASK: VGenum = 0x1502;
+pub const VG_UNION_MASK: VGenum = 0x1503;
+pub const VG_INTERSECT_MASK: VGenum = 0x1504;
+pub const VG_SUBTRACT_MASK: VGenum = 0x1505;
+
+pub type VGMaskLayer = VGHandle;
+
 pub const VG_VENDOR: VGenum = 0x2300;
 pub const VG_RENDERER: VGenum = 0x2301;
 pub const VG_VERSION: VGenum = 0x2302;

@@ -83,6 +83,10 @@ pub const GL_NEAREST: GLint = 0x2600;
 pub const GL_LINEAR: GLint = 0x2601;
 pub const GL_CLAMP_TO_EDGE: GLint = 0x812F;
 pub const GL_FRAMEBUFFER: GLenum = 0x8D40;
+pub const GL_COLOR_ATTACHMENT0: GLenum = 0x8CE0;
+pub const GL_SRC_COLOR: GLenum = 0x0300;
+pub const GL_ONE_MINUS_SRC_COLOR: GLenum = 0x0301;
+pub const GL_TEXTURE2: GLenum = 0x84C2;
 
 #[link(name = "GLESv2")]
 extern "C" {
@@ -181,4 +185,12 @@ extern "C" {
         pixels: *const c_void,
     );
     pub fn glBindFramebuffer(target: GLenum, framebuffer: GLuint);
+    pub fn glGenFramebuffers(n: GLsizei, framebuffers: *mut GLuint);
+    pub fn glFramebufferTexture2D(
+        target: GLenum,
+        attachment: GLenum,
+        textarget: GLenum,
+        texture: GLuint,
+        level: GLint,
+    );
 }

@@ -25,8 +25,9 @@
 //! non-zero) and stroke (width, caps, joins, miter limit, dashes) tessellated by `lyon`
 //! into triangles; colour, linear and radial gradient and pattern paints; images
 //! (`VG_*RGBA_8888` family) with sub-data, read-back and drawing through the image matrix;
-//! the matrix modes; `vgClear`; scissoring; pixel copies; parameters; the VGU shapes. Not
-//! implemented: masks, fonts and glyphs, filters, child images, path interpolation,
+//! the matrix modes; `vgClear`; scissoring; masks and mask layers; pixel copies;
+//! parameters; the VGU shapes. Not
+//! implemented: fonts and glyphs, filters, child images, path interpolation,
 //! length and point-along-path; antialiasing (every rendering quality draws aliased, so
 //! pixel tests are exact); blend modes other than `VG_BLEND_SRC`, `VG_BLEND_SRC_OVER`
 //! and `VG_BLEND_ADDITIVE` (they draw as source-over); image modes other than normal; the
@@ -76,7 +77,7 @@ use lyon_tessellation::{
 use consts::*;
 use matrix::Mat3;
 use path::PathData;
-use render::{Fill, Renderer};
+use render::{Fill, Renderer, Target};
 use state::{Context, Image, Len, Mesh, Paint};
 
 /// VG state of every EGL context that made a VG call, by context pointer.
@@ -997,7 +998,7 @@ pub extern "C" fn vgDrawPath(path: VGPath, paint_modes: VGbitfield) {
         // A quarter pixel on the surface, in user units.
         let tolerance = (0.25 / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
         let clip = scissor(ctx);
-        let blend = ctx.params.int(VG_BLEND_MODE);
+        let target = surface_target(ctx);
         for mode in [VG_FILL_PATH, VG_STROKE_PATH] {
             if paint_modes & mode == 0
                 || (mode == VG_STROKE_PATH && ctx.params.float(VG_STROKE_LINE_WIDTH) <= 0.0)
@@ -1024,7 +1025,7 @@ pub extern "C" fn vgDrawPath(path: VGPath, paint_modes: VGbitfield) {
                     &mesh.indices,
                     &m,
                     fill,
-                    blend,
+                    target,
                     clip.as_deref(),
                 );
             }
@@ -1362,6 +1363,22 @@ pub unsafe extern "C" fn vgReadPixels(
 /// surface: a textured quad through a translation, blending off, scissoring off (pixel
 /// copies to the surface ignore matrices, blending, masking and scissoring here).
 fn blit(ctx: &mut Context, texture: u32, size: (i32, i32), src: [i32; 4], dst: (i32, i32)) {
+    let target = Target::Surface {
+        blend: VG_BLEND_SRC,
+        mask: 0,
+    };
+    blit_to(ctx, texture, size, src, dst, target);
+}
+
+/// [`blit`] into any target.
+fn blit_to(
+    ctx: &mut Context,
+    texture: u32,
+    size: (i32, i32),
+    src: [i32; 4],
+    dst: (i32, i32),
+    target: Target,
+) {
     let Some(r) = render::intersect(src, [0, 0, size.0, size.1]) else {
         return;
     };
@@ -1378,7 +1395,7 @@ fn blit(ctx: &mut Context, texture: u32, size: (i32, i32), src: [i32; 4], dst: (
         size: [size.0 as f32, size.1 as f32],
     };
     ctx.renderer
-        .draw(&verts, &[0, 1, 2, 0, 2, 3], &m, fill, VG_BLEND_SRC, None);
+        .draw(&verts, &[0, 1, 2, 0, 2, 3], &m, fill, target, None);
 }
 
 /// Decodes a caller's pixel rectangle to RGBA8 rows.
@@ -1600,13 +1617,13 @@ pub extern "C" fn vgDrawImage(image: VGImage) {
         let verts = [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]];
         let m = ctx.matrix(VG_MATRIX_IMAGE_USER_TO_SURFACE);
         let clip = scissor(ctx);
-        let blend = ctx.params.int(VG_BLEND_MODE);
+        let target = surface_target(ctx);
         ctx.renderer.draw(
             &verts,
             &[0, 1, 2, 0, 2, 3],
             &m,
             fill,
-            blend,
+            target,
             clip.as_deref(),
         );
         Ok(())
@@ -1630,6 +1647,238 @@ pub extern "C" fn vgClear(x: VGint, y: VGint, width: VGint, height: VGint) {
                 .collect(),
         };
         ctx.renderer.clear(color, &rects);
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Masks
+// ---------------------------------------------------------------------------------------
+
+/// How draws to the surface combine: the blend mode, and the mask when masking is on and
+/// a mask of the surface's size exists (without one the mask is all ones).
+fn surface_target(ctx: &Context) -> Target {
+    let blend = ctx.params.int(VG_BLEND_MODE);
+    let mut mask = 0;
+    if ctx.params.int(VG_MASKING) != 0 {
+        if let (Some(m), Some(size)) = (ctx.renderer.mask, render::surface_size()) {
+            if (m.width, m.height) == size {
+                mask = m.texture;
+            }
+        }
+    }
+    Target::Surface { blend, mask }
+}
+
+fn check_mask_op(op: VGenum) -> Result<(), VGErrorCode> {
+    check(
+        (VG_CLEAR_MASK..=VG_SUBTRACT_MASK).contains(&op),
+        VG_ILLEGAL_ARGUMENT_ERROR,
+    )
+}
+
+/// `vgMask`: combines the mask over the rectangle with an image's alpha or a mask layer
+/// placed at (x, y) (`VG_CLEAR_MASK` / `VG_FILL_MASK` set it to 0 / 1 and ignore the
+/// source).
+#[no_mangle]
+pub extern "C" fn vgMask(
+    mask: VGHandle,
+    op: VGenum,
+    x: VGint,
+    y: VGint,
+    width: VGint,
+    height: VGint,
+) {
+    with_ctx((), |ctx| {
+        check_mask_op(op)?;
+        let source = if op == VG_CLEAR_MASK || op == VG_FILL_MASK {
+            None
+        } else {
+            let img = ctx
+                .images
+                .get(&mask)
+                .or_else(|| ctx.mask_layers.get(&mask))
+                .ok_or(VG_BAD_HANDLE_ERROR)?;
+            Some((img.texture, (img.width, img.height)))
+        };
+        check(width > 0 && height > 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let Some((w, h)) = render::surface_size() else {
+            return Ok(());
+        };
+        let buffer = ctx.renderer.mask_buffer(w, h);
+        match source {
+            None => {
+                let v = if op == VG_FILL_MASK { 1.0 } else { 0.0 };
+                Renderer::clear_in(buffer.framebuffer, [v; 4], &[[x, y, width, height]]);
+            }
+            Some((texture, size)) => {
+                let target = Target::Mask {
+                    framebuffer: buffer.framebuffer,
+                    op,
+                };
+                blit_to(ctx, texture, size, [0, 0, width, height], (x, y), target);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `vgRenderToMask`: combines the mask with the coverage of the path's fill and/or stroke
+/// (current fill rule, stroke parameters and path matrix; scissoring does not apply).
+#[no_mangle]
+pub extern "C" fn vgRenderToMask(path: VGPath, paint_modes: VGbitfield, op: VGenum) {
+    with_ctx((), |ctx| {
+        check(ctx.paths.contains_key(&path), VG_BAD_HANDLE_ERROR)?;
+        check_mask_op(op)?;
+        check(
+            paint_modes != 0 && paint_modes & !(VG_FILL_PATH | VG_STROKE_PATH) == 0,
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let Some((w, h)) = render::surface_size() else {
+            return Ok(());
+        };
+        let buffer = ctx.renderer.mask_buffer(w, h);
+        let whole = [[0, 0, w, h]];
+        if op == VG_CLEAR_MASK || op == VG_FILL_MASK {
+            let v = if op == VG_FILL_MASK { 1.0 } else { 0.0 };
+            Renderer::clear_in(buffer.framebuffer, [v; 4], &whole);
+            return Ok(());
+        }
+        // Coverage goes into the mask directly (set: cleared first, then a union), or, to
+        // intersect, into a scratch buffer that then multiplies the whole mask.
+        let (framebuffer, cover_op) = match op {
+            VG_SET_MASK => {
+                Renderer::clear_in(buffer.framebuffer, [0.0; 4], &whole);
+                (buffer.framebuffer, VG_UNION_MASK)
+            }
+            VG_INTERSECT_MASK => (ctx.renderer.scratch_buffer(w, h).framebuffer, VG_UNION_MASK),
+            _ => (buffer.framebuffer, op),
+        };
+        let m = ctx.matrix(VG_MATRIX_PATH_USER_TO_SURFACE);
+        let tolerance = (0.25 / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
+        let shape = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?.to_lyon();
+        let target = Target::Mask {
+            framebuffer,
+            op: cover_op,
+        };
+        for mode in [VG_FILL_PATH, VG_STROKE_PATH] {
+            if paint_modes & mode == 0 {
+                continue;
+            }
+            let mesh = if mode == VG_FILL_PATH {
+                fill_mesh(&shape, ctx.params.int(VG_FILL_RULE), tolerance)
+            } else if ctx.params.float(VG_STROKE_LINE_WIDTH) > 0.0 {
+                stroke_mesh(ctx, &shape, tolerance)
+            } else {
+                continue;
+            };
+            let white = Fill::Color([1.0; 4]);
+            ctx.renderer
+                .draw(&mesh.vertices, &mesh.indices, &m, white, target, None);
+        }
+        if op == VG_INTERSECT_MASK {
+            if let Some(scratch) = ctx.renderer.scratch_buffer_existing() {
+                let target = Target::Mask {
+                    framebuffer: buffer.framebuffer,
+                    op: VG_INTERSECT_MASK,
+                };
+                blit_to(ctx, scratch.texture, (w, h), whole[0], (0, 0), target);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `vgCreateMaskLayer`: a `width × height` mask layer, all ones.
+#[no_mangle]
+pub extern "C" fn vgCreateMaskLayer(width: VGint, height: VGint) -> VGMaskLayer {
+    with_ctx(VG_INVALID_HANDLE, |ctx| {
+        check(
+            (1..=MAX_IMAGE_SIZE).contains(&width) && (1..=MAX_IMAGE_SIZE).contains(&height),
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let px = vec![255u8; width as usize * height as usize * 4];
+        let texture = Renderer::create_texture(width, height, &px, gl::GL_NEAREST);
+        let h = state::new_handle();
+        ctx.mask_layers.insert(
+            h,
+            Image {
+                format: VG_sRGBA_8888,
+                width,
+                height,
+                pixels: px,
+                texture,
+            },
+        );
+        Ok(h)
+    })
+}
+
+/// `vgDestroyMaskLayer`.
+#[no_mangle]
+pub extern "C" fn vgDestroyMaskLayer(layer: VGMaskLayer) {
+    with_ctx((), |ctx| {
+        let l = ctx.mask_layers.remove(&layer).ok_or(VG_BAD_HANDLE_ERROR)?;
+        Renderer::delete_texture(l.texture);
+        Ok(())
+    })
+}
+
+/// `vgFillMaskLayer`: sets a rectangle of a mask layer to `value` (0..1).
+#[no_mangle]
+pub extern "C" fn vgFillMaskLayer(
+    layer: VGMaskLayer,
+    x: VGint,
+    y: VGint,
+    width: VGint,
+    height: VGint,
+    value: VGfloat,
+) {
+    with_ctx((), |ctx| {
+        let l = ctx.mask_layers.get_mut(&layer).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check(
+            width > 0 && height > 0 && (0.0..=1.0).contains(&value),
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let Some(r) = render::intersect([x, y, width, height], [0, 0, l.width, l.height]) else {
+            return Ok(());
+        };
+        let v = (value * 255.0).round() as u8;
+        let rows = vec![v; r[2] as usize * r[3] as usize * 4];
+        put_image(l, r[0], r[1], r[2], r[3], &rows);
+        Ok(())
+    })
+}
+
+/// `vgCopyMask`: copies a rectangle of the surface's mask into a mask layer at (dx, dy).
+#[no_mangle]
+pub extern "C" fn vgCopyMask(
+    layer: VGMaskLayer,
+    dx: VGint,
+    dy: VGint,
+    sx: VGint,
+    sy: VGint,
+    width: VGint,
+    height: VGint,
+) {
+    with_ctx((), |ctx| {
+        check(ctx.mask_layers.contains_key(&layer), VG_BAD_HANDLE_ERROR)?;
+        check(width > 0 && height > 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let Some((w, h)) = render::surface_size() else {
+            return Ok(());
+        };
+        let buffer = ctx.renderer.mask_buffer(w, h);
+        let Some(r) = render::intersect([sx, sy, width, height], [0, 0, w, h]) else {
+            return Ok(());
+        };
+        let mut px = Renderer::read_from(buffer.framebuffer, r);
+        // The mask value is the red channel; a layer holds it in every channel.
+        for p in px.chunks_exact_mut(4) {
+            p.fill(p[0]);
+        }
+        if let Some(l) = ctx.mask_layers.get_mut(&layer) {
+            put_image(l, dx + r[0] - sx, dy + r[1] - sy, r[2], r[3], &px);
+        }
         Ok(())
     })
 }

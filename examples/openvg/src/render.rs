@@ -50,6 +50,9 @@ uniform sampler2D u_image;
 uniform vec2 u_image_size;
 uniform int u_tiling;
 uniform vec4 u_tile_color;
+uniform int u_masking;
+uniform int u_to_mask;
+uniform sampler2D u_mask;
 in vec2 v_user;
 out vec4 o_color;
 float spread(float t) {
@@ -91,6 +94,8 @@ void main() {
             }
         }
     }
+    if (u_masking == 1) c.a *= texelFetch(u_mask, ivec2(gl_FragCoord.xy), 0).r;
+    if (u_to_mask == 1) c = vec4(c.a);
     o_color = c * step(0.0, gl_FragCoord.x);
 }
 ";
@@ -151,6 +156,9 @@ struct Uniforms {
     image_size: GLint,
     tiling: GLint,
     tile_color: GLint,
+    masking: GLint,
+    to_mask: GLint,
+    mask: GLint,
 }
 
 /// The GL objects of one context.
@@ -163,6 +171,49 @@ pub struct Renderer {
     u: Uniforms,
     /// Set-up failed once (reported on stderr once); draws do nothing after that.
     failed: bool,
+    /// The values last given to `u_masking` and `u_to_mask` (the program is ours, so they
+    /// are set only when they change).
+    masking_set: i32,
+    to_mask_set: i32,
+    /// The drawing surface's alpha mask, created by the first mask operation.
+    pub mask: Option<MaskBuffer>,
+    /// Scratch coverage for `vgRenderToMask(…, VG_INTERSECT_MASK)`.
+    scratch: Option<MaskBuffer>,
+}
+
+/// A surface-sized RGBA8 texture with a framebuffer drawing into it; mask values are in
+/// its red channel.
+#[derive(Clone, Copy, Debug)]
+pub struct MaskBuffer {
+    /// The texture.
+    pub texture: GLuint,
+    /// The framebuffer object with the texture as colour attachment 0.
+    pub framebuffer: GLuint,
+    /// Width in pixels.
+    pub width: i32,
+    /// Height in pixels.
+    pub height: i32,
+}
+
+/// Where a draw goes and how it combines with what is there.
+#[derive(Clone, Copy, Debug)]
+pub enum Target {
+    /// The drawing surface, blended by `blend` (`VG_BLEND_*`), its alpha multiplied by
+    /// the mask texture `mask` when not 0.
+    Surface {
+        /// `VG_BLEND_*`.
+        blend: VGenum,
+        /// The mask texture, 0 for none.
+        mask: GLuint,
+    },
+    /// A mask buffer: the fragment's alpha, combined with the mask by `op`
+    /// (`VG_SET_MASK`, `VG_UNION_MASK`, `VG_INTERSECT_MASK`, `VG_SUBTRACT_MASK`).
+    Mask {
+        /// The mask buffer's framebuffer.
+        framebuffer: GLuint,
+        /// The operation.
+        op: VGenum,
+    },
 }
 
 /// The current EGL draw surface's size in pixels, or `None` without one.
@@ -354,10 +405,14 @@ impl Renderer {
                 image_size: loc(c"u_image_size"),
                 tiling: loc(c"u_tiling"),
                 tile_color: loc(c"u_tile_color"),
+                masking: loc(c"u_masking"),
+                to_mask: loc(c"u_to_mask"),
+                mask: loc(c"u_mask"),
             };
             glUseProgram(p);
             glUniform1i(self.u.image, 0);
             glUniform1i(self.u.ramp, 1);
+            glUniform1i(self.u.mask, 2);
             glGenVertexArrays(1, &mut self.vao);
             glBindVertexArray(self.vao);
             glGenBuffers(1, &mut self.vbo);
@@ -372,15 +427,15 @@ impl Renderer {
     }
 
     /// Draws `indices` triangles of `vertices` (user space) through `m` (user → surface)
-    /// with `fill`, blended by `blend` (`VG_BLEND_*`), once per disjoint scissor rectangle
-    /// (`scissor`: `None` when scissoring is off).
+    /// with `fill` into `target`, once per disjoint scissor rectangle (`scissor`: `None`
+    /// when scissoring is off).
     pub fn draw(
         &mut self,
         vertices: &[[f32; 2]],
         indices: &[u32],
         m: &Mat3,
         fill: Fill,
-        blend: VGenum,
+        target: Target,
         scissor: Option<&[[i32; 4]]>,
     ) {
         if indices.is_empty() || !self.ready() {
@@ -392,12 +447,16 @@ impl Renderer {
         if scissor.is_some_and(|s| s.is_empty()) {
             return;
         }
+        let (framebuffer, masking, to_mask) = match target {
+            Target::Surface { mask, .. } => (0, i32::from(mask != 0), 0),
+            Target::Mask { framebuffer, .. } => (framebuffer, 0, 1),
+        };
         let u = &self.u;
         // SAFETY: GL calls on the current context with objects `ready` created in it;
         // glBufferData reads exactly the byte size of the slices it is given, which live
         // across the call; matrices are 9 floats.
         unsafe {
-            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
             glViewport(0, 0, w, h);
             glDisable(GL_DEPTH_TEST);
             glDisable(GL_STENCIL_TEST);
@@ -469,8 +528,57 @@ impl Renderer {
                     glBindTexture(GL_TEXTURE_2D, texture);
                 }
             }
+            if masking != self.masking_set {
+                glUniform1i(u.masking, masking);
+                self.masking_set = masking;
+            }
+            if to_mask != self.to_mask_set {
+                glUniform1i(u.to_mask, to_mask);
+                self.to_mask_set = to_mask;
+            }
+            match target {
+                Target::Surface { mask, .. } if mask != 0 => {
+                    glActiveTexture(GL_TEXTURE2);
+                    glBindTexture(GL_TEXTURE_2D, mask);
+                    glActiveTexture(GL_TEXTURE0);
+                }
+                // Drawing into the mask: its texture must not stay bound to the mask
+                // sampler (a feedback loop, even if the shader does not read it then).
+                Target::Mask { .. } => {
+                    glActiveTexture(GL_TEXTURE2);
+                    glBindTexture(GL_TEXTURE_2D, 0);
+                    glActiveTexture(GL_TEXTURE0);
+                }
+                _ => {}
+            }
+            let blend = match target {
+                Target::Surface { blend, .. } => blend,
+                Target::Mask { op, .. } => op,
+            };
             match blend {
-                VG_BLEND_SRC => glDisable(GL_BLEND),
+                VG_BLEND_SRC | VG_SET_MASK => glDisable(GL_BLEND),
+                VG_UNION_MASK => {
+                    glEnable(GL_BLEND);
+                    glBlendFuncSeparate(
+                        GL_ONE,
+                        GL_ONE_MINUS_SRC_COLOR,
+                        GL_ONE,
+                        GL_ONE_MINUS_SRC_COLOR,
+                    );
+                }
+                VG_INTERSECT_MASK => {
+                    glEnable(GL_BLEND);
+                    glBlendFuncSeparate(GL_ZERO, GL_SRC_COLOR, GL_ZERO, GL_SRC_COLOR);
+                }
+                VG_SUBTRACT_MASK => {
+                    glEnable(GL_BLEND);
+                    glBlendFuncSeparate(
+                        GL_ZERO,
+                        GL_ONE_MINUS_SRC_COLOR,
+                        GL_ZERO,
+                        GL_ONE_MINUS_SRC_COLOR,
+                    );
+                }
                 VG_BLEND_ADDITIVE => {
                     glEnable(GL_BLEND);
                     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE, GL_ONE, GL_ONE);
@@ -499,22 +607,84 @@ impl Renderer {
                     }
                 }
             }
+            if framebuffer != 0 {
+                // The program's own GL (and glReadPixels) expects the surface bound.
+                glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            }
         }
+    }
+
+    /// The surface's mask buffer, created (all ones) or recreated for a new surface size.
+    pub fn mask_buffer(&mut self, width: i32, height: i32) -> MaskBuffer {
+        Self::buffer(&mut self.mask, width, height, 1.0)
+    }
+
+    /// The scratch coverage buffer as last drawn, if any.
+    pub fn scratch_buffer_existing(&self) -> Option<MaskBuffer> {
+        self.scratch
+    }
+
+    /// The scratch coverage buffer, cleared to zero.
+    pub fn scratch_buffer(&mut self, width: i32, height: i32) -> MaskBuffer {
+        let b = Self::buffer(&mut self.scratch, width, height, 0.0);
+        Self::clear_in(b.framebuffer, [0.0; 4], &[[0, 0, width, height]]);
+        b
+    }
+
+    fn buffer(slot: &mut Option<MaskBuffer>, width: i32, height: i32, fill: f32) -> MaskBuffer {
+        if let Some(b) = *slot {
+            if (b.width, b.height) == (width, height) {
+                return b;
+            }
+            Self::delete_texture(b.texture);
+        }
+        let px = vec![(fill * 255.0) as u8; width.max(1) as usize * height.max(1) as usize * 4];
+        let texture = Self::create_texture(width, height, &px, GL_NEAREST);
+        let mut framebuffer = 0;
+        // SAFETY: GL calls on the current context; the out-pointer is a local.
+        unsafe {
+            glGenFramebuffers(1, &mut framebuffer);
+            glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+            glFramebufferTexture2D(
+                GL_FRAMEBUFFER,
+                GL_COLOR_ATTACHMENT0,
+                GL_TEXTURE_2D,
+                texture,
+                0,
+            );
+            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        }
+        let b = MaskBuffer {
+            texture,
+            framebuffer,
+            width,
+            height,
+        };
+        *slot = Some(b);
+        b
     }
 
     /// Clears each of `rects` (surface pixels, already clipped) to `color`.
     pub fn clear(&mut self, color: [f32; 4], rects: &[[i32; 4]]) {
+        Self::clear_in(0, color, rects);
+    }
+
+    /// Clears `rects` of `framebuffer` (0: the surface) to `color`.
+    pub fn clear_in(framebuffer: GLuint, color: [f32; 4], rects: &[[i32; 4]]) {
         if rects.is_empty() {
             return;
         }
         // SAFETY: plain GL state and clear calls on the current context.
         unsafe {
-            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
             glClearColor(color[0], color[1], color[2], color[3]);
             glEnable(GL_SCISSOR_TEST);
             for r in rects {
                 glScissor(r[0], r[1], r[2], r[3]);
                 glClear(GL_COLOR_BUFFER_BIT);
+            }
+            if framebuffer != 0 {
+                glBindFramebuffer(GL_FRAMEBUFFER, 0);
             }
         }
     }
@@ -580,11 +750,16 @@ impl Renderer {
 
     /// Reads `rect` of the current draw surface as RGBA8 (bottom row first).
     pub fn read_pixels(rect: [i32; 4]) -> Vec<u8> {
+        Self::read_from(0, rect)
+    }
+
+    /// Reads `rect` of `framebuffer` (0: the surface) as RGBA8 (bottom row first).
+    pub fn read_from(framebuffer: GLuint, rect: [i32; 4]) -> Vec<u8> {
         let mut out = vec![0u8; rect[2].max(0) as usize * rect[3].max(0) as usize * 4];
         // SAFETY: `out` holds w·h·4 bytes and pack alignment is 1, so glReadPixels
         // writes within it.
         unsafe {
-            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
             glPixelStorei(GL_PACK_ALIGNMENT, 1);
             glReadPixels(
                 rect[0],
@@ -595,6 +770,9 @@ impl Renderer {
                 GL_UNSIGNED_BYTE,
                 out.as_mut_ptr().cast(),
             );
+            if framebuffer != 0 {
+                glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            }
         }
         out
     }

@@ -400,6 +400,8 @@ pub struct Context {
     pub paints: HashMap<VGHandle, Paint>,
     /// Images by handle.
     pub images: HashMap<VGHandle, Image>,
+    /// Mask layers by handle: images whose every channel holds the mask value.
+    pub mask_layers: HashMap<VGHandle, Image>,
     /// The paint used when none is set (`vgSetPaint(VG_INVALID_HANDLE, …)`).
     pub default_paint: Paint,
     /// The fill paint, 0 for the default.
@@ -431,6 +433,7 @@ impl Context {
             paths: HashMap::new(),
             paints: HashMap::new(),
             images: HashMap::new(),
+            mask_layers: HashMap::new(),
             default_paint: Paint::new(),
             fill_paint: VG_INVALID_HANDLE,
             stroke_paint: VG_INVALID_HANDLE,

@@ -663,6 +663,90 @@ fn pixel_copies_move_exact_pixels() {
 }
 
 #[test]
+fn masks_limit_drawing_to_their_coverage() {
+    let gfx = setup();
+    let full = new_path();
+    vguRect(full, 0.0, 0.0, W as f32, H as f32);
+    paint(RED, VG_FILL_PATH);
+    vgSeti(VG_MASKING, VG_TRUE as i32);
+
+    // Mask = a 20×10 rectangle (set), then a union with another, minus a 4×4 hole.
+    let a = new_path();
+    vguRect(a, 10.0, 10.0, 20.0, 10.0);
+    vgRenderToMask(a, VG_FILL_PATH, VG_SET_MASK);
+    let b = new_path();
+    vguRect(b, 60.0, 60.0, 10.0, 10.0);
+    vgRenderToMask(b, VG_FILL_PATH, VG_UNION_MASK);
+    let hole = new_path();
+    vguRect(hole, 12.0, 12.0, 4.0, 4.0);
+    vgRenderToMask(hole, VG_FILL_PATH, VG_SUBTRACT_MASK);
+    vgDrawPath(full, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    assert_eq!(count(&px, RED), 200 + 100 - 16);
+    assert_eq!(at(&px, 13, 13), BLACK);
+    assert_eq!(at(&px, 20, 15), RED);
+    assert_eq!(at(&px, 65, 65), RED);
+
+    // Intersect with a rectangle overlapping half of the first one.
+    vgClear(0, 0, W as i32, H as i32);
+    let c = new_path();
+    vguRect(c, 20.0, 0.0, 100.0, 128.0);
+    vgRenderToMask(c, VG_FILL_PATH, VG_INTERSECT_MASK);
+    vgDrawPath(full, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    assert_eq!(count(&px, RED), 100 + 100);
+    assert_eq!(bbox(&px, RED), (20, 10, 70, 70));
+
+    // vgMask with an image's alpha: a 4×4 image, left half opaque, placed at (100, 100)
+    // on a cleared (zero) mask.
+    vgMask(VG_INVALID_HANDLE, VG_CLEAR_MASK, 0, 0, W as i32, H as i32);
+    let img = vgCreateImage(VG_sRGBA_8888, 4, 4, VG_IMAGE_QUALITY_FASTER);
+    let data: Vec<u32> = (0..16)
+        .map(|i| if i % 4 < 2 { 0xFFFF_FFFF } else { 0 })
+        .collect();
+    // SAFETY: 4 rows of 4 pixels, 16 bytes apart, of a live vector.
+    unsafe { vgImageSubData(img, data.as_ptr().cast(), 16, VG_sRGBA_8888, 0, 0, 4, 4) };
+    vgMask(img, VG_SET_MASK, 100, 100, 4, 4);
+    vgClear(0, 0, W as i32, H as i32);
+    vgDrawPath(full, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    assert_eq!(count(&px, RED), 8);
+    assert_eq!(bbox(&px, RED), (100, 100, 102, 104));
+
+    // A mask layer: filled with 1 over 3×3, applied as a union, copied back from the mask.
+    let layer = vgCreateMaskLayer(8, 8);
+    vgFillMaskLayer(layer, 0, 0, 8, 8, 0.0);
+    vgFillMaskLayer(layer, 0, 0, 3, 3, 1.0);
+    vgMask(layer, VG_UNION_MASK, 50, 20, 8, 8);
+    vgClear(0, 0, W as i32, H as i32);
+    vgDrawPath(full, VG_FILL_PATH);
+    assert_eq!(count(&pixels(&gfx), RED), 8 + 9);
+    // The 8×8 mask at (100, 100) (the image's two opaque columns) copied into the layer
+    // and set at the origin: 8 more pixels, at (0..2, 0..4).
+    vgCopyMask(layer, 0, 0, 100, 100, 8, 8);
+    vgMask(layer, VG_SET_MASK, 0, 0, 8, 8);
+    vgClear(0, 0, W as i32, H as i32);
+    vgDrawPath(full, VG_FILL_PATH);
+    let px = pixels(&gfx);
+    assert_eq!(count(&px, RED), 8 + 9 + 8);
+    assert_eq!(
+        (at(&px, 1, 3), at(&px, 2, 3), at(&px, 1, 4)),
+        (RED, BLACK, BLACK)
+    );
+    vgDestroyMaskLayer(layer);
+
+    // Masking off: everything drawn again.
+    vgSeti(VG_MASKING, VG_FALSE as i32);
+    vgDrawPath(full, VG_FILL_PATH);
+    assert_eq!(count(&pixels(&gfx), RED), (W * H) as usize);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    vgMask(img, 0x1234, 0, 0, 1, 1);
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+    vgRenderToMask(0xDEAD_BEEF, VG_FILL_PATH, VG_SET_MASK);
+    assert_eq!(vgGetError(), VG_BAD_HANDLE_ERROR);
+}
+
+#[test]
 fn dashes_cover_the_on_fraction() {
     let gfx = setup();
     let path = new_path();
