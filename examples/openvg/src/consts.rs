@@ -230,6 +230,8 @@ pub const VG_INTERSECT_MASK: VGenum = 0x1504;
 pub const VG_SUBTRACT_MASK: VGenum = 0x1505;
 
 pub type VGMaskLayer = VGHandle;
+pub type VGFont = VGHandle;
+pub const VG_FONT_NUM_GLYPHS: VGenum = 0x2F00;
 
 pub const VG_VENDOR: VGenum = 0x2300;
 pub const VG_RENDERER: VGenum = 0x2301;

@@ -25,10 +25,9 @@
 //! non-zero) and stroke (width, caps, joins, miter limit, dashes) tessellated by `lyon`
 //! into triangles; colour, linear and radial gradient and pattern paints; images
 //! (`VG_*RGBA_8888` family) with sub-data, read-back and drawing through the image matrix;
-//! the matrix modes; `vgClear`; scissoring; masks and mask layers; pixel copies;
-//! parameters; the VGU shapes. Not
-//! implemented: fonts and glyphs, filters, child images, path interpolation,
-//! length and point-along-path; antialiasing (every rendering quality draws aliased, so
+//! the matrix modes; `vgClear`; scissoring; masks and mask layers; pixel copies; fonts
+//! with path and image glyphs; parameters; the VGU shapes. Not implemented: filters,
+//! child images, path interpolation, length and point-along-path; antialiasing (every rendering quality draws aliased, so
 //! pixel tests are exact); blend modes other than `VG_BLEND_SRC`, `VG_BLEND_SRC_OVER`
 //! and `VG_BLEND_ADDITIVE` (they draw as source-over); image modes other than normal; the
 //! colour transform; colour spaces (sRGB and linear formats are treated alike).
@@ -340,6 +339,10 @@ fn object_param(ctx: &Context, object: VGHandle, param: VGint) -> Result<Vec<f32
             _ => return Err(VG_ILLEGAL_ARGUMENT_ERROR),
         }]);
     }
+    if let Some(f) = ctx.fonts.get(&object) {
+        check(param == VG_FONT_NUM_GLYPHS, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        return Ok(vec![f.glyphs.len() as f32]);
+    }
     if let Some(i) = ctx.images.get(&object) {
         return Ok(vec![match param {
             VG_IMAGE_FORMAT => i.format as f32,
@@ -360,8 +363,11 @@ fn set_object_param(
     vector: bool,
     values: &[f32],
 ) -> Result<(), VGErrorCode> {
-    if ctx.paths.contains_key(&object) || ctx.images.contains_key(&object) {
-        // Path and image parameters are all read-only.
+    if ctx.paths.contains_key(&object)
+        || ctx.images.contains_key(&object)
+        || ctx.fonts.contains_key(&object)
+    {
+        // Path, image and font parameters are all read-only.
         return Err(VG_ILLEGAL_ARGUMENT_ERROR);
     }
     let paint = ctx.paints.get_mut(&object).ok_or(VG_BAD_HANDLE_ERROR)?;
@@ -663,7 +669,7 @@ pub extern "C" fn vgClearPath(path: VGPath, capabilities: VGbitfield) {
 pub extern "C" fn vgDestroyPath(path: VGPath) {
     with_ctx((), |ctx| {
         ctx.paths.remove(&path).ok_or(VG_BAD_HANDLE_ERROR)?;
-        ctx.meshes.retain(|(p, _), _| *p != path);
+        ctx.meshes.retain(|(p, _, _), _| *p != path);
         Ok(())
     })
 }
@@ -995,57 +1001,93 @@ pub extern "C" fn vgDrawPath(path: VGPath, paint_modes: VGbitfield) {
             VG_ILLEGAL_ARGUMENT_ERROR,
         )?;
         let m = ctx.matrix(VG_MATRIX_PATH_USER_TO_SURFACE);
-        // A quarter pixel on the surface, in user units.
-        let tolerance = (0.25 / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
-        let clip = scissor(ctx);
-        let target = surface_target(ctx);
-        for mode in [VG_FILL_PATH, VG_STROKE_PATH] {
-            if paint_modes & mode == 0
-                || (mode == VG_STROKE_PATH && ctx.params.float(VG_STROKE_LINE_WIDTH) <= 0.0)
-            {
-                continue;
-            }
-            let Some(fill) = paint_fill(ctx, mode) else {
-                continue;
-            };
-            let slot = (path, u8::from(mode == VG_STROKE_PATH));
-            let key = mesh_key(ctx, path, mode, tolerance);
-            if ctx.meshes.get(&slot).is_none_or(|(k, _)| *k != key) {
-                let shape = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?.to_lyon();
-                let mesh = if mode == VG_FILL_PATH {
-                    fill_mesh(&shape, ctx.params.int(VG_FILL_RULE), tolerance)
-                } else {
-                    stroke_mesh(ctx, &shape, tolerance)
-                };
-                ctx.meshes.insert(slot, (key, mesh));
-            }
-            if let Some((_, mesh)) = ctx.meshes.get(&slot) {
-                ctx.renderer.draw(
-                    &mesh.vertices,
-                    &mesh.indices,
-                    &m,
-                    fill,
-                    target,
-                    clip.as_deref(),
-                );
-            }
-        }
+        render_shape(ctx, Shape::Path(path), &m, paint_modes);
         Ok(())
     })
 }
 
-/// A hash of everything the fill or stroke tessellation of `path` depends on: its data,
+/// Where the path data of something drawn lives.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    /// A path object.
+    Path(VGPath),
+    /// A path glyph: font and glyph index.
+    Glyph(VGHandle, u32),
+}
+
+impl Shape {
+    fn data(self, ctx: &Context) -> Option<&PathData> {
+        match self {
+            Shape::Path(p) => ctx.paths.get(&p),
+            Shape::Glyph(f, g) => match &ctx.fonts.get(&f)?.glyphs.get(&g)?.shape {
+                state::GlyphShape::Path(p) => p.as_ref(),
+                state::GlyphShape::Image(_) => None,
+            },
+        }
+    }
+
+    fn slot(self, mode: VGbitfield) -> (VGHandle, u32, u8) {
+        let stroke = u8::from(mode == VG_STROKE_PATH);
+        match self {
+            Shape::Path(p) => (p, u32::MAX, stroke),
+            Shape::Glyph(f, g) => (f, g, stroke),
+        }
+    }
+}
+
+/// Fills and/or strokes a shape through `m` with the current paints and state; the
+/// tessellations are cached per shape and mode.
+fn render_shape(ctx: &mut Context, shape: Shape, m: &Mat3, paint_modes: VGbitfield) {
+    // A quarter pixel on the surface, in user units.
+    let tolerance = (0.25 / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
+    let clip = scissor(ctx);
+    let target = surface_target(ctx);
+    for mode in [VG_FILL_PATH, VG_STROKE_PATH] {
+        if paint_modes & mode == 0
+            || (mode == VG_STROKE_PATH && ctx.params.float(VG_STROKE_LINE_WIDTH) <= 0.0)
+        {
+            continue;
+        }
+        let Some(fill) = paint_fill(ctx, mode) else {
+            continue;
+        };
+        let Some(data) = shape.data(ctx) else {
+            return;
+        };
+        let slot = shape.slot(mode);
+        let key = mesh_key(ctx, data, mode, tolerance);
+        if ctx.meshes.get(&slot).is_none_or(|(k, _)| *k != key) {
+            let lyon = data.to_lyon();
+            let mesh = if mode == VG_FILL_PATH {
+                fill_mesh(&lyon, ctx.params.int(VG_FILL_RULE), tolerance)
+            } else {
+                stroke_mesh(ctx, &lyon, tolerance)
+            };
+            ctx.meshes.insert(slot, (key, mesh));
+        }
+        if let Some((_, mesh)) = ctx.meshes.get(&slot) {
+            ctx.renderer.draw(
+                &mesh.vertices,
+                &mesh.indices,
+                m,
+                fill,
+                target,
+                clip.as_deref(),
+            );
+        }
+    }
+}
+
+/// A hash of everything the fill or stroke tessellation of a path depends on: its data,
 /// the tolerance, and the fill rule or the stroke parameters.
-fn mesh_key(ctx: &Context, path: VGPath, mode: VGbitfield, tolerance: f32) -> u64 {
+fn mesh_key(ctx: &Context, p: &PathData, mode: VGbitfield, tolerance: f32) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    if let Some(p) = ctx.paths.get(&path) {
-        p.segments.hash(&mut h);
-        for c in &p.coords {
-            c.to_bits().hash(&mut h);
-        }
-        (p.scale.to_bits(), p.bias.to_bits()).hash(&mut h);
+    p.segments.hash(&mut h);
+    for c in &p.coords {
+        c.to_bits().hash(&mut h);
     }
+    (p.scale.to_bits(), p.bias.to_bits()).hash(&mut h);
     (mode, tolerance.to_bits()).hash(&mut h);
     let params: &[VGenum] = if mode == VG_FILL_PATH {
         &[VG_FILL_RULE]
@@ -1878,6 +1920,257 @@ pub extern "C" fn vgCopyMask(
         }
         if let Some(l) = ctx.mask_layers.get_mut(&layer) {
             put_image(l, dx + r[0] - sx, dy + r[1] - sy, r[2], r[3], &px);
+        }
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Fonts
+// ---------------------------------------------------------------------------------------
+
+/// `vgCreateFont`.
+#[no_mangle]
+pub extern "C" fn vgCreateFont(glyph_capacity_hint: VGint) -> VGFont {
+    with_ctx(VG_INVALID_HANDLE, |ctx| {
+        check(glyph_capacity_hint >= 0, VG_ILLEGAL_ARGUMENT_ERROR)?;
+        let h = state::new_handle();
+        ctx.fonts.insert(h, state::Font::default());
+        Ok(h)
+    })
+}
+
+/// `vgDestroyFont`.
+#[no_mangle]
+pub extern "C" fn vgDestroyFont(font: VGFont) {
+    with_ctx((), |ctx| {
+        ctx.fonts.remove(&font).ok_or(VG_BAD_HANDLE_ERROR)?;
+        ctx.meshes.retain(|(f, _, _), _| *f != font);
+        Ok(())
+    })
+}
+
+/// Reads a glyph's origin and escapement (2 floats each).
+///
+/// # Safety
+///
+/// Each pointer must be null (rejected) or point to 2 floats.
+unsafe fn two(p: *const VGfloat) -> Result<[f32; 2], VGErrorCode> {
+    // SAFETY: passed through from the caller's contract.
+    let v = unsafe { slice(p, 2) }?;
+    check(!p.is_null(), VG_ILLEGAL_ARGUMENT_ERROR)?;
+    Ok([v[0], v[1]])
+}
+
+fn set_glyph(
+    ctx: &mut Context,
+    font: VGFont,
+    index: VGuint,
+    shape: state::GlyphShape,
+    origin: [f32; 2],
+    escapement: [f32; 2],
+) -> Result<(), VGErrorCode> {
+    let f = ctx.fonts.get_mut(&font).ok_or(VG_BAD_HANDLE_ERROR)?;
+    f.glyphs.insert(
+        index,
+        state::Glyph {
+            shape,
+            origin,
+            escapement,
+        },
+    );
+    Ok(())
+}
+
+/// `vgSetGlyphToPath`: glyph `index` draws a copy of `path` as it is now
+/// (`VG_INVALID_HANDLE`: an empty glyph that only advances the origin).
+///
+/// # Safety
+///
+/// `glyph_origin` and `escapement` must each point to 2 floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgSetGlyphToPath(
+    font: VGFont,
+    index: VGuint,
+    path: VGPath,
+    _is_hinted: VGboolean,
+    glyph_origin: *const VGfloat,
+    escapement: *const VGfloat,
+) {
+    with_ctx((), |ctx| {
+        check(ctx.fonts.contains_key(&font), VG_BAD_HANDLE_ERROR)?;
+        let data = if path == VG_INVALID_HANDLE {
+            None
+        } else {
+            Some(ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?.clone())
+        };
+        // SAFETY: the caller passes 2 floats at each pointer.
+        let (o, e) = unsafe { (two(glyph_origin)?, two(escapement)?) };
+        set_glyph(ctx, font, index, state::GlyphShape::Path(data), o, e)
+    })
+}
+
+/// `vgSetGlyphToImage`: glyph `index` draws `image` (`VG_INVALID_HANDLE`: empty).
+///
+/// # Safety
+///
+/// `glyph_origin` and `escapement` must each point to 2 floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgSetGlyphToImage(
+    font: VGFont,
+    index: VGuint,
+    image: VGImage,
+    glyph_origin: *const VGfloat,
+    escapement: *const VGfloat,
+) {
+    with_ctx((), |ctx| {
+        check(ctx.fonts.contains_key(&font), VG_BAD_HANDLE_ERROR)?;
+        check(
+            image == VG_INVALID_HANDLE || ctx.images.contains_key(&image),
+            VG_BAD_HANDLE_ERROR,
+        )?;
+        // SAFETY: the caller passes 2 floats at each pointer.
+        let (o, e) = unsafe { (two(glyph_origin)?, two(escapement)?) };
+        set_glyph(ctx, font, index, state::GlyphShape::Image(image), o, e)
+    })
+}
+
+/// `vgClearGlyph`.
+#[no_mangle]
+pub extern "C" fn vgClearGlyph(font: VGFont, index: VGuint) {
+    with_ctx((), |ctx| {
+        let f = ctx.fonts.get_mut(&font).ok_or(VG_BAD_HANDLE_ERROR)?;
+        f.glyphs.remove(&index).ok_or(VG_ILLEGAL_ARGUMENT_ERROR)?;
+        Ok(())
+    })
+}
+
+/// Draws glyph `index` at `VG_GLYPH_ORIGIN` (path glyphs with `paint_modes`, image glyphs
+/// when `paint_modes` is not 0), then advances the origin by its escapement plus
+/// `adjust`.
+fn draw_glyph(
+    ctx: &mut Context,
+    font: VGFont,
+    index: u32,
+    paint_modes: VGbitfield,
+    adjust: [f32; 2],
+) -> Result<(), VGErrorCode> {
+    let g = ctx
+        .fonts
+        .get(&font)
+        .ok_or(VG_BAD_HANDLE_ERROR)?
+        .glyphs
+        .get(&index)
+        .ok_or(VG_ILLEGAL_ARGUMENT_ERROR)?;
+    let (origin, escapement) = (g.origin, g.escapement);
+    let image = match g.shape {
+        state::GlyphShape::Image(i) => Some(i),
+        state::GlyphShape::Path(_) => None,
+    };
+    let at = ctx.params.get(VG_GLYPH_ORIGIN);
+    let (x, y) = (at[0], at[1]);
+    let m = ctx
+        .matrix(VG_MATRIX_GLYPH_USER_TO_SURFACE)
+        .mul(&Mat3::translate(x - origin[0], y - origin[1]));
+    if paint_modes != 0 {
+        match image {
+            None => render_shape(ctx, Shape::Glyph(font, index), &m, paint_modes),
+            Some(i) => {
+                if let Some(img) = ctx.images.get(&i) {
+                    let (w, h) = (img.width as f32, img.height as f32);
+                    let fill = Fill::Image {
+                        texture: img.texture,
+                        size: [w, h],
+                    };
+                    let verts = [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]];
+                    let clip = scissor(ctx);
+                    let target = surface_target(ctx);
+                    ctx.renderer.draw(
+                        &verts,
+                        &[0, 1, 2, 0, 2, 3],
+                        &m,
+                        fill,
+                        target,
+                        clip.as_deref(),
+                    );
+                }
+            }
+        }
+    }
+    let next = [x + escapement[0] + adjust[0], y + escapement[1] + adjust[1]];
+    ctx.params.set(VG_GLYPH_ORIGIN, true, &next)
+}
+
+fn check_glyph_modes(paint_modes: VGbitfield) -> Result<(), VGErrorCode> {
+    check(
+        paint_modes & !(VG_FILL_PATH | VG_STROKE_PATH) == 0,
+        VG_ILLEGAL_ARGUMENT_ERROR,
+    )
+}
+
+/// `vgDrawGlyph`: draws one glyph at `VG_GLYPH_ORIGIN` through the glyph-user-to-surface
+/// matrix and advances the origin by its escapement.
+#[no_mangle]
+pub extern "C" fn vgDrawGlyph(
+    font: VGFont,
+    index: VGuint,
+    paint_modes: VGbitfield,
+    _allow_auto_hinting: VGboolean,
+) {
+    with_ctx((), |ctx| {
+        check_glyph_modes(paint_modes)?;
+        draw_glyph(ctx, font, index, paint_modes, [0.0, 0.0])
+    })
+}
+
+/// `vgDrawGlyphs`: draws `count` glyphs in turn, each advanced by its escapement plus the
+/// optional per-glyph adjustments.
+///
+/// # Safety
+///
+/// `indices` must point to `count` glyph indices, and each adjustment array, when not
+/// null, to `count` floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgDrawGlyphs(
+    font: VGFont,
+    count: VGint,
+    indices: *const VGuint,
+    adjustments_x: *const VGfloat,
+    adjustments_y: *const VGfloat,
+    paint_modes: VGbitfield,
+    _allow_auto_hinting: VGboolean,
+) {
+    with_ctx((), |ctx| {
+        let f = ctx.fonts.get(&font).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check_glyph_modes(paint_modes)?;
+        check(count > 0 && !indices.is_null(), VG_ILLEGAL_ARGUMENT_ERROR)?;
+        // SAFETY: the caller passes `count` values at each non-null pointer.
+        let (idx, ax, ay) = unsafe {
+            (
+                slice(indices, count)?,
+                if adjustments_x.is_null() {
+                    &[][..]
+                } else {
+                    slice(adjustments_x, count)?
+                },
+                if adjustments_y.is_null() {
+                    &[][..]
+                } else {
+                    slice(adjustments_y, count)?
+                },
+            )
+        };
+        // Every glyph must exist before any is drawn.
+        check(
+            idx.iter().all(|i| f.glyphs.contains_key(i)),
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        for (k, &i) in idx.iter().enumerate() {
+            let adjust = [
+                ax.get(k).copied().unwrap_or(0.0),
+                ay.get(k).copied().unwrap_or(0.0),
+            ];
+            draw_glyph(ctx, font, i, paint_modes, adjust)?;
         }
         Ok(())
     })

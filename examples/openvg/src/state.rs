@@ -382,6 +382,33 @@ pub struct Image {
     pub texture: u32,
 }
 
+/// What a glyph draws.
+#[derive(Clone, Debug)]
+pub enum GlyphShape {
+    /// A copy of the path given to `vgSetGlyphToPath` (`None`: an empty glyph).
+    Path(Option<PathData>),
+    /// The image given to `vgSetGlyphToImage` (`VG_INVALID_HANDLE`: an empty glyph).
+    Image(VGImage),
+}
+
+/// One glyph of a font.
+#[derive(Clone, Debug)]
+pub struct Glyph {
+    /// Its path or image.
+    pub shape: GlyphShape,
+    /// The glyph's own origin, placed at `VG_GLYPH_ORIGIN` when drawn.
+    pub origin: [f32; 2],
+    /// Added to `VG_GLYPH_ORIGIN` after drawing.
+    pub escapement: [f32; 2],
+}
+
+/// A font object: glyphs by index.
+#[derive(Clone, Debug, Default)]
+pub struct Font {
+    /// The glyphs defined so far.
+    pub glyphs: HashMap<u32, Glyph>,
+}
+
 /// Triangles of a tessellated path: user-space vertices and indices.
 pub type Mesh = lyon_tessellation::VertexBuffers<[f32; 2], u32>;
 
@@ -412,7 +439,9 @@ pub struct Context {
     pub renderer: Renderer,
     /// The last tessellation of each path's fill (`.1` = 0) and stroke (1), with the hash
     /// of everything it depends on, so a path redrawn unchanged is not tessellated again.
-    pub meshes: HashMap<(VGPath, u8), (u64, Mesh)>,
+    pub meshes: HashMap<(VGHandle, u32, u8), (u64, Mesh)>,
+    /// Fonts by handle.
+    pub fonts: HashMap<VGHandle, Font>,
 }
 
 /// Handles are unique across all contexts, so a handle of another context is a bad one.
@@ -439,6 +468,7 @@ impl Context {
             stroke_paint: VG_INVALID_HANDLE,
             renderer: Renderer::default(),
             meshes: HashMap::new(),
+            fonts: HashMap::new(),
         }
     }
 

@@ -747,6 +747,67 @@ fn masks_limit_drawing_to_their_coverage() {
 }
 
 #[test]
+fn glyphs_draw_at_the_glyph_origin_and_advance_it() {
+    let gfx = setup();
+    paint(RED, VG_FILL_PATH);
+    let font = vgCreateFont(2);
+    // Glyph 7: a 6×10 box whose own origin is (1, 0); escapement 8.
+    let bar = new_path();
+    vguRect(bar, 1.0, 0.0, 6.0, 10.0);
+    let (origin, escape) = ([1.0f32, 0.0], [8.0f32, 0.0]);
+    // SAFETY: 2 floats at each pointer.
+    unsafe { vgSetGlyphToPath(font, 7, bar, VG_FALSE, origin.as_ptr(), escape.as_ptr()) };
+    // Changing the path afterwards does not change the glyph (it holds a copy).
+    vguRect(bar, 50.0, 50.0, 5.0, 5.0);
+    // Glyph 9: a 2×2 image, origin (0, 0), escapement 3.
+    let img = vgCreateImage(VG_sRGBA_8888, 2, 2, VG_IMAGE_QUALITY_FASTER);
+    let white = [0xFFFF_FFFFu32; 4];
+    // SAFETY: 2 rows of 2 pixels, 8 bytes apart.
+    unsafe { vgImageSubData(img, white.as_ptr().cast(), 8, VG_sRGBA_8888, 0, 0, 2, 2) };
+    // SAFETY: 2 floats at each pointer.
+    unsafe { vgSetGlyphToImage(font, 9, img, [0.0, 0.0].as_ptr(), [3.0, 0.0].as_ptr()) };
+    assert_eq!(vgGetParameteri(font, VG_FONT_NUM_GLYPHS), 2);
+
+    // SAFETY: 2 floats.
+    unsafe { vgSetfv(VG_GLYPH_ORIGIN, 2, [20.0, 30.0].as_ptr()) };
+    let glyphs = [7u32, 7, 9];
+    let adjust_x = [0.0f32, 2.0, 0.0];
+    // SAFETY: 3 indices and 3 x adjustments; no y adjustments.
+    unsafe {
+        vgDrawGlyphs(
+            font,
+            3,
+            glyphs.as_ptr(),
+            adjust_x.as_ptr(),
+            ptr::null(),
+            VG_FILL_PATH,
+            VG_FALSE,
+        )
+    };
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    let px = pixels(&gfx);
+    // Boxes at x = 20..26 and 28..34 (origin 20, then 20 + 8), the image at 20 + 8 + 2 + 8.
+    assert_eq!(count(&px, RED), 2 * 60);
+    assert_eq!(bbox(&px, RED), (20, 30, 34, 40));
+    assert_eq!(bbox(&px, 0xFFFF_FFFF), (38, 30, 40, 32));
+    let mut at_now = [0.0f32; 2];
+    // SAFETY: room for 2 floats.
+    unsafe { vgGetfv(VG_GLYPH_ORIGIN, 2, at_now.as_mut_ptr()) };
+    assert_eq!(at_now, [41.0, 30.0]);
+
+    // An undefined glyph is an illegal argument; paint modes 0 only advance.
+    vgDrawGlyph(font, 3, VG_FILL_PATH, VG_FALSE);
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+    vgDrawGlyph(font, 7, 0, VG_FALSE);
+    // SAFETY: room for 2 floats.
+    unsafe { vgGetfv(VG_GLYPH_ORIGIN, 2, at_now.as_mut_ptr()) };
+    assert_eq!(at_now, [49.0, 30.0]);
+    vgClearGlyph(font, 7);
+    vgDestroyFont(font);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
+#[test]
 fn dashes_cover_the_on_fraction() {
     let gfx = setup();
     let path = new_path();
