@@ -26,8 +26,9 @@
 //! into triangles; colour, linear and radial gradient and pattern paints; images
 //! (`VG_*RGBA_8888` family) with sub-data, read-back and drawing through the image matrix;
 //! the matrix modes; `vgClear`; scissoring; masks and mask layers; pixel copies; fonts
-//! with path and image glyphs; parameters; the VGU shapes. Not implemented: filters,
-//! child images, path interpolation, length and point-along-path; antialiasing (every rendering quality draws aliased, so
+//! with path and image glyphs; path length, point along path, transform and
+//! interpolation; parameters; the VGU shapes. Not implemented: filters, child images;
+//! antialiasing (every rendering quality draws aliased, so
 //! pixel tests are exact); blend modes other than `VG_BLEND_SRC`, `VG_BLEND_SRC_OVER`
 //! and `VG_BLEND_ADDITIVE` (they draw as source-over); image modes other than normal; the
 //! colour transform; colour spaces (sRGB and linear formats are treated alike).
@@ -858,6 +859,179 @@ pub unsafe extern "C" fn vgPathTransformedBounds(
         let b = path::bounds(&path::transformed(&p.to_lyon(), &m));
         // SAFETY: the caller passes writable floats.
         unsafe { put_bounds(b, [min_x, min_y, width, height]) }
+    })
+}
+
+/// Flattening tolerance for path measurements, in user units.
+const MEASURE_TOLERANCE: f32 = 0.01;
+
+/// Checks a segment range of a path: `(first, count)` as indices.
+fn segment_range(p: &PathData, start: VGint, count: VGint) -> Result<(usize, usize), VGErrorCode> {
+    check(
+        start >= 0 && count > 0 && start as i64 + count as i64 <= p.segments.len() as i64,
+        VG_ILLEGAL_ARGUMENT_ERROR,
+    )?;
+    Ok((start as usize, count as usize))
+}
+
+/// `vgPathLength`: the length of `num_segments` segments from `start_segment` on
+/// (curves measured by flattening to 0.01 user units); −1 on error.
+#[no_mangle]
+pub extern "C" fn vgPathLength(path: VGPath, start_segment: VGint, num_segments: VGint) -> VGfloat {
+    with_ctx(-1.0, |ctx| {
+        let p = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check(
+            p.caps & VG_PATH_CAPABILITY_PATH_LENGTH != 0,
+            VG_PATH_CAPABILITY_ERROR,
+        )?;
+        let (first, count) = segment_range(p, start_segment, num_segments)?;
+        Ok(p.length(first, count, MEASURE_TOLERANCE))
+    })
+}
+
+/// `vgPointAlongPath`: the point and unit tangent at `distance` along the segment range
+/// (clamped to its ends); each out-pointer may be null.
+///
+/// # Safety
+///
+/// Each non-null pointer must be a writable float.
+#[no_mangle]
+pub unsafe extern "C" fn vgPointAlongPath(
+    path: VGPath,
+    start_segment: VGint,
+    num_segments: VGint,
+    distance: VGfloat,
+    x: *mut VGfloat,
+    y: *mut VGfloat,
+    tangent_x: *mut VGfloat,
+    tangent_y: *mut VGfloat,
+) {
+    with_ctx((), |ctx| {
+        let p = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?;
+        let want_point = !x.is_null() && !y.is_null();
+        let want_tangent = !tangent_x.is_null() && !tangent_y.is_null();
+        check(
+            (!want_point || p.caps & VG_PATH_CAPABILITY_POINT_ALONG_PATH != 0)
+                && (!want_tangent || p.caps & VG_PATH_CAPABILITY_TANGENT_ALONG_PATH != 0),
+            VG_PATH_CAPABILITY_ERROR,
+        )?;
+        let (first, count) = segment_range(p, start_segment, num_segments)?;
+        let outs = [x, y, tangent_x, tangent_y];
+        check(
+            outs.iter().all(|o| o.is_null() || aligned(*o, 4)),
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let (pt, t) = p
+            .point_along(first, count, distance, MEASURE_TOLERANCE)
+            .unwrap_or((
+                lyon_path::math::point(0.0, 0.0),
+                lyon_path::math::vector(1.0, 0.0),
+            ));
+        for (o, v) in outs.iter().zip([pt.x, pt.y, t.x, t.y]) {
+            if !o.is_null() {
+                // SAFETY: checked non-null and aligned; the caller guarantees writable.
+                unsafe { **o = v };
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `vgTransformPath`: appends `src` mapped through the path-user-to-surface matrix to
+/// `dst`, as absolute moves, lines, quadratic and cubic Béziers and closes (arcs become
+/// cubic Béziers).
+#[no_mangle]
+pub extern "C" fn vgTransformPath(dst: VGPath, src: VGPath) {
+    with_ctx((), |ctx| {
+        let m = ctx.matrix(VG_MATRIX_PATH_USER_TO_SURFACE);
+        let s = ctx.paths.get(&src).ok_or(VG_BAD_HANDLE_ERROR)?;
+        let d = ctx.paths.get(&dst).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check(
+            s.caps & VG_PATH_CAPABILITY_TRANSFORM_FROM != 0
+                && d.caps & VG_PATH_CAPABILITY_TRANSFORM_TO != 0,
+            VG_PATH_CAPABILITY_ERROR,
+        )?;
+        let (mut segs, mut vals) = (Vec::new(), Vec::new());
+        let mut put = |seg: u8, pts: &[lyon_path::math::Point]| {
+            segs.push(seg);
+            for p in pts {
+                let (x, y) = m.apply(p.x, p.y);
+                vals.extend([x, y]);
+            }
+        };
+        s.walk(|_, op| match op {
+            path::Op::Begin(p) => put(VG_MOVE_TO_ABS, &[p]),
+            path::Op::Line(_, p) => put(VG_LINE_TO_ABS, &[p]),
+            path::Op::Quad(_, c, p) => put(VG_QUAD_TO_ABS, &[c, p]),
+            path::Op::Cubic(_, c1, c2, p) => put(VG_CUBIC_TO_ABS, &[c1, c2, p]),
+            path::Op::End { close: true, .. } => put(VG_CLOSE_PATH, &[]),
+            path::Op::End { .. } => {}
+        });
+        if let Some(d) = ctx.paths.get_mut(&dst) {
+            d.append_user(&segs, &vals);
+        }
+        Ok(())
+    })
+}
+
+/// `vgInterpolatePath`: appends to `dst` the blend `start + (end − start)·amount` of two
+/// paths whose canonical forms (absolute; horizontal and vertical lines as lines, smooth
+/// curves as full ones) have the same segment types; `VG_FALSE` when they do not.
+#[no_mangle]
+pub extern "C" fn vgInterpolatePath(
+    dst: VGPath,
+    start: VGPath,
+    end: VGPath,
+    amount: VGfloat,
+) -> VGboolean {
+    with_ctx(VG_FALSE, |ctx| {
+        let a = ctx.paths.get(&start).ok_or(VG_BAD_HANDLE_ERROR)?;
+        let b = ctx.paths.get(&end).ok_or(VG_BAD_HANDLE_ERROR)?;
+        let d = ctx.paths.get(&dst).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check(
+            a.caps & VG_PATH_CAPABILITY_INTERPOLATE_FROM != 0
+                && b.caps & VG_PATH_CAPABILITY_INTERPOLATE_FROM != 0
+                && d.caps & VG_PATH_CAPABILITY_INTERPOLATE_TO != 0,
+            VG_PATH_CAPABILITY_ERROR,
+        )?;
+        let (sa, va) = a.canonical();
+        let (sb, vb) = b.canonical();
+        if sa != sb {
+            return Ok(VG_FALSE);
+        }
+        let vals: Vec<f32> = va
+            .iter()
+            .zip(&vb)
+            .map(|(x, y)| x + (y - x) * amount)
+            .collect();
+        if let Some(d) = ctx.paths.get_mut(&dst) {
+            d.append_user(&sa, &vals);
+        }
+        Ok(VG_TRUE)
+    })
+}
+
+/// `vgHardwareQuery`: this library accelerates every image format and path datatype
+/// (`VG_HARDWARE_ACCELERATED`, 0x2200) it supports, the others are
+/// `VG_HARDWARE_UNACCELERATED` (0x2201).
+#[no_mangle]
+pub extern "C" fn vgHardwareQuery(key: VGenum, setting: VGint) -> VGenum {
+    const ACCELERATED: VGenum = 0x2200;
+    const UNACCELERATED: VGenum = 0x2201;
+    with_ctx(UNACCELERATED, |_| match key {
+        // VG_IMAGE_FORMAT_QUERY
+        0x2100 => Ok(if pixels::supported(setting) {
+            ACCELERATED
+        } else {
+            UNACCELERATED
+        }),
+        // VG_PATH_DATATYPE_QUERY
+        0x2101 => Ok(if path::datatype_size(setting).is_some() {
+            ACCELERATED
+        } else {
+            UNACCELERATED
+        }),
+        _ => Err(VG_ILLEGAL_ARGUMENT_ERROR),
     })
 }
 

@@ -808,6 +808,52 @@ fn glyphs_draw_at_the_glyph_origin_and_advance_it() {
 }
 
 #[test]
+fn path_measures_transform_and_interpolation() {
+    let gfx = setup();
+    let a = new_path();
+    vguRect(a, 0.0, 0.0, 30.0, 40.0);
+    assert!((vgPathLength(a, 0, 5) - 140.0).abs() < 1e-3);
+    let (mut x, mut y, mut tx, mut ty) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    // SAFETY: four writable floats.
+    unsafe { vgPointAlongPath(a, 0, 5, 45.0, &mut x, &mut y, &mut tx, &mut ty) };
+    assert_eq!((x, y, tx, ty), (30.0, 15.0, 0.0, 1.0));
+    let circle = new_path();
+    vguEllipse(circle, 0.0, 0.0, 20.0, 20.0);
+    let c = vgPathLength(circle, 0, 4);
+    // Measured 62.759 vs 20π = 62.832 (−0.12 %): arcs become cubic Béziers, then lines.
+    assert!(
+        (c / (20.0 * std::f32::consts::PI) - 1.0).abs() < 2e-3,
+        "{c}"
+    );
+    vgPathLength(a, 3, 5);
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+
+    // vgTransformPath bakes the matrix in: drawn with the identity it lands where `a`
+    // drawn through the matrix would.
+    vgTranslate(50.0, 20.0);
+    vgScale(2.0, 1.0);
+    let t = new_path();
+    vgTransformPath(t, a);
+    vgLoadIdentity();
+    assert_eq!(bounds(t, false), [50.0, 20.0, 60.0, 40.0]);
+
+    // Halfway between a 10×10 and a 30×50 square at the origin: 20×30.
+    let small = new_path();
+    vguRect(small, 0.0, 0.0, 10.0, 10.0);
+    let big = new_path();
+    vguRect(big, 0.0, 0.0, 30.0, 50.0);
+    let mid = new_path();
+    assert_eq!(vgInterpolatePath(mid, small, big, 0.5), VG_TRUE);
+    assert_eq!(bounds(mid, false), [0.0, 0.0, 20.0, 30.0]);
+    paint(RED, VG_FILL_PATH);
+    vgDrawPath(mid, VG_FILL_PATH);
+    assert_eq!(count(&pixels(&gfx), RED), 600);
+    // A circle and a rectangle do not interpolate.
+    assert_eq!(vgInterpolatePath(mid, small, circle, 0.5), VG_FALSE);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
+#[test]
 fn dashes_cover_the_on_fraction() {
     let gfx = setup();
     let path = new_path();
