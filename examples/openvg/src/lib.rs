@@ -27,8 +27,8 @@
 //! (`VG_*RGBA_8888` family) with sub-data, read-back and drawing through the image matrix;
 //! the matrix modes; `vgClear`; scissoring; masks and mask layers; pixel copies; fonts
 //! with path and image glyphs; path length, point along path, transform and
-//! interpolation; parameters; the VGU shapes. Not implemented: filters, child images;
-//! antialiasing (every rendering quality draws aliased, so
+//! interpolation; child images (as copies); the image filters (on the CPU); parameters;
+//! the VGU shapes and warps. Not implemented: antialiasing (every rendering quality draws aliased, so
 //! pixel tests are exact); blend modes other than `VG_BLEND_SRC`, `VG_BLEND_SRC_OVER`
 //! and `VG_BLEND_ADDITIVE` (they draw as source-over); image modes other than normal; the
 //! colour transform; colour spaces (sRGB and linear formats are treated alike).
@@ -56,6 +56,7 @@
 #![allow(non_snake_case)]
 
 pub mod consts;
+pub mod filters;
 pub mod gl;
 pub mod matrix;
 pub mod path;
@@ -1411,6 +1412,7 @@ pub extern "C" fn vgCreateImage(
                 height,
                 pixels: px,
                 texture,
+                parent: VG_INVALID_HANDLE,
             },
         );
         Ok(h)
@@ -1868,6 +1870,332 @@ pub extern "C" fn vgClear(x: VGint, y: VGint, width: VGint, height: VGint) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Child images and filters
+// ---------------------------------------------------------------------------------------
+
+/// `vgChildImage`: a new image holding a copy of the parent's rectangle. Unlike the
+/// specification's children it does not share storage: later writes to either are not
+/// seen by the other.
+#[no_mangle]
+pub extern "C" fn vgChildImage(
+    parent: VGImage,
+    x: VGint,
+    y: VGint,
+    width: VGint,
+    height: VGint,
+) -> VGImage {
+    with_ctx(VG_INVALID_HANDLE, |ctx| {
+        let p = ctx.images.get(&parent).ok_or(VG_BAD_HANDLE_ERROR)?;
+        check(
+            x >= 0
+                && y >= 0
+                && width > 0
+                && height > 0
+                && x as i64 + width as i64 <= p.width as i64
+                && y as i64 + height as i64 <= p.height as i64,
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let mut px = Vec::with_capacity(width as usize * height as usize * 4);
+        for row in y..y + height {
+            let i = (row as usize * p.width as usize + x as usize) * 4;
+            px.extend_from_slice(&p.pixels[i..i + width as usize * 4]);
+        }
+        let format = p.format;
+        let texture = Renderer::create_texture(width, height, &px, gl::GL_NEAREST);
+        let h = state::new_handle();
+        ctx.images.insert(
+            h,
+            Image {
+                format,
+                width,
+                height,
+                pixels: px,
+                texture,
+                parent,
+            },
+        );
+        Ok(h)
+    })
+}
+
+/// `vgGetParent`: the image a child was made from, or the image itself when it has none
+/// (or its parent was destroyed).
+#[no_mangle]
+pub extern "C" fn vgGetParent(image: VGImage) -> VGImage {
+    with_ctx(VG_INVALID_HANDLE, |ctx| {
+        let img = ctx.images.get(&image).ok_or(VG_BAD_HANDLE_ERROR)?;
+        Ok(if ctx.images.contains_key(&img.parent) {
+            img.parent
+        } else {
+            image
+        })
+    })
+}
+
+/// Runs a filter from `src` into `dst` over the region both cover from (0, 0): `f(src,
+/// x, y)` gives each destination pixel. The images must differ.
+fn filter(
+    ctx: &mut Context,
+    dst: VGImage,
+    src: VGImage,
+    f: &mut dyn FnMut(&filters::Src, i32, i32) -> [f32; 4],
+) -> Result<(), VGErrorCode> {
+    let s = ctx.images.get(&src).ok_or(VG_BAD_HANDLE_ERROR)?;
+    let d = ctx.images.get(&dst).ok_or(VG_BAD_HANDLE_ERROR)?;
+    check(src != dst, VG_ILLEGAL_ARGUMENT_ERROR)?;
+    let (w, h) = (s.width.min(d.width), s.height.min(d.height));
+    let view = filters::Src {
+        pixels: &s.pixels,
+        width: s.width,
+        height: s.height,
+    };
+    let px = filters::generate(w, h, |x, y| f(&view, x, y));
+    if let Some(d) = ctx.images.get_mut(&dst) {
+        put_image(d, 0, 0, w, h, &px);
+    }
+    Ok(())
+}
+
+/// `vgColorMatrix`: `dst = M · (r, g, b, a, 1)` per pixel, M 4×5 column-major.
+///
+/// # Safety
+///
+/// `matrix` must point to 20 floats.
+#[no_mangle]
+pub unsafe extern "C" fn vgColorMatrix(dst: VGImage, src: VGImage, matrix: *const VGfloat) {
+    with_ctx((), |ctx| {
+        check(!matrix.is_null(), VG_ILLEGAL_ARGUMENT_ERROR)?;
+        // SAFETY: the caller passes 20 floats.
+        let m = unsafe { slice(matrix, 20) }?.to_vec();
+        filter(ctx, dst, src, &mut |s, x, y| {
+            filters::color_matrix(&m, s.at(x, y, VG_TILE_PAD, [0.0; 4]))
+        })
+    })
+}
+
+fn tiling_ok(tiling: VGenum) -> Result<(), VGErrorCode> {
+    check(
+        (VG_TILE_FILL..=VG_TILE_REFLECT).contains(&tiling),
+        VG_ILLEGAL_ARGUMENT_ERROR,
+    )
+}
+
+fn tile_fill(ctx: &Context) -> [f32; 4] {
+    let t = ctx.params.get(VG_TILE_FILL_COLOR);
+    [t[0], t[1], t[2], t[3]]
+}
+
+/// `vgConvolve`: a `kernel_width × kernel_height` integer kernel (column-major), shifted,
+/// scaled and biased, edges by `tiling`.
+///
+/// # Safety
+///
+/// `kernel` must point to `kernel_width · kernel_height` shorts.
+#[no_mangle]
+pub unsafe extern "C" fn vgConvolve(
+    dst: VGImage,
+    src: VGImage,
+    kernel_width: VGint,
+    kernel_height: VGint,
+    shift_x: VGint,
+    shift_y: VGint,
+    kernel: *const VGshort,
+    scale: VGfloat,
+    bias: VGfloat,
+    tiling: VGenum,
+) {
+    with_ctx((), |ctx| {
+        tiling_ok(tiling)?;
+        check(
+            (1..=7).contains(&kernel_width)
+                && (1..=7).contains(&kernel_height)
+                && !kernel.is_null(),
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        // SAFETY: the caller passes kernel_width · kernel_height shorts.
+        let k = unsafe { slice(kernel, kernel_width * kernel_height) }?.to_vec();
+        let fill = tile_fill(ctx);
+        let kf = |i: i32, j: i32| k[(i * kernel_height + j) as usize] as f32;
+        filter(ctx, dst, src, &mut |s, x, y| {
+            filters::convolve_at(
+                s,
+                x,
+                y,
+                (kernel_width, kernel_height),
+                (shift_x, shift_y),
+                &kf,
+                scale,
+                bias,
+                tiling,
+                fill,
+            )
+        })
+    })
+}
+
+/// `vgSeparableConvolve`: the convolution with kernel `kx[i] · ky[j]`.
+///
+/// # Safety
+///
+/// `kernel_x` and `kernel_y` must point to `kernel_width` and `kernel_height` shorts.
+#[no_mangle]
+pub unsafe extern "C" fn vgSeparableConvolve(
+    dst: VGImage,
+    src: VGImage,
+    kernel_width: VGint,
+    kernel_height: VGint,
+    shift_x: VGint,
+    shift_y: VGint,
+    kernel_x: *const VGshort,
+    kernel_y: *const VGshort,
+    scale: VGfloat,
+    bias: VGfloat,
+    tiling: VGenum,
+) {
+    with_ctx((), |ctx| {
+        tiling_ok(tiling)?;
+        check(
+            (1..=15).contains(&kernel_width)
+                && (1..=15).contains(&kernel_height)
+                && !kernel_x.is_null()
+                && !kernel_y.is_null(),
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        // SAFETY: the caller passes the two kernels.
+        let (kx, ky) = unsafe {
+            (
+                slice(kernel_x, kernel_width)?.to_vec(),
+                slice(kernel_y, kernel_height)?.to_vec(),
+            )
+        };
+        let fill = tile_fill(ctx);
+        let kf = |i: i32, j: i32| kx[i as usize] as f32 * ky[j as usize] as f32;
+        filter(ctx, dst, src, &mut |s, x, y| {
+            filters::convolve_at(
+                s,
+                x,
+                y,
+                (kernel_width, kernel_height),
+                (shift_x, shift_y),
+                &kf,
+                scale,
+                bias,
+                tiling,
+                fill,
+            )
+        })
+    })
+}
+
+/// `vgGaussianBlur`: a separable Gaussian of the given standard deviations (radius 3σ).
+#[no_mangle]
+pub extern "C" fn vgGaussianBlur(
+    dst: VGImage,
+    src: VGImage,
+    std_dev_x: VGfloat,
+    std_dev_y: VGfloat,
+    tiling: VGenum,
+) {
+    with_ctx((), |ctx| {
+        tiling_ok(tiling)?;
+        check(
+            std_dev_x > 0.0 && std_dev_y > 0.0 && std_dev_x <= 16.0 && std_dev_y <= 16.0,
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        let (gx, gy) = (filters::gaussian(std_dev_x), filters::gaussian(std_dev_y));
+        let (kw, kh) = (gx.len() as i32, gy.len() as i32);
+        let fill = tile_fill(ctx);
+        let kf = |i: i32, j: i32| gx[i as usize] * gy[j as usize];
+        filter(ctx, dst, src, &mut |s, x, y| {
+            filters::convolve_at(
+                s,
+                x,
+                y,
+                (kw, kh),
+                (kw / 2, kh / 2),
+                &kf,
+                1.0,
+                0.0,
+                tiling,
+                fill,
+            )
+        })
+    })
+}
+
+/// `vgLookup`: each channel through its own 256-entry table.
+///
+/// # Safety
+///
+/// Each table must point to 256 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn vgLookup(
+    dst: VGImage,
+    src: VGImage,
+    red: *const VGubyte,
+    green: *const VGubyte,
+    blue: *const VGubyte,
+    alpha: *const VGubyte,
+    _output_linear: VGboolean,
+    _output_premultiplied: VGboolean,
+) {
+    with_ctx((), |ctx| {
+        check(
+            [red, green, blue, alpha].iter().all(|p| !p.is_null()),
+            VG_ILLEGAL_ARGUMENT_ERROR,
+        )?;
+        // SAFETY: the caller passes 256 bytes per table.
+        let luts = unsafe {
+            [
+                slice(red, 256)?.to_vec(),
+                slice(green, 256)?.to_vec(),
+                slice(blue, 256)?.to_vec(),
+                slice(alpha, 256)?.to_vec(),
+            ]
+        };
+        filter(ctx, dst, src, &mut |s, x, y| {
+            let c = filters::to_u8(s.at(x, y, VG_TILE_PAD, [0.0; 4]));
+            [0, 1, 2, 3].map(|k| luts[k][c[k] as usize] as f32 / 255.0)
+        })
+    })
+}
+
+/// `vgLookupSingle`: one channel (`VG_RED` 8, `VG_GREEN` 4, `VG_BLUE` 2, `VG_ALPHA` 1)
+/// through a 256-entry table of 0xRRGGBBAA colours.
+///
+/// # Safety
+///
+/// `table` must point to 256 integers.
+#[no_mangle]
+pub unsafe extern "C" fn vgLookupSingle(
+    dst: VGImage,
+    src: VGImage,
+    table: *const VGuint,
+    source_channel: VGenum,
+    _output_linear: VGboolean,
+    _output_premultiplied: VGboolean,
+) {
+    with_ctx((), |ctx| {
+        let channel = match source_channel {
+            8 => 0,
+            4 => 1,
+            2 => 2,
+            1 => 3,
+            _ => return Err(VG_ILLEGAL_ARGUMENT_ERROR),
+        };
+        check(!table.is_null(), VG_ILLEGAL_ARGUMENT_ERROR)?;
+        // SAFETY: the caller passes 256 integers.
+        let lut = unsafe { slice(table, 256) }?.to_vec();
+        filter(ctx, dst, src, &mut |s, x, y| {
+            let c = filters::to_u8(s.at(x, y, VG_TILE_PAD, [0.0; 4]));
+            lut[c[channel] as usize]
+                .to_be_bytes()
+                .map(|b| b as f32 / 255.0)
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------
 // Masks
 // ---------------------------------------------------------------------------------------
 
@@ -2024,6 +2352,7 @@ pub extern "C" fn vgCreateMaskLayer(width: VGint, height: VGint) -> VGMaskLayer 
                 height,
                 pixels: px,
                 texture,
+                parent: VG_INVALID_HANDLE,
             },
         );
         Ok(h)
@@ -2549,6 +2878,106 @@ pub extern "C" fn vguArc(
     }
     let (segs, vals) = path::vgu_arc(x, y, width, height, start_angle, angle_extent, arc_type);
     vgu_append(path, &segs, &vals)
+}
+
+/// Writes a warp matrix (9 floats) for the VGU warp functions.
+///
+/// # Safety
+///
+/// `out` must be null (rejected) or point to room for 9 floats.
+unsafe fn put_warp(m: Option<[f32; 9]>, out: *mut VGfloat) -> VGUErrorCode {
+    if !aligned(out, 4) {
+        return VGU_ILLEGAL_ARGUMENT_ERROR;
+    }
+    let Some(m) = m else {
+        return VGU_BAD_WARP_ERROR;
+    };
+    // SAFETY: checked non-null and aligned; the caller gives room for 9 floats.
+    unsafe { std::ptr::copy_nonoverlapping(m.as_ptr(), out, 9) };
+    VGU_NO_ERROR
+}
+
+/// `vguComputeWarpSquareToQuad`: the projective matrix taking the unit square's corners
+/// (0,0), (1,0), (0,1), (1,1) to the four points.
+///
+/// # Safety
+///
+/// `matrix` must have room for 9 floats.
+#[no_mangle]
+pub unsafe extern "C" fn vguComputeWarpSquareToQuad(
+    dx0: VGfloat,
+    dy0: VGfloat,
+    dx1: VGfloat,
+    dy1: VGfloat,
+    dx2: VGfloat,
+    dy2: VGfloat,
+    dx3: VGfloat,
+    dy3: VGfloat,
+    matrix: *mut VGfloat,
+) -> VGUErrorCode {
+    let m = filters::square_to_quad([[dx0, dy0], [dx1, dy1], [dx2, dy2], [dx3, dy3]]);
+    // SAFETY: passed through from the caller's contract.
+    unsafe { put_warp(m, matrix) }
+}
+
+/// `vguComputeWarpQuadToSquare`: the inverse of the square-to-quad warp.
+///
+/// # Safety
+///
+/// `matrix` must have room for 9 floats.
+#[no_mangle]
+pub unsafe extern "C" fn vguComputeWarpQuadToSquare(
+    sx0: VGfloat,
+    sy0: VGfloat,
+    sx1: VGfloat,
+    sy1: VGfloat,
+    sx2: VGfloat,
+    sy2: VGfloat,
+    sx3: VGfloat,
+    sy3: VGfloat,
+    matrix: *mut VGfloat,
+) -> VGUErrorCode {
+    let m = filters::square_to_quad([[sx0, sy0], [sx1, sy1], [sx2, sy2], [sx3, sy3]])
+        .and_then(|m| Mat3(m).inverse())
+        .map(|m| m.0);
+    // SAFETY: passed through from the caller's contract.
+    unsafe { put_warp(m, matrix) }
+}
+
+/// `vguComputeWarpQuadToQuad`: source quad → unit square → destination quad.
+///
+/// # Safety
+///
+/// `matrix` must have room for 9 floats.
+#[no_mangle]
+pub unsafe extern "C" fn vguComputeWarpQuadToQuad(
+    dx0: VGfloat,
+    dy0: VGfloat,
+    dx1: VGfloat,
+    dy1: VGfloat,
+    dx2: VGfloat,
+    dy2: VGfloat,
+    dx3: VGfloat,
+    dy3: VGfloat,
+    sx0: VGfloat,
+    sy0: VGfloat,
+    sx1: VGfloat,
+    sy1: VGfloat,
+    sx2: VGfloat,
+    sy2: VGfloat,
+    sx3: VGfloat,
+    sy3: VGfloat,
+    matrix: *mut VGfloat,
+) -> VGUErrorCode {
+    let to_square = filters::square_to_quad([[sx0, sy0], [sx1, sy1], [sx2, sy2], [sx3, sy3]])
+        .and_then(|m| Mat3(m).inverse());
+    let to_quad = filters::square_to_quad([[dx0, dy0], [dx1, dy1], [dx2, dy2], [dx3, dy3]]);
+    let m = match (to_quad, to_square) {
+        (Some(q), Some(s)) => Some(Mat3(q).mul(&s).0),
+        _ => None,
+    };
+    // SAFETY: passed through from the caller's contract.
+    unsafe { put_warp(m, matrix) }
 }
 
 /// The C type of the returned strings, for callers of [`vgGetString`] in Rust.

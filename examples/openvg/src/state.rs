@@ -380,6 +380,8 @@ pub struct Image {
     pub pixels: Vec<u8>,
     /// The GL texture (RGBA8, nearest filtering).
     pub texture: u32,
+    /// The image `vgChildImage` made this one from (`VG_INVALID_HANDLE`: none).
+    pub parent: VGImage,
 }
 
 /// What a glyph draws.

@@ -853,6 +853,138 @@ fn path_measures_transform_and_interpolation() {
     assert_eq!(vgGetError(), VG_NO_ERROR);
 }
 
+/// An 8×8 image of `format` from 0xRRGGBBAA words, bottom row first.
+fn image_of(px: &[u32; 64]) -> VGImage {
+    let img = vgCreateImage(VG_sRGBA_8888, 8, 8, VG_IMAGE_QUALITY_FASTER);
+    // SAFETY: 8 rows of 8 pixels, 32 bytes apart.
+    unsafe { vgImageSubData(img, px.as_ptr().cast(), 32, VG_sRGBA_8888, 0, 0, 8, 8) };
+    img
+}
+
+fn image_pixels(img: VGImage) -> [u32; 64] {
+    let mut out = [0u32; 64];
+    // SAFETY: room for 8 rows of 8 pixels.
+    unsafe { vgGetImageSubData(img, out.as_mut_ptr().cast(), 32, VG_sRGBA_8888, 0, 0, 8, 8) };
+    out
+}
+
+#[test]
+fn filters_child_images_and_warps() {
+    let _gfx = setup();
+    // One opaque white pixel at (3, 4) on transparent black.
+    let mut px = [0u32; 64];
+    px[4 * 8 + 3] = 0xFFFF_FFFF;
+    let src = image_of(&px);
+    let dst = vgCreateImage(VG_sRGBA_8888, 8, 8, VG_IMAGE_QUALITY_FASTER);
+
+    // A 3×1 box kernel shifted by 1 spreads the pixel over x = 2..4.
+    let k = [1i16, 1, 1];
+    // SAFETY: 3 shorts.
+    unsafe { vgConvolve(dst, src, 3, 1, 1, 0, k.as_ptr(), 1.0, 0.0, VG_TILE_FILL) };
+    let out = image_pixels(dst);
+    let lit: Vec<usize> = (0..64).filter(|&i| out[i] == 0xFFFF_FFFF).collect();
+    assert_eq!(lit, vec![4 * 8 + 2, 4 * 8 + 3, 4 * 8 + 4]);
+
+    // A Gaussian keeps the total (no energy leaves an 8×8 image around a centre pixel
+    // for σ = 0.8 with zero fill), peaked at the pixel.
+    vgGaussianBlur(dst, src, 0.8, 0.8, VG_TILE_FILL);
+    let out = image_pixels(dst);
+    let total: u32 = out.iter().map(|p| p >> 24).sum();
+    assert!((250..=262).contains(&total), "{total}");
+    assert_eq!(out.iter().max_by_key(|p| *p >> 24), Some(&out[4 * 8 + 3]));
+
+    // A colour matrix that keeps only green, and a lookup that inverts red.
+    let mut m = [0.0f32; 20];
+    (m[5], m[15]) = (1.0, 1.0);
+    // SAFETY: 20 floats.
+    unsafe { vgColorMatrix(dst, src, m.as_ptr()) };
+    assert_eq!(image_pixels(dst)[4 * 8 + 3], 0x00FF_00FF);
+    let ident: Vec<u8> = (0..=255).collect();
+    let invert: Vec<u8> = (0..=255).rev().collect();
+    // SAFETY: four 256-byte tables.
+    unsafe {
+        vgLookup(
+            dst,
+            src,
+            invert.as_ptr(),
+            ident.as_ptr(),
+            ident.as_ptr(),
+            ident.as_ptr(),
+            0,
+            0,
+        )
+    };
+    let out = image_pixels(dst);
+    assert_eq!((out[0], out[4 * 8 + 3]), (0xFF00_0000, 0x00FF_FFFF));
+    let table: Vec<u32> = (0..256u32).map(|i| (i << 8) | 0xFF).collect();
+    // SAFETY: 256 integers.
+    unsafe { vgLookupSingle(dst, src, table.as_ptr(), 8, 0, 0) };
+    assert_eq!(image_pixels(dst)[4 * 8 + 3], 0x0000_FFFF);
+    // Source and destination must differ.
+    vgGaussianBlur(src, src, 1.0, 1.0, VG_TILE_PAD);
+    assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
+
+    // A child image copies its parent's rectangle and names its parent.
+    let child = vgChildImage(src, 2, 3, 4, 4);
+    assert_eq!(vgGetParent(child), src);
+    assert_eq!(vgGetParent(src), src);
+    let mut c = [0u32; 16];
+    // SAFETY: room for 4 rows of 4 pixels.
+    unsafe { vgGetImageSubData(child, c.as_mut_ptr().cast(), 16, VG_sRGBA_8888, 0, 0, 4, 4) };
+    assert_eq!(c[4 + 1], 0xFFFF_FFFF);
+    assert_eq!(c.iter().filter(|&&p| p != 0).count(), 1);
+
+    // Warps map corners; a degenerate quad is a bad warp.
+    let mut w = [0.0f32; 9];
+    // SAFETY: room for 9 floats.
+    let e = unsafe {
+        vguComputeWarpSquareToQuad(
+            10.0,
+            10.0,
+            50.0,
+            20.0,
+            5.0,
+            40.0,
+            60.0,
+            70.0,
+            w.as_mut_ptr(),
+        )
+    };
+    assert_eq!(e, VGU_NO_ERROR);
+    let (x, y) = OpenVG::matrix::Mat3(w).apply(1.0, 1.0);
+    assert!((x - 60.0).abs() < 1e-3 && (y - 70.0).abs() < 1e-3);
+    // SAFETY: room for 9 floats.
+    let e = unsafe {
+        vguComputeWarpQuadToQuad(
+            0.0,
+            0.0,
+            2.0,
+            0.0,
+            0.0,
+            2.0,
+            2.0,
+            2.0,
+            0.0,
+            0.0,
+            1.0,
+            0.0,
+            0.0,
+            1.0,
+            1.0,
+            1.0,
+            w.as_mut_ptr(),
+        )
+    };
+    assert_eq!(e, VGU_NO_ERROR);
+    assert_eq!(OpenVG::matrix::Mat3(w).apply(0.5, 0.25), (1.0, 0.5));
+    // SAFETY: room for 9 floats.
+    let e = unsafe {
+        vguComputeWarpQuadToSquare(1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, w.as_mut_ptr())
+    };
+    assert_eq!(e, VGU_BAD_WARP_ERROR);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
 #[test]
 fn dashes_cover_the_on_fraction() {
     let gfx = setup();
@@ -901,13 +1033,113 @@ fn round_rect_and_arc_shapes_fill_their_area() {
     assert_eq!(bbox(&px, RED).1, 64);
 }
 
+/// Every function of Khronos' `openvg.h` (87) and `vgu.h` (9), OpenVG 1.1.
+const OPENVG_1_1_FUNCTIONS: [&str; 96] = [
+    "vgGetError",
+    "vgFlush",
+    "vgFinish",
+    "vgSetf",
+    "vgSeti",
+    "vgSetfv",
+    "vgSetiv",
+    "vgGetf",
+    "vgGeti",
+    "vgGetVectorSize",
+    "vgGetfv",
+    "vgGetiv",
+    "vgSetParameterf",
+    "vgSetParameteri",
+    "vgSetParameterfv",
+    "vgSetParameteriv",
+    "vgGetParameterf",
+    "vgGetParameteri",
+    "vgGetParameterVectorSize",
+    "vgGetParameterfv",
+    "vgGetParameteriv",
+    "vgLoadIdentity",
+    "vgLoadMatrix",
+    "vgGetMatrix",
+    "vgMultMatrix",
+    "vgTranslate",
+    "vgScale",
+    "vgShear",
+    "vgRotate",
+    "vgMask",
+    "vgRenderToMask",
+    "vgCreateMaskLayer",
+    "vgDestroyMaskLayer",
+    "vgFillMaskLayer",
+    "vgCopyMask",
+    "vgClear",
+    "vgCreatePath",
+    "vgClearPath",
+    "vgDestroyPath",
+    "vgRemovePathCapabilities",
+    "vgGetPathCapabilities",
+    "vgAppendPath",
+    "vgAppendPathData",
+    "vgModifyPathCoords",
+    "vgTransformPath",
+    "vgInterpolatePath",
+    "vgPathLength",
+    "vgPointAlongPath",
+    "vgPathBounds",
+    "vgPathTransformedBounds",
+    "vgDrawPath",
+    "vgCreatePaint",
+    "vgDestroyPaint",
+    "vgSetPaint",
+    "vgGetPaint",
+    "vgSetColor",
+    "vgGetColor",
+    "vgPaintPattern",
+    "vgCreateImage",
+    "vgDestroyImage",
+    "vgClearImage",
+    "vgImageSubData",
+    "vgGetImageSubData",
+    "vgChildImage",
+    "vgGetParent",
+    "vgCopyImage",
+    "vgDrawImage",
+    "vgSetPixels",
+    "vgWritePixels",
+    "vgGetPixels",
+    "vgReadPixels",
+    "vgCopyPixels",
+    "vgCreateFont",
+    "vgDestroyFont",
+    "vgSetGlyphToPath",
+    "vgSetGlyphToImage",
+    "vgClearGlyph",
+    "vgDrawGlyph",
+    "vgDrawGlyphs",
+    "vgColorMatrix",
+    "vgConvolve",
+    "vgSeparableConvolve",
+    "vgGaussianBlur",
+    "vgLookup",
+    "vgLookupSingle",
+    "vgHardwareQuery",
+    "vgGetString",
+    "vguLine",
+    "vguPolygon",
+    "vguRect",
+    "vguRoundRect",
+    "vguEllipse",
+    "vguArc",
+    "vguComputeWarpQuadToSquare",
+    "vguComputeWarpSquareToQuad",
+    "vguComputeWarpQuadToQuad",
+];
+
 extern "C" {
     fn dlopen(filename: *const std::os::raw::c_char, flag: i32) -> *mut c_void;
     fn dlsym(handle: *mut c_void, symbol: *const std::os::raw::c_char) -> *mut c_void;
 }
 
 #[test]
-fn the_cdylib_exports_the_c_entry_points_under_its_soname() {
+fn the_cdylib_exports_every_openvg_1_1_function_under_its_soname() {
     const RTLD_NOW: i32 = 2;
     const RTLD_NOLOAD: i32 = 4;
     // target/debug/deps/<test> → target/debug/deps/libOpenVG.so, the one this build made.
@@ -918,8 +1150,9 @@ fn the_cdylib_exports_the_c_entry_points_under_its_soname() {
     unsafe {
         let h = dlopen(c.as_ptr(), RTLD_NOW);
         assert!(!h.is_null(), "dlopen {}", lib.display());
-        for name in [c"vgCreatePath", c"vgDrawPath", c"vgGetError", c"vguEllipse"] {
-            assert!(!dlsym(h, name.as_ptr()).is_null(), "{name:?}");
+        for name in OPENVG_1_1_FUNCTIONS {
+            let c = std::ffi::CString::new(name).unwrap();
+            assert!(!dlsym(h, c.as_ptr()).is_null(), "{name} is not exported");
         }
         // Already loaded, it answers to its soname.
         assert!(!dlopen(c"libOpenVG.so.1".as_ptr(), RTLD_NOW | RTLD_NOLOAD).is_null());
