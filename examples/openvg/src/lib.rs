@@ -863,6 +863,10 @@ pub unsafe extern "C" fn vgPathTransformedBounds(
     })
 }
 
+/// Flattening tolerance of drawn paths, in surface pixels (divided by the path matrix's
+/// scale to get user units).
+const SURFACE_TOLERANCE: f32 = 0.05;
+
 /// Flattening tolerance for path measurements, in user units.
 const MEASURE_TOLERANCE: f32 = 0.01;
 
@@ -1213,8 +1217,9 @@ impl Shape {
 /// Fills and/or strokes a shape through `m` with the current paints and state; the
 /// tessellations are cached per shape and mode.
 fn render_shape(ctx: &mut Context, shape: Shape, m: &Mat3, paint_modes: VGbitfield) {
-    // A quarter pixel on the surface, in user units.
-    let tolerance = (0.25 / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
+    // A twentieth of a pixel on the surface, in user units: flattening a curve inside it
+    // loses about (2/3)·tolerance·perimeter pixels (0.13 % of a circle of radius 50).
+    let tolerance = (SURFACE_TOLERANCE / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
     let clip = scissor(ctx);
     let target = surface_target(ctx);
     for mode in [VG_FILL_PATH, VG_STROKE_PATH] {
@@ -2299,7 +2304,7 @@ pub extern "C" fn vgRenderToMask(path: VGPath, paint_modes: VGbitfield, op: VGen
             _ => (buffer.framebuffer, op),
         };
         let m = ctx.matrix(VG_MATRIX_PATH_USER_TO_SURFACE);
-        let tolerance = (0.25 / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
+        let tolerance = (SURFACE_TOLERANCE / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
         let shape = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?.to_lyon();
         let target = Target::Mask {
             framebuffer,

@@ -180,6 +180,7 @@ fn stroked_line_covers_width_times_length() {
     vgDrawPath(diag, VG_STROKE_PATH);
     let expect = 8.0 * (107f64 * 107.0 + 37.0 * 37.0).sqrt();
     let got = count(&pixels(&gfx), RED) as f64;
+    println!("slanted stroke w=8: {got} px vs w*length = {expect:.1}");
     assert!((got / expect - 1.0).abs() < 0.02, "{got} vs {expect}");
     assert_eq!(vgGetError(), VG_NO_ERROR);
 }
@@ -193,6 +194,7 @@ fn circle_area_is_within_one_percent_of_pi_r_squared() {
     vgDrawPath(path, VG_FILL_PATH);
     let got = count(&pixels(&gfx), RED) as f64;
     let expect = std::f64::consts::PI * 50.0 * 50.0;
+    println!("circle r=50: {got} px vs pi r^2 = {expect:.1}");
     assert!((got / expect - 1.0).abs() < 0.01, "{got} vs {expect}");
     let b = bounds(path, false);
     for (g, e) in b.iter().zip([14.0, 14.0, 100.0, 100.0]) {
@@ -1015,6 +1017,7 @@ fn round_rect_and_arc_shapes_fill_their_area() {
     // 100·60 minus four corners of (10² − π·10²/4).
     let expect = 6000.0 - 4.0 * (100.0 - std::f64::consts::PI * 25.0);
     let got = count(&pixels(&gfx), RED) as f64;
+    println!("round rect: {got} px vs {expect:.1}");
     assert!((got / expect - 1.0).abs() < 0.01, "{got} vs {expect}");
     assert_eq!(bounds(rr, false), [10.0, 10.0, 100.0, 60.0]);
 
@@ -1028,7 +1031,8 @@ fn round_rect_and_arc_shapes_fill_their_area() {
     let px = pixels(&gfx);
     let expect = std::f64::consts::PI * 2500.0 / 4.0;
     let got = count(&px, RED) as f64;
-    assert!((got / expect - 1.0).abs() < 0.015, "{got} vs {expect}");
+    println!("quarter pie r=50: {got} px vs {expect:.1}");
+    assert!((got / expect - 1.0).abs() < 0.01, "{got} vs {expect}");
     assert_eq!(bbox(&px, RED).0, 64);
     assert_eq!(bbox(&px, RED).1, 64);
 }
