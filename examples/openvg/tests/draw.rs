@@ -114,6 +114,24 @@ fn axis_aligned_rectangle_fills_exactly_its_pixels() {
     assert_eq!(bounds(path, false), [10.0, 20.0, 30.0, 40.0]);
 }
 
+#[test]
+fn a_desktop_gl_context_works_too() {
+    // The library's `#version 300 es` shaders compile on a GL 4.5 core context as well
+    // (ES 3.0 compatibility), so a VG program may make either current.
+    let gfx = Gfx::new(Api::Gl, W, H).expect("EGL surfaceless GL 4.5 core context");
+    // SAFETY: 4 floats from a local array.
+    unsafe { vgSetfv(VG_CLEAR_COLOR, 4, [0.0, 0.0, 0.0, 1.0].as_ptr()) };
+    vgClear(0, 0, W as i32, H as i32);
+    let path = new_path();
+    vguRect(path, 10.0, 20.0, 30.0, 40.0);
+    paint(RED, VG_FILL_PATH);
+    vgDrawPath(path, VG_FILL_PATH);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    let px = pixels(&gfx);
+    assert_eq!(count(&px, RED), 1200);
+    assert_eq!(bbox(&px, RED), (10, 20, 40, 60));
+}
+
 /// A pentagram (self-overlapping five-point star) around (64, 64).
 fn star(path: VGPath) {
     let pts: Vec<f32> = (0..5)
