@@ -4,9 +4,11 @@
 //! packaged in the registries the project can reach.
 //!
 //! Build with `cargo build -p gpuheat-openvg`: `target/debug/libOpenVG.so`, soname
-//! `libOpenVG.so.1`. Programs link it with `-L target/debug -lOpenVG` (or dlopen
-//! `"libOpenVG.so.1"` with the directory on `LD_LIBRARY_PATH`; a symlink `libOpenVG.so.1
-//! → libOpenVG.so` is needed there for the soname to resolve).
+//! `libOpenVG.so.1`. Programs link it with `-L target/debug -lOpenVG` or dlopen
+//! `"libOpenVG.so.1"`, with the directory on `LD_LIBRARY_PATH` (the build script puts the
+//! `libOpenVG.so.1 → libOpenVG.so` links there; README.md says which directory is fresh
+//! when). Its Rust items are for this crate's own tests: a program that used them would
+//! link the library statically and hide its calls from an interposer.
 //!
 //! # Context convention
 //!
@@ -28,8 +30,9 @@
 //! the matrix modes; `vgClear`; scissoring; masks and mask layers; pixel copies; fonts
 //! with path and image glyphs; path length, point along path, transform and
 //! interpolation; child images (as copies); the image filters (on the CPU); parameters;
-//! the VGU shapes and warps. Not implemented: antialiasing (every rendering quality draws aliased, so
-//! pixel tests are exact); blend modes other than `VG_BLEND_SRC`, `VG_BLEND_SRC_OVER`
+//! the VGU shapes and warps: every function of `openvg.h` and `vgu.h` 1.1 is exported.
+//! Not implemented: antialiasing (every rendering quality draws aliased, so pixel tests
+//! are exact); blend modes other than `VG_BLEND_SRC`, `VG_BLEND_SRC_OVER`
 //! and `VG_BLEND_ADDITIVE` (they draw as source-over); image modes other than normal; the
 //! colour transform; colour spaces (sRGB and linear formats are treated alike).
 //! Translucent strokes blend twice where the stroke's triangles overlap (tight joins).
