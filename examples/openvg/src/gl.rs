@@ -87,6 +87,10 @@ pub const GL_COLOR_ATTACHMENT0: GLenum = 0x8CE0;
 pub const GL_SRC_COLOR: GLenum = 0x0300;
 pub const GL_ONE_MINUS_SRC_COLOR: GLenum = 0x0301;
 pub const GL_TEXTURE2: GLenum = 0x84C2;
+pub const GL_DST_COLOR: GLenum = 0x0306;
+pub const GL_FUNC_ADD: GLenum = 0x8006;
+pub const GL_MIN: GLenum = 0x8007;
+pub const GL_MAX: GLenum = 0x8008;
 
 #[link(name = "GLESv2")]
 extern "C" {
@@ -99,6 +103,7 @@ extern "C" {
     pub fn glEnable(cap: GLenum);
     pub fn glDisable(cap: GLenum);
     pub fn glBlendFuncSeparate(sfc: GLenum, dfc: GLenum, sfa: GLenum, dfa: GLenum);
+    pub fn glBlendEquationSeparate(mode_rgb: GLenum, mode_alpha: GLenum);
     pub fn glPixelStorei(pname: GLenum, param: GLint);
     pub fn glReadPixels(
         x: GLint,

@@ -32,9 +32,10 @@
 //! interpolation; child images (as copies); the image filters (on the CPU); parameters;
 //! the VGU shapes and warps: every function of `openvg.h` and `vgu.h` 1.1 is exported.
 //! Not implemented: antialiasing (every rendering quality draws aliased, so pixel tests
-//! are exact); blend modes other than `VG_BLEND_SRC`, `VG_BLEND_SRC_OVER`
-//! and `VG_BLEND_ADDITIVE` (they draw as source-over); image modes other than normal; the
-//! colour transform; colour spaces (sRGB and linear formats are treated alike).
+//! are exact); image modes other than normal; the colour transform; colour spaces (sRGB
+//! and linear formats are treated alike). The surface holds premultiplied colour; the
+//! blend modes are GL blend functions on it (`MULTIPLY` exact on an opaque destination,
+//! `DARKEN`/`LIGHTEN` on opaque source and destination).
 //! Translucent strokes blend twice where the stroke's triangles overlap (tight joins).
 //!
 //! Every EGL/GL call is a dynamic import of `libEGL.so.1` / `libGLESv2.so.2` (see

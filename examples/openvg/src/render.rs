@@ -95,7 +95,9 @@ void main() {
         }
     }
     if (u_masking == 1) c.a *= texelFetch(u_mask, ivec2(gl_FragCoord.xy), 0).r;
-    if (u_to_mask == 1) c = vec4(c.a);
+    // The surface holds premultiplied colour (the blend functions below assume it); a
+    // mask receives the coverage alone.
+    c = u_to_mask == 1 ? vec4(c.a) : vec4(c.rgb * c.a, c.a);
     o_color = c * step(0.0, gl_FragCoord.x);
 }
 ";
@@ -174,6 +176,8 @@ pub struct Renderer {
     /// The values last given to `u_masking` and `u_to_mask` (the program is ours, so they
     /// are set only when they change).
     masking_set: i32,
+    /// The RGB blend equation last set (0: GL's initial `GL_FUNC_ADD`).
+    equation_set: GLenum,
     to_mask_set: i32,
     /// The drawing surface's alpha mask, created by the first mask operation.
     pub mask: Option<MaskBuffer>,
@@ -579,19 +583,43 @@ impl Renderer {
                         GL_ONE_MINUS_SRC_COLOR,
                     );
                 }
-                VG_BLEND_ADDITIVE => {
-                    glEnable(GL_BLEND);
-                    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE, GL_ONE, GL_ONE);
-                }
                 _ => {
+                    // Porter-Duff and VG's extra modes on premultiplied colour. MULTIPLY
+                    // is exact on an opaque destination, DARKEN and LIGHTEN on opaque
+                    // source and destination (GL's MIN/MAX ignore the factors).
+                    let (sc, dc) = match blend {
+                        VG_BLEND_DST_OVER => (GL_ONE_MINUS_DST_ALPHA, GL_ONE),
+                        VG_BLEND_SRC_IN => (GL_DST_ALPHA, GL_ZERO),
+                        VG_BLEND_DST_IN => (GL_ZERO, GL_SRC_ALPHA),
+                        VG_BLEND_MULTIPLY => (GL_DST_COLOR, GL_ONE_MINUS_SRC_ALPHA),
+                        VG_BLEND_SCREEN => (GL_ONE, GL_ONE_MINUS_SRC_COLOR),
+                        VG_BLEND_ADDITIVE => (GL_ONE, GL_ONE),
+                        _ => (GL_ONE, GL_ONE_MINUS_SRC_ALPHA),
+                    };
+                    let (sa, da) = match blend {
+                        VG_BLEND_DST_OVER => (GL_ONE_MINUS_DST_ALPHA, GL_ONE),
+                        VG_BLEND_SRC_IN => (GL_DST_ALPHA, GL_ZERO),
+                        VG_BLEND_DST_IN => (GL_ZERO, GL_SRC_ALPHA),
+                        VG_BLEND_ADDITIVE => (GL_ONE, GL_ONE),
+                        _ => (GL_ONE, GL_ONE_MINUS_SRC_ALPHA),
+                    };
                     glEnable(GL_BLEND);
-                    glBlendFuncSeparate(
-                        GL_SRC_ALPHA,
-                        GL_ONE_MINUS_SRC_ALPHA,
-                        GL_ONE,
-                        GL_ONE_MINUS_SRC_ALPHA,
-                    );
+                    glBlendFuncSeparate(sc, dc, sa, da);
                 }
+            }
+            let equation = match blend {
+                VG_BLEND_DARKEN => GL_MIN,
+                VG_BLEND_LIGHTEN => GL_MAX,
+                _ => GL_FUNC_ADD,
+            };
+            let current = if self.equation_set == 0 {
+                GL_FUNC_ADD
+            } else {
+                self.equation_set
+            };
+            if equation != current {
+                glBlendEquationSeparate(equation, GL_FUNC_ADD);
+                self.equation_set = equation;
             }
             let count = indices.len() as GLsizei;
             match scissor {
@@ -677,7 +705,9 @@ impl Renderer {
         // SAFETY: plain GL state and clear calls on the current context.
         unsafe {
             glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-            glClearColor(color[0], color[1], color[2], color[3]);
+            // Premultiplied, as the surface holds it.
+            let a = color[3];
+            glClearColor(color[0] * a, color[1] * a, color[2] * a, a);
             glEnable(GL_SCISSOR_TEST);
             for r in rects {
                 glScissor(r[0], r[1], r[2], r[3]);
@@ -748,9 +778,19 @@ impl Renderer {
         }
     }
 
-    /// Reads `rect` of the current draw surface as RGBA8 (bottom row first).
+    /// Reads `rect` of the current draw surface as non-premultiplied RGBA8 (bottom row
+    /// first): the surface holds premultiplied colour.
     pub fn read_pixels(rect: [i32; 4]) -> Vec<u8> {
-        Self::read_from(0, rect)
+        let mut px = Self::read_from(0, rect);
+        for p in px.chunks_exact_mut(4) {
+            let a = p[3] as u32;
+            if a > 0 && a < 255 {
+                for c in &mut p[..3] {
+                    *c = ((*c as u32 * 255 + a / 2) / a).min(255) as u8;
+                }
+            }
+        }
+        px
     }
 
     /// Reads `rect` of `framebuffer` (0: the surface) as RGBA8 (bottom row first).

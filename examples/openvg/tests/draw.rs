@@ -1006,6 +1006,54 @@ fn filters_child_images_and_warps() {
 }
 
 #[test]
+fn blend_modes_follow_their_formulas_on_an_opaque_destination() {
+    let _gfx = setup();
+    let path = new_path();
+    vguRect(path, 0.0, 0.0, 4.0, 4.0);
+    let p = vgCreatePaint();
+    vgSetPaint(p, VG_FILL_PATH);
+    let dst = [0.4f32, 0.6, 0.2, 1.0];
+    let half = [0.8f32, 0.2, 0.5, 0.5];
+    let opaque = [0.8f32, 0.2, 0.5, 1.0];
+    // (mode, source, expected non-premultiplied result) for d = (0.4, 0.6, 0.2, 1).
+    let cases: [(VGenum, [f32; 4], [f32; 4]); 10] = [
+        (VG_BLEND_SRC, half, half),
+        (VG_BLEND_SRC_OVER, half, [0.6, 0.4, 0.35, 1.0]),
+        (VG_BLEND_DST_OVER, half, dst),
+        (VG_BLEND_SRC_IN, half, half),
+        (VG_BLEND_DST_IN, half, [0.4, 0.6, 0.2, 0.5]),
+        (VG_BLEND_MULTIPLY, half, [0.36, 0.36, 0.15, 1.0]),
+        (VG_BLEND_SCREEN, half, [0.64, 0.64, 0.4, 1.0]),
+        (VG_BLEND_DARKEN, opaque, [0.4, 0.2, 0.2, 1.0]),
+        (VG_BLEND_LIGHTEN, opaque, [0.8, 0.6, 0.5, 1.0]),
+        (VG_BLEND_ADDITIVE, half, [0.8, 0.7, 0.45, 1.0]),
+    ];
+    for (mode, src, want) in cases {
+        // SAFETY: 4 floats of local arrays.
+        unsafe {
+            vgSetfv(VG_CLEAR_COLOR, 4, dst.as_ptr());
+            vgSetParameterfv(p, VG_PAINT_COLOR, 4, src.as_ptr());
+        }
+        vgSeti(VG_BLEND_MODE, VG_BLEND_SRC_OVER);
+        vgClear(0, 0, 8, 8);
+        vgSeti(VG_BLEND_MODE, mode);
+        vgDrawPath(path, VG_FILL_PATH);
+        let mut got = 0u32;
+        // SAFETY: room for one pixel.
+        unsafe { vgReadPixels((&mut got as *mut u32).cast(), 4, VG_sRGBA_8888, 1, 1, 1, 1) };
+        let got = got.to_be_bytes();
+        for c in 0..4 {
+            let w = (want[c] * 255.0).round();
+            assert!(
+                (got[c] as f32 - w).abs() <= 3.0,
+                "mode 0x{mode:x}: {got:?} vs {want:?}"
+            );
+        }
+    }
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+}
+
+#[test]
 fn dashes_cover_the_on_fraction() {
     let gfx = setup();
     let path = new_path();
