@@ -1238,6 +1238,10 @@ fn render_shape(ctx: &mut Context, shape: Shape, m: &Mat3, paint_modes: VGbitfie
         let Some(data) = shape.data(ctx) else {
             return;
         };
+        // Non-finite coordinates have no geometry (and would trip the tessellator).
+        if !data.user_coords().all(f32::is_finite) || !m.0.iter().all(|v| v.is_finite()) {
+            return;
+        }
         let slot = shape.slot(mode);
         let key = mesh_key(ctx, data, mode, tolerance);
         if ctx.meshes.get(&slot).is_none_or(|(k, _)| *k != key) {
@@ -2309,7 +2313,11 @@ pub extern "C" fn vgRenderToMask(path: VGPath, paint_modes: VGbitfield, op: VGen
         };
         let m = ctx.matrix(VG_MATRIX_PATH_USER_TO_SURFACE);
         let tolerance = (SURFACE_TOLERANCE / m.max_scale().max(1e-6)).clamp(1e-4, 1e4);
-        let shape = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?.to_lyon();
+        let data = ctx.paths.get(&path).ok_or(VG_BAD_HANDLE_ERROR)?;
+        if !data.user_coords().all(f32::is_finite) {
+            return Ok(());
+        }
+        let shape = data.to_lyon();
         let target = Target::Mask {
             framebuffer,
             op: cover_op,

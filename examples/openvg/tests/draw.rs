@@ -343,6 +343,16 @@ fn errors_follow_the_specification() {
     vgSetParameteri(path, VG_PATH_DATATYPE, VG_PATH_DATATYPE_S_8);
     assert_eq!(vgGetError(), VG_ILLEGAL_ARGUMENT_ERROR);
 
+    // Non-finite coordinates draw nothing and raise no error (nor a panic).
+    let nan = new_path();
+    append(
+        nan,
+        &[VG_MOVE_TO_ABS, VG_LINE_TO_ABS, VG_LINE_TO_ABS],
+        &[0.0, 0.0, f32::NAN, 1.0, 5.0, 5.0],
+    );
+    vgDrawPath(nan, VG_FILL_PATH | VG_STROKE_PATH);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+
     // A handle destroyed is a bad handle.
     vgDestroyPath(path);
     vgDrawPath(path, VG_FILL_PATH);
