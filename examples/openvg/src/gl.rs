@@ -87,6 +87,7 @@ pub const GL_COLOR_ATTACHMENT0: GLenum = 0x8CE0;
 pub const GL_SRC_COLOR: GLenum = 0x0300;
 pub const GL_ONE_MINUS_SRC_COLOR: GLenum = 0x0301;
 pub const GL_TEXTURE2: GLenum = 0x84C2;
+pub const GL_TEXTURE3: GLenum = 0x84C3;
 pub const GL_DST_COLOR: GLenum = 0x0306;
 pub const GL_FUNC_ADD: GLenum = 0x8006;
 pub const GL_MIN: GLenum = 0x8007;

@@ -32,7 +32,7 @@
 //! interpolation; child images (as copies); the image filters (on the CPU); parameters;
 //! the VGU shapes and warps: every function of `openvg.h` and `vgu.h` 1.1 is exported.
 //! Not implemented: antialiasing (every rendering quality draws aliased, so pixel tests
-//! are exact); image modes other than normal; the colour transform; colour spaces (sRGB
+//! are exact); per-channel stencil images; the colour transform; colour spaces (sRGB
 //! and linear formats are treated alike). The surface holds premultiplied colour; the
 //! blend modes are GL blend functions on it (`MULTIPLY` exact on an opaque destination,
 //! `DARKEN`/`LIGHTEN` on opaque source and destination).
@@ -82,7 +82,7 @@ use lyon_tessellation::{
 use consts::*;
 use matrix::Mat3;
 use path::PathData;
-use render::{Fill, Renderer, Target};
+use render::{Fill, ImageDraw, Renderer, Target};
 use state::{Context, Image, Len, Mesh, Paint};
 
 /// VG state of every EGL context that made a VG call, by context pointer.
@@ -1258,7 +1258,8 @@ fn render_shape(ctx: &mut Context, shape: Shape, m: &Mat3, paint_modes: VGbitfie
                 &mesh.vertices,
                 &mesh.indices,
                 m,
-                fill,
+                Some(fill),
+                None,
                 target,
                 clip.as_deref(),
             );
@@ -1621,12 +1622,20 @@ fn blit_to(
     );
     let verts = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
     let m = Mat3::translate((dst.0 - src[0]) as f32, (dst.1 - src[1]) as f32);
-    let fill = Fill::Image {
+    let image = ImageDraw {
         texture,
         size: [size.0 as f32, size.1 as f32],
+        mode: 1,
     };
-    ctx.renderer
-        .draw(&verts, &[0, 1, 2, 0, 2, 3], &m, fill, target, None);
+    ctx.renderer.draw(
+        &verts,
+        &[0, 1, 2, 0, 2, 3],
+        &m,
+        None,
+        Some(image),
+        target,
+        None,
+    );
 }
 
 /// Decodes a caller's pixel rectangle to RGBA8 rows.
@@ -1834,29 +1843,56 @@ pub extern "C" fn vgClearImage(image: VGImage, x: VGint, y: VGint, width: VGint,
     })
 }
 
+/// Draws an image as a textured quad from (0, 0) to (width, height) through `m`, in the
+/// current image mode (multiply and stencil use the fill paint, evaluated in the image's
+/// user space), blend mode, mask and scissoring.
+fn draw_image_through(ctx: &mut Context, image: VGImage, m: &Mat3) {
+    let Some(img) = ctx.images.get(&image) else {
+        return;
+    };
+    let (w, h) = (img.width as f32, img.height as f32);
+    let texture = img.texture;
+    let mode = match ctx.params.int(VG_IMAGE_MODE) {
+        VG_DRAW_IMAGE_MULTIPLY => 2,
+        VG_DRAW_IMAGE_STENCIL => 3,
+        _ => 1,
+    };
+    let fill = if mode == 1 {
+        None
+    } else {
+        match paint_fill(ctx, VG_FILL_PATH) {
+            Some(f) => Some(f),
+            // A singular paint matrix: nothing drawn.
+            None => return,
+        }
+    };
+    let image = ImageDraw {
+        texture,
+        size: [w, h],
+        mode,
+    };
+    let verts = [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]];
+    let clip = scissor(ctx);
+    let target = surface_target(ctx);
+    ctx.renderer.draw(
+        &verts,
+        &[0, 1, 2, 0, 2, 3],
+        m,
+        fill,
+        Some(image),
+        target,
+        clip.as_deref(),
+    );
+}
+
 /// `vgDrawImage`: draws the image as a textured quad from (0, 0) to (width, height) in
 /// image user space, through the image-user-to-surface matrix (projective allowed).
 #[no_mangle]
 pub extern "C" fn vgDrawImage(image: VGImage) {
     with_ctx((), |ctx| {
-        let img = ctx.images.get(&image).ok_or(VG_BAD_HANDLE_ERROR)?;
-        let (w, h) = (img.width as f32, img.height as f32);
-        let fill = Fill::Image {
-            texture: img.texture,
-            size: [w, h],
-        };
-        let verts = [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]];
+        check(ctx.images.contains_key(&image), VG_BAD_HANDLE_ERROR)?;
         let m = ctx.matrix(VG_MATRIX_IMAGE_USER_TO_SURFACE);
-        let clip = scissor(ctx);
-        let target = surface_target(ctx);
-        ctx.renderer.draw(
-            &verts,
-            &[0, 1, 2, 0, 2, 3],
-            &m,
-            fill,
-            target,
-            clip.as_deref(),
-        );
+        draw_image_through(ctx, image, &m);
         Ok(())
     })
 }
@@ -2334,8 +2370,15 @@ pub extern "C" fn vgRenderToMask(path: VGPath, paint_modes: VGbitfield, op: VGen
                 continue;
             };
             let white = Fill::Color([1.0; 4]);
-            ctx.renderer
-                .draw(&mesh.vertices, &mesh.indices, &m, white, target, None);
+            ctx.renderer.draw(
+                &mesh.vertices,
+                &mesh.indices,
+                &m,
+                Some(white),
+                None,
+                target,
+                None,
+            );
         }
         if op == VG_INTERSECT_MASK {
             if let Some(scratch) = ctx.renderer.scratch_buffer_existing() {
@@ -2595,26 +2638,7 @@ fn draw_glyph(
     if paint_modes != 0 {
         match image {
             None => render_shape(ctx, Shape::Glyph(font, index), &m, paint_modes),
-            Some(i) => {
-                if let Some(img) = ctx.images.get(&i) {
-                    let (w, h) = (img.width as f32, img.height as f32);
-                    let fill = Fill::Image {
-                        texture: img.texture,
-                        size: [w, h],
-                    };
-                    let verts = [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]];
-                    let clip = scissor(ctx);
-                    let target = surface_target(ctx);
-                    ctx.renderer.draw(
-                        &verts,
-                        &[0, 1, 2, 0, 2, 3],
-                        &m,
-                        fill,
-                        target,
-                        clip.as_deref(),
-                    );
-                }
-            }
+            Some(i) => draw_image_through(ctx, i, &m),
         }
     }
     let next = [x + escapement[0] + adjust[0], y + escapement[1] + adjust[1]];

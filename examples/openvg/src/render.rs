@@ -32,7 +32,6 @@ const KIND_COLOR: i32 = 0;
 const KIND_LINEAR: i32 = 1;
 const KIND_RADIAL: i32 = 2;
 const KIND_PATTERN: i32 = 3;
-const KIND_IMAGE: i32 = 4;
 
 // The final `step(0.0, gl_FragCoord.x)` is always 1: reading gl_FragCoord keeps llvmpipe
 // off its 8-bit "linear" fast path, whose rounding differs and which it takes or not
@@ -53,6 +52,9 @@ uniform vec4 u_tile_color;
 uniform int u_masking;
 uniform int u_to_mask;
 uniform sampler2D u_mask;
+uniform int u_image_mode;
+uniform sampler2D u_draw_image;
+uniform vec2 u_draw_size;
 in vec2 v_user;
 out vec4 o_color;
 float spread(float t) {
@@ -65,9 +67,7 @@ vec4 ramp(float t) {
 }
 void main() {
     vec4 c = u_color;
-    if (u_kind == 4) {
-        c = texture(u_image, v_user / u_image_size);
-    } else if (u_kind != 0) {
+    if (u_image_mode != 1 && u_kind != 0) {
         vec2 p = (u_paint_inv * vec3(v_user, 1.0)).xy;
         if (u_kind == 1) {
             vec2 d = u_grad.zw - u_grad.xy;
@@ -94,6 +94,14 @@ void main() {
             }
         }
     }
+    // A drawn image (vgDrawImage, image glyphs, pixel copies): alone, times the paint
+    // (VG_DRAW_IMAGE_MULTIPLY), or as the paint's alpha (VG_DRAW_IMAGE_STENCIL).
+    if (u_image_mode != 0) {
+        vec4 img = texture(u_draw_image, v_user / u_draw_size);
+        if (u_image_mode == 1) c = img;
+        else if (u_image_mode == 2) c = img * c;
+        else c = vec4(c.rgb, c.a * img.a);
+    }
     if (u_masking == 1) c.a *= texelFetch(u_mask, ivec2(gl_FragCoord.xy), 0).r;
     // The surface holds premultiplied colour (the blend functions below assume it); a
     // mask receives the coverage alone.
@@ -101,6 +109,18 @@ void main() {
     o_color = c * step(0.0, gl_FragCoord.x);
 }
 ";
+
+/// An image drawn as a textured quad: the draw's vertices are in image pixels.
+#[derive(Clone, Copy, Debug)]
+pub struct ImageDraw {
+    /// The image texture.
+    pub texture: GLuint,
+    /// Image size in pixels.
+    pub size: [f32; 2],
+    /// 1: the image alone (`VG_DRAW_IMAGE_NORMAL`), 2: times the paint (`MULTIPLY`), 3: as
+    /// the paint's alpha (`STENCIL`, by the image's alpha only).
+    pub mode: i32,
+}
 
 /// How a draw is coloured.
 #[derive(Clone, Copy, Debug)]
@@ -134,13 +154,6 @@ pub enum Fill {
         /// `VG_TILE_FILL_COLOR`.
         tile_color: [f32; 4],
     },
-    /// An image drawn by vgDrawImage: vertices are in image pixels.
-    Image {
-        /// The image texture.
-        texture: u32,
-        /// Image size.
-        size: [f32; 2],
-    },
 }
 
 #[derive(Debug, Default)]
@@ -161,6 +174,9 @@ struct Uniforms {
     masking: GLint,
     to_mask: GLint,
     mask: GLint,
+    image_mode: GLint,
+    draw_image: GLint,
+    draw_size: GLint,
 }
 
 /// The GL objects of one context.
@@ -176,6 +192,8 @@ pub struct Renderer {
     /// The values last given to `u_masking` and `u_to_mask` (the program is ours, so they
     /// are set only when they change).
     masking_set: i32,
+    /// The value last given to `u_image_mode`.
+    image_mode_set: i32,
     /// The RGB blend equation last set (0: GL's initial `GL_FUNC_ADD`).
     equation_set: GLenum,
     to_mask_set: i32,
@@ -412,11 +430,15 @@ impl Renderer {
                 masking: loc(c"u_masking"),
                 to_mask: loc(c"u_to_mask"),
                 mask: loc(c"u_mask"),
+                image_mode: loc(c"u_image_mode"),
+                draw_image: loc(c"u_draw_image"),
+                draw_size: loc(c"u_draw_size"),
             };
             glUseProgram(p);
             glUniform1i(self.u.image, 0);
             glUniform1i(self.u.ramp, 1);
             glUniform1i(self.u.mask, 2);
+            glUniform1i(self.u.draw_image, 3);
             glGenVertexArrays(1, &mut self.vao);
             glBindVertexArray(self.vao);
             glGenBuffers(1, &mut self.vbo);
@@ -431,14 +453,16 @@ impl Renderer {
     }
 
     /// Draws `indices` triangles of `vertices` (user space) through `m` (user → surface)
-    /// with `fill` into `target`, once per disjoint scissor rectangle (`scissor`: `None`
-    /// when scissoring is off).
+    /// with `fill` (the paint; `None` for an image drawn alone) and `image` into `target`,
+    /// once per disjoint scissor rectangle (`scissor`: `None` when scissoring is off).
+    #[allow(clippy::too_many_arguments)]
     pub fn draw(
         &mut self,
         vertices: &[[f32; 2]],
         indices: &[u32],
         m: &Mat3,
-        fill: Fill,
+        fill: Option<Fill>,
+        image: Option<ImageDraw>,
         target: Target,
         scissor: Option<&[[i32; 4]]>,
     ) {
@@ -482,18 +506,30 @@ impl Renderer {
             );
             glUniformMatrix3fv(u.m, 1, GL_FALSE, m.0.as_ptr());
             glUniform2f(u.size, w as f32, h as f32);
+            let image_mode = image.map_or(0, |i| i.mode);
+            if image_mode != self.image_mode_set {
+                glUniform1i(u.image_mode, image_mode);
+                self.image_mode_set = image_mode;
+            }
+            if let Some(img) = image {
+                glUniform2f(u.draw_size, img.size[0], img.size[1]);
+                glActiveTexture(GL_TEXTURE3);
+                glBindTexture(GL_TEXTURE_2D, img.texture);
+                glActiveTexture(GL_TEXTURE0);
+            }
             match fill {
-                Fill::Color(c) => {
+                None => {}
+                Some(Fill::Color(c)) => {
                     glUniform1i(u.kind, KIND_COLOR);
                     glUniform4f(u.color, c[0], c[1], c[2], c[3]);
                 }
-                Fill::Gradient {
+                Some(Fill::Gradient {
                     inverse,
                     grad,
                     radius,
                     spread,
                     ramp,
-                } => {
+                }) => {
                     glUniform1i(
                         u.kind,
                         if radius.is_some() {
@@ -510,24 +546,18 @@ impl Renderer {
                     glBindTexture(GL_TEXTURE_2D, ramp);
                     glActiveTexture(GL_TEXTURE0);
                 }
-                Fill::Pattern {
+                Some(Fill::Pattern {
                     inverse,
                     texture,
                     size,
                     tiling,
                     tile_color: t,
-                } => {
+                }) => {
                     glUniform1i(u.kind, KIND_PATTERN);
                     glUniformMatrix3fv(u.paint_inv, 1, GL_FALSE, inverse.0.as_ptr());
                     glUniform2f(u.image_size, size[0], size[1]);
                     glUniform1i(u.tiling, tiling);
                     glUniform4f(u.tile_color, t[0], t[1], t[2], t[3]);
-                    glActiveTexture(GL_TEXTURE0);
-                    glBindTexture(GL_TEXTURE_2D, texture);
-                }
-                Fill::Image { texture, size } => {
-                    glUniform1i(u.kind, KIND_IMAGE);
-                    glUniform2f(u.image_size, size[0], size[1]);
                     glActiveTexture(GL_TEXTURE0);
                     glBindTexture(GL_TEXTURE_2D, texture);
                 }

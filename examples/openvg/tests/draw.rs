@@ -643,6 +643,32 @@ fn images_upload_draw_and_pattern() {
 }
 
 #[test]
+fn image_modes_multiply_and_stencil_use_the_fill_paint() {
+    let gfx = setup();
+    let img = vgCreateImage(VG_sRGBA_8888, 4, 4, VG_IMAGE_QUALITY_FASTER);
+    // Opaque mid grey, except alpha 0x80 in the top row (y = 3).
+    let data: Vec<u32> = (0..16)
+        .map(|i| if i / 4 == 3 { 0xFFFF_FF80 } else { 0x8080_80FF })
+        .collect();
+    // SAFETY: 4 rows of 4 pixels, 16 bytes apart.
+    unsafe { vgImageSubData(img, data.as_ptr().cast(), 16, VG_sRGBA_8888, 0, 0, 4, 4) };
+    paint(RED, VG_FILL_PATH);
+    vgSeti(VG_MATRIX_MODE, VG_MATRIX_IMAGE_USER_TO_SURFACE);
+    vgTranslate(10.0, 10.0);
+    vgSeti(VG_IMAGE_MODE, VG_DRAW_IMAGE_MULTIPLY);
+    vgDrawImage(img);
+    vgTranslate(10.0, 0.0);
+    vgSeti(VG_IMAGE_MODE, VG_DRAW_IMAGE_STENCIL);
+    vgDrawImage(img);
+    assert_eq!(vgGetError(), VG_NO_ERROR);
+    let px = pixels(&gfx);
+    // Multiply: grey × red = (0x80, 0, 0); stencil: red at the image's alpha over black.
+    assert_eq!(at(&px, 11, 11), 0x8000_00FF);
+    assert_eq!(at(&px, 21, 11), RED);
+    assert_eq!(at(&px, 21, 13), 0x8000_00FF);
+}
+
+#[test]
 fn pixel_copies_move_exact_pixels() {
     let gfx = setup();
     // A 3×2 block of distinct colours, written at (5, 6).
