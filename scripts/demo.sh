@@ -15,6 +15,11 @@ echo "demo: starting examples/hot_spot on its own (desktop GL 4.5 on llvmpipe, 5
 "$bin/hot_spot" --api gl --size 512x512 --spot 48 --keep-shaders >/dev/null &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
+# Attach once it has loaded GL (a program just started may not have yet; at most 10 s).
+for _ in $(seq 100); do
+    grep -q 'libEGL\|libGL' "/proc/$pid/maps" 2>/dev/null && break
+    sleep 0.1
+done
 echo "demo: gpuheat attach $pid --heat"
 "$bin/gpuheat" attach "$pid" --heat --frames 3 --output "$session"
 kill -0 "$pid" && echo "demo: hot_spot (pid $pid) is still running after the detach"
