@@ -8,7 +8,7 @@ use crate::heat_pass::Quantity;
 use crate::load::{FrameEntry, Loaded};
 use gpuheat_analysis::flow::{FrameFlowCost, TargetKey};
 use gpuheat_analysis::palette::{blend, choose_range, label, Palette, RangeChoice, Scale, ALPHA};
-use gpuheat_session::{DrawCoverage, HeatMap};
+use gpuheat_session::HeatMap;
 
 pub use crate::Cost;
 
@@ -138,51 +138,12 @@ pub fn shown_map(
     };
     let key = resolve_target(flow, want)?;
     let t = flow.target(key)?;
-    let heat: Vec<f32> = match cost {
-        Cost::Total => flow
-            .total_map(key)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|v| v as f32)
-            .collect(),
-        Cost::Own => t.own.clone(),
-    };
-    let colour = if key.is_screen() {
-        l.session
-            .heat
-            .iter()
-            .find(|m| m.frame == flow.frame && m.context == key.context)
-            .map(|m| m.colour.clone())
-            .filter(|c| c.len() == t.own.len() * 4)
-            .unwrap_or_default()
-    } else {
-        Vec::new()
-    };
-    let draws = flow
-        .draws
-        .iter()
-        .filter(|d| d.target == key)
-        .map(|d| DrawCoverage {
-            call: d.call,
-            fragments: d.fragments,
-            time_ns: d.time_ns,
-            bbox: d.bbox,
-        })
-        .collect();
+    let map = flow.heat_map(&l.session, key, cost == Cost::Total)?;
     Some(ShownMap {
         key: Some(key),
         label: t.label.clone(),
         cost,
-        map: HeatMap {
-            frame: flow.frame,
-            context: key.context,
-            width: t.width,
-            height: t.height,
-            heat,
-            overdraw: t.overdraw.clone(),
-            colour,
-            draws,
-        },
+        map,
         upstream_ns: match cost {
             Cost::Total => (t.total_ns - t.own_ns).max(0.0),
             Cost::Own => 0.0,

@@ -873,6 +873,54 @@ impl FrameFlowCost {
         Some(map)
     }
 
+    /// Target `key`'s own or `total` map as a [`gpuheat_session::HeatMap`] (what the heat
+    /// map renderers take): its overdraw, its draws' coverage and, for a screen, the frame's
+    /// colour buffer from `s` (offscreen targets have none in the session).
+    pub fn heat_map(
+        &self,
+        s: &Session,
+        key: TargetKey,
+        total: bool,
+    ) -> Option<gpuheat_session::HeatMap> {
+        let t = self.target(key)?;
+        let heat: Vec<f32> = if total {
+            self.total_map(key)?.into_iter().map(|v| v as f32).collect()
+        } else {
+            t.own.clone()
+        };
+        let colour = if key.is_screen() {
+            s.heat
+                .iter()
+                .find(|m| m.frame == self.frame && m.context == key.context)
+                .map(|m| m.colour.clone())
+                .filter(|c| c.len() == t.own.len() * 4)
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let draws = self
+            .draws
+            .iter()
+            .filter(|d| d.target == key)
+            .map(|d| gpuheat_session::DrawCoverage {
+                call: d.call,
+                fragments: d.fragments,
+                time_ns: d.time_ns,
+                bbox: d.bbox,
+            })
+            .collect();
+        Some(gpuheat_session::HeatMap {
+            frame: self.frame,
+            context: key.context,
+            width: t.width,
+            height: t.height,
+            heat,
+            overdraw: t.overdraw.clone(),
+            colour,
+            draws,
+        })
+    }
+
     /// `Σ total(screen)` over every screen, `Σ remainders`, and `Σ T_d` of every painted
     /// draw: the first two add up to the third (up to float rounding).
     pub fn balance(&self) -> (f64, f64, f64) {

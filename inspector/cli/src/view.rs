@@ -229,27 +229,7 @@ fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
         );
     }
     if let Some(u) = &upstream {
-        let _ = writeln!(
-            o,
-            "total {:.3} ns: own {:.3} ns + {:.3} ns from {} upstream passes (spread {})",
-            u.total_ns,
-            u.own_ns,
-            u.total_ns - u.own_ns,
-            u.upstream.len(),
-            u.spreading
-        );
-        for up in &u.upstream {
-            let calls: Vec<String> = up.calls.iter().map(u32::to_string).collect();
-            let _ = writeln!(
-                o,
-                "pass {:>4}  {:>5.1}%  {:>10.3} ns  target {}  calls {}",
-                up.pass,
-                up.share * 100.0,
-                up.ns,
-                up.label,
-                calls.join(", ")
-            );
-        }
+        upstream_text(&mut o, "", u);
     }
     let _ = std::io::stdout().lock().write_all(o.as_bytes());
     Ok(ExitCode::SUCCESS)
@@ -297,11 +277,21 @@ fn print_target_pick(args: &ViewArgs, s: &Session, name: &str, x: u32, y: u32) -
         return Ok(ExitCode::SUCCESS);
     }
     let mut o = String::new();
+    upstream_text(
+        &mut o,
+        &format!("frame {frame} target {} pixel {x},{y}: ", t.label),
+        &p,
+    );
+    let _ = std::io::stdout().lock().write_all(o.as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A pixel's total cost as its own part plus one line per upstream pass, after `lead`.
+fn upstream_text(o: &mut String, lead: &str, p: &gpuheat_analysis::flow::PixelFlow) {
     use std::fmt::Write as _;
     let _ = writeln!(
         o,
-        "frame {frame} target {} pixel {x},{y}: total {:.3} ns: own {:.3} ns + {:.3} ns from {} upstream passes (spread {})",
-        t.label,
+        "{lead}total {:.3} ns: own {:.3} ns + {:.3} ns from {} upstream passes (spread {})",
         p.total_ns,
         p.own_ns,
         p.total_ns - p.own_ns,
@@ -320,8 +310,6 @@ fn print_target_pick(args: &ViewArgs, s: &Session, name: &str, x: u32, y: u32) -
             calls.join(", ")
         );
     }
-    let _ = std::io::stdout().lock().write_all(o.as_bytes());
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `draw=CALL` → (false, CALL); `draw=b:CALL` → (true, CALL), a call of session B.

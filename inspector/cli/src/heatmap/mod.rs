@@ -21,7 +21,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use gpuheat_analysis::flow;
 use gpuheat_analysis::palette::RangeChoice;
-use gpuheat_session::{CaptureMode, DrawCoverage, HeatMap, Session};
+use gpuheat_session::{CaptureMode, HeatMap, Session};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -223,15 +223,6 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
         Some(name) => ff.find(name).map_err(|e| anyhow!("{e}"))?,
     };
     let total = !args.own;
-    let values: Vec<f32> = if total {
-        ff.total_map(target.key)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|v| v as f32)
-            .collect()
-    } else {
-        target.own.clone()
-    };
     let upstream = target.total_ns - target.own_ns;
     let mut notes = Vec::new();
     let title = if args.overdraw {
@@ -256,43 +247,11 @@ fn choose(session: &Session, args: &HeatmapArgs) -> Result<ShownMap> {
             gpuheat_analysis::palette::label(rest / 1e6)
         ));
     }
-    let colour = if target.key.is_screen() {
-        session
-            .heat
-            .iter()
-            .find(|m| m.frame == frame && m.context == target.key.context)
-            .map(|m| m.colour.clone())
-            .unwrap_or_default()
-    } else {
-        Vec::new()
-    };
-    let draws = ff
-        .draws
-        .iter()
-        .filter(|d| d.target == target.key)
-        .map(|d| DrawCoverage {
-            call: d.call,
-            fragments: d.fragments,
-            time_ns: d.time_ns,
-            bbox: d.bbox,
-        })
-        .collect();
-    let colour = if colour.len() == target.own.len() * 4 {
-        colour
-    } else {
-        Vec::new()
-    };
+    let map = ff
+        .heat_map(session, target.key, total)
+        .ok_or_else(|| anyhow!("target {} has no map in frame {frame}", target.label))?;
     Ok(ShownMap {
-        map: HeatMap {
-            frame,
-            context: target.key.context,
-            width: target.width,
-            height: target.height,
-            heat: values,
-            overdraw: target.overdraw.clone(),
-            colour,
-            draws,
-        },
+        map,
         label: target.label.clone(),
         title,
         notes,
