@@ -1,13 +1,15 @@
 //! Generates one wrapper per entry point of gl.xml, egl.xml and glx.xml (GL 1.0–4.6,
-//! GLES 1.1–3.2, EGL, GLX and all their extensions), plus the tables the runtime and the
+//! GLES 1.1–3.2, EGL, GLX and all their extensions) and of the OpenVG 1.1 table
+//! (`probe/registry/openvg.xml`: openvg.h and vgu.h), plus the tables the runtime and the
 //! session need. Nothing is written by hand per function: behaviour differences come from the
 //! `class` and `role` computed here from the name.
 
 use gpuheat_registry::{CType, Command, Registry};
 use std::fmt::Write as _;
 
-/// Most parameters any entry point has (glCopyImageSubData has 15).
-const MAX_ARGS: usize = 16;
+/// Most parameters any entry point has (vguComputeWarpQuadToQuad has 17, glCopyImageSubData
+/// 15).
+const MAX_ARGS: usize = 17;
 
 /// Calls that make the GPU work without a name saying so. GL 1.x display lists run their
 /// draws inside `glCallList(s)`; the agent brackets them only where that is legal (not
@@ -98,11 +100,15 @@ fn main() {
     // in the global scope.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
     let reg = Registry::load().expect("Khronos registry");
-    let cmds: Vec<&Command> = reg
+    let vg = Registry::load_vg().expect("OpenVG table");
+    // Sorted by name across both: the runtime binary-searches the names.
+    let mut cmds: Vec<&Command> = reg
         .commands
         .iter()
+        .chain(&vg.commands)
         .filter(|c| c.params.len() <= MAX_ARGS)
         .collect();
+    cmds.sort_by(|a, b| a.name.cmp(&b.name));
     let mut out = String::new();
     let n = cmds.len();
     writeln!(

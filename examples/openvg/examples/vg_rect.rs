@@ -3,6 +3,9 @@
 //! on Mesa's surfaceless EGL platform, fills a 30×40 red rectangle at (10, 20) on black,
 //! and prints `red=<pixels>` (1200) and `vg_from=<file the vgDrawPath it called lives in>`.
 //!
+//! `--frames N`: draw the rectangle in N frames, each ended by `eglSwapBuffers` (so a profiler
+//! sees N frames of 2 VG work calls, vgClear and vgDrawPath, after the set-up), then read.
+//!
 //! Built by `cargo test -p gpuheat-openvg` (or `cargo build -p gpuheat-openvg --examples`);
 //! run: `LD_LIBRARY_PATH=target/debug/deps target/debug/examples/vg_rect`.
 
@@ -47,6 +50,17 @@ extern "C" {
 }
 
 fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut frames = 0u32;
+    while let Some(a) = args.next() {
+        match (a.as_str(), args.next().map(|v| v.parse::<u32>())) {
+            ("--frames", Some(Ok(n))) => frames = n,
+            _ => {
+                eprintln!("vg_rect: usage: vg_rect [--frames N]");
+                std::process::exit(2);
+            }
+        }
+    }
     let gfx = match Gfx::new(Api::Gles, 64, 64) {
         Ok(g) => g,
         Err(e) => {
@@ -64,6 +78,14 @@ fn main() {
         vgSetColor(paint, 0xFF00_00FF);
         vgSetPaint(paint, 2);
         vgDrawPath(path, 2);
+        for _ in 0..frames {
+            if let Err(e) = gfx.swap() {
+                eprintln!("vg_rect: {e}");
+                std::process::exit(1);
+            }
+            vgClear(0, 0, 64, 64);
+            vgDrawPath(path, 2);
+        }
         vgFinish();
         let mut info = DlInfo {
             fname: std::ptr::null(),
