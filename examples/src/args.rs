@@ -256,6 +256,30 @@ pub fn parse_or_exit(spec: &Spec) -> Args {
     }
 }
 
+/// [`parse_or_exit`] for an example that adds one boolean switch `flag` to the common flags
+/// (not an [`IntFlag`]): whether it was given, and the arguments; `--help` lists it with
+/// `what`.
+pub fn parse_with_switch_or_exit(spec: &Spec, flag: &str, what: &str) -> (Args, bool) {
+    let mut given = false;
+    let rest: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| {
+            let hit = a == flag;
+            given |= hit;
+            !hit
+        })
+        .collect();
+    match parse(spec, &rest) {
+        Ok(Parsed::Run(a)) => (a, given),
+        Ok(Parsed::Help) => {
+            let line = format!("  {flag:<16} {what}\n  --help ");
+            print!("{}", usage(spec).replacen("  --help ", &line, 1));
+            std::process::exit(0);
+        }
+        Err(e) => usage_error(spec, &e),
+    }
+}
+
 /// Prints `<name>: <msg>` on stderr and exits 2 (for checks an example does after parsing).
 pub fn usage_error(spec: &Spec, msg: &str) -> ! {
     eprintln!("{}: {}", spec.name, msg.replace('\n', " "));

@@ -42,7 +42,7 @@
 
 use std::time::Instant;
 
-use gpuheat_examples::args::{parse, usage, usage_error, IntFlag, Parsed, Spec};
+use gpuheat_examples::args::{parse_with_switch_or_exit, usage_error, IntFlag, Spec};
 use gpuheat_examples::gl::*;
 use gpuheat_examples::{gfx_for, run_frames};
 
@@ -87,26 +87,11 @@ void main() {
 const VALUE_WRAP: u64 = 1 << 20;
 
 fn main() {
-    let mut report = false;
-    let rest: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| {
-            let hit = a == REPORT_FLAG;
-            report |= hit;
-            !hit
-        })
-        .collect();
-    let args = match parse(&SPEC, &rest) {
-        Ok(Parsed::Run(a)) => a,
-        Ok(Parsed::Help) => {
-            let line = format!(
-                "  {REPORT_FLAG:<16} print call_ns=<median ns per call> and call_ns_frames=... at exit\n  --help "
-            );
-            print!("{}", usage(&SPEC).replacen("  --help ", &line, 1));
-            std::process::exit(0);
-        }
-        Err(e) => usage_error(&SPEC, &e),
-    };
+    let (args, report) = parse_with_switch_or_exit(
+        &SPEC,
+        REPORT_FLAG,
+        "print call_ns=<median ns per call> and call_ns_frames=... at exit",
+    );
     if report && args.frames.is_none() {
         usage_error(&SPEC, "--report-call-ns needs --frames N");
     }

@@ -76,7 +76,7 @@
 
 use std::time::Instant;
 
-use gpuheat_examples::args::{parse, usage, usage_error, Args, IntFlag, Parsed, Spec};
+use gpuheat_examples::args::{parse_with_switch_or_exit, usage_error, Args, IntFlag, Spec};
 use gpuheat_examples::gfx::{LOOP_FS, TEX_FS};
 use gpuheat_examples::gl::*;
 use gpuheat_examples::{gfx_for, run_frames};
@@ -125,26 +125,11 @@ P dominates the frame time (L iterations per fragment against ~1 for C and D)
 const REPORT_FLAG: &str = "--report-frame-ms";
 
 fn main() {
-    let mut report = false;
-    let rest: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| {
-            let hit = a == REPORT_FLAG;
-            report |= hit;
-            !hit
-        })
-        .collect();
-    let args = match parse(&SPEC, &rest) {
-        Ok(Parsed::Run(a)) => a,
-        Ok(Parsed::Help) => {
-            let line = format!(
-                "  {REPORT_FLAG:<16} print frame_ms_frames=<each frame's start-to-start ms> at exit\n  --help "
-            );
-            print!("{}", usage(&SPEC).replacen("  --help ", &line, 1));
-            std::process::exit(0);
-        }
-        Err(e) => usage_error(&SPEC, &e),
-    };
+    let (args, report) = parse_with_switch_or_exit(
+        &SPEC,
+        REPORT_FLAG,
+        "print frame_ms_frames=<each frame's start-to-start ms> at exit",
+    );
     let (s, l) = (args.get("target"), args.get("loop"));
     if s > args.width / 2 || s > args.height / 2 {
         usage_error(
