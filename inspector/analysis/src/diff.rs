@@ -616,6 +616,13 @@ pub(crate) fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
             .filter(|h| kept.contains(&h.frame))
             .cloned()
             .collect(),
+        vg_calls: s
+            .vg_calls
+            .iter()
+            .filter(|c| kept.contains(&c.frame))
+            .cloned()
+            .collect(),
+        vg_paths: s.vg_paths.clone(),
         flow: s
             .flow
             .iter()

@@ -73,9 +73,13 @@ impl ChunkKind {
     pub const TARGET_HEAT: ChunkKind = ChunkKind::from_fourcc(*b"HTGT");
     /// [`Record::Flow`].
     pub const FLOW: ChunkKind = ChunkKind::from_fourcc(*b"FLOW");
+    /// [`Record::VgCall`].
+    pub const VG_CALL: ChunkKind = ChunkKind::from_fourcc(*b"VGCL");
+    /// [`Record::VgPath`].
+    pub const VG_PATH: ChunkKind = ChunkKind::from_fourcc(*b"VGPT");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 16] = [
+    pub const KNOWN: [ChunkKind; 18] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -92,6 +96,8 @@ impl ChunkKind {
         ChunkKind::PROGRAM,
         ChunkKind::TARGET_HEAT,
         ChunkKind::FLOW,
+        ChunkKind::VG_CALL,
+        ChunkKind::VG_PATH,
     ];
 
     /// The kind with these four bytes as it appears in the file.
@@ -154,6 +160,8 @@ impl Record {
             Record::Program(_) => ChunkKind::PROGRAM,
             Record::TargetHeat(_) => ChunkKind::TARGET_HEAT,
             Record::Flow(_) => ChunkKind::FLOW,
+            Record::VgCall(_) => ChunkKind::VG_CALL,
+            Record::VgPath(_) => ChunkKind::VG_PATH,
         }
     }
 }
@@ -250,6 +258,8 @@ pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
             postcard::to_allocvec(v).expect("TargetHeat serializes to postcard")
         }
         Record::Flow(v) => postcard::to_allocvec(v).expect("FrameFlow serializes to postcard"),
+        Record::VgCall(v) => postcard::to_allocvec(v).expect("VgCall serializes to postcard"),
+        Record::VgPath(v) => postcard::to_allocvec(v).expect("VgPath serializes to postcard"),
         Record::Geometry(v) => {
             postcard::to_allocvec(v).expect("FrameGeometry serializes to postcard")
         }
@@ -525,6 +535,16 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
             let flow: FrameFlow = post(raw)?;
             flow.validate()?;
             Record::Flow(flow)
+        }
+        ChunkKind::VG_CALL => {
+            let call: crate::vg::VgCall = post(raw)?;
+            call.validate()?;
+            Record::VgCall(call)
+        }
+        ChunkKind::VG_PATH => {
+            let path: crate::vg::VgPath = post(raw)?;
+            path.validate()?;
+            Record::VgPath(path)
         }
         other => return Err(format!("no decoder for {other}")),
     })

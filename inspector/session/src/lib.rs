@@ -17,6 +17,7 @@ pub mod reader;
 pub mod scratch;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod vg;
 pub mod writer;
 
 pub use chunk::{
@@ -27,4 +28,5 @@ pub use error::SessionError;
 pub use header::{FileHeader, FILE_HEADER_LEN, FORMAT_VERSION, MAGIC};
 pub use model::*;
 pub use reader::{CallGpuTime, ChunkReader, PipelinedIndex, Session};
+pub use vg::{VgCall, VgDraw, VgImageDraw, VgPath, VgPathDraw, VgStroke};
 pub use writer::SessionWriter;

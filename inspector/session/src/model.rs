@@ -785,6 +785,10 @@ pub enum Record {
     TargetHeat(TargetHeat),
     /// What a frame's painted draws sampled.
     Flow(FrameFlow),
+    /// A VG call with children or coverage (`VGCL`).
+    VgCall(crate::vg::VgCall),
+    /// The data of a VG path (`VGPT`).
+    VgPath(crate::vg::VgPath),
 }
 
 #[cfg(test)]

@@ -186,6 +186,10 @@ pub struct Session {
     pub target_heat: Vec<TargetHeat>,
     /// What painted draws sampled, per frame and context, in the order written.
     pub flow: Vec<FrameFlow>,
+    /// VG calls with children or coverage, in the order written.
+    pub vg_calls: Vec<crate::vg::VgCall>,
+    /// The data of VG paths the captured frames drew, one record per version.
+    pub vg_paths: Vec<crate::vg::VgPath>,
     /// Post-transform positions of the draws of captured frames (full mode), in the order
     /// they were written.
     pub geometry: Vec<FrameGeometry>,
@@ -300,6 +304,8 @@ struct Builder {
     heat_missing: Vec<HeatMissing>,
     target_heat: Vec<TargetHeat>,
     flow: Vec<FrameFlow>,
+    vg_calls: Vec<crate::vg::VgCall>,
+    vg_paths: Vec<crate::vg::VgPath>,
     geometry: Vec<FrameGeometry>,
     hooks: Option<HookSummary>,
     programs: Vec<ProgramInfo>,
@@ -331,6 +337,8 @@ impl Builder {
             Record::HeatMissing(v) => self.heat_missing.push(v),
             Record::TargetHeat(v) => self.target_heat.push(v),
             Record::Flow(v) => self.flow.push(v),
+            Record::VgCall(v) => self.vg_calls.push(v),
+            Record::VgPath(v) => self.vg_paths.push(v),
             Record::Geometry(v) => self.geometry.push(v),
             Record::Hooks(v) => {
                 self.hooks.get_or_insert(v);
@@ -369,6 +377,8 @@ impl Builder {
             heat_missing: self.heat_missing,
             target_heat: self.target_heat,
             flow: self.flow,
+            vg_calls: self.vg_calls,
+            vg_paths: self.vg_paths,
             geometry: self.geometry,
             hooks: self.hooks,
             programs: self.programs,

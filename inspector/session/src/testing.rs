@@ -400,6 +400,8 @@ impl SessionBuilder {
                 heat_missing: Vec::new(),
                 target_heat: Vec::new(),
                 flow: Vec::new(),
+                vg_calls: Vec::new(),
+                vg_paths: Vec::new(),
                 geometry: Vec::new(),
                 truncated_at: None,
             },
@@ -592,6 +594,8 @@ pub fn records(session: &Session) -> Vec<Record> {
     out.extend(s.heat_missing.iter().cloned().map(Record::HeatMissing));
     out.extend(s.target_heat.iter().cloned().map(Record::TargetHeat));
     out.extend(s.flow.iter().cloned().map(Record::Flow));
+    out.extend(s.vg_paths.iter().cloned().map(Record::VgPath));
+    out.extend(s.vg_calls.iter().cloned().map(Record::VgCall));
     out.extend(s.geometry.iter().cloned().map(Record::Geometry));
     out.extend(s.end.iter().cloned().map(Record::End));
     out
