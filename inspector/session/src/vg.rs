@@ -1,6 +1,7 @@
 //! OpenVG records: what the agent adds to a frame's calls when a program draws with OpenVG.
 //!
-//! - [`VgCall`]: one VG call of a captured frame that drew, or that made calls of its own
+//! - [`VgCall`]: one VG call of a captured frame that drew, uploaded pixels, passed values by
+//!   pointer, or made calls of its own
 //!   (a VG library layered on GLES makes GL calls inside each VG call: they are its
 //!   `children`, recorded in the frame like any call but not counted again at the top).
 //! - [`VgPath`]: the data of a path as the program built it, sent once per version, so the
@@ -33,6 +34,10 @@ pub struct VgCall {
     /// For the calls that upload pixels (`vgImageSubData`, `vgWritePixels`): FNV-1a 64 of
     /// the bytes uploaded, rows as the call read them, so the same data uploaded again shows.
     pub upload: Option<u64>,
+    /// For the calls that pass an array of values by pointer (`vgLoadMatrix`,
+    /// `vgMultMatrix`, `vgSetfv`, `vgSetiv`, `vgSetParameterfv`, `vgSetParameteriv`): the
+    /// values, integers converted to `f32`; empty otherwise.
+    pub values: Vec<f32>,
 }
 
 /// What a VG draw covered, as the agent saw the VG state at the call.
