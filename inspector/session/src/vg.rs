@@ -60,7 +60,7 @@ pub struct VgPathDraw {
     /// The version of the path's data drawn ([`VgPath::serial`]); 0 when its data is not
     /// known (the path was built before the agent arrived, or its data was over budget).
     pub serial: u64,
-    /// `VG_FILL_PATH` (1), `VG_STROKE_PATH` (2) or both.
+    /// `VG_STROKE_PATH` (1), `VG_FILL_PATH` (2) or both (as OpenVG 1.1 numbers them).
     pub paint_modes: u32,
     /// The path-user-to-surface matrix, as `vgGetMatrix` returns it (column-major:
     /// sx, shy, w0, shx, sy, w1, tx, ty, w2).
