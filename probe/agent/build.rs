@@ -17,6 +17,54 @@ const MAX_ARGS: usize = 17;
 /// and `list_*` roles).
 const WORK_CALLS: [&str; 2] = ["glCallList", "glCallLists"];
 
+/// The OpenVG calls that make the VG pipeline work: drawing, clearing, pixel copies and
+/// transfers, masks and image filters. In full mode each is timed between two `vgFinish`.
+const VG_WORK_CALLS: [&str; 22] = [
+    "vgClear",
+    "vgDrawPath",
+    "vgDrawImage",
+    "vgDrawGlyph",
+    "vgDrawGlyphs",
+    "vgClearImage",
+    "vgCopyImage",
+    "vgSetPixels",
+    "vgWritePixels",
+    "vgGetPixels",
+    "vgReadPixels",
+    "vgCopyPixels",
+    "vgMask",
+    "vgRenderToMask",
+    "vgFillMaskLayer",
+    "vgCopyMask",
+    "vgColorMatrix",
+    "vgConvolve",
+    "vgSeparableConvolve",
+    "vgGaussianBlur",
+    "vgLookup",
+    "vgLookupSingle",
+];
+
+/// The OpenVG calls that change a path's data or capabilities: the agent keeps each path's
+/// data from its creation on (programs build paths once and draw them every frame), so they
+/// run a hook even outside captured frames.
+const VG_PATH_CALLS: [&str; 15] = [
+    "vgCreatePath",
+    "vgClearPath",
+    "vgDestroyPath",
+    "vgAppendPathData",
+    "vgModifyPathCoords",
+    "vgAppendPath",
+    "vgTransformPath",
+    "vgInterpolatePath",
+    "vgRemovePathCapabilities",
+    "vguLine",
+    "vguPolygon",
+    "vguRect",
+    "vguRoundRect",
+    "vguEllipse",
+    "vguArc",
+];
+
 fn class(name: &str) -> &'static str {
     let any = |prefixes: &[&str]| prefixes.iter().any(|p| name.starts_with(p));
     if matches!(
@@ -29,6 +77,8 @@ fn class(name: &str) -> &'static str {
             | "glXSwapBuffers"
     ) {
         "Swap"
+    } else if VG_WORK_CALLS.contains(&name) {
+        "Work"
     } else if any(&["glDrawBuffer"]) {
         "State"
     } else if any(&["glDrawPixels"]) || WORK_CALLS.contains(&name) {
@@ -89,6 +139,7 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
         "glEnd" => Some(("primitive_ended", 0)),
         "glNewList" => Some(("list_began", 0)),
         "glEndList" => Some(("list_ended", 0)),
+        name if VG_PATH_CALLS.contains(&name) => Some(("vg_path", 0)),
         _ => None,
     }
 }
@@ -131,6 +182,11 @@ fn main() {
     out.push_str("/// What each entry point does for the capture.\npub static CLASSES: [CallClass; FUNCTION_COUNT] = [\n");
     for c in &cmds {
         writeln!(out, "    CallClass::{},", class(&c.name)).unwrap();
+    }
+    out.push_str("];\n");
+    out.push_str("/// Whether each entry point belongs to OpenVG or VGU.\npub static VG: [bool; FUNCTION_COUNT] = [\n");
+    for c in &cmds {
+        writeln!(out, "    {},", c.name.starts_with("vg")).unwrap();
     }
     out.push_str("];\n");
 
@@ -294,6 +350,21 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             match role {
                 Some(("proc_address", k)) => {
                     writeln!(out, "        let r = hook::proc_address(a{k}, r, site);").unwrap()
+                }
+                Some(("vg_path", _)) => {
+                    // The path store reads every argument, and the result (the new handle,
+                    // VGU's error code).
+                    let ret = if c.ret == CType::Void {
+                        "0".to_string()
+                    } else {
+                        c.ret.to_u64("r")
+                    };
+                    writeln!(
+                        out,
+                        "        hook::vg_path({i}, &[{}], {ret});",
+                        recorded.join(", ")
+                    )
+                    .unwrap()
                 }
                 Some(("got_value", _)) => {
                     let width = match c.params[1].c_type.as_str() {

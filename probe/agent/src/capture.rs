@@ -41,6 +41,7 @@ pub struct Settings {
 
 /// Starts recording with `settings`; the frame in progress is recorded as `first_frame`.
 pub fn start(settings: Settings, first_frame: u64) {
+    STARTS.fetch_add(1, Relaxed);
     let full = settings.mode == CaptureMode::Full;
     FULL_MODE.store(full, Relaxed);
     HEAT.store(full && settings.heat, Relaxed);
@@ -49,6 +50,14 @@ pub fn start(settings: Settings, first_frame: u64) {
     CALL_SEQ.store(0, Relaxed);
     RECORDING.store(true, Relaxed);
 }
+
+/// Captures started so far in this process: what was sent to one capture's CLI is not known
+/// to the next.
+pub fn generation() -> u64 {
+    STARTS.load(Relaxed)
+}
+
+static STARTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Stops recording (calls pass straight through again).
 pub fn stop() {

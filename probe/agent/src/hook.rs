@@ -7,10 +7,10 @@
 //! only calls that make the GPU work take the per-context counter lock.
 
 use crate::clock::{monotonic_ns, thread_cpu_ns};
-use crate::generated::{wrapper_address, CLASSES, MAX_ARGS, NAMES};
+use crate::generated::{wrapper_address, CLASSES, MAX_ARGS, NAMES, VG};
 use crate::recorder::{self, Reentry};
 use crate::writer::RawCall;
-use crate::{capture, contexts, programs, real, runtime, table};
+use crate::{capture, contexts, programs, real, runtime, table, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
 use gpuheat_counters::Bracket;
 use gpuheat_session::CallClass;
@@ -59,6 +59,8 @@ pub struct Guard {
     site: u64,
     args: [u64; MAX_ARGS],
     bracket: Option<Bracket>,
+    /// Wall time spent beginning the bracket, when a VG call is in flight (its child's cost).
+    bracket_ns: u64,
     t0: u64,
     c0: u64,
 }
@@ -76,6 +78,7 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
         site,
         args: [0; MAX_ARGS],
         bracket: None,
+        bracket_ns: 0,
         t0: 0,
         c0: 0,
     };
@@ -88,8 +91,13 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
         g.frame = frame;
         g.seq = seq;
         g.ctx = recorder::current_context();
-        if matches!(CLASSES[i], CallClass::Draw | CallClass::Work) && recorder::may_bracket() {
+        let work = matches!(CLASSES[i], CallClass::Draw | CallClass::Work);
+        if VG[i] {
+            vg::enter(i, frame, seq, g.ctx, &g.args[..g.nargs as usize], work);
+        } else if work && recorder::may_bracket() {
+            let b0 = vg::inside().then(monotonic_ns);
             g.bracket = contexts::begin(g.ctx);
+            g.bracket_ns = b0.map_or(0, |b0| monotonic_ns() - b0);
         }
     }));
     g.skip = ok.is_err();
@@ -114,9 +122,19 @@ pub fn leave(g: Guard, ret: Option<u64>) {
         return;
     }
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        let values = match g.bracket {
-            Some(b) => contexts::end(g.ctx, b, g.frame, g.seq),
-            None => Vec::new(),
+        let nested = vg::inside();
+        let bracketed = g.bracket.is_some();
+        let e0 = monotonic_ns();
+        let values = if VG[usize::from(g.func)] {
+            match Reentry::enter() {
+                Some(_inside) => vg::leave(usize::from(g.func), &g.args[..g.nargs as usize], g.t0),
+                None => Vec::new(),
+            }
+        } else {
+            match g.bracket {
+                Some(b) => contexts::end(g.ctx, b, g.frame, g.seq),
+                None => Vec::new(),
+            }
         };
         let serialized = values
             .iter()
@@ -138,6 +156,15 @@ pub fn leave(g: Guard, ret: Option<u64>) {
             values,
         };
         recorder::push(g.frame, raw);
+        if nested && !VG[usize::from(g.func)] {
+            // The agent's bracket around this child ran inside the VG call's timing.
+            let overhead = if bracketed {
+                g.bracket_ns + (monotonic_ns() - e0)
+            } else {
+                0
+            };
+            vg::child(g.frame, g.seq, overhead, serialized);
+        }
         if use_program(g.func) {
             // Named at this thread's swap if the agent never saw it link (attach mode).
             programs::used(g.args[0] as u32);
@@ -163,7 +190,8 @@ fn use_program(func: u16) -> bool {
 /// same arguments).
 #[inline(never)]
 pub fn leave_draw(g: Guard, with_geometry: bool, replay: &dyn Fn()) {
-    let live = !g.skip && g.bracket.is_some();
+    // A VG library's draws are painted as their VG call, on the host, from its path.
+    let live = !g.skip && g.bracket.is_some() && !vg::inside();
     let paint = live && capture::heat();
     let geometry = live && with_geometry && capture::geometry();
     let (ctx, seq, frame, func) = (g.ctx, g.seq, g.frame, g.func as usize);
@@ -334,6 +362,22 @@ pub fn program_deleted(program: u64, _: u64) {
         if runtime::has_connected() {
             programs::deleted(recorder::current_context(), program as u32);
         }
+    });
+}
+
+/// The OpenVG calls that build paths (entry point `i`, its arguments as recorded, its
+/// result), after the real call, captured or not: the agent keeps every path's data.
+pub fn vg_path(i: usize, args: &[u64], ret: u64) {
+    if !from_program() {
+        return;
+    }
+    let Some(_inside) = Reentry::enter() else {
+        return;
+    };
+    let _ = catch_unwind(|| {
+        let name = NAMES[i].trim_end_matches('\0');
+        // SAFETY: the arguments the program just passed to the real call, which read them.
+        unsafe { vgpaths::changed(recorder::current_context(), name, args, ret) };
     });
 }
 

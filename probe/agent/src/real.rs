@@ -185,12 +185,18 @@ pub fn in_gl_stack(p: usize) -> bool {
         || base.windows(7).any(|w| w == b"_dri.so")
 }
 
-/// `name` in a loaded GL library, however it was loaded (a plugin's private dependency is in
-/// no scope the agent searches by default).
+/// `name` in a loaded GL or OpenVG library, however it was loaded (a plugin's private
+/// dependency is in no scope the agent searches by default). libOpenVG is not part of the GL
+/// stack for [`in_gl_stack`]: a VG library layered on GLES is one of the program's modules,
+/// whose GL calls are the children of its VG calls.
 fn in_gl_libraries(name: &CStr) -> usize {
     for path in loaded_objects() {
         let base = path.to_bytes().rsplit(|&b| b == b'/').next().unwrap_or(&[]);
-        if !GL_LIBRARIES.iter().any(|l| base.starts_with(l.as_bytes())) {
+        if !GL_LIBRARIES
+            .iter()
+            .chain(&["libOpenVG"])
+            .any(|l| base.starts_with(l.as_bytes()))
+        {
             continue;
         }
         // SAFETY: RTLD_NOLOAD never loads anything; the reference is dropped below.

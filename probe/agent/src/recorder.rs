@@ -51,7 +51,13 @@ impl Reentry {
         let first = THREAD
             .try_with(|t| !t.in_agent.replace(true))
             .unwrap_or(false);
-        first.then_some(Reentry(()))
+        // Not `then_some`: its argument is built either way, and dropping a refused guard
+        // would mark the thread as out of the agent while the agent is still running.
+        if first {
+            Some(Reentry(()))
+        } else {
+            None
+        }
     }
 }
 
