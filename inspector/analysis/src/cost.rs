@@ -54,6 +54,21 @@ pub struct DrawCost {
     /// `file:line function` of the program's call, from debug info: the first frame of the
     /// program's own code when the call site is inlined library code.
     pub source: Option<String>,
+    /// For a VG call of a VG library layered on GLES: the GL calls it made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub children: Option<Children>,
+}
+
+/// The calls a VG library made inside one VG call (its GL calls), which the VG call's time
+/// includes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Children {
+    /// Calls made.
+    pub calls: usize,
+    /// Of them, work calls (GL draws, clears, copies).
+    pub work_calls: usize,
+    /// Sum of their serialized GPU times, when measured.
+    pub gpu_serialized_ns: Option<u64>,
 }
 
 /// A counter a context could not measure.
@@ -117,6 +132,7 @@ pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
     let pipelined = s.pipelined_index();
     let contexts: BTreeMap<u64, &ContextInfo> = s.contexts.iter().map(|c| (c.handle, c)).collect();
     let funcs = &s.functions.functions;
+    let nested = gpuheat_session::Nested::of(&s.vg_calls);
     // The previous frame's end starts each frame's wall time.
     let prev_ends: Vec<Option<u64>> = std::iter::once(None)
         .chain(s.frames.iter().map(|f| Some(f.end_ns)))
@@ -132,16 +148,60 @@ pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
                 draws: 0,
                 work_calls: 0,
                 wall_ms: ms(f.end_ns.saturating_sub(prev_end.unwrap_or(f.begin_ns))),
-                cpu_ms: ms(f.calls.iter().map(|c| c.cpu_ns).sum()),
+                // A VG call's thread CPU time includes its children's.
+                cpu_ms: ms(f
+                    .calls
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| nested.parent(f.index, *i as u32).is_none())
+                    .map(|(_, c)| c.cpu_ns)
+                    .sum()),
                 gpu_serialized_ms: None,
                 gpu_pipelined_ms: None,
             };
             let samples: BTreeMap<u32, _> = f.samples.iter().map(|s| (s.call, &s.values)).collect();
+            let serialized_of = |call: u32| {
+                let values = samples.get(&call)?;
+                let ctx = contexts.get(&f.calls.get(call as usize)?.context)?;
+                values
+                    .iter()
+                    .find(|v| {
+                        ctx.counters
+                            .get(v.counter as usize)
+                            .is_some_and(|c| c.name == SERIALIZED)
+                    })
+                    .map(|v| v.value)
+            };
             let mut draws = Vec::new();
             for (i, call) in f.calls.iter().enumerate() {
                 let Some(info) = funcs.get(call.func as usize) else {
                     continue;
                 };
+                // A VG call's GL calls are counted in it, not again at the top.
+                if nested.parent(f.index, i as u32).is_some() {
+                    continue;
+                }
+                let kids = nested.children(f.index, i as u32);
+                let children = (!kids.is_empty()).then(|| {
+                    let work: Vec<u32> = kids
+                        .iter()
+                        .copied()
+                        .filter(|&k| {
+                            f.calls
+                                .get(k as usize)
+                                .and_then(|c| funcs.get(c.func as usize))
+                                .is_some_and(|i| {
+                                    matches!(i.class, CallClass::Draw | CallClass::Work)
+                                })
+                        })
+                        .collect();
+                    let times: Vec<u64> = work.iter().filter_map(|&k| serialized_of(k)).collect();
+                    Children {
+                        calls: kids.len(),
+                        work_calls: work.len(),
+                        gpu_serialized_ns: (!times.is_empty()).then(|| times.iter().sum()),
+                    }
+                });
                 match info.class {
                     CallClass::Draw => stats.draws += 1,
                     CallClass::Work => {}
@@ -184,6 +244,7 @@ pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
                             String::new()
                         },
                         source: None,
+                        children,
                     },
                     call.callsite,
                 ));

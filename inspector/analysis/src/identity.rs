@@ -110,11 +110,21 @@ pub fn identify(s: &Session) -> Identities {
         .map(|f| hash_of(&f.name))
         .collect();
     let sites = site_names(s);
+    let nested = gpuheat_session::Nested::of(&s.vg_calls);
     let per_frame: Vec<Vec<FrameDraw>> = s
         .frames
         .par_iter()
         .zip(starts.par_iter())
-        .map(|(f, start)| frame_keys(s, f, start.clone(), &use_program, &programs, &names, &sites))
+        .map(|(f, start)| {
+            let tables = Tables {
+                use_program: &use_program,
+                programs: &programs,
+                names: &names,
+                sites: &sites,
+                nested: &nested,
+            };
+            frame_keys(s, f, start.clone(), &tables)
+        })
         .collect();
 
     let mut ids = Identities {
@@ -202,15 +212,28 @@ struct FrameDraw {
 }
 
 /// Hashes of each work call of `f`, with its program and order.
+/// What [`frame_keys`] looks calls up in, built once per session.
+struct Tables<'a> {
+    use_program: &'a [bool],
+    programs: &'a HashMap<(u64, u32), u64>,
+    names: &'a [u64],
+    sites: &'a HashMap<u64, String>,
+    nested: &'a gpuheat_session::Nested,
+}
+
 fn frame_keys(
     s: &Session,
     f: &Frame,
     mut current: HashMap<u64, u32>,
-    use_program: &[bool],
-    programs: &HashMap<(u64, u32), u64>,
-    names: &[u64],
-    sites: &HashMap<u64, String>,
+    t: &Tables,
 ) -> Vec<FrameDraw> {
+    let Tables {
+        use_program,
+        programs,
+        names,
+        sites,
+        nested,
+    } = *t;
     let funcs = &s.functions.functions;
     let mut out = Vec::new();
     let mut ordinals: HashMap<u64, u32> = HashMap::default();
@@ -223,7 +246,10 @@ fn frame_keys(
             current.insert(c.context, c.args.first().copied().unwrap_or(0) as u32);
             continue;
         }
-        if !matches!(info.class, CallClass::Draw | CallClass::Work) {
+        // A VG call's GL calls are part of it: the VG call is the draw that is matched.
+        if !matches!(info.class, CallClass::Draw | CallClass::Work)
+            || nested.parent(f.index, i as u32).is_some()
+        {
             continue;
         }
         // Clears, blits and copies run no program of the program's: the one current then is

@@ -18,5 +18,6 @@ pub mod stats;
 pub mod targetdiff;
 
 pub use cost::{
-    analyse, call_text, ms, rank_time, Analysis, DrawCost, FrameStats, RankedBy, Unavailable,
+    analyse, call_text, ms, rank_time, Analysis, Children, DrawCost, FrameStats, RankedBy,
+    Unavailable,
 };

@@ -257,7 +257,7 @@ fn text(
         targets_text(flow, &mut o);
     }
     if !args.per_frame {
-        identity_text(stats, top, &mut o);
+        identity_text(stats, a, top, &mut o);
         findings_text(found, &mut o);
         return o;
     }
@@ -306,6 +306,9 @@ fn text(
                 .map(|s| format!(" {}", short_source(s)))
                 .unwrap_or_default()
         );
+        if let Some(c) = &d.children {
+            let _ = writeln!(o, "{}", children_text(c));
+        }
         let others: Vec<String> = d
             .counters
             .iter()
@@ -324,7 +327,24 @@ fn text(
 
 /// The draws aggregated by identity: median and spread over the frames of the ranking time,
 /// CPU time and the counters that matter most, first-use outliers named.
-fn identity_text(stats: &SessionStats, top: usize, o: &mut String) {
+/// `↳ 23 GL calls (1 work, 0.044 ms GPU)`: what a VG call's library did inside it.
+fn children_text(c: &gpuheat_analysis::Children) -> String {
+    let gpu = c
+        .gpu_serialized_ns
+        .map(|t| format!(", {:.4} ms GPU", ms(t)))
+        .unwrap_or_default();
+    format!(
+        "{:>44}↳ {} calls of its library inside ({} work{gpu})",
+        "", c.calls, c.work_calls
+    )
+}
+
+fn identity_text(stats: &SessionStats, a: &Analysis, top: usize, o: &mut String) {
+    let children: std::collections::HashMap<(u64, u32), &gpuheat_analysis::Children> = a
+        .draws
+        .iter()
+        .filter_map(|d| Some(((d.frame, d.call), d.children.as_ref()?)))
+        .collect();
     let rank = stats.rank_metric();
     let basis = match stats.ranked_by {
         RankedBy::GpuTimeSerialized => "serialized",
@@ -380,6 +400,9 @@ fn identity_text(stats: &SessionStats, top: usize, o: &mut String) {
                 .map(|s| format!(" {}", short_source(s)))
                 .unwrap_or_default()
         );
+        if let Some(c) = d.occurrences.first().and_then(|k| children.get(k)) {
+            let _ = writeln!(o, "{}", children_text(c));
+        }
         if let Some(f) = d.first_use {
             let _ = writeln!(
                 o,
