@@ -32,7 +32,7 @@ const MATRIX_MODE: u64 = 0x1100;
 const MATRIX_IMAGE_USER_TO_SURFACE: u64 = 0x1401;
 /// `VG_PAINT_COLOR`, which `vgSetColor` sets as well.
 const PAINT_COLOR: u64 = 0x1A01;
-/// `VG_FILL_PATH | VG_STROKE_PATH`.
+/// `VG_STROKE_PATH` and `VG_FILL_PATH`.
 const PAINT_MODES: [u64; 2] = [1, 2];
 
 /// The column-major identity, as `vgGetMatrix` returns it.
@@ -379,7 +379,7 @@ fn tiny_complex_paths(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
 enum Slot {
     /// A context parameter (`vgSet*`).
     Param(u64),
-    /// The paint of a paint mode (`vgSetPaint`): 1 fill, 2 stroke.
+    /// The paint of a paint mode (`vgSetPaint`): 1 stroke, 2 fill.
     Paint(u64),
     /// A parameter of a path, paint or image (`vgSetParameter*`, `vgSetColor`).
     Object(u64, u64),
@@ -1051,11 +1051,11 @@ mod tests {
 
         /// `vgDrawPath(path, VG_FILL_PATH)` of data version `serial` covering `fragments`.
         fn draw_path(&mut self, path: u64, serial: u64, fragments: u64) -> u32 {
-            let c = self.call("vgDrawPath", &[path, 1]);
+            let c = self.call("vgDrawPath", &[path, 2]);
             self.record(c).draw = Some(VgDraw::Path(VgPathDraw {
                 path,
                 serial,
-                paint_modes: 1,
+                paint_modes: 2,
                 matrix: IDENTITY,
                 fill_rule: 0x1900,
                 stroke: VgStroke {
@@ -1099,7 +1099,7 @@ mod tests {
     fn churn(f: &mut VgFrame) {
         f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 2], 7);
         f.made("vgCreatePaint", &[], 9);
-        f.call("vgDrawPath", &[7, 1]);
+        f.call("vgDrawPath", &[7, 2]);
         f.call("vgDestroyPaint", &[9]);
         f.call("vgDestroyPath", &[7]);
     }
@@ -1124,7 +1124,7 @@ mod tests {
     #[test]
     fn churn_allows_one_frame_in_five_without() {
         let clean = |f: &mut VgFrame| {
-            f.call("vgDrawPath", &[7, 1]);
+            f.call("vgDrawPath", &[7, 2]);
         };
         let vg = Vg::new()
             .frame(churn)
@@ -1147,13 +1147,13 @@ mod tests {
         let vg = Vg::new()
             .frame(|f| {
                 f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 2], 7);
-                f.call("vgDrawPath", &[7, 1]);
+                f.call("vgDrawPath", &[7, 2]);
             })
             .frame(|f| {
-                f.call("vgDrawPath", &[7, 1]);
+                f.call("vgDrawPath", &[7, 2]);
             })
             .frame(|f| {
-                f.call("vgDrawPath", &[7, 1]);
+                f.call("vgDrawPath", &[7, 2]);
                 f.call("vgDestroyPath", &[7]);
             });
         assert!(vg.findings("vg_object_churn").is_empty());
@@ -1438,9 +1438,9 @@ mod tests {
         let vg = Vg::new().frame(|f| {
             for _ in 0..10 {
                 f.call("vgSetPaint", &[9, 1]);
-                f.call("vgDrawPath", &[7, 1]);
+                f.call("vgDrawPath", &[7, 2]);
                 f.call("vgSetPaint", &[10, 1]);
-                f.call("vgDrawPath", &[8, 1]);
+                f.call("vgDrawPath", &[8, 2]);
             }
         });
         assert!(vg.findings("vg_redundant_state").is_empty());
@@ -1471,10 +1471,10 @@ mod tests {
             .frame(|f| {
                 f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 0xFFF], 7);
                 f.call("vguRect", &[7, 0, 0, 0, 0]);
-                f.call("vgDrawPath", &[7, 1]);
+                f.call("vgDrawPath", &[7, 2]);
             })
             .frame(|f| {
-                f.call("vgDrawPath", &[7, 1]);
+                f.call("vgDrawPath", &[7, 2]);
             });
         let found = vg.findings("vg_path_all_capabilities");
         assert_eq!(found.len(), 1, "{found:?}");
@@ -1489,8 +1489,8 @@ mod tests {
                 f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 0xFFF], 7);
                 f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 2], 8);
                 f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 0xFFF], 9);
-                f.call("vgDrawPath", &[7, 1]);
-                f.call("vgDrawPath", &[8, 1]);
+                f.call("vgDrawPath", &[7, 2]);
+                f.call("vgDrawPath", &[8, 2]);
                 f.call("vgDrawPath", &[9, 1]);
             })
             .frame(|f| {
@@ -1502,7 +1502,7 @@ mod tests {
         let vg = Vg::new().frame(|f| {
             f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 0xFFF], 7);
             f.call("vgClearPath", &[7, 2]);
-            f.call("vgDrawPath", &[7, 1]);
+            f.call("vgDrawPath", &[7, 2]);
         });
         assert!(vg.findings("vg_path_all_capabilities").is_empty());
     }
@@ -1530,7 +1530,7 @@ mod tests {
     // vg_sync_every_frame
 
     fn sync(f: &mut VgFrame) {
-        f.call("vgDrawPath", &[7, 1]);
+        f.call("vgDrawPath", &[7, 2]);
         let finish = f.call("vgFinish", &[]);
         let child = f.call("glFinish", &[]);
         f.record(finish).children.push(child);
@@ -1556,7 +1556,7 @@ mod tests {
     #[test]
     fn sync_in_some_frames_or_one_frame_is_quiet() {
         let clean = |f: &mut VgFrame| {
-            f.call("vgDrawPath", &[7, 1]);
+            f.call("vgDrawPath", &[7, 2]);
         };
         let vg = Vg::new().frame(sync).frame(clean).frame(sync);
         assert!(vg.findings("vg_sync_every_frame").is_empty());
@@ -1571,7 +1571,7 @@ mod tests {
         // Each vgDrawPath binds the same GL state again; the program does not.
         let vg = Vg::new().frame(|f| {
             for _ in 0..20 {
-                let d = f.call("vgDrawPath", &[7, 1]);
+                let d = f.call("vgDrawPath", &[7, 2]);
                 let c = f.call("glUseProgram", &[3]);
                 f.record(d).children.push(c);
             }
