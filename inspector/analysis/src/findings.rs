@@ -9,7 +9,7 @@ use crate::cost::{rank_time, Analysis, DrawCost};
 use crate::pick::heat_map;
 use gpuheat_session::{CallClass, Frame, HeatMap, Session};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -66,7 +66,14 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
         by_frame.entry(d.frame).or_default().push(d);
     }
     let mut out = Vec::new();
-    redundant_state(s, &mut out);
+    // The GL calls a VG library makes inside a VG call are the library's, not the
+    // program's: the GL rules about calls leave them to the VG rules.
+    let vg_children: HashSet<(u64, u32)> = s
+        .vg_calls
+        .iter()
+        .flat_map(|v| v.children.iter().map(move |&c| (v.frame, c)))
+        .collect();
+    redundant_state(s, &vg_children, &mut out);
     for f in &s.frames {
         let mut draws = by_frame.remove(&f.index).unwrap_or_default();
         draws.sort_by_key(|d| d.call);
@@ -82,8 +89,9 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
         fragment_cost(f.index, &draws, &frags, &mut out);
         overdraw(map, f.index, &mut out);
         small_draws(map, f.index, draw_calls, &draws, &frags, &mut out);
-        stalls(s, f, &mut out);
+        stalls(s, f, &vg_children, &mut out);
     }
+    crate::vgrules::check(s, &mut out);
     out.sort_by(|a, b| {
         a.frame
             .cmp(&b.frame)
@@ -355,8 +363,9 @@ fn start_slots(s: &Session) -> Vec<(u64, StateSlot<'static>, Vec<u64>)> {
 
 /// Redundant state calls, tracked across the whole capture (state outlives frames), reported
 /// per frame. A slot's value before its first captured call is unknown, except for the slots
-/// the capture's start state records ([`start_slots`]).
-fn redundant_state(s: &Session, out: &mut Vec<Finding>) {
+/// the capture's start state records ([`start_slots`]). The calls of `vg_children` (a VG
+/// library's own) change the tracked state but are not counted.
+fn redundant_state(s: &Session, vg_children: &HashSet<(u64, u32)>, out: &mut Vec<Finding>) {
     let start = start_slots(s);
     let mut program: HashMap<u64, u64> = s
         .states
@@ -382,7 +391,8 @@ fn redundant_state(s: &Session, out: &mut Vec<Finding>) {
             let Some(key) = state_key(&info.name, &c.args, prog) else {
                 continue;
             };
-            state_calls += 1;
+            let counted = !vg_children.contains(&(f.index, i as u32));
+            state_calls += usize::from(counted);
             let enable = info.name != "glDisable";
             let value = if info.name == "glEnable" || info.name == "glDisable" {
                 &c.args[..0]
@@ -390,7 +400,7 @@ fn redundant_state(s: &Session, out: &mut Vec<Finding>) {
                 &c.args[..]
             };
             if let Some((was_enable, prev)) = last.insert((c.context, key), (enable, value)) {
-                if was_enable == enable && prev == value {
+                if was_enable == enable && prev == value && counted {
                     redundant += 1;
                     example.get_or_insert(i as u32);
                 }
@@ -416,8 +426,13 @@ fn redundant_state(s: &Session, out: &mut Vec<Finding>) {
     }
 }
 
-fn stalls(s: &Session, f: &Frame, out: &mut Vec<Finding>) {
+/// GL calls that wait for the GPU; those a VG library makes (`vg_children`, e.g. the
+/// glFinish inside vgFinish) are the VG rule's (`vg_sync_every_frame`).
+fn stalls(s: &Session, f: &Frame, vg_children: &HashSet<(u64, u32)>, out: &mut Vec<Finding>) {
     for (i, c) in f.calls.iter().enumerate() {
+        if vg_children.contains(&(f.index, i as u32)) {
+            continue;
+        }
         let Some(info) = s.functions.functions.get(c.func as usize) else {
             continue;
         };

@@ -16,6 +16,7 @@ pub mod palette;
 pub mod pick;
 pub mod stats;
 pub mod targetdiff;
+mod vgrules;
 
 pub use cost::{
     analyse, call_text, ms, rank_time, Analysis, Children, DrawCost, FrameStats, RankedBy,
