@@ -1,4 +1,4 @@
-//! Triggers `vg_path_all_capabilities`: the clean scene with its three paths (rectangle,
+//! Triggers `vg-path-all-capabilities`: the clean scene with its three paths (rectangle,
 //! circle, line) created with `VG_PATH_CAPABILITY_ALL` and then only built (`vgu*`) and
 //! drawn, never queried: three findings, one per path.
 //!

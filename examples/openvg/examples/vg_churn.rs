@@ -1,4 +1,4 @@
-//! Triggers `vg_object_churn`: the clean scene, except that each frame creates the
+//! Triggers `vg-object-churn`: the clean scene, except that each frame creates the
 //! rectangle's path and its red paint, draws with them and destroys them.
 //!
 //! Per frame: 13 VG calls — `vgClear`, `vgCreatePath`, `vguRect`, `vgCreatePaint`,

@@ -1,4 +1,4 @@
-//! Triggers `vg_redundant_state`: the clean scene drawn "defensively", setting the matrix
+//! Triggers `vg-redundant-state`: the clean scene drawn "defensively", setting the matrix
 //! mode, the path matrix and the paint before every draw whether or not they changed.
 //!
 //! Per frame: 19 VG calls — `vgClear`, 4 × (`vgSeti(VG_MATRIX_MODE, PATH)`,

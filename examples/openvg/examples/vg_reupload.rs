@@ -1,4 +1,4 @@
-//! Triggers `vg_image_reupload`: the clean scene, except that each frame uploads the
+//! Triggers `vg-image-reupload`: the clean scene, except that each frame uploads the
 //! image's pixels again (`vgImageSubData` of the same 16×16 `VG_sRGBA_8888` data, 1 024
 //! bytes) before drawing it.
 //!

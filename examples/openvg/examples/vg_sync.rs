@@ -1,4 +1,4 @@
-//! Triggers `vg_sync_every_frame`: the clean scene with a `vgFinish` before each frame's
+//! Triggers `vg-sync-every-frame`: the clean scene with a `vgFinish` before each frame's
 //! `eglSwapBuffers`, so the CPU waits for the VG pipeline every frame.
 //!
 //! Per frame: 8 VG calls — the clean scene's 7 and `vgFinish` — of which 5 are VG work

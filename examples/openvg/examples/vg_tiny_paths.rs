@@ -1,4 +1,4 @@
-//! Triggers `vg_tiny_complex_path`: the clean scene plus a closed 64-point polygon (64
+//! Triggers `vg-tiny-complex-path`: the clean scene plus a closed 64-point polygon (64
 //! drawing segments: `MOVE_TO`, 63 `LINE_TO`, `CLOSE_PATH`) of radius 2 px, drawn white 4
 //! times per frame, 8 px apart, each draw covering 12 px (the pixel centres within 2 px of
 //! its centre): 0.19 px per segment.

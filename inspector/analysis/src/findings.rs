@@ -427,7 +427,7 @@ fn redundant_state(s: &Session, vg_children: &HashSet<(u64, u32)>, out: &mut Vec
 }
 
 /// GL calls that wait for the GPU; those a VG library makes (`vg_children`, e.g. the
-/// glFinish inside vgFinish) are the VG rule's (`vg_sync_every_frame`).
+/// glFinish inside vgFinish) are the VG rule's (`vg-sync-every-frame`).
 fn stalls(s: &Session, f: &Frame, vg_children: &HashSet<(u64, u32)>, out: &mut Vec<Finding>) {
     for (i, c) in f.calls.iter().enumerate() {
         if vg_children.contains(&(f.index, i as u32)) {

@@ -127,7 +127,7 @@ const OBJECT_KINDS: [(&str, &[&str], &[&str]); 3] = [
     ),
 ];
 
-/// `vg_object_churn`: paths, paints or images created and destroyed in (nearly) every frame;
+/// `vg-object-churn`: paths, paints or images created and destroyed in (nearly) every frame;
 /// one finding per kind, at the first such frame.
 fn object_churn(s: &Session, out: &mut Vec<Finding>) {
     let frames = s.frames.len();
@@ -165,7 +165,7 @@ fn object_churn(s: &Session, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame: churn[0].0,
             call: Some(churn[0].1),
-            rule: "vg_object_churn",
+            rule: "vg-object-churn",
             severity: Severity::Warning,
             title: format!(
                 "{} {noun} created and destroyed per frame, in {} of {frames} frames",
@@ -213,7 +213,7 @@ fn upload_bytes(name: &str, call: &Call) -> Option<u64> {
         .checked_mul(height)
 }
 
-/// `vg_image_reupload`: uploads whose pixels hash to data uploaded before in the capture.
+/// `vg-image-reupload`: uploads whose pixels hash to data uploaded before in the capture.
 /// One finding for the session, at the first repeat.
 fn image_reupload(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
     let mut seen: HashSet<u64> = HashSet::new();
@@ -251,7 +251,7 @@ fn image_reupload(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
     out.push(Finding {
         frame,
         call: Some(call),
-        rule: "vg_image_reupload",
+        rule: "vg-image-reupload",
         severity: if frames.len() >= EVERY_FRAME_MIN {
             Severity::Warning
         } else {
@@ -303,7 +303,7 @@ fn drawing_segments(path: &VgPath) -> usize {
 /// A path's tiny draws in one frame: first call, draws, segments, fragments in all.
 type TinyDraws = (u32, usize, usize, u64);
 
-/// `vg_tiny_complex_path`: a path of many segments drawn over few pixels. One finding per
+/// `vg-tiny-complex-path`: a path of many segments drawn over few pixels. One finding per
 /// frame and path, at its first such draw.
 fn tiny_complex_paths(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
     let mut paths: HashMap<(u64, u64, u64), &VgPath> = HashMap::new();
@@ -357,7 +357,7 @@ fn tiny_complex_paths(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame,
             call: Some(call),
-            rule: "vg_tiny_complex_path",
+            rule: "vg-tiny-complex-path",
             severity: Severity::Warning,
             title: format!(
                 "path {path:#x} of {segments} segments covers {per_draw:.0} px per draw, {:.2} \
@@ -602,7 +602,7 @@ impl VgState {
     }
 }
 
-/// `vg_redundant_state`: VG state calls that set the value already set, tracked across the
+/// `vg-redundant-state`: VG state calls that set the value already set, tracked across the
 /// capture per context, reported per frame.
 fn redundant_state(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
     let mut state = VgState::default();
@@ -638,7 +638,7 @@ fn redundant_state(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
             out.push(Finding {
                 frame: f.index,
                 call: first,
-                rule: "vg_redundant_state",
+                rule: "vg-redundant-state",
                 severity: Severity::Info,
                 title: format!(
                     "{redundant} of {state_calls} VG state calls set the value already set ({})",
@@ -745,7 +745,7 @@ impl PathLives {
     }
 }
 
-/// `vg_path_all_capabilities`: paths made with `VG_PATH_CAPABILITY_ALL` that the capture
+/// `vg-path-all-capabilities`: paths made with `VG_PATH_CAPABILITY_ALL` that the capture
 /// only draws and builds. One finding per path.
 fn all_capabilities(s: &Session, out: &mut Vec<Finding>) {
     let mut p = PathLives {
@@ -811,7 +811,7 @@ fn all_capabilities(s: &Session, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame: l.frame,
             call: Some(l.call),
-            rule: "vg_path_all_capabilities",
+            rule: "vg-path-all-capabilities",
             severity: Severity::Info,
             title: format!(
                 "path {:#x} has every capability (VG_PATH_CAPABILITY_ALL) and is only drawn",
@@ -832,7 +832,7 @@ fn all_capabilities(s: &Session, out: &mut Vec<Finding>) {
 /// The calls that wait for the VG pipeline to finish.
 const VG_SYNC: [&str; 3] = ["vgFinish", "vgReadPixels", "vgGetPixels"];
 
-/// `vg_sync_every_frame`: a call of [`VG_SYNC`] in every captured frame; one finding per
+/// `vg-sync-every-frame`: a call of [`VG_SYNC`] in every captured frame; one finding per
 /// entry point, at its first frame.
 fn sync_every_frame(s: &Session, out: &mut Vec<Finding>) {
     let frames = s.frames.len();
@@ -861,7 +861,7 @@ fn sync_every_frame(s: &Session, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame,
             call: Some(call),
-            rule: "vg_sync_every_frame",
+            rule: "vg-sync-every-frame",
             severity: Severity::Warning,
             title: format!(
                 "{sync} in each of the {frames} frames ({}, {:.3} ms per frame on the calling \
@@ -1107,7 +1107,7 @@ mod tests {
     #[test]
     fn churn_fires_per_kind_when_every_frame_creates_and_destroys() {
         let vg = Vg::new().frame(churn).frame(churn).frame(churn);
-        let found = vg.findings("vg_object_churn");
+        let found = vg.findings("vg-object-churn");
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].frame, 1);
         assert_eq!(found[0].call, Some(0));
@@ -1132,14 +1132,14 @@ mod tests {
             .frame(clean)
             .frame(churn)
             .frame(churn);
-        assert_eq!(vg.findings("vg_object_churn").len(), 2);
+        assert_eq!(vg.findings("vg-object-churn").len(), 2);
         let vg = Vg::new()
             .frame(churn)
             .frame(clean)
             .frame(clean)
             .frame(churn)
             .frame(churn);
-        assert!(vg.findings("vg_object_churn").is_empty());
+        assert!(vg.findings("vg-object-churn").is_empty());
     }
 
     #[test]
@@ -1156,10 +1156,10 @@ mod tests {
                 f.call("vgDrawPath", &[7, 2]);
                 f.call("vgDestroyPath", &[7]);
             });
-        assert!(vg.findings("vg_object_churn").is_empty());
+        assert!(vg.findings("vg-object-churn").is_empty());
         assert!(Vg::new()
             .frame(churn)
-            .findings("vg_object_churn")
+            .findings("vg-object-churn")
             .is_empty());
     }
 
@@ -1178,7 +1178,7 @@ mod tests {
             .frame(|f| {
                 f.upload(5, 16, 16, 0xABC);
             });
-        let found = vg.findings("vg_image_reupload");
+        let found = vg.findings("vg-image-reupload");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].frame, found[0].call), (2, Some(0)));
         assert_eq!(found[0].severity, Severity::Warning);
@@ -1200,7 +1200,7 @@ mod tests {
             .frame(|f| {
                 f.upload(5, 16, 16, 2);
             });
-        assert!(vg.findings("vg_image_reupload").is_empty());
+        assert!(vg.findings("vg-image-reupload").is_empty());
     }
 
     #[test]
@@ -1244,7 +1244,7 @@ mod tests {
                 f.draw_path(7, 1, 12);
             }
         });
-        let found = vg.findings("vg_tiny_complex_path");
+        let found = vg.findings("vg-tiny-complex-path");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].call, Some(1));
         assert!(
@@ -1269,13 +1269,13 @@ mod tests {
                 f.draw_path(7, 0, 1);
                 f.draw_path(7, 2, 1);
             });
-        assert!(vg.findings("vg_tiny_complex_path").is_empty());
+        assert!(vg.findings("vg-tiny-complex-path").is_empty());
         // Without a heat map the pixels are unknown.
         let mut vg = Vg::new().path(7, 1, 2, polygon(64)).frame(|f| {
             f.draw_path(7, 1, 12);
         });
         vg.s.heat.clear();
-        assert!(vg.findings("vg_tiny_complex_path").is_empty());
+        assert!(vg.findings("vg-tiny-complex-path").is_empty());
     }
 
     #[test]
@@ -1289,7 +1289,7 @@ mod tests {
             map.draws[0].fragments = 10;
             assert_eq!(d, 0);
         });
-        assert_eq!(vg.findings("vg_tiny_complex_path").len(), 1);
+        assert_eq!(vg.findings("vg-tiny-complex-path").len(), 1);
     }
 
     // vg_redundant_state
@@ -1408,7 +1408,7 @@ mod tests {
                 }
             }
         };
-        let found = Vg::new().frame(frame(5, 0)).findings("vg_redundant_state");
+        let found = Vg::new().frame(frame(5, 0)).findings("vg-redundant-state");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].call, Some(1));
         assert_eq!(
@@ -1417,19 +1417,19 @@ mod tests {
         );
         assert!(Vg::new()
             .frame(frame(4, 0))
-            .findings("vg_redundant_state")
+            .findings("vg-redundant-state")
             .is_empty());
         // 5 of 50 fires, 5 of 51 not.
         assert_eq!(
             Vg::new()
                 .frame(frame(5, 44))
-                .findings("vg_redundant_state")
+                .findings("vg-redundant-state")
                 .len(),
             1
         );
         assert!(Vg::new()
             .frame(frame(5, 45))
-            .findings("vg_redundant_state")
+            .findings("vg-redundant-state")
             .is_empty());
     }
 
@@ -1443,7 +1443,7 @@ mod tests {
                 f.call("vgDrawPath", &[8, 2]);
             }
         });
-        assert!(vg.findings("vg_redundant_state").is_empty());
+        assert!(vg.findings("vg-redundant-state").is_empty());
     }
 
     #[test]
@@ -1476,7 +1476,7 @@ mod tests {
             .frame(|f| {
                 f.call("vgDrawPath", &[7, 2]);
             });
-        let found = vg.findings("vg_path_all_capabilities");
+        let found = vg.findings("vg-path-all-capabilities");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].frame, found[0].call), (1, Some(0)));
         assert_eq!(found[0].severity, Severity::Info);
@@ -1497,14 +1497,14 @@ mod tests {
                 f.call("vgPathBounds", &[7, 0, 0, 0, 0]);
                 f.call("vgAppendPath", &[8, 9]); // 9 is a source
             });
-        assert!(vg.findings("vg_path_all_capabilities").is_empty());
+        assert!(vg.findings("vg-path-all-capabilities").is_empty());
         // Created with every capability, then cleared to APPEND_TO alone.
         let vg = Vg::new().frame(|f| {
             f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 0xFFF], 7);
             f.call("vgClearPath", &[7, 2]);
             f.call("vgDrawPath", &[7, 2]);
         });
-        assert!(vg.findings("vg_path_all_capabilities").is_empty());
+        assert!(vg.findings("vg-path-all-capabilities").is_empty());
     }
 
     #[test]
@@ -1517,7 +1517,7 @@ mod tests {
                 f.draw_path(7, 1, 100);
                 f.draw_path(8, 1, 100);
             });
-        let found = vg.findings("vg_path_all_capabilities");
+        let found = vg.findings("vg-path-all-capabilities");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].call, Some(1));
         assert!(
@@ -1539,7 +1539,7 @@ mod tests {
     #[test]
     fn sync_in_every_frame_fires_once_and_not_as_a_gl_stall() {
         let vg = Vg::new().frame(sync).frame(sync).frame(sync);
-        let found = vg.findings("vg_sync_every_frame");
+        let found = vg.findings("vg-sync-every-frame");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].frame, found[0].call), (1, Some(1)));
         assert!(
@@ -1559,10 +1559,10 @@ mod tests {
             f.call("vgDrawPath", &[7, 2]);
         };
         let vg = Vg::new().frame(sync).frame(clean).frame(sync);
-        assert!(vg.findings("vg_sync_every_frame").is_empty());
+        assert!(vg.findings("vg-sync-every-frame").is_empty());
         assert!(Vg::new()
             .frame(sync)
-            .findings("vg_sync_every_frame")
+            .findings("vg-sync-every-frame")
             .is_empty());
     }
 

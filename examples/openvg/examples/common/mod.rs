@@ -128,7 +128,9 @@ extern "C" {
     pub fn vguPolygon(path: Handle, points: *const f32, count: i32, closed: u32) -> i32;
 }
 
-/// `--frames N` (default 3), or exit 2 with the usage.
+/// `--frames N` (default 3), or exit 2 with the usage. `--frames 0` draws frames until the
+/// program gets SIGUSR1, then reads the last one back as after N frames and exits: a
+/// profiler can attach to it meanwhile (`gpuheat attach`).
 pub fn frames(name: &str) -> u32 {
     let mut args = std::env::args().skip(1);
     let mut frames = 3u32;
@@ -141,8 +143,23 @@ pub fn frames(name: &str) -> u32 {
             }
         }
     }
+    if frames == 0 {
+        extern "C" fn on_sigusr1(_: i32) {
+            STOP.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        extern "C" {
+            fn signal(signum: i32, handler: usize) -> usize;
+        }
+        const SIGUSR1: i32 = 10;
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe { signal(SIGUSR1, on_sigusr1 as *const () as usize) };
+        frames = u32::MAX;
+    }
     frames
 }
+
+/// Set by SIGUSR1 under `--frames 0`.
+static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The image's pixels: all yellow.
 pub fn image_pixels() -> Vec<u32> {
@@ -303,6 +320,10 @@ impl Scene {
         if let Err(e) = self.gfx.swap() {
             eprintln!("{}: {e}", self.name);
             std::process::exit(1);
+        }
+        if STOP.load(std::sync::atomic::Ordering::Relaxed) {
+            self.report();
+            std::process::exit(0);
         }
     }
 
