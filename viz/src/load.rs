@@ -236,8 +236,10 @@ fn load(path: &Path, progress: &Progress, started: Instant) -> Result<Loaded, Vi
         inner: std::io::BufReader::with_capacity(1 << 20, file),
         progress,
     };
-    let session = Session::from_reader(reader).map_err(|e| fail(e.to_string()))?;
+    let mut session = Session::from_reader(reader).map_err(|e| fail(e.to_string()))?;
     progress.stage.store(ANALYSING, Ordering::Relaxed);
+    // VG draws are painted from their recorded paths, as every command sees them.
+    gpuheat_analysis::vg::complete(&mut session);
     let analysis = gpuheat_analysis::analyse(&session);
     progress.stage.store(CHECKING, Ordering::Relaxed);
     let findings = findings::check(&session, &analysis);

@@ -1,7 +1,8 @@
 //! From a session to what a user is shown: per-frame totals and per-draw costs ([`cost`]),
 //! the performance checklist ([`findings`]), which draws a pixel's heat came from ([`pick`]),
 //! how offscreen passes' cost flows to the pixels they feed ([`flow`]),
-//! and the colour scales heat is painted with ([`palette`]). The report, the heat-map PNG and
+//! the colour scales heat is painted with ([`palette`]), and the heat of OpenVG draws,
+//! recomputed from their paths ([`vg`]). The report, the heat-map PNG and
 //! the viewer all draw on this crate, so they agree on every number.
 
 pub mod aggregate;
@@ -16,6 +17,7 @@ pub mod palette;
 pub mod pick;
 pub mod stats;
 pub mod targetdiff;
+pub mod vg;
 mod vgrules;
 
 pub use cost::{

@@ -67,12 +67,14 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
 /// Opens a session for reading it out: a truncated or damaged one is refused with a one-line
 /// error naming `--partial`, or with `partial` read up to the damage with a warning.
 pub fn open(path: &std::path::Path, partial: bool) -> Result<Session> {
-    let session = if partial {
+    let mut session = if partial {
         Session::open_lenient(path)
     } else {
         Session::open(path)
     }
     .with_context(|| shown(path))?;
+    // VG draws are painted here, from their recorded paths, so every command sees them.
+    gpuheat_analysis::vg::complete(&mut session);
     if let Some(at) = session.truncated_at {
         if !partial {
             anyhow::bail!(

@@ -141,7 +141,8 @@ pub fn view(args: ViewArgs) -> Result<ExitCode> {
 
 /// `gpuheat view S --pick X,Y` without a window: the ranked draws as text.
 fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
-    let s = Session::open(&args.session).with_context(|| shown(&args.session))?;
+    let mut s = Session::open(&args.session).with_context(|| shown(&args.session))?;
+    gpuheat_analysis::vg::complete(&mut s);
     if let Some(name) = args.target.as_deref().filter(|t| t.trim() != "screen") {
         return print_target_pick(args, &s, name.trim(), x, y);
     }

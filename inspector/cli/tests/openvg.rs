@@ -133,7 +133,16 @@ fn launch(dir: &std::path::Path, name: &str) -> (gpuheat_session::Session, Strin
         .args(["-k5", "180"])
         .arg(gpuheat())
         .env("LD_LIBRARY_PATH", &lib)
-        .args(["run", "--keep-running", "--frames", "3", "--skip", "1", "-o"])
+        .args([
+            "run",
+            "--keep-running",
+            "--heat",
+            "--frames",
+            "3",
+            "--skip",
+            "1",
+            "-o",
+        ])
         .arg(&session)
         .arg("--")
         .arg(&exe)
@@ -205,7 +214,11 @@ fn serialized(s: &gpuheat_session::Session, f: &gpuheat_session::Frame, call: u3
 fn the_clean_vg_scene_is_counted_measured_and_painted_exactly() {
     let dir = scratch("openvg-clean");
     let (s, traced) = launch(&dir, "vg_clean");
-    assert_eq!(traced, plain_crc("vg_clean", "6"), "frames differ under the agent");
+    assert_eq!(
+        traced,
+        plain_crc("vg_clean", "6"),
+        "frames differ under the agent"
+    );
     // Documented in vg_clean.rs: 7 VG calls, 5 of them work, 3 vgDrawPath per frame.
     assert_eq!(vg_counts(&s), vec![(7, 5, 3); 3]);
 
@@ -232,7 +245,10 @@ fn the_clean_vg_scene_is_counted_measured_and_painted_exactly() {
                 .iter()
                 .filter_map(|&k| serialized(&s, f, k))
                 .sum();
-            assert!(time >= children, "{name}: {time} ns < children's {children} ns");
+            assert!(
+                time >= children,
+                "{name}: {time} ns < children's {children} ns"
+            );
             if name == "vgDrawPath" {
                 let child_names: Vec<&str> = c
                     .children
@@ -244,7 +260,10 @@ fn the_clean_vg_scene_is_counted_measured_and_painted_exactly() {
                     })
                     .collect();
                 assert_eq!(
-                    child_names.iter().filter(|n| **n == "glDrawElements").count(),
+                    child_names
+                        .iter()
+                        .filter(|n| **n == "glDrawElements")
+                        .count(),
                     1,
                     "{child_names:?}"
                 );

@@ -72,7 +72,8 @@ pub struct HeatmapArgs {
 }
 
 pub fn heatmap(args: HeatmapArgs) -> Result<ExitCode> {
-    let session = Session::open(&args.session).with_context(|| shown(&args.session))?;
+    let mut session = Session::open(&args.session).with_context(|| shown(&args.session))?;
+    gpuheat_analysis::vg::complete(&mut session);
     let shown_map = choose(&session, &args)?;
     let map = &shown_map.map;
     if map.width == 0 || map.height == 0 {
