@@ -113,7 +113,8 @@ struct Open {
     timed: bool,
     draw: Option<VgDraw>,
     children: Vec<u32>,
-    /// Wall time the agent spent bracketing children inside this call.
+    /// Wall time the agent spent bracketing children inside this call (their brackets'
+    /// drains, so their own serialized time, included).
     child_overhead: u64,
     /// Sum of the children's serialized times.
     child_time: u64,
@@ -183,7 +184,9 @@ pub fn leave(func: usize, args: &[u64], t0: u64) -> Vec<CounterValue> {
         if let Some(f) = fns() {
             // SAFETY: the real vgFinish.
             unsafe { (f.finish)() };
-            let raw = monotonic_ns().saturating_sub(t0);
+            // The children's brackets (their drains included) ran inside: take them out
+            // and put back what the children measured of their own.
+            let raw = monotonic_ns().saturating_sub(t0) + open.child_time;
             let own = raw
                 .saturating_sub(overhead(open.ctx))
                 .saturating_sub(open.child_overhead);

@@ -18,9 +18,10 @@ use super::raster::{snap, Mask};
 /// can tell apart.
 pub const TOLERANCE_PX: f32 = 1.0 / 20.0;
 
-/// `VG_FILL_PATH`, `VG_STROKE_PATH` (`VgPathDraw::paint_modes` bits).
-const FILL: u32 = 1;
-const STROKE: u32 = 2;
+/// `VG_STROKE_PATH`, `VG_FILL_PATH` (`VgPathDraw::paint_modes` bits, as OpenVG 1.1 numbers
+/// them).
+pub(crate) const STROKE: u32 = 1;
+pub(crate) const FILL: u32 = 2;
 /// `VG_EVEN_ODD`.
 const EVEN_ODD: u32 = 0x1900;
 /// `VG_NON_ZERO`.

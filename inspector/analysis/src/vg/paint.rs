@@ -332,7 +332,7 @@ mod tests {
             draw: Some(VgDraw::Path(VgPathDraw {
                 path: 7,
                 serial,
-                paint_modes: 1,
+                paint_modes: 2,
                 matrix: IDENTITY,
                 fill_rule: 0x1901,
                 stroke: VgStroke {
