@@ -154,6 +154,15 @@ fn launch(dir: &std::path::Path, name: &str) -> (gpuheat_session::Session, Strin
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The program's vgGetError, read once after its frames, saw no error: the agent's own VG
+    // calls (drains, state reads) raised none.
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l == "vg_error=0x0000"),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     (open(&session), frame_crc(&out.stdout))
 }
 

@@ -351,6 +351,9 @@ impl Scene {
             count(BLACK),
             px.iter().filter(|p| !named.contains(p)).count()
         );
+        // The oldest error since the program's previous vgGetError (none before): a profiler's
+        // own VG calls must leave it as the program's calls made it.
+        println!("vg_error=0x{error:04X}");
         if error != 0 {
             eprintln!("{}: VG error 0x{error:04X}", self.name);
             std::process::exit(1);
