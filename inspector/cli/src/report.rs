@@ -35,7 +35,7 @@ pub struct ReportArgs {
 }
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
-    let session = open(&args.session, args.partial)?;
+    let (session, painting) = open_painted(&args.session, args.partial)?;
     let analysis = analyse(&session);
     let found = findings::check(&session, &analysis);
     let stats = aggregate(&session, true);
@@ -53,10 +53,13 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
             &stats,
             &found,
             targets.as_ref(),
+            &painting,
             args.top,
         )?
     } else {
-        text(&session, &analysis, &stats, &found, targets.as_ref(), &args)
+        let mut o = text(&session, &analysis, &stats, &found, targets.as_ref(), &args);
+        vg_text(&session, &painting, &mut o);
+        o
     };
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error worth a message.
@@ -67,6 +70,14 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
 /// Opens a session for reading it out: a truncated or damaged one is refused with a one-line
 /// error naming `--partial`, or with `partial` read up to the damage with a warning.
 pub fn open(path: &std::path::Path, partial: bool) -> Result<Session> {
+    open_painted(path, partial).map(|(s, _)| s)
+}
+
+/// [`open`], saying what the VG painting on the host did.
+pub fn open_painted(
+    path: &std::path::Path,
+    partial: bool,
+) -> Result<(Session, gpuheat_analysis::vg::VgPainting)> {
     let mut session = if partial {
         Session::open_lenient(path)
     } else {
@@ -74,7 +85,7 @@ pub fn open(path: &std::path::Path, partial: bool) -> Result<Session> {
     }
     .with_context(|| shown(path))?;
     // VG draws are painted here, from their recorded paths, so every command sees them.
-    gpuheat_analysis::vg::complete(&mut session);
+    let painting = gpuheat_analysis::vg::complete(&mut session);
     if let Some(at) = session.truncated_at {
         if !partial {
             anyhow::bail!(
@@ -89,7 +100,7 @@ pub fn open(path: &std::path::Path, partial: bool) -> Result<Session> {
             session.frames.len()
         );
     }
-    Ok(session)
+    Ok((session, painting))
 }
 
 #[derive(Serialize)]
@@ -112,6 +123,9 @@ struct JsonReport<'a> {
     /// the remainders; absent without offscreen targets.
     #[serde(skip_serializing_if = "Option::is_none")]
     render_targets: Option<&'a FlowSummary>,
+    /// What the host's VG painting did; absent without VG draws.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vg_painting: Option<&'a gpuheat_analysis::vg::VgPainting>,
 }
 
 fn json(
@@ -120,6 +134,7 @@ fn json(
     stats: &SessionStats,
     found: &[Finding],
     targets: Option<&FlowSummary>,
+    painting: &gpuheat_analysis::vg::VgPainting,
     top: usize,
 ) -> Result<String> {
     let report = JsonReport {
@@ -136,6 +151,11 @@ fn json(
         unavailable: &a.unavailable,
         findings: found,
         render_targets: targets,
+        vg_painting: s
+            .vg_calls
+            .iter()
+            .any(|c| c.draw.is_some())
+            .then_some(painting),
     };
     Ok(serde_json::to_string_pretty(&report)? + "\n")
 }
@@ -421,6 +441,42 @@ fn identity_text(stats: &SessionStats, a: &Analysis, top: usize, o: &mut String)
 /// What the GEOM records hold: draws with positions, vertices against the per-frame budget,
 /// and the draws left out, grouped by reason. There is one record per frame and context, so
 /// frames and contexts are counted apart.
+/// What the host's VG painting did, when the session has VG draws: how many were painted
+/// from their paths, from bounds only, and why the others were not, counted by reason.
+fn vg_text(s: &Session, p: &gpuheat_analysis::vg::VgPainting, o: &mut String) {
+    let draws = s.vg_calls.iter().filter(|c| c.draw.is_some()).count();
+    if draws == 0 {
+        return;
+    }
+    if !p.requested {
+        let _ = writeln!(
+            o,
+            "\nvg       {draws} VG draws, not painted: the capture asked for no heat (--heat)"
+        );
+        return;
+    }
+    let approx = if p.approximate > 0 {
+        format!(
+            " ({} from their bounding box only: path data unknown)",
+            p.approximate
+        )
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        o,
+        "\nvg       {draws} VG draws: {} painted on the host from their recorded paths{approx}",
+        p.painted
+    );
+    let mut reasons: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (_, _, why) in &p.not_painted {
+        *reasons.entry(why.as_str()).or_default() += 1;
+    }
+    for (why, n) in reasons {
+        let _ = writeln!(o, "         {n} not painted: {why}");
+    }
+}
+
 fn geometry_text(s: &Session, o: &mut String) {
     if s.geometry.is_empty() {
         return;

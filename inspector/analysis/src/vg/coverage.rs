@@ -119,7 +119,7 @@ fn path_coverage(
     let Some(data) = path else {
         let Some(b) = d.bounds else {
             return Err(format!(
-                "path {:#x}: its data is unknown and the agent sent no bounds",
+                "path {:#x}: its data is unknown (built before the agent came, or over its budget) and it lacks VG_PATH_CAPABILITY_PATH_TRANSFORMED_BOUNDS for a box",
                 d.path
             ));
         };

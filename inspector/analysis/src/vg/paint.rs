@@ -18,7 +18,7 @@ const SERIALIZED: &str = "gpu_time_serialized";
 const TRIANGLES: u32 = 4;
 
 /// What [`complete`] did.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct VgPainting {
     /// Whether the session asked for heat (it holds heat maps or records of maps that
     /// could not be made); nothing is painted otherwise.
@@ -477,7 +477,7 @@ mod tests {
         assert_eq!(why.len(), 3);
         assert!(why[0].1.contains("version 5 was not recorded"), "{why:?}");
         assert!(why[1].1.contains("no serialized GPU time"), "{why:?}");
-        assert!(why[2].1.contains("no bounds"), "{why:?}");
+        assert!(why[2].1.contains("PATH_TRANSFORMED_BOUNDS"), "{why:?}");
         // Nothing painted: the frame keeps its missing record and gets no map.
         assert!(s.heat.is_empty());
         assert_eq!(s.heat_missing.len(), 1);
