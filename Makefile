@@ -27,6 +27,7 @@ lint: deps
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 bench: release
+	@scripts/install-deps.sh --bench
 	target/release/gpuheat-bench
 	target/release/gpuheat-bench --viewer
 	target/release/gpuheat-bench --analysis

@@ -4,6 +4,8 @@
 # Rust toolchain new enough for the workspace. Safe to run any number of times.
 #
 # `install-deps.sh --print-cargo` prints the cargo to build with (the Makefile's CARGO).
+# `install-deps.sh --bench` also installs what `make bench` compares with: apitrace (the
+# baseline tracer) and perf (to profile what the capture costs).
 set -euo pipefail
 
 # The oldest Rust the workspace builds with: wgpu 30 and naga 30 declare rust-version 1.87.
@@ -53,6 +55,9 @@ packages=(
   # and xwd to see that they keep rendering; a test whose program is missing is skipped.
   glmark2-x11 gtk-4-examples qmlscene qml-module-qtquick2 x11-apps
 )
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(apitrace linux-perf)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

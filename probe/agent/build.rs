@@ -44,6 +44,29 @@ const VG_WORK_CALLS: [&str; 22] = [
     "vgLookupSingle",
 ];
 
+/// Calls that may wait (for the GPU, a fence, a read-back) while the program's thread is
+/// not running: for them, as for work calls and swaps, thread CPU time and wall time differ,
+/// so the wrappers read the thread's CPU clock (a system call) around them. Around any
+/// other call the thread runs the whole time: its CPU time is its wall time.
+const WAITING_CALLS: [&str; 16] = [
+    "glFinish",
+    "glFlush",
+    "glReadPixels",
+    "glReadnPixels",
+    "glGetTexImage",
+    "glGetBufferSubData",
+    "glClientWaitSync",
+    "glWaitSync",
+    "glGetQueryObjectuiv",
+    "glGetQueryObjectui64v",
+    "glMapBufferRange",
+    "eglClientWaitSync",
+    "eglWaitGL",
+    "eglWaitClient",
+    "vgFinish",
+    "vgFlush",
+];
+
 /// The OpenVG calls that change a path's data or capabilities: the agent keeps each path's
 /// data from its creation on (programs build paths once and draw them every frame), so they
 /// run a hook even outside captured frames.
@@ -182,6 +205,12 @@ fn main() {
     out.push_str("/// What each entry point does for the capture.\npub static CLASSES: [CallClass; FUNCTION_COUNT] = [\n");
     for c in &cmds {
         writeln!(out, "    CallClass::{},", class(&c.name)).unwrap();
+    }
+    out.push_str("];\n");
+    out.push_str("/// Whether the thread's CPU time is read around each entry point (work calls, swaps,\n/// calls that may wait); around the others it equals the call's wall time.\npub static CPU: [bool; FUNCTION_COUNT] = [\n");
+    for c in &cmds {
+        let measured = class(&c.name) != "State" || WAITING_CALLS.contains(&c.name.as_str());
+        writeln!(out, "    {measured},").unwrap();
     }
     out.push_str("];\n");
     out.push_str("/// Whether each entry point belongs to OpenVG or VGU.\npub static VG: [bool; FUNCTION_COUNT] = [\n");

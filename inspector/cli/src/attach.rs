@@ -6,7 +6,7 @@ use crate::{agent, shown, Mode};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gpuheat_session::control::{self, AttachArg, AttachStatus, Command};
-use gpuheat_session::{AttachInfo, EndReason, HookSummary, Record};
+use gpuheat_session::{AttachInfo, ChunkKind, EndReason, HookSummary, Record};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -176,9 +176,11 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             }
             alive(pid)
         },
-        |w, record| {
-            seen.note(record);
-            if matches!(record, Record::Frame(_)) && first_frame.is_none() {
+        |w, kind, record| {
+            if let Some(record) = record {
+                seen.note(record);
+            }
+            if kind == ChunkKind::FRAME && first_frame.is_none() {
                 let latency = start.elapsed();
                 first_frame = Some(latency);
                 w.append(&Record::Attach(AttachInfo {

@@ -3,8 +3,8 @@
 
 use anyhow::{Context, Result};
 use gpuheat_session::{
-    CaptureMode, ChunkReader, EndInfo, EndReason, FunctionTable, Record, SessionError, SessionInfo,
-    SessionWriter,
+    CaptureMode, ChunkKind, ChunkReader, EndInfo, EndReason, FunctionTable, Record, SessionError,
+    SessionInfo, SessionWriter,
 };
 use std::cell::Cell;
 use std::io::IsTerminal;
@@ -124,8 +124,9 @@ pub struct Received {
 /// Copies chunks from the agent into the session until the agent's END record, or the
 /// stream ends, or `keep_waiting` (asked whenever nothing arrived for 200 ms) says to give
 /// up, or nothing at all arrived for `idle_limit` (the session then ends with
-/// [`EndReason::TimedOut`]). Every chunk is flushed to the file as it arrives; `on_record`
-/// runs after each record is stored. When the agent sent no END, one is written; when it
+/// [`EndReason::TimedOut`]). Every chunk is flushed to the file as it arrives; `on_chunk`
+/// runs after each is stored, with its kind and, unless it is bulk data stored without
+/// decoding ([`ChunkKind::BULK`]), its record. When the agent sent no END, one is written; when it
 /// did not even send its INFO and function table (no capture started), `fallback` describes
 /// the program instead, so the session stays readable.
 pub fn pump(
@@ -135,7 +136,7 @@ pub fn pump(
     idle_limit: Option<Duration>,
     fallback: &Fallback,
     mut keep_waiting: impl FnMut() -> bool,
-    mut on_record: impl FnMut(&mut SessionWriter, &Record) -> Result<()>,
+    mut on_chunk: impl FnMut(&mut SessionWriter, ChunkKind, Option<&Record>) -> Result<()>,
 ) -> Result<Received> {
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
     let last_chunk = Cell::new(Instant::now());
@@ -147,10 +148,13 @@ pub fn pump(
         }
         keep_waiting()
     };
+    // Bulk chunks are stored as they come, checked but not decoded: decoding every call of
+    // every frame would take as much of the program's machine as the agent's encoding.
     let mut reader = ChunkReader::new(RetryRead {
         inner: stream,
         keep_waiting: &mut wait,
-    });
+    })
+    .without_decoding(&ChunkKind::BULK);
     let progress = Progress::new(frames_wanted);
     let mut end = None;
     let (mut saw_info, mut saw_functions) = (false, false);
@@ -165,12 +169,10 @@ pub fn pump(
                     end = Some(e.clone());
                 }
                 writer.append_chunk(&chunk).context("writing the session")?;
-                if let Some(record) = record {
-                    if matches!(record, Record::Frame(_)) {
-                        progress.show(writer.frames_written(), writer.bytes_written());
-                    }
-                    on_record(writer, record)?;
+                if chunk.kind() == ChunkKind::FRAME {
+                    progress.show(writer.frames_written(), writer.bytes_written());
                 }
+                on_chunk(writer, chunk.kind(), record)?;
                 if end.is_some() {
                     break;
                 }

@@ -129,7 +129,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             }
             exit_status.is_none() && !receive::interrupted()
         },
-        |_, _| Ok(()),
+        |_, _, _| Ok(()),
     )?;
     writer.finish().context("finishing the session")?;
 

@@ -100,6 +100,17 @@ impl ChunkKind {
         ChunkKind::VG_PATH,
     ];
 
+    /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,
+    /// geometry, flow): most of a session's bytes, and most of the time spent decoding it.
+    pub const BULK: [ChunkKind; 6] = [
+        ChunkKind::FRAME,
+        ChunkKind::PIPELINED,
+        ChunkKind::HEAT,
+        ChunkKind::GEOMETRY,
+        ChunkKind::TARGET_HEAT,
+        ChunkKind::FLOW,
+    ];
+
     /// The kind with these four bytes as it appears in the file.
     pub const fn from_fourcc(fourcc: [u8; 4]) -> Self {
         ChunkKind(u32::from_le_bytes(fourcc))
@@ -283,7 +294,8 @@ pub fn encode_chunk(kind: ChunkKind, payload: &[u8]) -> Vec<u8> {
     }
 }
 
-fn try_encode_chunk(kind: ChunkKind, payload: &[u8]) -> Result<Vec<u8>, SessionError> {
+/// [`encode_chunk`], saying why the payload cannot be one chunk instead of panicking.
+pub fn try_encode_chunk(kind: ChunkKind, payload: &[u8]) -> Result<Vec<u8>, SessionError> {
     if payload.len() > MAX_CHUNK_LEN as usize {
         return Err(SessionError::RecordTooLarge {
             kind,
@@ -396,18 +408,22 @@ pub fn read_chunk<R: Read + ?Sized>(
 ) -> Result<Option<Chunk>, SessionError> {
     let mut bytes = Vec::new();
     let mut scratch = Vec::new();
-    Ok(read_chunk_into(reader, offset, &mut bytes, &mut scratch)?
-        .map(|(header, record)| Chunk::new(offset, header, bytes, record)))
+    Ok(
+        read_chunk_into(reader, offset, &mut bytes, &mut scratch, &[])?
+            .map(|(header, record)| Chunk::new(offset, header, bytes, record)),
+    )
 }
 
 /// The decoder behind [`read_chunk`], with caller-owned buffers so a reader going through a
 /// whole file does not allocate per chunk: `bytes` receives header and stored payload,
-/// `scratch` the decompressed payload.
+/// `scratch` the decompressed payload. Chunks of the kinds in `undecoded` are checked (length,
+/// checksum, flags) but not decoded: they come back without a record, like unknown kinds.
 pub(crate) fn read_chunk_into<R: Read + ?Sized>(
     reader: &mut R,
     offset: u64,
     bytes: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
+    undecoded: &[ChunkKind],
 ) -> Result<Option<(ChunkHeader, Option<Record>)>, SessionError> {
     let stream = |cause: io::Error| SessionError::Stream { offset, cause };
     bytes.clear();
@@ -459,6 +475,9 @@ pub(crate) fn read_chunk_into<R: Read + ?Sized>(
     };
     if header.flags & !KNOWN_FLAGS != 0 {
         return Err(bad(format!("unsupported chunk flags {:#x}", header.flags)));
+    }
+    if undecoded.contains(&kind) {
+        return Ok(Some((header, None)));
     }
     let raw: &[u8] = if header.is_compressed() {
         // LZ4 expands at most ~255 times; anything claiming more is damaged, and refusing it

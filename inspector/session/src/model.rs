@@ -199,7 +199,10 @@ pub struct Call {
     pub begin_ns: u64,
     /// Wall time spent in the real call.
     pub duration_ns: u64,
-    /// Thread CPU time spent in the real call.
+    /// Thread CPU time spent in the real call, read around work calls, swaps and calls that
+    /// may wait (glFinish, read-backs, fence waits); around any other call the thread runs
+    /// throughout, and this is its wall time (reading the CPU clock is a system call, costlier
+    /// than most GL calls).
     pub cpu_ns: u64,
     /// Arguments, one per parameter, encoded per [`ParamInfo::kind`].
     pub args: Vec<u64>,

@@ -30,6 +30,7 @@ pub struct ChunkReader<R> {
     scratch: Vec<u8>,
     skipped: u64,
     finished: bool,
+    undecoded: &'static [ChunkKind],
 }
 
 impl<R: Read> ChunkReader<R> {
@@ -48,7 +49,17 @@ impl<R: Read> ChunkReader<R> {
             scratch: Vec::new(),
             skipped: 0,
             finished: false,
+            undecoded: &[],
         }
+    }
+
+    /// A reader that checks chunks of the `kinds` given (length, checksum, flags) without
+    /// decoding them: [`ChunkReader::read_chunk`] returns them with no record, for a reader
+    /// that only passes them on (the CLI storing what the agent streams), where decoding
+    /// every call of every frame would cost the program's machine as much as encoding did.
+    pub fn without_decoding(mut self, kinds: &'static [ChunkKind]) -> Self {
+        self.undecoded = kinds;
+        self
     }
 
     /// Reads and checks the file header, then returns a reader positioned at the first chunk.
@@ -105,6 +116,7 @@ impl<R: Read> ChunkReader<R> {
             self.offset,
             &mut self.bytes,
             &mut self.scratch,
+            self.undecoded,
         ) {
             Ok(Some((header, record))) => {
                 self.offset += header.chunk_len();

@@ -72,7 +72,7 @@ impl SessionWriter {
         let (mut chunk_bytes, mut scratch) = (Vec::new(), Vec::new());
         let (mut chunks, mut frames) = (0, 0);
         while let Some((header, _record)) =
-            read_chunk_into(&mut rest, offset, &mut chunk_bytes, &mut scratch)?
+            read_chunk_into(&mut rest, offset, &mut chunk_bytes, &mut scratch, &[])?
         {
             offset += header.chunk_len();
             chunks += 1;

@@ -6,8 +6,8 @@
 //! (another). Inside captured frames a call is copied into a per-thread buffer without locks;
 //! only calls that make the GPU work take the per-context counter lock.
 
-use crate::clock::{monotonic_ns, thread_cpu_ns};
-use crate::generated::{wrapper_address, CLASSES, MAX_ARGS, NAMES, VG};
+use crate::clock::{monotonic_ns, thread_cpu_ns, ticks};
+use crate::generated::{wrapper_address, CLASSES, CPU, NAMES, VG};
 use crate::recorder::{self, Reentry};
 use crate::writer::RawCall;
 use crate::{capture, contexts, programs, real, runtime, table, vg, vgpaths};
@@ -48,20 +48,15 @@ fn launch() {
     }
 }
 
-/// One call in flight between [`enter`] and [`leave`].
+/// One call in flight between [`enter`] and [`leave`]: the record being made, moved into
+/// the thread's buffer at the end (one copy of a small record per call).
 pub struct Guard {
-    func: u16,
-    nargs: u8,
+    raw: RawCall,
     skip: bool,
-    seq: u32,
     frame: u64,
-    ctx: u64,
-    site: u64,
-    args: [u64; MAX_ARGS],
     bracket: Option<Bracket>,
     /// Wall time spent beginning the bracket, when a VG call is in flight (its child's cost).
     bracket_ns: u64,
-    t0: u64,
     c0: u64,
 }
 
@@ -69,41 +64,38 @@ pub struct Guard {
 #[inline(never)]
 pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
     let mut g = Guard {
-        func: i as u16,
-        nargs: args.len().min(MAX_ARGS) as u8,
+        raw: RawCall::new(i as u16, args),
         skip: true,
-        seq: 0,
         frame: 0,
-        ctx: 0,
-        site,
-        args: [0; MAX_ARGS],
         bracket: None,
         bracket_ns: 0,
-        t0: 0,
         c0: 0,
     };
+    g.raw.site = site;
     let Some(inside) = Reentry::enter() else {
         return g;
     };
     let ok = catch_unwind(AssertUnwindSafe(|| {
-        g.args[..g.nargs as usize].copy_from_slice(&args[..g.nargs as usize]);
         let (frame, seq) = capture::next_call();
         g.frame = frame;
-        g.seq = seq;
-        g.ctx = recorder::current_context();
+        g.raw.seq = seq;
+        g.raw.ctx = recorder::current_context();
         let work = matches!(CLASSES[i], CallClass::Draw | CallClass::Work);
         if VG[i] {
-            vg::enter(i, frame, seq, g.ctx, &g.args[..g.nargs as usize], work);
+            vg::enter(i, frame, seq, g.raw.ctx, g.raw.args(), work);
         } else if work && recorder::may_bracket() {
             let b0 = vg::inside().then(monotonic_ns);
-            g.bracket = contexts::begin(g.ctx);
+            g.bracket = contexts::begin(g.raw.ctx);
             g.bracket_ns = b0.map_or(0, |b0| monotonic_ns() - b0);
         }
     }));
     g.skip = ok.is_err();
     drop(inside);
-    g.t0 = monotonic_ns();
-    g.c0 = thread_cpu_ns();
+    // The CPU clock (a system call) first, so the wall time does not include it.
+    if CPU[i] {
+        g.c0 = thread_cpu_ns();
+    }
+    g.raw.begin = ticks();
     g
 }
 
@@ -115,24 +107,28 @@ pub fn enter_if_recording(i: usize, site: u64, args: &[u64]) -> Option<Guard> {
 
 /// Finishes recording a call with its return value.
 #[inline(never)]
-pub fn leave(g: Guard, ret: Option<u64>) {
-    let c1 = thread_cpu_ns();
-    let t1 = monotonic_ns();
+pub fn leave(mut g: Guard, ret: Option<u64>) {
+    g.raw.end = ticks();
+    let func = usize::from(g.raw.func);
+    if CPU[func] {
+        g.raw.cpu = thread_cpu_ns().saturating_sub(g.c0);
+    }
     if g.skip {
         return;
     }
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let nested = vg::inside();
         let bracketed = g.bracket.is_some();
-        let e0 = monotonic_ns();
-        let values = if VG[usize::from(g.func)] {
+        let e0 = nested.then(monotonic_ns);
+        let (frame, seq) = (g.frame, g.raw.seq);
+        let values = if VG[func] {
             match Reentry::enter() {
-                Some(_inside) => vg::leave(usize::from(g.func), &g.args[..g.nargs as usize], g.t0),
+                Some(_inside) => vg::leave(func, g.raw.args()),
                 None => Vec::new(),
             }
         } else {
-            match g.bracket {
-                Some(b) => contexts::end(g.ctx, b, g.frame, g.seq),
+            match g.bracket.take() {
+                Some(b) => contexts::end(g.raw.ctx, b, frame, seq),
                 None => Vec::new(),
             }
         };
@@ -141,33 +137,24 @@ pub fn leave(g: Guard, ret: Option<u64>) {
             .find(|v| v.counter == gpuheat_counters::catalogue::GPU_TIME_SERIALIZED)
             .map(|v| v.value);
         LAST_SERIALIZED.with(|t| t.set(serialized));
-        let raw = RawCall {
-            func: g.func,
-            nargs: g.nargs,
-            seq: g.seq,
-            tid: 0,
-            ctx: g.ctx,
-            begin: g.t0,
-            dur: t1.saturating_sub(g.t0),
-            cpu: c1.saturating_sub(g.c0),
-            ret,
-            site: g.site,
-            args: g.args,
-            values,
-        };
-        recorder::push(g.frame, raw);
-        if nested && !VG[usize::from(g.func)] {
+        if let Some(r) = ret {
+            (g.raw.ret, g.raw.has_ret) = (r, true);
+        }
+        g.raw.values = values;
+        let program = use_program(g.raw.func).then(|| g.raw.args().first().copied());
+        recorder::push(frame, g.raw);
+        if nested && !VG[func] {
             // The agent's bracket around this child ran inside the VG call's timing.
             let overhead = if bracketed {
-                g.bracket_ns + (monotonic_ns() - e0)
+                g.bracket_ns + e0.map_or(0, |e0| monotonic_ns() - e0)
             } else {
                 0
             };
-            vg::child(g.frame, g.seq, overhead, serialized);
+            vg::child(frame, seq, overhead, serialized);
         }
-        if use_program(g.func) {
+        if let Some(p) = program {
             // Named at this thread's swap if the agent never saw it link (attach mode).
-            programs::used(g.args[0] as u32);
+            programs::used(p.unwrap_or(0) as u32);
         }
     }));
 }
@@ -194,8 +181,12 @@ pub fn leave_draw(g: Guard, with_geometry: bool, replay: &dyn Fn()) {
     let live = !g.skip && g.bracket.is_some() && !vg::inside();
     let paint = live && capture::heat();
     let geometry = live && with_geometry && capture::geometry();
-    let (ctx, seq, frame, func) = (g.ctx, g.seq, g.frame, g.func as usize);
-    let (args, nargs) = (g.args, g.nargs as usize);
+    let (ctx, seq, frame, func) = (g.raw.ctx, g.raw.seq, g.frame, usize::from(g.raw.func));
+    let args: Vec<u64> = if paint || geometry {
+        g.raw.args().to_vec()
+    } else {
+        Vec::new()
+    };
     leave(g, None);
     if !paint && !geometry {
         return;
@@ -214,7 +205,7 @@ pub fn leave_draw(g: Guard, with_geometry: bool, replay: &dyn Fn()) {
     if geometry {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let name = NAMES[func].trim_end_matches('\0');
-            contexts::geometry(ctx, frame, seq, name, &args[..nargs], replay);
+            contexts::geometry(ctx, frame, seq, name, &args, replay);
         }));
     }
 }

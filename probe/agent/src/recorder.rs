@@ -4,11 +4,8 @@
 
 use crate::contexts;
 use crate::outbox;
-use crate::writer::{Msg, RawCall};
+use crate::writer::{fresh_buffer, Msg, RawCall, BUFFER_CALLS};
 use std::cell::{Cell, RefCell};
-
-/// Calls buffered per thread before they are handed to the writer in one message.
-const BUFFER_CALLS: usize = 8192;
 
 struct ThreadState {
     /// The thread is running agent code: GL calls it makes are the agent's, not the program's.
@@ -126,14 +123,11 @@ pub(crate) fn push(frame: u64, mut raw: RawCall) {
         }
         t.buf_frame.set(frame);
         if buf.capacity() == 0 {
-            buf.reserve(BUFFER_CALLS);
+            *buf = fresh_buffer();
         }
         buf.push(raw);
         if buf.len() >= BUFFER_CALLS {
-            hand_over(
-                frame,
-                std::mem::replace(&mut *buf, Vec::with_capacity(BUFFER_CALLS)),
-            );
+            hand_over(frame, std::mem::replace(&mut *buf, fresh_buffer()));
         }
     });
 }

@@ -305,6 +305,8 @@ pub fn frame_ended(swap_ok: bool) {
     let Some(agent) = current() else {
         return;
     };
+    // The call clock's rate, refined at every swap while a CLI is connected.
+    crate::clock::anchor();
     let mut guard = lock(&agent.state);
     let st = &mut *guard;
     let Some(active) = st.active.as_mut() else {

@@ -118,6 +118,8 @@ struct Open {
     child_overhead: u64,
     /// Sum of the children's serialized times.
     child_time: u64,
+    /// CLOCK_MONOTONIC after the drain before the call.
+    start: u64,
 }
 
 thread_local! {
@@ -145,7 +147,7 @@ pub fn child(frame: u64, seq: u32, overhead: u64, time: Option<u64>) {
 
 /// Before VG call `func` (`seq` of `frame`, context `ctx`, arguments `args`), inside the
 /// agent: reads what the draw will cover, then, for a work call in full mode that is not
-/// itself inside a VG call, drains the VG pipeline. The caller reads the clock right after.
+/// itself inside a VG call, drains the VG pipeline and reads the clock.
 pub fn enter(func: usize, frame: u64, seq: u32, ctx: u64, args: &[u64], work: bool) {
     let name = NAMES[func].trim_end_matches('\0');
     let nested = inside();
@@ -169,13 +171,14 @@ pub fn enter(func: usize, frame: u64, seq: u32, ctx: u64, args: &[u64], work: bo
             children: Vec::new(),
             child_overhead: 0,
             child_time: 0,
+            start: monotonic_ns(),
         })
     });
 }
 
-/// After the VG call entered last (its clock read at `t0`), inside the agent: drains and
-/// times it when timed, sends its record, and returns its serialized time as counter values.
-pub fn leave(func: usize, args: &[u64], t0: u64) -> Vec<CounterValue> {
+/// After the VG call entered last, inside the agent: drains and times it when timed, sends
+/// its record, and returns its serialized time as counter values.
+pub fn leave(func: usize, args: &[u64]) -> Vec<CounterValue> {
     let Some(open) = OPEN.try_with(|o| o.borrow_mut().pop()).ok().flatten() else {
         return Vec::new();
     };
@@ -186,7 +189,7 @@ pub fn leave(func: usize, args: &[u64], t0: u64) -> Vec<CounterValue> {
             unsafe { (f.finish)() };
             // The children's brackets (their drains included) ran inside: take them out
             // and put back what the children measured of their own.
-            let raw = monotonic_ns().saturating_sub(t0) + open.child_time;
+            let raw = monotonic_ns().saturating_sub(open.start) + open.child_time;
             let own = raw
                 .saturating_sub(overhead(open.ctx))
                 .saturating_sub(open.child_overhead);

@@ -1,8 +1,10 @@
 //! The writer thread: turns per-thread call buffers into session chunks and streams them to
 //! the CLI. The program's threads only ever hand it whole buffers through a bounded channel.
 
+use crate::clock;
 use crate::generated::MAX_ARGS;
-use gpuheat_session::{Call, CounterValue, DrawSample, EndInfo, Frame, Record};
+use gpuheat_session::{CounterValue, EndInfo, Record};
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::unix::net::UnixStream;
@@ -11,20 +13,122 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A recorded call, as kept in the per-thread buffer until the writer takes it.
+/// Arguments kept inline in a [`RawCall`]; calls with more (texture uploads, a few others)
+/// keep them all in a box.
+pub(crate) const INLINE_ARGS: usize = 6;
+
+/// A recorded call, as kept in the per-thread buffer until the writer takes it. Small (144
+/// bytes): every call of a captured frame is written into one, so its size is memory
+/// traffic on the program's thread.
 pub(crate) struct RawCall {
-    pub func: u16,
-    pub nargs: u8,
+    /// [`crate::clock::ticks`] before and after the real call.
+    pub begin: u64,
+    pub end: u64,
+    pub ctx: u64,
+    pub site: u64,
+    /// Thread CPU time of the call, when read (`generated::CPU`); [`NO_CPU`]: its wall time.
+    pub cpu: u64,
+    pub ret: u64,
     pub seq: u32,
     pub tid: u32,
-    pub ctx: u64,
-    pub begin: u64,
-    pub dur: u64,
-    pub cpu: u64,
-    pub ret: Option<u64>,
-    pub site: u64,
-    pub args: [u64; MAX_ARGS],
+    pub func: u16,
+    pub nargs: u8,
+    pub has_ret: bool,
+    args: [u64; INLINE_ARGS],
+    more_args: Option<Box<[u64; MAX_ARGS]>>,
     pub values: Vec<CounterValue>,
+}
+
+/// [`RawCall::cpu`] when the thread's CPU clock was not read around the call.
+pub(crate) const NO_CPU: u64 = u64::MAX;
+
+impl RawCall {
+    /// A call of entry point `func` with `args` (at most [`MAX_ARGS`] kept), nothing measured.
+    pub fn new(func: u16, args: &[u64]) -> RawCall {
+        let n = args.len().min(MAX_ARGS);
+        let mut call = RawCall {
+            begin: 0,
+            end: 0,
+            ctx: 0,
+            site: 0,
+            cpu: NO_CPU,
+            ret: 0,
+            seq: 0,
+            tid: 0,
+            func,
+            nargs: n as u8,
+            has_ret: false,
+            args: [0; INLINE_ARGS],
+            more_args: None,
+            values: Vec::new(),
+        };
+        if n <= INLINE_ARGS {
+            call.args[..n].copy_from_slice(&args[..n]);
+        } else {
+            let mut all = Box::new([0u64; MAX_ARGS]);
+            all[..n].copy_from_slice(&args[..n]);
+            call.more_args = Some(all);
+        }
+        call
+    }
+
+    /// The call's arguments.
+    pub fn args(&self) -> &[u64] {
+        let n = usize::from(self.nargs);
+        match &self.more_args {
+            Some(all) => &all[..n.min(MAX_ARGS)],
+            None => &self.args[..n.min(INLINE_ARGS)],
+        }
+    }
+
+    /// The return value, when the entry point has one.
+    pub fn ret(&self) -> Option<u64> {
+        self.has_ret.then_some(self.ret)
+    }
+}
+
+/// Calls buffered per thread before they are handed to the writer in one message.
+pub(crate) const BUFFER_CALLS: usize = 8192;
+
+/// Buffers the writer has emptied, kept for the threads to fill again: a new buffer's pages
+/// are faulted in as calls are written to it (about 15 ns per call), a reused one's are not.
+static POOL: std::sync::Mutex<Vec<Vec<RawCall>>> = std::sync::Mutex::new(Vec::new());
+/// Most emptied buffers kept.
+const POOL_BUFFERS: usize = 16;
+
+/// An empty buffer of [`BUFFER_CALLS`] calls, reused when the writer returned one.
+pub(crate) fn fresh_buffer() -> Vec<RawCall> {
+    let reused = POOL.lock().ok().and_then(|mut p| p.pop());
+    reused.unwrap_or_else(|| Vec::with_capacity(BUFFER_CALLS))
+}
+
+/// Buffers kept ready in the pool by the writer thread, their pages already touched there, so
+/// that a program thread's first buffers of a capture fault nothing in either.
+const READY_BUFFERS: usize = 6;
+
+/// Tops the pool up to [`READY_BUFFERS`] with touched buffers (on the writer thread).
+fn prepare_buffers() {
+    let missing = POOL
+        .lock()
+        .map_or(0, |p| READY_BUFFERS.saturating_sub(p.len()));
+    for _ in 0..missing {
+        let mut buf = Vec::with_capacity(BUFFER_CALLS);
+        buf.resize_with(BUFFER_CALLS, || RawCall::new(0, &[]));
+        recycle(buf);
+    }
+}
+
+/// The writer is done with `buf`: its memory (already faulted in) serves the next buffer.
+pub(crate) fn recycle(mut buf: Vec<RawCall>) {
+    if buf.capacity() < BUFFER_CALLS {
+        return;
+    }
+    buf.clear();
+    if let Ok(mut p) = POOL.lock() {
+        if p.len() < POOL_BUFFERS {
+            p.push(buf);
+        }
+    }
 }
 
 /// Messages from the program's threads to the writer.
@@ -131,8 +235,9 @@ impl Writer {
 }
 
 fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
+    prepare_buffers();
     let mut origin = 0u64;
-    let mut pending: BTreeMap<u64, Vec<RawCall>> = BTreeMap::new();
+    let mut pending: BTreeMap<u64, Vec<Vec<RawCall>>> = BTreeMap::new();
     let write_bytes = |stream: &mut UnixStream, bytes: &[u8]| {
         if stream.write_all(bytes).is_err() {
             shared.broken.store(true, Relaxed);
@@ -147,17 +252,24 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
     while let Ok(msg) = rx.recv() {
         match msg {
             Msg::Origin(o) => origin = o,
-            Msg::Calls { frame, calls } => pending.entry(frame).or_default().extend(calls),
+            Msg::Calls { frame, calls } => pending.entry(frame).or_default().push(calls),
             Msg::FrameEnd { frame, begin, end } => {
-                let calls = pending.remove(&frame).unwrap_or_default();
+                let buffers = pending.remove(&frame).unwrap_or_default();
                 // Calls of earlier frames that arrived late cannot be placed any more.
                 let stale: Vec<u64> = pending.range(..frame).map(|(&k, _)| k).collect();
                 for k in stale {
-                    let n = pending.remove(&k).map_or(0, |v| v.len());
+                    let n: usize = pending
+                        .remove(&k)
+                        .map_or(0, |v| v.iter().map(Vec::len).sum());
                     shared.dropped.fetch_add(n as u64, Relaxed);
                 }
-                let record = Record::Frame(frame_record(frame, begin, end, origin, calls));
-                write(&mut stream, &record);
+                if let Ok(bytes) = frame_chunk(frame, begin, end, origin, &buffers) {
+                    write_bytes(&mut stream, &bytes);
+                }
+                for b in buffers {
+                    recycle(b);
+                }
+                prepare_buffers();
             }
             Msg::Record(r) => write(&mut stream, &r),
             Msg::FunctionTable => write_bytes(&mut stream, function_chunk()),
@@ -172,38 +284,172 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
-fn frame_record(index: u64, begin: u64, end: u64, origin: u64, mut raw: Vec<RawCall>) -> Frame {
-    raw.sort_by_key(|c| c.seq);
-    let mut samples = Vec::new();
-    let calls = raw
-        .into_iter()
-        .map(|c| {
-            // `seq` is the call's index in the frame (pipelined times refer to it too).
-            if !c.values.is_empty() {
-                samples.push(DrawSample {
-                    call: c.seq,
-                    values: c.values,
-                });
-            }
-            let n = (c.nargs as usize).min(MAX_ARGS);
-            Call {
-                func: c.func,
-                thread: c.tid,
-                context: c.ctx,
-                begin_ns: c.begin.saturating_sub(origin),
-                duration_ns: c.dur,
-                cpu_ns: c.cpu,
-                args: c.args[..n].to_vec(),
-                ret: c.ret,
-                callsite: c.site,
-            }
-        })
-        .collect();
-    Frame {
+/// The FRAM chunk of a frame's calls, encoded straight from the threads' buffers: a
+/// [`Frame`] record's postcard bytes without building one (no allocation per call).
+fn frame_chunk(
+    index: u64,
+    begin: u64,
+    end: u64,
+    origin: u64,
+    buffers: &[Vec<RawCall>],
+) -> Result<Vec<u8>, gpuheat_session::SessionError> {
+    let mut calls: Vec<&RawCall> = buffers.iter().flatten().collect();
+    // One thread's buffers arrive in call order; several threads' interleave.
+    if !calls.is_sorted_by_key(|c| c.seq) {
+        calls.sort_by_key(|c| c.seq);
+    }
+    let view = FrameView {
         index,
         begin_ns: begin.saturating_sub(origin),
         end_ns: end.saturating_sub(origin),
-        calls,
-        samples,
+        calls: CallsView {
+            calls: &calls,
+            origin,
+            clock: clock::Converter::now(),
+        },
+        samples: SamplesView(&calls),
+    };
+    // Serializing cannot fail: every sequence has a known length.
+    let payload = postcard::to_allocvec(&view).unwrap_or_default();
+    gpuheat_session::try_encode_chunk(gpuheat_session::ChunkKind::FRAME, &payload)
+}
+
+/// A [`Frame`] as postcard writes it: the same fields in the same order.
+#[derive(Serialize)]
+struct FrameView<'a> {
+    index: u64,
+    begin_ns: u64,
+    end_ns: u64,
+    calls: CallsView<'a>,
+    samples: SamplesView<'a>,
+}
+
+/// A [`Call`] as postcard writes it.
+#[derive(Serialize)]
+struct CallView<'a> {
+    func: u16,
+    thread: u32,
+    context: u64,
+    begin_ns: u64,
+    duration_ns: u64,
+    cpu_ns: u64,
+    args: &'a [u64],
+    ret: Option<u64>,
+    callsite: u64,
+}
+
+/// A frame's calls in call order (`seq` is the call's index in the frame: pipelined times
+/// refer to it too).
+struct CallsView<'a> {
+    calls: &'a [&'a RawCall],
+    origin: u64,
+    clock: clock::Converter,
+}
+
+impl Serialize for CallsView<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.calls.len()))?;
+        for c in self.calls {
+            let begin = self.clock.ns(c.begin);
+            let duration = self.clock.between(c.begin, c.end);
+            seq.serialize_element(&CallView {
+                func: c.func,
+                thread: c.tid,
+                context: c.ctx,
+                begin_ns: begin.saturating_sub(self.origin),
+                duration_ns: duration,
+                cpu_ns: if c.cpu == NO_CPU { duration } else { c.cpu },
+                args: c.args(),
+                ret: c.ret(),
+                callsite: c.site,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// The [`DrawSample`]s of a frame's calls that measured counters.
+struct SamplesView<'a>(&'a [&'a RawCall]);
+
+impl Serialize for SamplesView<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let measured = || self.0.iter().filter(|c| !c.values.is_empty());
+        let mut seq = s.serialize_seq(Some(measured().count()))?;
+        for c in measured() {
+            seq.serialize_element(&(c.seq, &c.values))?;
+        }
+        seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuheat_session::{Call, CounterValue, DrawSample, Frame};
+
+    fn raw(seq: u32, nargs: u8, values: Vec<CounterValue>) -> RawCall {
+        let args: Vec<u64> = (0..u64::from(nargs)).map(|k| 1000 + k).collect();
+        let mut c = RawCall::new(7, &args);
+        c.seq = seq;
+        c.tid = 42;
+        c.ctx = 0xC0FFEE;
+        c.begin = 5_000 + u64::from(seq);
+        c.end = 5_100 + u64::from(seq);
+        c.cpu = if seq.is_multiple_of(2) { 60 } else { NO_CPU };
+        (c.ret, c.has_ret) = (9, seq == 1);
+        c.site = 0xABC;
+        c.values = values;
+        c
+    }
+
+    #[test]
+    fn a_frame_chunk_decodes_to_the_frame_record_of_its_calls() {
+        let v = vec![CounterValue {
+            counter: 0,
+            value: 77,
+        }];
+        // Two buffers, calls out of order across them, as threads hand them over.
+        let buffers = vec![
+            vec![raw(2, 3, Vec::new()), raw(0, 0, v.clone())],
+            vec![raw(1, 17, Vec::new())],
+        ];
+        let bytes = frame_chunk(3, 4_000, 9_000, 1_000, &buffers).unwrap();
+        let chunk = gpuheat_session::decode(&bytes).unwrap().unwrap();
+        let Some(gpuheat_session::Record::Frame(f)) = chunk.into_record() else {
+            panic!("not a frame");
+        };
+        let clock = clock::Converter::now();
+        let call = |c: &RawCall| Call {
+            func: 7,
+            thread: 42,
+            context: 0xC0FFEE,
+            begin_ns: clock.ns(c.begin).saturating_sub(1_000),
+            duration_ns: clock.between(c.begin, c.end),
+            cpu_ns: if c.cpu == NO_CPU {
+                clock.between(c.begin, c.end)
+            } else {
+                c.cpu
+            },
+            args: c.args().to_vec(),
+            ret: c.ret(),
+            callsite: 0xABC,
+        };
+        let want = Frame {
+            index: 3,
+            begin_ns: 3_000,
+            end_ns: 8_000,
+            calls: vec![
+                call(&buffers[0][1]),
+                call(&buffers[1][0]),
+                call(&buffers[0][0]),
+            ],
+            samples: vec![DrawSample { call: 0, values: v }],
+        };
+        assert_eq!(f, want);
+        assert_eq!(f.calls[1].args.len(), 17);
+        assert_eq!(f.calls[2].args, [1000, 1001, 1002]);
+        assert_eq!(std::mem::size_of::<RawCall>(), 144);
     }
 }
