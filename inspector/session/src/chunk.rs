@@ -296,15 +296,31 @@ pub fn encode_chunk(kind: ChunkKind, payload: &[u8]) -> Vec<u8> {
 
 /// [`encode_chunk`], saying why the payload cannot be one chunk instead of panicking.
 pub fn try_encode_chunk(kind: ChunkKind, payload: &[u8]) -> Result<Vec<u8>, SessionError> {
+    let mut out = Vec::new();
+    encode_chunk_into(kind, payload, &mut Vec::new(), &mut out)?;
+    Ok(out)
+}
+
+/// [`try_encode_chunk`] into `out` (cleared first), compressing through `scratch`: a writer
+/// that encodes chunk after chunk reuses both, instead of allocating (and faulting in) two
+/// buffers the size of each chunk.
+pub fn encode_chunk_into(
+    kind: ChunkKind,
+    payload: &[u8],
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> Result<(), SessionError> {
     if payload.len() > MAX_CHUNK_LEN as usize {
         return Err(SessionError::RecordTooLarge {
             kind,
             len: payload.len() as u64,
         });
     }
-    let compressed = lz4_flex::block::compress(payload);
-    let (flags, stored): (u32, &[u8]) = if compressed.len() < payload.len() {
-        (FLAG_LZ4, &compressed)
+    scratch.clear();
+    scratch.resize(lz4_flex::block::get_maximum_output_size(payload.len()), 0);
+    let n = lz4_flex::block::compress_into(payload, scratch).unwrap_or(usize::MAX);
+    let (flags, stored): (u32, &[u8]) = if n < payload.len() {
+        (FLAG_LZ4, &scratch[..n])
     } else {
         (0, payload)
     };
@@ -315,10 +331,11 @@ pub fn try_encode_chunk(kind: ChunkKind, payload: &[u8]) -> Result<Vec<u8>, Sess
         stored_len: stored.len() as u32,
         crc32: crc32fast::hash(stored),
     };
-    let mut out = Vec::with_capacity(CHUNK_HEADER_LEN + stored.len());
+    out.clear();
+    out.reserve(CHUNK_HEADER_LEN + stored.len());
     out.extend_from_slice(&header.to_bytes());
     out.extend_from_slice(stored);
-    Ok(out)
+    Ok(())
 }
 
 /// One chunk that passed every check: complete, checksum right, payload decoded (or of a kind

@@ -21,8 +21,8 @@ pub mod vg;
 pub mod writer;
 
 pub use chunk::{
-    decode, encode, encode_chunk, read_chunk, try_encode, try_encode_chunk, Chunk, ChunkHeader,
-    ChunkKind, CHUNK_HEADER_LEN, FLAG_LZ4, MAX_CHUNK_LEN,
+    decode, encode, encode_chunk, encode_chunk_into, read_chunk, try_encode, try_encode_chunk,
+    Chunk, ChunkHeader, ChunkKind, CHUNK_HEADER_LEN, FLAG_LZ4, MAX_CHUNK_LEN,
 };
 pub use error::SessionError;
 pub use header::{FileHeader, FILE_HEADER_LEN, FORMAT_VERSION, MAGIC};
