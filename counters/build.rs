@@ -153,6 +153,8 @@ const NAMES: &[&str] = &[
     "STENCIL_BACK_WRITEMASK",
     "ALWAYS",
     "EQUAL",
+    "NOTEQUAL",
+    "LESS",
     "KEEP",
     "INCR",
     "COLOR_WRITEMASK",

@@ -7,11 +7,14 @@
 //! stencil buffer cleared to 0, stencil test `ALWAYS` with `INCR` on both faces and colour
 //! writes off, and no depth buffer (so the depth test passes). The stencil then holds
 //! `c_d(p)`, the fragments the draw produced at `p` (saturating at 255 per pixel per draw:
-//! `INCR` does not wrap). Eight "bit passes" of a full-screen triangle, stencil `EQUAL` on bit
-//! `b`, additive blending, turn the stencil into `c_d(p)` in an R32F target (`scratch`); it is
-//! read back for `N_d = Σ_p c_d(p)` and the coverage box. Eight more bit passes add
-//! `2^b·T_d/N_d` and `2^b` into the two R32F targets of `accum` (heat, overdraw), scissored to
-//! the box. At the frame's end (before the swap) the frame's colour buffer and both maps are
+//! `INCR` does not wrap). Two passes of a full-screen triangle into the count framebuffer's
+//! RGBA8 buffer mark red where the stencil is not 0 and green where it is above 1; the buffer
+//! is read back as bytes for `N_d = Σ_p c_d(p)` and the coverage box. Without green (most
+//! draws: at most one fragment per pixel), `c_d` is the red mask and one pass, stencil not 0,
+//! adds `T_d/N_d` and 1 into the two R32F targets of `accum` (heat, overdraw), scissored to the
+//! box. With green, eight "bit passes", stencil `EQUAL` on bit `b`, additive blending, sum
+//! `c_d(p)` into an R32F target (`scratch`), read back as floats, and eight more add
+//! `2^b·T_d/N_d` and `2^b` into `accum`. At the frame's end (before the swap) the frame's colour buffer and both maps are
 //! read back once and `accum` is cleared.
 //!
 //! Invisibility: every piece of state touched is saved and restored, and the program's
@@ -187,6 +190,30 @@ fn intersect(a: [GLint; 4], b: [GLint; 4]) -> [GLint; 4] {
 }
 
 /// `c_d(p)` inside `bbox` of a `w`-wide count buffer, saturated to a byte.
+/// `N_d = Σ_p c_d(p)` and the box of the pixels with `c_d > 0` (x0, y0, x1, y1, the upper
+/// bounds exclusive; all 0 when none), row by row: the scan runs once per painted draw over
+/// the whole target.
+fn total_and_box(counts: &[f32], w: u32) -> (u64, [u32; 4]) {
+    let mut n = 0u64;
+    let mut bbox = [u32::MAX, u32::MAX, 0, 0];
+    for (y, row) in counts.chunks_exact(w.max(1) as usize).enumerate() {
+        let Some(first) = row.iter().position(|&c| c > 0.0) else {
+            continue;
+        };
+        let last = row.iter().rposition(|&c| c > 0.0).unwrap_or(first);
+        n += row[first..=last].iter().map(|&c| c as u64).sum::<u64>();
+        let y = y as u32;
+        bbox[0] = bbox[0].min(first as u32);
+        bbox[1] = bbox[1].min(y);
+        bbox[2] = bbox[2].max(last as u32 + 1);
+        bbox[3] = bbox[3].max(y + 1);
+    }
+    if n == 0 {
+        bbox = [0; 4];
+    }
+    (n, bbox)
+}
+
 fn crop(counts: &[f32], w: u32, bbox: [u32; 4]) -> Vec<u8> {
     let [x0, y0, x1, y1] = bbox;
     let mut out = Vec::with_capacity(((x1 - x0) * (y1 - y0)) as usize);
@@ -556,9 +583,14 @@ impl Painter {
             (f.color_mask)(1, 1, 1, 1);
             (f.stencil_op_separate)(FRONT_AND_BACK, KEEP, KEEP, KEEP);
             (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[1]);
-            (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
-            let bit_passes = |add: &dyn Fn(u32) -> (f32, f32)| {
+            let bit_passes = |add: &dyn Fn(u32) -> (f32, f32), single: bool| {
+                if single {
+                    (f.stencil_func_separate)(FRONT_AND_BACK, NOTEQUAL, 0, 0xFF);
+                    let (x, y) = add(0);
+                    (f.uniform2f)(uniform, x, y);
+                    (f.draw_arrays)(TRIANGLES, 0, 3);
+                    return;
+                }
                 for b in 0..8u32 {
                     (f.stencil_func_separate)(FRONT_AND_BACK, EQUAL, 1 << b, 1 << b);
                     let (x, y) = add(b);
@@ -566,27 +598,37 @@ impl Painter {
                     (f.draw_arrays)(TRIANGLES, 0, 3);
                 }
             };
-            bit_passes(&|b| ((1u32 << b) as f32, (1u32 << b) as f32));
 
-            // Read c_d back: N_d and the coverage box.
-            (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[1]);
+            // Most draws put at most one fragment on a pixel. Two passes into the RGBA8
+            // buffer say where and whether: red where c_d ≥ 1, green where c_d ≥ 2, read
+            // back as bytes (a quarter of an R32F read on GLES, the drivers' fast format).
+            // Without green, c_d is red: no bit passes. With it, the eight bit passes sum
+            // c_d into the R32F buffer, read back as floats.
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
+            (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
+            (f.uniform2f)(uniform, 1.0, 1.0);
+            (f.color_mask)(1, 0, 0, 0);
+            (f.stencil_func_separate)(FRONT_AND_BACK, NOTEQUAL, 0, 0xFF);
+            (f.draw_arrays)(TRIANGLES, 0, 3);
+            (f.color_mask)(0, 1, 0, 0);
+            (f.stencil_func_separate)(FRONT_AND_BACK, LESS, 1, 0xFF);
+            (f.draw_arrays)(TRIANGLES, 0, 3);
+            (f.color_mask)(1, 1, 1, 1);
+            (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[0]);
             pack_defaults(f);
-            let counts = self.read_floats(f, w, h);
-            let mut n = 0u64;
-            let mut bbox = [u32::MAX, u32::MAX, 0, 0];
-            for (i, &c) in counts.iter().enumerate() {
-                if c > 0.0 {
-                    n += c as u64;
-                    let (x, y) = ((i as u32) % w, (i as u32) / w);
-                    bbox[0] = bbox[0].min(x);
-                    bbox[1] = bbox[1].min(y);
-                    bbox[2] = bbox[2].max(x + 1);
-                    bbox[3] = bbox[3].max(y + 1);
-                }
-            }
-            if n == 0 {
-                bbox = [0; 4];
+            let (mask, overlapping) = self.read_mask(f, w, h);
+            let single = !overlapping;
+            let counts = if single {
+                mask
             } else {
+                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[1]);
+                (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
+                bit_passes(&|b| ((1u32 << b) as f32, (1u32 << b) as f32), false);
+                (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[1]);
+                self.read_floats(f, w, h)
+            };
+            let (n, bbox) = total_and_box(&counts, w);
+            if n > 0 {
                 // Add 2^b·T/N and 2^b where bit b of c_d is set, inside the box only.
                 let share = time_ns as f64 / n as f64;
                 (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
@@ -597,10 +639,13 @@ impl Painter {
                     (bbox[2] - bbox[0]) as GLsizei,
                     (bbox[3] - bbox[1]) as GLsizei,
                 );
-                bit_passes(&|b| {
-                    let k = f64::from(1u32 << b);
-                    ((k * share) as f32, k as f32)
-                });
+                bit_passes(
+                    &|b| {
+                        let k = f64::from(1u32 << b);
+                        ((k * share) as f32, k as f32)
+                    },
+                    single,
+                );
             }
             drop(saved);
             if let Some(a) = self.accums.get_mut(&dest.id) {
@@ -635,6 +680,35 @@ impl Painter {
                 note,
             });
         }
+    }
+
+    /// Reads the RGBA8 colour buffer of the bound read framebuffer: red as a 0/1 mask, and
+    /// whether any green is set.
+    ///
+    /// # Safety
+    /// As [`Painter::read_floats`], with an RGBA8 colour buffer.
+    unsafe fn read_mask(&self, f: &ThermalFns, w: u32, h: u32) -> (Vec<f32>, bool) {
+        let mut v = vec![0u8; w as usize * h as usize * 4];
+        // SAFETY: our caller's promise (context current, a complete read framebuffer of at
+        // least `w`×`h` bound, pack state at its defaults); `v` holds `w`×`h` RGBA8 pixels,
+        // exactly what the read writes.
+        unsafe {
+            (f.read_pixels)(
+                0,
+                0,
+                w as GLsizei,
+                h as GLsizei,
+                RGBA,
+                UNSIGNED_BYTE,
+                v.as_mut_ptr().cast(),
+            )
+        };
+        let green = v.chunks_exact(4).any(|p| p[1] != 0);
+        let mask = v
+            .chunks_exact(4)
+            .map(|p| if p[0] != 0 { 1.0 } else { 0.0 })
+            .collect();
+        (mask, green)
     }
 
     /// Reads the R32F colour buffer of the bound read framebuffer (its read buffer already
@@ -1146,6 +1220,19 @@ mod tests {
         );
         assert_eq!(intersect([70, 0, 10, 10], [0, 0, 64, 64])[2], 0);
         assert_eq!(intersect([-5, -5, 20, 20], [0, 0, 64, 64]), [0, 0, 15, 15]);
+    }
+
+    #[test]
+    fn the_total_and_box_of_a_count_buffer_cover_its_pixels() {
+        // 4×3, bottom row first: counts at (1,0)=2, (3,1)=1, (0,2)=3.
+        let mut c = vec![0.0f32; 12];
+        c[1] = 2.0;
+        c[4 + 3] = 1.0;
+        c[8] = 3.0;
+        assert_eq!(super::total_and_box(&c, 4), (6, [0, 0, 4, 3]));
+        c[8] = 0.0;
+        assert_eq!(super::total_and_box(&c, 4), (3, [1, 0, 4, 2]));
+        assert_eq!(super::total_and_box(&[0.0; 12], 4), (0, [0; 4]));
     }
 
     #[test]

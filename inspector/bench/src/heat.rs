@@ -16,7 +16,7 @@
 //! Memory: `map bytes` = what the HEAT records of one frame hold in the session
 //! (`heat.len()·4 + overdraw.len()·4 + colour.len()`); `GPU bytes` = the painter's buffers
 //! (counters/src/thermal.rs, docs/ARCHITECTURE.md): 9 bytes per pixel of the largest target
-//! (STENCIL_INDEX8 1, an unused RGBA8 colour buffer 4, the R32F count 4) plus 8 per pixel of
+//! (STENCIL_INDEX8 1, the RGBA8 mask buffer 4, the R32F count 4) plus 8 per pixel of
 //! each target (its R32F heat and overdraw), as allocated, ignoring driver padding: 17 per
 //! pixel when the window is the only target.
 //!
@@ -51,7 +51,7 @@ use std::time::Duration;
 use crate::{median, run_bounded};
 
 /// Bytes per pixel of the largest target of the painter's shared buffers: STENCIL_INDEX8 +
-/// an unused RGBA8 colour buffer + the R32F count.
+/// the RGBA8 mask buffer + the R32F count.
 pub const GPU_SHARED_BYTES_PER_PIXEL: u64 = 1 + 4 + 4;
 /// Bytes per pixel of each target's own buffers: R32F heat + R32F overdraw.
 pub const GPU_TARGET_BYTES_PER_PIXEL: u64 = 4 + 4;

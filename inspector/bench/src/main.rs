@@ -790,7 +790,7 @@ impl Bench {
             println!(
                 "ratio = captured / uncaptured; ms/painted = (+heat - full) / draws painted; map B = \
                  one frame's HEAT maps in the session (heat f32 + overdraw u32 + RGBA8 colour); \
-                 GPU B = the painter's buffers, {} B/pixel with the window the only target (STENCIL_INDEX8 + unused RGBA8 + R32F count, R32F heat and overdraw).",
+                 GPU B = the painter's buffers, {} B/pixel with the window the only target (STENCIL_INDEX8 + RGBA8 mask + R32F count, R32F heat and overdraw).",
                 heat::GPU_BYTES_PER_PIXEL
             );
         }

@@ -41,14 +41,16 @@ fn attach(arg: &str) -> AttachStatus {
     if runtime::connected() {
         return AttachStatus::AlreadyAttached;
     }
+    let started = std::time::Instant::now();
     let hooks = crate::live::install();
+    let hooked_in = started.elapsed();
     let Ok(stream) = UnixStream::connect(&arg.socket) else {
         return AttachStatus::ConnectFailed;
     };
     let notes = vec![
         "attached to the running program".to_string(),
         format!(
-            "live hooks: {} GOT slots in {} modules, {} dispatch entries, inline: {}",
+            "live hooks: {} GOT slots in {} modules, {} dispatch entries, inline: {}; installed in {:.1} ms on the render thread",
             hooks.got_patched,
             hooks.modules,
             hooks.dispatch_patched,
@@ -56,7 +58,8 @@ fn attach(arg: &str) -> AttachStatus {
                 "none".to_string()
             } else {
                 hooks.inline_hooked.join(", ")
-            }
+            },
+            hooked_in.as_secs_f64() * 1e3
         ),
     ];
     match runtime::connect(stream, Origin { skip: 0, notes }, None) {

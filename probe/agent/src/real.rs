@@ -4,7 +4,8 @@
 //!
 //! Invariant: a slot holds 0 (not resolved yet) or a real implementation, never an address
 //! inside the agent (a wrapper, the [`missing`] stub) nor code that jumps into the agent
-//! (a PLT entry whose GOT slot holds a wrapper). Every store goes through [`acceptable`].
+//! (a PLT entry whose GOT slot holds a wrapper). Every store goes through [`acceptable`], or
+//! (`set_checked`) the same check made by the caller on a snapshot of the mappings.
 //! An entry point no loaded library defines resolves to [`missing`] without being stored, so
 //! it is looked up again once the loader has loaded something new (a program that dlopens
 //! libEGL after its first GL call, as Qt's EGL plugin does).
@@ -42,6 +43,18 @@ pub fn raw(i: usize) -> usize {
 /// [`acceptable`].
 pub fn set(i: usize, p: usize) -> bool {
     if !acceptable(p) {
+        return false;
+    }
+    REAL[i].store(p, Relaxed);
+    true
+}
+
+/// [`set`] for a caller that has checked `p` itself against a snapshot of the process's
+/// mappings (`live`: a dispatch table of 3,000 entries would otherwise cost two system calls
+/// per entry, on the render thread `gpuheat attach` holds): `acceptable_here` must say
+/// whether `p` is, or jumps into, the agent, as [`acceptable`] does by reading memory.
+pub fn set_checked(i: usize, p: usize, leads_to_agent: bool) -> bool {
+    if p == 0 || leads_to_agent || in_agent(p) {
         return false;
     }
     REAL[i].store(p, Relaxed);

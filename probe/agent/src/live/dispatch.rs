@@ -226,7 +226,12 @@ fn compute_slots(kind: Kind, maps: &Maps) -> Vec<(usize, usize)> {
 
 /// Patches the calling thread's current dispatch table (a no-op when it is the one patched
 /// last time and still holds our wrappers). Adds the entries written to `report`.
-pub(crate) fn patch_current(st: &mut DispatchState, ctx: &Ctx, report: &mut HookReport) {
+pub(crate) fn patch_current(
+    st: &mut DispatchState,
+    ctx: &Ctx,
+    maps: &Maps,
+    report: &mut HookReport,
+) {
     if st.kind.is_none() {
         st.kind = resolve_kind();
     }
@@ -269,10 +274,8 @@ pub(crate) fn patch_current(st: &mut DispatchState, ctx: &Ctx, report: &mut Hook
         }
         return;
     }
-    // /proc/self/maps is read only on the first visit of a table, not at every swap.
-    let mut maps: Option<Maps> = None;
     if st.slots.is_none() {
-        let slots = compute_slots(kind, maps.get_or_insert_with(Maps::read));
+        let slots = compute_slots(kind, maps);
         report.notes.push(format!(
             "dispatch: {} entry points have a {} table slot",
             slots.len(),
@@ -289,7 +292,6 @@ pub(crate) fn patch_current(st: &mut DispatchState, ctx: &Ctx, report: &mut Hook
     if new_table {
         // The table must be writable memory (heap in glvnd and Mesa).
         let writable = maps
-            .get_or_insert_with(Maps::read)
             .region(table)
             .is_some_and(|r| r.prot & libc::PROT_WRITE != 0);
         if !writable {
@@ -332,7 +334,8 @@ pub(crate) fn patch_current(st: &mut DispatchState, ctx: &Ctx, report: &mut Hook
                 continue;
             }
         } else {
-            if !real::set(i, ctx.through_inline(old)) {
+            let real = ctx.through_inline(old);
+            if !real::set_checked(i, real, ctx.leads_to_agent(maps, real)) {
                 // No real function to call: the wrapper would lead back to itself.
                 continue;
             }

@@ -261,13 +261,20 @@ pub(crate) unsafe fn dyn_info(m: &Module) -> Option<DynInfo> {
     Some(d)
 }
 
+/// The first bytes of every name the live hooks redirect: the GL, GLX, EGL, OpenVG and VGU
+/// entry points, and `dlopen`/`dlsym`.
+pub(crate) const OURS: &[&[u8]] = &[b"gl", b"eg", b"vg", b"dl"];
+
 /// The module's `R_X86_64_GLOB_DAT` and `R_X86_64_JUMP_SLOT` relocations with their symbol
-/// names. Names are borrowed from the module's string table (`'static` as long as the module
-/// stays loaded: callers use them only while holding a reference).
+/// names, for the names that start with one of `prefixes` (checked on the name's first bytes
+/// before anything else: a large library such as libLLVM has 100,000 relocations, and this
+/// runs on the render thread while `gpuheat attach` holds it). Names are borrowed from the
+/// module's string table (`'static` as long as the module stays loaded: callers use them only
+/// while holding a reference).
 ///
 /// # Safety
 /// As [`dyn_info`].
-pub(crate) unsafe fn imports(m: &Module) -> Vec<Import> {
+pub(crate) unsafe fn imports(m: &Module, prefixes: &[&[u8]]) -> Vec<Import> {
     let mut out = Vec::new();
     // SAFETY: the caller holds the module loaded.
     let Some(d) = (unsafe { dyn_info(m) }) else {
@@ -308,7 +315,14 @@ pub(crate) unsafe fn imports(m: &Module) -> Vec<Import> {
                 continue;
             }
             let name_ptr = d.strtab + name_off;
-            if !m.contains(name_ptr) {
+            let longest = prefixes.iter().map(|p| p.len()).max().unwrap_or(0);
+            if !m.contains_range(name_ptr, longest.max(1)) {
+                continue;
+            }
+            // SAFETY: `longest` bytes of the string table (checked above); a shorter name's
+            // NUL ends the comparison before any byte past it matters.
+            let head = unsafe { std::slice::from_raw_parts(name_ptr as *const u8, longest) };
+            if !prefixes.iter().any(|p| head.get(..p.len()) == Some(*p)) {
                 continue;
             }
             // SAFETY: a name in the module's string table, NUL-terminated; it lives as long

@@ -128,7 +128,7 @@ unsafe fn patch_module(
     report: &mut HookReport,
 ) {
     // SAFETY: the caller keeps `m` loaded.
-    for imp in unsafe { elf::imports(m) } {
+    for imp in unsafe { elf::imports(m, elf::OURS) } {
         let name = imp.name.to_bytes();
         let (target, index) = match name {
             b"dlsym" => (dlfcn::dlsym_thunk(), None),

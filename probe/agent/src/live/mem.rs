@@ -2,7 +2,7 @@
 //! or a table entry through a read-only page, patching code, and executable pages within
 //! ±2 GiB of a target.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// The system page size.
@@ -119,21 +119,19 @@ const MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE: libc::c_long = 32;
 const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE: libc::c_long = 64;
 
 /// Makes every thread of the process execute a core-serializing instruction, so none keeps
-/// running stale decoded copies of code we just rewrote (Linux ≥ 4.16; a no-op elsewhere).
+/// running stale decoded copies of code we just rewrote.
+///
+/// With `membarrier(PRIVATE_EXPEDITED_SYNC_CORE)` (Linux ≥ 4.16) once the process is
+/// registered for it. Registering waits for an RCU grace period (about 10 ms here), which
+/// `gpuheat attach` would spend on the render thread it holds: it runs on a thread of its own,
+/// and until it is done the cores are serialized the way runtimes without membarrier do it
+/// (.NET's FlushProcessWriteBuffers): taking write permission from a page of ours that every
+/// thread's core may have cached makes the kernel interrupt each core running the process to
+/// flush it, and an interrupt is serializing.
 pub(crate) fn sync_cores() {
-    static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let ok = *REGISTERED.get_or_init(|| {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    if REGISTERED.load(Ordering::Acquire) {
         // SAFETY: membarrier takes two integers.
-        unsafe {
-            libc::syscall(
-                libc::SYS_membarrier,
-                MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
-                0,
-            ) == 0
-        }
-    });
-    if ok {
-        // SAFETY: as above.
         unsafe {
             libc::syscall(
                 libc::SYS_membarrier,
@@ -141,7 +139,63 @@ pub(crate) fn sync_cores() {
                 0,
             );
         }
+        return;
     }
+    STARTED.call_once(|| {
+        let _ = std::thread::Builder::new()
+            .name("gpuheat-membarrier".into())
+            .spawn(|| {
+                // SAFETY: membarrier takes two integers.
+                let ok = unsafe {
+                    libc::syscall(
+                        libc::SYS_membarrier,
+                        MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+                        0,
+                    ) == 0
+                };
+                REGISTERED.store(ok, Ordering::Release);
+            });
+    });
+    interrupt_cores();
+}
+
+/// The process is registered for `membarrier(PRIVATE_EXPEDITED_SYNC_CORE)`.
+static REGISTERED: AtomicBool = AtomicBool::new(false);
+
+/// Interrupts every core running a thread of the process (see [`sync_cores`]).
+fn interrupt_cores() {
+    static PAGE: OnceLock<usize> = OnceLock::new();
+    let page = *PAGE.get_or_init(|| alloc_page_anywhere().unwrap_or(0));
+    if page == 0 {
+        return;
+    }
+    // SAFETY: our own page, mapped read-write: written so its mapping is present (and may
+    // be cached by any core), then made read-only (the shootdown) and writable again.
+    unsafe {
+        std::ptr::write_volatile(page as *mut u8, 1);
+        libc::mprotect(page as *mut libc::c_void, page_size(), libc::PROT_READ);
+        libc::mprotect(
+            page as *mut libc::c_void,
+            page_size(),
+            libc::PROT_READ | libc::PROT_WRITE,
+        );
+    }
+}
+
+/// One private read-write page anywhere.
+fn alloc_page_anywhere() -> Option<usize> {
+    // SAFETY: anonymous private mapping at an address of the kernel's choosing.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            page_size(),
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p as usize)
 }
 
 /// Overwrites the first bytes of a function with `patch` while other threads may run it.

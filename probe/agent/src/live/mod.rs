@@ -94,16 +94,34 @@ pub fn install() -> HookReport {
                 .notes
                 .push("dlfcn: real dlopen/dlsym not found; their slots left alone".into());
         }
+        // Each step's time, for the note that says where the render thread's hold went.
+        let mut clock = std::time::Instant::now();
+        let mut lap = || {
+            let ms = clock.elapsed().as_secs_f64() * 1e3;
+            clock = std::time::Instant::now();
+            ms
+        };
         if !st.self_bound {
             st.self_bound = true;
             bind_agent_to_itself(&mut report);
         }
+        let own = lap();
         hook_inline_targets(&mut st.inline, &mut report);
+        let inline = lap();
         let ctx = Ctx::new();
-        dispatch::patch_current(&mut st.dispatch, &ctx, &mut report);
+        let maps = Maps::read();
+        let context = lap();
+        dispatch::patch_current(&mut st.dispatch, &ctx, &maps, &mut report);
+        let table = lap();
         PENDING.store(false, Ordering::SeqCst);
         got::patch_modules(&mut st.got, &ctx, &mut report, false);
         drain_pending(st, &mut report);
+        let got = lap();
+        report.notes.push(format!(
+            "live hooks took {own:.1} ms for the agent's own GOT, {inline:.1} ms inline, \
+             {context:.1} ms reading the process's maps, {table:.1} ms for the dispatch \
+             table, {got:.1} ms for the GOT slots"
+        ));
         // SAFETY: clears what our own failed RTLD_NOLOAD lookups left for dlerror().
         unsafe { libc::dlerror() };
         report
@@ -255,7 +273,7 @@ fn bind_agent_to_itself(report: &mut HookReport) {
     let maps = Maps::read();
     let mut rebound = 0;
     // SAFETY: the agent cannot be unloaded while it runs.
-    for imp in unsafe { elf::imports(me) } {
+    for imp in unsafe { elf::imports(me, elf::OURS) } {
         let Some(i) = table::index_of(imp.name.to_bytes()) else {
             continue;
         };
