@@ -14,7 +14,7 @@ pub struct FrameStats {
     pub index: u64,
     /// Every intercepted call, the swap included.
     pub calls: usize,
-    /// glDraw* / glMultiDraw* calls.
+    /// glDraw* / glMultiDraw* calls, and OpenVG's vgDrawPath, vgDrawImage, vgDrawGlyph(s).
     pub draws: usize,
     /// Calls that make the GPU work (draws, clears, blits, dispatches, copies, mipmaps).
     pub work_calls: usize,
@@ -204,6 +204,8 @@ pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
                 });
                 match info.class {
                     CallClass::Draw => stats.draws += 1,
+                    // A VG program's draws (its library's GL draws are their children).
+                    CallClass::Work if info.name.starts_with("vgDraw") => stats.draws += 1,
                     CallClass::Work => {}
                     _ => continue,
                 }

@@ -136,7 +136,10 @@ pub fn leave(mut g: Guard, ret: Option<u64>) {
             .iter()
             .find(|v| v.counter == gpuheat_counters::catalogue::GPU_TIME_SERIALIZED)
             .map(|v| v.value);
-        LAST_SERIALIZED.with(|t| t.set(serialized));
+        if bracketed {
+            // Read by `leave_draw`, for bracketed draws only.
+            LAST_SERIALIZED.with(|t| t.set(serialized));
+        }
         if let Some(r) = ret {
             (g.raw.ret, g.raw.has_ret) = (r, true);
         }

@@ -127,9 +127,16 @@ thread_local! {
 }
 
 /// Whether a VG call is in flight on this thread (the calls recorded now are its children).
+/// Asked around every recorded call: a GL program, which never entered a VG call, pays one
+/// relaxed load.
+#[inline]
 pub fn inside() -> bool {
-    OPEN.try_with(|o| !o.borrow().is_empty()).unwrap_or(false)
+    SEEN.load(std::sync::atomic::Ordering::Relaxed)
+        && OPEN.try_with(|o| !o.borrow().is_empty()).unwrap_or(false)
 }
+
+/// Set at the first VG call recorded in the process.
+static SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// A call recorded while a VG call is in flight: `seq` of `frame` is its child, which took
 /// `overhead` ns of agent brackets and measured `time` ns serialized.
@@ -149,6 +156,7 @@ pub fn child(frame: u64, seq: u32, overhead: u64, time: Option<u64>) {
 /// agent: reads what the draw will cover, then, for a work call in full mode that is not
 /// itself inside a VG call, drains the VG pipeline and reads the clock.
 pub fn enter(func: usize, frame: u64, seq: u32, ctx: u64, args: &[u64], work: bool) {
+    SEEN.store(true, std::sync::atomic::Ordering::Relaxed);
     let name = NAMES[func].trim_end_matches('\0');
     let nested = inside();
     let fns = fns();
