@@ -19,8 +19,15 @@ fn rank(name: &str) -> usize {
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let reg = Registry::load().expect("Khronos registry");
+    // OpenVG's enums are named only through their parameter's group: their values collide
+    // with GL's, so they never enter the by-value table a parameter without a group falls
+    // back to (every VG enum parameter has one; the registry's tests check it).
+    let vg = Registry::load_vg().expect("OpenVG table");
     let mut by_value: BTreeMap<u64, &str> = BTreeMap::new();
     let mut by_name: BTreeMap<&str, u64> = BTreeMap::new();
+    for e in &vg.enums {
+        by_name.insert(&e.name, e.value);
+    }
     for e in &reg.enums {
         by_name.insert(&e.name, e.value);
         if e.bitmask || e.value <= 1 {
@@ -45,7 +52,7 @@ fn main() {
         writeln!(out, "    ({n:?}, {v}),").unwrap();
     }
     out.push_str("];\n/// (group, member names), sorted by group.\npub static GROUPS: &[(&str, &[&str])] = &[\n");
-    let mut groups: Vec<_> = reg.groups.iter().collect();
+    let mut groups: Vec<_> = reg.groups.iter().chain(&vg.groups).collect();
     groups.sort_by(|a, b| a.name.cmp(&b.name));
     groups.dedup_by(|a, b| a.name == b.name);
     for g in groups {

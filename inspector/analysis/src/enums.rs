@@ -1,4 +1,5 @@
-//! Symbolic names of GLenum and GLbitfield values, from the Khronos registry.
+//! Symbolic names of GLenum and GLbitfield values, from the Khronos registry, and of OpenVG's
+//! enums and bitfields (by their parameter's group only: VG values collide with GL's).
 
 mod tables {
     include!(concat!(env!("OUT_DIR"), "/enums.rs"));
@@ -92,5 +93,17 @@ mod tests {
             bitfield(0x4100, Some("ClearBufferMask")),
             "GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT"
         );
+    }
+
+    #[test]
+    fn openvg_names_come_from_their_group_only() {
+        assert_eq!(enum_name(0x1900, Some("VGFillRule")), Some("VG_EVEN_ODD"));
+        assert_eq!(
+            bitfield(3, Some("VGPaintMode")),
+            "VG_STROKE_PATH | VG_FILL_PATH"
+        );
+        assert_eq!(enum_name(0x1101, Some("VGParamType")), Some("VG_FILL_RULE"));
+        // Without a group a value is GL's, never VG's.
+        assert!(enum_name(0x1900, None).is_none_or(|n| n.starts_with("GL_")));
     }
 }
