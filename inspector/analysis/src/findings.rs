@@ -7,9 +7,9 @@
 
 use crate::cost::{rank_time, Analysis, DrawCost};
 use crate::pick::heat_map;
-use gpuheat_session::{CallClass, Frame, HeatMap, Session};
+use gpuheat_session::{CallClass, Frame, HeatMap, Nested, Session};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -68,12 +68,8 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
     let mut out = Vec::new();
     // The GL calls a VG library makes inside a VG call are the library's, not the
     // program's: the GL rules about calls leave them to the VG rules.
-    let vg_children: HashSet<(u64, u32)> = s
-        .vg_calls
-        .iter()
-        .flat_map(|v| v.children.iter().map(move |&c| (v.frame, c)))
-        .collect();
-    redundant_state(s, &vg_children, &mut out);
+    let nested = Nested::of(&s.vg_calls);
+    redundant_state(s, &nested, &mut out);
     for f in &s.frames {
         let mut draws = by_frame.remove(&f.index).unwrap_or_default();
         draws.sort_by_key(|d| d.call);
@@ -89,7 +85,7 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
         fragment_cost(f.index, &draws, &frags, &mut out);
         overdraw(map, f.index, &mut out);
         small_draws(map, f.index, draw_calls, &draws, &frags, &mut out);
-        stalls(s, f, &vg_children, &mut out);
+        stalls(s, f, &nested, &mut out);
     }
     crate::vgrules::check(s, &mut out);
     out.sort_by(|a, b| {
@@ -363,9 +359,9 @@ fn start_slots(s: &Session) -> Vec<(u64, StateSlot<'static>, Vec<u64>)> {
 
 /// Redundant state calls, tracked across the whole capture (state outlives frames), reported
 /// per frame. A slot's value before its first captured call is unknown, except for the slots
-/// the capture's start state records ([`start_slots`]). The calls of `vg_children` (a VG
+/// the capture's start state records ([`start_slots`]). The calls `nested` in a VG call (a VG
 /// library's own) change the tracked state but are not counted.
-fn redundant_state(s: &Session, vg_children: &HashSet<(u64, u32)>, out: &mut Vec<Finding>) {
+fn redundant_state(s: &Session, nested: &Nested, out: &mut Vec<Finding>) {
     let start = start_slots(s);
     let mut program: HashMap<u64, u64> = s
         .states
@@ -391,7 +387,7 @@ fn redundant_state(s: &Session, vg_children: &HashSet<(u64, u32)>, out: &mut Vec
             let Some(key) = state_key(&info.name, &c.args, prog) else {
                 continue;
             };
-            let counted = !vg_children.contains(&(f.index, i as u32));
+            let counted = nested.parent(f.index, i as u32).is_none();
             state_calls += usize::from(counted);
             let enable = info.name != "glDisable";
             let value = if info.name == "glEnable" || info.name == "glDisable" {
@@ -426,11 +422,11 @@ fn redundant_state(s: &Session, vg_children: &HashSet<(u64, u32)>, out: &mut Vec
     }
 }
 
-/// GL calls that wait for the GPU; those a VG library makes (`vg_children`, e.g. the
+/// GL calls that wait for the GPU; those a VG library makes (`nested` in a VG call, e.g. the
 /// glFinish inside vgFinish) are the VG rule's (`vg-sync-every-frame`).
-fn stalls(s: &Session, f: &Frame, vg_children: &HashSet<(u64, u32)>, out: &mut Vec<Finding>) {
+fn stalls(s: &Session, f: &Frame, nested: &Nested, out: &mut Vec<Finding>) {
     for (i, c) in f.calls.iter().enumerate() {
-        if vg_children.contains(&(f.index, i as u32)) {
+        if nested.parent(f.index, i as u32).is_some() {
             continue;
         }
         let Some(info) = s.functions.functions.get(c.func as usize) else {

@@ -30,12 +30,18 @@ const VLINE_TO: u8 = 8;
 const SCCWARC_TO: u8 = 18;
 const SCWARC_TO: u8 = 20;
 
-/// One path as the agent knows it.
-#[derive(Debug, Clone)]
-struct Entry {
+/// How a path's coordinates are stored: what reading the program's arrays needs.
+#[derive(Debug, Clone, Copy)]
+struct Format {
     datatype: u32,
     scale: f32,
     bias: f32,
+}
+
+/// One path as the agent knows it.
+#[derive(Debug)]
+struct Entry {
+    format: Format,
     caps: u32,
     /// `None`: the data is not known (built before the agent came, over budget, or changed
     /// by a call the agent does not follow).
@@ -116,9 +122,11 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
                 let old = s.paths.insert(
                     (ctx, ret & 0xFFFF_FFFF),
                     Entry {
-                        datatype: arg(1) as u32,
-                        scale: f(arg(2)),
-                        bias: f(arg(3)),
+                        format: Format {
+                            datatype: arg(1) as u32,
+                            scale: f(arg(2)),
+                            bias: f(arg(3)),
+                        },
                         caps: arg(6) as u32 & ALL,
                         data: Some((Vec::new(), Vec::new())),
                         serial,
@@ -151,24 +159,27 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
         }),
         "vgAppendPathData" => {
             let n = arg(1) as i64;
-            let Some(e) = with_store(|s| s.paths.get(&key(0)).cloned()) else {
+            let Some((format, caps)) =
+                with_store(|s| s.paths.get(&key(0)).map(|e| (e.format, e.caps)))
+            else {
                 return;
             };
-            if e.caps & APPEND_TO == 0 || !(0..=1 << 24).contains(&n) || arg(2) == 0 {
+            if caps & APPEND_TO == 0 || !(0..=1 << 24).contains(&n) || arg(2) == 0 {
                 return;
             }
             // SAFETY: the caller's contract: `numSegments` commands and their coordinates.
-            let decoded = unsafe { read_path_data(&e, arg(2), n as usize, arg(3)) };
+            let decoded = unsafe { read_path_data(format, arg(2), n as usize, arg(3)) };
             if let Some((segments, coords)) = decoded {
                 with_store(|s| s.append(key(0), &segments, &coords));
             }
         }
-        "vgModifyPathCoords" => {
+        "vgModifyPathCoords" => with_store(|s| {
             let (start, n) = (arg(1) as i64, arg(2) as i64);
-            let Some(e) = with_store(|s| s.paths.get(&key(0)).cloned()) else {
+            let serial = s.bump();
+            let Some(e) = s.paths.get_mut(&key(0)) else {
                 return;
             };
-            let Some((segments, coords)) = &e.data else {
+            let Some((segments, coords)) = &mut e.data else {
                 return;
             };
             if e.caps & MODIFY == 0 || start < 0 || n <= 0 {
@@ -187,18 +198,10 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
                 .filter_map(|&c| VgPath::coords_of(c))
                 .sum();
             // SAFETY: the caller's contract: the coordinates of `numSegments` segments.
-            let new = unsafe { read_coords(&e, arg(3), count) };
-            let mut coords = coords.clone();
+            let new = unsafe { read_coords(e.format, arg(3), count) };
             coords[first..first + count].copy_from_slice(&new);
-            let segments = segments.clone();
-            with_store(|s| {
-                let serial = s.bump();
-                if let Some(e) = s.paths.get_mut(&key(0)) {
-                    e.data = Some((segments, coords));
-                    e.serial = serial;
-                }
-            });
-        }
+            e.serial = serial;
+        }),
         "vgAppendPath" => with_store(|s| {
             let (dst, src) = (key(0), key(1));
             let from = s.paths.get(&src).filter(|e| e.caps & APPEND_FROM != 0);
@@ -237,7 +240,7 @@ pub fn current(ctx: u64, path: u64) -> Option<(VgPath, bool)> {
                 context: ctx,
                 path,
                 serial: e.serial,
-                datatype: e.datatype,
+                datatype: e.format.datatype,
                 capabilities: e.caps,
                 segments,
                 coords,
@@ -262,7 +265,7 @@ pub fn version(ctx: u64, path: u64) -> Option<(u64, usize, u32)> {
 /// # Safety
 /// `segments` points to `n` bytes and `data` to their coordinates in the path's datatype.
 unsafe fn read_path_data(
-    e: &Entry,
+    e: Format,
     segments: u64,
     n: usize,
     data: u64,
@@ -285,7 +288,7 @@ unsafe fn read_path_data(
 ///
 /// # Safety
 /// `data` points to `count` values of the path's datatype (or `count` is 0).
-unsafe fn read_coords(e: &Entry, data: u64, count: usize) -> Vec<f32> {
+unsafe fn read_coords(e: Format, data: u64, count: usize) -> Vec<f32> {
     let p = data as *const u8;
     let at = |i: usize| -> f32 {
         // SAFETY: the caller's contract; unaligned reads, the program's array may be packed.
