@@ -1,4 +1,5 @@
-//! Headless EGL set-up shared by the examples: Mesa's surfaceless platform, a pbuffer
+//! Headless EGL set-up shared by the examples: Mesa's surfaceless platform (or an EGL device
+//! where the driver lacks it), a pbuffer
 //! surface, and a GLES 3.2 or desktop GL 4.5 core context made current on the calling
 //! thread.
 //!
@@ -234,7 +235,7 @@ pub struct Gfx {
     pub width: u32,
     /// Surface height in pixels.
     pub height: u32,
-    /// The surfaceless EGL display.
+    /// The headless EGL display (surfaceless, or an EGL device).
     pub display: EGLDisplay,
     /// The RGBA8 pbuffer config.
     pub config: EGLConfig,
@@ -253,6 +254,74 @@ fn egl_err(what: &str) -> String {
     format!("{what} failed (EGL error 0x{code:04X})")
 }
 
+/// `EGL_EXT_platform_device`'s platform, for drivers without Mesa's surfaceless one.
+const EGL_PLATFORM_DEVICE_EXT: EGLenum = 0x313F;
+
+/// `eglQueryDevicesEXT` (EGL_EXT_device_enumeration).
+type QueryDevices = unsafe extern "C" fn(
+    max: EGLint,
+    devices: *mut *mut std::ffi::c_void,
+    n: *mut EGLint,
+) -> EGLBoolean;
+
+/// An initialized headless display: Mesa's surfaceless platform where the driver has it
+/// (llvmpipe, every Mesa driver), else the first EGL device (NVIDIA's driver, whose
+/// surfaceless platform is missing or has no pbuffer configs), so the examples run on a
+/// real GPU without a window system.
+///
+/// # Safety
+/// EGL must be loadable; the pointers eglGetProcAddress gives are transmuted to the
+/// registry signatures of the names asked for.
+unsafe fn open_display() -> Result<EGLDisplay, String> {
+    // SAFETY: our caller's promise.
+    unsafe {
+        let f = eglGetProcAddress(c"eglGetPlatformDisplayEXT".as_ptr());
+        if f.is_null() {
+            return Err("eglGetPlatformDisplayEXT is not available".into());
+        }
+        let get_platform_display: PFNEGLGETPLATFORMDISPLAYEXTPROC = std::mem::transmute(f);
+        let usable = |display: EGLDisplay| {
+            let (mut major, mut minor) = (0, 0);
+            if display == EGL_NO_DISPLAY
+                || eglInitialize(display, &mut major, &mut minor) != EGL_TRUE
+            {
+                return false;
+            }
+            let attribs = [EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_NONE];
+            let mut n = 0;
+            eglChooseConfig(display, attribs.as_ptr(), ptr::null_mut(), 0, &mut n) == EGL_TRUE
+                && n > 0
+        };
+        let surfaceless = get_platform_display(
+            EGL_PLATFORM_SURFACELESS_MESA,
+            EGL_DEFAULT_DISPLAY,
+            ptr::null(),
+        );
+        if usable(surfaceless) {
+            return Ok(surfaceless);
+        }
+        let surfaceless_error = egl_err("eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA)");
+        let q = eglGetProcAddress(c"eglQueryDevicesEXT".as_ptr());
+        if !q.is_null() {
+            let query: QueryDevices = std::mem::transmute(q);
+            let mut devices = [ptr::null_mut(); 8];
+            let mut n = 0;
+            if query(devices.len() as EGLint, devices.as_mut_ptr(), &mut n) == EGL_TRUE {
+                for &device in &devices[..n.clamp(0, 8) as usize] {
+                    let display =
+                        get_platform_display(EGL_PLATFORM_DEVICE_EXT, device, ptr::null());
+                    if usable(display) {
+                        return Ok(display);
+                    }
+                }
+            }
+        }
+        Err(format!(
+            "{surfaceless_error}, and no EGL device has pbuffer configs"
+        ))
+    }
+}
+
 impl Gfx {
     /// Creates the display, a `width × height` RGBA8 pbuffer, a context for `api`, and makes
     /// them current. Viewport is left at its default (the whole surface).
@@ -264,27 +333,10 @@ impl Gfx {
         // and out-pointers to locals that outlive each call; `eglGetPlatformDisplayEXT` is
         // the pointer eglGetProcAddress gave for that name, transmuted to its registry
         // signature.
+        // SAFETY: see `open_display`; the rest calls EGL with the display it returned,
+        // NONE-terminated attribute arrays and out-pointers to locals that outlive each call.
         unsafe {
-            let name = c"eglGetPlatformDisplayEXT";
-            let f = eglGetProcAddress(name.as_ptr());
-            if f.is_null() {
-                return Err("eglGetPlatformDisplayEXT is not available".into());
-            }
-            let get_platform_display: PFNEGLGETPLATFORMDISPLAYEXTPROC = std::mem::transmute(f);
-            let display = get_platform_display(
-                EGL_PLATFORM_SURFACELESS_MESA,
-                EGL_DEFAULT_DISPLAY,
-                ptr::null(),
-            );
-            if display == EGL_NO_DISPLAY {
-                return Err(egl_err(
-                    "eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA)",
-                ));
-            }
-            let (mut major, mut minor) = (0, 0);
-            if eglInitialize(display, &mut major, &mut minor) != EGL_TRUE {
-                return Err(egl_err("eglInitialize (surfaceless)"));
-            }
+            let display = open_display()?;
 
             let (egl_api, renderable) = match api {
                 Api::Gles => (EGL_OPENGL_ES_API, EGL_OPENGL_ES3_BIT),

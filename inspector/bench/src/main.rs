@@ -33,7 +33,7 @@
 //! `apitrace`: the trace file's size divided by F·(M+2) (its few set-up calls are not
 //! counted in the divisor).
 //!
-//! Then, unless `--attaches 0`, attach latency and hiccup (attach.rs), unless
+//! Then, unless `--attaches 0`, attach latency and hiccup, first attaches apart from re-attaches (attach.rs), unless
 //! `--heat-layers ""`, the cost of a heat-captured frame against the same frame uncaptured
 //! and the memory of the maps (heat.rs), and, unless `--offscreen-frames 0`, the same for a
 //! frame whose cost is spent in an offscreen render target (`offscreen_pass`, heat.rs),
@@ -45,6 +45,7 @@
 mod analysis;
 mod attach;
 mod heat;
+mod targets;
 mod viewer;
 
 use anyhow::{bail, Context, Result};
@@ -83,7 +84,8 @@ struct Opts {
     /// Print the results as JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Attaches to a running example to measure attach latency and hiccup (0: skip).
+    /// Fresh targets to measure attach latency and hiccup on, each attached twice: a first
+    /// attach and a re-attach (0: skip).
     #[arg(long, default_value_t = 5)]
     attaches: usize,
     /// Draw counts for the heat-cost runs (overdraw --layers N), comma-separated; empty or 0: skip.
@@ -636,6 +638,33 @@ impl Bench {
             .iter()
             .find_map(|o| o.file().and_then(|f| f.renderer));
         let m = self.frames - 2;
+        let of = |c: Config| outcomes.iter().find(|o| o.config == c);
+        let figures = targets::Figures {
+            timeline_ns: of(Config::Timeline).and_then(|o| {
+                let runs = o.ns_runs();
+                let lo = runs.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = runs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                o.ns().map(|n| (n, lo, hi))
+            }),
+            direct_ns: Some(base),
+            apitrace_ns: of(Config::Apitrace).and_then(Outcome::ns),
+            full_ns: of(Config::Full).and_then(Outcome::ns),
+            timeline_bytes_per_call: of(Config::Timeline)
+                .and_then(Outcome::file)
+                .map(|f| f.per_call()),
+            apitrace_bytes_per_call: of(Config::Apitrace)
+                .and_then(Outcome::file)
+                .map(|f| f.per_call()),
+            heat: heat
+                .and_then(|rows| rows.iter().max_by_key(|r| r.layers))
+                .map(|r| (r.layers, r.heat_ms / r.uncaptured_ms)),
+            first_attach_ms: attach.map(|a| {
+                let h = heat::Spread::of(&a.first.hiccup_ms);
+                (h.median, h.min, h.max)
+            }),
+            geometry: None,
+        };
+        let target_rows = targets::rows(&figures);
         if self.opts.json {
             let configs: Vec<Value> = outcomes
                 .iter()
@@ -669,13 +698,12 @@ impl Bench {
                 "runs": self.runs,
                 "elapsed_s": elapsed.as_secs_f64(),
                 "configurations": configs,
+                "targets": targets::json(&target_rows),
                 "attach": attach.map(|a| json!({
-                    "attaches": a.attaches,
-                    "latency_ms": a.latency_ms,
-                    "hiccup_ms": a.hiccup_ms,
-                    "injection_ms": a.injection_ms,
-                    "target_frame_ms": a.frame_ms,
-                    "hiccup_vs_frame": a.hiccup_ms / a.frame_ms,
+                    "rounds": a.first.hiccup_ms.len(),
+                    "first": attaches_json(&a.first),
+                    "again": attaches_json(&a.again),
+                    "target_frame_ms": spread_json(&heat::Spread::of(&a.frame_ms)),
                 })),
                 "heat": heat.map(|rows| json!({
                     "workload": "overdraw --api gles --size 256x256 --layers N --timing",
@@ -751,11 +779,23 @@ impl Bench {
         }
         if let Some(a) = attach {
             println!();
+            let frame = heat::Spread::of(&a.frame_ms);
             println!(
-                "attach (overdraw --api gles --timing, median of {}): first frame {:.1} ms after the command; \
-                 render thread held {:.2} ms = {:.1}x the target's {:.2} ms frame; injection {:.1} ms",
-                a.attaches, a.latency_ms, a.hiccup_ms, a.hiccup_ms / a.frame_ms, a.frame_ms, a.injection_ms
+                "attach (overdraw --api gles --timing; {} fresh targets, each attached twice; median [min..max]; target frame {:.2} ms):",
+                a.first.hiccup_ms.len(),
+                frame.median
             );
+            for (name, x) in [("first attach", &a.first), ("re-attach", &a.again)] {
+                let (l, h, i) = (
+                    heat::Spread::of(&x.latency_ms),
+                    heat::Spread::of(&x.hiccup_ms),
+                    heat::Spread::of(&x.injection_ms),
+                );
+                println!(
+                    "  {name:<13} render thread held {:.1} ms [{:.1}..{:.1}] = {:.1}x the frame; injection {:.1} ms; first frame {:.0} ms after the command",
+                    h.median, h.min, h.max, h.median / frame.median, i.median, l.median
+                );
+            }
         }
         if let Some(rows) = heat {
             println!();
@@ -804,13 +844,28 @@ impl Bench {
              file bytes / calls in it; frame B = FRAM chunks only. {:.0} s.",
             elapsed.as_secs_f64()
         );
+        targets::print(&target_rows);
         Ok(())
     }
 }
 
+/// A spread as JSON.
+fn spread_json(s: &heat::Spread) -> Value {
+    json!({"median": s.median, "q1": s.q1, "q3": s.q3, "min": s.min, "max": s.max, "n": s.n})
+}
+
+/// One kind of attach as JSON, each figure with its spread over the attaches.
+fn attaches_json(a: &attach::Attaches) -> Value {
+    json!({
+        "latency_ms": spread_json(&heat::Spread::of(&a.latency_ms)),
+        "hiccup_ms": spread_json(&heat::Spread::of(&a.hiccup_ms)),
+        "injection_ms": spread_json(&heat::Spread::of(&a.injection_ms)),
+    })
+}
+
 /// The offscreen heat cost as JSON.
 fn offscreen_json(o: &heat::OffscreenRow) -> Value {
-    let spread = |s: &heat::Spread| json!({"median": s.median, "q1": s.q1, "q3": s.q3, "min": s.min, "max": s.max, "n": s.n});
+    let spread = spread_json;
     let ratio = |s: &heat::Spread| {
         let (r, lo, hi) = s.ratio(&o.uncaptured);
         json!({"median": r, "from_quartiles": [lo, hi]})

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The capture checks on a machine with a real GPU (NVIDIA through glvnd's EGL), run from a
+# copy of the repository whose `.devbin/` holds release builds made elsewhere: gpuheat, the
+# agent, the examples and test executables (`scripts/gpu-check.sh --pack` makes it). Prints
+# what the driver is and what each check gave; the tests' own expectations decide pass/fail.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --pack ]; then
+    # Test executables look for gpuheat at the absolute path they were built with.
+    rm -rf "$root/.devbin" && mkdir -p "$root/.devbin/tests"
+    rel="$root/target/release"
+    cp "$rel/gpuheat" "$rel/gpuheat-bench" "$rel/libgpuheat_agent.so" "$root/.devbin/"
+    for f in "$root"/examples/src/bin/*.rs; do
+        n=$(basename "$f" .rs); [ -x "$rel/$n" ] && cp "$rel/$n" "$root/.devbin/"
+    done
+    shift
+    for t in "$@"; do cp "$t" "$root/.devbin/tests/"; done
+    strip "$root/.devbin"/* "$root/.devbin"/tests/* 2>/dev/null
+    echo "$rel" > "$root/.devbin/built-at"
+    du -sh "$root/.devbin"
+    exit 0
+fi
+out=${OUT:-/tmp/gpu-check}
+mkdir -p "$out"
+for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -f "$nv" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
+nvidia-smi -L 2>&1 | head -2
+built=$(cat "$root/.devbin/built-at")
+# The executables name the repository's path where they were built (test sources, gpuheat).
+src=$(dirname "$(dirname "$built")")
+if [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; fi
+if [ -e "$built" ] && [ ! -L "$built" ]; then echo "refusing: $built is a real build folder"; exit 1; fi
+mkdir -p "$(dirname "$built")" && rm -f "$built" && ln -s "$root/.devbin" "$built"
+cd "$root"
+timeout 60 "$built/gpuheat" run --mode full --heat --skip 1 --frames 2 -o "$out/overdraw.gpuheat" \
+    -- "$built/overdraw" --api gles --layers 4 --timing --frames 4 2>&1 | tail -3
+timeout 60 "$built/gpuheat" report "$out/overdraw.gpuheat" 2>&1 | head -40
+for t in "$root"/.devbin/tests/*; do
+    name=$(basename "$t")
+    echo "== $name"
+    timeout 150 "$t" --test-threads=1 2>&1 | tee "$out/$name.log" | grep -E "^test |test result|panicked|assert" | head -60
+done
+echo "== bench"
+timeout 200 "$built/gpuheat-bench" --quick --attaches 2 --offscreen-frames 0 2>&1 | tee "$out/bench.log" | tail -40
