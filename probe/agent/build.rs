@@ -332,17 +332,19 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             writeln!(out, "        let site = crate::callsite::caller!();").unwrap();
             writeln!(
                 out,
-                "        let g = hook::enter({i}, site, &[{}]);",
+                "        let args: [u64; {}] = [{}];",
+                recorded.len(),
                 recorded.join(", ")
             )
             .unwrap();
+            writeln!(out, "        let g = hook::enter({i}, site, &args);").unwrap();
             writeln!(out, "        let r = {call};").unwrap();
             if class(&c.name) == "Draw" && c.ret == CType::Void {
                 // The heat map replays the draw, with the same arguments, into its counter;
                 // geometry capture replays it under transform feedback.
                 writeln!(
                     out,
-                    "        hook::leave_draw(g, true, &|| {call});\n        r"
+                    "        hook::leave_draw(g, &args, true, &|| {call});\n        r"
                 )
                 .unwrap();
             } else if WORK_CALLS.contains(&c.name.as_str()) {
@@ -351,11 +353,11 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                 // can read back.
                 writeln!(
                     out,
-                    "        hook::leave_draw(g, false, &|| {call});\n        r"
+                    "        hook::leave_draw(g, &args, false, &|| {call});\n        r"
                 )
                 .unwrap();
             } else {
-                writeln!(out, "        hook::leave(g, {ret_u64});\n        r").unwrap();
+                writeln!(out, "        hook::leave(g, &args, {ret_u64});\n        r").unwrap();
             }
         }
         role => {
@@ -363,8 +365,14 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             writeln!(out, "        let site = crate::callsite::caller!();").unwrap();
             writeln!(
                 out,
-                "        let g = hook::enter_if_recording({i}, site, &[{}]);",
+                "        let args: [u64; {}] = [{}];",
+                recorded.len(),
                 recorded.join(", ")
+            )
+            .unwrap();
+            writeln!(
+                out,
+                "        let g = hook::enter_if_recording({i}, site, &args);"
             )
             .unwrap();
             if class(&c.name) == "Swap" {
@@ -388,12 +396,7 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                     } else {
                         c.ret.to_u64("r")
                     };
-                    writeln!(
-                        out,
-                        "        hook::vg_path({i}, &[{}], {ret});",
-                        recorded.join(", ")
-                    )
-                    .unwrap()
+                    writeln!(out, "        hook::vg_path({i}, &args, {ret});").unwrap()
                 }
                 Some(("got_value", _)) => {
                     let width = match c.params[1].c_type.as_str() {
@@ -420,7 +423,7 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             }
             writeln!(
                 out,
-                "        if let Some(g) = g {{ hook::leave(g, {ret_u64}); }}"
+                "        if let Some(g) = g {{ hook::leave(g, &args, {ret_u64}); }}"
             )
             .unwrap();
             if class(&c.name) == "Swap" {

@@ -9,7 +9,7 @@
 use crate::clock::{monotonic_ns, thread_cpu_ns, ticks};
 use crate::generated::{wrapper_address, CLASSES, CPU, NAMES, VG};
 use crate::recorder::{self, Reentry};
-use crate::writer::RawCall;
+use crate::writer::NO_CPU;
 use crate::{capture, contexts, programs, real, runtime, table, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
 use gpuheat_counters::Bracket;
@@ -48,44 +48,55 @@ fn launch() {
     }
 }
 
-/// One call in flight between [`enter`] and [`leave`]: the record being made, moved into
-/// the thread's buffer at the end (one copy of a small record per call).
+/// One call in flight between [`enter`] and [`leave`]: what is known before the real call.
+/// Kept small (no arguments: the wrapper holds them and passes them to both ends), so that
+/// handing it from one end to the other is a few register moves, not a copy of the record;
+/// [`leave`] writes the record once, into the thread's buffer.
 pub struct Guard {
-    raw: RawCall,
+    func: u16,
     skip: bool,
+    seq: u32,
     frame: u64,
+    ctx: u64,
+    site: u64,
+    /// [`ticks`] just before the real call.
+    begin: u64,
+    /// Thread CPU time just before the real call (`CPU` calls only).
+    c0: u64,
     bracket: Option<Bracket>,
     /// Wall time spent beginning the bracket, when a VG call is in flight (its child's cost).
     bracket_ns: u64,
-    c0: u64,
 }
 
 /// Starts recording call `i` (only called while [`recording`]).
 #[inline(never)]
 pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
     let mut g = Guard {
-        raw: RawCall::new(i as u16, args),
+        func: i as u16,
         skip: true,
+        seq: 0,
         frame: 0,
+        ctx: 0,
+        site,
+        begin: 0,
+        c0: 0,
         bracket: None,
         bracket_ns: 0,
-        c0: 0,
     };
-    g.raw.site = site;
     let Some(inside) = Reentry::enter() else {
         return g;
     };
     let ok = catch_unwind(AssertUnwindSafe(|| {
         let (frame, seq) = capture::next_call();
         g.frame = frame;
-        g.raw.seq = seq;
-        g.raw.ctx = recorder::current_context();
+        g.seq = seq;
+        g.ctx = recorder::current_context();
         let work = matches!(CLASSES[i], CallClass::Draw | CallClass::Work);
         if VG[i] {
-            vg::enter(i, frame, seq, g.raw.ctx, g.raw.args(), work);
+            vg::enter(i, frame, seq, g.ctx, args, work);
         } else if work && recorder::may_bracket() {
             let b0 = vg::inside().then(monotonic_ns);
-            g.bracket = contexts::begin(g.raw.ctx);
+            g.bracket = contexts::begin(g.ctx);
             g.bracket_ns = b0.map_or(0, |b0| monotonic_ns() - b0);
         }
     }));
@@ -95,7 +106,7 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
     if CPU[i] {
         g.c0 = thread_cpu_ns();
     }
-    g.raw.begin = ticks();
+    g.begin = ticks();
     g
 }
 
@@ -105,14 +116,16 @@ pub fn enter_if_recording(i: usize, site: u64, args: &[u64]) -> Option<Guard> {
     recording().then(|| enter(i, site, args))
 }
 
-/// Finishes recording a call with its return value.
+/// Finishes recording a call (`args` as given to [`enter`]) with its return value.
 #[inline(never)]
-pub fn leave(mut g: Guard, ret: Option<u64>) {
-    g.raw.end = ticks();
-    let func = usize::from(g.raw.func);
-    if CPU[func] {
-        g.raw.cpu = thread_cpu_ns().saturating_sub(g.c0);
-    }
+pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
+    let end = ticks();
+    let func = usize::from(g.func);
+    let cpu = if CPU[func] {
+        thread_cpu_ns().saturating_sub(g.c0)
+    } else {
+        NO_CPU
+    };
     if g.skip {
         return;
     }
@@ -120,33 +133,38 @@ pub fn leave(mut g: Guard, ret: Option<u64>) {
         let nested = vg::inside();
         let bracketed = g.bracket.is_some();
         let e0 = nested.then(monotonic_ns);
-        let (frame, seq) = (g.frame, g.raw.seq);
+        let (frame, seq) = (g.frame, g.seq);
         let values = if VG[func] {
             match Reentry::enter() {
-                Some(_inside) => vg::leave(func, g.raw.args()),
+                Some(_inside) => vg::leave(func, args),
                 None => Vec::new(),
             }
         } else {
             match g.bracket.take() {
-                Some(b) => contexts::end(g.raw.ctx, b, frame, seq),
+                Some(b) => contexts::end(g.ctx, b, frame, seq),
                 None => Vec::new(),
             }
         };
-        let serialized = values
-            .iter()
-            .find(|v| v.counter == gpuheat_counters::catalogue::GPU_TIME_SERIALIZED)
-            .map(|v| v.value);
         if bracketed {
             // Read by `leave_draw`, for bracketed draws only.
+            let serialized = serialized_of(&values);
             LAST_SERIALIZED.with(|t| t.set(serialized));
         }
-        if let Some(r) = ret {
-            (g.raw.ret, g.raw.has_ret) = (r, true);
-        }
-        g.raw.values = values;
-        let program = use_program(g.raw.func).then(|| g.raw.args().first().copied());
-        recorder::push(frame, g.raw);
-        if nested && !VG[func] {
+        let serialized = (nested && !VG[func]).then(|| serialized_of(&values));
+        recorder::push(frame, |raw| {
+            raw.set(g.func, args);
+            raw.begin = g.begin;
+            raw.end = end;
+            raw.ctx = g.ctx;
+            raw.site = g.site;
+            raw.cpu = cpu;
+            raw.seq = seq;
+            if let Some(r) = ret {
+                (raw.ret, raw.has_ret) = (r, true);
+            }
+            raw.values = values;
+        });
+        if let Some(serialized) = serialized {
             // The agent's bracket around this child ran inside the VG call's timing.
             let overhead = if bracketed {
                 g.bracket_ns + e0.map_or(0, |e0| monotonic_ns() - e0)
@@ -155,11 +173,19 @@ pub fn leave(mut g: Guard, ret: Option<u64>) {
             };
             vg::child(frame, seq, overhead, serialized);
         }
-        if let Some(p) = program {
+        if use_program(g.func) {
             // Named at this thread's swap if the agent never saw it link (attach mode).
-            programs::used(p.unwrap_or(0) as u32);
+            programs::used(args.first().copied().unwrap_or(0) as u32);
         }
     }));
+}
+
+/// The serialized GPU time among a call's counter values.
+fn serialized_of(values: &[gpuheat_session::CounterValue]) -> Option<u64> {
+    values
+        .iter()
+        .find(|v| v.counter == gpuheat_counters::catalogue::GPU_TIME_SERIALIZED)
+        .map(|v| v.value)
 }
 
 /// Whether entry point `func` is glUseProgram or glUseProgramObjectARB.
@@ -179,18 +205,13 @@ fn use_program(func: u16) -> bool {
 /// post-transform positions in full mode (`replay` calls the real function again with the
 /// same arguments).
 #[inline(never)]
-pub fn leave_draw(g: Guard, with_geometry: bool, replay: &dyn Fn()) {
+pub fn leave_draw(g: Guard, args: &[u64], with_geometry: bool, replay: &dyn Fn()) {
     // A VG library's draws are painted as their VG call, on the host, from its path.
     let live = !g.skip && g.bracket.is_some() && !vg::inside();
     let paint = live && capture::heat();
     let geometry = live && with_geometry && capture::geometry();
-    let (ctx, seq, frame, func) = (g.raw.ctx, g.raw.seq, g.frame, usize::from(g.raw.func));
-    let args: Vec<u64> = if paint || geometry {
-        g.raw.args().to_vec()
-    } else {
-        Vec::new()
-    };
-    leave(g, None);
+    let (ctx, seq, frame, func) = (g.ctx, g.seq, g.frame, usize::from(g.func));
+    leave(g, args, None);
     if !paint && !geometry {
         return;
     }
@@ -208,7 +229,7 @@ pub fn leave_draw(g: Guard, with_geometry: bool, replay: &dyn Fn()) {
     if geometry {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let name = NAMES[func].trim_end_matches('\0');
-            contexts::geometry(ctx, frame, seq, name, &args, replay);
+            contexts::geometry(ctx, frame, seq, name, args, replay);
         }));
     }
 }

@@ -109,14 +109,15 @@ pub fn may_bracket() -> bool {
         .unwrap_or(false)
 }
 
-/// Adds a recorded call of `frame` to the thread's buffer.
-pub(crate) fn push(frame: u64, mut raw: RawCall) {
+/// Adds a recorded call of `frame` to the thread's buffer: `fill` writes it in place, into
+/// its slot of the buffer (a record moved in would be copied once more on the hot path).
+#[inline]
+pub(crate) fn push(frame: u64, fill: impl FnOnce(&mut RawCall)) {
     let _ = THREAD.try_with(|t| {
         if t.tid.get() == 0 {
             // SAFETY: gettid has no preconditions.
             t.tid.set(unsafe { libc::gettid() } as u32);
         }
-        raw.tid = t.tid.get();
         let mut buf = t.buf.borrow_mut();
         if t.buf_frame.get() != frame && !buf.is_empty() {
             hand_over(t.buf_frame.get(), std::mem::take(&mut *buf));
@@ -125,7 +126,11 @@ pub(crate) fn push(frame: u64, mut raw: RawCall) {
         if buf.capacity() == 0 {
             *buf = fresh_buffer();
         }
-        buf.push(raw);
+        buf.push(RawCall::EMPTY);
+        if let Some(raw) = buf.last_mut() {
+            fill(raw);
+            raw.tid = t.tid.get();
+        }
         if buf.len() >= BUFFER_CALLS {
             hand_over(frame, std::mem::replace(&mut *buf, fresh_buffer()));
         }

@@ -43,33 +43,44 @@ pub(crate) struct RawCall {
 pub(crate) const NO_CPU: u64 = u64::MAX;
 
 impl RawCall {
+    /// A record of nothing: what a buffer slot holds before [`RawCall::set`] fills it.
+    pub const EMPTY: RawCall = RawCall {
+        begin: 0,
+        end: 0,
+        ctx: 0,
+        site: 0,
+        cpu: NO_CPU,
+        ret: 0,
+        seq: 0,
+        tid: 0,
+        func: 0,
+        nargs: 0,
+        has_ret: false,
+        args: [0; INLINE_ARGS],
+        more_args: None,
+        values: Vec::new(),
+    };
+
     /// A call of entry point `func` with `args` (at most [`MAX_ARGS`] kept), nothing measured.
     pub fn new(func: u16, args: &[u64]) -> RawCall {
+        let mut call = RawCall::EMPTY;
+        call.set(func, args);
+        call
+    }
+
+    /// Makes this the record of a call of `func` with `args` (at most [`MAX_ARGS`] kept).
+    #[inline]
+    pub fn set(&mut self, func: u16, args: &[u64]) {
         let n = args.len().min(MAX_ARGS);
-        let mut call = RawCall {
-            begin: 0,
-            end: 0,
-            ctx: 0,
-            site: 0,
-            cpu: NO_CPU,
-            ret: 0,
-            seq: 0,
-            tid: 0,
-            func,
-            nargs: n as u8,
-            has_ret: false,
-            args: [0; INLINE_ARGS],
-            more_args: None,
-            values: Vec::new(),
-        };
+        self.func = func;
+        self.nargs = n as u8;
         if n <= INLINE_ARGS {
-            call.args[..n].copy_from_slice(&args[..n]);
+            self.args[..n].copy_from_slice(&args[..n]);
         } else {
             let mut all = Box::new([0u64; MAX_ARGS]);
             all[..n].copy_from_slice(&args[..n]);
-            call.more_args = Some(all);
+            self.more_args = Some(all);
         }
-        call
     }
 
     /// The call's arguments.
