@@ -352,30 +352,58 @@ struct InlineState {
     hooks: Vec<(usize, usize, String)>,
 }
 
+/// The entry points of one group of [`INLINE_TARGETS`].
+enum Names {
+    /// These, by name.
+    These(&'static [&'static str]),
+    /// Every wrapped entry point whose name starts with this.
+    Prefixed(&'static str),
+}
+
+impl Names {
+    fn list(&self) -> Vec<&'static str> {
+        match self {
+            Names::These(names) => names.to_vec(),
+            Names::Prefixed(prefix) => crate::generated::NAMES
+                .iter()
+                .map(|n| n.trim_end_matches('\0'))
+                .filter(|n| n.starts_with(prefix))
+                .collect(),
+        }
+    }
+}
+
 /// Entry points hooked inline, with the libraries that define them (first loaded wins: for
 /// GLX, libglvnd's libGL.so.1 forwards to libGLX.so.0, so hooking both would enter the
 /// wrapper twice).
-const INLINE_TARGETS: [(&[&CStr], &[&str]); 2] = [
+///
+/// OpenVG has no dispatch table to patch, and a patched GOT slot is not enough for it: an
+/// optimizing compiler treats GOT loads as invariant and keeps a function's address in a
+/// register across a frame loop (seen: a release build of our VG example, attached, showed
+/// vgClear and none of its six other VG calls per frame), so every VG entry point of the
+/// library is hooked at its entry.
+const INLINE_TARGETS: [(&[&CStr], Names); 3] = [
     (
         &[c"libEGL.so.1"],
-        &[
+        Names::These(&[
             "eglSwapBuffers",
             "eglMakeCurrent",
             "eglGetProcAddress",
             "eglSwapBuffersWithDamageKHR",
             "eglSwapBuffersWithDamageEXT",
-        ],
+        ]),
     ),
     (
         &[c"libGLX.so.0", c"libGL.so.1"],
-        &[
+        Names::These(&[
             "glXSwapBuffers",
             "glXMakeCurrent",
             "glXMakeContextCurrent",
             "glXGetProcAddressARB",
             "glXGetProcAddress",
-        ],
+        ]),
     ),
+    (&[c"libOpenVG.so.1", c"libOpenVG.so"], Names::Prefixed("vg")),
 ];
 
 /// `RTLD_DL_SYMENT` for `dladdr1`.
@@ -418,7 +446,7 @@ fn hook_inline_targets(st: &mut InlineState, report: &mut HookReport) {
     }
     st.counts = Some(counts);
     let mut maps: Option<Maps> = None;
-    for (libs, names) in INLINE_TARGETS {
+    for (libs, names) in &INLINE_TARGETS {
         // The first library of the list that is loaded.
         let Some((lib, handle)) = libs.iter().find_map(|lib| {
             // SAFETY: RTLD_NOLOAD never loads anything.
@@ -427,7 +455,7 @@ fn hook_inline_targets(st: &mut InlineState, report: &mut HookReport) {
         }) else {
             continue;
         };
-        for &name in names {
+        for name in names.list() {
             let Some(i) = table::index_of(name.as_bytes()) else {
                 continue;
             };
