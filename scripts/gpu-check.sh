@@ -27,6 +27,7 @@ ldconfig
 nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -f "$nv" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
 nvidia-smi -L 2>&1 | head -2
+echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource); $(grep -o -w "constant_tsc\|nonstop_tsc\|tsc_reliable" /proc/cpuinfo | sort -u | tr "\n" " ")"
 built=$(cat "$root/.devbin/built-at")
 # The executables name the repository's path where they were built (test sources, gpuheat).
 src=$(dirname "$(dirname "$built")")
