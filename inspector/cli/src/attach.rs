@@ -180,7 +180,7 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             if let Some(record) = record {
                 seen.note(record);
             }
-            if kind == ChunkKind::FRAME && first_frame.is_none() {
+            if kind.is_frame() && first_frame.is_none() {
                 let latency = start.elapsed();
                 first_frame = Some(latency);
                 w.append(&Record::Attach(AttachInfo {
