@@ -578,7 +578,11 @@ pub(crate) fn read_chunk_into<R: Read + ?Sized>(
         if n != header.raw_len as usize {
             return Err(bad(format!(
                 "zstd: expanded to {}{n} bytes, header says {}",
-                if n > header.raw_len as usize { "over " } else { "" },
+                if n > header.raw_len as usize {
+                    "over "
+                } else {
+                    ""
+                },
                 header.raw_len
             )));
         }

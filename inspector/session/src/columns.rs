@@ -165,20 +165,22 @@ impl FrameEncoder {
             &mut self.columns;
         let (last_thread, last_context, last_end) = self.last;
         put(func, u64::from(c.func));
-        put(thread, u64::from(zigzag32(c.thread.wrapping_sub(last_thread))));
+        put(
+            thread,
+            u64::from(zigzag32(c.thread.wrapping_sub(last_thread))),
+        );
         put(context, zigzag(c.context.wrapping_sub(last_context)));
         put(begin, zigzag(c.begin_ns.wrapping_sub(last_end)));
         put(duration, c.duration_ns);
         put(cpu, zigzag(c.cpu_ns.wrapping_sub(c.duration_ns)));
-        put(shape, ((c.args.len() as u64) << 1) | u64::from(c.ret.is_some()));
+        put(
+            shape,
+            ((c.args.len() as u64) << 1) | u64::from(c.ret.is_some()),
+        );
         if let Some(r) = c.ret {
             put(ret, r);
         }
-        self.last = (
-            c.thread,
-            c.context,
-            c.begin_ns.wrapping_add(c.duration_ns),
-        );
+        self.last = (c.thread, c.context, c.begin_ns.wrapping_add(c.duration_ns));
 
         let f = usize::from(c.func);
         if f >= self.slot_of_func.len() {
@@ -202,14 +204,21 @@ impl FrameEncoder {
         let ArgSlot { start, len, .. } = self.slots[slot];
         let prev = &self.prev_args[start as usize..(start + len) as usize];
         for (k, &a) in c.args.iter().enumerate() {
-            put(args, zigzag(a.wrapping_sub(prev.get(k).copied().unwrap_or(0))));
+            put(
+                args,
+                zigzag(a.wrapping_sub(prev.get(k).copied().unwrap_or(0))),
+            );
         }
         // A function called with more arguments than before (only variadic-looking records
         // do) moves its slot to the end: the old one is abandoned until the next frame.
         if n > self.slots[slot].cap {
             let start = self.prev_args.len() as u32;
             self.prev_args.resize(self.prev_args.len() + n as usize, 0);
-            self.slots[slot] = ArgSlot { start, cap: n, len: 0 };
+            self.slots[slot] = ArgSlot {
+                start,
+                cap: n,
+                len: 0,
+            };
         }
         let s = &mut self.slots[slot];
         s.len = n;
@@ -498,7 +507,16 @@ mod tests {
     #[test]
     fn varints_of_every_length_round_trip_and_overlong_ones_are_refused() {
         let mut out = Vec::new();
-        let values = [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX - 1, u64::MAX];
+        let values = [
+            0,
+            1,
+            127,
+            128,
+            300,
+            u64::from(u32::MAX),
+            u64::MAX - 1,
+            u64::MAX,
+        ];
         for v in values {
             put(&mut out, v);
         }

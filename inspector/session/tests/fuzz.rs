@@ -76,7 +76,7 @@ fn checksummed_garbage(rng: &mut XorShift) -> Vec<u8> {
         _ => FLAG_LZ4,
     };
     // Random bytes in a real zstd frame reach the payload decoders behind it.
-    let zstd_of = (flags == FLAG_ZSTD && rng.below(2) == 0).then(|| payload.len() as u32);
+    let zstd_of = (flags == FLAG_ZSTD && rng.below(2) == 0).then_some(payload.len() as u32);
     if zstd_of.is_some() {
         payload = zstd::bulk::compress(&payload, 1).unwrap();
     }

@@ -315,7 +315,11 @@ fn frame_chunk(
     }
     let clock = clock::Converter::now();
     let frame = &mut scratch.frame;
-    frame.begin(index, begin.saturating_sub(origin), end.saturating_sub(origin));
+    frame.begin(
+        index,
+        begin.saturating_sub(origin),
+        end.saturating_sub(origin),
+    );
     for c in &calls {
         let duration = clock.between(c.begin, c.end);
         frame.push(gpuheat_session::CallFields {
