@@ -6,7 +6,7 @@ use crate::{agent, shown, Mode};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gpuheat_session::control::{self, AttachArg, AttachStatus, Command};
-use gpuheat_session::{AttachInfo, ChunkKind, EndReason, HookSummary, Record};
+use gpuheat_session::{AttachInfo, EndReason, HookSummary, Record};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

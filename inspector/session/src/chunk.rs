@@ -44,10 +44,25 @@ const KNOWN_FLAGS: u32 = FLAG_LZ4 | FLAG_ZSTD;
 
 /// zstd level of frame chunks: level 1 already gets the entropy coding that matters on
 /// columns of predicted values (level 3 gains little) at a few ns per call on the writer.
-const ZSTD_LEVEL: i32 = 1;
+const ZSTD_FRAME_LEVEL: i32 = 1;
 
-/// Largest zstd window a reader accepts (16 MiB, 2^24): writers at [`ZSTD_LEVEL`] use at most
-/// 2 MiB, and a damaged frame header must not make the decoder allocate up to its default.
+/// zstd level of the function table: encoded once per process (the agent caches the chunk),
+/// so a slow level is affordable; 9 halves LZ4's size (96 to 43 KB for the GL/EGL table).
+const ZSTD_FUNCTIONS_LEVEL: i32 = 9;
+
+/// How a chunk kind's payload is compressed: zstd for frames (most of a session's bytes) and
+/// for the function table (the largest fixed cost), LZ4 for the rest, whose size this format
+/// version leaves as it was.
+fn zstd_level(kind: ChunkKind) -> Option<i32> {
+    match kind {
+        ChunkKind::FRAME_COLUMNS => Some(ZSTD_FRAME_LEVEL),
+        ChunkKind::FUNCTIONS => Some(ZSTD_FUNCTIONS_LEVEL),
+        _ => None,
+    }
+}
+
+/// Largest zstd window a reader accepts (16 MiB, 2^24): writers at the levels above use at
+/// most 8 MiB, and a damaged frame header must not make the decoder allocate up to its default.
 const ZSTD_WINDOW_LOG_MAX: u32 = 24;
 
 /// The kind of a chunk: a fourcc read as a little-endian u32.
@@ -334,13 +349,14 @@ pub fn try_encode_chunk(kind: ChunkKind, payload: &[u8]) -> Result<Vec<u8>, Sess
 #[derive(Default)]
 pub struct ChunkEncoder {
     compressed: Vec<u8>,
-    zstd: Option<zstd::bulk::Compressor<'static>>,
+    /// The context and the level it is set to.
+    zstd: Option<(zstd::bulk::Compressor<'static>, i32)>,
 }
 
 impl ChunkEncoder {
     /// [`try_encode_chunk`] into `out` (cleared first). Frame chunks
-    /// ([`ChunkKind::FRAME_COLUMNS`]) are compressed with zstd, every other kind with LZ4;
-    /// either is stored only when smaller than the payload.
+    /// ([`ChunkKind::FRAME_COLUMNS`]) and the function table are compressed with zstd, every
+    /// other kind with LZ4; either is stored only when smaller than the payload.
     pub fn encode_into(
         &mut self,
         kind: ChunkKind,
@@ -353,8 +369,8 @@ impl ChunkEncoder {
                 len: payload.len() as u64,
             });
         }
-        let (flag, n) = if kind == ChunkKind::FRAME_COLUMNS {
-            (FLAG_ZSTD, self.zstd(payload))
+        let (flag, n) = if let Some(level) = zstd_level(kind) {
+            (FLAG_ZSTD, self.zstd(payload, level))
         } else {
             let scratch = &mut self.compressed;
             scratch.clear();
@@ -372,14 +388,18 @@ impl ChunkEncoder {
 
     /// Compresses `payload` into `self.compressed`; `None` when zstd fails (it cannot into a
     /// buffer of `compress_bound` bytes; the payload is then stored as it is).
-    fn zstd(&mut self, payload: &[u8]) -> Option<usize> {
+    fn zstd(&mut self, payload: &[u8], level: i32) -> Option<usize> {
         if self.zstd.is_none() {
-            let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok()?;
+            let mut c = zstd::bulk::Compressor::new(level).ok()?;
             // The chunk's CRC-32 already covers the stored bytes.
             c.include_checksum(false).ok()?;
-            self.zstd = Some(c);
+            self.zstd = Some((c, level));
         }
-        let c = self.zstd.as_mut()?;
+        let (c, at) = self.zstd.as_mut()?;
+        if *at != level {
+            c.set_compression_level(level).ok()?;
+            *at = level;
+        }
         self.compressed.clear();
         self.compressed
             .reserve(zstd::zstd_safe::compress_bound(payload.len()));

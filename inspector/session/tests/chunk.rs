@@ -69,6 +69,12 @@ fn large_frames_are_compressed_and_incompressible_payloads_are_not() {
     assert!(header.stored_len < header.raw_len);
     assert_eq!(decode(&bytes).unwrap().unwrap().into_record(), Some(big));
 
+    // So is the function table, the largest fixed cost.
+    let table = Record::Functions(functions());
+    let bytes = encode(&table);
+    assert_eq!(header_of(&bytes).flags, FLAG_ZSTD);
+    assert_eq!(decode(&bytes).unwrap().unwrap().into_record(), Some(table));
+
     // Every other kind keeps LZ4.
     let batch = Record::Pipelined(PipelinedBatch {
         frame: 1,
