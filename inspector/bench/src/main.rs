@@ -51,7 +51,7 @@ mod viewer;
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use gpuheat_session::control::env;
-use gpuheat_session::{ChunkKind, ChunkReader, Session};
+use gpuheat_session::{ChunkReader, Session};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Read};
 use std::os::unix::process::CommandExt;
