@@ -335,7 +335,7 @@ pub struct OffscreenRow {
     /// The distinct offscreen targets the HTGT records name (over the capture).
     pub targets: Vec<TargetInfo>,
     /// Per frame (median over the captured frames): session bytes of the window's HEAT
-    /// records, of the HTGT records, of the FLOW records, and of the frame's calls (FRAM).
+    /// records, of the HTGT records, of the FLOW records, and of the frame's calls (FRMC).
     pub heat_bytes: Spread,
     pub target_bytes: Spread,
     pub flow_bytes: Spread,
@@ -556,7 +556,7 @@ fn offscreen_memory(
             k if k == ChunkKind::HEAT => heat_len.push(len),
             k if k == ChunkKind::TARGET_HEAT => target_len.push(len),
             k if k == ChunkKind::FLOW => flow_len.push(len),
-            k if k == ChunkKind::FRAME => frame_len.push(len),
+            k if k.is_frame() => frame_len.push(len),
             _ => {}
         }
     }

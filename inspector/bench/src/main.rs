@@ -29,7 +29,8 @@
 //!
 //! Bytes per call (capture configurations): the session file's size divided by the calls in
 //! its frames (`Session::open`, `frames[i].calls.len()`); `frame B/call` counts only the
-//! FRAM chunks, without the fixed metadata (function table, contexts, modules). For
+//! frame chunks (`FRMC`: columns of predicted values, zstd; `FRAM`, postcard and LZ4, in
+//! version-1 sessions), without the fixed metadata (function table, contexts, modules). For
 //! `apitrace`: the trace file's size divided by F·(M+2) (its few set-up calls are not
 //! counted in the divisor).
 //!
@@ -51,7 +52,7 @@ mod viewer;
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use gpuheat_session::control::env;
-use gpuheat_session::{ChunkKind, ChunkReader, Session};
+use gpuheat_session::{ChunkReader, Session};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Read};
 use std::os::unix::process::CommandExt;
@@ -228,7 +229,7 @@ struct Sample {
 #[derive(Clone, Default)]
 struct FileStats {
     bytes: u64,
-    /// Bytes of the FRAM chunks only (sessions).
+    /// Bytes of the frame chunks only (sessions).
     frame_bytes: Option<u64>,
     calls: u64,
     frames: u64,
@@ -600,7 +601,7 @@ impl Bench {
         let (_, mut chunks) = ChunkReader::from_file_start(std::io::BufReader::new(file))?;
         let mut frame_bytes = 0;
         while let Some(chunk) = chunks.read_chunk()? {
-            if chunk.kind() == ChunkKind::FRAME {
+            if chunk.kind().is_frame() {
                 frame_bytes += chunk.header().chunk_len();
             }
         }
@@ -841,7 +842,7 @@ impl Bench {
         println!(
             "ns/call: CLOCK_MONOTONIC around the M calls of each frame, median over the measured \
              frames, then over runs; ratio = ns/call / direct's; B/call = session (or trace) \
-             file bytes / calls in it; frame B = FRAM chunks only. {:.0} s.",
+             file bytes / calls in it; frame B = frame chunks only. {:.0} s.",
             elapsed.as_secs_f64()
         );
         targets::print(&target_rows);
@@ -953,7 +954,7 @@ fn print_offscreen(o: &heat::OffscreenRow) {
     };
     println!(
         "session bytes per frame (median, min-max): HEAT {:.0} ({:.0}-{:.0}; {}), HTGT {:.0} ({:.0}-{:.0}; {}), \
-         FLOW {:.0} ({:.0}-{:.0}), calls (FRAM) {:.0}; maps in all {:.0}",
+         FLOW {:.0} ({:.0}-{:.0}), calls (FRMC) {:.0}; maps in all {:.0}",
         o.heat_bytes.median,
         o.heat_bytes.min,
         o.heat_bytes.max,

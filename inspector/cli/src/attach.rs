@@ -6,7 +6,7 @@ use crate::{agent, shown, Mode};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use gpuheat_session::control::{self, AttachArg, AttachStatus, Command};
-use gpuheat_session::{AttachInfo, ChunkKind, EndReason, HookSummary, Record};
+use gpuheat_session::{AttachInfo, EndReason, HookSummary, Record};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -180,7 +180,7 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             if let Some(record) = record {
                 seen.note(record);
             }
-            if kind == ChunkKind::FRAME && first_frame.is_none() {
+            if kind.is_frame() && first_frame.is_none() {
                 let latency = start.elapsed();
                 first_frame = Some(latency);
                 w.append(&Record::Attach(AttachInfo {

@@ -169,7 +169,7 @@ pub fn pump(
                     end = Some(e.clone());
                 }
                 writer.append_chunk(&chunk).context("writing the session")?;
-                if chunk.kind() == ChunkKind::FRAME {
+                if chunk.kind().is_frame() {
                     progress.show(writer.frames_written(), writer.bytes_written());
                 }
                 on_chunk(writer, chunk.kind(), record)?;

@@ -69,7 +69,7 @@ fn assert_rect(what: &str, got: [f64; 4], want: [u32; 4]) {
     }
 }
 
-/// The draws of each frame of `s`, as call indices, from its FRAM records.
+/// The draws of each frame of `s`, as call indices, from its frame records.
 fn draw_calls(s: &Session) -> Vec<(u64, Vec<u32>)> {
     s.frames
         .iter()

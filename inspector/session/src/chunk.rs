@@ -6,14 +6,16 @@
 //! | bytes  | field        | meaning                                            |
 //! |--------|--------------|----------------------------------------------------|
 //! | 0..4   | `kind`       | fourcc of the record kind, e.g. `b"FRAM"` as u32 LE |
-//! | 4..8   | `flags`      | bit 0: the payload is LZ4 (block format) compressed |
+//! | 4..8   | `flags`      | bit 0: LZ4 (block format); bit 1: zstd (one frame)  |
 //! | 8..12  | `raw_len`    | payload length before compression                  |
 //! | 12..16 | `stored_len` | payload length as stored                           |
 //! | 16..20 | `crc32`      | CRC-32 (IEEE) of the stored payload bytes          |
 //!
 //! Metadata records (info, functions, contexts, modules, end) are JSON so later versions can
-//! add fields with `#[serde(default)]`; the bulk records (frames, pipelined times) are postcard
-//! because they are most of the bytes. Readers skip kinds they do not know.
+//! add fields with `#[serde(default)]`; the bulk records are postcard because they are most of
+//! the bytes, except frames, which are columns of predicted values ([`crate::columns`], `FRMC`)
+//! compressed with zstd since format version 2 (version 1's postcard `FRAM` chunks still
+//! decode). Readers skip kinds they do not know.
 
 use std::fmt;
 use std::io::{self, Read};
@@ -33,8 +35,35 @@ pub const MAX_CHUNK_LEN: u32 = 256 << 20;
 /// Chunk flag: the stored payload is LZ4 block compressed and expands to `raw_len` bytes.
 pub const FLAG_LZ4: u32 = 1;
 
+/// Chunk flag: the stored payload is one zstd frame that expands to `raw_len` bytes (format
+/// version 2; never together with [`FLAG_LZ4`]).
+pub const FLAG_ZSTD: u32 = 2;
+
 /// The flags this build understands; a known kind with any other flag set cannot be decoded.
-const KNOWN_FLAGS: u32 = FLAG_LZ4;
+const KNOWN_FLAGS: u32 = FLAG_LZ4 | FLAG_ZSTD;
+
+/// zstd level of frame chunks: level 1 already gets the entropy coding that matters on
+/// columns of predicted values (level 3 gains little) at a few ns per call on the writer.
+const ZSTD_FRAME_LEVEL: i32 = 1;
+
+/// zstd level of the function table: encoded once per process (the agent caches the chunk),
+/// so a slow level is affordable; 9 halves LZ4's size (96 to 43 KB for the GL/EGL table).
+const ZSTD_FUNCTIONS_LEVEL: i32 = 9;
+
+/// How a chunk kind's payload is compressed: zstd for frames (most of a session's bytes) and
+/// for the function table (the largest fixed cost), LZ4 for the rest, whose size this format
+/// version leaves as it was.
+fn zstd_level(kind: ChunkKind) -> Option<i32> {
+    match kind {
+        ChunkKind::FRAME_COLUMNS => Some(ZSTD_FRAME_LEVEL),
+        ChunkKind::FUNCTIONS => Some(ZSTD_FUNCTIONS_LEVEL),
+        _ => None,
+    }
+}
+
+/// Largest zstd window a reader accepts (16 MiB, 2^24): writers at the levels above use at
+/// most 8 MiB, and a damaged frame header must not make the decoder allocate up to its default.
+const ZSTD_WINDOW_LOG_MAX: u32 = 24;
 
 /// The kind of a chunk: a fourcc read as a little-endian u32.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -49,8 +78,10 @@ impl ChunkKind {
     pub const CONTEXT: ChunkKind = ChunkKind::from_fourcc(*b"CTX\0");
     /// [`Record::Modules`].
     pub const MODULES: ChunkKind = ChunkKind::from_fourcc(*b"MODS");
-    /// [`Record::Frame`].
+    /// [`Record::Frame`] as version 1 wrote it: postcard. Still read, no longer written.
     pub const FRAME: ChunkKind = ChunkKind::from_fourcc(*b"FRAM");
+    /// [`Record::Frame`] in columns ([`crate::columns`]), since format version 2.
+    pub const FRAME_COLUMNS: ChunkKind = ChunkKind::from_fourcc(*b"FRMC");
     /// [`Record::Pipelined`].
     pub const PIPELINED: ChunkKind = ChunkKind::from_fourcc(*b"PIPE");
     /// [`Record::End`].
@@ -79,12 +110,13 @@ impl ChunkKind {
     pub const VG_PATH: ChunkKind = ChunkKind::from_fourcc(*b"VGPT");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 18] = [
+    pub const KNOWN: [ChunkKind; 19] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
         ChunkKind::MODULES,
         ChunkKind::FRAME,
+        ChunkKind::FRAME_COLUMNS,
         ChunkKind::PIPELINED,
         ChunkKind::END,
         ChunkKind::ATTACH,
@@ -102,8 +134,9 @@ impl ChunkKind {
 
     /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,
     /// geometry, flow): most of a session's bytes, and most of the time spent decoding it.
-    pub const BULK: [ChunkKind; 6] = [
+    pub const BULK: [ChunkKind; 7] = [
         ChunkKind::FRAME,
+        ChunkKind::FRAME_COLUMNS,
         ChunkKind::PIPELINED,
         ChunkKind::HEAT,
         ChunkKind::GEOMETRY,
@@ -124,6 +157,11 @@ impl ChunkKind {
     /// Whether this build decodes chunks of this kind (others are skipped).
     pub fn is_known(self) -> bool {
         ChunkKind::KNOWN.contains(&self)
+    }
+
+    /// Whether chunks of this kind hold a [`Record::Frame`], in either encoding.
+    pub fn is_frame(self) -> bool {
+        self == ChunkKind::FRAME || self == ChunkKind::FRAME_COLUMNS
     }
 }
 
@@ -159,7 +197,7 @@ impl Record {
             Record::Functions(_) => ChunkKind::FUNCTIONS,
             Record::Context(_) => ChunkKind::CONTEXT,
             Record::Modules(_) => ChunkKind::MODULES,
-            Record::Frame(_) => ChunkKind::FRAME,
+            Record::Frame(_) => ChunkKind::FRAME_COLUMNS,
             Record::Pipelined(_) => ChunkKind::PIPELINED,
             Record::End(_) => ChunkKind::END,
             Record::Attach(_) => ChunkKind::ATTACH,
@@ -182,7 +220,7 @@ impl Record {
 pub struct ChunkHeader {
     /// What the payload holds.
     pub kind: ChunkKind,
-    /// [`FLAG_LZ4`] and future flags.
+    /// [`FLAG_LZ4`], [`FLAG_ZSTD`] and future flags.
     pub flags: u32,
     /// Payload length before compression.
     pub raw_len: u32,
@@ -228,9 +266,9 @@ impl ChunkHeader {
         CHUNK_HEADER_LEN as u64 + u64::from(self.stored_len)
     }
 
-    /// Whether the payload is LZ4 compressed.
+    /// Whether the payload is compressed (LZ4 or zstd).
     pub fn is_compressed(&self) -> bool {
-        self.flags & FLAG_LZ4 != 0
+        self.flags & (FLAG_LZ4 | FLAG_ZSTD) != 0
     }
 }
 
@@ -264,7 +302,11 @@ pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
         Record::Hooks(v) => serde_json::to_vec(v).expect("HookSummary serializes to JSON"),
         Record::Program(v) => serde_json::to_vec(v).expect("ProgramInfo serializes to JSON"),
         Record::Heat(v) => postcard::to_allocvec(v).expect("HeatMap serializes to postcard"),
-        Record::Frame(v) => postcard::to_allocvec(v).expect("Frame serializes to postcard"),
+        Record::Frame(v) => {
+            let mut out = Vec::new();
+            crate::columns::FrameEncoder::default().encode(v, &mut out);
+            out
+        }
         Record::TargetHeat(v) => {
             postcard::to_allocvec(v).expect("TargetHeat serializes to postcard")
         }
@@ -297,37 +339,80 @@ pub fn encode_chunk(kind: ChunkKind, payload: &[u8]) -> Vec<u8> {
 /// [`encode_chunk`], saying why the payload cannot be one chunk instead of panicking.
 pub fn try_encode_chunk(kind: ChunkKind, payload: &[u8]) -> Result<Vec<u8>, SessionError> {
     let mut out = Vec::new();
-    encode_chunk_into(kind, payload, &mut Vec::new(), &mut out)?;
+    ChunkEncoder::default().encode_into(kind, payload, &mut out)?;
     Ok(out)
 }
 
-/// [`try_encode_chunk`] into `out` (cleared first), compressing through `scratch`: a writer
-/// that encodes chunk after chunk reuses both, instead of allocating (and faulting in) two
-/// buffers the size of each chunk.
-pub fn encode_chunk_into(
-    kind: ChunkKind,
-    payload: &[u8],
-    scratch: &mut Vec<u8>,
-    out: &mut Vec<u8>,
-) -> Result<(), SessionError> {
-    if payload.len() > MAX_CHUNK_LEN as usize {
-        return Err(SessionError::RecordTooLarge {
-            kind,
-            len: payload.len() as u64,
-        });
+/// Compresses chunk after chunk with reused state: the compressed bytes' buffer (so its
+/// pages are not faulted in anew for every chunk) and the zstd context (about a megabyte of
+/// tables that would otherwise be allocated per frame).
+#[derive(Default)]
+pub struct ChunkEncoder {
+    compressed: Vec<u8>,
+    /// The context and the level it is set to.
+    zstd: Option<(zstd::bulk::Compressor<'static>, i32)>,
+}
+
+impl ChunkEncoder {
+    /// [`try_encode_chunk`] into `out` (cleared first). Frame chunks
+    /// ([`ChunkKind::FRAME_COLUMNS`]) and the function table are compressed with zstd, every
+    /// other kind with LZ4; either is stored only when smaller than the payload.
+    pub fn encode_into(
+        &mut self,
+        kind: ChunkKind,
+        payload: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), SessionError> {
+        if payload.len() > MAX_CHUNK_LEN as usize {
+            return Err(SessionError::RecordTooLarge {
+                kind,
+                len: payload.len() as u64,
+            });
+        }
+        let (flag, n) = if let Some(level) = zstd_level(kind) {
+            (FLAG_ZSTD, self.zstd(payload, level))
+        } else {
+            let scratch = &mut self.compressed;
+            scratch.clear();
+            scratch.resize(lz4_flex::block::get_maximum_output_size(payload.len()), 0);
+            let n = lz4_flex::block::compress_into(payload, scratch).ok();
+            (FLAG_LZ4, n)
+        };
+        let (flags, stored): (u32, &[u8]) = match n {
+            Some(n) if n < payload.len() => (flag, &self.compressed[..n]),
+            _ => (0, payload),
+        };
+        write_chunk(kind, flags, payload.len(), stored, out);
+        Ok(())
     }
-    scratch.clear();
-    scratch.resize(lz4_flex::block::get_maximum_output_size(payload.len()), 0);
-    let n = lz4_flex::block::compress_into(payload, scratch).unwrap_or(usize::MAX);
-    let (flags, stored): (u32, &[u8]) = if n < payload.len() {
-        (FLAG_LZ4, &scratch[..n])
-    } else {
-        (0, payload)
-    };
+
+    /// Compresses `payload` into `self.compressed`; `None` when zstd fails (it cannot into a
+    /// buffer of `compress_bound` bytes; the payload is then stored as it is).
+    fn zstd(&mut self, payload: &[u8], level: i32) -> Option<usize> {
+        if self.zstd.is_none() {
+            let mut c = zstd::bulk::Compressor::new(level).ok()?;
+            // The chunk's CRC-32 already covers the stored bytes.
+            c.include_checksum(false).ok()?;
+            self.zstd = Some((c, level));
+        }
+        let (c, at) = self.zstd.as_mut()?;
+        if *at != level {
+            c.set_compression_level(level).ok()?;
+            *at = level;
+        }
+        self.compressed.clear();
+        self.compressed
+            .reserve(zstd::zstd_safe::compress_bound(payload.len()));
+        c.compress_to_buffer(payload, &mut self.compressed).ok()
+    }
+}
+
+/// Writes header and stored payload into `out` (cleared first).
+fn write_chunk(kind: ChunkKind, flags: u32, raw_len: usize, stored: &[u8], out: &mut Vec<u8>) {
     let header = ChunkHeader {
         kind,
         flags,
-        raw_len: payload.len() as u32,
+        raw_len: raw_len as u32,
         stored_len: stored.len() as u32,
         crc32: crc32fast::hash(stored),
     };
@@ -335,7 +420,6 @@ pub fn encode_chunk_into(
     out.reserve(CHUNK_HEADER_LEN + stored.len());
     out.extend_from_slice(&header.to_bytes());
     out.extend_from_slice(stored);
-    Ok(())
 }
 
 /// One chunk that passed every check: complete, checksum right, payload decoded (or of a kind
@@ -490,13 +574,40 @@ pub(crate) fn read_chunk_into<R: Read + ?Sized>(
         kind,
         detail,
     };
-    if header.flags & !KNOWN_FLAGS != 0 {
+    if header.flags & !KNOWN_FLAGS != 0 || header.flags == FLAG_LZ4 | FLAG_ZSTD {
         return Err(bad(format!("unsupported chunk flags {:#x}", header.flags)));
     }
     if undecoded.contains(&kind) {
         return Ok(Some((header, None)));
     }
-    let raw: &[u8] = if header.is_compressed() {
+    let raw: &[u8] = if header.flags & FLAG_ZSTD != 0 {
+        // Streamed into `scratch`, which grows only as bytes really come out: zstd can expand
+        // a few bytes into megabytes, so no ratio bounds `raw_len` the way it does for LZ4,
+        // and reserving what a damaged header claims could ask for 256 MiB.
+        scratch.clear();
+        let zstd_err = |e: io::Error| bad(format!("zstd: {e}"));
+        let mut decoder = zstd::stream::read::Decoder::with_buffer(stored).map_err(zstd_err)?;
+        decoder
+            .window_log_max(ZSTD_WINDOW_LOG_MAX)
+            .map_err(zstd_err)?;
+        let n = decoder
+            .single_frame()
+            .take(u64::from(header.raw_len) + 1)
+            .read_to_end(scratch)
+            .map_err(zstd_err)?;
+        if n != header.raw_len as usize {
+            return Err(bad(format!(
+                "zstd: expanded to {}{n} bytes, header says {}",
+                if n > header.raw_len as usize {
+                    "over "
+                } else {
+                    ""
+                },
+                header.raw_len
+            )));
+        }
+        scratch
+    } else if header.is_compressed() {
         // LZ4 expands at most ~255 times; anything claiming more is damaged, and refusing it
         // here avoids zero-filling up to MAX_CHUNK_LEN for a few stored bytes.
         if u64::from(header.raw_len) > u64::from(header.stored_len) * 256 + 64 {
@@ -548,6 +659,7 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::ATTACH => Record::Attach(json(raw)?),
         ChunkKind::STATE => Record::State(json(raw)?),
         ChunkKind::FRAME => Record::Frame(post(raw)?),
+        ChunkKind::FRAME_COLUMNS => Record::Frame(crate::columns::decode_frame(raw)?),
         ChunkKind::PIPELINED => Record::Pipelined(post(raw)?),
         ChunkKind::HEAT => {
             let map: HeatMap = post(raw)?;

@@ -7,6 +7,7 @@
 //! reads the file back with [`Session::open`].
 
 pub mod chunk;
+pub mod columns;
 pub mod control;
 pub mod error;
 pub mod header;
@@ -21,9 +22,10 @@ pub mod vg;
 pub mod writer;
 
 pub use chunk::{
-    decode, encode, encode_chunk, encode_chunk_into, read_chunk, try_encode, try_encode_chunk,
-    Chunk, ChunkHeader, ChunkKind, CHUNK_HEADER_LEN, FLAG_LZ4, MAX_CHUNK_LEN,
+    decode, encode, encode_chunk, read_chunk, try_encode, try_encode_chunk, Chunk, ChunkEncoder,
+    ChunkHeader, ChunkKind, CHUNK_HEADER_LEN, FLAG_LZ4, FLAG_ZSTD, MAX_CHUNK_LEN,
 };
+pub use columns::{CallFields, FrameEncoder};
 pub use error::SessionError;
 pub use header::{FileHeader, FILE_HEADER_LEN, FORMAT_VERSION, MAGIC};
 pub use model::*;

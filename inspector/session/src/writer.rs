@@ -76,7 +76,7 @@ impl SessionWriter {
         {
             offset += header.chunk_len();
             chunks += 1;
-            frames += u64::from(header.kind == ChunkKind::FRAME);
+            frames += u64::from(header.kind.is_frame());
         }
         self.write(bytes)?;
         self.chunks += chunks;
@@ -125,7 +125,7 @@ impl SessionWriter {
 
     fn count(&mut self, kind: ChunkKind) {
         self.chunks += 1;
-        if kind == ChunkKind::FRAME {
+        if kind.is_frame() {
             self.frames += 1;
         }
     }

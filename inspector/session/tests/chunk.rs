@@ -43,7 +43,7 @@ fn kinds_are_the_documented_fourccs() {
         (b"FUNC", ChunkKind::FUNCTIONS),
         (b"CTX\0", ChunkKind::CONTEXT),
         (b"MODS", ChunkKind::MODULES),
-        (b"FRAM", ChunkKind::FRAME),
+        (b"FRMC", ChunkKind::FRAME_COLUMNS),
         (b"PIPE", ChunkKind::PIPELINED),
         (b"END\0", ChunkKind::END),
     ];
@@ -53,6 +53,10 @@ fn kinds_are_the_documented_fourccs() {
         assert!(kind.is_known());
     }
     assert!(!ChunkKind::from_fourcc(*b"XTRA").is_known());
+    // Version 1's frames, still read.
+    assert_eq!(ChunkKind::FRAME.fourcc(), *b"FRAM");
+    assert!(ChunkKind::FRAME.is_known() && ChunkKind::FRAME.is_frame());
+    assert!(!ChunkKind::PIPELINED.is_frame());
 }
 
 #[test]
@@ -61,9 +65,25 @@ fn large_frames_are_compressed_and_incompressible_payloads_are_not() {
     let bytes = encode(&big);
     let header = header_of(&bytes);
     assert!(header.is_compressed());
-    assert_eq!(header.flags, FLAG_LZ4);
+    assert_eq!(header.flags, FLAG_ZSTD);
     assert!(header.stored_len < header.raw_len);
     assert_eq!(decode(&bytes).unwrap().unwrap().into_record(), Some(big));
+
+    // So is the function table, the largest fixed cost.
+    let table = Record::Functions(functions());
+    let bytes = encode(&table);
+    assert_eq!(header_of(&bytes).flags, FLAG_ZSTD);
+    assert_eq!(decode(&bytes).unwrap().unwrap().into_record(), Some(table));
+
+    // Every other kind keeps LZ4.
+    let batch = Record::Pipelined(PipelinedBatch {
+        frame: 1,
+        disjoint: false,
+        times: vec![PipelinedTime { call: 3, gpu_ns: 5 }; 2_000],
+    });
+    let bytes = encode(&batch);
+    assert_eq!(header_of(&bytes).flags, FLAG_LZ4);
+    assert_eq!(decode(&bytes).unwrap().unwrap().into_record(), Some(batch));
 
     let noise = XorShift::new(7).bytes(300);
     let bytes = encode_chunk(ChunkKind::from_fourcc(*b"XTRA"), &noise);
@@ -176,6 +196,7 @@ fn payloads_that_do_not_decode_are_bad_payload() {
             br#"{"reason":"exploded","frames_captured":1,"dropped_calls":0}"#.to_vec(),
         ),
         (ChunkKind::FRAME, vec![0xff; 40]),
+        (ChunkKind::FRAME_COLUMNS, vec![0xff; 40]),
         (ChunkKind::PIPELINED, vec![]),
     ];
     for (kind, payload) in cases {
@@ -197,7 +218,11 @@ fn payloads_that_do_not_decode_are_bad_payload() {
     ));
 
     // Compressed data that is not LZ4.
-    let mut bytes = encode(&Record::Frame(frame(0, 200)));
+    let mut bytes = encode(&Record::Pipelined(PipelinedBatch {
+        frame: 0,
+        disjoint: false,
+        times: vec![PipelinedTime { call: 1, gpu_ns: 2 }; 500],
+    }));
     assert!(header_of(&bytes).is_compressed());
     let stored = bytes.len() - CHUNK_HEADER_LEN;
     bytes.truncate(CHUNK_HEADER_LEN);

@@ -115,7 +115,7 @@ fn damaged_wire_chunks_are_rejected_and_nothing_of_them_is_stored() {
     match writer.append_encoded(&flipped) {
         Err(SessionError::Corrupted { offset, kind }) => {
             assert_eq!(offset, before);
-            assert_eq!(kind, ChunkKind::FRAME);
+            assert_eq!(kind, ChunkKind::FRAME_COLUMNS);
         }
         other => panic!("{other:?}"),
     }
@@ -251,7 +251,7 @@ fn a_newer_format_version_names_both_versions() {
     ));
     assert_eq!(
         err.to_string(),
-        "session format version 3 is newer than this gpuheat (reads up to 1)"
+        "session format version 3 is newer than this gpuheat (reads up to 2)"
     );
     assert!(Session::open_lenient(&path).is_err());
 }
@@ -293,13 +293,13 @@ fn a_flipped_payload_byte_is_corrupted_and_lenient_reading_salvages_what_precede
     match err {
         SessionError::Corrupted { offset, kind } => {
             assert_eq!(offset, start as u64);
-            assert_eq!(kind, ChunkKind::FRAME);
+            assert_eq!(kind, ChunkKind::FRAME_COLUMNS);
         }
         ref other => panic!("{other:?}"),
     }
     assert_eq!(
         err.to_string(),
-        format!("session corrupted at byte {start}: checksum mismatch in FRAM chunk")
+        format!("session corrupted at byte {start}: checksum mismatch in FRMC chunk")
     );
 
     let salvaged = Session::open_lenient(&path).unwrap();

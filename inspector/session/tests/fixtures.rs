@@ -1,7 +1,7 @@
 //! Every released format version stays readable: the fixture of each (see
 //! `tests/fixtures/README.md`) opens with this build and holds what it was captured with.
 
-use gpuheat_session::{FileHeader, Session};
+use gpuheat_session::{ChunkKind, ChunkReader, FileHeader, Session};
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {
@@ -10,11 +10,11 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-#[test]
-fn version_1_session_opens_with_its_frames_heat_and_geometry() {
-    let path = fixture("v1-hot_spot.gpuheat");
+/// What both fixtures hold: the same capture command, so the same frames, heat and geometry.
+fn hot_spot_fixture(name: &str, version: u32) -> Session {
+    let path = fixture(name);
     let bytes = std::fs::read(&path).unwrap();
-    assert_eq!(FileHeader::parse(&bytes).unwrap().version, 1);
+    assert_eq!(FileHeader::parse(&bytes).unwrap().version, version);
     let s = Session::open(&path).unwrap();
     assert!(s.truncated_at.is_none());
     // hot_spot's documented sequence with the default 3 layers: 18 calls, 4 draws and a
@@ -33,6 +33,46 @@ fn version_1_session_opens_with_its_frames_heat_and_geometry() {
         assert_eq!(fragments, 3 * 128 * 96 + 24 * 24);
     }
     assert_eq!(s.geometry.len(), 4);
+    s
+}
+
+#[test]
+fn version_1_session_opens_with_its_frames_heat_and_geometry() {
+    let s = hot_spot_fixture("v1-hot_spot.gpuheat", 1);
     // Version 1 sessions have no program records: draws fall back to program names.
     assert!(s.programs.is_empty());
+}
+
+#[test]
+fn version_2_session_opens_with_its_frames_heat_geometry_and_programs() {
+    let bytes = std::fs::read(fixture("v2-hot_spot.gpuheat")).unwrap();
+    // Its frames are columnar chunks.
+    let (_, mut chunks) = ChunkReader::from_file_start(&bytes[..]).unwrap();
+    let mut frame_chunks = 0;
+    while let Some(chunk) = chunks.read_chunk().unwrap() {
+        assert_ne!(chunk.kind(), ChunkKind::FRAME);
+        frame_chunks += usize::from(chunk.kind() == ChunkKind::FRAME_COLUMNS);
+    }
+    assert_eq!(frame_chunks, 4);
+    let s = hot_spot_fixture("v2-hot_spot.gpuheat", 2);
+    assert_eq!(s.programs.len(), 1);
+    // The same program, so the same call sequence as version 1's capture.
+    let v1 = hot_spot_fixture("v1-hot_spot.gpuheat", 1);
+    let funcs = |s: &Session| -> Vec<Vec<u16>> {
+        s.frames
+            .iter()
+            .map(|f| f.calls.iter().map(|c| c.func).collect())
+            .collect()
+    };
+    let names = |s: &Session, f: &[Vec<u16>]| -> Vec<Vec<String>> {
+        f.iter()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .map(|&i| s.functions.functions[usize::from(i)].name.clone())
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(names(&s, &funcs(&s)), names(&v1, &funcs(&v1)));
 }

@@ -63,20 +63,28 @@ fn read_everything(bytes: &[u8]) {
 }
 
 /// A chunk of a known kind with a correct checksum over random payload bytes, so that the
-/// payload decoders (JSON, postcard, LZ4) see garbage rather than the checksum catching it.
+/// payload decoders (JSON, postcard, columns, LZ4, zstd) see garbage rather than the checksum
+/// catching it.
 fn checksummed_garbage(rng: &mut XorShift) -> Vec<u8> {
-    let kind = ChunkKind::KNOWN[rng.below(7) as usize];
+    let kind = ChunkKind::KNOWN[rng.below(8) as usize];
     let payload_len = rng.below(512) as usize;
-    let payload = rng.bytes(payload_len);
-    let stored_len = payload.len() as u32;
-    let flags = match rng.below(4) {
+    let mut payload = rng.bytes(payload_len);
+    let flags = match rng.below(5) {
         0 => 0,
         3 => rng.next_u64() as u32,
+        4 => FLAG_ZSTD,
         _ => FLAG_LZ4,
     };
+    // Random bytes in a real zstd frame reach the payload decoders behind it.
+    let zstd_of = (flags == FLAG_ZSTD && rng.below(2) == 0).then_some(payload.len() as u32);
+    if zstd_of.is_some() {
+        payload = zstd::bulk::compress(&payload, 1).unwrap();
+    }
+    let stored_len = payload.len() as u32;
     let raw_len = match rng.below(4) {
         // Uncompressed payloads with consistent lengths reach the JSON and postcard decoders.
         _ if flags == 0 && rng.below(4) > 0 => stored_len,
+        _ if zstd_of.is_some() && rng.below(4) > 0 => zstd_of.unwrap_or(0),
         0 => stored_len,
         1 => rng.below(u64::from(stored_len) * 4 + 1) as u32,
         2 => rng.below(u64::from(MAX_CHUNK_LEN) + 1) as u32,

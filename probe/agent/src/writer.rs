@@ -4,7 +4,6 @@
 use crate::clock;
 use crate::generated::MAX_ARGS;
 use gpuheat_session::{CounterValue, EndInfo, Record};
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::unix::net::UnixStream;
@@ -297,18 +296,20 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
-/// The writer's buffers, reused from frame to frame (a frame of 20,000 calls is about 700 KB
-/// of payload: allocating it anew each time faults its pages in again).
+/// The writer's buffers and encoder state, reused from frame to frame (a frame of 20,000
+/// calls is a few hundred KB of payload: allocating it anew each time faults its pages in
+/// again, and the zstd context is about a megabyte of tables).
 #[derive(Default)]
 struct Scratch {
+    frame: gpuheat_session::FrameEncoder,
     payload: Vec<u8>,
-    compressed: Vec<u8>,
+    encoder: gpuheat_session::ChunkEncoder,
     chunk: Vec<u8>,
 }
 
-/// The FRAM chunk of a frame's calls, encoded straight from the threads' buffers into
-/// `scratch.chunk`: a [`Frame`] record's postcard bytes without building one (no allocation
-/// per call).
+/// The frame chunk of a frame's calls, encoded straight from the threads' buffers into
+/// `scratch.chunk`: the columns of a [`gpuheat_session::Frame`] record without building one
+/// (no allocation per call).
 fn frame_chunk(
     index: u64,
     begin: u64,
@@ -318,103 +319,41 @@ fn frame_chunk(
     scratch: &mut Scratch,
 ) -> Result<(), gpuheat_session::SessionError> {
     let mut calls: Vec<&RawCall> = buffers.iter().flatten().collect();
-    // One thread's buffers arrive in call order; several threads' interleave.
+    // One thread's buffers arrive in call order; several threads' interleave. `seq` is the
+    // call's index in the frame: pipelined times and samples refer to it.
     if !calls.is_sorted_by_key(|c| c.seq) {
         calls.sort_by_key(|c| c.seq);
     }
-    let view = FrameView {
+    let clock = clock::Converter::now();
+    let frame = &mut scratch.frame;
+    frame.begin(
         index,
-        begin_ns: begin.saturating_sub(origin),
-        end_ns: end.saturating_sub(origin),
-        calls: CallsView {
-            calls: &calls,
-            origin,
-            clock: clock::Converter::now(),
-        },
-        samples: SamplesView(&calls),
-    };
-    // Serializing cannot fail: every sequence has a known length.
-    let mut payload = std::mem::take(&mut scratch.payload);
-    payload.clear();
-    payload = postcard::to_extend(&view, payload).unwrap_or_default();
-    let done = gpuheat_session::encode_chunk_into(
-        gpuheat_session::ChunkKind::FRAME,
-        &payload,
-        &mut scratch.compressed,
-        &mut scratch.chunk,
+        begin.saturating_sub(origin),
+        end.saturating_sub(origin),
     );
-    scratch.payload = payload;
-    done
-}
-
-/// A [`Frame`] as postcard writes it: the same fields in the same order.
-#[derive(Serialize)]
-struct FrameView<'a> {
-    index: u64,
-    begin_ns: u64,
-    end_ns: u64,
-    calls: CallsView<'a>,
-    samples: SamplesView<'a>,
-}
-
-/// A [`Call`] as postcard writes it.
-#[derive(Serialize)]
-struct CallView<'a> {
-    func: u16,
-    thread: u32,
-    context: u64,
-    begin_ns: u64,
-    duration_ns: u64,
-    cpu_ns: u64,
-    args: &'a [u64],
-    ret: Option<u64>,
-    callsite: u64,
-}
-
-/// A frame's calls in call order (`seq` is the call's index in the frame: pipelined times
-/// refer to it too).
-struct CallsView<'a> {
-    calls: &'a [&'a RawCall],
-    origin: u64,
-    clock: clock::Converter,
-}
-
-impl Serialize for CallsView<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq = s.serialize_seq(Some(self.calls.len()))?;
-        for c in self.calls {
-            let begin = self.clock.ns(c.begin);
-            let duration = self.clock.between(c.begin, c.end);
-            seq.serialize_element(&CallView {
-                func: c.func,
-                thread: c.tid,
-                context: c.ctx,
-                begin_ns: begin.saturating_sub(self.origin),
-                duration_ns: duration,
-                cpu_ns: if c.cpu == NO_CPU { duration } else { c.cpu },
-                args: c.args(),
-                ret: c.ret(),
-                callsite: c.site,
-            })?;
-        }
-        seq.end()
+    for c in &calls {
+        let duration = clock.between(c.begin, c.end);
+        frame.push(gpuheat_session::CallFields {
+            func: c.func,
+            thread: c.tid,
+            context: c.ctx,
+            begin_ns: clock.ns(c.begin).saturating_sub(origin),
+            duration_ns: duration,
+            cpu_ns: if c.cpu == NO_CPU { duration } else { c.cpu },
+            args: c.args(),
+            ret: c.ret(),
+            callsite: c.site,
+        });
     }
-}
-
-/// The [`DrawSample`]s of a frame's calls that measured counters.
-struct SamplesView<'a>(&'a [&'a RawCall]);
-
-impl Serialize for SamplesView<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let measured = || self.0.iter().filter(|c| !c.values.is_empty());
-        let mut seq = s.serialize_seq(Some(measured().count()))?;
-        for c in measured() {
-            seq.serialize_element(&(c.seq, &c.values))?;
-        }
-        seq.end()
+    for c in calls.iter().filter(|c| !c.values.is_empty()) {
+        frame.push_sample(c.seq, &c.values);
     }
+    frame.finish(&mut scratch.payload);
+    scratch.encoder.encode_into(
+        gpuheat_session::ChunkKind::FRAME_COLUMNS,
+        &scratch.payload,
+        &mut scratch.chunk,
+    )
 }
 
 #[cfg(test)]
