@@ -216,6 +216,8 @@ const NAMES: &[&str] = &[
     "INTERLEAVED_ATTRIBS",
     "STREAM_READ",
     "MAP_READ_BIT",
+    "COPY_READ_BUFFER",
+    "COPY_READ_BUFFER_BINDING",
     // Draw modes.
     "POINTS",
     "LINES",

@@ -11,13 +11,24 @@
 //! the name) builds a new `S` instead of returning stale positions.
 //!
 //! Each replay: `P`'s default-block uniform values and uniform block bindings are copied to
-//! `S`, rasterization is discarded, our transform feedback object records into our buffer
-//! (at most what the frame's vertex budget has left, whole primitives only), and the draw is
-//! re-issued with its own arguments and the program's vertex arrays. A
-//! `GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN` query counts what was kept, a
+//! `S`, rasterization is discarded, our transform feedback object records into the replay's
+//! own range of our one buffer (at most what the frame's vertex budget has left, whole
+//! primitives only), and the draw is re-issued with its own arguments and the program's
+//! vertex arrays. A `GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN` query counts what was kept, a
 //! `GL_PRIMITIVES_GENERATED` query what the draw made (where the context has it; else the
 //! count follows from the draw's arguments), and the difference is the draw's
 //! `dropped_vertices`.
+//!
+//! Nothing is read back at the draw: reading a query result or mapping the buffer there
+//! waits for the GPU to finish what was queued before (on llvmpipe it also flushes the
+//! scene). The
+//! replays stay pending, each with its range and its two queries from a pool, and are read
+//! back together when the frame is taken at its swap ([`GeometryCapture::take`]), when the
+//! program switches away from the context ([`GeometryCapture::settle`]) or at the context's
+//! next captured frame: one wait per frame. The budget counts a pending replay's whole
+//! range until the read-back gives back what it did not hold (primitive restart makes fewer
+//! vertices than the arguments say). The buffer and the pool are bounded (`replay.rs`): past
+//! them what is pending is read back early, mid-frame.
 //!
 //! Invisibility: as in [`crate::thermal`], and with the same toolkit (`state.rs`), the
 //! program's pending GL error is taken first and raised again afterwards, errors of ours are
@@ -28,8 +39,9 @@
 //!
 //! Files, each depending only on those below it: `draw.rs` (a draw call's plan: primitive and
 //! vertex count), `uniforms.rs` (copying `P`'s uniforms to `S`), `shadow.rs` (building and
-//! caching `S`), `replay.rs` (one replay under transform feedback), and this file (the
-//! per-context capture: checks, the frame's vertex budget, the reasons a draw is missing).
+//! caching `S`), `replay.rs` (replays under transform feedback and their read-back), and
+//! this file (the per-context capture: checks, the frame's vertex budget, the reasons a draw
+//! is missing).
 //!
 //! A draw whose positions cannot be recorded gets a [`GeometryMissing`] with the reason,
 //! never a silent hole.
@@ -48,7 +60,7 @@ use crate::state::{drain_errors, ErrorScope};
 
 pub use draw::DrawCall;
 use draw::{plan, Plan};
-use replay::Feedback;
+use replay::{Feedback, Replay, Resolved};
 use shadow::Shadows;
 pub use shadow::{link_sources, ProgramLink};
 
@@ -99,8 +111,12 @@ pub struct GeometryCapture {
     frame: Option<FrameGeometry>,
     /// Frames finished but not yet taken (a frame whose swap came from another thread).
     finished: Vec<FrameGeometry>,
-    /// Vertices held in `frame`.
+    /// Vertices of the frame's budget taken: those held in `frame`, and the room of each
+    /// replay still pending.
     used: u64,
+    /// The functions of the last capture, for [`GeometryCapture::take`] to read back what is
+    /// pending with.
+    fns: Option<(ThermalFns, GeometryFns)>,
 }
 
 impl std::fmt::Debug for GeometryCapture {
@@ -108,6 +124,7 @@ impl std::fmt::Debug for GeometryCapture {
         f.debug_struct("GeometryCapture")
             .field("budget", &self.budget)
             .field("used", &self.used)
+            .field("pending", &self.feedback.pending())
             .field("shadows", &self.shadows.len())
             .finish()
     }
@@ -132,11 +149,13 @@ impl GeometryCapture {
             relaxed: *support.as_ref().unwrap_or(&false),
             unsupported: support.err(),
             budget: budget.min(MAX_GEOMETRY_VERTICES),
-            feedback: Feedback::default(),
+            // GL_QUERY_BUFFER: GL 4.4 (GLES has none).
+            feedback: Feedback::new(!gles && (major, minor) >= (4, 4)),
             shadows: Shadows::new(at_least((4, 3), (3, 1)), !gles && (major, minor) >= (4, 0)),
             frame: None,
             finished: Vec::new(),
             used: 0,
+            fns: None,
         }
     }
 
@@ -147,8 +166,15 @@ impl GeometryCapture {
 
     fn frame_mut(&mut self, frame: u64, context: u64) -> &mut FrameGeometry {
         if self.frame.as_ref().is_some_and(|g| g.frame != frame) {
-            let done = self.frame.take().expect("frame");
-            self.finished.push(done);
+            // Replays still pending here had no chance to be read back (callers read them
+            // before moving on when they can): their draws say so.
+            let lost = self.feedback.abandon(
+                "the frame ended where its replays could not be read back (no GL functions)",
+            );
+            self.settle_into_frame(lost);
+            if let Some(done) = self.frame.take() {
+                self.finished.push(done);
+            }
             self.used = 0;
         }
         let budget = self.budget;
@@ -161,15 +187,75 @@ impl GeometryCapture {
         })
     }
 
-    /// Takes the geometry of the frames up to `frame` (inclusive) recorded so far.
+    /// Takes the geometry of the frames up to `frame` (inclusive) recorded so far, reading
+    /// back the replays still pending first (one wait for the GPU, at most, per frame).
+    ///
+    /// This capture's context must be current on this thread when replays are pending (as
+    /// it is wherever [`GeometryCapture::capture`] was just called on it); elsewhere use
+    /// [`GeometryCapture::take_read`]. With another context current the read-back goes to
+    /// that context's objects: GL fails the mapping or reads within it, so the positions may
+    /// be wrong but no memory outside what GL mapped is read.
     pub fn take(&mut self, frame: u64) -> Vec<FrameGeometry> {
+        if let Some((t, g)) = self.fns {
+            // SAFETY: our caller's promise (above): the context is current; `t`, `g` are the
+            // functions the pending replays were recorded with. See the doc for the case of
+            // another context: GL validates every name and range we pass.
+            unsafe { self.settle(&t, &g) };
+        }
+        self.take_read(frame)
+    }
+
+    /// Takes the geometry of the frames up to `frame` (inclusive) that holds no replay still
+    /// pending, without any GL call: for a context not current on this thread, whose frame
+    /// is read back where it is current (its next capture, its switch away, its swap).
+    pub fn take_read(&mut self, frame: u64) -> Vec<FrameGeometry> {
         let mut out = std::mem::take(&mut self.finished);
-        if self.frame.as_ref().is_some_and(|g| g.frame <= frame) {
+        if self.feedback.pending() == 0 && self.frame.as_ref().is_some_and(|g| g.frame <= frame) {
             out.extend(self.frame.take());
             self.used = 0;
         }
         out.retain(|g| g.frame <= frame);
         out
+    }
+
+    /// Reads back every pending replay into the frame being captured (one wait for the GPU).
+    ///
+    /// # Safety
+    /// This capture's context must be current, `t` and `g` its real functions.
+    pub unsafe fn settle(&mut self, t: &ThermalFns, g: &GeometryFns) {
+        if self.feedback.pending() == 0 {
+            return;
+        }
+        // SAFETY: our caller's promise.
+        let done = unsafe { self.feedback.resolve(t, g) };
+        self.settle_into_frame(done);
+    }
+
+    /// Files read-back replays into the frame being captured, in draw order, and gives the
+    /// frame's budget back what a replay reserved but did not hold.
+    fn settle_into_frame(&mut self, done: Vec<Resolved>) {
+        if done.is_empty() {
+            return;
+        }
+        let Some(frame) = self.frame.as_mut() else {
+            return;
+        };
+        for (room, r) in done {
+            match r {
+                Ok(d) => {
+                    self.used = self.used.saturating_sub(room) + d.positions.len() as u64;
+                    frame.draws.push(d);
+                }
+                Err(m) => {
+                    self.used = self.used.saturating_sub(room);
+                    frame.missing.push(m);
+                }
+            }
+        }
+        // Replays answered at once (e.g. a GLES 3.0 draw that cannot fit) came in before
+        // earlier ones still pending.
+        frame.draws.sort_by_key(|d| d.call);
+        frame.missing.sort_by_key(|m| m.call);
     }
 
     fn missing(&mut self, frame: u64, context: u64, call: u32, reason: String) {
@@ -205,7 +291,14 @@ impl GeometryCapture {
         link: &dyn Fn(GLuint) -> ProgramLink,
         replay: &dyn Fn(),
     ) {
+        if self.frame.as_ref().is_some_and(|g| g.frame != frame) {
+            // SAFETY: our caller's promise: this capture's context is current.
+            unsafe { self.settle(t, g) };
+        }
         self.frame_mut(frame, context);
+        if self.fns.is_none() {
+            self.fns = Some((*t, *g));
+        }
         if let Some(why) = &self.unsupported {
             let why = why.clone();
             return self.missing(frame, context, call, why);
@@ -238,21 +331,31 @@ impl GeometryCapture {
         // real functions, and `replay` re-issues `draw`.
         let (result, ours) = unsafe {
             let errors = ErrorScope::enter(t);
-            let result = self.replay(t, g, plan, draw, link, replay);
+            let result = self.replay(t, g, plan, draw, call, link, replay);
             (result, errors.leave())
         };
+        // Replays read back early (our buffer or query pool was full) belong to this frame.
+        let early = self.feedback.take_early();
+        self.settle_into_frame(early);
         match result {
-            Ok(mut d) if ours == NO_ERROR => {
+            Ok(Recorded::Now(mut d)) if ours == NO_ERROR => {
                 d.call = call;
                 self.used += d.positions.len() as u64;
                 self.frame_mut(frame, context).draws.push(d);
             }
-            Ok(_) => self.missing(
-                frame,
-                context,
-                call,
-                format!("GL error 0x{ours:04X} reading the replay back"),
-            ),
+            Ok(Recorded::Pending(_)) if ours == NO_ERROR => {}
+            Ok(r) => {
+                if let Recorded::Pending(room) = r {
+                    self.feedback.forget_last(call);
+                    self.used = self.used.saturating_sub(room);
+                }
+                self.missing(
+                    frame,
+                    context,
+                    call,
+                    format!("GL error 0x{ours:04X} replaying the draw"),
+                )
+            }
             Err(why) => self.missing(frame, context, call, why),
         }
     }
@@ -262,15 +365,17 @@ impl GeometryCapture {
     ///
     /// # Safety
     /// As [`GeometryCapture::capture`], inside an [`ErrorScope`].
+    #[allow(clippy::too_many_arguments)]
     unsafe fn replay(
         &mut self,
         t: &ThermalFns,
         g: &GeometryFns,
         plan: Plan,
         draw: DrawCall<'_>,
+        call: u32,
         link: &dyn Fn(GLuint) -> ProgramLink,
         replay: &dyn Fn(),
-    ) -> Result<DrawGeometry, String> {
+    ) -> Result<Recorded, String> {
         // SAFETY: our caller's promise: the context is current (GL 3.1+ or GLES 3.0+, as
         // `support` checked, so every name queried exists).
         unsafe {
@@ -301,28 +406,42 @@ impl GeometryCapture {
             let keep = left.min(plan.expected);
             if !self.relaxed && keep < plan.expected {
                 // GLES 3.0 rejects a draw that overflows the buffer instead of clipping it.
-                return Ok(DrawGeometry {
+                return Ok(Recorded::Now(DrawGeometry {
                     call: 0,
                     primitive: plan.primitive,
                     positions: Vec::new(),
                     dropped_vertices: plan.expected,
                     viewport: t.integers4(VIEWPORT),
-                });
+                }));
             }
             self.feedback.record(
                 t,
                 g,
-                program,
-                shadow,
-                plan,
-                keep,
-                self.budget,
-                self.relaxed,
-                draw.name,
+                Replay {
+                    program,
+                    shadow,
+                    plan,
+                    keep,
+                    budget: self.budget,
+                    generated_query: self.relaxed,
+                    call,
+                    name: draw.name,
+                },
                 replay,
-            )
+            )?;
+            // The room is the budget's until the read-back says what the draw held.
+            self.used += keep;
+            Ok(Recorded::Pending(keep))
         }
     }
+}
+
+/// What a replay gave.
+enum Recorded {
+    /// Its geometry, known without reading anything back.
+    Now(DrawGeometry),
+    /// Recorded, read back at the frame's end; the vertices of the budget it reserved.
+    Pending(u64),
 }
 
 #[cfg(test)]

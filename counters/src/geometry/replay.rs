@@ -1,12 +1,26 @@
-//! One replay under transform feedback: `P`'s uniforms copied to its shadow program `S`,
-//! rasterization discarded, our transform feedback object recording `gl_Position` into our
-//! buffer, the draw re-issued, then the positions read back and every binding touched
-//! restored.
+//! Replays under transform feedback, read back once per frame.
+//!
+//! Each replay copies `P`'s uniforms to its shadow program `S`, discards rasterization, and
+//! records `gl_Position` into its own range of our one buffer, with its own queries
+//! (primitives written, primitives generated) from a pool, then puts back every binding it
+//! touched. Nothing is read then: [`Feedback::resolve`] reads every pending replay's query
+//! results and maps the buffer once, at the frame's end.
+//!
+//! Why: reading a query's `GL_QUERY_RESULT` or mapping the buffer right after the replay
+//! waits for the GPU to finish everything queued before it (on llvmpipe it also flushes the
+//! scene). Read back at the frame's end, the frame waits once, for work its swap waits for
+//! anyway. (In full mode the serialized timing drains the pipeline around every draw already,
+//! so on llvmpipe this measured the same as a wait per replay; see docs/ARCHITECTURE.md.)
+//!
+//! Bounds: the buffer holds at most the frame's vertex budget (16 bytes a vertex; it grows
+//! by doubling, each growth reading back what is pending first, since reallocating the
+//! store discards its contents), and at most [`MAX_PENDING`] replays wait at once (two query
+//! names each): past either, the pending replays are read back early, mid-frame.
 
-use gpuheat_session::DrawGeometry;
+use gpuheat_session::{DrawGeometry, GeometryMissing};
 
 use crate::gl::*;
-use crate::state::{drain_errors, Piece, Saved};
+use crate::state::{drain_errors, ErrorScope, Piece, Saved};
 
 use super::draw::Plan;
 use super::shadow::Shadow;
@@ -15,51 +29,140 @@ use super::uniforms::copy_uniforms;
 /// Bytes of one recorded vertex (`vec4` clip position).
 pub(super) const VERTEX_BYTES: u64 = 16;
 
-/// Our transform feedback object, its buffer and our two queries.
+/// Most replays waiting to be read back; past it they are read back mid-frame. Bounds the
+/// query pool at twice as many names.
+pub(super) const MAX_PENDING: usize = 8192;
+
+/// Smallest allocation of our buffer, so small frames do not grow it draw by draw.
+const MIN_BUFFER_BYTES: u64 = 1 << 20;
+
+/// A replay recorded but not read back yet.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    call: u32,
+    primitive: GLenum,
+    /// Vertices per primitive.
+    per: u64,
+    /// Vertices its range has room for (whole primitives); 0: only counted.
+    keep: u64,
+    /// Vertices the draw makes by its arguments (used without a generated query).
+    expected: u64,
+    viewport: [GLint; 4],
+    /// Byte offset of its range in our buffer.
+    offset: u64,
+    /// Index of its written query in the pool; its generated query is the next one.
+    query: usize,
+    generated: bool,
+}
+
+/// A replay read back: its geometry, or why it has none; and the vertices it had reserved
+/// of the frame's budget (its range), so the caller can give back what it did not use.
+pub(super) type Resolved = (u64, Result<DrawGeometry, GeometryMissing>);
+
+/// Our transform feedback object and buffer.
 #[derive(Debug)]
 struct Objects {
     tfo: GLuint,
     buffer: GLuint,
     /// Bytes allocated for `buffer`.
     capacity: u64,
-    /// primitives written, primitives generated.
-    queries: [GLuint; 2],
 }
 
-/// The transform feedback objects of one context, made at the first replay.
+/// The transform feedback objects of one context (made at the first replay), its query
+/// pool, and the replays waiting to be read back.
 #[derive(Debug, Default)]
 pub(super) struct Feedback {
+    /// The context has the `GL_QUERY_BUFFER` binding (GL 4.4+), set to 0 around reads.
+    query_buffer: bool,
     objects: Option<Objects>,
+    /// Query names, two per pending replay (written, generated), reused frame after frame.
+    queries: Vec<GLuint>,
+    pending: Vec<Pending>,
+    /// Bytes of the buffer the pending replays' ranges take.
+    end: u64,
+    /// Replays read back early (buffer full, pool full) not yet handed to the caller.
+    early: Vec<Resolved>,
+}
+
+/// What a replay needs besides the draw: the program, its shadow, and where it goes.
+pub(super) struct Replay<'a> {
+    pub(super) program: GLuint,
+    pub(super) shadow: &'a Shadow,
+    pub(super) plan: Plan,
+    /// Vertices to keep (whole primitives of `plan`).
+    pub(super) keep: u64,
+    /// The frame's vertex budget (the buffer never grows past it).
+    pub(super) budget: u64,
+    /// `GL_PRIMITIVES_GENERATED` counts what the draw made; else the plan's count stands.
+    pub(super) generated_query: bool,
+    /// The draw's index in its frame.
+    pub(super) call: u32,
+    /// The entry point (for messages).
+    pub(super) name: &'a str,
 }
 
 impl Feedback {
-    /// Replays the draw (`replay`, the entry point `name`) with `shadow` in place of the
-    /// current program `program`, keeping at most `keep` vertices (whole primitives of
-    /// `plan`; the buffer never grows past `budget` vertices). With `generated_query`,
-    /// `GL_PRIMITIVES_GENERATED` counts what the draw made; else the plan's count stands.
+    /// Nothing made yet, for a context with (or without) the `GL_QUERY_BUFFER` binding.
+    pub(super) fn new(query_buffer: bool) -> Feedback {
+        Feedback {
+            query_buffer,
+            ..Feedback::default()
+        }
+    }
+
+    /// Replays pending (recorded, not read back).
+    pub(super) fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Replays the draw (`replay`) with `r.shadow` in place of the current program, keeping
+    /// at most `r.keep` vertices in its own range of our buffer; the positions and counts are
+    /// read by [`Feedback::resolve`]. Reads back what is pending first when the buffer or the
+    /// query pool is full (taken with [`Feedback::take_early`]).
     ///
     /// # Safety
-    /// The context these objects belong to must be current (with `program` current in it,
+    /// The context these objects belong to must be current (with `r.program` current in it,
     /// no transform feedback active), `t`, `g` its real functions, and `replay` must issue
-    /// the draw `plan` was made from.
-    #[allow(clippy::too_many_arguments)]
+    /// the draw `r.plan` was made from.
     pub(super) unsafe fn record(
         &mut self,
         t: &ThermalFns,
         g: &GeometryFns,
-        program: GLuint,
-        shadow: &Shadow,
-        plan: Plan,
-        keep: u64,
-        budget: u64,
-        generated_query: bool,
-        name: &str,
+        r: Replay<'_>,
         replay: &dyn Fn(),
-    ) -> Result<DrawGeometry, String> {
+    ) -> Result<(), String> {
+        // Nothing fits: a 4-byte range still lets the queries count the draw (no primitive,
+        // not even a point, fits in it); the room taken keeps the next range 16-aligned.
+        let (range, room) = if r.keep == 0 {
+            (4, VERTEX_BYTES)
+        } else {
+            (r.keep * VERTEX_BYTES, r.keep * VERTEX_BYTES)
+        };
+        // SAFETY: our caller's promise (the context is current); `ensure` restores the
+        // bindings it changes.
+        unsafe {
+            if self.pending.len() >= MAX_PENDING {
+                self.read_back_early(t, g);
+            }
+            self.ensure(t, g, room, r.budget)?;
+        }
+        let Some(o) = self.objects.as_ref() else {
+            return Err("no transform feedback objects".into());
+        };
+        let (tfo, buffer, offset) = (o.tfo, o.buffer, self.end);
+        let query = 2 * self.pending.len();
         // SAFETY: our caller's promise: the context is current and transform feedback exists
-        // in it (GL 3.1+ with transform feedback objects, GLES 3.0+), so every piece does.
-        let saved = unsafe {
-            Saved::take(
+        // in it (GL 3.1+ with transform feedback objects, GLES 3.0+), so every piece does;
+        // our objects are live names of this context, `shadow` was linked from `program`,
+        // and `saved` puts back every binding changed here.
+        unsafe {
+            if self.queries.len() < query + 2 {
+                let old = self.queries.len();
+                self.queries.resize(query + 2, 0);
+                (g.gen_queries)(2, self.queries[old..].as_mut_ptr());
+            }
+            let (written_q, generated_q) = (self.queries[query], self.queries[query + 1]);
+            let saved = Saved::take(
                 t,
                 &[
                     Piece::Program,
@@ -75,149 +178,325 @@ impl Feedback {
                     },
                     Piece::Enabled(RASTERIZER_DISCARD),
                 ],
-            )
-        };
-        // Nothing fits: a 4-byte range still lets the queries count the draw.
-        let bytes = if keep == 0 { 4 } else { keep * VERTEX_BYTES };
-        // SAFETY: our caller's promise (the context is current).
-        let o = unsafe { self.ensure(t, g, bytes, budget)? };
-        // SAFETY: our caller's promise; our objects are live names of this context, `shadow`
-        // was linked from `program`, and `saved` puts back every binding changed here.
-        unsafe {
+            );
             let viewport = t.integers4(VIEWPORT);
-            (t.use_program)(shadow.program);
+            (t.use_program)(r.shadow.program);
             copy_uniforms(
                 t,
                 g,
-                program,
-                &shadow.uniforms,
-                &shadow.blocks,
-                shadow.program,
+                r.program,
+                &r.shadow.uniforms,
+                &r.shadow.blocks,
+                r.shadow.program,
             );
-            (g.bind_transform_feedback)(TRANSFORM_FEEDBACK, o.tfo);
+            (g.bind_transform_feedback)(TRANSFORM_FEEDBACK, tfo);
             (g.bind_buffer_range)(
                 TRANSFORM_FEEDBACK_BUFFER,
                 0,
-                o.buffer,
-                0,
-                bytes as GLsizeiptr,
+                buffer,
+                offset as GLsizeiptr,
+                range as GLsizeiptr,
             );
             (t.enable)(RASTERIZER_DISCARD);
             let e = drain_errors(t);
             if e != NO_ERROR {
                 return Err(format!("GL error 0x{e:04X} setting up the replay"));
             }
-            (g.begin_query)(TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, o.queries[0]);
-            if generated_query {
-                (g.begin_query)(PRIMITIVES_GENERATED, o.queries[1]);
+            (g.begin_query)(TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, written_q);
+            if r.generated_query {
+                (g.begin_query)(PRIMITIVES_GENERATED, generated_q);
             }
-            (g.begin_transform_feedback)(plan.primitive);
+            (g.begin_transform_feedback)(r.plan.primitive);
             replay();
             let replayed = drain_errors(t);
             (g.end_transform_feedback)();
             (g.end_query)(TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
-            if generated_query {
+            if r.generated_query {
                 (g.end_query)(PRIMITIVES_GENERATED);
             }
             if replayed != NO_ERROR {
                 drain_errors(t);
                 return Err(format!(
-                    "GL error 0x{replayed:04X} replaying {name} under transform feedback"
+                    "GL error 0x{replayed:04X} replaying {} under transform feedback",
+                    r.name
                 ));
             }
-            let mut written = 0;
-            (g.get_query_objectuiv)(o.queries[0], QUERY_RESULT, &mut written);
-            let generated = if generated_query {
-                let mut n = 0;
-                (g.get_query_objectuiv)(o.queries[1], QUERY_RESULT, &mut n);
-                u64::from(n) * plan.per
-            } else {
-                plan.expected
-            };
-            let held = (u64::from(written) * plan.per).min(keep);
-            let mut positions = Vec::new();
-            if held > 0 {
-                let p = (g.map_buffer_range)(
-                    TRANSFORM_FEEDBACK_BUFFER,
-                    0,
-                    (held * VERTEX_BYTES) as GLsizeiptr,
-                    MAP_READ_BIT,
-                );
-                if p.is_null() {
-                    let e = drain_errors(t);
-                    return Err(format!(
-                        "mapping the transform feedback buffer failed (GL error 0x{e:04X})"
-                    ));
-                }
-                // The mapping holds `held` vec4 positions: `held` never exceeds `keep`, the
-                // vertices the bound range has room for.
-                let src = std::slice::from_raw_parts(p as *const [f32; 4], held as usize);
-                positions = src.to_vec();
-                (g.unmap_buffer)(TRANSFORM_FEEDBACK_BUFFER);
+            // A query that did not begin has no result to read at the frame's end.
+            let e = drain_errors(t);
+            if e != NO_ERROR {
+                return Err(format!("GL error 0x{e:04X} ending the replay's queries"));
             }
             drop(saved);
-            Ok(DrawGeometry {
-                call: 0,
-                primitive: plan.primitive,
-                positions,
-                dropped_vertices: generated.saturating_sub(held),
+            self.pending.push(Pending {
+                call: r.call,
+                primitive: r.plan.primitive,
+                per: r.plan.per,
+                keep: r.keep,
+                expected: r.plan.expected,
                 viewport,
-            })
+                offset,
+                query,
+                generated: r.generated_query,
+            });
+            self.end = offset + room;
+        }
+        Ok(())
+    }
+
+    /// Forgets the last pending replay (its draw turned out to have raised an error of ours
+    /// after it was recorded); its range and queries are reused.
+    pub(super) fn forget_last(&mut self, call: u32) {
+        if self.pending.last().is_some_and(|p| p.call == call) {
+            if let Some(p) = self.pending.pop() {
+                self.end = p.offset;
+            }
         }
     }
 
-    /// Creates our transform feedback object, buffer and queries, and grows the buffer to
-    /// `bytes` (never past `budget` vertices). Leaves the generic transform feedback buffer
-    /// binding changed (the caller restores it).
+    /// Replays read back early since the last call (the buffer or query pool was full).
+    pub(super) fn take_early(&mut self) -> Vec<Resolved> {
+        std::mem::take(&mut self.early)
+    }
+
+    /// Lists every pending replay as missing, with `reason`, without GL (for a frame that
+    /// ended where its context could not be made to read them).
+    pub(super) fn abandon(&mut self, reason: &str) -> Vec<Resolved> {
+        self.end = 0;
+        let mut out = self.take_early();
+        out.extend(self.pending.drain(..).map(|p| {
+            (
+                p.keep,
+                Err(GeometryMissing {
+                    call: p.call,
+                    reason: reason.to_string(),
+                }),
+            )
+        }));
+        out
+    }
+
+    /// Reads every pending replay back: its query results (the first waits for the GPU to
+    /// reach it), then its positions from one mapping of the buffer; returns them with those
+    /// read back early, in the order they were recorded. Takes and raises again the
+    /// program's pending GL error, and puts back every binding it changes.
     ///
     /// # Safety
     /// The context these objects belong to must be current, and `t`, `g` its real functions.
+    pub(super) unsafe fn resolve(&mut self, t: &ThermalFns, g: &GeometryFns) -> Vec<Resolved> {
+        let mut out = self.take_early();
+        if self.pending.is_empty() {
+            return out;
+        }
+        // SAFETY: our caller's promise.
+        let errors = unsafe { ErrorScope::enter(t) };
+        let first = out.len();
+        // SAFETY: our caller's promise.
+        unsafe { self.read(t, g, &mut out) };
+        let e = errors.leave();
+        if e != NO_ERROR {
+            // An error anywhere in the read-back makes its every value suspect.
+            for (_, r) in &mut out[first..] {
+                if let Ok(d) = r {
+                    *r = Err(GeometryMissing {
+                        call: d.call,
+                        reason: format!("GL error 0x{e:04X} reading the replay back"),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// [`Feedback::resolve`] into `early`, for a read-back forced mid-frame (in its own
+    /// error scope, so an error of the read-back is not taken for the replay's).
+    ///
+    /// # Safety
+    /// As [`Feedback::resolve`].
+    unsafe fn read_back_early(&mut self, t: &ThermalFns, g: &GeometryFns) {
+        // SAFETY: our caller's promise.
+        self.early = unsafe { self.resolve(t, g) };
+    }
+
+    /// Reads the pending replays' results and positions into `out` and empties the list.
+    ///
+    /// # Safety
+    /// As [`Feedback::resolve`] (errors are left for the caller's scope).
+    unsafe fn read(&mut self, t: &ThermalFns, g: &GeometryFns, out: &mut Vec<Resolved>) {
+        let query_buffer = self.query_buffer;
+        let pending = std::mem::take(&mut self.pending);
+        self.end = 0;
+        let Some(o) = self.objects.as_ref() else {
+            return;
+        };
+        let mut pieces = vec![Piece::Binding {
+            query: COPY_READ_BUFFER_BINDING,
+            target: COPY_READ_BUFFER,
+            bind: t.bind_buffer,
+        }];
+        if query_buffer {
+            pieces.push(Piece::Binding {
+                query: QUERY_BUFFER_BINDING,
+                target: QUERY_BUFFER,
+                bind: t.bind_buffer,
+            });
+        }
+        // SAFETY: our caller's promise; every query name was begun and ended by `record`
+        // (a replay whose queries failed was never listed), the mapping covers the bytes
+        // read (GL fails the map, returning null, when the buffer is shorter), and `saved`
+        // puts back the bindings changed here.
+        unsafe {
+            let saved = Saved::take(t, &pieces);
+            if query_buffer {
+                // Query results go into a bound query buffer instead of our memory.
+                (t.bind_buffer)(QUERY_BUFFER, 0);
+            }
+            let counts: Vec<(u64, u64)> = pending
+                .iter()
+                .map(|p| {
+                    let mut written = 0;
+                    (g.get_query_objectuiv)(self.queries[p.query], QUERY_RESULT, &mut written);
+                    let generated = if p.generated {
+                        let mut n = 0;
+                        (g.get_query_objectuiv)(self.queries[p.query + 1], QUERY_RESULT, &mut n);
+                        u64::from(n) * p.per
+                    } else {
+                        p.expected
+                    };
+                    let held = (u64::from(written) * p.per).min(p.keep);
+                    (held, generated)
+                })
+                .collect();
+            let bytes = pending
+                .iter()
+                .zip(&counts)
+                .map(|(p, &(held, _))| p.offset + held * VERTEX_BYTES)
+                .max()
+                .unwrap_or(0);
+            let mut mapped: *const [f32; 4] = std::ptr::null();
+            let mut map_error = NO_ERROR;
+            if bytes > 0 {
+                (t.bind_buffer)(COPY_READ_BUFFER, o.buffer);
+                mapped =
+                    (g.map_buffer_range)(COPY_READ_BUFFER, 0, bytes as GLsizeiptr, MAP_READ_BIT)
+                        as *const [f32; 4];
+                if mapped.is_null() {
+                    map_error = drain_errors(t);
+                }
+            }
+            for (p, &(held, generated)) in pending.iter().zip(&counts) {
+                let positions = if held == 0 {
+                    Vec::new()
+                } else if mapped.is_null() {
+                    out.push((
+                        p.keep,
+                        Err(GeometryMissing {
+                            call: p.call,
+                            reason: format!(
+                                "mapping the transform feedback buffer failed (GL error \
+                                 0x{map_error:04X})"
+                            ),
+                        }),
+                    ));
+                    continue;
+                } else {
+                    // The mapping holds `bytes` from offset 0, and `bytes` is at least this
+                    // range's end; offsets are multiples of 16, as the mapping is aligned.
+                    std::slice::from_raw_parts(
+                        mapped.add((p.offset / VERTEX_BYTES) as usize),
+                        held as usize,
+                    )
+                    .to_vec()
+                };
+                out.push((
+                    p.keep,
+                    Ok(DrawGeometry {
+                        call: p.call,
+                        primitive: p.primitive,
+                        positions,
+                        dropped_vertices: generated.saturating_sub(held),
+                        viewport: p.viewport,
+                    }),
+                ));
+            }
+            if !mapped.is_null() {
+                (g.unmap_buffer)(COPY_READ_BUFFER);
+            }
+            drop(saved);
+        }
+    }
+
+    /// Creates our transform feedback object and buffer at the first replay, and makes room
+    /// for `room` more bytes after the pending ranges: when they do not fit, what is pending
+    /// is read back (into `early`) and the buffer starts over, grown (by doubling, never past
+    /// `budget` vertices unless one draw's range needs more) when `room` alone does not fit.
+    ///
+    /// # Safety
+    /// The context these objects belong to must be current, and `t`, `g` its real functions,
+    /// inside the caller's [`ErrorScope`].
     unsafe fn ensure(
         &mut self,
         t: &ThermalFns,
         g: &GeometryFns,
-        bytes: u64,
+        room: u64,
         budget: u64,
-    ) -> Result<&Objects, String> {
-        // SAFETY: our caller's promise; the names bound are ours, just generated.
+    ) -> Result<(), String> {
+        // SAFETY: our caller's promise; the names made are ours.
         unsafe {
-            let o = self.objects.get_or_insert_with(|| {
+            if self.objects.is_none() {
                 let mut tfo = 0;
                 (g.gen_transform_feedbacks)(1, &mut tfo);
                 let mut buffer = 0;
                 (g.gen_buffers)(1, &mut buffer);
-                let mut queries = [0; 2];
-                (g.gen_queries)(2, queries.as_mut_ptr());
-                Objects {
+                self.objects = Some(Objects {
                     tfo,
                     buffer,
                     capacity: 0,
-                    queries,
-                }
-            });
-            if o.capacity < bytes {
-                // Grow geometrically, within the budget, so a frame of growing draws does
-                // not reallocate at every draw.
-                let cap = bytes
-                    .next_power_of_two()
-                    .min((budget * VERTEX_BYTES).max(bytes));
-                (t.bind_buffer)(TRANSFORM_FEEDBACK_BUFFER, o.buffer);
-                (g.buffer_data)(
-                    TRANSFORM_FEEDBACK_BUFFER,
-                    cap as GLsizeiptr,
-                    std::ptr::null(),
-                    STREAM_READ,
-                );
-                let e = drain_errors(t);
-                if e != NO_ERROR {
-                    o.capacity = 0;
-                    return Err(format!(
-                        "GL error 0x{e:04X} allocating {cap} bytes for transform feedback"
-                    ));
-                }
-                o.capacity = cap;
+                });
             }
-            Ok(o)
+            let capacity = self.objects.as_ref().map_or(0, |o| o.capacity);
+            if self.end + room <= capacity {
+                return Ok(());
+            }
+            if !self.pending.is_empty() {
+                self.read_back_early(t, g);
+            }
+            if room <= capacity {
+                return Ok(());
+            }
+            let cap = (capacity * 2)
+                .max(MIN_BUFFER_BYTES)
+                .min(budget * VERTEX_BYTES)
+                .max(room);
+            let Some(o) = self.objects.as_mut() else {
+                return Err("no transform feedback objects".into());
+            };
+            // Through the copy-read binding, which transform feedback never uses, so a
+            // program's active transform feedback is never in the way.
+            let saved = Saved::take(
+                t,
+                &[Piece::Binding {
+                    query: COPY_READ_BUFFER_BINDING,
+                    target: COPY_READ_BUFFER,
+                    bind: t.bind_buffer,
+                }],
+            );
+            (t.bind_buffer)(COPY_READ_BUFFER, o.buffer);
+            (g.buffer_data)(
+                COPY_READ_BUFFER,
+                cap as GLsizeiptr,
+                std::ptr::null(),
+                STREAM_READ,
+            );
+            let e = drain_errors(t);
+            drop(saved);
+            if e != NO_ERROR {
+                o.capacity = 0;
+                return Err(format!(
+                    "GL error 0x{e:04X} allocating {cap} bytes for transform feedback"
+                ));
+            }
+            o.capacity = cap;
         }
+        Ok(())
     }
 }

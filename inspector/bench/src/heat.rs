@@ -190,10 +190,10 @@ fn measure_one(
 }
 
 /// `gpuheat run --mode full --frames F --skip 1 --keep-running [--heat] -o FILE -- PROGRAM
-/// ARGS` with `agent`, bounded by `limit`; the session read back, checked to hold `frames`
+/// ARGS` with `agent` and `env` added to the environment, bounded by `limit`; the session read back, checked to hold `frames`
 /// frames, with its swap-to-swap periods in ms.
 #[allow(clippy::too_many_arguments)]
-fn capture_run(
+pub(crate) fn capture_run(
     gpuheat: &Path,
     agent: &Path,
     file: &Path,
@@ -201,10 +201,12 @@ fn capture_run(
     heat: bool,
     program: &Path,
     args: &[String],
+    env: &[(&str, &str)],
     limit: Duration,
 ) -> Result<(Session, Vec<f64>)> {
     let mut cmd = Command::new(gpuheat);
-    cmd.env(gpuheat_session::control::env::AGENT, agent)
+    cmd.envs(env.iter().copied())
+        .env(gpuheat_session::control::env::AGENT, agent)
         .arg("run")
         .arg("-o")
         .arg(file)
@@ -253,7 +255,7 @@ fn captured(
     let file = scratch.join(format!("heat-{layers}-{}.gpuheat", u8::from(heat)));
     let args = overdraw_args(layers);
     let (session, mut periods) =
-        capture_run(gpuheat, agent, &file, 3, heat, overdraw, &args, limit)?;
+        capture_run(gpuheat, agent, &file, 3, heat, overdraw, &args, &[], limit)?;
     let _ = std::fs::remove_file(&file);
     Ok((median(&mut periods), session))
 }
@@ -461,6 +463,7 @@ fn offscreen_captured(
         heat,
         offscreen_pass,
         &args,
+        &[],
         limit,
     )?;
     if heat {

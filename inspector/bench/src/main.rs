@@ -38,13 +38,16 @@
 //! `--heat-layers ""`, the cost of a heat-captured frame against the same frame uncaptured
 //! and the memory of the maps (heat.rs), and, unless `--offscreen-frames 0`, the same for a
 //! frame whose cost is spent in an offscreen render target (`offscreen_pass`, heat.rs),
-//! with its spread over frames and the per-target maps' memory.
+//! with its spread over frames and the per-target maps' memory, and, unless `--geometry ""`,
+//! the cost of full mode's geometry capture on `many_draws` (1,000 draws × 1,000 triangles),
+//! against full mode without it and the frame uncaptured (geometry.rs).
 //!
 //! `gpuheat`, `call_cost` and `libgpuheat_agent.so` are taken from the directory of this
 //! executable (`cargo build --release --workspace`, then `target/release/gpuheat-bench`).
 
 mod analysis;
 mod attach;
+mod geometry;
 mod heat;
 mod targets;
 mod viewer;
@@ -95,6 +98,16 @@ struct Opts {
     /// Captured frames of the offscreen heat-cost runs (offscreen_pass); 0: skip.
     #[arg(long, default_value_t = 12)]
     offscreen_frames: u32,
+    /// Workload of the geometry-cost runs, DRAWSxTRIS (many_draws --draws D --tris T); empty
+    /// or 0: skip.
+    #[arg(long, default_value = "1000x1000")]
+    geometry: String,
+    /// Captured frames of the geometry-cost runs (each figure holds F-1 frame times).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(3..))]
+    geometry_frames: u32,
+    /// Runs per configuration of the geometry cost, round-robin; frame times are pooled.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    geometry_runs: u32,
     /// Seconds one run may take before it is killed and the bench fails.
     #[arg(long, default_value_t = 300)]
     timeout: u64,
@@ -274,6 +287,7 @@ fn real_main() -> Result<()> {
         return analysis_main(&opts);
     }
     let heat_layers = heat::parse_layers(&opts.heat_layers)?;
+    let geometry_workload = geometry::parse_workload(&opts.geometry)?;
     let tools = Tools::find()?;
     let frames = opts.frames.unwrap_or(if opts.quick { 12 } else { 30 });
     let runs = opts.runs.unwrap_or(if opts.quick { 3 } else { 5 });
@@ -322,15 +336,31 @@ fn real_main() -> Result<()> {
                 Duration::from_secs(bench.opts.timeout),
             )?),
         };
-        Ok((results, attach, heat, offscreen))
+        let geometry = match geometry_workload {
+            None => None,
+            Some(w) => Some(geometry::measure(
+                &bench.tools.gpuheat,
+                &bench.tools.agent,
+                &bench.tools.many_draws,
+                &bench.scratch,
+                w,
+                bench.opts.geometry_frames,
+                bench.opts.geometry_runs,
+                Duration::from_secs(bench.opts.timeout),
+            )?),
+        };
+        Ok((results, attach, heat, offscreen, geometry))
     });
     let _ = std::fs::remove_dir_all(&bench.scratch);
-    let (results, attach, heat, offscreen) = result?;
+    let (results, attach, heat, offscreen, geometry) = result?;
     bench.print(
         &results,
-        attach.as_ref(),
-        heat.as_deref(),
-        offscreen.as_ref(),
+        Extras {
+            attach: attach.as_ref(),
+            heat: heat.as_deref(),
+            offscreen: offscreen.as_ref(),
+            geometry: geometry.as_ref(),
+        },
         started.elapsed(),
     )
 }
@@ -622,14 +652,13 @@ impl Bench {
         ))
     }
 
-    fn print(
-        &self,
-        outcomes: &[Outcome],
-        attach: Option<&attach::AttachStats>,
-        heat: Option<&[heat::HeatRow]>,
-        offscreen: Option<&heat::OffscreenRow>,
-        elapsed: Duration,
-    ) -> Result<()> {
+    fn print(&self, outcomes: &[Outcome], extras: Extras<'_>, elapsed: Duration) -> Result<()> {
+        let Extras {
+            attach,
+            heat,
+            offscreen,
+            geometry,
+        } = extras;
         let base = outcomes
             .iter()
             .find(|o| o.config == Config::Direct)
@@ -663,7 +692,7 @@ impl Bench {
                 let h = heat::Spread::of(&a.first.hiccup_ms);
                 (h.median, h.min, h.max)
             }),
-            geometry: None,
+            geometry: geometry.map(|g| g.geometry.ratio(&g.full)),
         };
         let target_rows = targets::rows(&figures);
         if self.opts.json {
@@ -726,6 +755,7 @@ impl Bench {
                     })).collect::<Vec<Value>>(),
                 })),
                 "offscreen": offscreen.map(offscreen_json),
+                "geometry": geometry.map(geometry_json),
             });
             println!("{}", serde_json::to_string_pretty(&doc)?);
             return Ok(());
@@ -838,6 +868,9 @@ impl Bench {
         if let Some(o) = offscreen {
             print_offscreen(o);
         }
+        if let Some(g) = geometry {
+            print_geometry(g);
+        }
         println!();
         println!(
             "ns/call: CLOCK_MONOTONIC around the M calls of each frame, median over the measured \
@@ -848,6 +881,14 @@ impl Bench {
         targets::print(&target_rows);
         Ok(())
     }
+}
+
+/// What the bench measured besides the per-call cost (each `None` when skipped).
+struct Extras<'a> {
+    attach: Option<&'a attach::AttachStats>,
+    heat: Option<&'a [heat::HeatRow]>,
+    offscreen: Option<&'a heat::OffscreenRow>,
+    geometry: Option<&'a geometry::GeometryRow>,
 }
 
 /// A spread as JSON.
@@ -862,6 +903,89 @@ fn attaches_json(a: &attach::Attaches) -> Value {
         "hiccup_ms": spread_json(&heat::Spread::of(&a.hiccup_ms)),
         "injection_ms": spread_json(&heat::Spread::of(&a.injection_ms)),
     })
+}
+
+fn ratio_json(s: &heat::Spread, base: &heat::Spread) -> Value {
+    let (r, lo, hi) = s.ratio(base);
+    json!({"median": r, "from_quartiles": [lo, hi]})
+}
+
+/// The geometry cost as JSON.
+fn geometry_json(g: &geometry::GeometryRow) -> Value {
+    json!({
+        "workload": format!(
+            "many_draws --draws {} --tris {} --timing",
+            g.workload.draws, g.workload.tris
+        ),
+        "frame_time": "uncaptured: start-to-start periods of frames 1..F-1; captured: swap-to-swap periods of the F captured frames; pooled over the runs",
+        "captured_frames": g.frames,
+        "runs": g.runs,
+        "uncaptured_ms": spread_json(&g.uncaptured),
+        "full_ms": spread_json(&g.full),
+        "geometry_ms": spread_json(&g.geometry),
+        "geometry_vs_full": ratio_json(&g.geometry, &g.full),
+        "geometry_vs_uncaptured": ratio_json(&g.geometry, &g.uncaptured),
+        "full_vs_uncaptured": ratio_json(&g.full, &g.uncaptured),
+        "vertex_budget": g.budget,
+        "vertices_per_frame": g.workload.vertices(),
+        "budget_covers_workload": g.budget_covers(),
+        "kept_vertices_per_frame": spread_json(&g.kept),
+        "dropped_vertices_per_frame": spread_json(&g.dropped),
+        "missing_draws_per_frame": spread_json(&g.missing),
+        "first_missing": g.first_missing,
+    })
+}
+
+/// The geometry cost as a table.
+fn print_geometry(g: &geometry::GeometryRow) {
+    println!();
+    println!(
+        "geometry cost (many_draws --draws {} --tris {} --timing; {} runs of {} captured frames, \
+         round-robin, frame times pooled)",
+        g.workload.draws, g.workload.tris, g.runs, g.frames
+    );
+    println!(
+        "{:<14} {:>36} {:>22} {:>22}",
+        "", "frame ms: median (Q1-Q3, min-max)", "vs uncapt.", "vs full"
+    );
+    for (name, s) in [
+        ("uncapt.", &g.uncaptured),
+        ("full", &g.full),
+        ("full+geometry", &g.geometry),
+    ] {
+        let (r, lo, hi) = s.ratio(&g.uncaptured);
+        let (f, flo, fhi) = s.ratio(&g.full);
+        println!(
+            "{name:<14} {:>36} {:>22} {:>22}",
+            s.text(),
+            format!("{r:.2}x ({lo:.2}-{hi:.2})"),
+            format!("{f:.2}x ({flo:.2}-{fhi:.2})")
+        );
+    }
+    println!(
+        "vertex budget {} per frame, the workload makes {} ({}); per frame: kept {:.0} \
+         ({:.0}-{:.0}), dropped {:.0} ({:.0}-{:.0}), draws missing {:.0} ({:.0}-{:.0}){}",
+        g.budget,
+        g.workload.vertices(),
+        if g.budget_covers() {
+            "covered"
+        } else {
+            "NOT covered: the rest is dropped"
+        },
+        g.kept.median,
+        g.kept.min,
+        g.kept.max,
+        g.dropped.median,
+        g.dropped.min,
+        g.dropped.max,
+        g.missing.median,
+        g.missing.min,
+        g.missing.max,
+        g.first_missing
+            .as_ref()
+            .map(|m| format!("; first missing: {m}"))
+            .unwrap_or_default()
+    );
 }
 
 /// The offscreen heat cost as JSON.
@@ -1021,7 +1145,14 @@ struct Output {
 /// holding them ends (a program left running by `gpuheat run --keep-running` included). Past
 /// `limit` the whole group is killed and the run fails.
 fn run_bounded(mut cmd: Command, limit: Duration) -> Result<Output> {
-    for var in ["LD_PRELOAD", env::SOCKET, env::FRAMES, env::SKIP, env::MODE] {
+    for var in [
+        "LD_PRELOAD",
+        env::SOCKET,
+        env::FRAMES,
+        env::SKIP,
+        env::MODE,
+        env::GEOMETRY_VERTICES,
+    ] {
         if !cmd.get_envs().any(|(k, v)| k == var && v.is_some()) {
             cmd.env_remove(var);
         }

@@ -85,7 +85,7 @@ pub fn rows(f: &Figures) -> Vec<Row> {
     };
     let geometry = match f.geometry {
         Some((r, lo, hi)) => (format!("{r:.2}x [{lo:.2}..{hi:.2}]"), Some(r <= 1.5)),
-        None => none("not measured (--geometry-frames 0)"),
+        None => none("not measured (--geometry '')"),
     };
     [
         (

@@ -288,39 +288,56 @@ pub fn encode(record: &Record) -> Vec<u8> {
 
 /// Encodes a record as one chunk, or says why it cannot be one.
 pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
+    let mut out = Vec::new();
+    try_encode_into(record, &mut Vec::new(), &mut ChunkEncoder::default(), &mut out)?;
+    Ok(out)
+}
+
+/// [`try_encode`] into `out`, serializing into `payload` and compressing through `encoder`
+/// (each cleared first): a writer that encodes record after record reuses them instead of
+/// allocating (and faulting in) buffers the size of each record; a frame's geometry is
+/// tens of megabytes.
+pub fn try_encode_into(
+    record: &Record,
+    payload: &mut Vec<u8>,
+    encoder: &mut ChunkEncoder,
+    out: &mut Vec<u8>,
+) -> Result<(), SessionError> {
     // Serializing these types cannot fail: JSON because every map key is a string and every
     // float finite-or-bits, postcard because every sequence has a known length.
-    let payload = match record {
-        Record::Info(v) => serde_json::to_vec(v).expect("SessionInfo serializes to JSON"),
-        Record::Functions(v) => serde_json::to_vec(v).expect("FunctionTable serializes to JSON"),
-        Record::Context(v) => serde_json::to_vec(v).expect("ContextInfo serializes to JSON"),
-        Record::Modules(v) => serde_json::to_vec(v).expect("ModuleMap serializes to JSON"),
-        Record::End(v) => serde_json::to_vec(v).expect("EndInfo serializes to JSON"),
-        Record::Attach(v) => serde_json::to_vec(v).expect("AttachInfo serializes to JSON"),
-        Record::State(v) => serde_json::to_vec(v).expect("ContextState serializes to JSON"),
-        Record::HeatMissing(v) => serde_json::to_vec(v).expect("HeatMissing serializes to JSON"),
-        Record::Hooks(v) => serde_json::to_vec(v).expect("HookSummary serializes to JSON"),
-        Record::Program(v) => serde_json::to_vec(v).expect("ProgramInfo serializes to JSON"),
-        Record::Heat(v) => postcard::to_allocvec(v).expect("HeatMap serializes to postcard"),
-        Record::Frame(v) => {
-            let mut out = Vec::new();
-            crate::columns::FrameEncoder::default().encode(v, &mut out);
-            out
-        }
-        Record::TargetHeat(v) => {
-            postcard::to_allocvec(v).expect("TargetHeat serializes to postcard")
-        }
-        Record::Flow(v) => postcard::to_allocvec(v).expect("FrameFlow serializes to postcard"),
-        Record::VgCall(v) => postcard::to_allocvec(v).expect("VgCall serializes to postcard"),
-        Record::VgPath(v) => postcard::to_allocvec(v).expect("VgPath serializes to postcard"),
-        Record::Geometry(v) => {
-            postcard::to_allocvec(v).expect("FrameGeometry serializes to postcard")
-        }
-        Record::Pipelined(v) => {
-            postcard::to_allocvec(v).expect("PipelinedBatch serializes to postcard")
-        }
-    };
-    try_encode_chunk(record.kind(), &payload)
+    payload.clear();
+    macro_rules! json {
+        ($v:expr, $what:literal) => {
+            serde_json::to_writer(&mut *payload, $v).expect(concat!($what, " serializes to JSON"))
+        };
+    }
+    macro_rules! post {
+        ($v:expr, $what:literal) => {
+            *payload = postcard::to_extend($v, std::mem::take(payload))
+                .expect(concat!($what, " serializes to postcard"))
+        };
+    }
+    match record {
+        Record::Info(v) => json!(v, "SessionInfo"),
+        Record::Functions(v) => json!(v, "FunctionTable"),
+        Record::Context(v) => json!(v, "ContextInfo"),
+        Record::Modules(v) => json!(v, "ModuleMap"),
+        Record::End(v) => json!(v, "EndInfo"),
+        Record::Attach(v) => json!(v, "AttachInfo"),
+        Record::State(v) => json!(v, "ContextState"),
+        Record::HeatMissing(v) => json!(v, "HeatMissing"),
+        Record::Hooks(v) => json!(v, "HookSummary"),
+        Record::Program(v) => json!(v, "ProgramInfo"),
+        Record::Heat(v) => post!(v, "HeatMap"),
+        Record::Frame(v) => crate::columns::FrameEncoder::default().encode(v, payload),
+        Record::TargetHeat(v) => post!(v, "TargetHeat"),
+        Record::Flow(v) => post!(v, "FrameFlow"),
+        Record::VgCall(v) => post!(v, "VgCall"),
+        Record::VgPath(v) => post!(v, "VgPath"),
+        Record::Geometry(v) => post!(v, "FrameGeometry"),
+        Record::Pipelined(v) => post!(v, "PipelinedBatch"),
+    }
+    encoder.encode_into(record.kind(), payload, out)
 }
 
 /// Frames an arbitrary payload as a chunk of `kind`, compressing it when that makes it
@@ -384,6 +401,13 @@ impl ChunkEncoder {
         };
         write_chunk(kind, flags, payload.len(), stored, out);
         Ok(())
+    }
+
+    /// Gives back what the compressed bytes' buffer grew to past `bytes` (after a capture's
+    /// largest records), keeping the zstd context.
+    pub fn shrink_to(&mut self, bytes: usize) {
+        self.compressed.clear();
+        self.compressed.shrink_to(bytes);
     }
 
     /// Compresses `payload` into `self.compressed`; `None` when zstd fails (it cannot into a

@@ -446,7 +446,8 @@ pub fn paint(ctx: u64, frame: u64, call: u32, time_ns: u64, replay: &dyn Fn()) {
 }
 
 /// The program is about to make another context current on this thread (or release
-/// `ctx`): the offscreen maps `ctx` painted are read back while it is still current.
+/// `ctx`): the offscreen maps `ctx` painted, and the geometry replays it recorded, are read
+/// back while it is still current.
 pub fn switching_away(ctx: u64) {
     if ctx == 0 {
         return;
@@ -454,6 +455,14 @@ pub fn switching_away(ctx: u64) {
     let (Some(_), Ok(f)) = (gl(), thermal_fns()) else {
         return;
     };
+    if let Ok(g) = geometry_fns() {
+        with_entry(ctx, |e| {
+            if let Some(capture) = e.geometry.as_mut() {
+                // SAFETY: `ctx` is current on this thread (the switch has not happened yet).
+                unsafe { capture.settle(f, g) };
+            }
+        });
+    }
     let records = with_entry(ctx, |e| {
         let Some(p) = e.painter.as_mut() else {
             return Vec::new();
@@ -472,7 +481,9 @@ pub fn switching_away(ctx: u64) {
 
 /// After frame `frame` (swapped on a thread where `ctx` is current): the geometry records of
 /// every context that drew in it, and an empty one for `ctx` when it drew nothing, so each
-/// captured frame has one.
+/// captured frame has one. `ctx`'s replays are read back here (the frame's one wait for its
+/// transform feedback); another context's frame whose replays are still pending (current
+/// on another thread) follows at a later frame's end, once read back where it is current.
 pub fn geometry_frame_end(ctx: u64, frame: u64) -> Vec<Record> {
     let Some(map) = CONTEXTS.get() else {
         return Vec::new();
@@ -482,7 +493,12 @@ pub fn geometry_frame_end(ctx: u64, frame: u64) -> Vec<Record> {
     let mut swapper_has_one = false;
     for (&c, e) in map.iter_mut() {
         if let Some(capture) = e.geometry.as_mut() {
-            for g in capture.take(frame) {
+            let frames = if c == ctx {
+                capture.take(frame)
+            } else {
+                capture.take_read(frame)
+            };
+            for g in frames {
                 swapper_has_one |= c == ctx && g.frame == frame;
                 out.push(Record::Geometry(g));
             }

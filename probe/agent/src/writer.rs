@@ -256,10 +256,17 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
             shared.broken.store(true, Relaxed);
         }
     };
-    let write = |stream: &mut UnixStream, record: &Record| {
+    let write = |stream: &mut UnixStream, record: &Record, scratch: &mut Scratch| {
         // A record too large to encode is dropped rather than taking the program down.
-        if let Ok(bytes) = gpuheat_session::try_encode(record) {
-            write_bytes(stream, &bytes);
+        if gpuheat_session::try_encode_into(
+            record,
+            &mut scratch.payload,
+            &mut scratch.encoder,
+            &mut scratch.chunk,
+        )
+        .is_ok()
+        {
+            write_bytes(stream, &scratch.chunk);
         }
     };
     while let Ok(msg) = rx.recv() {
@@ -283,12 +290,13 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                     recycle(b);
                 }
             }
-            Msg::Record(r) => write(&mut stream, &r),
+            Msg::Record(r) => write(&mut stream, &r, &mut scratch),
             Msg::FunctionTable => write_bytes(&mut stream, function_chunk()),
             Msg::End(mut end) => {
                 end.dropped_calls = shared.dropped.swap(0, Relaxed);
-                write(&mut stream, &Record::End(end));
+                write(&mut stream, &Record::End(end), &mut scratch);
                 let _ = stream.flush();
+                scratch.shrink();
             }
         }
         shared.written.fetch_add(1, Relaxed);
@@ -305,6 +313,21 @@ struct Scratch {
     payload: Vec<u8>,
     encoder: gpuheat_session::ChunkEncoder,
     chunk: Vec<u8>,
+}
+
+/// What [`Scratch::shrink`] lets each buffer keep between captures.
+const SCRATCH_KEPT: usize = 4 << 20;
+
+impl Scratch {
+    /// Gives back what a capture's largest records (a frame's geometry: tens of megabytes)
+    /// grew the buffers to, so the program does not hold it between captures.
+    fn shrink(&mut self) {
+        for b in [&mut self.payload, &mut self.chunk] {
+            b.clear();
+            b.shrink_to(SCRATCH_KEPT);
+        }
+        self.encoder.shrink_to(SCRATCH_KEPT);
+    }
 }
 
 /// The frame chunk of a frame's calls, encoded straight from the threads' buffers into
