@@ -289,7 +289,12 @@ pub fn encode(record: &Record) -> Vec<u8> {
 /// Encodes a record as one chunk, or says why it cannot be one.
 pub fn try_encode(record: &Record) -> Result<Vec<u8>, SessionError> {
     let mut out = Vec::new();
-    try_encode_into(record, &mut Vec::new(), &mut ChunkEncoder::default(), &mut out)?;
+    try_encode_into(
+        record,
+        &mut Vec::new(),
+        &mut ChunkEncoder::default(),
+        &mut out,
+    )?;
     Ok(out)
 }
 

@@ -22,9 +22,8 @@ pub mod vg;
 pub mod writer;
 
 pub use chunk::{
-    decode, encode, encode_chunk, read_chunk, try_encode, try_encode_chunk, try_encode_into,
-    Chunk, ChunkEncoder, ChunkHeader, ChunkKind, CHUNK_HEADER_LEN, FLAG_LZ4, FLAG_ZSTD,
-    MAX_CHUNK_LEN,
+    decode, encode, encode_chunk, read_chunk, try_encode, try_encode_chunk, try_encode_into, Chunk,
+    ChunkEncoder, ChunkHeader, ChunkKind, CHUNK_HEADER_LEN, FLAG_LZ4, FLAG_ZSTD, MAX_CHUNK_LEN,
 };
 pub use columns::{CallFields, FrameEncoder};
 pub use error::SessionError;
