@@ -13,9 +13,15 @@ if [ "${1:-}" = --pack ]; then
     for f in "$root"/examples/src/bin/*.rs; do
         n=$(basename "$f" .rs); [ -x "$rel/$n" ] && cp "$rel/$n" "$root/.devbin/"
     done
+    # The OpenVG fixture: its library beside gpuheat, its examples under examples/.
+    [ -f "$rel/libOpenVG.so" ] && cp "$rel/libOpenVG.so" "$root/.devbin/"
+    mkdir -p "$root/.devbin/examples"
+    for f in "$rel"/examples/vg_*; do
+        case "$f" in *-*|*.d) ;; *) cp "$f" "$root/.devbin/examples/" ;; esac
+    done
     shift
     for t in "$@"; do cp "$t" "$root/.devbin/tests/"; done
-    strip "$root/.devbin"/* "$root/.devbin"/tests/* 2>/dev/null
+    strip "$root/.devbin"/* "$root/.devbin"/tests/* "$root/.devbin"/examples/* 2>/dev/null
     echo "$rel" > "$root/.devbin/built-at"
     du -sh "$root/.devbin"
     exit 0
@@ -35,6 +41,8 @@ if [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; f
 if [ -e "$built" ] && [ ! -L "$built" ]; then echo "refusing: $built is a real build folder"; exit 1; fi
 mkdir -p "$(dirname "$built")" && rm -f "$built" && ln -s "$root/.devbin" "$built"
 cd "$root"
+# The VG fixture's examples ask for the library by its soname.
+[ -f .devbin/libOpenVG.so ] && ln -sf libOpenVG.so .devbin/libOpenVG.so.1
 timeout 60 "$built/gpuheat" run --mode full --heat --skip 1 --frames 2 -o "$out/overdraw.gpuheat" \
     -- "$built/overdraw" --api gles --layers 4 --timing --frames 4 2>&1 | tail -3
 timeout 60 "$built/gpuheat" report "$out/overdraw.gpuheat" 2>&1 | head -40
@@ -44,4 +52,4 @@ for t in "$root"/.devbin/tests/*; do
     timeout 150 "$t" --test-threads=1 2>&1 | tee "$out/$name.log" | grep -E "^test |test result|panicked|assert" | head -60
 done
 echo "== bench"
-timeout 200 "$built/gpuheat-bench" --quick --attaches 2 --offscreen-frames 0 2>&1 | tee "$out/bench.log" | tail -40
+timeout 200 "$built/gpuheat-bench" --quick --attaches 3 --offscreen-frames 0 2>&1 | tee "$out/bench.log" | tail -40

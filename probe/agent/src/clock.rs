@@ -2,8 +2,7 @@
 //!
 //! Every recorded call is stamped twice, so the stamp must cost a few ns: [`ticks`] reads the
 //! CPU's time-stamp counter where the kernel itself keeps time with it (an invariant TSC:
-//! `constant_tsc` and `nonstop_tsc`, clocksource `tsc` or KVM's `kvm-clock`, which scales
-//! the TSC), else CLOCK_MONOTONIC. Ticks become
+//! `constant_tsc` and `nonstop_tsc`, clocksource `tsc`), else CLOCK_MONOTONIC. Ticks become
 //! CLOCK_MONOTONIC nanoseconds on the writer thread ([`Converter`]), through anchors
 //! (a tick count and CLOCK_MONOTONIC read together) taken at every swap ([`anchor`]): the
 //! rate is that between the first anchor and the latest, so it only gets more exact.
@@ -52,11 +51,7 @@ fn invariant_tsc() -> bool {
         .find(|l| l.starts_with("flags"))
         .unwrap_or_default();
     let has = |f: &str| flags.split_whitespace().any(|w| w == f);
-    // Under KVM (cloud machines, Firecracker) the guest kernel keeps time with kvm-clock,
-    // which is itself the host's TSC scaled: where the CPU flags say the TSC is invariant,
-    // reading it directly is as good a clock, and a vDSO read of kvm-clock costs several
-    // times more (seen: 185 ns added per call on such a machine against 89 with the TSC).
-    matches!(source.trim(), "tsc" | "kvm-clock") && has("constant_tsc") && has("nonstop_tsc")
+    source.trim() == "tsc" && has("constant_tsc") && has("nonstop_tsc")
 }
 
 /// A time stamp of the call clock: TSC ticks, or CLOCK_MONOTONIC ns without an invariant TSC.
