@@ -12,8 +12,9 @@ use std::ffi::{c_char, CStr};
 use std::os::unix::net::UnixStream;
 
 /// Called by the injector (`control::ATTACH_ENTRY`) with a `control::AttachArg`; returns an
-/// `control::AttachStatus` code. Installs the live hooks,
-/// connects to the CLI's socket and waits for its commands on a thread of its own.
+/// `control::AttachStatus` code. Patches the current context's dispatch table here, then
+/// installs the other live hooks, connects to the CLI's socket and waits for its commands on
+/// threads of its own.
 ///
 /// # Safety
 /// `arg` must be a NUL-terminated string.
@@ -41,16 +42,45 @@ fn attach(arg: &str) -> AttachStatus {
     if runtime::connected() {
         return AttachStatus::AlreadyAttached;
     }
+    // Only the dispatch table needs this thread (its current context); the other layers,
+    // the connection and the session's first records (the function table is compressed
+    // hard) go to a thread of ours, so the render thread is released sooner: an attach's
+    // hold is a visible hitch in the program.
     let started = std::time::Instant::now();
-    let hooks = crate::live::install();
-    let hooked_in = started.elapsed();
-    let Ok(stream) = UnixStream::connect(&arg.socket) else {
-        return AttachStatus::ConnectFailed;
+    let table = crate::live::install_dispatch();
+    let held = started.elapsed();
+    let socket = arg.socket.clone();
+    let rest = move || finish(&socket, table, held);
+    match std::thread::Builder::new()
+        .name("gpuheat-attach".into())
+        .spawn(rest)
+    {
+        Ok(_) => AttachStatus::Ok,
+        // No thread to be had: everything here, as the CLI still waits for the connection.
+        // (The dispatch table's report went with the closure; its patch stays.)
+        Err(_) => {
+            finish(&arg.socket, HookReport::default(), held);
+            AttachStatus::Ok
+        }
+    }
+}
+
+/// The layers that need no current context, then the connection to the CLI and the `HOOK`
+/// record. A failure here shows on the CLI's side as an agent that never connected.
+fn finish(socket: &str, table: HookReport, held: std::time::Duration) {
+    let started = std::time::Instant::now();
+    let mut hooks = crate::live::install_off_render_thread();
+    let off_thread = started.elapsed();
+    hooks.dispatch_patched += table.dispatch_patched;
+    hooks.notes.splice(0..0, table.notes);
+    let Ok(stream) = UnixStream::connect(socket) else {
+        return;
     };
     let notes = vec![
         "attached to the running program".to_string(),
         format!(
-            "live hooks: {} GOT slots in {} modules, {} dispatch entries, inline: {}; installed in {:.1} ms on the render thread",
+            "live hooks: {} GOT slots in {} modules, {} dispatch entries, inline: {}; {:.1} ms \
+             on the render thread (the dispatch table), {:.1} ms on the agent's thread",
             hooks.got_patched,
             hooks.modules,
             hooks.dispatch_patched,
@@ -59,15 +89,12 @@ fn attach(arg: &str) -> AttachStatus {
             } else {
                 hooks.inline_hooked.join(", ")
             },
-            hooked_in.as_secs_f64() * 1e3
+            held.as_secs_f64() * 1e3,
+            off_thread.as_secs_f64() * 1e3
         ),
     ];
-    match runtime::connect(stream, Origin { skip: 0, notes }, None) {
-        Ok(()) => {
-            outbox::send_record(Record::Hooks(summary(&hooks)));
-            AttachStatus::Ok
-        }
-        Err(_) => AttachStatus::ConnectFailed,
+    if runtime::connect(stream, Origin { skip: 0, notes }, None).is_ok() {
+        outbox::send_record(Record::Hooks(summary(&hooks)));
     }
 }
 

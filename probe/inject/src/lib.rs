@@ -14,6 +14,8 @@
 //!    boundary, holding no loader or malloc lock) is held; the breakpoints are lifted at
 //!    once; threads that trapped meanwhile are rewound and resumed. Signals the program
 //!    receives meanwhile are delivered, group-stops kept.
+//!    The entry function is looked up in the library's file before the safe point, so the
+//!    held thread waits only for the load bias after the `dlopen`.
 //! 4. **Calls**: the held thread's general and full XSAVE state is saved; below its red
 //!    zone go the library path, the argument and a return address of 0; it runs
 //!    `dlopen(path, RTLD_NOW)` (then `dlerror()` on failure), then `entry(arg)`; each call
@@ -202,6 +204,8 @@ fn inject_x86_64(req: &Request) -> Result<Injected, InjectError> {
 
     let plan = target::plan(req.pid, false)?;
     let pid = plan.info.pid;
+    // Searched now, while the program runs on, rather than while its render thread is held.
+    let prepared = target::prepare_entry(&library, req.entry);
 
     let mut session = tracer::Session::new(pid);
     session.attach(start + tracer::STOP_BOUND)?;
@@ -258,13 +262,14 @@ fn inject_x86_64(req: &Request) -> Result<Injected, InjectError> {
             message,
         });
     }
-    let entry = target::find_entry(pid, &library, req.entry)?.ok_or_else(|| {
-        InjectError::EntryNotFound {
-            pid,
-            library: library.clone(),
-            entry: req.entry.to_string(),
-        }
-    })?;
+    let entry =
+        target::find_entry_with(pid, &library, req.entry, prepared.as_ref())?.ok_or_else(|| {
+            InjectError::EntryNotFound {
+                pid,
+                library: library.clone(),
+                entry: req.entry.to_string(),
+            }
+        })?;
     let result = session.call(req.entry, entry, &[arg_addr], frame_top, CALL_BOUND)?;
     session.finish()?;
     let stopped_for = hit.at.elapsed();

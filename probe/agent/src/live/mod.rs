@@ -85,6 +85,42 @@ static INLINE_MAP: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 /// calling thread's. Without a current context the table is skipped (noted) and patched by a
 /// later call. Never panics into the caller.
 pub fn install() -> HookReport {
+    install_layers(true)
+}
+
+/// Only the dispatch table of the calling thread's current context (layer b): the one layer
+/// that must run on the render thread, so an attach holds that thread for this alone and
+/// leaves the rest to [`install_off_render_thread`].
+pub fn install_dispatch() -> HookReport {
+    let r = std::panic::catch_unwind(|| {
+        let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+        let st = guard.get_or_insert_with(State::default);
+        let mut report = HookReport::default();
+        let clock = std::time::Instant::now();
+        let ctx = Ctx::new();
+        let maps = Maps::read();
+        dispatch::patch_current(&mut st.dispatch, &ctx, &maps, &mut report);
+        report.notes.push(format!(
+            "live hooks on the render thread: {:.1} ms for the dispatch table",
+            clock.elapsed().as_secs_f64() * 1e3
+        ));
+        report
+    });
+    r.unwrap_or_else(|_| HookReport {
+        notes: vec!["live hooks: internal error in the dispatch table, stopped".into()],
+        ..HookReport::default()
+    })
+}
+
+/// Every layer but the dispatch table (inline hooks, the GOTs), on a thread of the agent's
+/// while the program runs on: none of them depends on the current context. Calls that reach
+/// a layer before it is in pass through unrecorded, as before any hook; a capture starts
+/// at a swap after all of it is done.
+pub fn install_off_render_thread() -> HookReport {
+    install_layers(false)
+}
+
+fn install_layers(with_dispatch: bool) -> HookReport {
     let r = std::panic::catch_unwind(|| {
         let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
         let st = guard.get_or_insert_with(State::default);
@@ -111,7 +147,9 @@ pub fn install() -> HookReport {
         let ctx = Ctx::new();
         let maps = Maps::read();
         let context = lap();
-        dispatch::patch_current(&mut st.dispatch, &ctx, &maps, &mut report);
+        if with_dispatch {
+            dispatch::patch_current(&mut st.dispatch, &ctx, &maps, &mut report);
+        }
         let table = lap();
         PENDING.store(false, Ordering::SeqCst);
         got::patch_modules(&mut st.got, &ctx, &mut report, false);
