@@ -98,6 +98,16 @@ fn checksum_on_sigusr1() {
     unsafe { signal(SIGUSR1, on_sigusr1 as *const () as usize) };
 }
 
+/// Prints `--report-frame-ms`'s line, `frame_ms_frames=` and the periods between the
+/// frames' starts in ms, for benchmarks that want every frame's time.
+pub fn report_frame_periods(starts: &[std::time::Instant]) {
+    let periods: Vec<String> = starts
+        .windows(2)
+        .map(|w| format!("{:.3}", (w[1] - w[0]).as_secs_f64() * 1e3))
+        .collect();
+    emit(&format!("frame_ms_frames={}", periods.join(",")));
+}
+
 /// Writes one line to stdout and flushes, ignoring errors (e.g. a closed pipe).
 fn emit(line: &str) {
     use std::io::Write;

@@ -241,11 +241,7 @@ fn main() {
             }
         })?;
         if report {
-            let periods: Vec<String> = starts
-                .windows(2)
-                .map(|w| format!("{:.3}", (w[1] - w[0]).as_secs_f64() * 1e3))
-                .collect();
-            emit(&format!("frame_ms_frames={}", periods.join(",")));
+            gpuheat_examples::report_frame_periods(&starts);
         }
         Ok(())
     })();
@@ -253,14 +249,6 @@ fn main() {
         eprintln!("{}: {}", SPEC.name, e.replace('\n', " "));
         std::process::exit(1);
     }
-}
-
-/// One line on stdout, flushed; errors (a closed pipe) ignored.
-fn emit(line: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
 }
 
 #[cfg(test)]

@@ -221,19 +221,7 @@ fn run(args: &Args, s: u32, l: u32, report: bool) -> Result<(), String> {
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // D: cheap, on screen
     })?;
     if report {
-        let periods: Vec<String> = starts
-            .windows(2)
-            .map(|w| format!("{:.3}", (w[1] - w[0]).as_secs_f64() * 1e3))
-            .collect();
-        emit(&format!("frame_ms_frames={}", periods.join(",")));
+        gpuheat_examples::report_frame_periods(&starts);
     }
     Ok(())
-}
-
-/// One line on stdout, flushed; errors (a closed pipe) ignored.
-fn emit(line: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
 }

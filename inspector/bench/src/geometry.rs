@@ -173,23 +173,7 @@ fn uncaptured_run(
     let mut cmd = Command::new(many_draws);
     cmd.args(program_args(workload, frames + 1, true));
     let out = run_bounded(cmd, limit)?;
-    let periods = out
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("frame_ms_frames="))
-        .map(|v| {
-            v.split(',')
-                .map(|x| x.trim().parse::<f64>())
-                .collect::<Result<Vec<f64>, _>>()
-        });
-    match periods {
-        Some(Ok(p)) if out.status.success() && p.len() == frames as usize => Ok(p[1..].to_vec()),
-        _ => bail!(
-            "many_draws ({}): no frame_ms_frames= line with {frames} values; stderr: {}",
-            out.status,
-            out.stderr.trim()
-        ),
-    }
+    crate::heat::reported_periods(&out, "many_draws", frames)
 }
 
 /// One captured run, full mode with or without geometry: the swap-to-swap periods of the

@@ -394,6 +394,28 @@ fn offscreen_args(frames: u32) -> Vec<String> {
     .collect()
 }
 
+/// The frame periods an example printed with `--report-frame-ms` (its `frame_ms_frames=`
+/// line of `frames` values), without the first (frame 0 compiles shaders on first use).
+pub fn reported_periods(out: &crate::Output, program: &str, frames: u32) -> Result<Vec<f64>> {
+    let periods = out
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("frame_ms_frames="))
+        .map(|v| {
+            v.split(',')
+                .map(|x| x.trim().parse::<f64>())
+                .collect::<Result<Vec<f64>, _>>()
+        });
+    match periods {
+        Some(Ok(p)) if out.status.success() && p.len() == frames as usize => Ok(p[1..].to_vec()),
+        _ => bail!(
+            "{program} ({}): no frame_ms_frames= line with {frames} values; stderr: {}",
+            out.status,
+            out.stderr.trim()
+        ),
+    }
+}
+
 /// Measures the offscreen heat cost over `frames` captured frames (at least 3).
 pub fn measure_offscreen(
     gpuheat: &Path,
@@ -407,23 +429,7 @@ pub fn measure_offscreen(
     let mut cmd = Command::new(offscreen_pass);
     cmd.args(offscreen_args(frames + 1));
     let out = run_bounded(cmd, limit)?;
-    let periods = out
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("frame_ms_frames="))
-        .map(|v| {
-            v.split(',')
-                .map(|x| x.trim().parse::<f64>())
-                .collect::<Result<Vec<f64>, _>>()
-        });
-    let uncaptured = match periods {
-        Some(Ok(p)) if out.status.success() && p.len() == frames as usize => Spread::of(&p[1..]),
-        _ => bail!(
-            "offscreen_pass ({}): no frame_ms_frames= line with {frames} values; stderr: {}",
-            out.status,
-            out.stderr.trim()
-        ),
-    };
+    let uncaptured = Spread::of(&reported_periods(&out, "offscreen_pass", frames)?);
     let (full, _) = offscreen_captured(
         gpuheat,
         agent,
