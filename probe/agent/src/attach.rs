@@ -50,7 +50,12 @@ fn attach(arg: &str) -> AttachStatus {
     let table = crate::live::install_dispatch();
     let held = started.elapsed();
     let socket = arg.socket.clone();
-    let rest = move || finish(&socket, table, held);
+    // A panic on our thread must end quietly there, as everywhere in the agent.
+    let rest = move || {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            finish(&socket, table, held)
+        }));
+    };
     match std::thread::Builder::new()
         .name("gpuheat-attach".into())
         .spawn(rest)
