@@ -183,15 +183,17 @@ impl Loaded {
         let Some(sym) = image.find_function(name) else {
             return Ok(None);
         };
-        let bias = self
-            .module
-            .load_bias(&image)
-            .ok_or_else(|| InjectError::Elf {
-                path: PathBuf::from(&self.module.path),
-                message: "no PT_LOAD segment matches its mappings in the target".into(),
-            })?;
-        Ok(Some(bias.wrapping_add(sym.value)))
+        address(&self.module, &image, sym.value).map(Some)
     }
+}
+
+/// Where a symbol of value `value` in `image`, the file of `module`, is in the target.
+fn address(module: &Module, image: &Image, value: u64) -> Result<u64, InjectError> {
+    let bias = module.load_bias(image).ok_or_else(|| InjectError::Elf {
+        path: PathBuf::from(&module.path),
+        message: "no PT_LOAD segment matches its mappings in the target".into(),
+    })?;
+    Ok(bias.wrapping_add(value))
 }
 
 /// Resolves the target's dlopen (and dlerror): glibc ≥ 2.34 has it in libc.so.6, older
@@ -442,11 +444,7 @@ pub(crate) fn find_entry_with(
     let first = &module.mappings[0];
     if let Some(p) = prepared.filter(|p| (p.id.0, p.id.1) == first.dev && p.id.2 == first.inode) {
         let image = Image::parse(&p.data, Path::new(&module.path))?;
-        let bias = module.load_bias(&image).ok_or_else(|| InjectError::Elf {
-            path: PathBuf::from(&module.path),
-            message: "no PT_LOAD segment matches its mappings in the target".into(),
-        })?;
-        return Ok(Some(bias.wrapping_add(p.value)));
+        return address(module, &image, p.value).map(Some);
     }
     Loaded::open(pid, module)?.function(entry)
 }

@@ -85,31 +85,14 @@ static INLINE_MAP: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 /// calling thread's. Without a current context the table is skipped (noted) and patched by a
 /// later call. Never panics into the caller.
 pub fn install() -> HookReport {
-    install_layers(true)
+    install_layers(true, true)
 }
 
 /// Only the dispatch table of the calling thread's current context (layer b): the one layer
 /// that must run on the render thread, so an attach holds that thread for this alone and
 /// leaves the rest to [`install_off_render_thread`].
 pub fn install_dispatch() -> HookReport {
-    let r = std::panic::catch_unwind(|| {
-        let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
-        let st = guard.get_or_insert_with(State::default);
-        let mut report = HookReport::default();
-        let clock = std::time::Instant::now();
-        let ctx = Ctx::new();
-        let maps = Maps::read();
-        dispatch::patch_current(&mut st.dispatch, &ctx, &maps, &mut report);
-        report.notes.push(format!(
-            "live hooks on the render thread: {:.1} ms for the dispatch table",
-            clock.elapsed().as_secs_f64() * 1e3
-        ));
-        report
-    });
-    r.unwrap_or_else(|_| HookReport {
-        notes: vec!["live hooks: internal error in the dispatch table, stopped".into()],
-        ..HookReport::default()
-    })
+    install_layers(true, false)
 }
 
 /// Every layer but the dispatch table (inline hooks, the GOTs), on a thread of the agent's
@@ -117,49 +100,55 @@ pub fn install_dispatch() -> HookReport {
 /// a layer before it is in pass through unrecorded, as before any hook; a capture starts
 /// at a swap after all of it is done.
 pub fn install_off_render_thread() -> HookReport {
-    install_layers(false)
+    install_layers(false, true)
 }
 
-fn install_layers(with_dispatch: bool) -> HookReport {
+/// The dispatch table (`table`) and the other layers (`rest`), in the order c, b, a.
+fn install_layers(table: bool, rest: bool) -> HookReport {
     let r = std::panic::catch_unwind(|| {
         let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
         let st = guard.get_or_insert_with(State::default);
         let mut report = HookReport::default();
-        if !dlfcn::init() {
+        if rest && !dlfcn::init() {
             report
                 .notes
                 .push("dlfcn: real dlopen/dlsym not found; their slots left alone".into());
         }
         // Each step's time, for the note that says where the render thread's hold went.
         let mut clock = std::time::Instant::now();
-        let mut lap = || {
-            let ms = clock.elapsed().as_secs_f64() * 1e3;
+        let mut steps: Vec<String> = Vec::new();
+        let mut lap = |what: &str| {
+            steps.push(format!(
+                "{:.1} ms {what}",
+                clock.elapsed().as_secs_f64() * 1e3
+            ));
             clock = std::time::Instant::now();
-            ms
         };
-        if !st.self_bound {
-            st.self_bound = true;
-            bind_agent_to_itself(&mut report);
+        if rest {
+            if !st.self_bound {
+                st.self_bound = true;
+                bind_agent_to_itself(&mut report);
+            }
+            lap("for the agent's own GOT");
+            hook_inline_targets(&mut st.inline, &mut report);
+            lap("inline");
         }
-        let own = lap();
-        hook_inline_targets(&mut st.inline, &mut report);
-        let inline = lap();
         let ctx = Ctx::new();
         let maps = Maps::read();
-        let context = lap();
-        if with_dispatch {
+        lap("reading the process's maps");
+        if table {
             dispatch::patch_current(&mut st.dispatch, &ctx, &maps, &mut report);
+            lap("for the dispatch table");
         }
-        let table = lap();
-        PENDING.store(false, Ordering::SeqCst);
-        got::patch_modules(&mut st.got, &ctx, &mut report, false);
-        drain_pending(st, &mut report);
-        let got = lap();
-        report.notes.push(format!(
-            "live hooks took {own:.1} ms for the agent's own GOT, {inline:.1} ms inline, \
-             {context:.1} ms reading the process's maps, {table:.1} ms for the dispatch \
-             table, {got:.1} ms for the GOT slots"
-        ));
+        if rest {
+            PENDING.store(false, Ordering::SeqCst);
+            got::patch_modules(&mut st.got, &ctx, &mut report, false);
+            drain_pending(st, &mut report);
+            lap("for the GOT slots");
+        }
+        report
+            .notes
+            .push(format!("live hooks took {}", steps.join(", ")));
         // SAFETY: clears what our own failed RTLD_NOLOAD lookups left for dlerror().
         unsafe { libc::dlerror() };
         report
