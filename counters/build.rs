@@ -57,6 +57,7 @@ const NAMES: &[&str] = &[
     "COLOR_ATTACHMENT0",
     "COLOR_ATTACHMENT1",
     "STENCIL_ATTACHMENT",
+    "STENCIL_INDEX",
     "STENCIL_INDEX8",
     "RGBA8",
     "R32F",

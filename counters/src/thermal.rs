@@ -7,15 +7,17 @@
 //! stencil buffer cleared to 0, stencil test `ALWAYS` with `INCR` on both faces and colour
 //! writes off, and no depth buffer (so the depth test passes). The stencil then holds
 //! `c_d(p)`, the fragments the draw produced at `p` (saturating at 255 per pixel per draw:
-//! `INCR` does not wrap). Two passes of a full-screen triangle into the count framebuffer's
-//! RGBA8 buffer mark red where the stencil is not 0 and green where it is above 1; the buffer
-//! is read back as bytes for `N_d = Σ_p c_d(p)` and the coverage box. Without green (most
-//! draws: at most one fragment per pixel), `c_d` is the red mask and one pass, stencil not 0,
-//! adds `T_d/N_d` and 1 into the two R32F targets of `accum` (heat, overdraw), scissored to the
-//! box. With green, eight "bit passes", stencil `EQUAL` on bit `b`, additive blending, sum
-//! `c_d(p)` into an R32F target (`scratch`), read back as floats, and eight more add
-//! `2^b·T_d/N_d` and `2^b` into `accum`. At the frame's end (before the swap) the frame's colour buffer and both maps are
-//! read back once and `accum` is cleared.
+//! `INCR` does not wrap). Where the context reads stencil back (desktop GL; GLES with
+//! `GL_NV_read_stencil`, which Mesa has) the stencil is read as bytes: `c_d` itself, for
+//! `N_d = Σ_p c_d(p)` and the coverage box. Elsewhere two passes of a full-screen triangle
+//! into the count framebuffer's RGBA8 buffer mark red where the stencil is not 0 and green
+//! where it is above 1, read back as bytes; without green `c_d` is the red mask, with it
+//! eight "bit passes", stencil `EQUAL` on bit `b`, additive blending, sum `c_d(p)` into an
+//! R32F target (`scratch`), read back as floats. Then, when no pixel has more than one
+//! fragment (most draws), one pass, stencil not 0, adds `T_d/N_d` and 1 into the two R32F
+//! targets of `accum` (heat, overdraw), scissored to the box; otherwise eight bit passes add
+//! `2^b·T_d/N_d` and `2^b` into `accum`. At the frame's end (before the swap) the frame's
+//! colour buffer and both maps are read back once and `accum` is cleared.
 //!
 //! Invisibility: every piece of state touched is saved and restored, and the program's
 //! pending GL error is taken before the work and raised again after it, by the crate's
@@ -73,6 +75,17 @@ pub fn support(
             Ok(())
         }
         ClientApi::Vg => Err("OpenVG contexts draw no GL fragments".into()),
+    }
+}
+
+/// Whether `glReadPixels` of a context reads `GL_STENCIL_INDEX`: always in desktop GL, with
+/// `GL_NV_read_stencil` in GLES (Mesa has it; the painter falls back to its mask passes when
+/// a driver refuses anyway).
+pub fn stencil_readable(api: ClientApi, has_extension: impl Fn(&str) -> bool) -> bool {
+    match api {
+        ClientApi::Gl => true,
+        ClientApi::Gles => has_extension("GL_NV_read_stencil"),
+        ClientApi::Vg => false,
     }
 }
 
@@ -139,6 +152,9 @@ const FS: &str = "uniform vec2 u_add;\nin vec2 unused_;\nlayout(location = 0) ou
 /// being painted.
 pub struct Painter {
     gles: bool,
+    /// Whether counts are read from the stencil directly (else through the mask passes);
+    /// cleared the first time the driver refuses.
+    stencil_readable: bool,
     unsupported: Option<String>,
     /// Our program, its `u_add` location and our empty vertex array, built once.
     program: Option<(GLuint, GLint, GLuint)>,
@@ -189,19 +205,21 @@ fn intersect(a: [GLint; 4], b: [GLint; 4]) -> [GLint; 4] {
     [x0, y0, (x1 - x0).max(0), (y1 - y0).max(0)]
 }
 
-/// `c_d(p)` inside `bbox` of a `w`-wide count buffer, saturated to a byte.
-/// `N_d = Σ_p c_d(p)` and the box of the pixels with `c_d > 0` (x0, y0, x1, y1, the upper
-/// bounds exclusive; all 0 when none), row by row: the scan runs once per painted draw over
-/// the whole target.
-fn total_and_box(counts: &[f32], w: u32) -> (u64, [u32; 4]) {
+/// `N_d = Σ_p c_d(p)`, the box of the pixels with `c_d > 0` (x0, y0, x1, y1, the upper
+/// bounds exclusive; all 0 when none) and the largest `c_d`, row by row: the scan runs once
+/// per painted draw over the whole target, so it stays on bytes.
+fn total_and_box(counts: &[u8], w: u32) -> (u64, [u32; 4], u8) {
     let mut n = 0u64;
+    let mut most = 0u8;
     let mut bbox = [u32::MAX, u32::MAX, 0, 0];
     for (y, row) in counts.chunks_exact(w.max(1) as usize).enumerate() {
-        let Some(first) = row.iter().position(|&c| c > 0.0) else {
+        let Some(first) = row.iter().position(|&c| c != 0) else {
             continue;
         };
-        let last = row.iter().rposition(|&c| c > 0.0).unwrap_or(first);
-        n += row[first..=last].iter().map(|&c| c as u64).sum::<u64>();
+        let last = row.iter().rposition(|&c| c != 0).unwrap_or(first);
+        let live = &row[first..=last];
+        n += live.iter().map(|&c| u64::from(c)).sum::<u64>();
+        most = most.max(live.iter().copied().max().unwrap_or(0));
         let y = y as u32;
         bbox[0] = bbox[0].min(first as u32);
         bbox[1] = bbox[1].min(y);
@@ -211,19 +229,16 @@ fn total_and_box(counts: &[f32], w: u32) -> (u64, [u32; 4]) {
     if n == 0 {
         bbox = [0; 4];
     }
-    (n, bbox)
+    (n, bbox, most)
 }
 
-fn crop(counts: &[f32], w: u32, bbox: [u32; 4]) -> Vec<u8> {
+/// `c_d(p)` inside `bbox` of a `w`-wide count buffer.
+fn crop(counts: &[u8], w: u32, bbox: [u32; 4]) -> Vec<u8> {
     let [x0, y0, x1, y1] = bbox;
     let mut out = Vec::with_capacity(((x1 - x0) * (y1 - y0)) as usize);
     for y in y0..y1 {
         let row = (y * w) as usize;
-        out.extend(
-            counts[row + x0 as usize..row + x1 as usize]
-                .iter()
-                .map(|&c| c.clamp(0.0, 255.0) as u8),
-        );
+        out.extend_from_slice(&counts[row + x0 as usize..row + x1 as usize]);
     }
     out
 }
@@ -238,10 +253,17 @@ struct Destination {
 
 impl Painter {
     /// A painter for a context of `api` (with `unsupported` the reason it cannot paint, from
-    /// [`support`]); `surface`: the draw surface's size when known.
-    pub fn new(api: ClientApi, unsupported: Option<String>, surface: Option<[u32; 2]>) -> Painter {
+    /// [`support`]); `surface`: the draw surface's size when known; `stencil_readable`:
+    /// whether `glReadPixels` takes `GL_STENCIL_INDEX` ([`stencil_readable`]).
+    pub fn new(
+        api: ClientApi,
+        unsupported: Option<String>,
+        surface: Option<[u32; 2]>,
+        stencil_readable: bool,
+    ) -> Painter {
         Painter {
             gles: api == ClientApi::Gles,
+            stencil_readable,
             unsupported,
             program: None,
             size: surface.filter(|s| s[0] > 0 && s[1] > 0),
@@ -599,35 +621,48 @@ impl Painter {
                 }
             };
 
-            // Most draws put at most one fragment on a pixel. Two passes into the RGBA8
-            // buffer say where and whether: red where c_d ≥ 1, green where c_d ≥ 2, read
-            // back as bytes (a quarter of an R32F read on GLES, the drivers' fast format).
-            // Without green, c_d is red: no bit passes. With it, the eight bit passes sum
-            // c_d into the R32F buffer, read back as floats.
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
-            (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
-            (f.uniform2f)(uniform, 1.0, 1.0);
-            (f.color_mask)(1, 0, 0, 0);
-            (f.stencil_func_separate)(FRONT_AND_BACK, NOTEQUAL, 0, 0xFF);
-            (f.draw_arrays)(TRIANGLES, 0, 3);
-            (f.color_mask)(0, 1, 0, 0);
-            (f.stencil_func_separate)(FRONT_AND_BACK, LESS, 1, 0xFF);
-            (f.draw_arrays)(TRIANGLES, 0, 3);
-            (f.color_mask)(1, 1, 1, 1);
+            // c_d(p) as bytes: the stencil itself where the context can read it (desktop
+            // GL, GLES with GL_NV_read_stencil): one read, no passes. Elsewhere two passes
+            // into the RGBA8 buffer say where and whether: red where c_d ≥ 1, green where
+            // c_d ≥ 2, read back as bytes (a quarter of an R32F read on GLES, the drivers'
+            // fast format). Without green, c_d is red. With it, the eight bit passes sum c_d
+            // into the R32F buffer, read back as floats.
             (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[0]);
             pack_defaults(f);
-            let (mask, overlapping) = self.read_mask(f, w, h);
-            let single = !overlapping;
-            let counts = if single {
-                mask
+            let stencil = if self.stencil_readable {
+                self.read_stencil(f, w, h)
             } else {
-                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[1]);
-                (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
-                bit_passes(&|b| ((1u32 << b) as f32, (1u32 << b) as f32), false);
-                (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[1]);
-                self.read_floats(f, w, h)
+                None
             };
-            let (n, bbox) = total_and_box(&counts, w);
+            let counts = match stencil {
+                Some(c) => c,
+                None => {
+                    (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
+                    (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
+                    (f.uniform2f)(uniform, 1.0, 1.0);
+                    (f.color_mask)(1, 0, 0, 0);
+                    (f.stencil_func_separate)(FRONT_AND_BACK, NOTEQUAL, 0, 0xFF);
+                    (f.draw_arrays)(TRIANGLES, 0, 3);
+                    (f.color_mask)(0, 1, 0, 0);
+                    (f.stencil_func_separate)(FRONT_AND_BACK, LESS, 1, 0xFF);
+                    (f.draw_arrays)(TRIANGLES, 0, 3);
+                    (f.color_mask)(1, 1, 1, 1);
+                    let (mask, overlapping) = self.read_mask(f, w, h);
+                    if overlapping {
+                        (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[1]);
+                        (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
+                        bit_passes(&|b| ((1u32 << b) as f32, (1u32 << b) as f32), false);
+                        (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[1]);
+                        // Exact: the stencil saturates at 255.
+                        let floats = self.read_floats(f, w, h);
+                        floats.iter().map(|&c| c.clamp(0.0, 255.0) as u8).collect()
+                    } else {
+                        mask
+                    }
+                }
+            };
+            let (n, bbox, most) = total_and_box(&counts, w);
+            let single = most <= 1;
             if n > 0 {
                 // Add 2^b·T/N and 2^b where bit b of c_d is set, inside the box only.
                 let share = time_ns as f64 / n as f64;
@@ -687,7 +722,7 @@ impl Painter {
     ///
     /// # Safety
     /// As [`Painter::read_floats`], with an RGBA8 colour buffer.
-    unsafe fn read_mask(&self, f: &ThermalFns, w: u32, h: u32) -> (Vec<f32>, bool) {
+    unsafe fn read_mask(&self, f: &ThermalFns, w: u32, h: u32) -> (Vec<u8>, bool) {
         let mut v = vec![0u8; w as usize * h as usize * 4];
         // SAFETY: our caller's promise (context current, a complete read framebuffer of at
         // least `w`×`h` bound, pack state at its defaults); `v` holds `w`×`h` RGBA8 pixels,
@@ -704,15 +739,16 @@ impl Painter {
             )
         };
         let green = v.chunks_exact(4).any(|p| p[1] != 0);
-        let mask = v
-            .chunks_exact(4)
-            .map(|p| if p[0] != 0 { 1.0 } else { 0.0 })
-            .collect();
+        let mask = v.chunks_exact(4).map(|p| u8::from(p[0] != 0)).collect();
         (mask, green)
     }
 
     /// Reads the R32F colour buffer of the bound read framebuffer (its read buffer already
     /// chosen): GL reads `GL_RED`, GLES the always-supported `GL_RGBA`/`GL_FLOAT` pair.
+    ///
+    /// # Safety
+    /// This painter's context must be current with `f` its real functions, a complete read
+    /// framebuffer of at least `w`×`h` bound, and the pack state at its defaults.
     unsafe fn read_floats(&self, f: &ThermalFns, w: u32, h: u32) -> Vec<f32> {
         let n = w as usize * h as usize;
         let (format, channels) = if self.gles { (RGBA, 4) } else { (RED, 1) };
@@ -736,6 +772,36 @@ impl Painter {
         } else {
             v.chunks_exact(channels).map(|c| c[0]).collect()
         }
+    }
+
+    /// Reads the stencil of the bound read framebuffer as bytes; `None` (and the painter
+    /// stops trying) when the driver refuses the read.
+    ///
+    /// # Safety
+    /// As [`Painter::read_floats`], the read framebuffer with a stencil attachment.
+    unsafe fn read_stencil(&mut self, f: &ThermalFns, w: u32, h: u32) -> Option<Vec<u8>> {
+        let mut v = vec![0u8; w as usize * h as usize];
+        // SAFETY: our caller's promise; `v` holds `w`×`h` bytes, exactly what a read of
+        // `GL_STENCIL_INDEX`/`GL_UNSIGNED_BYTE` at pack alignment 4 writes for any `w` (rows
+        // padded to 4 bytes would overrun: the alignment is set to 1 around the read).
+        unsafe {
+            (f.pixel_storei)(PACK_ALIGNMENT, 1);
+            (f.read_pixels)(
+                0,
+                0,
+                w as GLsizei,
+                h as GLsizei,
+                STENCIL_INDEX,
+                UNSIGNED_BYTE,
+                v.as_mut_ptr().cast(),
+            );
+            (f.pixel_storei)(PACK_ALIGNMENT, 4);
+            if drain_errors(f) != NO_ERROR {
+                self.stencil_readable = false;
+                return None;
+            }
+        }
+        Some(v)
     }
 
     /// Makes sure the working buffers cover `w`×`h` and target `id` has its maps at that
@@ -1225,23 +1291,27 @@ mod tests {
     #[test]
     fn the_total_and_box_of_a_count_buffer_cover_its_pixels() {
         // 4×3, bottom row first: counts at (1,0)=2, (3,1)=1, (0,2)=3.
-        let mut c = vec![0.0f32; 12];
-        c[1] = 2.0;
-        c[4 + 3] = 1.0;
-        c[8] = 3.0;
-        assert_eq!(super::total_and_box(&c, 4), (6, [0, 0, 4, 3]));
-        c[8] = 0.0;
-        assert_eq!(super::total_and_box(&c, 4), (3, [1, 0, 4, 2]));
-        assert_eq!(super::total_and_box(&[0.0; 12], 4), (0, [0; 4]));
+        let mut c = vec![0u8; 12];
+        c[1] = 2;
+        c[4 + 3] = 1;
+        c[8] = 3;
+        assert_eq!(super::total_and_box(&c, 4), (6, [0, 0, 4, 3], 3));
+        c[8] = 0;
+        assert_eq!(super::total_and_box(&c, 4), (3, [1, 0, 4, 2], 2));
+        c[1] = 1;
+        assert_eq!(super::total_and_box(&c, 4), (2, [1, 0, 4, 2], 1));
+        assert_eq!(super::total_and_box(&[0; 12], 4), (0, [0; 4], 0));
+        // Saturated pixels count 255 each: N_d does not wrap.
+        assert_eq!(super::total_and_box(&[255; 12], 4).0, 12 * 255);
     }
 
     #[test]
-    fn coverage_is_cropped_to_its_box_and_saturates_at_a_byte() {
+    fn coverage_is_cropped_to_its_box() {
         // A 4×3 count buffer, bottom row first.
         let counts = [
-            0.0, 0.0, 0.0, 0.0, //
-            0.0, 1.0, 2.0, 0.0, //
-            0.0, 300.0, 3.0, 0.0,
+            0, 0, 0, 0, //
+            0, 1, 2, 0, //
+            0, 255, 3, 0,
         ];
         assert_eq!(crop(&counts, 4, [1, 1, 3, 3]), vec![1, 2, 255, 3]);
         assert!(crop(&counts, 4, [0, 0, 0, 0]).is_empty());

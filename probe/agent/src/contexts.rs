@@ -152,7 +152,8 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
         let unsupported = thermal::support(api, major, minor, |e| c.has_extension(e))
             .err()
             .or_else(|| thermal_fns().err());
-        entry.painter = Some(Painter::new(api, unsupported, surface));
+        let stencil = thermal::stencil_readable(api, |e| c.has_extension(e));
+        entry.painter = Some(Painter::new(api, unsupported, surface, stencil));
     }
     entry.painter.as_mut().expect("painter")
 }

@@ -1,0 +1,100 @@
+//! Heat painting's two ways of counting a draw's fragments per pixel, on real GL 4.5 and
+//! GLES 3.2 contexts (Mesa llvmpipe): reading the stencil back directly, and the mask passes
+//! drivers without `GL_NV_read_stencil` take. Both give the overdraw the rectangles' geometry
+//! says and conserve the draws' time.
+
+mod common;
+
+use common::Scene;
+use gpuheat_counters::thermal::{self, Painter};
+use gpuheat_examples::gfx::Api;
+use gpuheat_examples::gl::*;
+use gpuheat_session::{ClientApi, HeatMap};
+
+const W: u32 = 64;
+const H: u32 = 48;
+
+/// Rectangles (x, y, w, h) of each painted draw: the first draw's two overlap (two fragments
+/// per pixel where they do), the second is a single small one.
+const DRAWS: [&[(u32, u32, u32, u32)]; 2] =
+    [&[(0, 0, 32, 32), (16, 8, 32, 32)], &[(40, 30, 10, 6)]];
+/// Serialized times given to the painter for each draw, ns.
+const TIMES: [u64; 2] = [6_000, 1_000];
+
+fn client(api: Api) -> ClientApi {
+    match api {
+        Api::Gles => ClientApi::Gles,
+        Api::Gl => ClientApi::Gl,
+    }
+}
+
+/// Fragments of `rects` at pixel (x, y).
+fn covered(rects: &[(u32, u32, u32, u32)], x: u32, y: u32) -> u32 {
+    rects
+        .iter()
+        .filter(|r| x >= r.0 && x < r.0 + r.2 && y >= r.1 && y < r.1 + r.3)
+        .count() as u32
+}
+
+/// Paints `DRAWS` with a painter that reads the stencil (`stencil`) or takes the mask passes,
+/// and returns the frame's screen map.
+fn paint(scene: &Scene, api: Api, stencil: bool) -> HeatMap {
+    let t = scene.gl.thermal.as_ref().expect("painting functions");
+    let mut painter = Painter::new(client(api), None, Some([W, H]), stencil);
+    for (i, rects) in DRAWS.iter().enumerate() {
+        let replay = || {
+            for r in rects.iter() {
+                scene.draw_rect(r.0, r.1, r.2, r.3);
+            }
+        };
+        replay();
+        // SAFETY: the scene's context is current on this thread and `t` its real functions.
+        unsafe { painter.paint(t, 1, i as u32 + 1, TIMES[i], false, &|_| false, &replay) };
+    }
+    // SAFETY: as above.
+    let flushed = unsafe { painter.finish(t, 1, scene.gfx.context as u64) };
+    flushed
+        .screen
+        .expect("the screen was flushed")
+        .expect("the screen's map")
+}
+
+#[test]
+fn stencil_read_and_mask_passes_count_the_same_fragments() {
+    for api in Api::ALL {
+        let scene = Scene::new(api, W, H, None);
+        let cc = scene.counters();
+        assert!(
+            thermal::stencil_readable(client(api), |e| cc.has_extension(e)),
+            "{api:?}: Mesa reads the stencil in both APIs"
+        );
+        let read = paint(&scene, api, true);
+        let passes = paint(&scene, api, false);
+        for map in [&read, &passes] {
+            assert_eq!((map.width, map.height), (W, H), "{api:?}");
+            for y in 0..H {
+                for x in 0..W {
+                    let want: u32 = DRAWS.iter().map(|d| covered(d, x, y)).sum();
+                    assert_eq!(
+                        map.overdraw[(y * W + x) as usize],
+                        want,
+                        "{api:?} ({x},{y})"
+                    );
+                }
+            }
+            let fragments: Vec<u64> = map.draws.iter().map(|d| d.fragments).collect();
+            // 32² twice, and 10×6.
+            assert_eq!(fragments, vec![2 * 32 * 32, 60], "{api:?}");
+            let sum: f64 = map.heat.iter().map(|&h| f64::from(h)).sum();
+            let want = (TIMES[0] + TIMES[1]) as f64;
+            assert!(
+                (sum - want).abs() < want * 1e-4,
+                "{api:?}: Σ heat {sum} vs {want}"
+            );
+        }
+        assert_eq!(read.heat, passes.heat, "{api:?}");
+        assert_eq!(read.draws, passes.draws, "{api:?}");
+        // SAFETY: as above: the program sees no error of ours.
+        assert_eq!(unsafe { glGetError() }, GL_NO_ERROR, "{api:?}");
+    }
+}
