@@ -11,33 +11,148 @@ use gpuheat_session::{CallClass, Frame, HeatMap, Nested, Session};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
-/// How much a finding matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// How much a finding matters (`gpuheat checklist --fail-on` compares against it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; costs little on its own.
+    #[default]
     Info,
     /// Costs measurable time; worth fixing.
     Warning,
     /// Holds a large part of the frame: fix it first.
-    Problem,
+    Error,
+}
+
+/// What a finding is based on: the calls (indices in the frame's calls), how many there are
+/// in all, and the measured values and arguments that matter, as name and text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Evidence {
+    /// The calls, in frame order; at most [`MAX_EVIDENCE_CALLS`] of them.
+    pub calls: Vec<u32>,
+    /// How many calls (or events) the finding counts, `calls` holding the first of them.
+    pub count: u64,
+    /// Measured values and arguments, e.g. `("fragments", "65536")`.
+    pub values: Vec<(String, String)>,
+}
+
+/// Most calls a finding's evidence lists; [`Evidence::count`] has the total.
+pub const MAX_EVIDENCE_CALLS: usize = 32;
+
+impl Evidence {
+    /// Evidence of `calls` (all of them counted, the first [`MAX_EVIDENCE_CALLS`] kept).
+    pub fn calls(calls: impl IntoIterator<Item = u32>) -> Evidence {
+        let mut e = Evidence::default();
+        for c in calls {
+            if e.calls.len() < MAX_EVIDENCE_CALLS {
+                e.calls.push(c);
+            }
+            e.count += 1;
+        }
+        e
+    }
+
+    /// Adds a named value.
+    pub fn with(mut self, name: &str, value: impl std::fmt::Display) -> Evidence {
+        self.values.push((name.to_string(), value.to_string()));
+        self
+    }
+}
+
+/// The time a finding costs, where it can be measured, and how it was measured (e.g. "CPU
+/// time of the 1,200 redundant calls").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cost {
+    /// Nanoseconds per frame.
+    pub ns: u64,
+    /// What was measured.
+    pub measured: String,
 }
 
 /// One checklist result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Finding {
     /// The frame, as in [`gpuheat_session::Frame::index`].
     pub frame: u64,
     /// The call it is about (index in the frame's calls); `None` for the frame as a whole.
     pub call: Option<u32>,
-    /// Stable rule name, e.g. `overdraw`.
+    /// Stable rule id, e.g. `overdraw` (one of [`RULES`]).
     pub rule: &'static str,
     /// How much it matters.
     pub severity: Severity,
     /// One line: what is wrong, with the measured figure.
     pub title: String,
-    /// Why it costs and what to do about it.
+    /// Why it costs.
     pub detail: String,
+    /// What to do about it.
+    pub fix: String,
+    /// The calls, counts and values it rests on.
+    pub evidence: Evidence,
+    /// The time it costs per frame, where that can be measured.
+    pub cost: Option<Cost>,
 }
+
+/// A rule of the checklist: its id, the severity it usually reports, and one line on what it
+/// looks for (`gpuheat checklist --rule` takes the ids).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Rule {
+    /// Stable id.
+    pub id: &'static str,
+    /// What it looks for.
+    pub summary: &'static str,
+}
+
+/// Every rule of the checklist, GL and VG, in the order `gpuheat checklist` lists them.
+pub const RULES: &[Rule] = &[
+    Rule {
+        id: "dominant-draw",
+        summary: "one draw holds a large share of its frame's GPU time",
+    },
+    Rule {
+        id: "expensive-fragments",
+        summary: "a draw's cost per fragment is far above its frame's median",
+    },
+    Rule {
+        id: "overdraw",
+        summary: "covered pixels are shaded several times on average",
+    },
+    Rule {
+        id: "small-draws",
+        summary: "many draws of few fragments each",
+    },
+    Rule {
+        id: "redundant-state",
+        summary: "state calls that set what is already current",
+    },
+    Rule {
+        id: "pipeline-stall",
+        summary: "calls that make the CPU wait for the GPU",
+    },
+    Rule {
+        id: "vg-object-churn",
+        summary: "VG objects created and destroyed every frame",
+    },
+    Rule {
+        id: "vg-image-reupload",
+        summary: "the same VG image data uploaded again",
+    },
+    Rule {
+        id: "vg-tiny-complex-path",
+        summary: "complex VG paths drawn tiny",
+    },
+    Rule {
+        id: "vg-redundant-state",
+        summary: "VG state set to what is already current",
+    },
+    Rule {
+        id: "vg-path-all-capabilities",
+        summary: "VG paths created with every capability",
+    },
+    Rule {
+        id: "vg-sync-every-frame",
+        summary: "vgFinish or a read-back every frame",
+    },
+];
 
 /// A draw taking at least this share of its frame's GPU time is called out.
 const DOMINANT_SHARE: f64 = 0.25;
@@ -120,7 +235,7 @@ fn dominant_draws(frame: u64, draw_calls: usize, draws: &[&DrawCost], out: &mut 
                 call: Some(d.call),
                 rule: "dominant-draw",
                 severity: if share >= 0.5 {
-                    Severity::Problem
+                    Severity::Error
                 } else {
                     Severity::Warning
                 },
@@ -131,9 +246,18 @@ fn dominant_draws(frame: u64, draw_calls: usize, draws: &[&DrawCost], out: &mut 
                     t as f64 / 1e6
                 ),
                 detail: "One draw out of many holds a large share of the frame: it is where \
-                         an optimisation pays first. Its fragment cost and coverage say whether \
-                         to shade less or cover fewer pixels."
+                         an optimisation pays first."
                     .into(),
+                fix: "Its fragment cost and coverage say whether to shade less or cover \
+                      fewer pixels."
+                    .into(),
+                evidence: Evidence::calls([d.call])
+                    .with("share", format!("{:.3}", share))
+                    .with("serialized_ns", t),
+                cost: Some(Cost {
+                    ns: t,
+                    measured: "the draw's GPU time".into(),
+                }),
             });
         }
     }
@@ -190,9 +314,20 @@ fn fragment_cost(
                     c
                 ),
                 detail: "Each pixel this draw covers costs far more than the frame's other \
-                         draws: its fragment shader is the expense. Shade less (fewer texture \
-                         reads and loop iterations, lower precision) or cover fewer pixels."
+                         draws: its fragment shader is the expense."
                     .into(),
+                fix: "Shade less (fewer texture reads and loop iterations, lower precision) \
+                      or cover fewer pixels."
+                    .into(),
+                evidence: Evidence::calls([d.call])
+                    .with("fragments", frags[&d.call])
+                    .with("ns_per_fragment", format!("{c:.2}"))
+                    .with("median_ns_per_fragment", format!("{median:.2}")),
+                cost: d.gpu_serialized_ns.map(|t| Cost {
+                    ns: t - (median * frags[&d.call] as f64).min(t as f64) as u64,
+                    measured: "the draw's GPU time above the frame's median cost per fragment"
+                        .into(),
+                }),
             });
         }
     }
@@ -215,17 +350,23 @@ fn overdraw(map: Option<&HeatMap>, frame: u64, out: &mut Vec<Finding>) {
             call: None,
             rule: "overdraw",
             severity: if mean >= 2.0 * OVERDRAW_MEAN {
-                Severity::Problem
+                Severity::Error
             } else {
                 Severity::Warning
             },
             title: format!(
                 "each covered pixel is shaded {mean:.1} times on average (at most {max})"
             ),
-            detail: "Fragments that a later draw covers are wasted work. Draw opaque geometry \
-                     front to back with the depth test on, skip layers that are hidden, and \
-                     keep blended layers small."
+            detail: "Fragments that a later draw covers are wasted work.".into(),
+            fix: "Draw opaque geometry front to back with the depth test on, skip layers that \
+                  are hidden, and keep blended layers small."
                 .into(),
+            evidence: Evidence::default()
+                .with("covered_pixels", covered)
+                .with("fragments", total)
+                .with("mean", format!("{mean:.2}"))
+                .with("max", max),
+            ..Default::default()
         });
     }
 }
@@ -271,9 +412,17 @@ fn small_draws(
             cpu as f64 / 1e6
         ),
         detail: "Each draw call has a fixed CPU and driver cost; many small draws spend more \
-                 on calls than on pixels. Batch them: merge buffers, use instancing or \
-                 multi-draw."
+                 on calls than on pixels."
             .into(),
+        fix: "Batch them: merge buffers, use instancing or multi-draw.".into(),
+        evidence: Evidence::default().with("draws", draw_calls).with(
+            "median_fragments",
+            median.map_or("unknown".into(), |m| m.to_string()),
+        ),
+        cost: Some(Cost {
+            ns: cpu,
+            measured: "CPU time of the frame's work calls".into(),
+        }),
     });
 }
 
@@ -414,9 +563,11 @@ fn redundant_state(s: &Session, nested: &Nested, out: &mut Vec<Finding>) {
                 title: format!(
                     "{redundant} of {state_calls} state calls set the value already set"
                 ),
-                detail: "Each redundant call still goes through the driver's validation. Track \
-                         the bound state in the program and skip calls that change nothing."
+                detail: "Each redundant call still goes through the driver's validation.".into(),
+                fix: "Track the bound state in the program and skip calls that change \
+                      nothing."
                     .into(),
+                ..Default::default()
             });
         }
     }
@@ -444,9 +595,16 @@ fn stalls(s: &Session, f: &Frame, nested: &Nested, out: &mut Vec<Finding>) {
                     c.duration_ns as f64 / 1e6
                 ),
                 detail: "The CPU stops until the GPU has finished everything queued, so the \
-                         two no longer overlap. Read back asynchronously (pixel buffer \
-                         objects, fences polled a frame later) or not at all."
+                         two no longer overlap."
                     .into(),
+                fix: "Read back asynchronously (pixel buffer objects, fences polled a frame \
+                      later) or not at all."
+                    .into(),
+                evidence: Evidence::calls([i as u32]).with("wall_ns", c.duration_ns),
+                cost: Some(Cost {
+                    ns: c.duration_ns,
+                    measured: "the call's wall time".into(),
+                }),
             });
         }
     }

@@ -181,6 +181,7 @@ fn object_churn(s: &Session, out: &mut Vec<Finding>) {
                  vgAppendPathData or vgModifyPathCoords, an image's pixels with \
                  vgImageSubData."
             ),
+            ..Default::default()
         });
     }
 }
@@ -269,6 +270,7 @@ fn image_reupload(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
              draw it as often as needed; upload again only what changed.",
             plural(repeated.len(), "distinct image")
         ),
+        ..Default::default()
     });
 }
 
@@ -370,6 +372,7 @@ fn tiny_complex_paths(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
                      sizes (fewer segments: a level of detail), or draw the shape once into \
                      an image and draw the image."
                 .into(),
+            ..Default::default()
         });
     }
 }
@@ -650,6 +653,7 @@ fn redundant_state(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
                          change nothing; set a paint once per mode instead of before every \
                          draw."
                     .into(),
+                ..Default::default()
             });
         }
     }
@@ -825,6 +829,7 @@ fn all_capabilities(s: &Session, out: &mut Vec<Finding>) {
                      it, none to only draw it), or remove the others with \
                      vgRemovePathCapabilities once it is built."
                 .into(),
+            ..Default::default()
         });
     }
 }
@@ -874,6 +879,7 @@ fn sync_every_frame(s: &Session, out: &mut Vec<Finding>) {
                      eglSwapBuffers end the frame; read pixels back only when needed, or a \
                      frame later."
                 .into(),
+            ..Default::default()
         });
     }
 }

@@ -58,7 +58,7 @@ fn dominant_draw_is_a_problem_from_half_the_frame() {
             .unwrap()
             .severity
     };
-    assert_eq!(sev(d[0]), Severity::Problem);
+    assert_eq!(sev(d[0]), Severity::Error);
     assert_eq!(sev(d[1]), Severity::Warning);
 
     // Just under half: a warning.
@@ -208,7 +208,7 @@ fn overdraw_counts_only_covered_pixels_and_is_a_problem_from_six() {
     let found = findings(&s);
     let o = of(&found, "overdraw");
     assert_eq!(o.len(), 1);
-    assert_eq!(o[0].severity, Severity::Problem);
+    assert_eq!(o[0].severity, Severity::Error);
     assert!(o[0].title.contains("6.0 times"), "{}", o[0].title);
 }
 
@@ -587,10 +587,10 @@ fn findings_come_by_frame_then_most_severe_first() {
     assert_eq!(
         order,
         vec![
-            (first, Severity::Problem),  // the 90% draw
-            (first, Severity::Warning),  // glFinish
-            (second, Severity::Problem), // 50% each
-            (second, Severity::Problem),
+            (first, Severity::Error),   // the 90% draw
+            (first, Severity::Warning), // glFinish
+            (second, Severity::Error),  // 50% each
+            (second, Severity::Error),
         ]
     );
 }

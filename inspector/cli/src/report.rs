@@ -679,7 +679,7 @@ fn findings_text(found: &[Finding], o: &mut String) {
             .take_while(|g| g.rule == f.rule && g.call == f.call)
             .count();
         let severity = match f.severity {
-            Severity::Problem => "problem",
+            Severity::Error => "error",
             Severity::Warning => "warning",
             Severity::Info => "info",
         };
@@ -694,6 +694,9 @@ fn findings_text(found: &[Finding], o: &mut String) {
         };
         let _ = writeln!(o, "{severity:>8}  {}: {place}{more}: {}", f.rule, f.title);
         let _ = writeln!(o, "{:>10}{}", "", f.detail);
+        if !f.fix.is_empty() {
+            let _ = writeln!(o, "{:>10}fix: {}", "", f.fix);
+        }
         i += same;
     }
 }

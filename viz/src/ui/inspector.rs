@@ -412,6 +412,11 @@ fn findings_list<'a>(
                     ui.weak(format!("[{}]", f.rule));
                 });
                 ui.add(egui::Label::new(RichText::new(&f.detail).small()).wrap());
+                if !f.fix.is_empty() {
+                    ui.add(
+                        egui::Label::new(RichText::new(format!("Fix: {}", f.fix)).small()).wrap(),
+                    );
+                }
                 ui.add_space(4.0);
             }
         });

@@ -325,7 +325,7 @@ pub fn severity_colour(s: gpuheat_analysis::findings::Severity) -> egui::Color32
     match s {
         Severity::Info => egui::Color32::from_rgb(0x8a, 0xb4, 0xf8),
         Severity::Warning => egui::Color32::from_rgb(0xf2, 0xc0, 0x4a),
-        Severity::Problem => egui::Color32::from_rgb(0xf2, 0x6a, 0x5a),
+        Severity::Error => egui::Color32::from_rgb(0xf2, 0x6a, 0x5a),
     }
 }
 
