@@ -129,6 +129,42 @@ pub const RULES: &[Rule] = &[
         summary: "calls that make the CPU wait for the GPU",
     },
     Rule {
+        id: "sync-calls",
+        summary: "glGet* or glGetError during frames",
+    },
+    Rule {
+        id: "texture-upload-in-frame",
+        summary: "texture data uploaded while frames render",
+    },
+    Rule {
+        id: "uncompressed-textures",
+        summary: "large colour textures uploaded uncompressed",
+    },
+    Rule {
+        id: "objects-per-frame",
+        summary: "GL objects created and deleted every frame",
+    },
+    Rule {
+        id: "compile-in-frame",
+        summary: "shaders compiled or programs linked during frames",
+    },
+    Rule {
+        id: "first-use-compile",
+        summary: "a draw's first occurrence costs far more CPU time than its later ones",
+    },
+    Rule {
+        id: "no-strips-or-indices",
+        summary: "large non-indexed triangle lists",
+    },
+    Rule {
+        id: "readback-rtt",
+        summary: "render-to-texture through a read-back and an upload",
+    },
+    Rule {
+        id: "identical-frames",
+        summary: "consecutive frames with the same calls and arguments",
+    },
+    Rule {
         id: "vg-object-churn",
         summary: "VG objects created and destroyed every frame",
     },
@@ -202,6 +238,7 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
         small_draws(map, f.index, draw_calls, &draws, &frags, &mut out);
         stalls(s, f, &nested, &mut out);
     }
+    crate::callrules::check(s, &nested, &mut out);
     crate::vgrules::check(s, &mut out);
     out.sort_by(|a, b| {
         a.frame

@@ -6,6 +6,7 @@
 //! the viewer all draw on this crate, so they agree on every number.
 
 pub mod aggregate;
+mod callrules;
 pub mod cost;
 pub mod diff;
 pub mod enums;

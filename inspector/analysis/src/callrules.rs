@@ -1,0 +1,736 @@
+//! Checklist rules that read the calls themselves, frame by frame: queries that make a
+//! threaded driver wait, uploads and object churn during frames, shader compiles in frames
+//! and first-use compile hitches, uncompressed textures, non-indexed triangle lists,
+//! render-to-texture by read-back, and frames that render the same thing again.
+//!
+//! Frame 0 holds a launched program's set-up (context, shaders, textures), so the "during
+//! frames" rules start at frame 1. Calls a VG library makes inside a VG call are the
+//! library's, not the program's (`Nested`), and are left out.
+
+use crate::enums::enum_name;
+use crate::findings::{Cost, Evidence, Finding, Severity};
+use gpuheat_session::{Call, CallClass, Frame, Nested, Session, ValueKind};
+use std::collections::{BTreeMap, HashMap};
+
+/// Texels from which an uncompressed texture is worth compressing (256 × 256).
+const LARGE_TEXTURE_TEXELS: u64 = 256 * 256;
+/// Vertices from which a non-indexed triangle list is worth indexing or stripping.
+const LIST_VERTICES: u64 = 300;
+/// Share of a list's positions that repeat an earlier one, measured from recorded geometry,
+/// below which indexing would save little.
+const REPEATED_SHARE: f64 = 0.25;
+/// A draw's first occurrence costing this many times its later median is a compile hitch…
+const HITCH_RATIO: f64 = 10.0;
+/// …when it is also at least this much CPU time above it (ns).
+const HITCH_NS: u64 = 1_000_000;
+/// Later occurrences a hitch is measured against.
+const HITCH_LATER: usize = 2;
+/// Share of the frame's duration from which state queries are a warning, not info.
+const QUERY_SHARE: f64 = 0.01;
+/// Queries per frame from which they are a warning, whatever their time.
+const QUERY_CALLS: usize = 10;
+
+/// `GL_TRIANGLES`.
+const TRIANGLES: u64 = 4;
+
+/// Runs the rules over every frame of `s`.
+pub(crate) fn check(s: &Session, nested: &Nested, out: &mut Vec<Finding>) {
+    let names: Vec<&str> = s
+        .functions
+        .functions
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    let calls = Calls { s, names, nested };
+    for f in &s.frames {
+        uncompressed_textures(&calls, f, out);
+        if f.index == 0 {
+            continue;
+        }
+        state_queries(&calls, f, out);
+        texture_uploads(&calls, f, out);
+        object_churn(&calls, f, out);
+        compiles(&calls, f, out);
+        non_indexed_lists(&calls, f, out);
+        readback_to_texture(&calls, f, out);
+    }
+    first_use_hitches(&calls, out);
+    identical_frames(&calls, out);
+}
+
+/// The session's calls by name, with the VG library's own left out.
+struct Calls<'a> {
+    s: &'a Session,
+    names: Vec<&'a str>,
+    nested: &'a Nested,
+}
+
+impl<'a> Calls<'a> {
+    /// The program's own calls of frame `f`: index, name and call.
+    fn of(&self, f: &'a Frame) -> impl Iterator<Item = (u32, &'a str, &'a Call)> + '_ {
+        f.calls.iter().enumerate().filter_map(move |(i, c)| {
+            let i = i as u32;
+            if self.nested.parent(f.index, i).is_some() {
+                return None;
+            }
+            let name = base_name(self.names.get(usize::from(c.func))?);
+            Some((i, name, c))
+        })
+    }
+
+    /// The argument of `c` called `param`, by the function table's parameter names.
+    fn arg(&self, c: &Call, param: &str) -> Option<u64> {
+        let info = self.s.functions.functions.get(usize::from(c.func))?;
+        let i = info.params.iter().position(|p| p.name == param)?;
+        c.args.get(i).copied()
+    }
+
+    /// The name of enum argument `param` of `c`.
+    fn enum_arg(&self, c: &Call, param: &str) -> String {
+        let info = &self.s.functions.functions[usize::from(c.func)];
+        let group = info
+            .params
+            .iter()
+            .find(|p| p.name == param)
+            .and_then(|p| p.group.as_deref());
+        match self.arg(c, param) {
+            Some(v) => enum_name(v, group).map_or_else(|| format!("{v:#x}"), str::to_string),
+            None => "?".into(),
+        }
+    }
+}
+
+/// `glTexImage2DEXT` → `glTexImage2D`: extension aliases behave as the core call.
+fn base_name(name: &str) -> &str {
+    for suffix in ["EXT", "OES", "ARB", "KHR"] {
+        if let Some(b) = name.strip_suffix(suffix) {
+            return b;
+        }
+    }
+    name
+}
+
+/// "glGetError ×3, glGetIntegerv ×1", most frequent first.
+fn tally(counts: &BTreeMap<&str, u64>) -> String {
+    let mut v: Vec<(&&str, &u64)> = counts.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    v.iter()
+        .map(|(n, k)| format!("{n} ×{k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Evidence of `calls` with a tally of their entry points.
+fn tallied(calls: &[(u32, &str, &Call)]) -> (Evidence, BTreeMap<String, u64>) {
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    for (_, n, _) in calls {
+        *counts.entry(n).or_default() += 1;
+    }
+    let mut e = Evidence::calls(calls.iter().map(|(i, _, _)| *i));
+    for (n, k) in &counts {
+        e = e.with(n, k);
+    }
+    let owned = counts.iter().map(|(n, k)| (n.to_string(), *k)).collect();
+    (e, owned)
+}
+
+/// Σ CPU time of `calls`.
+fn cpu(calls: &[(u32, &str, &Call)]) -> u64 {
+    calls.iter().map(|(_, _, c)| c.cpu_ns).sum()
+}
+
+/// Calls that ask the driver for state or errors: a threaded or deferred driver must finish
+/// the work queued before them to answer.
+fn is_query(name: &str) -> bool {
+    (name.starts_with("glGet") && !name.starts_with("glGetQueryObject"))
+        || name.starts_with("glIs")
+        || name == "glCheckFramebufferStatus"
+}
+
+fn state_queries(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    let found: Vec<_> = calls.of(f).filter(|(_, n, _)| is_query(n)).collect();
+    if found.is_empty() {
+        return;
+    }
+    let (evidence, _) = tallied(&found);
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    for (_, n, _) in &found {
+        *counts.entry(n).or_default() += 1;
+    }
+    let wall: u64 = found.iter().map(|(_, _, c)| c.duration_ns).sum();
+    let frame_ns = f.end_ns.saturating_sub(f.begin_ns).max(1);
+    let severity = if found.len() >= QUERY_CALLS || wall as f64 >= QUERY_SHARE * frame_ns as f64 {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    out.push(Finding {
+        frame: f.index,
+        call: Some(found[0].0),
+        rule: "sync-calls",
+        severity,
+        title: format!(
+            "{} state {} in the frame ({}), {:.3} ms",
+            found.len(),
+            if found.len() == 1 { "query" } else { "queries" },
+            tally(&counts),
+            wall as f64 / 1e6
+        ),
+        detail: "A glGet* or glGetError is answered only once the driver has caught up with \
+                 the calls before it: a threaded driver (Mesa's glthread, most mobile drivers) \
+                 stops and waits. The answers rarely change from one frame to the next."
+            .into(),
+        fix: "Query once at start-up and keep the values in the program; check errors in \
+              debug builds only, or with a KHR_debug callback."
+            .into(),
+        evidence: evidence.with("wall_ns", wall),
+        cost: Some(Cost {
+            ns: wall,
+            measured: "wall time of the queries".into(),
+        }),
+    });
+}
+
+/// Entry points that copy client memory into a texture.
+fn is_texture_upload(name: &str) -> bool {
+    matches!(
+        name,
+        "glTexImage1D"
+            | "glTexImage2D"
+            | "glTexImage3D"
+            | "glTexSubImage1D"
+            | "glTexSubImage2D"
+            | "glTexSubImage3D"
+            | "glCompressedTexImage2D"
+            | "glCompressedTexImage3D"
+            | "glCompressedTexSubImage2D"
+            | "glCompressedTexSubImage3D"
+            | "glTextureSubImage2D"
+            | "glTextureSubImage3D"
+    )
+}
+
+/// Bytes per pixel of a `format`/`type` pair (enum names), where the pair is a common one.
+fn bytes_per_pixel(format: &str, ty: &str) -> Option<u64> {
+    let channels = match format {
+        "GL_RED" | "GL_ALPHA" | "GL_LUMINANCE" | "GL_RED_INTEGER" | "GL_DEPTH_COMPONENT"
+        | "GL_STENCIL_INDEX" => 1,
+        "GL_RG" | "GL_LUMINANCE_ALPHA" | "GL_RG_INTEGER" => 2,
+        "GL_RGB" | "GL_BGR" | "GL_RGB_INTEGER" => 3,
+        "GL_RGBA" | "GL_BGRA" | "GL_RGBA_INTEGER" => 4,
+        _ => return None,
+    };
+    match ty {
+        "GL_BYTE" | "GL_UNSIGNED_BYTE" => Some(channels),
+        "GL_SHORT" | "GL_UNSIGNED_SHORT" | "GL_HALF_FLOAT" | "GL_HALF_FLOAT_OES" => {
+            Some(channels * 2)
+        }
+        "GL_INT" | "GL_UNSIGNED_INT" | "GL_FLOAT" => Some(channels * 4),
+        "GL_UNSIGNED_SHORT_5_6_5" | "GL_UNSIGNED_SHORT_4_4_4_4" | "GL_UNSIGNED_SHORT_5_5_5_1" => {
+            Some(2)
+        }
+        "GL_UNSIGNED_INT_2_10_10_10_REV"
+        | "GL_UNSIGNED_INT_10F_11F_11F_REV"
+        | "GL_UNSIGNED_INT_5_9_9_9_REV"
+        | "GL_UNSIGNED_INT_24_8" => Some(4),
+        _ => None,
+    }
+}
+
+/// Bytes a texture upload reads from client memory, from its arguments (`None` when the
+/// format is not one [`bytes_per_pixel`] knows).
+fn upload_bytes(calls: &Calls, name: &str, c: &Call) -> Option<u64> {
+    if name.starts_with("glCompressed") {
+        return calls.arg(c, "imageSize");
+    }
+    let w = calls.arg(c, "width")?;
+    let h = calls.arg(c, "height").unwrap_or(1);
+    let d = calls.arg(c, "depth").unwrap_or(1);
+    let px = bytes_per_pixel(&calls.enum_arg(c, "format"), &calls.enum_arg(c, "type"))?;
+    w.checked_mul(h)?.checked_mul(d)?.checked_mul(px)
+}
+
+fn texture_uploads(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    let found: Vec<_> = calls
+        .of(f)
+        .filter(|(_, n, c)| is_texture_upload(n) && calls.arg(c, "pixels").unwrap_or(1) != 0)
+        .collect();
+    if found.is_empty() {
+        return;
+    }
+    let bytes: u64 = found
+        .iter()
+        .filter_map(|(_, n, c)| upload_bytes(calls, n, c))
+        .sum();
+    let (evidence, _) = tallied(&found);
+    let spent = cpu(&found);
+    out.push(Finding {
+        frame: f.index,
+        call: Some(found[0].0),
+        rule: "texture-upload-in-frame",
+        severity: Severity::Warning,
+        title: format!(
+            "{} texture {} during the frame, {} bytes, {:.3} ms of CPU time",
+            found.len(),
+            if found.len() == 1 {
+                "upload"
+            } else {
+                "uploads"
+            },
+            bytes,
+            spent as f64 / 1e6
+        ),
+        detail: "Texture data copied in while frames render costs CPU time in the frame and \
+                 can make the driver wait for draws still using the texture."
+            .into(),
+        fix: "Load textures at start-up, or stream them from a pixel unpack buffer a frame \
+              ahead; reuse textures rather than re-specifying them."
+            .into(),
+        evidence: evidence.with("bytes", bytes),
+        cost: Some(Cost {
+            ns: spent,
+            measured: "CPU time of the uploads".into(),
+        }),
+    });
+}
+
+/// Internal formats that hold 8-bit colour: the ones compressed formats replace.
+fn is_plain_colour(name: &str) -> bool {
+    matches!(
+        name,
+        "GL_RGB"
+            | "GL_RGBA"
+            | "GL_RGB8"
+            | "GL_RGBA8"
+            | "GL_SRGB8"
+            | "GL_SRGB8_ALPHA8"
+            | "GL_SRGB_ALPHA"
+            | "GL_LUMINANCE"
+            | "GL_LUMINANCE_ALPHA"
+            | "GL_BGRA"
+            | "GL_BGRA8_EXT"
+            | "GL_RGB565"
+            | "GL_RGBA4"
+            | "GL_RGB5_A1"
+    )
+}
+
+/// Large 8-bit colour textures uploaded with data (render targets, specified without data,
+/// cannot be compressed and are left alone).
+fn uncompressed_textures(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    for (i, n, c) in calls.of(f) {
+        if !matches!(n, "glTexImage2D" | "glTexImage3D") {
+            continue;
+        }
+        if calls.arg(c, "pixels") == Some(0) || calls.arg(c, "level") != Some(0) {
+            continue;
+        }
+        let format = calls.enum_arg(c, "internalformat");
+        if !is_plain_colour(&format) {
+            continue;
+        }
+        let w = calls.arg(c, "width").unwrap_or(0);
+        let h = calls.arg(c, "height").unwrap_or(0);
+        let d = calls.arg(c, "depth").unwrap_or(1);
+        let texels = w.saturating_mul(h).saturating_mul(d);
+        if texels < LARGE_TEXTURE_TEXELS {
+            continue;
+        }
+        let bytes = upload_bytes(calls, n, c);
+        out.push(Finding {
+            frame: f.index,
+            call: Some(i),
+            rule: "uncompressed-textures",
+            severity: Severity::Info,
+            title: format!(
+                "{w}×{h} texture uploaded uncompressed as {format}{}",
+                bytes.map(|b| format!(", {b} bytes")).unwrap_or_default()
+            ),
+            detail: "An uncompressed colour texture takes 4 to 8 times the memory and memory \
+                     bandwidth of a compressed one each time it is sampled."
+                .into(),
+            fix: "Ship it in a compressed format the GPU samples directly (ETC2, which every \
+                  GLES 3 device has; ASTC; BC/S3TC on desktop)."
+                .into(),
+            evidence: Evidence::calls([i])
+                .with("internalformat", &format)
+                .with("width", w)
+                .with("height", h)
+                .with("bytes", bytes.map_or("unknown".into(), |b| b.to_string())),
+            cost: None,
+        });
+    }
+}
+
+/// Object kinds by the creating and deleting entry points' names.
+fn object_kind(name: &str) -> Option<(&'static str, bool)> {
+    const KINDS: [(&str, &str, &str); 9] = [
+        ("textures", "Textures", "Textures"),
+        ("buffers", "Buffers", "Buffers"),
+        ("framebuffers", "Framebuffers", "Framebuffers"),
+        ("renderbuffers", "Renderbuffers", "Renderbuffers"),
+        ("vertex arrays", "VertexArrays", "VertexArrays"),
+        ("samplers", "Samplers", "Samplers"),
+        ("queries", "Queries", "Queries"),
+        ("shaders", "Shader", "Shader"),
+        ("programs", "Program", "Program"),
+    ];
+    for (kind, created, deleted) in KINDS {
+        for prefix in ["glGen", "glCreate"] {
+            if name.strip_prefix(prefix) == Some(created) {
+                return Some((kind, true));
+            }
+        }
+        if name.strip_prefix("glDelete") == Some(deleted) {
+            return Some((kind, false));
+        }
+    }
+    None
+}
+
+fn object_churn(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    let mut made: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    let mut found = Vec::new();
+    for (i, n, c) in calls.of(f) {
+        if let Some((kind, created)) = object_kind(n) {
+            let k = made.entry(kind).or_default();
+            if created {
+                k.0 += 1;
+            } else {
+                k.1 += 1;
+            }
+            found.push((i, n, c));
+        }
+    }
+    let churned: Vec<(&str, (u64, u64))> = made
+        .into_iter()
+        .filter(|(_, (c, d))| *c > 0 && *d > 0)
+        .collect();
+    if churned.is_empty() {
+        return;
+    }
+    let kinds: Vec<&str> = churned.iter().map(|(k, _)| *k).collect();
+    found.retain(|(_, n, _)| object_kind(n).is_some_and(|(k, _)| kinds.contains(&k)));
+    let spent = cpu(&found);
+    let mut evidence = Evidence::calls(found.iter().map(|(i, _, _)| *i));
+    for (k, (c, d)) in &churned {
+        evidence = evidence.with(k, format!("{c} created, {d} deleted"));
+    }
+    out.push(Finding {
+        frame: f.index,
+        call: Some(found[0].0),
+        rule: "objects-per-frame",
+        severity: Severity::Warning,
+        title: format!(
+            "{} created and deleted during the frame, {:.3} ms of CPU time",
+            kinds.join(", "),
+            spent as f64 / 1e6
+        ),
+        detail: "Creating and deleting GL objects costs driver work and memory allocation \
+                 every frame, and an object deleted while the GPU still uses it is kept alive \
+                 by the driver until it is done."
+            .into(),
+        fix: "Create objects once at start-up and reuse them; update their contents instead."
+            .into(),
+        evidence,
+        cost: Some(Cost {
+            ns: spent,
+            measured: "CPU time of the create and delete calls".into(),
+        }),
+    });
+}
+
+fn compiles(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    let found: Vec<_> = calls
+        .of(f)
+        .filter(|(_, n, _)| {
+            matches!(
+                *n,
+                "glCompileShader" | "glLinkProgram" | "glProgramBinary" | "glCreateShaderProgramv"
+            )
+        })
+        .collect();
+    if found.is_empty() {
+        return;
+    }
+    let (evidence, _) = tallied(&found);
+    let spent = cpu(&found);
+    out.push(Finding {
+        frame: f.index,
+        call: Some(found[0].0),
+        rule: "compile-in-frame",
+        severity: Severity::Warning,
+        title: format!(
+            "{} shader {} during the frame, {:.3} ms of CPU time",
+            found.len(),
+            if found.len() == 1 {
+                "compile or link"
+            } else {
+                "compiles and links"
+            },
+            spent as f64 / 1e6
+        ),
+        detail: "Compiling and linking shaders takes milliseconds of CPU time; inside a frame \
+                 it shows as a stutter."
+            .into(),
+        fix: "Compile and link every program at start-up (or on a loading screen), and keep \
+              them."
+            .into(),
+        evidence,
+        cost: Some(Cost {
+            ns: spent,
+            measured: "CPU time of the compile and link calls".into(),
+        }),
+    });
+}
+
+/// Non-indexed triangle lists of many vertices; where the frame's geometry was recorded, only
+/// those whose positions repeat (so indices would save vertex work).
+fn non_indexed_lists(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    let geometry: HashMap<u32, &[[f32; 4]]> = calls
+        .s
+        .geometry
+        .iter()
+        .filter(|g| g.frame == f.index)
+        .flat_map(|g| g.draws.iter().map(|d| (d.call, d.positions.as_slice())))
+        .collect();
+    let mut found = Vec::new();
+    let mut vertices = 0u64;
+    let mut repeated = (0u64, 0u64);
+    for (i, n, c) in calls.of(f) {
+        if !n.starts_with("glDrawArrays") || calls.arg(c, "mode") != Some(TRIANGLES) {
+            continue;
+        }
+        let count = calls.arg(c, "count").unwrap_or(0);
+        if count < LIST_VERTICES {
+            continue;
+        }
+        if let Some(p) = geometry.get(&i) {
+            let r = repeated_positions(p);
+            if (r as f64) < REPEATED_SHARE * p.len() as f64 {
+                continue;
+            }
+            repeated.0 += r;
+            repeated.1 += p.len() as u64;
+        }
+        vertices += count;
+        found.push((i, n, c));
+    }
+    if found.is_empty() {
+        return;
+    }
+    let mut evidence = Evidence::calls(found.iter().map(|(i, _, _)| *i)).with("vertices", vertices);
+    if repeated.1 > 0 {
+        evidence = evidence.with(
+            "repeated_positions",
+            format!("{} of {}", repeated.0, repeated.1),
+        );
+    }
+    out.push(Finding {
+        frame: f.index,
+        call: Some(found[0].0),
+        rule: "no-strips-or-indices",
+        severity: Severity::Info,
+        title: format!(
+            "{} non-indexed triangle-list {} of {vertices} vertices",
+            found.len(),
+            if found.len() == 1 { "draw" } else { "draws" }
+        ),
+        detail: "glDrawArrays with GL_TRIANGLES shades every shared vertex once per triangle \
+                 that uses it; a mesh's vertices are typically shared by about six triangles."
+            .into(),
+        fix: "Draw meshes with glDrawElements and an index buffer (ordered for the vertex \
+              cache), or as triangle strips."
+            .into(),
+        evidence,
+        cost: None,
+    });
+}
+
+/// Positions equal to an earlier one of the same list.
+fn repeated_positions(p: &[[f32; 4]]) -> u64 {
+    let mut seen = std::collections::HashSet::with_capacity(p.len());
+    p.iter()
+        .filter(|v| !seen.insert(v.map(f32::to_bits)))
+        .count() as u64
+}
+
+/// A read-back into client memory followed by a texture upload of the same size: rendering
+/// to a texture through the CPU.
+fn readback_to_texture(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    let mut reads: Vec<(u32, &Call, u64, u64)> = Vec::new();
+    for (i, n, c) in calls.of(f) {
+        if matches!(n, "glReadPixels" | "glReadnPixels") {
+            let (Some(w), Some(h)) = (calls.arg(c, "width"), calls.arg(c, "height")) else {
+                continue;
+            };
+            reads.push((i, c, w, h));
+        } else if matches!(n, "glTexImage2D" | "glTexSubImage2D") {
+            let size = (calls.arg(c, "width"), calls.arg(c, "height"));
+            let Some(&(r, rc, w, h)) = reads
+                .iter()
+                .rev()
+                .find(|(_, _, w, h)| size == (Some(*w), Some(*h)))
+            else {
+                continue;
+            };
+            let spent = rc.duration_ns + c.cpu_ns;
+            out.push(Finding {
+                frame: f.index,
+                call: Some(i),
+                rule: "readback-rtt",
+                severity: Severity::Warning,
+                title: format!(
+                    "{w}×{h} pixels read back (call {r}) and uploaded into a texture, {:.3} ms",
+                    spent as f64 / 1e6
+                ),
+                detail: "Rendering to a texture through the CPU waits for the GPU to finish, \
+                         copies the pixels out and back in, and stops the CPU and GPU from \
+                         overlapping."
+                    .into(),
+                fix: "Render into the texture directly with a framebuffer object, or copy on \
+                      the GPU (glCopyTexSubImage2D, glBlitFramebuffer)."
+                    .into(),
+                evidence: Evidence::calls([r, i]).with("width", w).with("height", h),
+                cost: Some(Cost {
+                    ns: spent,
+                    measured: "wall time of the read-back and CPU time of the upload".into(),
+                }),
+            });
+        }
+    }
+}
+
+/// Draws whose first occurrence (from frame 1 on) costs far more CPU time than their later
+/// ones: the driver compiled a shader variant on first use.
+fn first_use_hitches(calls: &Calls, out: &mut Vec<Finding>) {
+    // (context, call site, entry point) → (frame, call, cpu) of each occurrence, in order.
+    type Site = (u64, u64, u16);
+    let mut seen: HashMap<Site, Vec<(u64, u32, u64)>> = HashMap::new();
+    let mut first_frame: HashMap<Site, u64> = HashMap::new();
+    for f in &calls.s.frames {
+        for (i, _, c) in calls.of(f) {
+            if calls.s.functions.functions[usize::from(c.func)].class != CallClass::Draw {
+                continue;
+            }
+            let key = (c.context, c.callsite, c.func);
+            first_frame.entry(key).or_insert(f.index);
+            seen.entry(key).or_default().push((f.index, i, c.cpu_ns));
+        }
+    }
+    let mut hitches: Vec<_> = seen
+        .into_iter()
+        .filter(|(k, _)| first_frame[k] >= 1)
+        .filter_map(|(_, occ)| {
+            let (frame, call, first) = occ[0];
+            let mut later: Vec<u64> = occ[1..].iter().map(|o| o.2).collect();
+            if later.len() < HITCH_LATER {
+                return None;
+            }
+            later.sort_unstable();
+            let median = later[later.len() / 2];
+            let above = first.saturating_sub(median);
+            (first as f64 >= HITCH_RATIO * median as f64 && above >= HITCH_NS).then_some((
+                frame,
+                call,
+                first,
+                median,
+                later.len(),
+                above,
+            ))
+        })
+        .collect();
+    hitches.sort_unstable();
+    for (frame, call, first, median, n, above) in hitches {
+        out.push(Finding {
+            frame,
+            call: Some(call),
+            rule: "first-use-compile",
+            severity: Severity::Warning,
+            title: format!(
+                "first draw from this call site took {:.3} ms of CPU time, {:.0}x its later \
+                 median ({:.3} ms over {n})",
+                first as f64 / 1e6,
+                first as f64 / median.max(1) as f64,
+                median as f64 / 1e6
+            ),
+            detail: "Drivers compile (part of) a shader when it is first drawn with, or when \
+                     it is drawn with new state; in the middle of a session that is a stutter."
+                .into(),
+            fix: "Draw once with each program and state combination at start-up (off screen) \
+                  so the compile happens there, or use program binaries."
+                .into(),
+            evidence: Evidence::calls([call])
+                .with("first_cpu_ns", first)
+                .with("later_median_cpu_ns", median)
+                .with("later_occurrences", n),
+            cost: Some(Cost {
+                ns: above,
+                measured: "CPU time of the first draw above its later median".into(),
+            }),
+        });
+    }
+}
+
+/// Whether `c` passes a pointer to data the capture cannot see (so two calls with the same
+/// arguments may still differ).
+fn reads_unseen_memory(calls: &Calls, c: &Call) -> bool {
+    let info = &calls.s.functions.functions[usize::from(c.func)];
+    info.params.iter().zip(&c.args).any(|(p, &v)| {
+        p.kind == ValueKind::Ptr && v != 0 && p.c_type.trim_start().starts_with("const")
+    })
+}
+
+/// Consecutive frames with the same calls and arguments (and no data the capture cannot
+/// compare), drawing something: the program renders again what is already shown.
+fn identical_frames(calls: &Calls, out: &mut Vec<Finding>) {
+    let frames: Vec<&Frame> = calls.s.frames.iter().filter(|f| f.index >= 1).collect();
+    for pair in frames.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if b.index != a.index + 1 || a.calls.len() != b.calls.len() {
+            continue;
+        }
+        let draws = b
+            .calls
+            .iter()
+            .filter(|c| calls.s.functions.functions[usize::from(c.func)].class == CallClass::Draw)
+            .count();
+        if draws == 0 {
+            continue;
+        }
+        let same =
+            a.calls.iter().zip(&b.calls).all(|(x, y)| {
+                x.func == y.func && x.args == y.args && !reads_unseen_memory(calls, y)
+            });
+        if !same {
+            continue;
+        }
+        let frame_ns = b.end_ns.saturating_sub(b.begin_ns);
+        out.push(Finding {
+            frame: b.index,
+            call: None,
+            rule: "identical-frames",
+            severity: Severity::Warning,
+            title: format!(
+                "frame {} repeats frame {}: the same {} calls with the same arguments",
+                b.index,
+                a.index,
+                b.calls.len()
+            ),
+            detail: "Nothing changed, yet the frame was rendered again: the GPU and CPU time \
+                     and the power it took bought nothing."
+                .into(),
+            fix: "Render only when something changes (damage tracking, a dirty flag), or \
+                  present the last frame again."
+                .into(),
+            evidence: Evidence::default()
+                .with("previous_frame", a.index)
+                .with("calls", b.calls.len())
+                .with("draws", draws),
+            cost: Some(Cost {
+                ns: frame_ns,
+                measured: "the frame's duration".into(),
+            }),
+        });
+    }
+}

@@ -1,0 +1,265 @@
+//! The checklist's rules over calls on small synthetic sessions: each fires on its trigger,
+//! with the trigger's calls as evidence, and stays quiet just below its threshold (or in
+//! frame 0, which holds a launched program's set-up).
+
+use gpuheat_analysis::analyse;
+use gpuheat_analysis::findings::{check, Finding, Severity};
+use gpuheat_session::testing::{FrameBuilder, SessionBuilder};
+use gpuheat_session::Session;
+
+const TEXTURE_2D: u64 = 0x0DE1;
+const RGBA: u64 = 0x1908;
+const RGBA8: u64 = 0x8058;
+const UNSIGNED_BYTE: u64 = 0x1401;
+const ETC2_RGBA8: u64 = 0x9278;
+const VIEWPORT: u64 = 0x0BA2;
+const TRIANGLES: u64 = 4;
+const TRIANGLE_STRIP: u64 = 5;
+const DATA: u64 = 0x7000_0000;
+
+fn of(s: &Session, rule: &str) -> Vec<Finding> {
+    check(s, &analyse(s))
+        .into_iter()
+        .filter(|f| f.rule == rule)
+        .collect()
+}
+
+/// Frames 0..n, each built by `build` with its index.
+fn frames(n: u64, build: impl Fn(&mut FrameBuilder, u64)) -> Session {
+    let mut b = SessionBuilder::new().frame_index(0);
+    for i in 0..n {
+        b = b.frame(|f| {
+            build(f, i);
+            f.draw(1000);
+        });
+    }
+    b.build()
+}
+
+fn tex_image(f: &mut FrameBuilder, w: u64, h: u64, internal: u64, pixels: u64) -> u32 {
+    f.call(
+        "glTexImage2D",
+        &[
+            TEXTURE_2D,
+            0,
+            internal,
+            w,
+            h,
+            0,
+            RGBA,
+            UNSIGNED_BYTE,
+            pixels,
+        ],
+    )
+}
+
+#[test]
+fn state_queries_in_frames_are_sync_calls_and_set_up_queries_are_not() {
+    let mut s = frames(3, |f, i| {
+        f.call("glGetIntegerv", &[VIEWPORT, DATA]);
+        if i == 2 {
+            for _ in 0..9 {
+                f.call("glGetError", &[]);
+            }
+        }
+    });
+    // 10 ms frames: one 1 µs query is below 1% of the frame.
+    for f in &mut s.frames {
+        f.end_ns = f.begin_ns + 10_000_000;
+    }
+    let found = of(&s, "sync-calls");
+    let by_frame: Vec<(u64, u64, Severity)> = found
+        .iter()
+        .map(|f| (f.frame, f.evidence.count, f.severity))
+        .collect();
+    // Frame 0 is set-up; one query is info, ten a warning.
+    assert_eq!(
+        by_frame,
+        vec![(1, 1, Severity::Info), (2, 10, Severity::Warning)]
+    );
+    assert_eq!(found[0].evidence.calls, vec![0]);
+    assert!(
+        found[1].title.contains("glGetError ×9, glGetIntegerv ×1"),
+        "{}",
+        found[1].title
+    );
+}
+
+#[test]
+fn texture_uploads_during_frames_count_their_bytes() {
+    let s = frames(2, |f, _| {
+        tex_image(f, 128, 128, RGBA8, DATA);
+        f.call(
+            "glTexSubImage2D",
+            &[TEXTURE_2D, 0, 0, 0, 16, 8, RGBA, UNSIGNED_BYTE, DATA],
+        );
+        // Storage without data uploads nothing.
+        tex_image(f, 64, 64, RGBA8, 0);
+    });
+    let found = of(&s, "texture-upload-in-frame");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].frame, 1);
+    assert_eq!(found[0].evidence.calls, vec![0, 1]);
+    let bytes = 128 * 128 * 4 + 16 * 8 * 4;
+    assert!(found[0]
+        .evidence
+        .values
+        .contains(&("bytes".into(), bytes.to_string())));
+}
+
+#[test]
+fn large_uncompressed_colour_textures_are_found_and_small_or_compressed_ones_are_not() {
+    let s = frames(1, |f, _| {
+        tex_image(f, 256, 256, RGBA8, DATA); // 65,536 texels: the threshold.
+        tex_image(f, 256, 255, RGBA, DATA); // Just below.
+        tex_image(f, 512, 512, RGBA8, 0); // A render target: no data.
+        f.call(
+            "glCompressedTexImage2D",
+            &[TEXTURE_2D, 0, ETC2_RGBA8, 512, 512, 0, 262_144, DATA],
+        );
+    });
+    let found = of(&s, "uncompressed-textures");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].call, Some(0));
+    assert!(found[0].title.contains("GL_RGBA8"), "{}", found[0].title);
+}
+
+#[test]
+fn objects_created_and_deleted_in_a_frame_are_churn_and_created_alone_are_not() {
+    let s = frames(3, |f, i| {
+        f.call("glGenTextures", &[1, DATA]);
+        if i == 2 {
+            f.call("glDeleteTextures", &[1, DATA]);
+        }
+        f.call("glGenBuffers", &[1, DATA]);
+    });
+    let found = of(&s, "objects-per-frame");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].frame, 2);
+    assert_eq!(found[0].evidence.calls, vec![0, 1]);
+    assert!(found[0].title.starts_with("textures created and deleted"));
+}
+
+#[test]
+fn compiles_during_frames_are_found_and_set_up_compiles_are_not() {
+    let s = frames(2, |f, _| {
+        let c = f.call("glCompileShader", &[3]);
+        f.timed(c, 2_000_000, 2_000_000);
+        f.call("glLinkProgram", &[4]);
+    });
+    let found = of(&s, "compile-in-frame");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].frame, 1);
+    assert_eq!(found[0].evidence.count, 2);
+    assert!(found[0].cost.as_ref().unwrap().ns >= 2_000_000);
+}
+
+#[test]
+fn a_first_draw_far_above_its_later_ones_is_a_hitch_and_just_below_is_not() {
+    // The draw from call site 0x1234 first appears in frame 1 at `first` ns of CPU time, then
+    // takes 100 µs in frames 2..=4.
+    let session = |first: u64| {
+        frames(5, |f, i| {
+            if i >= 1 {
+                let d = f.draw(1000);
+                f.at(d, 0x1234);
+                let cpu = if i == 1 { first } else { 100_000 };
+                f.timed(d, cpu, cpu);
+            }
+        })
+    };
+    let found = of(&session(2_000_000), "first-use-compile");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].frame, found[0].call), (1, Some(0)));
+    // 9.9× the later median, and 10× but under 1 ms above it.
+    assert!(of(&session(990_000), "first-use-compile").is_empty());
+    let small = frames(5, |f, i| {
+        if i >= 1 {
+            let d = f.draw(1000);
+            f.at(d, 0x1234);
+            let cpu = if i == 1 { 1_000_000 } else { 100_000 };
+            f.timed(d, cpu, cpu);
+        }
+    });
+    assert!(of(&small, "first-use-compile").is_empty());
+}
+
+#[test]
+fn long_non_indexed_triangle_lists_are_found_and_strips_are_not() {
+    let s = frames(2, |f, _| {
+        f.call("glDrawArrays", &[TRIANGLES, 0, 300]);
+        f.call("glDrawArrays", &[TRIANGLES, 0, 297]);
+        f.call("glDrawArrays", &[TRIANGLE_STRIP, 0, 3000]);
+    });
+    let found = of(&s, "no-strips-or-indices");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].evidence.calls, vec![0]);
+}
+
+#[test]
+fn a_list_whose_recorded_positions_do_not_repeat_is_left_alone() {
+    // 300 vertices, each distinct: indices would save nothing.
+    let distinct: Vec<[f32; 4]> = (0..300).map(|i| [i as f32, 0.0, 0.0, 1.0]).collect();
+    // 300 vertices, half repeating earlier ones.
+    let shared: Vec<[f32; 4]> = (0..300)
+        .map(|i| [(i % 150) as f32, 0.0, 0.0, 1.0])
+        .collect();
+    let s = frames(2, |f, _| {
+        let a = f.call("glDrawArrays", &[TRIANGLES, 0, 300]);
+        f.geometry(a, distinct.clone());
+        let b = f.call("glDrawArrays", &[TRIANGLES, 0, 300]);
+        f.geometry(b, shared.clone());
+    });
+    let found = of(&s, "no-strips-or-indices");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].evidence.calls, vec![1]);
+}
+
+#[test]
+fn a_read_back_uploaded_into_a_texture_of_its_size_is_render_to_texture() {
+    let s = frames(2, |f, _| {
+        f.call("glReadPixels", &[0, 0, 64, 32, RGBA, UNSIGNED_BYTE, DATA]);
+        f.call(
+            "glTexSubImage2D",
+            &[TEXTURE_2D, 0, 0, 0, 64, 16, RGBA, UNSIGNED_BYTE, DATA],
+        );
+        f.call(
+            "glTexSubImage2D",
+            &[TEXTURE_2D, 0, 0, 0, 64, 32, RGBA, UNSIGNED_BYTE, DATA],
+        );
+    });
+    let found = of(&s, "readback-rtt");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].evidence.calls, vec![0, 2]);
+}
+
+#[test]
+fn frames_with_the_same_calls_and_arguments_are_identical_and_any_change_is_not() {
+    // Frames 1 and 2 are the same; frame 3 sets another value.
+    let s = frames(4, |f, i| {
+        let v = if i == 3 { 2.0f32 } else { 1.0 };
+        f.call("glUniform1f", &[0, u64::from(v.to_bits())]);
+    });
+    let found = of(&s, "identical-frames");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].frame, 2);
+}
+
+#[test]
+fn frames_passing_data_the_capture_cannot_see_are_not_called_identical() {
+    let s = frames(3, |f, _| {
+        f.call("glUniform4fv", &[0, 1, DATA]);
+    });
+    // The testing table's pointers are not `const`: the same frames are identical…
+    assert_eq!(of(&s, "identical-frames").len(), 1);
+    // …and a real session's `const GLfloat *value` makes them unknown.
+    let mut s = s;
+    for f in &mut s.functions.functions {
+        for p in &mut f.params {
+            if p.name == "value" {
+                p.c_type = "const GLfloat *".into();
+            }
+        }
+    }
+    assert!(of(&s, "identical-frames").is_empty());
+}
