@@ -15,10 +15,8 @@ const GL_INVALID_ENUM: GLenum = 0x0500;
 fn config_attrib(scene: &Scene, attrib: EGLint) -> u32 {
     let mut v = 0;
     // SAFETY: the display and config the scene's context was made with; `v` is a local.
-    assert_eq!(
-        unsafe { eglGetConfigAttrib(scene.gfx.display, scene.gfx.config, attrib, &mut v) },
-        EGL_TRUE
-    );
+    let ok = unsafe { eglGetConfigAttrib(scene.gfx.display, scene.gfx.config, attrib, &mut v) };
+    assert_eq!(ok, EGL_TRUE);
     v as u32
 }
 
@@ -55,7 +53,11 @@ fn check(api: Api) {
     assert_eq!((error, next), (GL_INVALID_ENUM, GL_NO_ERROR), "{api}");
     assert_eq!((fb, active), (rt.framebuffer, GL_TEXTURE0 + 3), "{api}");
 
-    assert_eq!(facts.samples, Some(config_attrib(&scene, EGL_SAMPLES)), "{api}");
+    assert_eq!(
+        facts.samples,
+        Some(config_attrib(&scene, EGL_SAMPLES)),
+        "{api}"
+    );
     assert_eq!(facts.sample_buffers, Some(0), "{api}");
     assert_eq!(
         facts.depth_bits,

@@ -75,7 +75,12 @@ extern "C" {
 /// Deterministic bytes, different per `seed`.
 fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
-        .map(|i| (i as u32).wrapping_mul(2_654_435_761).rotate_left(seed as u32) as u8 ^ seed)
+        .map(|i| {
+            (i as u32)
+                .wrapping_mul(2_654_435_761)
+                .rotate_left(seed as u32) as u8
+                ^ seed
+        })
         .collect()
 }
 
@@ -127,13 +132,7 @@ fn child(api: Api) -> Result<(), String> {
         if std::env::var_os(ASK).is_some() {
             glGetString(GL_RENDERER);
         }
-        for t in [
-            &mut tex,
-            &mut scratch_tex,
-            &mut array,
-            &mut other,
-            &mut etc,
-        ] {
+        for t in [&mut tex, &mut scratch_tex, &mut array, &mut other, &mut etc] {
             glGenTextures(1, t);
         }
         glGenBuffers(1, &mut vbo);
@@ -329,7 +328,12 @@ fn capture(dir: &Path, api: Api, ask: bool) -> (Session, String) {
         .arg(&session)
         .arg("--")
         .arg(&exe)
-        .args(["uploads_child", "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            "uploads_child",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, api.name())
         .env(FACTS, &facts)
         .envs(ask.then_some((ASK, "1")))
@@ -426,7 +430,11 @@ fn uploads_facts_and_renderer_query_on_gles() {
     let dir = scratch("uploads-gles");
     let (s, facts) = capture(&dir, Api::Gles, true);
     check_session(Api::Gles, &s, &facts);
-    let q = s.end.as_ref().and_then(|e| e.renderer_query).expect("renderer query");
+    let q = s
+        .end
+        .as_ref()
+        .and_then(|e| e.renderer_query)
+        .expect("renderer query");
     assert!(q.renderer && !q.version && !q.stringi, "{q:?}");
     assert_eq!((q.loaded, q.ever()), (AgentLoad::Launch, Some(true)));
 }
@@ -440,10 +448,18 @@ fn uploads_facts_and_renderer_query_on_core_gl() {
     let (s, facts) = capture(&dir, Api::Gl, false);
     check_session(Api::Gl, &s, &facts);
     // This program never asks: launched, so "never" is known.
-    let q = s.end.as_ref().and_then(|e| e.renderer_query).expect("renderer query");
+    let q = s
+        .end
+        .as_ref()
+        .and_then(|e| e.renderer_query)
+        .expect("renderer query");
     assert!(!q.seen(), "{q:?}");
     assert_eq!((q.loaded, q.ever()), (AgentLoad::Launch, Some(false)));
     // The report still reads the session.
     let out = run_gpuheat(&["report", dir.join("gl-false.gpuheat").to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -10,9 +10,8 @@ use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
     AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameFlow, FrameGeometry, FrameUploads,
-    FunctionTable,
-    HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch, ProgramInfo, Record, SessionInfo,
-    TargetHeat,
+    FunctionTable, HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch, ProgramInfo,
+    Record, SessionInfo, TargetHeat,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the

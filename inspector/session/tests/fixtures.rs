@@ -93,6 +93,10 @@ fn fixtures_read_without_the_fields_added_since() {
                 "{name}"
             );
         }
-        assert_eq!(s.end.as_ref().and_then(|e| e.renderer_query), None, "{name}");
+        assert_eq!(
+            s.end.as_ref().and_then(|e| e.renderer_query),
+            None,
+            "{name}"
+        );
     }
 }

@@ -106,7 +106,9 @@ fn finish(socket: &str, table: HookReport, held: std::time::Duration) {
             loaded: gpuheat_session::AgentLoad::Attach,
         },
         None,
-    ).is_ok() {
+    )
+    .is_ok()
+    {
         outbox::send_record(Record::Hooks(summary(&hooks)));
     }
 }

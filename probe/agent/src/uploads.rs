@@ -438,7 +438,13 @@ unsafe fn pixels(
         return Err((0, Unhashed::UnknownSize));
     };
     // GLsizei arguments, recorded sign-extended.
-    let size = |i: u8| if i == NONE { Some(1) } else { arg(i).map(|v| v as i64) };
+    let size = |i: u8| {
+        if i == NONE {
+            Some(1)
+        } else {
+            arg(i).map(|v| v as i64)
+        }
+    };
     let unknown = (0, Unhashed::UnknownSize);
     let (Some(w), Some(h), Some(d)) = (size(width), size(height), size(depth)) else {
         return Err(unknown);
@@ -467,8 +473,8 @@ unsafe fn pixels(
         unpack.skip_images = get(gl::UNPACK_SKIP_IMAGES);
     }
     let bound = caps.unpack_buffer && get(gl::PIXEL_UNPACK_BUFFER_BINDING) != 0;
-    let layout = pixel_layout(dims, [w, h, d], px, &unpack, arg(data).unwrap_or(0))
-        .ok_or(unknown)?;
+    let layout =
+        pixel_layout(dims, [w, h, d], px, &unpack, arg(data).unwrap_or(0)).ok_or(unknown)?;
     if bound {
         return Err((layout.bytes(), Unhashed::UnpackBuffer));
     }
@@ -486,7 +492,10 @@ mod tests {
         assert_eq!(pixel_bytes(gl::RG, gl::HALF_FLOAT), Some(4));
         assert_eq!(pixel_bytes(gl::RGBA, gl::FLOAT), Some(16));
         assert_eq!(pixel_bytes(gl::RGB, gl::UNSIGNED_SHORT_5_6_5), Some(2));
-        assert_eq!(pixel_bytes(gl::DEPTH_STENCIL, gl::UNSIGNED_INT_24_8), Some(4));
+        assert_eq!(
+            pixel_bytes(gl::DEPTH_STENCIL, gl::UNSIGNED_INT_24_8),
+            Some(4)
+        );
         assert_eq!(
             pixel_bytes(gl::DEPTH_STENCIL, gl::FLOAT_32_UNSIGNED_INT_24_8_REV),
             Some(8)
@@ -511,7 +520,10 @@ mod tests {
             ..Unpack::default()
         };
         let sub = pixel_layout(2, [4, 2, 1], 1, &u, 1).unwrap();
-        assert_eq!((sub.row_stride, sub.start, sub.bytes()), (16, 2 + 3 * 16, 8));
+        assert_eq!(
+            (sub.row_stride, sub.start, sub.bytes()),
+            (16, 2 + 3 * 16, 8)
+        );
         // 1D ignores rows; 2D ignores images.
         let one = pixel_layout(1, [4, 1, 1], 1, &u, 1).unwrap();
         assert_eq!((one.start, one.row_stride), (2, 8));
@@ -521,7 +533,10 @@ mod tests {
             ..Unpack::default()
         };
         let three = pixel_layout(3, [4, 4, 2], 4, &u3, 1).unwrap();
-        assert_eq!((three.image_stride, three.start, three.bytes()), (80, 80, 128));
+        assert_eq!(
+            (three.image_stride, three.start, three.bytes()),
+            (80, 80, 128)
+        );
         assert_eq!(pixel_layout(2, [4, 4, 1], 4, &u3, 1).unwrap().start, 0);
     }
 
@@ -549,6 +564,7 @@ mod tests {
         assert_eq!(h, twox_hash::XxHash3_64::oneshot(&[1, 2, 3, 4, 5, 6]));
         let whole = contiguous(Some(8), Some(mem.as_ptr() as u64)).unwrap();
         // SAFETY: as above.
-        assert_eq!(unsafe { whole.hash() }, twox_hash::XxHash3_64::oneshot(&mem));
+        let h = unsafe { whole.hash() };
+        assert_eq!(h, twox_hash::XxHash3_64::oneshot(&mem));
     }
 }
