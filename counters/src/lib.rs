@@ -7,6 +7,8 @@
 //!   of [`gpuheat_session::CounterValue::counter`].
 //! - `state` (internal): the invisibility toolkit heat painting and geometry capture share:
 //!   the program's GL state saved and restored around our work, its GL errors kept.
+//! - [`facts`]: the default framebuffer and a few pieces of state at a capture's start,
+//!   read without the program seeing it.
 //! - [`ContextCounters`]: per-context capabilities and the bracket taken around each work call:
 //!   serialized timing (drain, time, drain), samples passed and pipeline statistics read right
 //!   after the call, and pipelined timestamp pairs read back frames later by
@@ -18,6 +20,7 @@
 
 pub mod catalogue;
 mod context;
+pub mod facts;
 pub mod geometry;
 pub mod gl;
 mod state;

@@ -157,6 +157,9 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
             Some(("program_linked", 0))
         }
         "glDeleteProgram" | "glDeleteObjectARB" => Some(("program_deleted", 0)),
+        // Whether the program ever asks which GL it runs on; only these wrappers look.
+        "glGetString" => Some(("string_queried", 0)),
+        "glGetStringi" => Some(("stringi_queried", 0)),
         // Where bracketing a call with queries would be an error or measure nothing.
         "glBegin" => Some(("primitive_began", 0)),
         "glEnd" => Some(("primitive_ended", 0)),
@@ -165,6 +168,65 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
         name if VG_PATH_CALLS.contains(&name) => Some(("vg_path", 0)),
         _ => None,
     }
+}
+
+/// The upload entry points (calls that copy the program's memory into a texture or buffer)
+/// and where their size and data arguments are, as a `crate::uploads::Spec` expression:
+/// decided here once per entry point, from the name and the registry's parameter names, so
+/// no wrapper but these pays anything for uploads.
+fn upload_spec(cmd: &Command) -> Option<String> {
+    let name = cmd.name.as_str();
+    let base = ["EXT", "OES", "ARB"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(name);
+    let param = |n: &str| cmd.params.iter().position(|p| p.name == n);
+    let idx = |i: Option<usize>| i.map_or("crate::uploads::NONE".to_string(), |i| i.to_string());
+    let data = param("pixels")
+        .or_else(|| param("data"))
+        .or_else(|| param("bits"));
+    let dims = |rest: &str| -> Option<u8> {
+        match rest {
+            "Image1D" | "SubImage1D" => Some(1),
+            "Image2D" | "SubImage2D" => Some(2),
+            "Image3D" | "SubImage3D" => Some(3),
+            _ => None,
+        }
+    };
+    let texture = |prefix: &str| {
+        ["Tex", "Texture", "MultiTex"]
+            .iter()
+            .find_map(|t| base.strip_prefix(prefix)?.strip_prefix(t).and_then(dims))
+    };
+    if let Some(d) = texture("gl") {
+        let (w, f, t) = (param("width")?, param("format")?, param("type")?);
+        let h = if d >= 2 { Some(param("height")?) } else { None };
+        let z = if d >= 3 { Some(param("depth")?) } else { None };
+        return Some(format!(
+            "crate::uploads::Spec::Pixels {{ dims: {d}, width: {w}, height: {}, depth: {}, format: {f}, ty: {t}, data: {} }}",
+            idx(h),
+            idx(z),
+            data?
+        ));
+    }
+    if texture("glCompressed").is_some() {
+        return Some(format!(
+            "crate::uploads::Spec::Compressed {{ size: {}, data: {} }}",
+            param("imageSize")?,
+            data?
+        ));
+    }
+    let buffer = ["glBuffer", "glNamedBuffer"]
+        .iter()
+        .any(|p| matches!(base.strip_prefix(p), Some("Data" | "SubData" | "Storage")));
+    if buffer {
+        return Some(format!(
+            "crate::uploads::Spec::Buffer {{ size: {}, data: {} }}",
+            param("size")?,
+            data?
+        ));
+    }
+    None
 }
 
 fn main() {
@@ -354,6 +416,13 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                 writeln!(
                     out,
                     "        hook::leave_draw(g, &args, false, &|| {call});\n        r"
+                )
+                .unwrap();
+            } else if let Some(spec) = upload_spec(c).filter(|_| c.ret == CType::Void) {
+                // Its size and content hash, after the call is recorded.
+                writeln!(
+                    out,
+                    "        hook::leave_upload(g, &args, &{spec});\n        r"
                 )
                 .unwrap();
             } else {

@@ -637,6 +637,12 @@ pub(crate) fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
             .collect(),
         hooks: s.hooks.clone(),
         programs: s.programs.clone(),
+        uploads: s
+            .uploads
+            .iter()
+            .filter(|u| kept.contains(&u.frame))
+            .cloned()
+            .collect(),
         truncated_at: s.truncated_at,
     })
 }

@@ -207,6 +207,8 @@ pub fn pump(
             frames_captured: writer.frames_written(),
             dropped_calls: 0,
             detail: None,
+            // The agent did not say; the CLI cannot know.
+            renderer_query: None,
         };
         writer.append(&Record::End(info.clone()))?;
         end = Some(info);

@@ -28,6 +28,19 @@ fn only_program(session: &Path) -> ProgramInfo {
     let p = s.programs[0].clone();
     assert!(p.program != 0, "{p:?}");
     assert_eq!(p.stages, [GL_FRAGMENT_SHADER, GL_VERTEX_SHADER]);
+    // The sources themselves, in the order hashed: whole (far below the bounds), so they
+    // hash to the program's name.
+    assert_eq!(p.sources.len(), p.stages.len(), "{p:?}");
+    assert_eq!(
+        gpuheat_session::source_hash(
+            p.stages
+                .iter()
+                .copied()
+                .zip(p.sources.iter().map(|s| s.as_bytes()))
+        ),
+        p.source_hash,
+        "{p:?}"
+    );
     assert!(
         s.contexts.iter().any(|c| c.handle == p.context),
         "{p:?} names no context of {:?}",

@@ -23,7 +23,7 @@ use std::io::{self, Read};
 use serde::de::DeserializeOwned;
 
 use crate::error::SessionError;
-use crate::model::{FrameFlow, FrameGeometry, HeatMap, Record, TargetHeat};
+use crate::model::{FrameFlow, FrameGeometry, FrameUploads, HeatMap, Record, TargetHeat};
 
 /// Length of a chunk header.
 pub const CHUNK_HEADER_LEN: usize = 20;
@@ -108,9 +108,11 @@ impl ChunkKind {
     pub const VG_CALL: ChunkKind = ChunkKind::from_fourcc(*b"VGCL");
     /// [`Record::VgPath`].
     pub const VG_PATH: ChunkKind = ChunkKind::from_fourcc(*b"VGPT");
+    /// [`Record::Uploads`].
+    pub const UPLOADS: ChunkKind = ChunkKind::from_fourcc(*b"UPLD");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 19] = [
+    pub const KNOWN: [ChunkKind; 20] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -130,6 +132,7 @@ impl ChunkKind {
         ChunkKind::FLOW,
         ChunkKind::VG_CALL,
         ChunkKind::VG_PATH,
+        ChunkKind::UPLOADS,
     ];
 
     /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,
@@ -211,6 +214,7 @@ impl Record {
             Record::Flow(_) => ChunkKind::FLOW,
             Record::VgCall(_) => ChunkKind::VG_CALL,
             Record::VgPath(_) => ChunkKind::VG_PATH,
+            Record::Uploads(_) => ChunkKind::UPLOADS,
         }
     }
 }
@@ -339,6 +343,7 @@ pub fn try_encode_into(
         Record::Flow(v) => post!(v, "FrameFlow"),
         Record::VgCall(v) => post!(v, "VgCall"),
         Record::VgPath(v) => post!(v, "VgPath"),
+        Record::Uploads(v) => post!(v, "FrameUploads"),
         Record::Geometry(v) => geometry_postcard(v, payload),
         Record::Pipelined(v) => post!(v, "PipelinedBatch"),
     }
@@ -766,6 +771,11 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
             let path: crate::vg::VgPath = post(raw)?;
             path.validate()?;
             Record::VgPath(path)
+        }
+        ChunkKind::UPLOADS => {
+            let uploads: FrameUploads = post(raw)?;
+            uploads.validate()?;
+            Record::Uploads(uploads)
         }
         other => return Err(format!("no decoder for {other}")),
     })

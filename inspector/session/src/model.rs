@@ -300,6 +300,53 @@ pub struct EndInfo {
     /// More about the end, for the report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// Whether the program asked GL who renders (`glGetString(GL_RENDERER)`,
+    /// `glGetString(GL_VERSION)`, `glGetStringi`) since the agent was loaded; `None` in
+    /// sessions of agents that did not watch, and in END records the CLI wrote itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renderer_query: Option<RendererQuery>,
+}
+
+/// What the agent saw of the program asking which GL it runs on: a program that never asks
+/// cannot be choosing its paths by renderer or version. Only the program's own calls count
+/// (not the agent's, nor the GL stack's), outside captures too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RendererQuery {
+    /// `glGetString(GL_RENDERER)` was called.
+    pub renderer: bool,
+    /// `glGetString(GL_VERSION)` was called.
+    pub version: bool,
+    /// `glGetStringi` was called (any name: extensions, mostly).
+    pub stringi: bool,
+    /// How the agent came into the process, which says how far back "never" goes.
+    pub loaded: AgentLoad,
+}
+
+impl RendererQuery {
+    /// Whether any of the three queries was seen.
+    pub fn seen(&self) -> bool {
+        self.renderer || self.version || self.stringi
+    }
+
+    /// `Some(false)` only when the agent watched from the program's start and saw none;
+    /// `None` when it came by attach and saw none (calls before the attach are unknown).
+    pub fn ever(&self) -> Option<bool> {
+        match (self.seen(), self.loaded) {
+            (true, _) => Some(true),
+            (false, AgentLoad::Launch) => Some(false),
+            (false, AgentLoad::Attach) => None,
+        }
+    }
+}
+
+/// How the agent was loaded into the program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentLoad {
+    /// Preloaded at the program's start (`gpuheat run`): it saw every call.
+    Launch,
+    /// Injected into the running program (`gpuheat attach`): calls before that are unknown.
+    Attach,
 }
 
 /// How `gpuheat attach` got into the running program, written by the CLI when the first
@@ -365,6 +412,36 @@ pub struct ContextState {
     /// Size of the current draw surface (window or pbuffer), when the window system says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface: Option<[u32; 2]>,
+    /// `GL_SAMPLES` of the default framebuffer (0: not multisampled). This and the fields
+    /// below are `None` in sessions written before they were recorded, or when the context
+    /// could not be asked without risk (GL or GLES before 3.0, functions missing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u32>,
+    /// `GL_SAMPLE_BUFFERS` of the default framebuffer (0 or 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_buffers: Option<u32>,
+    /// Depth bits of the default framebuffer (0: none), from its `GL_DEPTH` attachment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_bits: Option<u32>,
+    /// Stencil bits of the default framebuffer (0: none), from its `GL_STENCIL` attachment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stencil_bits: Option<u32>,
+    /// `glIsEnabled(GL_DEPTH_TEST)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_test: Option<bool>,
+    /// `glIsEnabled(GL_BLEND)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blend: Option<bool>,
+    /// `glIsEnabled(GL_CULL_FACE)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cull_face: Option<bool>,
+    /// `GL_ACTIVE_TEXTURE`, as GL gives it (`GL_TEXTURE0 + unit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_texture: Option<u32>,
+    /// The texture bound to `GL_TEXTURE_2D` on units 0, 1, … (index = unit; 0: none), for
+    /// the first `min(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS, 16)` units.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texture_2d: Option<Vec<u32>>,
 }
 
 /// Largest map a [`HeatMap`] may hold, in pixels (8192 × 8192); the cap keeps a damaged
@@ -730,6 +807,142 @@ pub struct ProgramInfo {
     pub source_hash: u64,
     /// The shader stages (GL enums, e.g. `GL_VERTEX_SHADER`), in the order hashed.
     pub stages: Vec<u32>,
+    /// The shaders' sources, in the order of `stages` (empty in sessions written before they
+    /// were recorded), each cut to [`MAX_SHADER_SOURCE`] bytes and all together to
+    /// [`MAX_PROGRAM_SOURCES`] by [`bounded_sources`]: a cut one ends with
+    /// [`TRUNCATED_MARKER`]. `source_hash` is always of the whole sources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+}
+
+/// Most bytes of one shader's source a [`ProgramInfo`] keeps (64 KiB).
+pub const MAX_SHADER_SOURCE: usize = 64 << 10;
+
+/// Most bytes of all a program's sources a [`ProgramInfo`] keeps (256 KiB): a program of
+/// many large stages is cut, the later stages first.
+pub const MAX_PROGRAM_SOURCES: usize = 256 << 10;
+
+/// What ends a source [`bounded_sources`] cut (a GLSL comment on a line of its own), before
+/// the number of bytes the whole source had.
+pub const TRUNCATED_MARKER: &str = "\n// gpuheat: source truncated, whole length ";
+
+/// The sources as a [`ProgramInfo`] keeps them: each lossily decoded as UTF-8 and cut (on a
+/// character boundary, the cut marked with [`TRUNCATED_MARKER`] and the whole length) so
+/// that none exceeds [`MAX_SHADER_SOURCE`] and all together not [`MAX_PROGRAM_SOURCES`]
+/// bytes (past that, a source left no room keeps only its marker, a few dozen bytes).
+pub fn bounded_sources<'a>(sources: impl IntoIterator<Item = &'a [u8]>) -> Vec<String> {
+    let mut left = MAX_PROGRAM_SOURCES;
+    sources
+        .into_iter()
+        .map(|bytes| {
+            let text = String::from_utf8_lossy(bytes);
+            let room = left.min(MAX_SHADER_SOURCE);
+            let kept = if text.len() <= room {
+                text.into_owned()
+            } else {
+                let marker = format!("{TRUNCATED_MARKER}{} bytes\n", bytes.len());
+                let mut cut = room.saturating_sub(marker.len());
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                let mut kept = text[..cut].to_string();
+                kept.push_str(&marker);
+                kept
+            };
+            left = left.saturating_sub(kept.len());
+            kept
+        })
+        .collect()
+}
+
+/// Most bytes of client memory the agent hashes in one frame, over all its uploads (64 MiB):
+/// later uploads of the frame get their size and [`Unhashed::FrameBudget`].
+pub const UPLOAD_FRAME_BUDGET: u64 = 64 << 20;
+
+/// Most bytes the agent hashes for one upload (256 MiB, a chunk's cap): a larger one gets
+/// [`Unhashed::TooLarge`].
+pub const MAX_UPLOAD_HASHED: u64 = 256 << 20;
+
+/// Why an [`Upload`] has no content hash.
+///
+/// Stored as postcard inside [`FrameUploads`]: variant order is the format (new variants go
+/// last).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Unhashed {
+    /// A texture upload with a `GL_PIXEL_UNPACK_BUFFER` bound: the pointer is an offset into
+    /// that buffer, and the bytes are GL's, not the program's.
+    UnpackBuffer,
+    /// The data pointer was null: storage only (`glTexImage*`), or a buffer's contents left
+    /// undefined (`glBufferData`).
+    NullData,
+    /// The frame's hashing budget ([`UPLOAD_FRAME_BUDGET`]) was spent by earlier uploads.
+    FrameBudget,
+    /// Larger than [`MAX_UPLOAD_HASHED`] on its own.
+    TooLarge,
+    /// The size could not be computed: a format/type pair the agent has no size for, a
+    /// negative or overflowing size, or unpack state it could not read; `bytes` is then 0.
+    UnknownSize,
+}
+
+/// One call of a captured frame that copied client memory into GL: `glTexImage*`,
+/// `glTexSubImage*`, `glCompressedTex(Sub)Image*`, `glBufferData`, `glBufferSubData`,
+/// `glBufferStorage` and their DSA, EXT, OES and ARB forms.
+///
+/// Stored as postcard inside [`FrameUploads`]: field order is the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Upload {
+    /// Index of the call in its frame's [`Frame::calls`].
+    pub call: u32,
+    /// Bytes of pixels or data the call reads: for a texture, `width × height × depth` pixel
+    /// groups of the format and type's size (row padding and the unpack skips not counted),
+    /// for a compressed one its `imageSize`, for a buffer its `size`.
+    pub bytes: u64,
+    /// XXH3-64 (seed 0) of those bytes, read row after row (image after image) as the
+    /// unpack state (alignment, row length, image height, skips) lays them out in memory;
+    /// for buffers and compressed images, the `bytes` from the pointer on.
+    pub hash: Option<u64>,
+    /// Why there is no hash (`Some` exactly when `hash` is `None`).
+    pub unhashed: Option<Unhashed>,
+}
+
+/// The uploads of one captured frame, all threads and contexts of the process together, in
+/// call order. Sent only for frames with uploads.
+///
+/// Stored as postcard (`UPLD`): field order is the format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameUploads {
+    /// The frame, as in [`Frame::index`].
+    pub frame: u64,
+    /// The frame's uploads, in call order.
+    pub uploads: Vec<Upload>,
+}
+
+impl FrameUploads {
+    /// Checks that each upload has a hash or a reason, not both, and that calls are in order.
+    pub fn validate(&self) -> Result<(), String> {
+        for u in &self.uploads {
+            if u.hash.is_some() == u.unhashed.is_some() {
+                return Err(format!(
+                    "upload at call {} has {} hash and {} reason",
+                    u.call,
+                    if u.hash.is_some() { "a" } else { "no" },
+                    if u.unhashed.is_some() { "a" } else { "no" },
+                ));
+            }
+        }
+        if !self.uploads.is_sorted_by_key(|u| u.call) {
+            return Err(format!("uploads of frame {} out of call order", self.frame));
+        }
+        Ok(())
+    }
+
+    /// Uploads left without a hash because the frame's budget was spent.
+    pub fn over_budget(&self) -> usize {
+        self.uploads
+            .iter()
+            .filter(|u| u.unhashed == Some(Unhashed::FrameBudget))
+            .count()
+    }
 }
 
 /// FNV-1a (64 bit) over each shader's stage (u32, little endian), source length (u64, little
@@ -792,6 +1005,8 @@ pub enum Record {
     VgCall(crate::vg::VgCall),
     /// The data of a VG path (`VGPT`).
     VgPath(crate::vg::VgPath),
+    /// The uploads of a captured frame, with their sizes and content hashes (`UPLD`).
+    Uploads(FrameUploads),
 }
 
 #[cfg(test)]

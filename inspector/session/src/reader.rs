@@ -9,9 +9,9 @@ use crate::chunk::{read_chunk_into, Chunk, ChunkHeader, ChunkKind};
 use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
-    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameFlow, FrameGeometry, FunctionTable,
-    HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch, ProgramInfo, Record, SessionInfo,
-    TargetHeat,
+    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameFlow, FrameGeometry, FrameUploads,
+    FunctionTable, HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch, ProgramInfo,
+    Record, SessionInfo, TargetHeat,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -209,6 +209,9 @@ pub struct Session {
     pub hooks: Option<HookSummary>,
     /// Programs the agent saw link, named by their sources' hash, in the order they linked.
     pub programs: Vec<ProgramInfo>,
+    /// Each captured frame's uploads (client memory copied into textures and buffers: size
+    /// and content hash per call), in the order written; frames without uploads have none.
+    pub uploads: Vec<FrameUploads>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -321,6 +324,7 @@ struct Builder {
     geometry: Vec<FrameGeometry>,
     hooks: Option<HookSummary>,
     programs: Vec<ProgramInfo>,
+    uploads: Vec<FrameUploads>,
 }
 
 impl Builder {
@@ -356,6 +360,7 @@ impl Builder {
                 self.hooks.get_or_insert(v);
             }
             Record::Program(v) => self.programs.push(v),
+            Record::Uploads(v) => self.uploads.push(v),
         }
     }
 
@@ -394,6 +399,7 @@ impl Builder {
             geometry: self.geometry,
             hooks: self.hooks,
             programs: self.programs,
+            uploads: self.uploads,
             truncated_at,
         })
     }

@@ -507,6 +507,7 @@ impl SessionBuilder {
                 attach: None,
                 hooks: None,
                 programs: Vec::new(),
+                uploads: Vec::new(),
                 states: Vec::new(),
                 heat: Vec::new(),
                 heat_missing: Vec::new(),
@@ -579,6 +580,15 @@ impl SessionBuilder {
             read_framebuffer: 0,
             viewport: [0, 0, 64, 64],
             surface: Some([64, 64]),
+            samples: None,
+            sample_buffers: None,
+            depth_bits: None,
+            stencil_bits: None,
+            depth_test: None,
+            blend: None,
+            cull_face: None,
+            active_texture: None,
+            texture_2d: None,
         });
         self
     }
@@ -591,6 +601,7 @@ impl SessionBuilder {
             program,
             source_hash,
             stages: vec![0x8B31, 0x8B30],
+            sources: Vec::new(),
         });
         self
     }

@@ -76,3 +76,27 @@ fn version_2_session_opens_with_its_frames_heat_geometry_and_programs() {
     };
     assert_eq!(names(&s, &funcs(&s)), names(&v1, &funcs(&v1)));
 }
+
+/// Records and fields added after a fixture was written read as absent, never as an error:
+/// no uploads, programs without sources, start states without the context facts, an END
+/// without the renderer query.
+#[test]
+fn fixtures_read_without_the_fields_added_since() {
+    for (name, version) in [("v1-hot_spot.gpuheat", 1), ("v2-hot_spot.gpuheat", 2)] {
+        let s = hot_spot_fixture(name, version);
+        assert!(s.uploads.is_empty(), "{name}");
+        assert!(s.programs.iter().all(|p| p.sources.is_empty()), "{name}");
+        for st in &s.states {
+            assert_eq!(
+                (st.samples, st.depth_bits, st.depth_test, &st.texture_2d),
+                (None, None, None, &None),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            s.end.as_ref().and_then(|e| e.renderer_query),
+            None,
+            "{name}"
+        );
+    }
+}

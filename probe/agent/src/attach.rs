@@ -98,7 +98,17 @@ fn finish(socket: &str, table: HookReport, held: std::time::Duration) {
             off_thread.as_secs_f64() * 1e3
         ),
     ];
-    if runtime::connect(stream, Origin { skip: 0, notes }, None).is_ok() {
+    if runtime::connect(
+        stream,
+        Origin {
+            skip: 0,
+            notes,
+            loaded: gpuheat_session::AgentLoad::Attach,
+        },
+        None,
+    )
+    .is_ok()
+    {
         outbox::send_record(Record::Hooks(summary(&hooks)));
     }
 }

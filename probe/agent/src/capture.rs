@@ -109,3 +109,28 @@ pub fn heat() -> bool {
 pub fn geometry() -> bool {
     GEOMETRY.load(Relaxed)
 }
+
+/// What the program asked of `glGetString`/`glGetStringi` since the agent was loaded: bits
+/// [`ASKED_RENDERER`], [`ASKED_VERSION`], [`ASKED_STRINGI`]. Written only by those two
+/// wrappers, once per bit (a load first, so a program asking every frame does not keep a
+/// cache line bouncing).
+static RENDERER_QUERIES: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// `glGetString(GL_RENDERER)`.
+pub const ASKED_RENDERER: u8 = 1;
+/// `glGetString(GL_VERSION)`.
+pub const ASKED_VERSION: u8 = 2;
+/// `glGetStringi`.
+pub const ASKED_STRINGI: u8 = 4;
+
+/// The program made the query `bit`.
+pub fn note_renderer_query(bit: u8) {
+    if RENDERER_QUERIES.load(Relaxed) & bit == 0 {
+        RENDERER_QUERIES.fetch_or(bit, Relaxed);
+    }
+}
+
+/// The queries the program made so far.
+pub fn renderer_queries() -> u8 {
+    RENDERER_QUERIES.load(Relaxed)
+}

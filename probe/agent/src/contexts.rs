@@ -166,7 +166,7 @@ fn real_fn(name: &std::ffi::CStr) -> *const std::ffi::c_void {
     real::by_name(name).unwrap_or_else(|| real::proc_address(name)) as *const std::ffi::c_void
 }
 
-fn gl() -> Option<&'static GlFns> {
+pub(crate) fn gl() -> Option<&'static GlFns> {
     GL.get_or_init(|| {
         // SAFETY: the loader returns real function pointers or null.
         // The real implementations, not the program's entry points: once the dispatch table
@@ -221,8 +221,10 @@ pub fn prepare(ctx: u64) {
 }
 
 /// What the program bound before the capture: current program, vertex array, buffers,
-/// framebuffers, viewport, and the draw surface's size when `query_surface` (the EGL query
-/// resets the thread's EGL error, so only right after a successful swap). Only on GL and
+/// framebuffers, viewport, the draw surface's size when `query_surface` (the EGL query
+/// resets the thread's EGL error, so only right after a successful swap), and the default
+/// framebuffer's samples, depth and stencil bits, depth test, blending, culling and 2D
+/// texture bindings (`facts::start_facts`, which keeps the program's GL error). Only on GL and
 /// GLES 3.0+, where every queried name exists, so no query can raise a GL error.
 pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextState> {
     use gpuheat_counters::gl::{
@@ -254,6 +256,10 @@ pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextStat
     let mut viewport = [0i32; 4];
     // SAFETY: GL_VIEWPORT writes four integers.
     unsafe { (gl.get_integerv)(VIEWPORT, viewport.as_mut_ptr()) };
+    // SAFETY: the context is current on this thread and is GL or GLES 3.0+.
+    let facts = thermal_fns()
+        .map(|t| unsafe { gpuheat_counters::facts::start_facts(t) })
+        .unwrap_or_default();
     Some(ContextState {
         context: ctx,
         frame,
@@ -265,6 +271,15 @@ pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextStat
         read_framebuffer: get(READ_FRAMEBUFFER_BINDING),
         viewport,
         surface,
+        samples: facts.samples,
+        sample_buffers: facts.sample_buffers,
+        depth_bits: facts.depth_bits,
+        stencil_bits: facts.stencil_bits,
+        depth_test: facts.depth_test,
+        blend: facts.blend,
+        cull_face: facts.cull_face,
+        active_texture: facts.active_texture,
+        texture_2d: facts.texture_2d,
     })
 }
 

@@ -10,7 +10,7 @@ use crate::clock::{monotonic_ns, thread_cpu_ns, ticks};
 use crate::generated::{wrapper_address, CLASSES, CPU, NAMES, VG};
 use crate::recorder::{self, Reentry};
 use crate::writer::NO_CPU;
-use crate::{capture, contexts, programs, real, runtime, table, vg, vgpaths};
+use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
 use gpuheat_counters::Bracket;
 use gpuheat_session::CallClass;
@@ -231,6 +231,46 @@ pub fn leave_draw(g: Guard, args: &[u64], with_geometry: bool, replay: &dyn Fn()
             let name = NAMES[func].trim_end_matches('\0');
             contexts::geometry(ctx, frame, seq, name, args, replay);
         }));
+    }
+}
+
+/// [`leave`] for the calls that copy the program's memory into GL (build.rs's
+/// `upload_spec`): after the call is recorded (so its time does not include ours), the bytes
+/// it read and their hash.
+#[inline(never)]
+pub fn leave_upload(g: Guard, args: &[u64], spec: &uploads::Spec) {
+    let (skip, ctx, seq, frame) = (g.skip, g.ctx, g.seq, g.frame);
+    leave(g, args, None);
+    if skip {
+        return;
+    }
+    let Some(_inside) = Reentry::enter() else {
+        return;
+    };
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the arguments the program just passed to the real upload function, which
+        // read the memory they describe; `ctx` is current on this thread.
+        unsafe { uploads::record(spec, frame, seq, ctx, args) }
+    }));
+}
+
+/// glGetString, after the real call: the program asked for the renderer or the version.
+pub fn string_queried(name: u64, _: u64) {
+    use gpuheat_counters::gl::{RENDERER, VERSION};
+    if !from_program() {
+        return;
+    }
+    match name as u32 {
+        RENDERER => capture::note_renderer_query(capture::ASKED_RENDERER),
+        VERSION => capture::note_renderer_query(capture::ASKED_VERSION),
+        _ => {}
+    }
+}
+
+/// glGetStringi, after the real call.
+pub fn stringi_queried(_: u64, _: u64) {
+    if from_program() {
+        capture::note_renderer_query(capture::ASKED_STRINGI);
     }
 }
 

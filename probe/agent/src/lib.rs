@@ -11,7 +11,7 @@
 
 // Layers, each depending only on those above it in this list:
 // leaves (generated tables, table, real, capture, clock, callsite, config), writer, outbox,
-// contexts, programs, recorder, vgpaths, vg, runtime, then the interposer (hook, dl), live hooks and attach.
+// contexts, programs, uploads, recorder, vgpaths, vg, runtime, then the interposer (hook, dl), live hooks and attach.
 mod attach;
 mod callsite;
 mod capture;
@@ -27,6 +27,7 @@ mod real;
 mod recorder;
 mod runtime;
 mod table;
+mod uploads;
 mod vg;
 mod vgpaths;
 mod writer;

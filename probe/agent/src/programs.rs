@@ -7,7 +7,7 @@
 
 use crate::outbox;
 use crate::writer::{Msg, Writer};
-use gpuheat_session::{source_hash, ProgramInfo, Record};
+use gpuheat_session::{bounded_sources, source_hash, ProgramInfo, Record};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
@@ -39,7 +39,8 @@ fn known() -> MutexGuard<'static, Option<Known>> {
 }
 
 /// The PROG record of `program` of `ctx` from its shaders' (stage, source) pairs (sources
-/// without their NUL), hashed sorted by stage then source, so attach order does not matter.
+/// without their NUL), hashed sorted by stage then source, so attach order does not matter;
+/// the sources are kept in that order, bounded (`bounded_sources`).
 pub fn info(ctx: u64, program: u32, sources: &[(u32, CString)]) -> ProgramInfo {
     let mut sorted: Vec<(u32, &[u8])> = sources.iter().map(|(s, c)| (*s, c.as_bytes())).collect();
     sorted.sort_unstable();
@@ -48,6 +49,7 @@ pub fn info(ctx: u64, program: u32, sources: &[(u32, CString)]) -> ProgramInfo {
         program,
         source_hash: source_hash(sorted.iter().copied()),
         stages: sorted.iter().map(|&(s, _)| s).collect(),
+        sources: bounded_sources(sorted.iter().map(|&(_, src)| src)),
     }
 }
 
@@ -171,6 +173,7 @@ mod tests {
         );
         assert_eq!(a.source_hash, b.source_hash);
         assert_eq!(a.stages, [fs, vs]);
+        assert_eq!(a.sources, ["out vec4 c;", "void main(){}"]);
         assert_eq!(
             a.source_hash,
             source_hash([(fs, &b"out vec4 c;"[..]), (vs, &b"void main(){}"[..])])

@@ -10,9 +10,12 @@
 use crate::capture::{self, Settings};
 use crate::clock::monotonic_ns;
 use crate::writer::{Msg, Writer};
-use crate::{contexts, outbox, programs, recorder};
+use crate::{contexts, outbox, programs, recorder, uploads};
 use gpuheat_session::control::{Command, LaunchRequest};
-use gpuheat_session::{CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record, SessionInfo};
+use gpuheat_session::{
+    AgentLoad, CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record, RendererQuery,
+    SessionInfo,
+};
 use std::io::BufRead;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -46,11 +49,13 @@ pub struct Request {
     pub first_frame: Option<u64>,
 }
 
-/// What a connection adds to the session's INFO record.
-#[derive(Debug, Clone, Default)]
+/// What a connection adds to the session's INFO and END records.
+#[derive(Debug, Clone)]
 pub struct Origin {
     pub skip: u32,
     pub notes: Vec<String>,
+    /// Preloaded at the program's start, or injected by an attach.
+    pub loaded: AgentLoad,
 }
 
 struct Agent {
@@ -118,6 +123,7 @@ fn connect_from_env() {
     let origin = Origin {
         skip: config.skip,
         notes: vec!["launched with the agent preloaded".into()],
+        loaded: AgentLoad::Launch,
     };
     if connect(stream, origin, Some(request)).is_ok() && config.skip == 0 {
         // Nothing to wait for: the frame in progress is the first captured one.
@@ -289,6 +295,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         captured: 0,
         frame_begin: monotonic_ns(),
     });
+    uploads::clear();
     capture::start(
         Settings {
             mode: request.mode,
@@ -329,6 +336,9 @@ pub fn frame_ended(swap_ok: bool) {
     let end = monotonic_ns();
     let begin = active.frame_begin;
     agent.writer.send(Msg::FrameEnd { frame, begin, end });
+    if let Some(u) = uploads::take(frame) {
+        agent.writer.send(Msg::Record(Record::Uploads(u)));
+    }
     // Programs the frame used that the agent never saw link (linked before an attach), while
     // their shaders are still attached; the context is current here, right after its swap.
     // After the frame's end time, so the queries are not counted in the frame.
@@ -359,10 +369,22 @@ pub fn frame_ended(swap_ok: bool) {
         frames_captured: u64::from(captured),
         dropped_calls: 0,
         detail: None,
+        renderer_query: Some(renderer_query(agent.origin.loaded)),
     }));
     if st.detach {
         drop(guard);
         detach(&agent);
+    }
+}
+
+/// What the program asked GL about itself since the agent was loaded.
+fn renderer_query(loaded: AgentLoad) -> RendererQuery {
+    let asked = capture::renderer_queries();
+    RendererQuery {
+        renderer: asked & capture::ASKED_RENDERER != 0,
+        version: asked & capture::ASKED_VERSION != 0,
+        stringi: asked & capture::ASKED_STRINGI != 0,
+        loaded,
     }
 }
 

@@ -189,6 +189,40 @@ pub fn end() -> EndInfo {
         frames_captured: 3,
         dropped_calls: 0,
         detail: Some("killed by SIGKILL".into()),
+        renderer_query: Some(gpuheat_session::RendererQuery {
+            renderer: true,
+            version: false,
+            stringi: true,
+            loaded: gpuheat_session::AgentLoad::Launch,
+        }),
+    }
+}
+
+/// The uploads of `frame`: a hashed texture, a null buffer and one past the frame's budget.
+pub fn uploads(frame: u64) -> gpuheat_session::FrameUploads {
+    use gpuheat_session::{Unhashed, Upload};
+    gpuheat_session::FrameUploads {
+        frame,
+        uploads: vec![
+            Upload {
+                call: 1,
+                bytes: 64 * 64 * 4,
+                hash: Some(0x0123_4567_89ab_cdef),
+                unhashed: None,
+            },
+            Upload {
+                call: 5,
+                bytes: 1 << 20,
+                hash: None,
+                unhashed: Some(Unhashed::NullData),
+            },
+            Upload {
+                call: 9,
+                bytes: u64::MAX,
+                hash: None,
+                unhashed: Some(Unhashed::FrameBudget),
+            },
+        ],
     }
 }
 
@@ -207,7 +241,9 @@ pub fn every_record() -> Vec<Record> {
             program: 3,
             source_hash: gpuheat_session::source_hash([(0x8B31, &b"void main() {}"[..])]),
             stages: vec![0x8B31],
+            sources: vec!["void main() {}".into()],
         }),
+        Record::Uploads(uploads(11)),
     ]
 }
 
