@@ -224,6 +224,29 @@ pub const GL_FRAMEBUFFER: GLenum = 0x8D40;
 pub const GL_COLOR_ATTACHMENT0: GLenum = 0x8CE0;
 pub const GL_FRAMEBUFFER_COMPLETE: GLenum = 0x8CD5;
 
+pub const GL_READ_FRAMEBUFFER: GLenum = 0x8CA8;
+pub const GL_DRAW_FRAMEBUFFER: GLenum = 0x8CA9;
+pub const GL_RENDERBUFFER: GLenum = 0x8D41;
+pub const GL_DEPTH_ATTACHMENT: GLenum = 0x8D00;
+pub const GL_DEPTH_COMPONENT24: GLenum = 0x81A6;
+pub const GL_MAX_SAMPLES: GLenum = 0x8D57;
+pub const GL_SAMPLES: GLenum = 0x80A9;
+
+pub const GL_LESS: GLenum = 0x0201;
+pub const GL_LEQUAL: GLenum = 0x0203;
+
+pub const GL_ELEMENT_ARRAY_BUFFER: GLenum = 0x8893;
+pub const GL_COPY_WRITE_BUFFER: GLenum = 0x8F37;
+pub const GL_STREAM_DRAW: GLenum = 0x88E0;
+pub const GL_UNSIGNED_SHORT: GLenum = 0x1403;
+
+pub const GL_LINEAR_MIPMAP_LINEAR: GLint = 0x2703;
+pub const GL_TEXTURE_MAX_LEVEL: GLenum = 0x813D;
+pub const GL_NUM_COMPRESSED_TEXTURE_FORMATS: GLenum = 0x86A2;
+pub const GL_COMPRESSED_TEXTURE_FORMATS: GLenum = 0x86A3;
+/// ETC2 RGB8, 8 bytes per 4x4 block; core in GLES 3.0 and GL 4.3.
+pub const GL_COMPRESSED_RGB8_ETC2: GLenum = 0x9274;
+
 #[link(name = "GLESv2")]
 extern "C" {
     pub fn glGetError() -> GLenum;
@@ -240,6 +263,9 @@ extern "C" {
     pub fn glDisable(cap: GLenum);
     pub fn glIsEnabled(cap: GLenum) -> GLboolean;
     pub fn glBlendFunc(sfactor: GLenum, dfactor: GLenum);
+    pub fn glColorMask(red: GLboolean, green: GLboolean, blue: GLboolean, alpha: GLboolean);
+    pub fn glDepthMask(flag: GLboolean);
+    pub fn glDepthFunc(func: GLenum);
     pub fn glPixelStorei(pname: GLenum, param: GLint);
     pub fn glReadPixels(
         x: GLint,
@@ -290,6 +316,7 @@ extern "C" {
     pub fn glDeleteBuffers(n: GLsizei, buffers: *const GLuint);
     pub fn glBindBuffer(target: GLenum, buffer: GLuint);
     pub fn glBufferData(target: GLenum, size: GLsizeiptr, data: *const c_void, usage: GLenum);
+    pub fn glBufferSubData(target: GLenum, offset: GLintptr, size: GLsizeiptr, data: *const c_void);
     pub fn glGenVertexArrays(n: GLsizei, arrays: *mut GLuint);
     pub fn glDeleteVertexArrays(n: GLsizei, arrays: *const GLuint);
     pub fn glBindVertexArray(array: GLuint);
@@ -304,9 +331,11 @@ extern "C" {
     pub fn glEnableVertexAttribArray(index: GLuint);
 
     pub fn glDrawArrays(mode: GLenum, first: GLint, count: GLsizei);
+    pub fn glDrawElements(mode: GLenum, count: GLsizei, type_: GLenum, indices: *const c_void);
 
     pub fn glGenTextures(n: GLsizei, textures: *mut GLuint);
     pub fn glBindTexture(target: GLenum, texture: GLuint);
+    pub fn glDeleteTextures(n: GLsizei, textures: *const GLuint);
     pub fn glActiveTexture(texture: GLenum);
     pub fn glTexParameteri(target: GLenum, pname: GLenum, param: GLint);
     pub fn glTexImage2D(
@@ -320,6 +349,27 @@ extern "C" {
         type_: GLenum,
         pixels: *const c_void,
     );
+    pub fn glTexSubImage2D(
+        target: GLenum,
+        level: GLint,
+        xoffset: GLint,
+        yoffset: GLint,
+        width: GLsizei,
+        height: GLsizei,
+        format: GLenum,
+        type_: GLenum,
+        pixels: *const c_void,
+    );
+    pub fn glCompressedTexImage2D(
+        target: GLenum,
+        level: GLint,
+        internalformat: GLenum,
+        width: GLsizei,
+        height: GLsizei,
+        border: GLint,
+        image_size: GLsizei,
+        data: *const c_void,
+    );
     pub fn glGenFramebuffers(n: GLsizei, framebuffers: *mut GLuint);
     pub fn glBindFramebuffer(target: GLenum, framebuffer: GLuint);
     pub fn glFramebufferTexture2D(
@@ -330,6 +380,33 @@ extern "C" {
         level: GLint,
     );
     pub fn glCheckFramebufferStatus(target: GLenum) -> GLenum;
+    pub fn glGenRenderbuffers(n: GLsizei, renderbuffers: *mut GLuint);
+    pub fn glBindRenderbuffer(target: GLenum, renderbuffer: GLuint);
+    pub fn glRenderbufferStorageMultisample(
+        target: GLenum,
+        samples: GLsizei,
+        internalformat: GLenum,
+        width: GLsizei,
+        height: GLsizei,
+    );
+    pub fn glFramebufferRenderbuffer(
+        target: GLenum,
+        attachment: GLenum,
+        renderbuffertarget: GLenum,
+        renderbuffer: GLuint,
+    );
+    pub fn glBlitFramebuffer(
+        src_x0: GLint,
+        src_y0: GLint,
+        src_x1: GLint,
+        src_y1: GLint,
+        dst_x0: GLint,
+        dst_y0: GLint,
+        dst_x1: GLint,
+        dst_y1: GLint,
+        mask: GLbitfield,
+        filter: GLenum,
+    );
 
     pub fn glGenQueries(n: GLsizei, ids: *mut GLuint);
     pub fn glDeleteQueries(n: GLsizei, ids: *const GLuint);
