@@ -9,13 +9,13 @@
 
 use crate::enums::enum_name;
 use crate::findings::{Cost, Evidence, Finding, Severity};
-use gpuheat_session::{Call, CallClass, Frame, Nested, Session, ValueKind};
+use gpuheat_session::{Call, CallClass, Frame, Nested, Session, Upload, ValueKind};
 use std::collections::{BTreeMap, HashMap};
 
 /// Texels from which an uncompressed texture is worth compressing (256 × 256).
 const LARGE_TEXTURE_TEXELS: u64 = 256 * 256;
 /// Vertices from which a non-indexed triangle list is worth indexing or stripping.
-const LIST_VERTICES: u64 = 300;
+const LIST_VERTICES: u64 = 96;
 /// Share of a list's positions that repeat an earlier one, measured from recorded geometry,
 /// below which indexing would save little.
 const REPEATED_SHARE: f64 = 0.25;
@@ -30,8 +30,50 @@ const QUERY_SHARE: f64 = 0.01;
 /// Queries per frame from which they are a warning, whatever their time.
 const QUERY_CALLS: usize = 10;
 
+/// Bytes per frame of data uploaded again from which the repeats are called out.
+const REPEATED_BYTES: u64 = 1024;
+
 /// `GL_TRIANGLES`.
 const TRIANGLES: u64 = 4;
+
+/// Rules whose findings name a cause more precisely than a more general rule's: where every
+/// call a general finding lists is one a specific finding of the same frame lists, only the
+/// specific one is kept (a read-back that feeds a texture is render-to-texture, not also a
+/// stall and an upload).
+const SUBSUMES: [(&str, &[&str]); 3] = [
+    (
+        "readback-rtt",
+        &["pipeline-stall", "texture-upload-in-frame"],
+    ),
+    ("same-upload", &["texture-upload-in-frame"]),
+    ("texture-modified", &["texture-upload-in-frame"]),
+];
+
+/// Drops the general findings [`SUBSUMES`] makes redundant.
+pub(crate) fn subsume(out: &mut Vec<Finding>) {
+    let mut covered: HashMap<(u64, &str), std::collections::HashSet<u32>> = HashMap::new();
+    for f in out.iter() {
+        for (specific, general) in SUBSUMES {
+            if f.rule == specific {
+                for g in general.iter() {
+                    covered
+                        .entry((f.frame, g))
+                        .or_default()
+                        .extend(f.evidence.calls.iter().copied());
+                }
+            }
+        }
+    }
+    out.retain(|f| {
+        let Some(calls) = covered.get(&(f.frame, f.rule)) else {
+            return true;
+        };
+        let listed = f.evidence.calls.len() as u64 == f.evidence.count;
+        !(listed
+            && !f.evidence.calls.is_empty()
+            && f.evidence.calls.iter().all(|c| calls.contains(c)))
+    });
+}
 
 /// Runs the rules over every frame of `s`.
 pub(crate) fn check(s: &Session, nested: &Nested, out: &mut Vec<Finding>) {
@@ -41,7 +83,19 @@ pub(crate) fn check(s: &Session, nested: &Nested, out: &mut Vec<Finding>) {
         .iter()
         .map(|f| f.name.as_str())
         .collect();
-    let calls = Calls { s, names, nested };
+    let uploads = s
+        .uploads
+        .iter()
+        .flat_map(|fu| fu.uploads.iter().map(move |u| ((fu.frame, u.call), u)))
+        .collect();
+    let calls = Calls {
+        s,
+        names,
+        nested,
+        uploads,
+    };
+    renderer_unchecked(&calls, out);
+    same_uploads(&calls, out);
     for f in &s.frames {
         uncompressed_textures(&calls, f, out);
         if f.index == 0 {
@@ -63,6 +117,8 @@ struct Calls<'a> {
     s: &'a Session,
     names: Vec<&'a str>,
     nested: &'a Nested,
+    /// What each upload call copied in, by frame and call (the agent's `UPLD` records).
+    uploads: HashMap<(u64, u32), &'a Upload>,
 }
 
 impl<'a> Calls<'a> {
@@ -260,7 +316,10 @@ fn texture_uploads(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     }
     let bytes: u64 = found
         .iter()
-        .filter_map(|(_, n, c)| upload_bytes(calls, n, c))
+        .filter_map(|(i, n, c)| match calls.uploads.get(&(f.index, *i)) {
+            Some(u) => Some(u.bytes),
+            None => upload_bytes(calls, n, c),
+        })
         .sum();
     let (evidence, _) = tallied(&found);
     let spent = cpu(&found);
@@ -388,11 +447,17 @@ fn object_kind(name: &str) -> Option<(&'static str, bool)> {
     None
 }
 
+/// Objects created and deleted in one frame; shaders and programs only when the frame does
+/// not compile them (then `compile-in-frame` says it).
 fn object_churn(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    let compiles = calls.of(f).any(|(_, n, _)| is_compile(n));
     let mut made: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     let mut found = Vec::new();
     for (i, n, c) in calls.of(f) {
         if let Some((kind, created)) = object_kind(n) {
+            if compiles && matches!(kind, "shaders" | "programs") {
+                continue;
+            }
             let k = made.entry(kind).or_default();
             if created {
                 k.0 += 1;
@@ -440,16 +505,16 @@ fn object_churn(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     });
 }
 
+/// Calls that compile or link shaders.
+fn is_compile(name: &str) -> bool {
+    matches!(
+        name,
+        "glCompileShader" | "glLinkProgram" | "glProgramBinary" | "glCreateShaderProgramv"
+    )
+}
+
 fn compiles(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
-    let found: Vec<_> = calls
-        .of(f)
-        .filter(|(_, n, _)| {
-            matches!(
-                *n,
-                "glCompileShader" | "glLinkProgram" | "glProgramBinary" | "glCreateShaderProgramv"
-            )
-        })
-        .collect();
+    let found: Vec<_> = calls.of(f).filter(|(_, n, _)| is_compile(n)).collect();
     if found.is_empty() {
         return;
     }
@@ -681,6 +746,128 @@ fn reads_unseen_memory(calls: &Calls, c: &Call) -> bool {
     })
 }
 
+/// Whether call `x` of frame `fx` and call `y` of frame `fy` do the same: the same entry
+/// point and arguments, and for uploads the same content (wherever it was read from); a call
+/// reading memory the capture did not hash is never known to be the same.
+fn same_call(
+    calls: &Calls,
+    (fx, ix, x): (u64, u32, &Call),
+    (fy, iy, y): (u64, u32, &Call),
+) -> bool {
+    if x.func != y.func {
+        return false;
+    }
+    match (calls.uploads.get(&(fx, ix)), calls.uploads.get(&(fy, iy))) {
+        (Some(a), Some(b)) => {
+            let info = &calls.s.functions.functions[usize::from(y.func)];
+            let values_equal = info
+                .params
+                .iter()
+                .zip(x.args.iter().zip(&y.args))
+                .all(|(p, (a, b))| p.kind == ValueKind::Ptr || a == b);
+            a.hash.is_some() && a.hash == b.hash && values_equal
+        }
+        _ => x.args == y.args && !reads_unseen_memory(calls, y),
+    }
+}
+
+/// The program never asked which renderer it runs on (known only when the agent was loaded
+/// at its start).
+fn renderer_unchecked(calls: &Calls, out: &mut Vec<Finding>) {
+    let Some(q) = calls.s.end.as_ref().and_then(|e| e.renderer_query.as_ref()) else {
+        return;
+    };
+    if q.ever() != Some(false) {
+        return;
+    }
+    let Some(first) = calls.s.frames.first() else {
+        return;
+    };
+    out.push(Finding {
+        frame: first.index,
+        call: None,
+        rule: "renderer-unchecked",
+        severity: Severity::Info,
+        title: "the program never read GL_RENDERER, GL_VERSION or the extension list".into(),
+        detail: "The same content runs on a GPU and on a software renderer such as llvmpipe, \
+                 which is many times slower; a program that never asks cannot scale its \
+                 content down or pick faster extensions."
+            .into(),
+        fix: "Read GL_RENDERER, GL_VERSION and the extensions at start-up and choose the \
+              content's level of detail (and optional features) from them."
+            .into(),
+        evidence: Evidence::default()
+            .with("loaded", "at the program's start")
+            .with("glGetString(GL_RENDERER)", "never called"),
+        cost: None,
+    });
+}
+
+/// Uploads (texture or buffer) of content already uploaded earlier in the capture, per frame
+/// from frame 1.
+fn same_uploads(calls: &Calls, out: &mut Vec<Finding>) {
+    let mut seen: HashMap<u64, (u64, u32)> = HashMap::new();
+    for fu in &calls.s.uploads {
+        let mut repeats = Vec::new();
+        for u in &fu.uploads {
+            let Some(h) = u.hash else { continue };
+            if calls.nested.parent(fu.frame, u.call).is_some() {
+                continue;
+            }
+            match seen.get(&h) {
+                Some(&first) if fu.frame >= 1 => repeats.push((u, first)),
+                Some(_) => {}
+                None => {
+                    seen.insert(h, (fu.frame, u.call));
+                }
+            }
+        }
+        let bytes: u64 = repeats.iter().map(|(u, _)| u.bytes).sum();
+        if repeats.is_empty() || bytes < REPEATED_BYTES {
+            continue;
+        }
+        let Some(frame) = calls.s.frames.iter().find(|f| f.index == fu.frame) else {
+            continue;
+        };
+        let spent: u64 = repeats
+            .iter()
+            .filter_map(|(u, _)| frame.calls.get(u.call as usize))
+            .map(|c| c.cpu_ns)
+            .sum();
+        let (first_frame, first_call) = repeats[0].1;
+        out.push(Finding {
+            frame: fu.frame,
+            call: Some(repeats[0].0.call),
+            rule: "same-upload",
+            severity: Severity::Warning,
+            title: format!(
+                "{} {} of data already uploaded ({bytes} bytes), {:.3} ms of CPU time",
+                repeats.len(),
+                if repeats.len() == 1 {
+                    "upload"
+                } else {
+                    "uploads"
+                },
+                spent as f64 / 1e6
+            ),
+            detail: "The same bytes are copied into GL again: the copy, and the driver's wait \
+                     for draws still using the old contents, buy nothing."
+                .into(),
+            fix: "Upload once and keep the buffer or texture; upload only what changed.".into(),
+            evidence: Evidence::calls(repeats.iter().map(|(u, _)| u.call))
+                .with("bytes", bytes)
+                .with(
+                    "first_uploaded",
+                    format!("frame {first_frame} call {first_call}"),
+                ),
+            cost: Some(Cost {
+                ns: spent,
+                measured: "CPU time of the repeated uploads".into(),
+            }),
+        });
+    }
+}
+
 /// Consecutive frames with the same calls and arguments (and no data the capture cannot
 /// compare), drawing something: the program renders again what is already shown.
 fn identical_frames(calls: &Calls, out: &mut Vec<Finding>) {
@@ -699,8 +886,8 @@ fn identical_frames(calls: &Calls, out: &mut Vec<Finding>) {
             continue;
         }
         let same =
-            a.calls.iter().zip(&b.calls).all(|(x, y)| {
-                x.func == y.func && x.args == y.args && !reads_unseen_memory(calls, y)
+            a.calls.iter().zip(&b.calls).enumerate().all(|(i, (x, y))| {
+                same_call(calls, (a.index, i as u32, x), (b.index, i as u32, y))
             });
         if !same {
             continue;

@@ -165,6 +165,14 @@ pub const RULES: &[Rule] = &[
         summary: "consecutive frames with the same calls and arguments",
     },
     Rule {
+        id: "same-upload",
+        summary: "the same bytes uploaded again into a buffer or texture",
+    },
+    Rule {
+        id: "renderer-unchecked",
+        summary: "the program never asks which renderer it runs on",
+    },
+    Rule {
         id: "vg-object-churn",
         summary: "VG objects created and destroyed every frame",
     },
@@ -240,6 +248,7 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
     }
     crate::callrules::check(s, &nested, &mut out);
     crate::vgrules::check(s, &mut out);
+    crate::callrules::subsume(&mut out);
     out.sort_by(|a, b| {
         a.frame
             .cmp(&b.frame)
