@@ -164,9 +164,10 @@ const DOMINANT_SHARE: f64 = 0.25;
 const FRAGMENT_COST_RATIO: f64 = 4.0;
 /// Draws of fewer fragments are not judged per fragment: their time is mostly the draw's
 /// fixed cost (set-up, the timing bracket), which divided by a few fragments looks huge
-/// (glmark2's `ideas` has 12-fragment draws of 0.095 ms: "7909 ns per fragment"). 1,024 is a
-/// 32×32 block, 64 of llvmpipe's 4×4 tiles.
-pub const MIN_FRAGMENTS: u64 = 1024;
+/// (glmark2's `ideas` has 12-fragment draws of 0.095 ms: "7909 ns per fragment"). 256 is a
+/// 16×16 block, 16 of llvmpipe's 4×4 tiles; `hot_spot`'s documented 24×24 spot (576) is
+/// above it.
+pub const MIN_FRAGMENTS: u64 = 256;
 /// Serialized times under this are not judged (dominant-draw, expensive-fragments): timer
 /// queries resolve a microsecond or so, and the calibrated bracket overhead subtracted from
 /// each time varies between draws by about its own size.

@@ -163,7 +163,7 @@ fn dominant_draw_is_silent_without_gpu_times() {
 }
 
 // expensive-fragments: cost per fragment ≥ 4× the frame's median; fragments from the heat
-// map, else the fragment-shader counter; only draws of serialized time ≥ 10 µs and ≥ 1,024
+// map, else the fragment-shader counter; only draws of serialized time ≥ 10 µs and ≥ 256
 // fragments count.
 
 /// Draws of `ns` serialized time and `fragments` fragment-shader invocations each.
@@ -208,15 +208,15 @@ fn expensive_fragments_fire_from_four_times_the_median() {
 
 #[test]
 fn expensive_fragments_ignore_tiny_and_short_draws() {
-    // 1,024 fragments at 40 ns each fires; 1,023 fragments at 400 ns each (the fixed cost of a
+    // 256 fragments at 40 ns each fires; 255 fragments at 400 ns each (the fixed cost of a
     // small draw) is not judged.
     let mut d = Vec::new();
     let s = one_frame(|f| {
-        d = by_counter(f, &[(20_480, 2048), (20_480, 2048), (40_960, 1024)]);
+        d = by_counter(f, &[(20_480, 2048), (20_480, 2048), (10_240, 256)]);
     });
     assert_eq!(calls(&findings(&s), "expensive-fragments"), vec![d[2]]);
     let s = one_frame(|f| {
-        by_counter(f, &[(20_480, 2048), (20_480, 2048), (409_200, 1023)]);
+        by_counter(f, &[(20_480, 2048), (20_480, 2048), (102_000, 255)]);
     });
     assert!(of(&findings(&s), "expensive-fragments").is_empty());
     // Below the noise floor (9,999 ns) a draw is not judged, however few ns the others take.
