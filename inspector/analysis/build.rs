@@ -16,8 +16,16 @@ fn rank(name: &str) -> usize {
     usize::from(suffixed.iter().any(|s| name.ends_with(s))) * 1000 + name.len()
 }
 
+// The state tracker's hand-written table (`src/statetrack/table.rs`), read here to generate
+// the shapes of the setters it names.
+#[allow(dead_code)]
+mod table {
+    include!("src/statetrack/table.rs");
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/statetrack/table.rs");
     let reg = Registry::load().expect("Khronos registry");
     // OpenVG's enums are named only through their parameter's group: their values collide
     // with GL's, so they never enter the by-value table a parameter without a group falls
@@ -61,4 +69,160 @@ fn main() {
     out.push_str("];\n");
     let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("enums.rs");
     std::fs::write(dest, out).unwrap();
+    let setters = setters(&reg);
+    let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("setters.rs");
+    std::fs::write(dest, setters).unwrap();
+}
+
+/// Vendor suffixes an entry point may end with after its type suffix.
+const VENDORS: [&str; 14] = [
+    "ARB", "EXT", "OES", "KHR", "NV", "AMD", "APPLE", "ANGLE", "SGIS", "SGIX", "ATI", "MESA",
+    "IMG", "QCOM",
+];
+
+/// Whether `rest` (what follows a table prefix in a command's name) is a type suffix: an
+/// optional `Matrix2`/`Matrix4x3`, an optional component count, an optional type (`f`, `i`,
+/// `ui`, `Iiv`...), an optional `v`, then an optional vendor suffix.
+fn type_suffix(rest: &str) -> bool {
+    let mut r = rest;
+    for v in VENDORS {
+        if let Some(s) = r.strip_suffix(v) {
+            r = s;
+            break;
+        }
+    }
+    if let Some(s) = r.strip_prefix("Matrix") {
+        let b = s.as_bytes();
+        if b.is_empty() || !(b'2'..=b'4').contains(&b[0]) {
+            return false;
+        }
+        r = &s[1..];
+        if let Some(s) = r.strip_prefix('x') {
+            let b = s.as_bytes();
+            if b.is_empty() || !(b'2'..=b'4').contains(&b[0]) {
+                return false;
+            }
+            r = &s[1..];
+        }
+    }
+    if let Some(c) = r.as_bytes().first() {
+        if (b'1'..=b'4').contains(c) {
+            r = &r[1..];
+        }
+    }
+    for t in [
+        "Iui", "Ii", "ui64", "i64", "ub", "us", "ui", "I", "i", "f", "d", "x", "s", "b",
+    ] {
+        if let Some(s) = r.strip_prefix(t) {
+            r = s;
+            break;
+        }
+    }
+    r = r.strip_prefix('v').unwrap_or(r);
+    r.is_empty()
+}
+
+/// Parameters that select a slot rather than give a value, by their registry name (the
+/// registry's groups for them are targets, capabilities, parameter names, faces, attachments;
+/// indices, locations and units have no group).
+const KEY_PARAMS: [&str; 11] = [
+    "target",
+    "cap",
+    "pname",
+    "face",
+    "attachment",
+    "index",
+    "location",
+    "unit",
+    "buf",
+    "bindingindex",
+    "drawbuffer",
+];
+
+/// The state tracker's setters: every GL command that a `Set` entry of the table names (its
+/// prefix and a type suffix; the longest prefix wins), with its keys, values, array count and
+/// whether its values are behind a pointer, from the registry. Commands with more than two
+/// keys or a key behind a pointer are left out (the tracker then forgets, as for any unknown
+/// call).
+fn setters(reg: &Registry) -> String {
+    use table::{Role, Scope, Special, TABLE};
+    let mut families: Vec<&str> = Vec::new();
+    for (_, role) in TABLE {
+        if let Role::Set { family, .. } = role {
+            if !families.contains(family) {
+                families.push(family);
+            }
+        }
+    }
+    let mut out = String::from(
+        "/// The families of state, as [`Setter::family`] indexes them.\npub static FAMILIES: &[&str] = &[\n",
+    );
+    for f in &families {
+        writeln!(out, "    {f:?},").unwrap();
+    }
+    out.push_str("];\n/// The setters, sorted by name.\npub static SETTERS: &[Setter] = &[\n");
+    let mut rows = Vec::new();
+    for c in &reg.commands {
+        if c.family != gpuheat_registry::Family::Gl || c.ret != gpuheat_registry::CType::Void {
+            continue;
+        }
+        let entry = TABLE
+            .iter()
+            .filter_map(|(prefix, role)| match role {
+                Role::Set {
+                    family,
+                    scope,
+                    special,
+                } => c
+                    .name
+                    .strip_prefix(prefix)
+                    .filter(|rest| type_suffix(rest))
+                    .map(|_| (prefix.len(), *family, *scope, *special)),
+                _ => None,
+            })
+            .max_by_key(|e| e.0);
+        let Some((_, family, scope, special)) = entry else {
+            continue;
+        };
+        let scope_param = match scope {
+            Scope::BoundTexture
+            | Scope::NamedProgram
+            | Scope::BoundFramebuffer
+            | Scope::NamedSampler => Some(0),
+            _ => None,
+        };
+        let (mut keys, mut values, mut count, mut pointer, mut bad) =
+            (Vec::new(), Vec::new(), None, false, false);
+        for (i, p) in c.params.iter().enumerate() {
+            if Some(i) == scope_param {
+                bad |= p.ty == gpuheat_registry::CType::Ptr;
+            } else if KEY_PARAMS.contains(&p.name.as_str()) {
+                bad |= p.ty == gpuheat_registry::CType::Ptr;
+                keys.push(i);
+            } else {
+                if p.name == "count" {
+                    count = Some(i);
+                }
+                // A vertex attribute's pointer is an offset into the bound buffer: a value.
+                pointer |=
+                    p.ty == gpuheat_registry::CType::Ptr && special != Special::ReadsArrayBuffer;
+                values.push(i);
+            }
+        }
+        if bad || keys.len() > 2 {
+            continue;
+        }
+        let family = families.iter().position(|f| *f == family).unwrap();
+        rows.push(format!(
+            "    Setter {{ name: {:?}, family: {family}, scope: Scope::{scope:?}, special: Special::{special:?}, params: {}, keys: &{keys:?}, values: &{values:?}, count: {count:?}, pointer_values: {pointer} }},\n",
+            c.name,
+            c.params.len(),
+        ));
+    }
+    rows.sort();
+    for r in rows {
+        out.push_str(&r);
+    }
+    out.push_str("];\n");
+    out
 }

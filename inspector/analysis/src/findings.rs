@@ -5,9 +5,9 @@
 //! fragment-shader counter, the overdraw map, the calls themselves); a rule whose inputs were
 //! not captured stays silent rather than guess.
 
-use crate::cost::{rank_time, Analysis, DrawCost};
+use crate::cost::{Analysis, DrawCost};
 use crate::pick::heat_map;
-use gpuheat_session::{CallClass, Frame, HeatMap, Nested, Session};
+use gpuheat_session::{Frame, HeatMap, Nested, Session};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -125,6 +125,10 @@ pub const RULES: &[Rule] = &[
         summary: "state calls that set what is already current",
     },
     Rule {
+        id: "eclipsed-state",
+        summary: "state calls overwritten before any draw used them",
+    },
+    Rule {
         id: "pipeline-stall",
         summary: "calls that make the CPU wait for the GPU",
     },
@@ -202,12 +206,27 @@ pub const RULES: &[Rule] = &[
 const DOMINANT_SHARE: f64 = 0.25;
 /// A draw whose cost per fragment is this many times its frame's median is called out.
 const FRAGMENT_COST_RATIO: f64 = 4.0;
+/// Draws of fewer fragments are not judged per fragment: their time is mostly the draw's
+/// fixed cost (set-up, the timing bracket), which divided by a few fragments looks huge
+/// (glmark2's `ideas` has 12-fragment draws of 0.095 ms: "7909 ns per fragment"). 256 is a
+/// 16×16 block, 16 of llvmpipe's 4×4 tiles; `hot_spot`'s documented 24×24 spot (576) is
+/// above it.
+pub const MIN_FRAGMENTS: u64 = 256;
+/// Serialized times under this are not judged (dominant-draw, expensive-fragments): timer
+/// queries resolve a microsecond or so, and the calibrated bracket overhead subtracted from
+/// each time varies between draws by about its own size.
+pub const NOISE_FLOOR_NS: u64 = 10_000;
+/// ...nor under this many times the context's calibrated bracket overhead (the error of the
+/// subtraction is then at most about a tenth of the time).
+pub const NOISE_OVERHEADS: u64 = 10;
 /// Mean fragments per covered pixel from which overdraw is called out.
 const OVERDRAW_MEAN: f64 = 3.0;
 /// Draws per frame from which small draws are worth batching.
 const MANY_DRAWS: usize = 100;
-/// Redundant state calls per frame from which they are called out (and 10% of state calls).
-const REDUNDANT_CALLS: usize = 10;
+/// Redundant (or eclipsed) state calls per frame from which they are called out...
+pub const STATE_RULE_CALLS: usize = 10;
+/// ...when they are also at least this share of the frame's state calls.
+pub const STATE_RULE_SHARE: f64 = 0.10;
 /// Calls that make the CPU wait for the GPU.
 const STALLS: [&str; 6] = [
     "glFinish",
@@ -228,7 +247,7 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
     // The GL calls a VG library makes inside a VG call are the library's, not the
     // program's: the GL rules about calls leave them to the VG rules.
     let nested = Nested::of(&s.vg_calls);
-    redundant_state(s, &nested, &mut out);
+    state_rules(s, &nested, &mut out);
     for f in &s.frames {
         let mut draws = by_frame.remove(&f.index).unwrap_or_default();
         draws.sort_by_key(|d| d.call);
@@ -240,8 +259,9 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
         // One look-up of the frame's map and of its draws' fragments serves every rule.
         let map = heat_map(s, f.index);
         let frags = fragments(map, &draws);
-        dominant_draws(f.index, draw_calls, &draws, &mut out);
-        fragment_cost(f.index, &draws, &frags, &mut out);
+        let floor = |call: u32| noise_floor(s, f, call);
+        dominant_draws(s, f, draw_calls, &draws, &floor, &mut out);
+        fragment_cost(f.index, &draws, &frags, map.is_some(), &floor, &mut out);
         overdraw(map, f.index, &mut out);
         small_draws(map, f.index, draw_calls, &draws, &frags, &mut out);
         stalls(s, f, &nested, &mut out);
@@ -265,19 +285,68 @@ pub fn for_call(findings: &[Finding], frame: u64, call: u32) -> impl Iterator<It
         .filter(move |f| f.frame == frame && f.call == Some(call))
 }
 
+/// The least serialized time of call `call` of frame `f` that rule judges: [`NOISE_FLOOR_NS`]
+/// or [`NOISE_OVERHEADS`] times its context's calibrated bracket overhead, the larger.
+fn noise_floor(s: &Session, f: &Frame, call: u32) -> u64 {
+    let overhead = f
+        .calls
+        .get(call as usize)
+        .and_then(|c| s.contexts.iter().find(|x| x.handle == c.context))
+        .map_or(0, |x| x.serialized_overhead_ns);
+    NOISE_FLOOR_NS.max(NOISE_OVERHEADS * overhead)
+}
+
 /// `draw_calls` counts the frame's glDraw* calls: a frame of one draw (and a clear) has no
-/// draw that dominates others.
-fn dominant_draws(frame: u64, draw_calls: usize, draws: &[&DrawCost], out: &mut Vec<Finding>) {
+/// draw that dominates others. Shares are of serialized time when the frame has any (each
+/// draw measured alone); else of pipelined time, but only when every work call's context
+/// says pipelined times measure a draw's own cost there (not on llvmpipe, where they measure
+/// when the rasterizer got to it). The draw's own time must be above the noise floor.
+fn dominant_draws(
+    s: &Session,
+    f: &Frame,
+    draw_calls: usize,
+    draws: &[&DrawCost],
+    floor: &dyn Fn(u32) -> u64,
+    out: &mut Vec<Finding>,
+) {
     if draw_calls < 2 {
         return;
     }
-    for d in draws {
-        let (Some(share), Some(t)) = (d.frame_share, rank_time(d)) else {
-            continue;
-        };
-        if share >= DOMINANT_SHARE {
+    let serialized = draws.iter().any(|d| d.gpu_serialized_ns.is_some());
+    let times: Vec<(&DrawCost, u64)> = if serialized {
+        draws
+            .iter()
+            .filter_map(|d| Some((*d, d.gpu_serialized_ns?)))
+            .collect()
+    } else {
+        let meaningful = draws.iter().all(|d| {
+            f.calls
+                .get(d.call as usize)
+                .and_then(|c| s.contexts.iter().find(|x| x.handle == c.context))
+                .is_some_and(|x| x.pipelined_meaningful)
+        });
+        if !meaningful {
+            return;
+        }
+        draws
+            .iter()
+            .filter_map(|d| Some((*d, d.gpu_pipelined_ns?)))
+            .collect()
+    };
+    let total: u64 = times.iter().map(|(_, t)| t).sum();
+    if total == 0 {
+        return;
+    }
+    let measured = if serialized {
+        "serialized GPU time"
+    } else {
+        "pipelined GPU time"
+    };
+    for (d, t) in times {
+        let share = t as f64 / total as f64;
+        if share >= DOMINANT_SHARE && t >= floor(d.call) {
             out.push(Finding {
-                frame,
+                frame: f.index,
                 call: Some(d.call),
                 rule: "dominant-draw",
                 severity: if share >= 0.5 {
@@ -286,10 +355,11 @@ fn dominant_draws(frame: u64, draw_calls: usize, draws: &[&DrawCost], out: &mut 
                     Severity::Warning
                 },
                 title: format!(
-                    "{} takes {:.0}% of the frame's GPU time ({:.3} ms)",
+                    "{} takes {:.0}% of the frame's {measured} ({:.3} of {:.3} ms)",
                     d.function,
                     share * 100.0,
-                    t as f64 / 1e6
+                    t as f64 / 1e6,
+                    total as f64 / 1e6
                 ),
                 detail: "One draw out of many holds a large share of the frame: it is where \
                          an optimisation pays first."
@@ -298,11 +368,13 @@ fn dominant_draws(frame: u64, draw_calls: usize, draws: &[&DrawCost], out: &mut 
                       fewer pixels."
                     .into(),
                 evidence: Evidence::calls([d.call])
-                    .with("share", format!("{:.3}", share))
-                    .with("serialized_ns", t),
+                    .with("measured", measured)
+                    .with("share", format!("{share:.3}"))
+                    .with("gpu_ns", t)
+                    .with("frame_gpu_ns", total),
                 cost: Some(Cost {
                     ns: t,
-                    measured: "the draw's GPU time".into(),
+                    measured: format!("the draw's {measured}"),
                 }),
             });
         }
@@ -324,30 +396,40 @@ fn fragments(map: Option<&HeatMap>, draws: &[&DrawCost]) -> HashMap<u32, u64> {
         .collect()
 }
 
+/// Cost per fragment against the frame's median, over the draws it can be trusted for:
+/// serialized time (full mode; pipelined times overlap other draws) above the noise floor,
+/// and at least [`MIN_FRAGMENTS`] fragments.
 fn fragment_cost(
     frame: u64,
     draws: &[&DrawCost],
     frags: &HashMap<u32, u64>,
+    from_map: bool,
+    floor: &dyn Fn(u32) -> u64,
     out: &mut Vec<Finding>,
 ) {
-    let per_fragment: Vec<(&DrawCost, f64)> = draws
+    let per_fragment: Vec<(&DrawCost, u64, u64, f64)> = draws
         .iter()
         .filter_map(|d| {
             let n = *frags.get(&d.call)?;
             let t = d.gpu_serialized_ns?;
-            (n > 0).then(|| (*d, t as f64 / n as f64))
+            (n >= MIN_FRAGMENTS && t >= floor(d.call)).then(|| (*d, n, t, t as f64 / n as f64))
         })
         .collect();
     if per_fragment.len() < 2 {
         return;
     }
-    let mut costs: Vec<f64> = per_fragment.iter().map(|(_, c)| *c).collect();
+    let mut costs: Vec<f64> = per_fragment.iter().map(|p| p.3).collect();
     costs.sort_by(f64::total_cmp);
     let median = costs[costs.len() / 2];
     if median <= 0.0 {
         return;
     }
-    for (d, c) in per_fragment {
+    let source = if from_map {
+        "heat map"
+    } else {
+        "fragment_shader_invocations counter"
+    };
+    for (d, n, t, c) in per_fragment {
         let ratio = c / median;
         if ratio >= FRAGMENT_COST_RATIO {
             out.push(Finding {
@@ -356,8 +438,9 @@ fn fragment_cost(
                 rule: "expensive-fragments",
                 severity: Severity::Warning,
                 title: format!(
-                    "{:.1} ns per fragment, {ratio:.1}x the frame's median ({median:.2} ns)",
-                    c
+                    "{c:.1} ns per fragment ({n} fragments, {:.3} ms serialized), {ratio:.1}x \
+                     the frame's median ({median:.2} ns)",
+                    t as f64 / 1e6
                 ),
                 detail: "Each pixel this draw covers costs far more than the frame's other \
                          draws: its fragment shader is the expense."
@@ -366,12 +449,23 @@ fn fragment_cost(
                       or cover fewer pixels."
                     .into(),
                 evidence: Evidence::calls([d.call])
-                    .with("fragments", frags[&d.call])
+                    .with("measured", "serialized GPU time")
+                    .with("serialized_ns", t)
+                    .with("fragments", n)
+                    .with("fragments_from", source)
                     .with("ns_per_fragment", format!("{c:.2}"))
-                    .with("median_ns_per_fragment", format!("{median:.2}")),
-                cost: d.gpu_serialized_ns.map(|t| Cost {
-                    ns: t - (median * frags[&d.call] as f64).min(t as f64) as u64,
-                    measured: "the draw's GPU time above the frame's median cost per fragment"
+                    .with("median_ns_per_fragment", format!("{median:.2}"))
+                    .with(
+                        "draws_compared",
+                        format!(
+                            "{} (at least {MIN_FRAGMENTS} fragments and above the noise floor)",
+                            costs.len()
+                        ),
+                    ),
+                cost: Some(Cost {
+                    ns: t - (median * n as f64).min(t as f64) as u64,
+                    measured: "the draw's serialized GPU time above the frame's median cost \
+                               per fragment"
                         .into(),
                 }),
             });
@@ -472,151 +566,95 @@ fn small_draws(
     });
 }
 
-/// State setters whose whole effect is their arguments, and whether the first argument names
-/// the slot they set (a target or capability) rather than a value.
-const SETTERS: [(&str, bool); 21] = [
-    ("glBindBuffer", true),
-    ("glBindTexture", true),
-    ("glBindFramebuffer", true),
-    ("glBindRenderbuffer", true),
-    ("glBindSampler", true),
-    ("glEnable", true),
-    ("glDisable", true),
-    ("glUseProgram", false),
-    ("glBindVertexArray", false),
-    ("glActiveTexture", false),
-    ("glBlendFunc", false),
-    ("glBlendFuncSeparate", false),
-    ("glBlendEquation", false),
-    ("glDepthFunc", false),
-    ("glDepthMask", false),
-    ("glColorMask", false),
-    ("glCullFace", false),
-    ("glFrontFace", false),
-    ("glViewport", false),
-    ("glScissor", false),
-    ("glClearColor", false),
-];
-
-/// A setter's name (glDisable as glEnable), the slot it sets, and the program for uniforms.
-type StateSlot<'a> = (&'a str, u64, u64);
-
-/// Where a state call's value is kept: calls with the same key overwrite each other.
-/// glEnable and glDisable share a slot per capability; glUniform* values belong to the
-/// program in use, so it is part of their key.
-fn state_key<'a>(name: &'a str, args: &[u64], program: u64) -> Option<StateSlot<'a>> {
-    let first = args.first().copied().unwrap_or(0);
-    if name.starts_with("glUniform") && !name.starts_with("glUniformBlock") {
-        return Some((name, first, program));
-    }
-    let &(_, slot) = SETTERS.iter().find(|(n, _)| *n == name)?;
-    let name = if name == "glDisable" {
-        "glEnable"
-    } else {
-        name
-    };
-    Some((name, if slot { first } else { 0 }, 0))
-}
-
-/// `GL_ARRAY_BUFFER`: the buffer binding the start state records.
-const GL_ARRAY_BUFFER: u64 = 0x8892;
-
-/// The slots whose values the capture's start state records, per context, with those values
-/// as the setter's arguments: the program in use, the vertex array, the array buffer and the
-/// viewport.
-fn start_slots(s: &Session) -> Vec<(u64, StateSlot<'static>, Vec<u64>)> {
-    let mut slots = Vec::new();
-    for st in &s.states {
-        let int = |v: i32| i64::from(v) as u64;
-        slots.push((
-            st.context,
-            ("glUseProgram", 0, 0),
-            vec![u64::from(st.program)],
-        ));
-        slots.push((
-            st.context,
-            ("glBindVertexArray", 0, 0),
-            vec![u64::from(st.vertex_array)],
-        ));
-        slots.push((
-            st.context,
-            ("glBindBuffer", GL_ARRAY_BUFFER, 0),
-            vec![GL_ARRAY_BUFFER, u64::from(st.array_buffer)],
-        ));
-        slots.push((
-            st.context,
-            ("glViewport", 0, 0),
-            st.viewport.iter().map(|&v| int(v)).collect(),
-        ));
-    }
-    slots
-}
-
-/// Redundant state calls, tracked across the whole capture (state outlives frames), reported
-/// per frame. A slot's value before its first captured call is unknown, except for the slots
-/// the capture's start state records ([`start_slots`]). The calls `nested` in a VG call (a VG
-/// library's own) change the tracked state but are not counted.
-fn redundant_state(s: &Session, nested: &Nested, out: &mut Vec<Finding>) {
-    let start = start_slots(s);
-    let mut program: HashMap<u64, u64> = s
-        .states
-        .iter()
-        .map(|st| (st.context, u64::from(st.program)))
-        .collect();
-    // (context, slot) → (set by glEnable rather than glDisable, arguments).
-    let mut last: HashMap<(u64, StateSlot), (bool, &[u64])> = start
-        .iter()
-        .map(|(c, slot, args)| ((*c, *slot), (true, &args[..])))
-        .collect();
-    for f in &s.frames {
-        let (mut state_calls, mut redundant) = (0usize, 0usize);
-        let mut example = None;
-        for (i, c) in f.calls.iter().enumerate() {
-            let Some(info) = s.functions.functions.get(c.func as usize) else {
-                continue;
-            };
-            if info.class != CallClass::State {
+/// Redundant and eclipsed setters, from the state tracker ([`crate::statetrack`]): state
+/// outlives frames, so it runs over the whole capture, and each frame is judged on its own
+/// calls. The calls `nested` in a VG call (a VG library's own) change the tracked state but
+/// are not counted.
+fn state_rules(s: &Session, nested: &Nested, out: &mut Vec<Finding>) {
+    for fs in crate::statetrack::track(s, nested) {
+        let Some(f) = s.frames.iter().find(|f| f.index == fs.frame) else {
+            continue;
+        };
+        let rules = [
+            (
+                "redundant-state",
+                &fs.redundant,
+                "set the value already set",
+                "Each redundant call still goes through the driver (validation, and on \
+                 some drivers a state rebuild at the next draw) and changes nothing.",
+                "Track the bound state in the program (or its engine) and skip calls that \
+                 change nothing.",
+            ),
+            (
+                "eclipsed-state",
+                &fs.eclipsed,
+                "were overwritten before any draw used them",
+                "Each eclipsed call set state that a later call replaced before any draw, \
+                 clear, blit, query or read-back used it: its whole cost is wasted.",
+                "Set state just before the draw that needs it, once, instead of setting and \
+                 resetting it (e.g. restoring defaults after each draw).",
+            ),
+        ];
+        for (rule, calls, what, detail, fix) in rules {
+            let n = calls.len();
+            if !state_calls_fire(n, fs.state_calls) {
                 continue;
             }
-            let prog = program.get(&c.context).copied().unwrap_or(0);
-            let Some(key) = state_key(&info.name, &c.args, prog) else {
-                continue;
-            };
-            let counted = nested.parent(f.index, i as u32).is_none();
-            state_calls += usize::from(counted);
-            let enable = info.name != "glDisable";
-            let value = if info.name == "glEnable" || info.name == "glDisable" {
-                &c.args[..0]
-            } else {
-                &c.args[..]
-            };
-            if let Some((was_enable, prev)) = last.insert((c.context, key), (enable, value)) {
-                if was_enable == enable && prev == value && counted {
-                    redundant += 1;
-                    example.get_or_insert(i as u32);
-                }
+            let mut per_entry: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+            let mut cpu = 0;
+            for &i in calls.iter() {
+                let c = &f.calls[i as usize];
+                let name = s
+                    .functions
+                    .functions
+                    .get(usize::from(c.func))
+                    .map_or("?", |f| f.name.as_str());
+                let e = per_entry.entry(name).or_default();
+                e.0 += 1;
+                e.1 += c.cpu_ns;
+                cpu += c.cpu_ns;
             }
-            if info.name == "glUseProgram" {
-                program.insert(c.context, c.args.first().copied().unwrap_or(0));
+            let mut top: Vec<(&str, (u64, u64))> = per_entry.into_iter().collect();
+            top.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+            let names: Vec<String> = top
+                .iter()
+                .take(3)
+                .map(|(name, (k, _))| format!("{name} {k}"))
+                .collect();
+            let mut evidence =
+                Evidence::calls(calls.iter().copied()).with("state_calls", fs.state_calls);
+            for (name, (k, ns)) in &top {
+                evidence = evidence.with(name, format!("{k} calls, {ns} ns"));
             }
-        }
-        if redundant >= REDUNDANT_CALLS && redundant * 10 >= state_calls {
             out.push(Finding {
                 frame: f.index,
-                call: example,
-                rule: "redundant-state",
+                call: calls.first().copied(),
+                rule,
                 severity: Severity::Info,
                 title: format!(
-                    "{redundant} of {state_calls} state calls set the value already set"
+                    "{n} of {} state calls {what} ({})",
+                    fs.state_calls,
+                    names.join(", ")
                 ),
-                detail: "Each redundant call still goes through the driver's validation.".into(),
-                fix: "Track the bound state in the program and skip calls that change \
-                      nothing."
-                    .into(),
-                ..Default::default()
+                detail: detail.into(),
+                fix: fix.into(),
+                evidence,
+                cost: Some(Cost {
+                    ns: cpu,
+                    measured: format!(
+                        "time spent in the {n} calls (the thread's CPU time; wall time for \
+                         calls the agent does not read the CPU clock around)"
+                    ),
+                }),
             });
         }
     }
+}
+
+/// Whether `n` redundant (or eclipsed) calls among a frame's `state_calls` are worth a
+/// finding: at least [`STATE_RULE_CALLS`] and [`STATE_RULE_SHARE`] of the state calls.
+fn state_calls_fire(n: usize, state_calls: usize) -> bool {
+    n >= STATE_RULE_CALLS && n as f64 >= STATE_RULE_SHARE * state_calls as f64
 }
 
 /// GL calls that wait for the GPU; those a VG library makes (`nested` in a VG call, e.g. the

@@ -5,7 +5,7 @@
 //! never saw set (anything set before the first captured frame) is unknown, and a rule never
 //! guesses it: a call is redundant only against a value the capture saw.
 
-use crate::findings::{Finding, Severity};
+use crate::findings::{Cost, Evidence, Finding, Severity};
 use gpuheat_session::{Call, Frame, HeatMap, Session, VgCall, VgDraw, VgPath};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -175,13 +175,19 @@ fn object_churn(s: &Session, out: &mut Vec<Finding>) {
             detail: format!(
                 "Each {kind} is allocated by the VG implementation (paths with their data \
                  and tessellation caches, images with their texture storage) only to be \
-                 freed before the next frame, and its cached work is lost with it. Create \
-                 it once, outside the frame loop, and reuse it: change a paint with \
-                 vgSetColor or vgSetParameter, a path's data with vgClearPath and \
-                 vgAppendPathData or vgModifyPathCoords, an image's pixels with \
-                 vgImageSubData."
+                 freed before the next frame, and its cached work is lost with it."
             ),
-            ..Default::default()
+            fix: "Create it once, outside the frame loop, and reuse it: change a paint with \
+                  vgSetColor or vgSetParameter, a path's data with vgClearPath and \
+                  vgAppendPathData or vgModifyPathCoords, an image's pixels with \
+                  vgImageSubData."
+                .into(),
+            evidence: Evidence::calls([churn[0].1])
+                .with("frames_with_churn", churn.len())
+                .with("captured_frames", frames)
+                .with("per_frame_min", lo)
+                .with("per_frame_max", hi),
+            cost: None,
         });
     }
 }
@@ -266,11 +272,24 @@ fn image_reupload(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
         detail: format!(
             "The same pixels ({} by content) went through the driver again: each \
              vgImageSubData or vgWritePixels copies its data and (on a GPU) writes texture \
-             memory, and data that did not change is already there. Upload an image once and \
-             draw it as often as needed; upload again only what changed.",
+             memory, and data that did not change is already there.",
             plural(repeated.len(), "distinct image")
         ),
-        ..Default::default()
+        fix: "Upload an image once and draw it as often as needed; upload again only what \
+              changed."
+            .into(),
+        evidence: {
+            let mut e = Evidence::calls([call])
+                .with("repeats", repeats)
+                .with("distinct_images", repeated.len())
+                .with("frames", frames.len());
+            e.count = repeats as u64;
+            if sized {
+                e = e.with("bytes_again", bytes);
+            }
+            e
+        },
+        cost: None,
     });
 }
 
@@ -368,11 +387,18 @@ fn tiny_complex_paths(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
             ),
             detail: "Every segment is flattened, tessellated and sent to the GPU whatever \
                      size the path is drawn at; drawn this small its detail cannot show and \
-                     the work is spent on geometry, not pixels. Draw a simpler path at small \
-                     sizes (fewer segments: a level of detail), or draw the shape once into \
-                     an image and draw the image."
+                     the work is spent on geometry, not pixels."
                 .into(),
-            ..Default::default()
+            fix: "Draw a simpler path at small sizes (fewer segments: a level of detail), or \
+                  draw the shape once into an image and draw the image."
+                .into(),
+            evidence: Evidence::calls([call])
+                .with("path", format!("{path:#x}"))
+                .with("segments", segments)
+                .with("draws", draws)
+                .with("fragments", fragments)
+                .with("fragments_from", "heat map"),
+            cost: None,
         });
     }
 }
@@ -613,6 +639,7 @@ fn redundant_state(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
         let (mut state_calls, mut redundant) = (0usize, 0usize);
         let mut by_name: BTreeMap<&str, usize> = BTreeMap::new();
         let mut first = None;
+        let (mut ids, mut cpu) = (Vec::new(), 0u64);
         for (i, c) in f.calls.iter().enumerate() {
             let n = name(s, c);
             let values = vg
@@ -628,11 +655,14 @@ fn redundant_state(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
                 redundant += 1;
                 *by_name.entry(n).or_default() += 1;
                 first.get_or_insert(i as u32);
+                ids.push(i as u32);
+                cpu += c.cpu_ns;
             }
         }
         if redundant >= REDUNDANT_VG_CALLS && redundant * 10 >= state_calls {
             let mut top: Vec<(&str, usize)> = by_name.into_iter().collect();
             top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let top_counts = top.clone();
             let top: Vec<String> = top
                 .iter()
                 .take(3)
@@ -648,12 +678,22 @@ fn redundant_state(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
                     top.join(", ")
                 ),
                 detail: "Each call still goes through the VG implementation, which may \
-                         revalidate its paint, matrices and GL state for the next draw. Keep \
-                         track of the paint, parameters and matrix set and skip calls that \
-                         change nothing; set a paint once per mode instead of before every \
-                         draw."
+                         revalidate its paint, matrices and GL state for the next draw."
                     .into(),
-                ..Default::default()
+                fix: "Keep track of the paint, parameters and matrix set and skip calls that \
+                      change nothing; set a paint once per mode instead of before every draw."
+                    .into(),
+                evidence: {
+                    let mut e = Evidence::calls(ids).with("state_calls", state_calls);
+                    for (n, k) in &top_counts {
+                        e = e.with(n, k);
+                    }
+                    e
+                },
+                cost: Some(Cost {
+                    ns: cpu,
+                    measured: format!("time spent in the {redundant} redundant calls"),
+                }),
             });
         }
     }
@@ -824,12 +864,14 @@ fn all_capabilities(s: &Session, out: &mut Vec<Finding>) {
             detail: "With every capability the implementation must keep what bounds, \
                      length, point-along-path, transform and interpolation queries need (the \
                      original segments and coordinates, often in float) beside its own \
-                     drawing form, and cannot discard or compact them. Ask only for the \
-                     capabilities the program uses (VG_PATH_CAPABILITY_APPEND_TO to build \
-                     it, none to only draw it), or remove the others with \
-                     vgRemovePathCapabilities once it is built."
+                     drawing form, and cannot discard or compact them."
                 .into(),
-            ..Default::default()
+            fix: "Ask only for the capabilities the program uses \
+                  (VG_PATH_CAPABILITY_APPEND_TO to build it, none to only draw it), or \
+                  remove the others with vgRemovePathCapabilities once it is built."
+                .into(),
+            evidence: Evidence::calls([l.call]).with("path", format!("{:#x}", l.path)),
+            cost: None,
         });
     }
 }
@@ -875,11 +917,22 @@ fn sync_every_frame(s: &Session, out: &mut Vec<Finding>) {
                 wall as f64 / frames as f64 / 1e6
             ),
             detail: "The CPU stops until the VG pipeline has drawn everything queued, every \
-                     frame, so the CPU and the GPU (or VG core) no longer overlap. Let \
-                     eglSwapBuffers end the frame; read pixels back only when needed, or a \
-                     frame later."
+                     frame, so the CPU and the GPU (or VG core) no longer overlap."
                 .into(),
-            ..Default::default()
+            fix: "Let eglSwapBuffers end the frame; read pixels back only when needed, or a \
+                  frame later."
+                .into(),
+            evidence: {
+                let mut e = Evidence::calls([call])
+                    .with("frames", frames)
+                    .with("wall_ns", wall);
+                e.count = calls as u64;
+                e
+            },
+            cost: Some(Cost {
+                ns: wall / frames as u64,
+                measured: format!("wall time of {sync} on the calling thread, per frame"),
+            }),
         });
     }
 }
@@ -969,10 +1022,19 @@ mod tests {
         }
 
         fn findings(&self, rule: &str) -> Vec<Finding> {
-            crate::findings::check(&self.s, &crate::analyse(&self.s))
+            let found: Vec<Finding> = crate::findings::check(&self.s, &crate::analyse(&self.s))
                 .into_iter()
                 .filter(|f| f.rule == rule)
-                .collect()
+                .collect();
+            // Every VG finding says why apart from what to do, and rests on evidence.
+            for f in &found {
+                assert!(!f.detail.is_empty() && !f.fix.is_empty(), "{f:?}");
+                assert!(
+                    !f.evidence.calls.is_empty() && f.evidence.count > 0,
+                    "{f:?}"
+                );
+            }
+            found
         }
     }
 

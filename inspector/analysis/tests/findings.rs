@@ -28,14 +28,20 @@ fn one_frame(build: impl FnOnce(&mut FrameBuilder)) -> Session {
 }
 
 // dominant-draw: ≥ 25% of the frame's GPU time, in a frame of two draws or more; a problem
-// from half the frame.
+// from half the frame. Serialized time, or pipelined time where the context says it is
+// meaningful; the draw's time at least the noise floor (10 µs). Times below are in µs × 1000.
 
 #[test]
 fn dominant_draw_fires_from_a_quarter_of_the_frame_and_not_below() {
     let mut d = [0; 4];
     let s = one_frame(|f| {
-        // 1000 ns in all: 24.9%, 25.1%, 25%, 25%.
-        d = [f.draw(249), f.draw(251), f.draw(250), f.draw(250)];
+        // 1 ms in all: 24.9%, 25.1%, 25%, 25%.
+        d = [
+            f.draw(249_000),
+            f.draw(251_000),
+            f.draw(250_000),
+            f.draw(250_000),
+        ];
     });
     let found = findings(&s);
     assert_eq!(calls(&found, "dominant-draw"), vec![d[1], d[2], d[3]]);
@@ -48,7 +54,7 @@ fn dominant_draw_fires_from_a_quarter_of_the_frame_and_not_below() {
 #[test]
 fn dominant_draw_is_a_problem_from_half_the_frame() {
     let mut d = [0; 3];
-    let s = one_frame(|f| d = [f.draw(500), f.draw(250), f.draw(250)]);
+    let s = one_frame(|f| d = [f.draw(500_000), f.draw(250_000), f.draw(250_000)]);
     let found = findings(&s);
     let flagged = of(&found, "dominant-draw");
     let sev = |call| {
@@ -62,7 +68,7 @@ fn dominant_draw_is_a_problem_from_half_the_frame() {
     assert_eq!(sev(d[1]), Severity::Warning);
 
     // Just under half: a warning.
-    let s = one_frame(|f| d = [f.draw(499), f.draw(250), f.draw(251)]);
+    let s = one_frame(|f| d = [f.draw(499_000), f.draw(250_000), f.draw(251_000)]);
     let found = findings(&s);
     let f = of(&found, "dominant-draw");
     assert_eq!(
@@ -76,15 +82,75 @@ fn dominant_draw_counts_every_work_call_but_needs_two_draws() {
     // The clear's time is part of the frame: the draw's share is 90%, but one draw dominates
     // nothing.
     let s = one_frame(|f| {
-        f.clear(100);
-        f.draw(900);
+        f.clear(100_000);
+        f.draw(900_000);
     });
     assert!(of(&findings(&s), "dominant-draw").is_empty());
 
     // Two draws: any work call over a quarter is flagged, a clear as much as a draw.
     let mut c = [0; 3];
-    let s = one_frame(|f| c = [f.clear(600), f.draw(300), f.draw(100)]);
+    let s = one_frame(|f| c = [f.clear(600_000), f.draw(300_000), f.draw(100_000)]);
     assert_eq!(calls(&findings(&s), "dominant-draw"), vec![c[0], c[1]]);
+}
+
+#[test]
+fn dominant_draw_needs_time_above_the_noise_floor() {
+    // Half of a 20 µs frame: 10 µs, the floor, fires; 9.999 µs does not.
+    let s = one_frame(|f| {
+        f.draw(10_000);
+        f.draw(5_000);
+        f.draw(5_000);
+    });
+    let found = findings(&s);
+    let d = of(&found, "dominant-draw");
+    assert_eq!(d.len(), 1, "{found:?}");
+    assert!(d[0].title.contains("serialized GPU time"), "{}", d[0].title);
+    assert!(d[0]
+        .evidence
+        .values
+        .contains(&("measured".into(), "serialized GPU time".into())));
+    let s = one_frame(|f| {
+        f.draw(9_999);
+        f.draw(5_000);
+        f.draw(5_000);
+    });
+    assert!(of(&findings(&s), "dominant-draw").is_empty());
+    // The floor is also ten times the context's calibrated bracket overhead.
+    let mut s = one_frame(|f| {
+        f.draw(500_000);
+        f.draw(250_000);
+        f.draw(250_000);
+    });
+    s.contexts[0].serialized_overhead_ns = 50_001;
+    assert!(of(&findings(&s), "dominant-draw").is_empty());
+}
+
+#[test]
+fn dominant_draw_on_pipelined_time_only_where_it_is_meaningful() {
+    // A timeline capture: pipelined times only. A clear at 95%.
+    let timeline = || {
+        SessionBuilder::new()
+            .mode(gpuheat_session::CaptureMode::Timeline)
+            .frame(|f| {
+                let c = f.call("glClear", &[0x4000]);
+                f.pipelined(c, 950_000);
+                let d = f.draw_untimed();
+                f.pipelined(d, 25_000);
+                let d = f.draw_untimed();
+                f.pipelined(d, 25_000);
+            })
+            .build()
+    };
+    let s = timeline();
+    let found = findings(&s);
+    let d = of(&found, "dominant-draw");
+    assert_eq!(d.len(), 1, "{found:?}");
+    assert!(d[0].title.contains("pipelined GPU time"), "{}", d[0].title);
+    // On a renderer where pipelined times say when the rasterizer got to a draw (llvmpipe),
+    // nothing is judged on them.
+    let mut s = timeline();
+    s.contexts[0].pipelined_meaningful = false;
+    assert!(of(&findings(&s), "dominant-draw").is_empty());
 }
 
 #[test]
@@ -97,7 +163,8 @@ fn dominant_draw_is_silent_without_gpu_times() {
 }
 
 // expensive-fragments: cost per fragment ≥ 4× the frame's median; fragments from the heat
-// map, else the fragment-shader counter.
+// map, else the fragment-shader counter; only draws of serialized time ≥ 10 µs and ≥ 256
+// fragments count.
 
 /// Draws of `ns` serialized time and `fragments` fragment-shader invocations each.
 fn by_counter(f: &mut FrameBuilder, draws: &[(u64, u64)]) -> Vec<u32> {
@@ -114,8 +181,10 @@ fn by_counter(f: &mut FrameBuilder, draws: &[(u64, u64)]) -> Vec<u32> {
 #[test]
 fn expensive_fragments_fire_from_four_times_the_median() {
     let mut d = Vec::new();
-    // 1, 1 and 4 ns per fragment: the median is 1, the third is 4x.
-    let s = one_frame(|f| d = by_counter(f, &[(1000, 1000), (2000, 2000), (4000, 1000)]));
+    // 10, 10 and 40 ns per fragment: the median is 10, the third is 4x.
+    let s = one_frame(|f| {
+        d = by_counter(f, &[(20_480, 2048), (40_960, 4096), (81_920, 2048)]);
+    });
     let found = findings(&s);
     assert_eq!(calls(&found, "expensive-fragments"), vec![d[2]]);
     assert_eq!(
@@ -123,23 +192,68 @@ fn expensive_fragments_fire_from_four_times_the_median() {
         Severity::Warning
     );
 
+    let f = of(&found, "expensive-fragments")[0];
+    assert!(f.evidence.values.contains(&(
+        "fragments_from".into(),
+        "fragment_shader_invocations counter".into()
+    )));
+    assert_eq!(f.cost.as_ref().unwrap().ns, 81_920 - 20_480);
+
     // 3.99x: quiet.
-    let s = one_frame(|f| d = by_counter(f, &[(1000, 1000), (2000, 2000), (3990, 1000)]));
+    let s = one_frame(|f| {
+        d = by_counter(f, &[(20_480, 2048), (40_960, 4096), (81_715, 2048)]);
+    });
+    assert!(of(&findings(&s), "expensive-fragments").is_empty());
+}
+
+#[test]
+fn expensive_fragments_ignore_tiny_and_short_draws() {
+    // 256 fragments at 40 ns each fires; 255 fragments at 400 ns each (the fixed cost of a
+    // small draw) is not judged.
+    let mut d = Vec::new();
+    let s = one_frame(|f| {
+        d = by_counter(f, &[(20_480, 2048), (20_480, 2048), (10_240, 256)]);
+    });
+    assert_eq!(calls(&findings(&s), "expensive-fragments"), vec![d[2]]);
+    let s = one_frame(|f| {
+        by_counter(f, &[(20_480, 2048), (20_480, 2048), (102_000, 255)]);
+    });
+    assert!(of(&findings(&s), "expensive-fragments").is_empty());
+    // Below the noise floor (9,999 ns) a draw is not judged, however few ns the others take.
+    let s = one_frame(|f| {
+        by_counter(f, &[(10_240, 4096), (10_240, 4096), (9_999, 1024)]);
+    });
+    assert!(of(&findings(&s), "expensive-fragments").is_empty());
+}
+
+#[test]
+fn expensive_fragments_need_serialized_time() {
+    // Pipelined times overlap other draws: no cost per fragment from them.
+    let s = SessionBuilder::new()
+        .mode(gpuheat_session::CaptureMode::Timeline)
+        .frame(|f| {
+            for (ns, n) in [(20_480, 2048), (20_480, 2048), (81_920, 2048)] {
+                let d = f.draw_untimed();
+                f.pipelined(d, ns);
+                f.counter(d, "fragment_shader_invocations", n);
+            }
+        })
+        .build();
     assert!(of(&findings(&s), "expensive-fragments").is_empty());
 }
 
 #[test]
 fn expensive_fragments_take_fragments_from_the_heat_map_first() {
-    // By the counter every draw costs 1 ns per fragment; by the map the third covered a
-    // quarter of what the others did for the same time: 4 ns per fragment against a median
-    // of 1.
+    // By the counter every draw costs 10 ns per fragment; by the map the third covered a
+    // quarter of what the others did for the same time: 40 ns per fragment against a median
+    // of 10.
     let mut d = Vec::new();
     let s = one_frame(|f| {
-        d = by_counter(f, &[(1024, 1024), (1024, 1024), (1024, 1024)]);
-        f.heat_map(64, 64)
-            .cover(d[0], [0, 0, 32, 32]) // 1024 fragments: 1 ns each
-            .cover(d[1], [0, 0, 32, 32]) // 1024: 1 ns each
-            .cover(d[2], [0, 0, 16, 16]); // 256: 4 ns each
+        d = by_counter(f, &[(40_960, 4096), (40_960, 4096), (40_960, 4096)]);
+        f.heat_map(128, 128)
+            .cover(d[0], [0, 0, 64, 64]) // 4096 fragments: 10 ns each
+            .cover(d[1], [0, 0, 64, 64]) // 4096: 10 ns each
+            .cover(d[2], [0, 0, 32, 32]); // 1024: 40 ns each
     });
     assert_eq!(calls(&findings(&s), "expensive-fragments"), vec![d[2]]);
 }
@@ -509,6 +623,104 @@ fn redundant_state_in_a_one_draw_frame() {
     assert_eq!(of(&findings(&s), "redundant-state").len(), 1);
 }
 
+// eclipsed-state: setters whose every path is set again before a draw, clear, blit, query
+// or read-back used it; ≥ 10 and ≥ 10% of the frame's state calls.
+
+/// `n` viewports of distinct sizes, then `others` uniforms of no known program (state calls
+/// that are neither redundant nor eclipsed), then a draw.
+fn viewports(n: u64, others: u64) -> Session {
+    one_frame(|f| {
+        for i in 0..n {
+            f.call("glViewport", &[0, 0, 10 + i, 10]);
+        }
+        for loc in 0..others {
+            f.call("glUniform1f", &[loc, 0]);
+        }
+        f.draw(100_000);
+    })
+}
+
+#[test]
+fn eclipsed_state_fires_from_ten_overwritten_calls() {
+    let s = viewports(11, 0);
+    let found = findings(&s);
+    let e = of(&found, "eclipsed-state");
+    assert_eq!(e.len(), 1, "{found:?}");
+    assert_eq!(e[0].severity, Severity::Info);
+    assert!(
+        e[0].title.starts_with("10 of 11 state calls"),
+        "{}",
+        e[0].title
+    );
+    assert_eq!(e[0].call, Some(0));
+    assert_eq!(e[0].evidence.count, 10);
+    assert_eq!(e[0].evidence.calls, (0..10).collect::<Vec<u32>>());
+    assert!(e[0]
+        .evidence
+        .values
+        .contains(&("glViewport".into(), "10 calls, 10000 ns".into())));
+    // Σ of the calls' CPU time (1 µs each in the builder).
+    assert_eq!(e[0].cost.as_ref().unwrap().ns, 10_000);
+    // Nine: quiet.
+    assert!(of(&findings(&viewports(10, 0)), "eclipsed-state").is_empty());
+}
+
+#[test]
+fn eclipsed_state_needs_a_tenth_of_the_state_calls() {
+    // 10 eclipsed of 100 state calls fires; of 101, not.
+    assert_eq!(of(&findings(&viewports(11, 89)), "eclipsed-state").len(), 1);
+    assert!(of(&findings(&viewports(11, 90)), "eclipsed-state").is_empty());
+}
+
+#[test]
+fn readers_end_an_eclipse_and_flushes_do_not() {
+    // A draw, a clear, a query or a read-back between two sets uses the first.
+    for reader in [
+        ("glDrawArrays", &[4u64, 0, 3][..]),
+        ("glClear", &[0x4000]),
+        ("glReadPixels", &[0, 0, 1, 1, 0x1908, 0x1401, 0x1000]),
+    ] {
+        let s = one_frame(|f| {
+            for i in 0..11 {
+                f.call("glViewport", &[0, 0, 10 + i, 10]);
+                f.call(reader.0, reader.1);
+            }
+        });
+        assert!(
+            of(&findings(&s), "eclipsed-state").is_empty(),
+            "{}",
+            reader.0
+        );
+    }
+    // glFlush and glGetError read no state.
+    for between in ["glFlush", "glGetError"] {
+        let s = one_frame(|f| {
+            for i in 0..11 {
+                f.call("glViewport", &[0, 0, 10 + i, 10]);
+                f.call(between, &[]);
+            }
+            f.draw(100_000);
+        });
+        assert_eq!(of(&findings(&s), "eclipsed-state").len(), 1, "{between}");
+    }
+}
+
+#[test]
+fn redundant_calls_are_not_also_eclipsed() {
+    // Ten repeats of a blend function, then another one, then a draw: the repeats are
+    // redundant (they changed nothing), the first set is eclipsed by the last.
+    let s = one_frame(|f| {
+        for _ in 0..11 {
+            f.call("glBlendFunc", &[0x0302, 0x0303]);
+        }
+        f.call("glBlendFunc", &[1, 0]);
+        f.draw(100_000);
+    });
+    let found = findings(&s);
+    assert_eq!(of(&found, "redundant-state").len(), 1);
+    assert!(of(&found, "eclipsed-state").is_empty(), "{found:?}");
+}
+
 // pipeline-stall: glFinish, glReadPixels, glReadnPixels, glGetTexImage, glGetBufferSubData,
 // glClientWaitSync.
 
@@ -572,12 +784,12 @@ fn findings_come_by_frame_then_most_severe_first() {
     let s = SessionBuilder::new()
         .frame(|f| {
             f.call("glFinish", &[]);
-            f.draw(100);
-            f.draw(900);
+            f.draw(100_000);
+            f.draw(900_000);
         })
         .frame(|f| {
-            f.draw(100);
-            f.draw(100);
+            f.draw(100_000);
+            f.draw(100_000);
         })
         .build();
     let found = findings(&s);

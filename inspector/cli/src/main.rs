@@ -2,6 +2,7 @@
 
 mod agent;
 mod attach;
+mod checklist;
 mod diff;
 mod heatmap;
 mod receive;
@@ -62,6 +63,9 @@ enum Command {
     Attach(attach::AttachArgs),
     /// Print per-frame totals and the costliest draws of a session.
     Report(report::ReportArgs),
+    /// The performance checklist: what each finding costs and how to fix it; `--fail-on`
+    /// gives CI an exit status.
+    Checklist(checklist::ChecklistArgs),
     /// Compare two sessions draw by draw: what got faster, what got slower, beyond noise.
     Diff(diff::DiffArgs),
     /// Render a frame's thermal painting (per-pixel cost map) to a PNG.
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
         Command::Attach(args) => attach::attach(args),
 
         Command::Report(args) => report::report(args),
+        Command::Checklist(args) => checklist::checklist(args),
         Command::Diff(args) => diff::run(args),
         Command::Heatmap(args) => heatmap::heatmap(args),
         Command::View(args) => {

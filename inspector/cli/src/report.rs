@@ -656,8 +656,9 @@ render targets in {} frames with maps (ms per frame, median ±MAD; total = own +
     }
 }
 
-/// The checklist's findings, most severe first, the same rule over many frames on one line.
-fn findings_text(found: &[Finding], o: &mut String) {
+/// The checklist's findings, most severe first, the same rule over many frames on one line
+/// (its figures those of the first frame listed); shared by `report` and `checklist`.
+pub fn findings_text(found: &[Finding], o: &mut String) {
     if found.is_empty() {
         let _ = writeln!(o, "\nfindings: none");
         return;
@@ -696,6 +697,15 @@ fn findings_text(found: &[Finding], o: &mut String) {
         let _ = writeln!(o, "{:>10}{}", "", f.detail);
         if !f.fix.is_empty() {
             let _ = writeln!(o, "{:>10}fix: {}", "", f.fix);
+        }
+        if let Some(c) = &f.cost {
+            let _ = writeln!(
+                o,
+                "{:>10}cost: {:.3} ms per frame, {}",
+                "",
+                c.ns as f64 / 1e6,
+                c.measured
+            );
         }
         i += same;
     }

@@ -6,10 +6,43 @@ use crate::load::Loaded;
 use crate::metric::Metric;
 use egui::{Color32, RichText};
 use egui_extras::{Column as Col, TableBuilder};
+use gpuheat_analysis::findings::Severity;
 use gpuheat_analysis::DrawCost;
 use gpuheat_session::CallClass;
 
 const ROW_H: f32 = 18.0;
+
+/// The findings about call `call` of frame `frame` (the call they point at, or one of the
+/// calls of their evidence): the most severe one's severity, and one line per finding for
+/// the hover text.
+fn marker(l: &Loaded, frame: u64, call: u32) -> Option<(Severity, String)> {
+    let mut worst: Option<Severity> = None;
+    let mut lines = Vec::new();
+    for f in l
+        .findings
+        .iter()
+        .filter(|f| f.frame == frame && (f.call == Some(call) || f.evidence.calls.contains(&call)))
+    {
+        worst = worst.max(Some(f.severity));
+        lines.push(format!("[{}] {}", f.rule, f.title));
+        if !f.fix.is_empty() {
+            lines.push(format!("    fix: {}", f.fix));
+        }
+    }
+    worst.map(|w| (w, lines.join("\n")))
+}
+
+/// A dot in the colour of the most severe finding about the call, its findings on hover.
+fn finding_dot(ui: &mut egui::Ui, l: &Loaded, frame: u64, call: u32) {
+    if let Some((severity, text)) = marker(l, frame, call) {
+        ui.label(
+            RichText::new("●")
+                .small()
+                .color(super::severity_colour(severity)),
+        )
+        .on_hover_text(text);
+    }
+}
 
 pub fn show(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
     ui.horizontal(|ui| {
@@ -144,6 +177,7 @@ fn draw_table(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
                 });
                 row.col(|ui| {
                     ui.label(&d.function).on_hover_text(&d.text);
+                    finding_dot(ui, l, d.frame, d.call);
                 });
                 for m in &metrics {
                     row.col(|ui| {
@@ -230,6 +264,7 @@ fn call_list(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
                     } else {
                         rt
                     });
+                    finding_dot(ui, l, entry.index, i as u32);
                 });
                 if work && row.response().clicked() {
                     clicked = Some(i as u32);
