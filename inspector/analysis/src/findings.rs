@@ -204,6 +204,9 @@ pub const RULES: &[Rule] = &[
 
 /// A draw taking at least this share of its frame's GPU time is called out.
 const DOMINANT_SHARE: f64 = 0.25;
+/// …and this many times its fair share: of the frame's work calls (1/N each), or of their
+/// fragments (its own fragments over theirs).
+const DOMINANT_OVER_FAIR: f64 = 4.0;
 /// A draw whose cost per fragment is this many times its frame's median is called out.
 const FRAGMENT_COST_RATIO: f64 = 4.0;
 /// Draws of fewer fragments are not judged per fragment: their time is mostly the draw's
@@ -260,7 +263,7 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
         let map = heat_map(s, f.index);
         let frags = fragments(map, &draws);
         let floor = |call: u32| noise_floor(s, f, call);
-        dominant_draws(s, f, draw_calls, &draws, &floor, &mut out);
+        dominant_draws(s, f, draw_calls, &draws, &frags, &floor, &mut out);
         fragment_cost(f.index, &draws, &frags, map.is_some(), &floor, &mut out);
         overdraw(map, f.index, &mut out);
         small_draws(map, f.index, draw_calls, &draws, &frags, &mut out);
@@ -301,11 +304,13 @@ fn noise_floor(s: &Session, f: &Frame, call: u32) -> u64 {
 /// draw measured alone); else of pipelined time, but only when every work call's context
 /// says pipelined times measure a draw's own cost there (not on llvmpipe, where they measure
 /// when the rasterizer got to it). The draw's own time must be above the noise floor.
+#[allow(clippy::too_many_arguments)]
 fn dominant_draws(
     s: &Session,
     f: &Frame,
     draw_calls: usize,
     draws: &[&DrawCost],
+    frags: &HashMap<u32, u64>,
     floor: &dyn Fn(u32) -> u64,
     out: &mut Vec<Finding>,
 ) {
@@ -342,9 +347,19 @@ fn dominant_draws(
     } else {
         "pipelined GPU time"
     };
+    // A frame's largest draw always holds a good share of a few draws: it dominates only
+    // far above its fair share of the work calls, or of the fragments.
+    let fair = DOMINANT_OVER_FAIR / times.len() as f64;
+    let fragments: u64 = times.iter().filter_map(|(d, _)| frags.get(&d.call)).sum();
     for (d, t) in times {
         let share = t as f64 / total as f64;
-        if share >= DOMINANT_SHARE && t >= floor(d.call) {
+        let pixel_share = frags
+            .get(&d.call)
+            .filter(|_| fragments > 0)
+            .map(|&n| n as f64 / fragments as f64);
+        let above_fair =
+            share >= fair || pixel_share.is_some_and(|p| share >= DOMINANT_OVER_FAIR * p);
+        if share >= DOMINANT_SHARE && above_fair && t >= floor(d.call) {
             out.push(Finding {
                 frame: f.index,
                 call: Some(d.call),
@@ -371,7 +386,12 @@ fn dominant_draws(
                     .with("measured", measured)
                     .with("share", format!("{share:.3}"))
                     .with("gpu_ns", t)
-                    .with("frame_gpu_ns", total),
+                    .with("frame_gpu_ns", total)
+                    .with("work_calls", draws.len())
+                    .with(
+                        "fragment_share",
+                        pixel_share.map_or("unknown".into(), |p| format!("{p:.3}")),
+                    ),
                 cost: Some(Cost {
                     ns: t,
                     measured: format!("the draw's {measured}"),

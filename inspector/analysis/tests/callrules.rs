@@ -187,8 +187,8 @@ fn a_first_draw_far_above_its_later_ones_is_a_hitch_and_just_below_is_not() {
 #[test]
 fn long_non_indexed_triangle_lists_are_found_and_strips_are_not() {
     let s = frames(2, |f, _| {
-        f.call("glDrawArrays", &[TRIANGLES, 0, 300]);
-        f.call("glDrawArrays", &[TRIANGLES, 0, 297]);
+        f.call("glDrawArrays", &[TRIANGLES, 0, 96]);
+        f.call("glDrawArrays", &[TRIANGLES, 0, 93]);
         f.call("glDrawArrays", &[TRIANGLE_STRIP, 0, 3000]);
     });
     let found = of(&s, "no-strips-or-indices");

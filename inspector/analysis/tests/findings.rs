@@ -27,21 +27,30 @@ fn one_frame(build: impl FnOnce(&mut FrameBuilder)) -> Session {
     SessionBuilder::new().frame(build).build()
 }
 
-// dominant-draw: ≥ 25% of the frame's GPU time, in a frame of two draws or more; a problem
-// from half the frame. Serialized time, or pipelined time where the context says it is
+// dominant-draw: ≥ 25% of the frame's GPU time and ≥ 4× its fair share (of the N work
+// calls, 4/N, or of the fragments), in a frame of two draws or more; a problem from half the
+// frame. Serialized time, or pipelined time where the context says it is
 // meaningful; the draw's time at least the noise floor (10 µs). Times below are in µs × 1000.
+
+/// `n` draws of no GPU time: they make the frame one of many work calls.
+fn fillers(f: &mut FrameBuilder, n: usize) {
+    for _ in 0..n {
+        f.draw(0);
+    }
+}
 
 #[test]
 fn dominant_draw_fires_from_a_quarter_of_the_frame_and_not_below() {
     let mut d = [0; 4];
     let s = one_frame(|f| {
-        // 1 ms in all: 24.9%, 25.1%, 25%, 25%.
+        // 1 ms in all: 24.9%, 25.1%, 25%, 25%, among 20 work calls (a fair share of 5%).
         d = [
             f.draw(249_000),
             f.draw(251_000),
             f.draw(250_000),
             f.draw(250_000),
         ];
+        fillers(f, 16);
     });
     let found = findings(&s);
     assert_eq!(calls(&found, "dominant-draw"), vec![d[1], d[2], d[3]]);
@@ -52,9 +61,34 @@ fn dominant_draw_fires_from_a_quarter_of_the_frame_and_not_below() {
 }
 
 #[test]
+fn a_large_share_of_a_few_draws_is_not_dominant_unless_far_above_its_fragments() {
+    // Three draws: 60% is under 4/3 of the frame, and the draw has 60% of the fragments.
+    let s = one_frame(|f| {
+        let d = [f.draw(600_000), f.draw(200_000), f.draw(200_000)];
+        for (c, n) in d.into_iter().zip([60_000, 20_000, 20_000]) {
+            f.counter(c, "fragment_shader_invocations", n);
+        }
+    });
+    assert!(of(&findings(&s), "dominant-draw").is_empty());
+    // The same time on 1% of the fragments: far above its share of the pixels.
+    let mut hot = 0;
+    let s = one_frame(|f| {
+        let d = [f.draw(600_000), f.draw(200_000), f.draw(200_000)];
+        hot = d[0];
+        for (c, n) in d.into_iter().zip([1_000, 49_500, 49_500]) {
+            f.counter(c, "fragment_shader_invocations", n);
+        }
+    });
+    assert_eq!(calls(&findings(&s), "dominant-draw"), vec![hot]);
+}
+
+#[test]
 fn dominant_draw_is_a_problem_from_half_the_frame() {
     let mut d = [0; 3];
-    let s = one_frame(|f| d = [f.draw(500_000), f.draw(250_000), f.draw(250_000)]);
+    let s = one_frame(|f| {
+        d = [f.draw(500_000), f.draw(250_000), f.draw(250_000)];
+        fillers(f, 17);
+    });
     let found = findings(&s);
     let flagged = of(&found, "dominant-draw");
     let sev = |call| {
@@ -68,7 +102,10 @@ fn dominant_draw_is_a_problem_from_half_the_frame() {
     assert_eq!(sev(d[1]), Severity::Warning);
 
     // Just under half: a warning.
-    let s = one_frame(|f| d = [f.draw(499_000), f.draw(250_000), f.draw(251_000)]);
+    let s = one_frame(|f| {
+        d = [f.draw(499_000), f.draw(250_000), f.draw(251_000)];
+        fillers(f, 17);
+    });
     let found = findings(&s);
     let f = of(&found, "dominant-draw");
     assert_eq!(
@@ -89,7 +126,10 @@ fn dominant_draw_counts_every_work_call_but_needs_two_draws() {
 
     // Two draws: any work call over a quarter is flagged, a clear as much as a draw.
     let mut c = [0; 3];
-    let s = one_frame(|f| c = [f.clear(600_000), f.draw(300_000), f.draw(100_000)]);
+    let s = one_frame(|f| {
+        c = [f.clear(600_000), f.draw(300_000), f.draw(100_000)];
+        fillers(f, 17);
+    });
     assert_eq!(calls(&findings(&s), "dominant-draw"), vec![c[0], c[1]]);
 }
 
@@ -100,6 +140,7 @@ fn dominant_draw_needs_time_above_the_noise_floor() {
         f.draw(10_000);
         f.draw(5_000);
         f.draw(5_000);
+        fillers(f, 17);
     });
     let found = findings(&s);
     let d = of(&found, "dominant-draw");
@@ -113,6 +154,7 @@ fn dominant_draw_needs_time_above_the_noise_floor() {
         f.draw(9_999);
         f.draw(5_000);
         f.draw(5_000);
+        fillers(f, 17);
     });
     assert!(of(&findings(&s), "dominant-draw").is_empty());
     // The floor is also ten times the context's calibrated bracket overhead.
@@ -120,6 +162,7 @@ fn dominant_draw_needs_time_above_the_noise_floor() {
         f.draw(500_000);
         f.draw(250_000);
         f.draw(250_000);
+        fillers(f, 17);
     });
     s.contexts[0].serialized_overhead_ns = 50_001;
     assert!(of(&findings(&s), "dominant-draw").is_empty());
@@ -134,10 +177,10 @@ fn dominant_draw_on_pipelined_time_only_where_it_is_meaningful() {
             .frame(|f| {
                 let c = f.call("glClear", &[0x4000]);
                 f.pipelined(c, 950_000);
-                let d = f.draw_untimed();
-                f.pipelined(d, 25_000);
-                let d = f.draw_untimed();
-                f.pipelined(d, 25_000);
+                for _ in 0..19 {
+                    let d = f.draw_untimed();
+                    f.pipelined(d, 2_500);
+                }
             })
             .build()
     };
@@ -786,10 +829,12 @@ fn findings_come_by_frame_then_most_severe_first() {
             f.call("glFinish", &[]);
             f.draw(100_000);
             f.draw(900_000);
+            fillers(f, 18);
         })
         .frame(|f| {
             f.draw(100_000);
             f.draw(100_000);
+            fillers(f, 18);
         })
         .build();
     let found = findings(&s);
