@@ -725,7 +725,6 @@ fn run(args: &Args, bad: &Bad) -> Result<(), String> {
     };
     let quad = |q: usize| (q * 4) as GLint;
     let mut readback = vec![0u8; (BADGE * BADGE * 4) as usize];
-    let mut pixel = [0u8; 4];
     let mut viewport = [0 as GLint; 4];
     let p_tex_id = p_tex.program.id;
 
@@ -992,15 +991,6 @@ fn run(args: &Args, bad: &Bad) -> Result<(), String> {
         if bad.has(Rule::SyncCalls) {
             glGetError();
             glGetIntegerv(GL_VIEWPORT, viewport.as_mut_ptr());
-            glReadPixels(
-                wi / 2,
-                hi / 2,
-                1,
-                1,
-                GL_RGBA,
-                GL_UNSIGNED_BYTE,
-                pixel.as_mut_ptr().cast(),
-            );
         }
         if bad.has(Rule::Stall) {
             glFinish();

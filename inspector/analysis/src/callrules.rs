@@ -76,7 +76,13 @@ pub(crate) fn subsume(out: &mut Vec<Finding>) {
 }
 
 /// Runs the rules over every frame of `s`.
-pub(crate) fn check(s: &Session, nested: &Nested, out: &mut Vec<Finding>) {
+/// `programs`: the program in use at each draw, by frame and call (from the state tracker).
+pub(crate) fn check(
+    s: &Session,
+    nested: &Nested,
+    programs: &HashMap<(u64, u32), u64>,
+    out: &mut Vec<Finding>,
+) {
     let names: Vec<&str> = s
         .functions
         .functions
@@ -108,7 +114,7 @@ pub(crate) fn check(s: &Session, nested: &Nested, out: &mut Vec<Finding>) {
         non_indexed_lists(&calls, f, out);
         readback_to_texture(&calls, f, out);
     }
-    first_use_hitches(&calls, out);
+    first_use_hitches(&calls, programs, out);
     identical_frames(&calls, out);
 }
 
@@ -667,10 +673,11 @@ fn readback_to_texture(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
 }
 
 /// Draws whose first occurrence (from frame 1 on) costs far more CPU time than their later
-/// ones: the driver compiled a shader variant on first use.
-fn first_use_hitches(calls: &Calls, out: &mut Vec<Finding>) {
-    // (context, call site, entry point) → (frame, call, cpu) of each occurrence, in order.
-    type Site = (u64, u64, u16);
+/// ones: the driver compiled a shader variant on first use. A draw is its call site, entry
+/// point and program (one helper drawing with many programs is many draws).
+fn first_use_hitches(calls: &Calls, programs: &HashMap<(u64, u32), u64>, out: &mut Vec<Finding>) {
+    // (context, call site, entry point, program) → (frame, call, cpu) of each occurrence.
+    type Site = (u64, u64, u16, Option<u64>);
     let mut seen: HashMap<Site, Vec<(u64, u32, u64)>> = HashMap::new();
     let mut first_frame: HashMap<Site, u64> = HashMap::new();
     for f in &calls.s.frames {
@@ -678,7 +685,12 @@ fn first_use_hitches(calls: &Calls, out: &mut Vec<Finding>) {
             if calls.s.functions.functions[usize::from(c.func)].class != CallClass::Draw {
                 continue;
             }
-            let key = (c.context, c.callsite, c.func);
+            let key = (
+                c.context,
+                c.callsite,
+                c.func,
+                programs.get(&(f.index, i)).copied(),
+            );
             first_frame.entry(key).or_insert(f.index);
             seen.entry(key).or_default().push((f.index, i, c.cpu_ns));
         }

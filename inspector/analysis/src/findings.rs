@@ -263,13 +263,35 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
         let map = heat_map(s, f.index);
         let frags = fragments(map, &draws);
         let floor = |call: u32| noise_floor(s, f, call);
-        dominant_draws(s, f, draw_calls, &draws, &frags, &floor, &mut out);
-        fragment_cost(f.index, &draws, &frags, map.is_some(), &floor, &mut out);
-        overdraw(map, f.index, &mut out);
+        // Frame 0 holds a launched program's set-up: its times are first-use compiles and
+        // uploads, not what the frames cost.
+        if f.index != 0 {
+            dominant_draws(s, f, draw_calls, &draws, &frags, &floor, &mut out);
+            fragment_cost(f.index, &draws, &frags, map.is_some(), &floor, &mut out);
+        }
+        if let Some(m) = map {
+            overdraw(&m.overdraw, None, f.index, &mut out);
+        }
+        // Offscreen targets' own maps (several records of one target add up).
+        let mut targets: BTreeMap<(u64, u32), Vec<u32>> = BTreeMap::new();
+        for t in s.target_heat.iter().filter(|t| t.frame == f.index) {
+            let sum = targets.entry((t.context, t.target.id)).or_default();
+            if sum.len() < t.overdraw.len() {
+                sum.resize(t.overdraw.len(), 0);
+            }
+            for (a, b) in sum.iter_mut().zip(&t.overdraw) {
+                *a += b;
+            }
+        }
+        for ((_, id), o) in &targets {
+            overdraw(o, Some(*id), f.index, &mut out);
+        }
         small_draws(map, f.index, draw_calls, &draws, &frags, &mut out);
         stalls(s, f, &nested, &mut out);
     }
-    crate::callrules::check(s, &nested, &mut out);
+    let fragments = crate::staterules::fragments(s, a);
+    let programs = crate::staterules::check(s, &nested, &fragments, &mut out);
+    crate::callrules::check(s, &nested, &programs, &mut out);
     crate::vgrules::check(s, &mut out);
     crate::callrules::subsume(&mut out);
     out.sort_by(|a, b| {
@@ -493,16 +515,14 @@ fn fragment_cost(
     }
 }
 
-fn overdraw(map: Option<&HeatMap>, frame: u64, out: &mut Vec<Finding>) {
-    let Some(map) = map else {
-        return;
-    };
-    let covered = map.overdraw.iter().filter(|&&n| n > 0).count();
+/// Overdraw of one map: the screen's (`target` `None`) or an offscreen target's.
+fn overdraw(map: &[u32], target: Option<u32>, frame: u64, out: &mut Vec<Finding>) {
+    let covered = map.iter().filter(|&&n| n > 0).count();
     if covered == 0 {
         return;
     }
-    let total: u64 = map.overdraw.iter().map(|&n| u64::from(n)).sum();
-    let max = map.overdraw.iter().copied().max().unwrap_or(0);
+    let total: u64 = map.iter().map(|&n| u64::from(n)).sum();
+    let max = map.iter().copied().max().unwrap_or(0);
     let mean = total as f64 / covered as f64;
     if mean >= OVERDRAW_MEAN {
         out.push(Finding {
@@ -515,13 +535,20 @@ fn overdraw(map: Option<&HeatMap>, frame: u64, out: &mut Vec<Finding>) {
                 Severity::Warning
             },
             title: format!(
-                "each covered pixel is shaded {mean:.1} times on average (at most {max})"
+                "each covered pixel{} is shaded {mean:.1} times on average (at most {max})",
+                target
+                    .map(|t| format!(" of render target {t}"))
+                    .unwrap_or_default()
             ),
             detail: "Fragments that a later draw covers are wasted work.".into(),
             fix: "Draw opaque geometry front to back with the depth test on, skip layers that \
                   are hidden, and keep blended layers small."
                 .into(),
             evidence: Evidence::default()
+                .with(
+                    "target",
+                    target.map_or("screen".to_string(), |t| t.to_string()),
+                )
                 .with("covered_pixels", covered)
                 .with("fragments", total)
                 .with("mean", format!("{mean:.2}"))

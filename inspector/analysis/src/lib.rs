@@ -16,6 +16,7 @@ pub mod heatdiff;
 pub mod identity;
 pub mod palette;
 pub mod pick;
+mod staterules;
 pub mod statetrack;
 pub mod stats;
 pub mod targetdiff;

@@ -47,7 +47,7 @@ mod table;
 
 pub use table::{Role, Scope, Special, TABLE};
 
-use gpuheat_session::{CallClass, Nested, Session};
+use gpuheat_session::{Call, CallClass, Frame, Nested, Session};
 use std::collections::HashMap;
 
 /// The shape of one setter, generated from the registry.
@@ -117,6 +117,8 @@ const GL_FRAMEBUFFER: u64 = 0x8D40;
 const GL_DRAW_FRAMEBUFFER: u64 = 0x8CA9;
 const GL_READ_FRAMEBUFFER: u64 = 0x8CA8;
 const GL_ARRAY_BUFFER: u64 = 0x8892;
+const GL_TEXTURE0: u64 = 0x84C0;
+const TEXTURE_2D: u64 = 0x0DE1;
 const GL_ELEMENT_ARRAY_BUFFER: u64 = 0x8893;
 /// The unit glBindTexture binds on while no glActiveTexture has been seen.
 const UNSEEN_UNIT: u64 = u64::MAX;
@@ -201,6 +203,16 @@ struct Tracker<'s> {
 /// `nested` in a VG call (a VG library's own) change and read the state like any other but
 /// are never counted.
 pub fn track(s: &Session, nested: &Nested) -> Vec<FrameState> {
+    track_with(s, nested, &mut |_, _, _, _| {})
+}
+
+/// [`track`], showing `visit` each call of each frame (frame, index, call) with the state it
+/// runs in, before the call changes it: the state a draw draws with.
+pub fn track_with(
+    s: &Session,
+    nested: &Nested,
+    visit: &mut dyn FnMut(&Frame, u32, &Call, &View),
+) -> Vec<FrameState> {
     let kinds = s
         .functions
         .functions
@@ -237,6 +249,10 @@ pub fn track(s: &Session, nested: &Nested) -> Vec<FrameState> {
             .collect(),
     };
     let mut seeded = vec![false; s.states.len()];
+    // A launched program captured from its first frame shows every context from its
+    // creation: what it has not set yet holds GL's initial values.
+    let from_creation = s.attach.is_none() && s.frames.first().is_some_and(|f| f.index == 0);
+    let mut fresh: std::collections::HashSet<u64> = std::collections::HashSet::new();
     for (pos, f) in s.frames.iter().enumerate() {
         for (k, st) in s.states.iter().enumerate() {
             if !seeded[k] && st.frame <= f.index {
@@ -245,6 +261,22 @@ pub fn track(s: &Session, nested: &Nested) -> Vec<FrameState> {
             }
         }
         for (i, c) in f.calls.iter().enumerate() {
+            if from_creation
+                && c.context != 0
+                && fresh.insert(c.context)
+                && !s.states.iter().any(|st| st.context == c.context)
+            {
+                t.seed_initial(c.context);
+            }
+            visit(
+                f,
+                i as u32,
+                c,
+                &View {
+                    t: &t,
+                    context: c.context,
+                },
+            );
             let Some(&kind) = t.kinds.get(usize::from(c.func)) else {
                 continue;
             };
@@ -255,7 +287,8 @@ pub fn track(s: &Session, nested: &Nested) -> Vec<FrameState> {
                 Kind::Other(Role::Neutral) => {}
                 Kind::Other(Role::Forgets) | Kind::Other(Role::Set { .. }) => {
                     t.read(c.context);
-                    t.ctx.remove(&c.context);
+                    let name = s.functions.functions[usize::from(c.func)].name.as_str();
+                    t.forget_after(name, c);
                 }
             }
         }
@@ -412,6 +445,115 @@ impl Tracker<'_> {
         let b = self.b;
         self.follow(context, b.active, Obj::Context, [0, 0])
             .unwrap_or(UNSEEN_UNIT)
+    }
+
+    /// What a call the tracker does not follow changes: deleting objects forgets their state
+    /// and the bindings that may have named them (a deleted bound object is unbound), linking
+    /// a program resets its uniforms; anything else forgets the context's state.
+    fn forget_after(&mut self, name: &str, c: &Call) {
+        let b = self.b;
+        let cx = c.context;
+        let program = c.args.first().copied().unwrap_or(0);
+        let Some(x) = self.ctx.get_mut(&cx) else {
+            return;
+        };
+        let is = |o: &Obj, kind: fn(&Obj) -> bool| kind(o);
+        let mut drop = |keep: &dyn Fn(u16, &Obj) -> bool| x.slots.retain(|(f, o), _| keep(*f, o));
+        match name.trim_end_matches(|ch: char| ch.is_ascii_uppercase()) {
+            "glDeleteShader" | "glDeleteQueries" | "glDeleteSync" | "glDeleteTransformFeedbacks" => {}
+            "glLinkProgram" | "glProgramBinary" => drop(&|_, o| *o != Obj::Program(program)),
+            "glDeleteProgram" => drop(&|_, o| !is(o, |o| matches!(o, Obj::Program(_)))),
+            "glDeleteTextures" => drop(&|f, o| {
+                f != b.texture && !is(o, |o| matches!(o, Obj::Texture(_)))
+            }),
+            "glDeleteBuffers" => drop(&|f, _| f != b.buffer),
+            "glDeleteFramebuffers" | "glDeleteRenderbuffers" => drop(&|f, o| {
+                f != b.framebuffer && !is(o, |o| matches!(o, Obj::Framebuffer(_)))
+            }),
+            "glDeleteVertexArrays" => drop(&|f, o| {
+                f != b.vertex_array && !is(o, |o| matches!(o, Obj::VertexArray(_)))
+            }),
+            "glDeleteSamplers" => drop(&|_, o| !is(o, |o| matches!(o, Obj::Sampler(_)))),
+            _ => {
+                self.ctx.remove(&cx);
+            }
+        }
+    }
+
+    /// GL's initial state for a context seen from its creation: no program, vertex array,
+    /// buffer, framebuffer or texture bound, texture unit 0 active, the capabilities off
+    /// (dithering on), colour and depth writes on, blending `ONE, ZERO`.
+    fn seed_initial(&mut self, context: u64) {
+        const CAPS_OFF: [u64; 9] = [
+            0x0B71, // DEPTH_TEST
+            0x0BE2, // BLEND
+            0x0B44, // CULL_FACE
+            0x0C11, // SCISSOR_TEST
+            0x0B90, // STENCIL_TEST
+            0x8037, // POLYGON_OFFSET_FILL
+            0x809E, // SAMPLE_ALPHA_TO_COVERAGE
+            0x80A0, // SAMPLE_COVERAGE
+            0x8C89, // RASTERIZER_DISCARD
+        ];
+        let mut put = |name: &str, obj: Obj, args: &[u64]| {
+            let (Some(st), Some(f)) = (setter(name), self.func(name)) else {
+                return;
+            };
+            let mut key: Key = [0, 0];
+            for (k, &p) in st.keys.iter().enumerate() {
+                key[k] = args.get(usize::from(p)).copied().unwrap_or(0);
+            }
+            let value = if let Special::Enable(on) = st.special {
+                vec![ENABLE, u64::from(on)]
+            } else {
+                let mut v = vec![f];
+                v.extend(
+                    st.values
+                        .iter()
+                        .map(|&p| args.get(usize::from(p)).copied().unwrap_or(0)),
+                );
+                v
+            };
+            let slot = self
+                .ctx
+                .entry(context)
+                .or_default()
+                .slots
+                .entry((st.family, obj))
+                .or_default();
+            slot.shape = st.keys.len() as u8;
+            slot.entries.insert(
+                key,
+                Entry {
+                    value: Some(value),
+                    pending: None,
+                },
+            );
+        };
+        put("glUseProgram", Obj::Context, &[0]);
+        put("glBindVertexArray", Obj::Context, &[0]);
+        put("glBindBuffer", Obj::Context, &[GL_ARRAY_BUFFER, 0]);
+        put("glBindBuffer", Obj::VertexArray(0), &[GL_ELEMENT_ARRAY_BUFFER, 0]);
+        put("glBindFramebuffer", Obj::Context, &[GL_DRAW_FRAMEBUFFER, 0]);
+        put("glBindFramebuffer", Obj::Context, &[GL_READ_FRAMEBUFFER, 0]);
+        put("glActiveTexture", Obj::Context, &[GL_TEXTURE0]);
+        for unit in 0..32 {
+            put(
+                "glBindTexture",
+                Obj::Unit(GL_TEXTURE0 + unit),
+                &[TEXTURE_2D, 0],
+            );
+        }
+        for cap in CAPS_OFF {
+            put("glDisable", Obj::Context, &[cap]);
+        }
+        put("glEnable", Obj::Context, &[0x0BD0]); // DITHER
+        put("glColorMask", Obj::Context, &[1, 1, 1, 1]);
+        put("glDepthMask", Obj::Context, &[1]);
+        put("glBlendFunc", Obj::Context, &[1, 0]);
+        for index in 0..16 {
+            put("glDisableVertexAttribArray", Obj::VertexArray(0), &[index]);
+        }
     }
 
     /// Forgets family `fam` under every object of `obj`'s kind.
@@ -597,6 +739,220 @@ impl Tracker<'_> {
         if counted {
             self.remaining.insert(id, paths.len() as u8);
         }
+    }
+}
+
+/// The tracked state of one context as a call sees it (read-only: looking does not count as
+/// using a setter). Every answer is `None` where the capture has not seen the value.
+pub struct View<'t> {
+    t: &'t Tracker<'t>,
+    context: u64,
+}
+
+
+impl View<'_> {
+    /// The value arguments of the path entry point `setter` writes with arguments `args`
+    /// (its keys taken from them) under `obj`.
+    fn value(&self, setter: &str, obj: Obj, args: &[u64]) -> Option<&[u64]> {
+        let st = self::setter(setter)?;
+        let mut key: Key = [0, 0];
+        for (k, &p) in st.keys.iter().enumerate() {
+            key[k] = *args.get(usize::from(p))?;
+        }
+        let v = self
+            .t
+            .ctx
+            .get(&self.context)?
+            .slots
+            .get(&(st.family, obj))?
+            .entries
+            .get(&key)?
+            .value
+            .as_deref()?;
+        v.get(1..)
+    }
+
+    /// The program in use.
+    pub fn program(&self) -> Option<u64> {
+        self.value("glUseProgram", Obj::Context, &[])?
+            .first()
+            .copied()
+    }
+
+    /// The framebuffer bound for drawing.
+    pub fn draw_framebuffer(&self) -> Option<u64> {
+        self.value("glBindFramebuffer", Obj::Context, &[GL_DRAW_FRAMEBUFFER, 0])?
+            .first()
+            .copied()
+    }
+
+    /// The buffer bound to `target` (the element array buffer: of the bound vertex array).
+    pub fn buffer(&self, target: u64) -> Option<u64> {
+        let obj = if target == GL_ELEMENT_ARRAY_BUFFER {
+            Obj::VertexArray(self.vertex_array()?)
+        } else {
+            Obj::Context
+        };
+        self.value("glBindBuffer", obj, &[target, 0])?
+            .first()
+            .copied()
+    }
+
+    /// The vertex array bound.
+    pub fn vertex_array(&self) -> Option<u64> {
+        self.value("glBindVertexArray", Obj::Context, &[])?
+            .first()
+            .copied()
+    }
+
+    /// Whether capability `cap` is on.
+    pub fn enabled(&self, cap: u64) -> Option<bool> {
+        Some(self.value("glEnable", Obj::Context, &[cap])?.first()? != &0)
+    }
+
+    /// The colour write mask (r, g, b, a).
+    pub fn color_mask(&self) -> Option<[bool; 4]> {
+        let v = self.value("glColorMask", Obj::Context, &[])?;
+        Some([
+            v.first()? != &0,
+            v.get(1)? != &0,
+            v.get(2)? != &0,
+            v.get(3)? != &0,
+        ])
+    }
+
+    /// The viewport: x, y, width, height (sizes as set, negative ones as 0).
+    pub fn viewport(&self) -> Option<[u64; 4]> {
+        let v = self.value("glViewport", Obj::Context, &[])?;
+        let at = |i: usize| v.get(i).map(|&x| (x as i64).max(0) as u64);
+        Some([at(0)?, at(1)?, at(2)?, at(3)?])
+    }
+
+    /// The blend function in effect: (source, destination) colour factors.
+    pub fn blend_func(&self) -> Option<(u64, u64)> {
+        let v = self.value("glBlendFunc", Obj::Context, &[])?;
+        Some((*v.first()?, *v.get(1)?))
+    }
+
+    /// The renderbuffer bound.
+    pub fn renderbuffer(&self) -> Option<u64> {
+        self.value("glBindRenderbuffer", Obj::Context, &[0x8D41, 0])?
+            .first()
+            .copied()
+    }
+
+    /// The active texture unit (0-based), once the capture has seen it set.
+    pub fn active_unit(&self) -> Option<u64> {
+        let v = self.value("glActiveTexture", Obj::Context, &[])?.first()?;
+        v.checked_sub(GL_TEXTURE0)
+    }
+
+    /// The texture bound to `target` on `unit` (0-based); `None` for a unit not named yet
+    /// (the one active before the capture's first glActiveTexture included).
+    pub fn texture(&self, unit: u64, target: u64) -> Option<u64> {
+        self.value("glBindTexture", Obj::Unit(GL_TEXTURE0 + unit), &[target, 0])?
+            .first()
+            .copied()
+    }
+
+    /// The texture bound to `target` on the active unit (also before the capture's first
+    /// glActiveTexture, when a glBindTexture since says which).
+    pub fn active_texture(&self, target: u64) -> Option<u64> {
+        let unit = self
+            .value("glActiveTexture", Obj::Context, &[])
+            .and_then(|v| v.first().copied())
+            .unwrap_or(UNSEEN_UNIT);
+        self.value("glBindTexture", Obj::Unit(unit), &[target, 0])?
+            .first()
+            .copied()
+    }
+
+    /// Every (unit, texture) bound to `target`, the unit unknown (`None`) for the one active
+    /// before the capture's first glActiveTexture.
+    pub fn textures(&self, target: u64) -> Vec<(Option<u64>, u64)> {
+        let Some(st) = setter("glBindTexture") else {
+            return Vec::new();
+        };
+        let Some(cx) = self.t.ctx.get(&self.context) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(Option<u64>, u64)> = cx
+            .slots
+            .iter()
+            .filter(|((f, _), _)| *f == st.family)
+            .filter_map(|((_, o), slot)| {
+                let Obj::Unit(u) = o else { return None };
+                let t = slot
+                    .entries
+                    .get(&[target, 0])?
+                    .value
+                    .as_ref()?
+                    .get(1)
+                    .copied()?;
+                let unit = (*u != UNSEEN_UNIT).then(|| u - GL_TEXTURE0);
+                (t != 0).then_some((unit, t))
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Enum or integer parameter `pname` of texture `texture` (set with glTexParameteri or
+    /// glTexParameterf; `None` when set through a pointer, or not seen).
+    pub fn texture_parameter(&self, texture: u64, target: u64, pname: u64) -> Option<u64> {
+        let v = self.value(
+            "glTexParameteri",
+            Obj::Texture(texture),
+            &[target, pname, 0],
+        )?;
+        let value = *v.first()?;
+        // The entry point that wrote it (glTexParameterf passes the enum as a float).
+        let st = setter("glTexParameteri")?;
+        let func = self
+            .t
+            .ctx
+            .get(&self.context)?
+            .slots
+            .get(&(st.family, Obj::Texture(texture)))?
+            .entries
+            .get(&[pname, 0])?
+            .value
+            .as_ref()?
+            .first()
+            .copied()?;
+        let name = &self.t.s.functions.functions.get(func as usize)?.name;
+        if name.ends_with('f') {
+            let f = f32::from_bits(value as u32);
+            return (f >= 0.0 && f.fract() == 0.0).then_some(f as u64);
+        }
+        name.ends_with('i').then_some(value)
+    }
+
+    /// Enabled vertex attributes of the bound vertex array whose pointer reads client memory
+    /// (no buffer bound when it was set); `None` when the vertex array is not known.
+    pub fn client_arrays(&self) -> Option<Vec<u64>> {
+        let vao = Obj::VertexArray(self.vertex_array()?);
+        let enable = setter("glEnableVertexAttribArray")?;
+        let pointer = setter("glVertexAttribPointer")?;
+        let cx = self.t.ctx.get(&self.context)?;
+        let enabled = cx.slots.get(&(enable.family, vao))?;
+        let mut out = Vec::new();
+        for (key, e) in &enabled.entries {
+            if e.value.as_ref().and_then(|v| v.get(1)) != Some(&1) {
+                continue;
+            }
+            let p = cx
+                .slots
+                .get(&(pointer.family, vao))
+                .and_then(|s| s.entries.get(key))
+                .and_then(|e| e.value.as_ref());
+            // The value ends with the buffer bound when the pointer was set.
+            if p.and_then(|v| v.last()) == Some(&0) {
+                out.push(key[0]);
+            }
+        }
+        out.sort_unstable();
+        Some(out)
     }
 }
 

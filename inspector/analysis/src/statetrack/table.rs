@@ -279,6 +279,8 @@ pub const TABLE: &[(&str, Role)] = &[
     // Calls that leave the tracked state alone and read it (or may).
     ("glGet", Role::Reads),
     ("glIs", Role::Reads),
+    ("glCheckFramebufferStatus", Role::Reads),
+    ("glCheckNamedFramebufferStatus", Role::Reads),
     ("glRead", Role::Reads),
     ("glGen", Role::Reads),
     ("glCreate", Role::Reads),
