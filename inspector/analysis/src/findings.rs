@@ -204,8 +204,10 @@ pub const RULES: &[Rule] = &[
 
 /// A draw taking at least this share of its frame's GPU time is called out.
 const DOMINANT_SHARE: f64 = 0.25;
-/// …and this many times its fair share: of the frame's work calls (1/N each), or of their
-/// fragments (its own fragments over theirs).
+/// …in a frame of at least this many work calls (4× a fair share of 1/16 is the quarter), or
+/// with this many times its share of the frame's fragments.
+const DOMINANT_MIN_CALLS: usize = 16;
+/// See [`DOMINANT_MIN_CALLS`].
 const DOMINANT_OVER_FAIR: f64 = 4.0;
 /// A draw whose cost per fragment is this many times its frame's median is called out.
 const FRAGMENT_COST_RATIO: f64 = 4.0;
@@ -287,7 +289,9 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
             overdraw(o, Some(*id), f.index, &mut out);
         }
         small_draws(map, f.index, draw_calls, &draws, &frags, &mut out);
-        stalls(s, f, &nested, &mut out);
+        if f.index != 0 {
+            stalls(s, f, &nested, &mut out);
+        }
     }
     let fragments = crate::staterules::fragments(s, a);
     let programs = crate::staterules::check(s, &nested, &fragments, &mut out);
@@ -369,9 +373,9 @@ fn dominant_draws(
     } else {
         "pipelined GPU time"
     };
-    // A frame's largest draw always holds a good share of a few draws: it dominates only
-    // far above its fair share of the work calls, or of the fragments.
-    let fair = DOMINANT_OVER_FAIR / times.len() as f64;
+    // A frame's largest draw always holds a good share of a few draws: among few, it
+    // dominates only far above its share of the fragments.
+    let many = times.len() >= DOMINANT_MIN_CALLS;
     let fragments: u64 = times.iter().filter_map(|(d, _)| frags.get(&d.call)).sum();
     for (d, t) in times {
         let share = t as f64 / total as f64;
@@ -379,8 +383,7 @@ fn dominant_draws(
             .get(&d.call)
             .filter(|_| fragments > 0)
             .map(|&n| n as f64 / fragments as f64);
-        let above_fair =
-            share >= fair || pixel_share.is_some_and(|p| share >= DOMINANT_OVER_FAIR * p);
+        let above_fair = many || pixel_share.is_some_and(|p| share >= DOMINANT_OVER_FAIR * p);
         if share >= DOMINANT_SHARE && above_fair && t >= floor(d.call) {
             out.push(Finding {
                 frame: f.index,

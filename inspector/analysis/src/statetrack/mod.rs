@@ -462,7 +462,9 @@ impl Tracker<'_> {
         match name.trim_end_matches(|ch: char| ch.is_ascii_uppercase()) {
             "glDeleteShader" | "glDeleteQueries" | "glDeleteSync" | "glDeleteTransformFeedbacks" => {}
             "glLinkProgram" | "glProgramBinary" => drop(&|_, o| *o != Obj::Program(program)),
-            "glDeleteProgram" => drop(&|_, o| !is(o, |o| matches!(o, Obj::Program(_)))),
+            "glDeleteProgram" => drop(&|f, o| {
+                f != b.program && !is(o, |o| matches!(o, Obj::Program(_)))
+            }),
             "glDeleteTextures" => drop(&|f, o| {
                 f != b.texture && !is(o, |o| matches!(o, Obj::Texture(_)))
             }),
