@@ -21,8 +21,10 @@ const LIST_VERTICES: u64 = 96;
 const REPEATED_SHARE: f64 = 0.25;
 /// A draw's first occurrence costing this many times its later median is a compile hitch…
 const HITCH_RATIO: f64 = 10.0;
-/// …when it is also at least this much CPU time above it (ns).
-const HITCH_NS: u64 = 1_000_000;
+/// …when it is also at least this much CPU time above it (ns): a quarter of a millisecond,
+/// well above the scheduler's noise on a draw call, and what a small shader variant costs
+/// llvmpipe to compile.
+const HITCH_NS: u64 = 250_000;
 /// Later occurrences a hitch is measured against.
 const HITCH_LATER: usize = 2;
 /// Share of the frame's duration from which state queries are a warning, not info.

@@ -470,12 +470,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn report(
-    s: &Session,
-    g: &Gathered,
-    fragments: &HashMap<(u64, u32), u64>,
-    out: &mut Vec<Finding>,
-) {
+fn report(s: &Session, g: &Gathered, fragments: &HashMap<(u64, u32), u64>, out: &mut Vec<Finding>) {
     for (frame, list) in by_frame(&g.depth_uncleared, |d| d.0) {
         let fbs: HashSet<u64> = list.iter().map(|d| d.2).collect();
         out.push(Finding {

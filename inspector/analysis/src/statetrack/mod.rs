@@ -460,21 +460,24 @@ impl Tracker<'_> {
         let is = |o: &Obj, kind: fn(&Obj) -> bool| kind(o);
         let mut drop = |keep: &dyn Fn(u16, &Obj) -> bool| x.slots.retain(|(f, o), _| keep(*f, o));
         match name.trim_end_matches(|ch: char| ch.is_ascii_uppercase()) {
-            "glDeleteShader" | "glDeleteQueries" | "glDeleteSync" | "glDeleteTransformFeedbacks" => {}
+            "glDeleteShader"
+            | "glDeleteQueries"
+            | "glDeleteSync"
+            | "glDeleteTransformFeedbacks" => {}
             "glLinkProgram" | "glProgramBinary" => drop(&|_, o| *o != Obj::Program(program)),
-            "glDeleteProgram" => drop(&|f, o| {
-                f != b.program && !is(o, |o| matches!(o, Obj::Program(_)))
-            }),
-            "glDeleteTextures" => drop(&|f, o| {
-                f != b.texture && !is(o, |o| matches!(o, Obj::Texture(_)))
-            }),
+            "glDeleteProgram" => {
+                drop(&|f, o| f != b.program && !is(o, |o| matches!(o, Obj::Program(_))))
+            }
+            "glDeleteTextures" => {
+                drop(&|f, o| f != b.texture && !is(o, |o| matches!(o, Obj::Texture(_))))
+            }
             "glDeleteBuffers" => drop(&|f, _| f != b.buffer),
-            "glDeleteFramebuffers" | "glDeleteRenderbuffers" => drop(&|f, o| {
-                f != b.framebuffer && !is(o, |o| matches!(o, Obj::Framebuffer(_)))
-            }),
-            "glDeleteVertexArrays" => drop(&|f, o| {
-                f != b.vertex_array && !is(o, |o| matches!(o, Obj::VertexArray(_)))
-            }),
+            "glDeleteFramebuffers" | "glDeleteRenderbuffers" => {
+                drop(&|f, o| f != b.framebuffer && !is(o, |o| matches!(o, Obj::Framebuffer(_))))
+            }
+            "glDeleteVertexArrays" => {
+                drop(&|f, o| f != b.vertex_array && !is(o, |o| matches!(o, Obj::VertexArray(_))))
+            }
             "glDeleteSamplers" => drop(&|_, o| !is(o, |o| matches!(o, Obj::Sampler(_)))),
             _ => {
                 self.ctx.remove(&cx);
@@ -535,7 +538,11 @@ impl Tracker<'_> {
         put("glUseProgram", Obj::Context, &[0]);
         put("glBindVertexArray", Obj::Context, &[0]);
         put("glBindBuffer", Obj::Context, &[GL_ARRAY_BUFFER, 0]);
-        put("glBindBuffer", Obj::VertexArray(0), &[GL_ELEMENT_ARRAY_BUFFER, 0]);
+        put(
+            "glBindBuffer",
+            Obj::VertexArray(0),
+            &[GL_ELEMENT_ARRAY_BUFFER, 0],
+        );
         put("glBindFramebuffer", Obj::Context, &[GL_DRAW_FRAMEBUFFER, 0]);
         put("glBindFramebuffer", Obj::Context, &[GL_READ_FRAMEBUFFER, 0]);
         put("glActiveTexture", Obj::Context, &[GL_TEXTURE0]);
@@ -750,7 +757,6 @@ pub struct View<'t> {
     t: &'t Tracker<'t>,
     context: u64,
 }
-
 
 impl View<'_> {
     /// The value arguments of the path entry point `setter` writes with arguments `args`
