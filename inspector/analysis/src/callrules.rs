@@ -674,8 +674,8 @@ fn readback_to_texture(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     }
 }
 
-/// Draws whose first occurrence (from frame 1 on) costs far more CPU time than their later
-/// ones: the driver compiled a shader variant on first use. A draw is its call site, entry
+/// Draws whose first occurrence (after the capture's first frame) costs far more CPU time
+/// than their later ones: the driver compiled a shader variant on first use. A draw is its call site, entry
 /// point and program (one helper drawing with many programs is many draws).
 fn first_use_hitches(calls: &Calls, programs: &HashMap<(u64, u32), u64>, out: &mut Vec<Finding>) {
     // (context, call site, entry point, program) → (frame, call, cpu) of each occurrence.
@@ -697,9 +697,12 @@ fn first_use_hitches(calls: &Calls, programs: &HashMap<(u64, u32), u64>, out: &m
             seen.entry(key).or_default().push((f.index, i, c.cpu_ns));
         }
     }
+    let first_captured = calls.s.frames.first().map_or(0, |f| f.index);
     let mut hitches: Vec<_> = seen
         .into_iter()
-        .filter(|(k, _)| first_frame[k] >= 1)
+        // Not in the capture's first frame: frame 0 is a launched program's set-up, and the
+        // first frame after an attach is only the first this capture saw.
+        .filter(|(k, _)| first_frame[k] > first_captured)
         .filter_map(|(_, occ)| {
             let (frame, call, first) = occ[0];
             let mut later: Vec<u64> = occ[1..].iter().map(|o| o.2).collect();

@@ -263,3 +263,18 @@ fn frames_passing_data_the_capture_cannot_see_are_not_called_identical() {
     }
     assert!(of(&s, "identical-frames").is_empty());
 }
+
+#[test]
+fn a_draw_first_seen_in_the_captures_first_frame_is_not_a_hitch() {
+    // An attach capture starts at frame 1: its first frame is only the first seen.
+    let mut b = SessionBuilder::new();
+    for i in 1..5 {
+        b = b.frame(|f| {
+            let d = f.draw(1000);
+            f.at(d, 0x1234);
+            let cpu = if i == 1 { 2_000_000 } else { 10_000 };
+            f.timed(d, cpu, cpu);
+        });
+    }
+    assert!(of(&b.build(), "first-use-compile").is_empty());
+}
