@@ -20,6 +20,8 @@ mod staterules;
 pub mod statetrack;
 pub mod stats;
 pub mod targetdiff;
+#[cfg(test)]
+mod testkit;
 pub mod vg;
 mod vgrules;
 

@@ -706,3 +706,269 @@ fn report(s: &Session, g: &Gathered, fragments: &HashMap<(u64, u32), u64>, out: 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each rule on small sessions of a launched program seen from its start (frame 0 its
+    //! set-up): it fires on its trigger and stays quiet just below its threshold.
+
+    use super::*;
+    use crate::testkit::{session, Seq};
+    use gpuheat_session::testing::CONTEXT;
+    use gpuheat_session::ProgramInfo;
+
+    const FRAMEBUFFER: u64 = 0x8D40;
+    const RENDERBUFFER: u64 = 0x8D41;
+    const COLOR_BUFFER_BIT: u64 = 0x4000;
+    const ARRAY_BUFFER: u64 = 0x8892;
+    const FLOAT: u64 = 0x1406;
+    const RGBA8: u64 = 0x8058;
+    const RGBA: u64 = 0x1908;
+    const UNSIGNED_BYTE: u64 = 0x1401;
+    const SRC_ALPHA: u64 = 0x0302;
+    const ONE: u64 = 1;
+    const DATA: u64 = 0x7000_0000;
+
+    /// The rules' findings of `rule` on frames 0.. (`fragments` of draws by frame and call).
+    fn run(frames: &[Seq], fragments: &[((u64, u32), u64)], rule: &str) -> Vec<Finding> {
+        run_on(session(frames, None, 0), fragments, rule)
+    }
+
+    fn run_on(s: Session, fragments: &[((u64, u32), u64)], rule: &str) -> Vec<Finding> {
+        let frags: HashMap<(u64, u32), u64> = fragments.iter().copied().collect();
+        let mut out = Vec::new();
+        check(&s, &Nested::default(), &frags, &mut out);
+        out.retain(|f| f.rule == rule);
+        out
+    }
+
+    const DEPTH_FBO: Seq = &[
+        ("glBindFramebuffer", &[FRAMEBUFFER, 5]),
+        (
+            "glFramebufferRenderbuffer",
+            &[FRAMEBUFFER, DEPTH_ATTACHMENT, RENDERBUFFER, 1],
+        ),
+        ("glEnable", &[DEPTH_TEST]),
+    ];
+
+    #[test]
+    fn depth_tested_draws_into_an_uncleared_depth_buffer() {
+        let f = run(
+            &[
+                DEPTH_FBO,
+                &[
+                    ("glClear", &[COLOR_BUFFER_BIT]),
+                    ("glDrawArrays", &[4, 0, 3]),
+                ],
+            ],
+            &[],
+            "depth-not-cleared",
+        );
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].frame, f[0].evidence.calls.clone()), (1, vec![1]));
+        // Cleared with colour: quiet; a framebuffer without depth: quiet.
+        let cleared: Seq = &[
+            ("glClear", &[COLOR_BUFFER_BIT | DEPTH_BUFFER_BIT]),
+            ("glDrawArrays", &[4, 0, 3]),
+        ];
+        assert!(run(&[DEPTH_FBO, cleared], &[], "depth-not-cleared").is_empty());
+        let no_depth: Seq = &[
+            ("glBindFramebuffer", &[FRAMEBUFFER, 5]),
+            ("glEnable", &[DEPTH_TEST]),
+        ];
+        let draw: Seq = &[("glDrawArrays", &[4, 0, 3])];
+        assert!(run(&[no_depth, draw], &[], "depth-not-cleared").is_empty());
+    }
+
+    #[test]
+    fn attributes_set_without_an_array_buffer_are_client_arrays() {
+        let client: Seq = &[
+            ("glEnableVertexAttribArray", &[0]),
+            ("glVertexAttribPointer", &[0, 3, FLOAT, 0, 0, DATA]),
+        ];
+        let draw: Seq = &[("glDrawArrays", &[4, 0, 3])];
+        let f = run(&[client, draw], &[], "client-arrays");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].evidence.calls, vec![0]);
+        let buffered: Seq = &[
+            ("glBindBuffer", &[ARRAY_BUFFER, 7]),
+            ("glEnableVertexAttribArray", &[0]),
+            ("glVertexAttribPointer", &[0, 3, FLOAT, 0, 0, 0]),
+        ];
+        assert!(run(&[buffered, draw], &[], "client-arrays").is_empty());
+        // Set, but not enabled: not read.
+        let disabled: Seq = &[("glVertexAttribPointer", &[0, 3, FLOAT, 0, 0, DATA])];
+        assert!(run(&[disabled, draw], &[], "client-arrays").is_empty());
+    }
+
+    /// A 64×64 texture (4,096 texels) with a `GL_LINEAR` minifying filter.
+    const LINEAR_TEXTURE: Seq = &[
+        ("glBindTexture", &[TEXTURE_2D, 3]),
+        (
+            "glTexImage2D",
+            &[TEXTURE_2D, 0, RGBA8, 64, 64, 0, RGBA, UNSIGNED_BYTE, DATA],
+        ),
+        ("glTexParameteri", &[TEXTURE_2D, TEXTURE_MIN_FILTER, LINEAR]),
+    ];
+
+    #[test]
+    fn a_texture_of_four_texels_per_fragment_without_mipmaps_is_minified() {
+        let draw: Seq = &[("glDrawArrays", &[4, 0, 3])];
+        let f = run(&[LINEAR_TEXTURE, draw], &[((1, 0), 1024)], "mipmaps-unused");
+        assert_eq!(f.len(), 1);
+        assert!(f[0]
+            .evidence
+            .values
+            .contains(&("texels".into(), "4096".into())));
+        assert!(run(&[LINEAR_TEXTURE, draw], &[((1, 0), 1025)], "mipmaps-unused").is_empty());
+        // A mipmap filter: quiet.
+        let mipmapped: Seq = &[
+            ("glBindTexture", &[TEXTURE_2D, 3]),
+            (
+                "glTexImage2D",
+                &[TEXTURE_2D, 0, RGBA8, 64, 64, 0, RGBA, UNSIGNED_BYTE, DATA],
+            ),
+            ("glTexParameteri", &[TEXTURE_2D, TEXTURE_MIN_FILTER, 0x2703]),
+        ];
+        assert!(run(&[mipmapped, draw], &[((1, 0), 16)], "mipmaps-unused").is_empty());
+    }
+
+    #[test]
+    fn an_upload_into_a_texture_drawn_earlier_in_the_frame_modifies_it() {
+        let upload = (
+            "glTexSubImage2D",
+            &[TEXTURE_2D, 0, 0, 0, 8, 8, RGBA, UNSIGNED_BYTE, DATA][..],
+        );
+        let draw = ("glDrawArrays", &[4u64, 0, 3][..]);
+        let after: Seq = &[draw, upload];
+        let f = run(&[LINEAR_TEXTURE, after], &[], "texture-modified");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].evidence.calls, vec![1]);
+        let before: Seq = &[upload, draw];
+        assert!(run(&[LINEAR_TEXTURE, before], &[], "texture-modified").is_empty());
+    }
+
+    fn colour_target(
+        storage: (&'static str, &'static [u64]),
+    ) -> Vec<(&'static str, &'static [u64])> {
+        vec![
+            ("glBindRenderbuffer", &[RENDERBUFFER, 1]),
+            storage,
+            ("glBindFramebuffer", &[FRAMEBUFFER, 5]),
+            (
+                "glFramebufferRenderbuffer",
+                &[FRAMEBUFFER, COLOR_ATTACHMENT0, RENDERBUFFER, 1],
+            ),
+        ]
+    }
+
+    #[test]
+    fn draws_into_single_sampled_storage_only_are_no_multisampling() {
+        let draw: Seq = &[("glDrawArrays", &[4, 0, 3])];
+        let single = colour_target(("glRenderbufferStorage", &[RENDERBUFFER, RGBA8, 64, 64]));
+        let f = run(&[&single, draw], &[], "no-multisampling");
+        assert_eq!(f.len(), 1);
+        let msaa = colour_target((
+            "glRenderbufferStorageMultisample",
+            &[RENDERBUFFER, 4, RGBA8, 64, 64],
+        ));
+        assert!(run(&[&msaa, draw], &[], "no-multisampling").is_empty());
+        // The window's samples unknown (no STAT): quiet.
+        assert!(run(&[&[], draw], &[], "no-multisampling").is_empty());
+    }
+
+    #[test]
+    fn colour_masked_draws_from_a_quarter_of_the_fragments() {
+        let frame: Seq = &[
+            ("glColorMask", &[0, 0, 0, 0]),
+            ("glDrawArrays", &[4, 0, 3]),
+            ("glColorMask", &[1, 1, 1, 1]),
+            ("glDrawArrays", &[4, 0, 3]),
+        ];
+        let f = run(
+            &[&[], frame],
+            &[((1, 1), 250), ((1, 3), 750)],
+            "colormask-heavy",
+        );
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].evidence.calls, vec![1]);
+        assert!(run(
+            &[&[], frame],
+            &[((1, 1), 249), ((1, 3), 751)],
+            "colormask-heavy"
+        )
+        .is_empty());
+    }
+
+    /// A session whose program 9 has fragment shader `fs`, drawn with in frame 1.
+    fn with_program(fs: &str, frame: Seq) -> Session {
+        let set_up: Seq = &[("glViewport", &[0, 0, 100, 10]), ("glUseProgram", &[9])];
+        let mut s = session(&[set_up, frame], None, 0);
+        s.programs.push(ProgramInfo {
+            context: CONTEXT,
+            program: 9,
+            source_hash: 1,
+            stages: vec![0x8B31, u32::try_from(FRAGMENT_SHADER).unwrap()],
+            sources: vec!["void main() {}".into(), fs.into()],
+        });
+        s
+    }
+
+    #[test]
+    fn a_discarding_draw_from_a_fifth_of_its_surface() {
+        let fs = "out vec4 o;\nvoid main() {\n  if (gl_FragCoord.x < 2.0) discard;\n  o = vec4(1.0);\n}\n";
+        let draw: Seq = &[("glDrawArrays", &[4, 0, 3])];
+        // The viewport's 1,000 pixels.
+        let f = run_on(with_program(fs, draw), &[((1, 0), 200)], "discard-heavy");
+        assert_eq!(f.len(), 1);
+        assert!(run_on(with_program(fs, draw), &[((1, 0), 199)], "discard-heavy").is_empty());
+        let keeps = "out vec4 o;\nvoid main() { o = vec4(1.0); }\n";
+        assert!(run_on(
+            with_program(keeps, draw),
+            &[((1, 0), 1000)],
+            "discard-heavy"
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn blending_an_opaque_output_over_the_framebuffer() {
+        let opaque = "layout(location = 0) out vec4 o_color;\nvoid main() {\n  o_color = vec4(0.5, 0.2, 0.1, 1.0);\n}\n";
+        let translucent = "out vec4 o;\nvoid main() { o = vec4(0.5, 0.2, 0.1, 0.5); }\n";
+        let blended: Seq = &[
+            ("glEnable", &[BLEND]),
+            ("glBlendFunc", &[SRC_ALPHA, ONE_MINUS_SRC_ALPHA]),
+            ("glDrawArrays", &[4, 0, 3]),
+        ];
+        let f = run_on(with_program(opaque, blended), &[], "blend-opaque");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].evidence.calls, vec![2]);
+        assert!(run_on(with_program(translucent, blended), &[], "blend-opaque").is_empty());
+        // Additive blending adds even opaque colour: quiet.
+        let additive: Seq = &[
+            ("glEnable", &[BLEND]),
+            ("glBlendFunc", &[ONE, ONE]),
+            ("glDrawArrays", &[4, 0, 3]),
+        ];
+        assert!(run_on(with_program(opaque, additive), &[], "blend-opaque").is_empty());
+    }
+
+    #[test]
+    fn opaque_output_is_read_from_the_source() {
+        assert!(writes_opaque(
+            "out vec4 c;\nvoid main() { c = vec4(x, 1.0); }"
+        ));
+        assert!(writes_opaque(
+            "void main() { gl_FragColor = vec4(c.rgb, 1); }"
+        ));
+        assert!(!writes_opaque(
+            "out vec4 c;\nvoid main() { c = texture(s, uv); }"
+        ));
+        assert!(!writes_opaque(
+            "out vec4 c;\nvoid main() { c = vec4(1.0); c = vec4(x, 0.5); }"
+        ));
+        assert!(!writes_opaque("void main() {}"));
+        assert!(discards("if (a) discard;"));
+        assert!(!discards("float discarded = 1.0;"));
+    }
+}

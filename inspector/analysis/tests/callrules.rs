@@ -278,3 +278,68 @@ fn a_draw_first_seen_in_the_captures_first_frame_is_not_a_hitch() {
     }
     assert!(of(&b.build(), "first-use-compile").is_empty());
 }
+
+/// Frames 0..3 each uploading `bytes` of content `hash(frame)` at call 0.
+fn uploads(bytes: u64, hash: impl Fn(u64) -> u64) -> Session {
+    let mut s = frames(3, |f, _| {
+        tex_image(f, 16, 16, RGBA8, DATA);
+    });
+    for f in &s.frames.clone() {
+        s.uploads.push(gpuheat_session::FrameUploads {
+            frame: f.index,
+            uploads: vec![gpuheat_session::Upload {
+                call: 0,
+                bytes,
+                hash: Some(hash(f.index)),
+                unhashed: None,
+            }],
+        });
+    }
+    s
+}
+
+#[test]
+fn content_uploaded_again_is_a_same_upload_from_a_kilobyte() {
+    // The same content every frame (first at set-up, frame 0).
+    let found = of(&uploads(1024, |_| 7), "same-upload");
+    assert_eq!(
+        found.iter().map(|f| f.frame).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    assert_eq!(found[0].evidence.calls, vec![0]);
+    assert!(found[0]
+        .evidence
+        .values
+        .contains(&("first_uploaded".into(), "frame 0 call 0".into())));
+    // Below a kilobyte, or new content each frame: quiet.
+    assert!(of(&uploads(1023, |_| 7), "same-upload").is_empty());
+    assert!(of(&uploads(4096, |f| f), "same-upload").is_empty());
+}
+
+#[test]
+fn a_program_seen_from_its_start_that_never_asks_for_the_renderer() {
+    use gpuheat_session::{AgentLoad, EndInfo, EndReason, RendererQuery};
+    let with = |renderer: bool, loaded: AgentLoad| {
+        let mut s = frames(2, |_, _| {});
+        s.end = Some(EndInfo {
+            reason: EndReason::Complete,
+            frames_captured: 2,
+            dropped_calls: 0,
+            detail: None,
+            renderer_query: Some(RendererQuery {
+                renderer,
+                version: false,
+                stringi: false,
+                loaded,
+            }),
+        });
+        s
+    };
+    assert_eq!(
+        of(&with(false, AgentLoad::Launch), "renderer-unchecked").len(),
+        1
+    );
+    assert!(of(&with(true, AgentLoad::Launch), "renderer-unchecked").is_empty());
+    // Attached: what the program asked before is unknown.
+    assert!(of(&with(false, AgentLoad::Attach), "renderer-unchecked").is_empty());
+}

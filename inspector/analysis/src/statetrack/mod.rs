@@ -120,6 +120,8 @@ const GL_ARRAY_BUFFER: u64 = 0x8892;
 const GL_TEXTURE0: u64 = 0x84C0;
 const TEXTURE_2D: u64 = 0x0DE1;
 const GL_ELEMENT_ARRAY_BUFFER: u64 = 0x8893;
+/// The value word of an initial value set by an entry point the session's table lacks.
+const NOT_CALLED: u64 = u64::MAX - 1;
 /// The unit glBindTexture binds on while no glActiveTexture has been seen.
 const UNSEEN_UNIT: u64 = u64::MAX;
 /// The value's first word for glEnable/glDisable and kin (the entry point's index otherwise).
@@ -501,9 +503,12 @@ impl Tracker<'_> {
             0x8C89, // RASTERIZER_DISCARD
         ];
         let mut put = |name: &str, obj: Obj, args: &[u64]| {
-            let (Some(st), Some(f)) = (setter(name), self.func(name)) else {
+            let Some(st) = setter(name) else {
                 return;
             };
+            // An entry point the session's table lacks is never called: any value word that
+            // no call writes will do.
+            let f = self.func(name).unwrap_or(NOT_CALLED);
             let mut key: Key = [0, 0];
             for (k, &p) in st.keys.iter().enumerate() {
                 key[k] = args.get(usize::from(p)).copied().unwrap_or(0);

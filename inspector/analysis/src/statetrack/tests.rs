@@ -3,8 +3,6 @@
 //! counts).
 
 use super::*;
-use gpuheat_session::testing::{SessionBuilder, CONTEXT};
-use gpuheat_session::{Call, Frame, FunctionInfo, FunctionTable, ParamInfo, ValueKind};
 
 const TEXTURE0: u64 = 0x84C0;
 const TEXTURE1: u64 = 0x84C1;
@@ -16,74 +14,11 @@ const ALWAYS: u64 = 0x0207;
 const F1: u64 = 0x3F80_0000; // 1.0f
 const F2: u64 = 0x4000_0000; // 2.0f
 
-type Seq<'a> = &'a [(&'a str, &'a [u64])];
-
-/// A session of `frames`, each a call sequence (a swap appended), with a table of the entry
-/// points they name; `program` seeds the start state when given.
-fn session(frames: &[Seq], program: Option<u32>) -> Session {
-    let mut b = SessionBuilder::new();
-    if let Some(p) = program {
-        b = b.start_state(CONTEXT, p);
-    }
-    let mut s = b.build();
-    let mut functions: Vec<FunctionInfo> = Vec::new();
-    let mut func = |name: &str, n: usize| -> u16 {
-        if let Some(i) = functions.iter().position(|f| f.name == name) {
-            return i as u16;
-        }
-        functions.push(FunctionInfo {
-            name: name.into(),
-            params: (0..n)
-                .map(|i| ParamInfo {
-                    name: format!("p{i}"),
-                    c_type: "GLuint".into(),
-                    kind: ValueKind::Uint,
-                    len: None,
-                    group: None,
-                })
-                .collect(),
-            ret: None,
-            class: if name.starts_with("glDraw") {
-                CallClass::Draw
-            } else if name == "glClear" {
-                CallClass::Work
-            } else if name == "eglSwapBuffers" {
-                CallClass::Swap
-            } else {
-                CallClass::State
-            },
-        });
-        (functions.len() - 1) as u16
-    };
-    for (k, calls) in frames.iter().enumerate() {
-        let mut f = Frame {
-            index: k as u64 + 1,
-            begin_ns: 0,
-            end_ns: 0,
-            calls: Vec::new(),
-            samples: Vec::new(),
-        };
-        for &(name, args) in calls.iter().chain(&[("eglSwapBuffers", &[1u64, 2][..])]) {
-            f.calls.push(Call {
-                func: func(name, args.len()),
-                thread: 1,
-                context: CONTEXT,
-                begin_ns: 0,
-                duration_ns: 100,
-                cpu_ns: 100,
-                args: args.to_vec(),
-                ret: None,
-                callsite: 0,
-            });
-        }
-        s.frames.push(f);
-    }
-    s.functions = FunctionTable { functions };
-    s
-}
+use crate::testkit::{session, Seq};
+use gpuheat_session::testing::CONTEXT;
 
 fn run(frames: &[Seq], program: Option<u32>) -> Vec<FrameState> {
-    let s = session(frames, program);
+    let s = session(frames, program, 1);
     track(&s, &Nested::default())
 }
 
@@ -377,6 +312,7 @@ fn nested_calls_change_state_but_are_not_counted() {
             ("glUseProgram", &[1]), // the program's: redundant
         ]],
         None,
+        1,
     );
     s.vg_calls.push(gpuheat_session::vg::VgCall {
         frame: 1,
