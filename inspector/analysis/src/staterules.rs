@@ -908,7 +908,7 @@ mod tests {
             context: CONTEXT,
             program: 9,
             source_hash: 1,
-            stages: vec![0x8B31, u32::try_from(FRAGMENT_SHADER).unwrap()],
+            stages: vec![0x8B31, FRAGMENT_SHADER],
             sources: vec!["void main() {}".into(), fs.into()],
         });
         s
