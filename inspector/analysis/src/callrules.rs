@@ -10,7 +10,9 @@
 use crate::enums::enum_name;
 use crate::findings::{Cost, Evidence, Finding, Severity};
 use gpuheat_session::{Call, CallClass, Frame, Nested, Session, Upload, ValueKind};
-use std::collections::{BTreeMap, HashMap};
+// Fx: small integer keys looked up per call.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeMap;
 
 /// Texels from which an uncompressed texture is worth compressing (256 × 256).
 const LARGE_TEXTURE_TEXELS: u64 = 256 * 256;
@@ -53,7 +55,7 @@ const SUBSUMES: [(&str, &[&str]); 3] = [
 
 /// Drops the general findings [`SUBSUMES`] makes redundant.
 pub(crate) fn subsume(out: &mut Vec<Finding>) {
-    let mut covered: HashMap<(u64, &str), std::collections::HashSet<u32>> = HashMap::new();
+    let mut covered: HashMap<(u64, &str), HashSet<u32>> = HashMap::default();
     for f in out.iter() {
         for (specific, general) in SUBSUMES {
             if f.rule == specific {
@@ -622,7 +624,7 @@ fn non_indexed_lists(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
 
 /// Positions equal to an earlier one of the same list.
 fn repeated_positions(p: &[[f32; 4]]) -> u64 {
-    let mut seen = std::collections::HashSet::with_capacity(p.len());
+    let mut seen = HashSet::with_capacity_and_hasher(p.len(), Default::default());
     p.iter()
         .filter(|v| !seen.insert(v.map(f32::to_bits)))
         .count() as u64
@@ -680,8 +682,8 @@ fn readback_to_texture(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
 fn first_use_hitches(calls: &Calls, programs: &HashMap<(u64, u32), u64>, out: &mut Vec<Finding>) {
     // (context, call site, entry point, program) → (frame, call, cpu) of each occurrence.
     type Site = (u64, u64, u16, Option<u64>);
-    let mut seen: HashMap<Site, Vec<(u64, u32, u64)>> = HashMap::new();
-    let mut first_frame: HashMap<Site, u64> = HashMap::new();
+    let mut seen: HashMap<Site, Vec<(u64, u32, u64)>> = HashMap::default();
+    let mut first_frame: HashMap<Site, u64> = HashMap::default();
     for f in &calls.s.frames {
         for (i, _, c) in calls.of(f) {
             if calls.s.functions.functions[usize::from(c.func)].class != CallClass::Draw {
@@ -823,7 +825,7 @@ fn renderer_unchecked(calls: &Calls, out: &mut Vec<Finding>) {
 /// Uploads (texture or buffer) of content already uploaded earlier in the capture, per frame
 /// from frame 1.
 fn same_uploads(calls: &Calls, out: &mut Vec<Finding>) {
-    let mut seen: HashMap<u64, (u64, u32)> = HashMap::new();
+    let mut seen: HashMap<u64, (u64, u32)> = HashMap::default();
     for fu in &calls.s.uploads {
         let mut repeats = Vec::new();
         for u in &fu.uploads {

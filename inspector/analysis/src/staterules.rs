@@ -9,7 +9,8 @@ use crate::cost::Analysis;
 use crate::findings::{Cost, Evidence, Finding, Severity};
 use crate::statetrack::{track_with, View};
 use gpuheat_session::{Call, CallClass, Frame, Nested, Session};
-use std::collections::{HashMap, HashSet};
+// Fx: small integer keys looked up per draw.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 const DEPTH_BUFFER_BIT: u64 = 0x0100;
 const DEPTH_TEST: u64 = 0x0B71;
@@ -81,7 +82,7 @@ pub(crate) fn check(
 /// Fragments of each draw, by (frame, call): the heat maps' exact counts where painted,
 /// else the fragment-shader counter, else samples passed.
 pub(crate) fn fragments(s: &Session, a: &Analysis) -> HashMap<(u64, u32), u64> {
-    let mut m = HashMap::new();
+    let mut m = HashMap::default();
     for d in &a.draws {
         let c = &d.counters;
         if let Some(n) = c
@@ -104,13 +105,17 @@ pub(crate) fn fragments(s: &Session, a: &Analysis) -> HashMap<(u64, u32), u64> {
     m
 }
 
-/// The fragment shader sources of each (context, program), from the last link seen.
-fn fragment_sources(s: &Session) -> HashMap<(u64, u64), &str> {
-    let mut out = HashMap::new();
+/// What the fragment shader of each (context, program) does, from the last link seen:
+/// whether it discards, and whether it writes only opaque colour.
+fn fragment_shaders(s: &Session) -> HashMap<(u64, u64), (bool, bool)> {
+    let mut out = HashMap::default();
     for p in &s.programs {
         for (stage, src) in p.stages.iter().zip(&p.sources) {
             if *stage == FRAGMENT_SHADER {
-                out.insert((p.context, u64::from(p.program)), src.as_str());
+                out.insert(
+                    (p.context, u64::from(p.program)),
+                    (discards(src), writes_opaque(src)),
+                );
             }
         }
     }
@@ -163,7 +168,7 @@ fn writes_opaque(src: &str) -> bool {
 
 /// Walks every call with the tracker and gathers what the rules judge.
 fn gather(s: &Session, nested: &Nested, fragments: &HashMap<(u64, u32), u64>) -> Gathered {
-    let sources = fragment_sources(s);
+    let shaders = fragment_shaders(s);
     let depth_bits: HashMap<u64, u32> = s
         .states
         .iter()
@@ -183,7 +188,7 @@ fn gather(s: &Session, nested: &Nested, fragments: &HashMap<(u64, u32), u64>) ->
         })
         .collect();
     // The pixels of the map each painted draw went into.
-    let mut map_pixels: HashMap<(u64, u32), u64> = HashMap::new();
+    let mut map_pixels: HashMap<(u64, u32), u64> = HashMap::default();
     for h in &s.heat {
         for d in &h.draws {
             map_pixels.insert((h.frame, d.call), h.pixels());
@@ -220,15 +225,15 @@ fn gather(s: &Session, nested: &Nested, fragments: &HashMap<(u64, u32), u64>) ->
     let mut g = Gathered::default();
     // (context, framebuffer) with a depth attachment seen; renderbuffer and framebuffer
     // colour samples seen.
-    let mut has_depth: HashSet<(u64, u64)> = HashSet::new();
-    let mut rb_samples: HashMap<(u64, u64), u64> = HashMap::new();
-    let mut fb_samples: HashMap<(u64, u64), u64> = HashMap::new();
+    let mut has_depth: HashSet<(u64, u64)> = HashSet::default();
+    let mut rb_samples: HashMap<(u64, u64), u64> = HashMap::default();
+    let mut fb_samples: HashMap<(u64, u64), u64> = HashMap::default();
     // Level-0 texels of textures specified in the capture.
-    let mut texels: HashMap<(u64, u64), u64> = HashMap::new();
+    let mut texels: HashMap<(u64, u64), u64> = HashMap::default();
     // Per frame: framebuffers whose depth was cleared; textures drawn with, and by which draw.
     let mut frame_seen = u64::MAX;
-    let mut cleared: HashSet<(u64, u64)> = HashSet::new();
-    let mut drawn_with: HashMap<(u64, u64), u32> = HashMap::new();
+    let mut cleared: HashSet<(u64, u64)> = HashSet::default();
+    let mut drawn_with: HashMap<(u64, u64), u32> = HashMap::default();
 
     let mut visit = |f: &Frame, i: u32, c: &Call, v: &View| {
         if f.index != frame_seen {
@@ -408,19 +413,19 @@ fn gather(s: &Session, nested: &Nested, fragments: &HashMap<(u64, u32), u64>) ->
             g.masked.push((f.index, i, frags.unwrap_or(0)));
         }
         if let Some(p) = program {
-            if let Some(src) = sources.get(&(ctx, p)) {
+            if let Some(&(discarding, opaque)) = shaders.get(&(ctx, p)) {
                 let surface = map_pixels
                     .get(&(f.index, i))
                     .copied()
                     .or_else(|| v.viewport().map(|[_, _, w, h]| w.saturating_mul(h)))
                     .or_else(|| surfaces.get(&ctx).copied())
                     .unwrap_or(0);
-                if discards(src) {
+                if discarding {
                     if let Some(n) = frags {
                         g.discarding.push((f.index, i, n, surface));
                     }
                 }
-                if v.enabled(BLEND) == Some(true) && writes_opaque(src) {
+                if opaque && v.enabled(BLEND) == Some(true) {
                     let dst = blend_destination(v);
                     if matches!(dst, Some(ONE_MINUS_SRC_ALPHA | ZERO)) {
                         g.blended_opaque.push((f.index, i, p));

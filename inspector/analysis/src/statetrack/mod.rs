@@ -48,7 +48,8 @@ mod table;
 pub use table::{Role, Scope, Special, TABLE};
 
 use gpuheat_session::{Call, CallClass, Frame, Nested, Session};
-use std::collections::HashMap;
+// Fx: the tracker hashes a few small integer keys per call, millions of times a session.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// The shape of one setter, generated from the registry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,8 +240,8 @@ pub fn track_with(
             buffer: family("glBindBuffer"),
             framebuffer: family("glBindFramebuffer"),
         },
-        ctx: HashMap::new(),
-        remaining: HashMap::new(),
+        ctx: HashMap::default(),
+        remaining: HashMap::default(),
         out: s
             .frames
             .iter()
@@ -254,7 +255,7 @@ pub fn track_with(
     // A launched program captured from its first frame shows every context from its
     // creation: what it has not set yet holds GL's initial values.
     let from_creation = s.attach.is_none() && s.frames.first().is_some_and(|f| f.index == 0);
-    let mut fresh: std::collections::HashSet<u64> = std::collections::HashSet::new();
+    let mut fresh: HashSet<u64> = HashSet::default();
     for (pos, f) in s.frames.iter().enumerate() {
         for (k, st) in s.states.iter().enumerate() {
             if !seeded[k] && st.frame <= f.index {
@@ -756,6 +757,47 @@ impl Tracker<'_> {
     }
 }
 
+/// The setters whose paths [`View`] reads, looked up once.
+struct Known {
+    use_program: &'static Setter,
+    bind_framebuffer: &'static Setter,
+    bind_buffer: &'static Setter,
+    bind_vertex_array: &'static Setter,
+    enable: &'static Setter,
+    color_mask: &'static Setter,
+    viewport: &'static Setter,
+    blend_func: &'static Setter,
+    bind_renderbuffer: &'static Setter,
+    active_texture: &'static Setter,
+    bind_texture: &'static Setter,
+    tex_parameteri: &'static Setter,
+    enable_attrib: &'static Setter,
+    attrib_pointer: &'static Setter,
+}
+
+fn known() -> &'static Known {
+    static KNOWN: std::sync::OnceLock<Known> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let get = |n: &str| setter(n).unwrap_or_else(|| panic!("{n}: a generated setter"));
+        Known {
+            use_program: get("glUseProgram"),
+            bind_framebuffer: get("glBindFramebuffer"),
+            bind_buffer: get("glBindBuffer"),
+            bind_vertex_array: get("glBindVertexArray"),
+            enable: get("glEnable"),
+            color_mask: get("glColorMask"),
+            viewport: get("glViewport"),
+            blend_func: get("glBlendFunc"),
+            bind_renderbuffer: get("glBindRenderbuffer"),
+            active_texture: get("glActiveTexture"),
+            bind_texture: get("glBindTexture"),
+            tex_parameteri: get("glTexParameteri"),
+            enable_attrib: get("glEnableVertexAttribArray"),
+            attrib_pointer: get("glVertexAttribPointer"),
+        }
+    })
+}
+
 /// The tracked state of one context as a call sees it (read-only: looking does not count as
 /// using a setter). Every answer is `None` where the capture has not seen the value.
 pub struct View<'t> {
@@ -764,10 +806,9 @@ pub struct View<'t> {
 }
 
 impl View<'_> {
-    /// The value arguments of the path entry point `setter` writes with arguments `args`
-    /// (its keys taken from them) under `obj`.
-    fn value(&self, setter: &str, obj: Obj, args: &[u64]) -> Option<&[u64]> {
-        let st = self::setter(setter)?;
+    /// The value arguments of the path setter `st` writes with arguments `args` (its keys
+    /// taken from them) under `obj`.
+    fn value(&self, st: &Setter, obj: Obj, args: &[u64]) -> Option<&[u64]> {
         let mut key: Key = [0, 0];
         for (k, &p) in st.keys.iter().enumerate() {
             key[k] = *args.get(usize::from(p))?;
@@ -787,14 +828,14 @@ impl View<'_> {
 
     /// The program in use.
     pub fn program(&self) -> Option<u64> {
-        self.value("glUseProgram", Obj::Context, &[])?
+        self.value(known().use_program, Obj::Context, &[])?
             .first()
             .copied()
     }
 
     /// The framebuffer bound for drawing.
     pub fn draw_framebuffer(&self) -> Option<u64> {
-        self.value("glBindFramebuffer", Obj::Context, &[GL_DRAW_FRAMEBUFFER, 0])?
+        self.value(known().bind_framebuffer, Obj::Context, &[GL_DRAW_FRAMEBUFFER, 0])?
             .first()
             .copied()
     }
@@ -806,26 +847,26 @@ impl View<'_> {
         } else {
             Obj::Context
         };
-        self.value("glBindBuffer", obj, &[target, 0])?
+        self.value(known().bind_buffer, obj, &[target, 0])?
             .first()
             .copied()
     }
 
     /// The vertex array bound.
     pub fn vertex_array(&self) -> Option<u64> {
-        self.value("glBindVertexArray", Obj::Context, &[])?
+        self.value(known().bind_vertex_array, Obj::Context, &[])?
             .first()
             .copied()
     }
 
     /// Whether capability `cap` is on.
     pub fn enabled(&self, cap: u64) -> Option<bool> {
-        Some(self.value("glEnable", Obj::Context, &[cap])?.first()? != &0)
+        Some(self.value(known().enable, Obj::Context, &[cap])?.first()? != &0)
     }
 
     /// The colour write mask (r, g, b, a).
     pub fn color_mask(&self) -> Option<[bool; 4]> {
-        let v = self.value("glColorMask", Obj::Context, &[])?;
+        let v = self.value(known().color_mask, Obj::Context, &[])?;
         Some([
             v.first()? != &0,
             v.get(1)? != &0,
@@ -836,34 +877,34 @@ impl View<'_> {
 
     /// The viewport: x, y, width, height (sizes as set, negative ones as 0).
     pub fn viewport(&self) -> Option<[u64; 4]> {
-        let v = self.value("glViewport", Obj::Context, &[])?;
+        let v = self.value(known().viewport, Obj::Context, &[])?;
         let at = |i: usize| v.get(i).map(|&x| (x as i64).max(0) as u64);
         Some([at(0)?, at(1)?, at(2)?, at(3)?])
     }
 
     /// The blend function in effect: (source, destination) colour factors.
     pub fn blend_func(&self) -> Option<(u64, u64)> {
-        let v = self.value("glBlendFunc", Obj::Context, &[])?;
+        let v = self.value(known().blend_func, Obj::Context, &[])?;
         Some((*v.first()?, *v.get(1)?))
     }
 
     /// The renderbuffer bound.
     pub fn renderbuffer(&self) -> Option<u64> {
-        self.value("glBindRenderbuffer", Obj::Context, &[0x8D41, 0])?
+        self.value(known().bind_renderbuffer, Obj::Context, &[0x8D41, 0])?
             .first()
             .copied()
     }
 
     /// The active texture unit (0-based), once the capture has seen it set.
     pub fn active_unit(&self) -> Option<u64> {
-        let v = self.value("glActiveTexture", Obj::Context, &[])?.first()?;
+        let v = self.value(known().active_texture, Obj::Context, &[])?.first()?;
         v.checked_sub(GL_TEXTURE0)
     }
 
     /// The texture bound to `target` on `unit` (0-based); `None` for a unit not named yet
     /// (the one active before the capture's first glActiveTexture included).
     pub fn texture(&self, unit: u64, target: u64) -> Option<u64> {
-        self.value("glBindTexture", Obj::Unit(GL_TEXTURE0 + unit), &[target, 0])?
+        self.value(known().bind_texture, Obj::Unit(GL_TEXTURE0 + unit), &[target, 0])?
             .first()
             .copied()
     }
@@ -872,10 +913,10 @@ impl View<'_> {
     /// glActiveTexture, when a glBindTexture since says which).
     pub fn active_texture(&self, target: u64) -> Option<u64> {
         let unit = self
-            .value("glActiveTexture", Obj::Context, &[])
+            .value(known().active_texture, Obj::Context, &[])
             .and_then(|v| v.first().copied())
             .unwrap_or(UNSEEN_UNIT);
-        self.value("glBindTexture", Obj::Unit(unit), &[target, 0])?
+        self.value(known().bind_texture, Obj::Unit(unit), &[target, 0])?
             .first()
             .copied()
     }
@@ -883,9 +924,7 @@ impl View<'_> {
     /// Every (unit, texture) bound to `target`, the unit unknown (`None`) for the one active
     /// before the capture's first glActiveTexture.
     pub fn textures(&self, target: u64) -> Vec<(Option<u64>, u64)> {
-        let Some(st) = setter("glBindTexture") else {
-            return Vec::new();
-        };
+        let st = known().bind_texture;
         let Some(cx) = self.t.ctx.get(&self.context) else {
             return Vec::new();
         };
@@ -914,13 +953,13 @@ impl View<'_> {
     /// glTexParameterf; `None` when set through a pointer, or not seen).
     pub fn texture_parameter(&self, texture: u64, target: u64, pname: u64) -> Option<u64> {
         let v = self.value(
-            "glTexParameteri",
+            known().tex_parameteri,
             Obj::Texture(texture),
             &[target, pname, 0],
         )?;
         let value = *v.first()?;
         // The entry point that wrote it (glTexParameterf passes the enum as a float).
-        let st = setter("glTexParameteri")?;
+        let st = Some(known().tex_parameteri)?;
         let func = self
             .t
             .ctx
@@ -945,8 +984,8 @@ impl View<'_> {
     /// (no buffer bound when it was set); `None` when the vertex array is not known.
     pub fn client_arrays(&self) -> Option<Vec<u64>> {
         let vao = Obj::VertexArray(self.vertex_array()?);
-        let enable = setter("glEnableVertexAttribArray")?;
-        let pointer = setter("glVertexAttribPointer")?;
+        let enable = Some(known().enable_attrib)?;
+        let pointer = Some(known().attrib_pointer)?;
         let cx = self.t.ctx.get(&self.context)?;
         let enabled = cx.slots.get(&(enable.family, vao))?;
         let mut out = Vec::new();
