@@ -87,12 +87,7 @@ pub(crate) fn check(
     programs: &HashMap<(u64, u32), u64>,
     out: &mut Vec<Finding>,
 ) {
-    let names: Vec<&str> = s
-        .functions
-        .functions
-        .iter()
-        .map(|f| f.name.as_str())
-        .collect();
+    let names = s.functions.names();
     let uploads = s
         .uploads
         .iter()

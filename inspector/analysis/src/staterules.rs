@@ -209,12 +209,7 @@ fn gather(s: &Session, nested: &Nested, fragments: &HashMap<(u64, u32), u64>) ->
                 .map(move |d| ((f.frame, d.call), &d.sampled[..]))
         })
         .collect();
-    let names: Vec<&str> = s
-        .functions
-        .functions
-        .iter()
-        .map(|f| f.name.as_str())
-        .collect();
+    let names = s.functions.names();
     let draw_class: Vec<bool> = s
         .functions
         .functions

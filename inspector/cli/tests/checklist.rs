@@ -23,14 +23,6 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("checklist --json")
 }
 
-fn value<'a>(f: &'a Value, name: &str) -> Option<&'a str> {
-    f["evidence"]["values"]
-        .as_array()?
-        .iter()
-        .find(|v| v[0] == name)
-        .and_then(|v| v[1].as_str())
-}
-
 #[test]
 fn state_churn_redundant_calls_with_their_evidence() {
     // 6 redundant calls per draw (examples/README.md), 200 draws: 1200 of 1400 state calls
@@ -68,7 +60,7 @@ fn state_churn_redundant_calls_with_their_evidence() {
             "glDisable",
             "glUniform4f",
         ] {
-            let v = value(f, name).unwrap_or_else(|| panic!("{name} in {f}"));
+            let v = evidence_value(f, name).unwrap_or_else(|| panic!("{name} in {f}"));
             assert!(v.starts_with(&format!("{d} calls, ")), "{name}: {v}");
         }
         assert!(f["cost"]["ns"].as_u64().unwrap() > 0, "{f}");

@@ -225,14 +225,6 @@ fn findings(dir: &Path, flag: Option<&str>) -> (Vec<Value>, String) {
     )
 }
 
-fn value<'a>(f: &'a Value, name: &str) -> Option<&'a str> {
-    f["evidence"]["values"]
-        .as_array()?
-        .iter()
-        .find(|v| v[0] == name)
-        .and_then(|v| v[1].as_str())
-}
-
 #[test]
 fn the_clean_program_raises_no_finding() {
     let dir = scratch("checklist-rules-clean");
@@ -279,7 +271,7 @@ fn each_rule_fires_on_its_trigger_with_its_evidence_and_nothing_else_fires() {
         }
         for (name, want) in e.values {
             assert_eq!(
-                value(f, name),
+                evidence_value(f, name),
                 Some(*want),
                 "--bad {} {name}: {f:#}",
                 e.rule

@@ -114,6 +114,13 @@ pub struct FunctionTable {
     pub functions: Vec<FunctionInfo>,
 }
 
+impl FunctionTable {
+    /// The entry points' names, indexed by [`Call::func`].
+    pub fn names(&self) -> Vec<&str> {
+        self.functions.iter().map(|f| f.name.as_str()).collect()
+    }
+}
+
 /// A counter the agent knows about; [`CounterValue::counter`] indexes the context's list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CounterInfo {

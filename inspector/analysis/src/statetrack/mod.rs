@@ -835,9 +835,13 @@ impl View<'_> {
 
     /// The framebuffer bound for drawing.
     pub fn draw_framebuffer(&self) -> Option<u64> {
-        self.value(known().bind_framebuffer, Obj::Context, &[GL_DRAW_FRAMEBUFFER, 0])?
-            .first()
-            .copied()
+        self.value(
+            known().bind_framebuffer,
+            Obj::Context,
+            &[GL_DRAW_FRAMEBUFFER, 0],
+        )?
+        .first()
+        .copied()
     }
 
     /// The buffer bound to `target` (the element array buffer: of the bound vertex array).
@@ -897,16 +901,22 @@ impl View<'_> {
 
     /// The active texture unit (0-based), once the capture has seen it set.
     pub fn active_unit(&self) -> Option<u64> {
-        let v = self.value(known().active_texture, Obj::Context, &[])?.first()?;
+        let v = self
+            .value(known().active_texture, Obj::Context, &[])?
+            .first()?;
         v.checked_sub(GL_TEXTURE0)
     }
 
     /// The texture bound to `target` on `unit` (0-based); `None` for a unit not named yet
     /// (the one active before the capture's first glActiveTexture included).
     pub fn texture(&self, unit: u64, target: u64) -> Option<u64> {
-        self.value(known().bind_texture, Obj::Unit(GL_TEXTURE0 + unit), &[target, 0])?
-            .first()
-            .copied()
+        self.value(
+            known().bind_texture,
+            Obj::Unit(GL_TEXTURE0 + unit),
+            &[target, 0],
+        )?
+        .first()
+        .copied()
     }
 
     /// The texture bound to `target` on the active unit (also before the capture's first

@@ -265,3 +265,12 @@ pub fn wait_for_frame_loop(pid: u32) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Named value `name` of a `--json` finding's evidence.
+pub fn evidence_value<'a>(f: &'a Value, name: &str) -> Option<&'a str> {
+    f["evidence"]["values"]
+        .as_array()?
+        .iter()
+        .find(|v| v[0] == name)
+        .and_then(|v| v[1].as_str())
+}
