@@ -181,8 +181,8 @@ fn tally(counts: &BTreeMap<&str, u64>) -> String {
         .join(", ")
 }
 
-/// Evidence of `calls` with a tally of their entry points.
-fn tallied(calls: &[(u32, &str, &Call)]) -> (Evidence, BTreeMap<String, u64>) {
+/// Evidence of `calls` with a tally of their entry points (also returned, for titles).
+fn tallied<'a>(calls: &[(u32, &'a str, &Call)]) -> (Evidence, BTreeMap<&'a str, u64>) {
     let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
     for (_, n, _) in calls {
         *counts.entry(n).or_default() += 1;
@@ -191,8 +191,7 @@ fn tallied(calls: &[(u32, &str, &Call)]) -> (Evidence, BTreeMap<String, u64>) {
     for (n, k) in &counts {
         e = e.with(n, k);
     }
-    let owned = counts.iter().map(|(n, k)| (n.to_string(), *k)).collect();
-    (e, owned)
+    (e, counts)
 }
 
 /// Σ CPU time of `calls`.
@@ -213,11 +212,7 @@ fn state_queries(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     if found.is_empty() {
         return;
     }
-    let (evidence, _) = tallied(&found);
-    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
-    for (_, n, _) in &found {
-        *counts.entry(n).or_default() += 1;
-    }
+    let (evidence, counts) = tallied(&found);
     let wall: u64 = found.iter().map(|(_, _, c)| c.duration_ns).sum();
     let frame_ns = f.end_ns.saturating_sub(f.begin_ns).max(1);
     let severity = if found.len() >= QUERY_CALLS || wall as f64 >= QUERY_SHARE * frame_ns as f64 {

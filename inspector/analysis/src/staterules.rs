@@ -421,7 +421,7 @@ fn gather(s: &Session, nested: &Nested, fragments: &HashMap<(u64, u32), u64>) ->
                     }
                 }
                 if opaque && v.enabled(BLEND) == Some(true) {
-                    let dst = blend_destination(v);
+                    let dst = v.blend_func().map(|(_, d)| d);
                     if matches!(dst, Some(ONE_MINUS_SRC_ALPHA | ZERO)) {
                         g.blended_opaque.push((f.index, i, p));
                     }
@@ -431,11 +431,6 @@ fn gather(s: &Session, nested: &Nested, fragments: &HashMap<(u64, u32), u64>) ->
     };
     track_with(s, nested, &mut visit);
     g
-}
-
-/// The destination colour factor of the blend function in effect.
-fn blend_destination(v: &View) -> Option<u64> {
-    v.blend_func().map(|(_, d)| d)
 }
 
 /// Groups `(frame, call, …)` items by frame, in order.

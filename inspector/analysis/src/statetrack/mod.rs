@@ -460,7 +460,6 @@ impl Tracker<'_> {
         let Some(x) = self.ctx.get_mut(&cx) else {
             return;
         };
-        let is = |o: &Obj, kind: fn(&Obj) -> bool| kind(o);
         let mut drop = |keep: &dyn Fn(u16, &Obj) -> bool| x.slots.retain(|(f, o), _| keep(*f, o));
         match name.trim_end_matches(|ch: char| ch.is_ascii_uppercase()) {
             "glDeleteShader"
@@ -468,20 +467,16 @@ impl Tracker<'_> {
             | "glDeleteSync"
             | "glDeleteTransformFeedbacks" => {}
             "glLinkProgram" | "glProgramBinary" => drop(&|_, o| *o != Obj::Program(program)),
-            "glDeleteProgram" => {
-                drop(&|f, o| f != b.program && !is(o, |o| matches!(o, Obj::Program(_))))
-            }
-            "glDeleteTextures" => {
-                drop(&|f, o| f != b.texture && !is(o, |o| matches!(o, Obj::Texture(_))))
-            }
+            "glDeleteProgram" => drop(&|f, o| f != b.program && !matches!(o, Obj::Program(_))),
+            "glDeleteTextures" => drop(&|f, o| f != b.texture && !matches!(o, Obj::Texture(_))),
             "glDeleteBuffers" => drop(&|f, _| f != b.buffer),
             "glDeleteFramebuffers" | "glDeleteRenderbuffers" => {
-                drop(&|f, o| f != b.framebuffer && !is(o, |o| matches!(o, Obj::Framebuffer(_))))
+                drop(&|f, o| f != b.framebuffer && !matches!(o, Obj::Framebuffer(_)))
             }
             "glDeleteVertexArrays" => {
-                drop(&|f, o| f != b.vertex_array && !is(o, |o| matches!(o, Obj::VertexArray(_))))
+                drop(&|f, o| f != b.vertex_array && !matches!(o, Obj::VertexArray(_)))
             }
-            "glDeleteSamplers" => drop(&|_, o| !is(o, |o| matches!(o, Obj::Sampler(_)))),
+            "glDeleteSamplers" => drop(&|_, o| !matches!(o, Obj::Sampler(_))),
             _ => {
                 self.ctx.remove(&cx);
             }
