@@ -252,6 +252,11 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
     // The GL calls a VG library makes inside a VG call are the library's, not the
     // program's: the GL rules about calls leave them to the VG rules.
     let nested = Nested::of(&s.vg_calls);
+    let first_after_attach = s
+        .attach
+        .as_ref()
+        .and_then(|_| s.frames.first())
+        .map(|f| f.index);
     state_rules(s, &nested, &mut out);
     for f in &s.frames {
         let mut draws = by_frame.remove(&f.index).unwrap_or_default();
@@ -266,8 +271,10 @@ pub fn check(s: &Session, a: &Analysis) -> Vec<Finding> {
         let frags = fragments(map, &draws);
         let floor = |call: u32| noise_floor(s, f, call);
         // Frame 0 holds a launched program's set-up: its times are first-use compiles and
-        // uploads, not what the frames cost.
-        if f.index != 0 {
+        // uploads, not what the frames cost. Likewise the first frame after an attach, where
+        // the capture's own set-up (queries, the painter's programs) and the driver's
+        // recompiles for it land.
+        if f.index != 0 && Some(f.index) != first_after_attach {
             dominant_draws(s, f, draw_calls, &draws, &frags, &floor, &mut out);
             fragment_cost(f.index, &draws, &frags, map.is_some(), &floor, &mut out);
         }
@@ -474,8 +481,19 @@ fn fragment_cost(
     } else {
         "fragment_shader_invocations counter"
     };
+    // What any draw of the frame costs whatever its fragments (set-up, a flush, waking the
+    // rasterizer's threads: a quarter of a millisecond on llvmpipe): at most the cheapest
+    // draw's time. A draw is judged on what it costs above that, so a small draw's fixed
+    // cost is not taken for expensive fragments.
+    let fixed = draws
+        .iter()
+        .filter(|d| d.function.starts_with("glDraw") || d.function.starts_with("glMultiDraw"))
+        .filter_map(|d| d.gpu_serialized_ns)
+        .min()
+        .unwrap_or(0);
     for (d, n, t, c) in per_fragment {
-        let ratio = c / median;
+        let above = t.saturating_sub(fixed) as f64 / n as f64;
+        let ratio = above / median;
         if ratio >= FRAGMENT_COST_RATIO {
             out.push(Finding {
                 frame,
@@ -483,8 +501,9 @@ fn fragment_cost(
                 rule: "expensive-fragments",
                 severity: Severity::Warning,
                 title: format!(
-                    "{c:.1} ns per fragment ({n} fragments, {:.3} ms serialized), {ratio:.1}x \
-                     the frame's median ({median:.2} ns)",
+                    "{c:.1} ns per fragment ({n} fragments, {:.3} ms serialized), {above:.1} \
+                     above the frame's cheapest draw: {ratio:.1}x the frame's median \
+                     ({median:.2} ns)",
                     t as f64 / 1e6
                 ),
                 detail: "Each pixel this draw covers costs far more than the frame's other \
@@ -499,6 +518,8 @@ fn fragment_cost(
                     .with("fragments", n)
                     .with("fragments_from", source)
                     .with("ns_per_fragment", format!("{c:.2}"))
+                    .with("fixed_ns", fixed)
+                    .with("ns_per_fragment_above_fixed", format!("{above:.2}"))
                     .with("median_ns_per_fragment", format!("{median:.2}"))
                     .with(
                         "draws_compared",
