@@ -481,19 +481,8 @@ fn fragment_cost(
     } else {
         "fragment_shader_invocations counter"
     };
-    // What any draw of the frame costs whatever its fragments (set-up, a flush, waking the
-    // rasterizer's threads: a quarter of a millisecond on llvmpipe): at most the cheapest
-    // draw's time. A draw is judged on what it costs above that, so a small draw's fixed
-    // cost is not taken for expensive fragments.
-    let fixed = draws
-        .iter()
-        .filter(|d| d.function.starts_with("glDraw") || d.function.starts_with("glMultiDraw"))
-        .filter_map(|d| d.gpu_serialized_ns)
-        .min()
-        .unwrap_or(0);
     for (d, n, t, c) in per_fragment {
-        let above = t.saturating_sub(fixed) as f64 / n as f64;
-        let ratio = above / median;
+        let ratio = c / median;
         if ratio >= FRAGMENT_COST_RATIO {
             out.push(Finding {
                 frame,
@@ -501,9 +490,8 @@ fn fragment_cost(
                 rule: "expensive-fragments",
                 severity: Severity::Warning,
                 title: format!(
-                    "{c:.1} ns per fragment ({n} fragments, {:.3} ms serialized), {above:.1} \
-                     above the frame's cheapest draw: {ratio:.1}x the frame's median \
-                     ({median:.2} ns)",
+                    "{c:.1} ns per fragment ({n} fragments, {:.3} ms serialized), {ratio:.1}x \
+                     the frame's median ({median:.2} ns)",
                     t as f64 / 1e6
                 ),
                 detail: "Each pixel this draw covers costs far more than the frame's other \
@@ -518,8 +506,6 @@ fn fragment_cost(
                     .with("fragments", n)
                     .with("fragments_from", source)
                     .with("ns_per_fragment", format!("{c:.2}"))
-                    .with("fixed_ns", fixed)
-                    .with("ns_per_fragment_above_fixed", format!("{above:.2}"))
                     .with("median_ns_per_fragment", format!("{median:.2}"))
                     .with(
                         "draws_compared",
