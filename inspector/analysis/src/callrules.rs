@@ -266,44 +266,11 @@ fn is_texture_upload(name: &str) -> bool {
     )
 }
 
-/// Bytes per pixel of a `format`/`type` pair (enum names), where the pair is a common one.
-fn bytes_per_pixel(format: &str, ty: &str) -> Option<u64> {
-    let channels = match format {
-        "GL_RED" | "GL_ALPHA" | "GL_LUMINANCE" | "GL_RED_INTEGER" | "GL_DEPTH_COMPONENT"
-        | "GL_STENCIL_INDEX" => 1,
-        "GL_RG" | "GL_LUMINANCE_ALPHA" | "GL_RG_INTEGER" => 2,
-        "GL_RGB" | "GL_BGR" | "GL_RGB_INTEGER" => 3,
-        "GL_RGBA" | "GL_BGRA" | "GL_RGBA_INTEGER" => 4,
-        _ => return None,
-    };
-    match ty {
-        "GL_BYTE" | "GL_UNSIGNED_BYTE" => Some(channels),
-        "GL_SHORT" | "GL_UNSIGNED_SHORT" | "GL_HALF_FLOAT" | "GL_HALF_FLOAT_OES" => {
-            Some(channels * 2)
-        }
-        "GL_INT" | "GL_UNSIGNED_INT" | "GL_FLOAT" => Some(channels * 4),
-        "GL_UNSIGNED_SHORT_5_6_5" | "GL_UNSIGNED_SHORT_4_4_4_4" | "GL_UNSIGNED_SHORT_5_5_5_1" => {
-            Some(2)
-        }
-        "GL_UNSIGNED_INT_2_10_10_10_REV"
-        | "GL_UNSIGNED_INT_10F_11F_11F_REV"
-        | "GL_UNSIGNED_INT_5_9_9_9_REV"
-        | "GL_UNSIGNED_INT_24_8" => Some(4),
-        _ => None,
-    }
-}
-
-/// Bytes a texture upload reads from client memory, from its arguments (`None` when the
-/// format is not one [`bytes_per_pixel`] knows).
-fn upload_bytes(calls: &Calls, name: &str, c: &Call) -> Option<u64> {
-    if name.starts_with("glCompressed") {
-        return calls.arg(c, "imageSize");
-    }
-    let w = calls.arg(c, "width")?;
-    let h = calls.arg(c, "height").unwrap_or(1);
-    let d = calls.arg(c, "depth").unwrap_or(1);
-    let px = bytes_per_pixel(&calls.enum_arg(c, "format"), &calls.enum_arg(c, "type"))?;
-    w.checked_mul(h)?.checked_mul(d)?.checked_mul(px)
+/// Bytes upload call `i` of frame `frame` read, as the agent measured them (`UPLD`; sessions
+/// recorded before it have none). The agent owns the size rules (formats, types, unpack
+/// state): they are not written again here.
+fn upload_bytes(calls: &Calls, frame: u64, i: u32) -> Option<u64> {
+    calls.uploads.get(&(frame, i)).map(|u| u.bytes)
 }
 
 fn texture_uploads(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
@@ -316,10 +283,7 @@ fn texture_uploads(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     }
     let bytes: u64 = found
         .iter()
-        .filter_map(|(i, n, c)| match calls.uploads.get(&(f.index, *i)) {
-            Some(u) => Some(u.bytes),
-            None => upload_bytes(calls, n, c),
-        })
+        .filter_map(|(i, _, _)| upload_bytes(calls, f.index, *i))
         .sum();
     let (evidence, _) = tallied(&found);
     let spent = cpu(&found);
@@ -395,7 +359,7 @@ fn uncompressed_textures(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
         if texels < LARGE_TEXTURE_TEXELS {
             continue;
         }
-        let bytes = upload_bytes(calls, n, c);
+        let bytes = upload_bytes(calls, f.index, i);
         out.push(Finding {
             frame: f.index,
             call: Some(i),

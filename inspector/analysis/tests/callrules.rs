@@ -96,6 +96,20 @@ fn texture_uploads_during_frames_count_their_bytes() {
         // Storage without data uploads nothing.
         tex_image(f, 64, 64, RGBA8, 0);
     });
+    // The bytes each upload read, as the agent records them (UPLD).
+    let mut s = s;
+    for frame in [0, 1] {
+        let upload = |call, bytes| gpuheat_session::Upload {
+            call,
+            bytes,
+            hash: Some(u64::from(call) + 10 * frame),
+            unhashed: None,
+        };
+        s.uploads.push(gpuheat_session::FrameUploads {
+            frame,
+            uploads: vec![upload(0, 128 * 128 * 4), upload(1, 16 * 8 * 4)],
+        });
+    }
     let found = of(&s, "texture-upload-in-frame");
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].frame, 1);
