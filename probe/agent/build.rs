@@ -131,6 +131,19 @@ fn class(name: &str) -> &'static str {
     }
 }
 
+/// Whether entry point `c` is plain: recorded and nothing more. No hook, no counters, no
+/// upload to hash, no thread CPU time (it never waits), not OpenVG (whose calls are
+/// translated), not glUseProgram (the agent notes the programs a frame uses), and nothing
+/// refers to its place in the frame, so the recorder numbers it lazily.
+fn plain(c: &Command) -> bool {
+    role(c).is_none()
+        && class(&c.name) == "State"
+        && !WAITING_CALLS.contains(&c.name.as_str())
+        && !c.name.starts_with("vg")
+        && upload_spec(c).is_none()
+        && !matches!(c.name.as_str(), "glUseProgram" | "glUseProgramObjectARB")
+}
+
 /// Runtime behaviour beyond recording, with the index of the parameter it needs.
 fn role(cmd: &Command) -> Option<(&'static str, usize)> {
     let n = cmd.params.len();
@@ -275,6 +288,11 @@ fn main() {
         writeln!(out, "    {measured},").unwrap();
     }
     out.push_str("];\n");
+    out.push_str("/// Whether each entry point is plain: recorded and nothing more, by `hook::plain`.\npub static PLAIN: [bool; FUNCTION_COUNT] = [\n");
+    for c in &cmds {
+        writeln!(out, "    {},", plain(c)).unwrap();
+    }
+    out.push_str("];\n");
     out.push_str("/// Whether each entry point belongs to OpenVG or VGU.\npub static VG: [bool; FUNCTION_COUNT] = [\n");
     for c in &cmds {
         writeln!(out, "    {},", c.name.starts_with("vg")).unwrap();
@@ -389,6 +407,19 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
     )
     .unwrap();
     match role(c) {
+        None if plain(c) => {
+            // Nothing before the real call but a clock stamp; the record is written after it.
+            writeln!(out, "        if !hook::recording() {{ return {call}; }}").unwrap();
+            writeln!(out, "        let site = crate::callsite::caller!();").unwrap();
+            writeln!(out, "        let begin = hook::stamp();").unwrap();
+            writeln!(out, "        let r = {call};").unwrap();
+            writeln!(
+                out,
+                "        hook::plain({i}, site, begin, &[{}], {ret_u64});\n        r",
+                recorded.join(", ")
+            )
+            .unwrap();
+        }
         None if class(&c.name) != "Swap" => {
             writeln!(out, "        if !hook::recording() {{ return {call}; }}").unwrap();
             writeln!(out, "        let site = crate::callsite::caller!();").unwrap();

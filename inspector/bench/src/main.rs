@@ -47,6 +47,7 @@
 
 mod analysis;
 mod attach;
+mod clock;
 mod geometry;
 mod heat;
 mod targets;
@@ -693,6 +694,7 @@ impl Bench {
                 (h.median, h.min, h.max)
             }),
             geometry: geometry.map(|g| g.geometry.ratio(&g.full)),
+            stamp_ns: Some(clock::stamp_costs()),
         };
         let target_rows = targets::rows(&figures);
         if self.opts.json {

@@ -32,6 +32,9 @@ pub struct Figures {
     pub first_attach_ms: Option<(f64, f64, f64)>,
     /// Geometry capture: frame with / frame without, median and the quartile interval.
     pub geometry: Option<(f64, f64, f64)>,
+    /// ns per read of the time-stamp counter (where there is one) and of CLOCK_MONOTONIC:
+    /// the agent reads one of them twice around every recorded call.
+    pub stamp_ns: Option<(Option<f64>, f64)>,
 }
 
 /// The rows, in the order.
@@ -40,9 +43,13 @@ pub fn rows(f: &Figures) -> Vec<Row> {
     let per_call = match (f.timeline_ns, f.direct_ns) {
         (Some((t, lo, hi)), Some(d)) => {
             let vs_apitrace = f.apitrace_ns.map(|a| (a - d) / (t - d).max(0.01));
+            let stamps = f.stamp_ns.map_or(String::new(), |(tsc, mono)| match tsc {
+                Some(tsc) => format!("; a clock stamp costs {tsc:.1} ns here (TSC; CLOCK_MONOTONIC {mono:.1}), two per call"),
+                None => format!("; a clock stamp costs {mono:.1} ns here (CLOCK_MONOTONIC), two per call"),
+            });
             (
                 format!(
-                    "{:.1} ns added ({t:.1} [{lo:.1}..{hi:.1}] vs direct {d:.1}){}",
+                    "{:.1} ns added ({t:.1} [{lo:.1}..{hi:.1}] vs direct {d:.1}){}{stamps}",
                     t - d,
                     vs_apitrace.map_or(", apitrace not measured".to_string(), |r| format!(
                         "; apitrace adds {:.1}: {r:.1}x ours",

@@ -85,11 +85,25 @@ pub fn next_frame() {
     CALL_SEQ.store(0, Relaxed);
 }
 
-/// (frame, order within frame) of the call being recorded.
+/// Takes the next `n` places in the order of the frame being recorded: (that frame, the
+/// first place). One atomic addition serves a whole run of a thread's calls (the recorder
+/// numbers its plain calls only when it must: see `recorder`).
 #[inline(always)]
-pub fn next_call() -> (u64, u32) {
-    (FRAME.load(Relaxed), CALL_SEQ.fetch_add(1, Relaxed))
+pub fn take_places(n: u32) -> (u64, u32) {
+    (FRAME.load(Relaxed), CALL_SEQ.fetch_add(n, Relaxed))
 }
+
+/// Places for calls that a thread recorded in a frame that has ended since (a thread other
+/// than the swapping one, between its calls and its hand-over): above every place of a live
+/// frame, so they sort after its calls and shift none of them.
+pub fn take_late_places(n: u32) -> u32 {
+    (LATE_SEQ.fetch_add(n, Relaxed) & (LATE_PLACES - 1)) | LATE_PLACES
+}
+
+/// The first place [`take_late_places`] hands out.
+pub const LATE_PLACES: u32 = 1 << 31;
+
+static LATE_SEQ: AtomicU32 = AtomicU32::new(0);
 
 /// The mode of the capture in progress.
 pub fn mode() -> CaptureMode {

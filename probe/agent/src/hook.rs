@@ -6,10 +6,10 @@
 //! (another). Inside captured frames a call is copied into a per-thread buffer without locks;
 //! only calls that make the GPU work take the per-context counter lock.
 
+use crate::calls::NewCall;
 use crate::clock::{monotonic_ns, thread_cpu_ns, ticks};
 use crate::generated::{wrapper_address, CLASSES, CPU, NAMES, VG};
 use crate::recorder::{self, Reentry};
-use crate::writer::NO_CPU;
 use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
 use gpuheat_counters::Bracket;
@@ -87,7 +87,7 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
         return g;
     };
     let ok = catch_unwind(AssertUnwindSafe(|| {
-        let (frame, seq) = capture::next_call();
+        let (frame, seq) = recorder::take_place();
         g.frame = frame;
         g.seq = seq;
         g.ctx = recorder::current_context();
@@ -110,6 +110,36 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
     g
 }
 
+/// A plain call's clock stamp, just before its real call.
+#[inline(always)]
+pub fn stamp() -> u64 {
+    ticks()
+}
+
+/// Records a call of plain entry point `i` (`generated::PLAIN`: no hook, no counters, no CPU
+/// clock, nothing refers to it) that began at `begin` ([`stamp`]) and returned just now.
+/// The whole record is written here, once, after the real call: the wrapper does nothing
+/// before it but read the clock.
+#[inline(never)]
+pub fn plain<const N: usize>(i: usize, site: u64, begin: u64, args: &[u64; N], ret: Option<u64>) {
+    let end = ticks();
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let call = NewCall {
+            func: i as u16,
+            site,
+            begin,
+            end,
+            seq: 0,
+            args,
+            ret,
+            cpu: None,
+        };
+        if let Some((frame, seq)) = recorder::push_plain(vg::inside(), &call, args) {
+            vg::child(frame, seq, 0, None);
+        }
+    }));
+}
+
 /// [`enter`] for the wrappers that run hooks even outside captured frames.
 #[inline(always)]
 pub fn enter_if_recording(i: usize, site: u64, args: &[u64]) -> Option<Guard> {
@@ -121,11 +151,7 @@ pub fn enter_if_recording(i: usize, site: u64, args: &[u64]) -> Option<Guard> {
 pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
     let end = ticks();
     let func = usize::from(g.func);
-    let cpu = if CPU[func] {
-        thread_cpu_ns().saturating_sub(g.c0)
-    } else {
-        NO_CPU
-    };
+    let cpu = CPU[func].then(|| thread_cpu_ns().saturating_sub(g.c0));
     if g.skip {
         return;
     }
@@ -151,19 +177,17 @@ pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
             LAST_SERIALIZED.with(|t| t.set(serialized));
         }
         let serialized = (nested && !VG[func]).then(|| serialized_of(&values));
-        recorder::push(frame, |raw| {
-            raw.set(g.func, args);
-            raw.begin = g.begin;
-            raw.end = end;
-            raw.ctx = g.ctx;
-            raw.site = g.site;
-            raw.cpu = cpu;
-            raw.seq = seq;
-            if let Some(r) = ret {
-                (raw.ret, raw.has_ret) = (r, true);
-            }
-            raw.values = values;
-        });
+        let call = NewCall {
+            func: g.func,
+            site: g.site,
+            begin: g.begin,
+            end,
+            seq,
+            args,
+            ret,
+            cpu,
+        };
+        recorder::push(frame, g.ctx, &call, values);
         if let Some(serialized) = serialized {
             // The agent's bracket around this child ran inside the VG call's timing.
             let overhead = if bracketed {

@@ -10,9 +10,10 @@
 //! behind `catch_unwind`, waits are bounded, and buffers are capped.
 
 // Layers, each depending only on those above it in this list:
-// leaves (generated tables, table, real, capture, clock, callsite, config), writer, outbox,
+// leaves (generated tables, table, real, capture, clock, callsite, config, calls), writer, outbox,
 // contexts, programs, uploads, recorder, vgpaths, vg, runtime, then the interposer (hook, dl), live hooks and attach.
 mod attach;
+mod calls;
 mod callsite;
 mod capture;
 mod clock;

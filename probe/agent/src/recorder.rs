@@ -1,10 +1,20 @@
 //! The per-thread recorder: the re-entrancy guard, the context current on the thread, and
 //! the buffer recorded calls collect in until they are handed to the writer (at the end of
 //! their frame, or when the buffer is full), without locks on the way.
+//!
+//! Every recorded call has a place in its frame's order (`RawCall::seq`), shared by all
+//! threads. A plain call (one that nothing else refers to: `generated::PLAIN`) is recorded
+//! without one, and the thread numbers its run of such calls when it must: when it takes
+//! the place of a call that others refer to (a draw, a VG call, an upload), and when it
+//! hands its buffer over. One atomic addition then serves the whole run; the places stay
+//! dense, and a thread's calls keep their order.
 
+use crate::calls::{fresh_buffer, CallBuffer, NewCall, UNPLACED};
+use crate::capture;
 use crate::contexts;
 use crate::outbox;
-use crate::writer::{fresh_buffer, Msg, RawCall, BUFFER_CALLS};
+use crate::writer::Msg;
+use gpuheat_session::CounterValue;
 use std::cell::{Cell, RefCell};
 
 struct ThreadState {
@@ -13,13 +23,14 @@ struct ThreadState {
     tid: Cell<u32>,
     /// The context current on this thread; `None` until known.
     ctx: Cell<Option<u64>>,
-    buf: RefCell<Vec<RawCall>>,
-    buf_frame: Cell<u64>,
+    buf: RefCell<CallBuffer>,
     /// Between `glBegin` and `glEnd` (seen while recording; a capture starts at a swap,
     /// which is never inside one).
     in_primitive: Cell<bool>,
     /// Between `glNewList` and `glEndList`.
     compiling_list: Cell<bool>,
+    /// Plain calls at the end of `buf` that have no place yet.
+    unplaced: Cell<u32>,
 }
 
 thread_local! {
@@ -28,10 +39,10 @@ thread_local! {
             in_agent: Cell::new(false),
             tid: Cell::new(0),
             ctx: Cell::new(None),
-            buf: RefCell::new(Vec::new()),
-            buf_frame: Cell::new(0),
+            buf: RefCell::new(CallBuffer::empty()),
             in_primitive: Cell::new(false),
             compiling_list: Cell::new(false),
+            unplaced: Cell::new(0),
         }
     };
 }
@@ -109,32 +120,146 @@ pub fn may_bracket() -> bool {
         .unwrap_or(false)
 }
 
-/// Adds a recorded call of `frame` to the thread's buffer: `fill` writes it in place, into
-/// its slot of the buffer (a record moved in would be copied once more on the hot path).
-#[inline]
-pub(crate) fn push(frame: u64, fill: impl FnOnce(&mut RawCall)) {
+/// Marks the thread as out of the agent when dropped (on unwinding too).
+struct Leaving<'a>(&'a Cell<bool>);
+
+impl Drop for Leaving<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
+}
+
+/// Gives the thread's unplaced calls their places, in the order they were recorded: taken
+/// from the frame being recorded when they belong to it, else from the late places.
+fn place(t: &ThreadState, buf: &mut CallBuffer) -> Option<u32> {
+    let n = t.unplaced.replace(0);
+    if n == 0 {
+        return None;
+    }
+    let first = if capture::frame() == buf.frame {
+        capture::take_places(n).1
+    } else {
+        capture::take_late_places(n)
+    };
+    buf.place(first, n);
+    Some(first.wrapping_add(n - 1))
+}
+
+/// The place of a call others will refer to, taken now (before its real call), with the
+/// frame it belongs to: the thread's unplaced calls before it are placed first.
+pub(crate) fn take_place() -> (u64, u32) {
+    THREAD
+        .try_with(|t| {
+            if t.unplaced.get() != 0 {
+                if let Ok(mut buf) = t.buf.try_borrow_mut() {
+                    place(t, &mut buf);
+                }
+            }
+            capture::take_places(1)
+        })
+        .unwrap_or_else(|_| capture::take_places(1))
+}
+
+/// Makes room for a call of `frame` on context `ctx` at the end of the thread's buffer: hands
+/// the buffer over when it holds another frame's or another context's calls, gets one when
+/// there is none.
+#[inline(always)]
+fn make_room(t: &ThreadState, buf: &mut CallBuffer, frame: u64, ctx: u64) {
+    if buf.frame != frame || buf.ctx != ctx || !buf.has_room() {
+        renew(t, buf, frame, ctx);
+    }
+}
+
+/// [`make_room`]'s other case: the buffer is handed over (when it holds calls) and replaced.
+#[cold]
+#[inline(never)]
+fn renew(t: &ThreadState, buf: &mut CallBuffer, frame: u64, ctx: u64) {
+    if !buf.is_empty() {
+        hand_over(t, buf);
+    }
+    if !buf.has_room() {
+        *buf = fresh_buffer();
+    }
+    if t.tid.get() == 0 {
+        // SAFETY: gettid has no preconditions.
+        t.tid.set(unsafe { libc::gettid() } as u32);
+    }
+    (buf.frame, buf.ctx, buf.tid) = (frame, ctx, t.tid.get());
+}
+
+/// After a record was added: hands the buffer over when it is full.
+#[inline(always)]
+fn after_push(t: &ThreadState, buf: &mut CallBuffer) {
+    if buf.full() {
+        hand_over(t, buf);
+    }
+}
+
+/// Places the buffer's calls and sends it to the writer; the thread gets a buffer without
+/// memory in its stead (the next call takes one from the pool).
+#[cold]
+#[inline(never)]
+fn hand_over(t: &ThreadState, buf: &mut CallBuffer) {
+    place(t, buf);
+    let full = std::mem::replace(buf, CallBuffer::empty());
+    outbox::send(Msg::Calls(full));
+}
+
+/// Adds a recorded call of `frame` on context `ctx`, with its counter values, to the thread's
+/// buffer (`call.seq`: its place, taken with [`take_place`]).
+pub(crate) fn push(frame: u64, ctx: u64, call: &NewCall<'_>, values: Vec<CounterValue>) {
     let _ = THREAD.try_with(|t| {
-        if t.tid.get() == 0 {
-            // SAFETY: gettid has no preconditions.
-            t.tid.set(unsafe { libc::gettid() } as u32);
-        }
         let mut buf = t.buf.borrow_mut();
-        if t.buf_frame.get() != frame && !buf.is_empty() {
-            hand_over(t.buf_frame.get(), std::mem::take(&mut *buf));
-        }
-        t.buf_frame.set(frame);
-        if buf.capacity() == 0 {
-            *buf = fresh_buffer();
-        }
-        buf.push(RawCall::EMPTY);
-        if let Some(raw) = buf.last_mut() {
-            fill(raw);
-            raw.tid = t.tid.get();
-        }
-        if buf.len() >= BUFFER_CALLS {
-            hand_over(frame, std::mem::replace(&mut *buf, fresh_buffer()));
-        }
+        make_room(t, &mut buf, frame, ctx);
+        buf.push(call);
+        buf.attach_values(values);
+        after_push(t, &mut buf);
     });
+}
+
+/// Adds a plain call (`generated::PLAIN`) of the frame being recorded on the thread's
+/// context, without a place yet (`call.seq` is ignored). Nothing when the call is the
+/// agent's own. Returns, when `placed` (the call is a VG call's child, which refers to it),
+/// its frame and place. Generic over the argument count so that each wrapper's copy of the
+/// arguments is a few stores.
+#[inline(always)]
+pub(crate) fn push_plain<const N: usize>(
+    placed: bool,
+    call: &NewCall<'_>,
+    args: &[u64; N],
+) -> Option<(u64, u32)> {
+    THREAD
+        .try_with(|t| {
+            if t.in_agent.replace(true) {
+                return None;
+            }
+            let _leaving = Leaving(&t.in_agent);
+            let ctx = match t.ctx.get() {
+                Some(c) => c,
+                None => {
+                    let c = contexts::query_current_context();
+                    t.ctx.set(Some(c));
+                    c
+                }
+            };
+            let frame = capture::frame();
+            let mut buf = t.buf.borrow_mut();
+            make_room(t, &mut buf, frame, ctx);
+            buf.push(&NewCall {
+                seq: UNPLACED,
+                args,
+                ..*call
+            });
+            t.unplaced.set(t.unplaced.get() + 1);
+            let mut out = None;
+            if placed {
+                out = place(t, &mut buf).map(|seq| (frame, seq));
+            }
+            after_push(t, &mut buf);
+            out
+        })
+        .ok()
+        .flatten()
 }
 
 /// Hands the calling thread's buffered calls to the writer (at the end of its frame).
@@ -142,11 +267,7 @@ pub(crate) fn flush() {
     let _ = THREAD.try_with(|t| {
         let mut buf = t.buf.borrow_mut();
         if !buf.is_empty() {
-            hand_over(t.buf_frame.get(), std::mem::take(&mut *buf));
+            hand_over(t, &mut buf);
         }
     });
-}
-
-fn hand_over(frame: u64, calls: Vec<RawCall>) {
-    outbox::send(Msg::Calls { frame, calls });
 }

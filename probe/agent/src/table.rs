@@ -31,3 +31,39 @@ pub fn function_table() -> FunctionTable {
         .collect();
     FunctionTable { functions }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generated::PLAIN;
+
+    #[test]
+    fn state_setters_are_plain_and_calls_others_refer_to_are_not() {
+        let plain = |name: &str| PLAIN[index_of(name.as_bytes()).unwrap()];
+        for name in [
+            "glUniform1f",
+            "glUniform4f",
+            "glBindTexture",
+            "glEnable",
+            "glGetError",
+        ] {
+            assert!(plain(name), "{name} should be plain");
+        }
+        // Draws and clears (counters), glUseProgram (programs used), uploads (hashed), waits
+        // (CPU clock), hooks (queries, MakeCurrent), swaps, OpenVG.
+        for name in [
+            "glDrawArrays",
+            "glClear",
+            "glUseProgram",
+            "glTexImage2D",
+            "glBufferData",
+            "glFinish",
+            "glGetIntegerv",
+            "eglMakeCurrent",
+            "eglSwapBuffers",
+            "vgSetf",
+        ] {
+            assert!(!plain(name), "{name} should not be plain");
+        }
+    }
+}
