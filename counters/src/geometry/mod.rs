@@ -60,6 +60,7 @@ use crate::state::{drain_errors, ErrorScope};
 
 pub use draw::DrawCall;
 use draw::{plan, Plan};
+pub use replay::{recycle, release_pool};
 use replay::{Feedback, Replay, Resolved};
 use shadow::Shadows;
 pub use shadow::{link_sources, ProgramLink};

@@ -159,13 +159,19 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                     calls::recycle(b);
                 }
             }
-            Msg::Record(r) => write(&mut stream, &r, &mut scratch),
+            Msg::Record(r) => {
+                write(&mut stream, &r, &mut scratch);
+                if let Record::Geometry(g) = r {
+                    gpuheat_counters::geometry::recycle(g.draws.into_iter().map(|d| d.positions));
+                }
+            }
             Msg::FunctionTable => write_bytes(&mut stream, function_chunk()),
             Msg::End(mut end) => {
                 end.dropped_calls = shared.dropped.swap(0, Relaxed);
                 write(&mut stream, &Record::End(end), &mut scratch);
                 let _ = stream.flush();
                 scratch.shrink();
+                gpuheat_counters::geometry::release_pool();
             }
         }
         shared.written.fetch_add(1, Relaxed);
