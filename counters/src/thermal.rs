@@ -111,67 +111,21 @@ struct Work {
     rbs: [GLuint; 3],
 }
 
-/// One target's accumulated maps (heat, overdraw), kept on the CPU: every painted draw's
-/// counts `c_d(p)` are read back anyway (for `N_d` and its box), so adding `c_d(p)·T_d/N_d`
-/// here is one pass over the draw's box, where weighting on the GPU took one to eight
-/// full-box passes of our program, and the maps need no read-back at the frame's end.
+/// One target's accumulated maps (heat, overdraw), with the work stencil attached so the
+/// bit passes can test it.
 struct Accum {
     width: u32,
     height: u32,
-    heat: Vec<f32>,
-    overdraw: Vec<u32>,
+    fbo: GLuint,
+    /// heat (R32F), overdraw (R32F).
+    rbs: [GLuint; 2],
     /// Whether a draw was painted into it since the last flush.
     used: bool,
 }
 
 impl Accum {
-    fn new(width: u32, height: u32) -> Accum {
-        let n = width as usize * height as usize;
-        Accum {
-            width,
-            height,
-            heat: vec![0.0; n],
-            overdraw: vec![0; n],
-            used: false,
-        }
-    }
-
     fn pixels(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height)
-    }
-
-    /// Adds a draw's counts (a buffer as wide as the maps) inside `bbox`: `c·share` to the
-    /// heat (rounded to f32 once per count value) and `c` to the overdraw of each pixel.
-    fn add(&mut self, counts: &[u8], bbox: [u32; 4], share: f64) {
-        let weight: Vec<f32> = (0..=255u32)
-            .map(|c| (f64::from(c) * share) as f32)
-            .collect();
-        let w = self.width as usize;
-        let [x0, y0, x1, y1] = bbox.map(|v| v as usize);
-        for y in y0..y1.min(self.height as usize) {
-            let row = y * w;
-            let (from, to) = (row + x0, row + x1.min(w));
-            let Some(counts) = counts.get(from..to) else {
-                break;
-            };
-            let heat = &mut self.heat[from..to];
-            let overdraw = &mut self.overdraw[from..to];
-            for ((&c, h), o) in counts.iter().zip(heat).zip(overdraw) {
-                if c != 0 {
-                    *h += weight[usize::from(c)];
-                    *o += u32::from(c);
-                }
-            }
-        }
-    }
-
-    /// The maps so far; they start again from zero.
-    fn take(&mut self) -> (Vec<f32>, Vec<u32>) {
-        let n = self.heat.len();
-        (
-            std::mem::replace(&mut self.heat, vec![0.0; n]),
-            std::mem::replace(&mut self.overdraw, vec![0; n]),
-        )
     }
 }
 
@@ -600,6 +554,7 @@ impl Painter {
             }
             let work = self.work.as_ref().expect("work");
             let counting = work.fbos;
+            let accum = self.accums[&dest.id].fbo;
             let (program, uniform, vao) = self.program.expect("program");
 
             // Count: replay the draw with the program's own state into our stencil, clipped
@@ -650,12 +605,18 @@ impl Painter {
             (f.color_mask)(1, 1, 1, 1);
             (f.stencil_op_separate)(FRONT_AND_BACK, KEEP, KEEP, KEEP);
             (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
-            // Adds 2^b where bit b of c_d is set: c_d itself.
-            let bit_passes = || {
+            let bit_passes = |add: &dyn Fn(u32) -> (f32, f32), single: bool| {
+                if single {
+                    (f.stencil_func_separate)(FRONT_AND_BACK, NOTEQUAL, 0, 0xFF);
+                    let (x, y) = add(0);
+                    (f.uniform2f)(uniform, x, y);
+                    (f.draw_arrays)(TRIANGLES, 0, 3);
+                    return;
+                }
                 for b in 0..8u32 {
                     (f.stencil_func_separate)(FRONT_AND_BACK, EQUAL, 1 << b, 1 << b);
-                    let k = (1u32 << b) as f32;
-                    (f.uniform2f)(uniform, k, k);
+                    let (x, y) = add(b);
+                    (f.uniform2f)(uniform, x, y);
                     (f.draw_arrays)(TRIANGLES, 0, 3);
                 }
             };
@@ -690,7 +651,7 @@ impl Painter {
                     if overlapping {
                         (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[1]);
                         (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
-                        bit_passes();
+                        bit_passes(&|b| ((1u32 << b) as f32, (1u32 << b) as f32), false);
                         (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[1]);
                         // Exact: the stencil saturates at 255.
                         let floats = self.read_floats(f, w, h);
@@ -700,11 +661,26 @@ impl Painter {
                     }
                 }
             };
-            let (n, bbox, _) = total_and_box(&counts, w);
+            let (n, bbox, most) = total_and_box(&counts, w);
+            let single = most <= 1;
             if n > 0 {
-                if let Some(a) = self.accums.get_mut(&dest.id) {
-                    a.add(&counts, bbox, time_ns as f64 / n as f64);
-                }
+                // Add 2^b·T/N and 2^b where bit b of c_d is set, inside the box only.
+                let share = time_ns as f64 / n as f64;
+                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
+                (f.enable)(SCISSOR_TEST);
+                (f.scissor)(
+                    bbox[0] as GLint,
+                    bbox[1] as GLint,
+                    (bbox[2] - bbox[0]) as GLsizei,
+                    (bbox[3] - bbox[1]) as GLsizei,
+                );
+                bit_passes(
+                    &|b| {
+                        let k = f64::from(1u32 << b);
+                        ((k * share) as f32, k as f32)
+                    },
+                    single,
+                );
             }
             drop(saved);
             if let Some(a) = self.accums.get_mut(&dest.id) {
@@ -856,7 +832,11 @@ impl Painter {
                 .get(&id)
                 .is_some_and(|a| (a.width, a.height) == (w, h));
             if !sized {
-                self.accums.insert(id, Accum::new(w, h));
+                if let Some(old) = self.accums.remove(&id) {
+                    delete_accum(f, &old);
+                }
+                let accum = self.create_accum(f, w, h)?;
+                self.accums.insert(id, accum);
             }
             Ok(())
         }
@@ -896,6 +876,10 @@ impl Painter {
                 fbos,
                 rbs,
             });
+            for a in self.accums.values() {
+                (f.bind_framebuffer)(FRAMEBUFFER, a.fbo);
+                (f.framebuffer_renderbuffer)(FRAMEBUFFER, STENCIL_ATTACHMENT, RENDERBUFFER, rbs[0]);
+            }
             complete(f, "count", fbos[0], w, h)?;
             complete(f, "scratch", fbos[1], w, h)?;
             let e = drain_errors(f);
@@ -905,6 +889,55 @@ impl Painter {
                 ));
             }
             Ok(())
+        }
+    }
+
+    /// A target's maps at `w`×`h`, cleared, with the working stencil attached.
+    unsafe fn create_accum(&self, f: &ThermalFns, w: u32, h: u32) -> Result<Accum, String> {
+        let stencil = self.work.as_ref().expect("work").rbs[0];
+        // SAFETY: our caller's promise; every name bound is ours, just generated.
+        unsafe {
+            let mut fbo = 0;
+            let mut rbs = [0; 2];
+            (f.gen_framebuffers)(1, &mut fbo);
+            (f.gen_renderbuffers)(2, rbs.as_mut_ptr());
+            for rb in rbs {
+                (f.bind_renderbuffer)(RENDERBUFFER, rb);
+                (f.renderbuffer_storage)(RENDERBUFFER, R32F, w as GLsizei, h as GLsizei);
+            }
+            attach(
+                f,
+                fbo,
+                &[
+                    (STENCIL_ATTACHMENT, stencil),
+                    (COLOR_ATTACHMENT0, rbs[0]),
+                    (COLOR_ATTACHMENT1, rbs[1]),
+                ],
+            );
+            (f.draw_buffers)(2, [COLOR_ATTACHMENT0, COLOR_ATTACHMENT1].as_ptr());
+            let accum = Accum {
+                width: w,
+                height: h,
+                fbo,
+                rbs,
+                used: false,
+            };
+            if let Err(e) = complete(f, "maps", fbo, w, h) {
+                delete_accum(f, &accum);
+                return Err(e);
+            }
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbo);
+            (f.disable)(SCISSOR_TEST);
+            (f.color_mask)(1, 1, 1, 1);
+            clear_maps(f);
+            let e = drain_errors(f);
+            if e != NO_ERROR {
+                delete_accum(f, &accum);
+                return Err(format!(
+                    "GL error 0x{e:04X} creating the painter's {w}x{h} maps"
+                ));
+            }
+            Ok(accum)
         }
     }
 
@@ -960,9 +993,9 @@ impl Painter {
         unsafe { self.flush(f, context, true) }
     }
 
-    /// Hands over (and starts again from zero) the maps of every offscreen target painted
-    /// since the last flush, and (`with_screen`) the default framebuffer's map with the
-    /// frame's colour buffer, read back; hands over the painted draws' flow. Without the screen (a switch away from
+    /// Reads back and clears the maps of every offscreen target painted since the last
+    /// flush, and (`with_screen`) the default framebuffer's map with the frame's colour
+    /// buffer; hands over the painted draws' flow. Without the screen (a switch away from
     /// the context in the middle of a frame) its draws stay pending.
     ///
     /// # Safety
@@ -1010,7 +1043,7 @@ impl Painter {
             pack_defaults(f);
             (f.disable)(SCISSOR_TEST);
             (f.color_mask)(1, 1, 1, 1);
-            out.targets = self.take_targets(frame, context, &mut draws, &pending);
+            out.targets = self.read_targets(f, frame, context, &mut draws, &pending);
             let screen = with_screen.then(|| self.read_screen(f, frame, context, screen_draws));
             drop(saved);
             (screen, errors.leave())
@@ -1045,11 +1078,11 @@ impl Painter {
         out
     }
 
-    /// Takes the maps of each offscreen target painted since the last flush (they start
-    /// again from zero), and drops the maps of targets that were not (a program that
-    /// stopped drawing into them).
-    fn take_targets(
+    /// Reads and clears each offscreen target painted since the last flush, and deletes the
+    /// maps of targets that were not (a program that stopped drawing into them).
+    unsafe fn read_targets(
         &mut self,
+        f: &ThermalFns,
         frame: u64,
         context: u64,
         draws: &mut HashMap<u32, Vec<DrawCoverage>>,
@@ -1061,11 +1094,15 @@ impl Painter {
         for id in ids {
             let a = self.accums.get_mut(&id).expect("accum");
             if !a.used {
-                self.accums.remove(&id);
+                let a = self.accums.remove(&id).expect("accum");
+                // SAFETY: our caller's promise (context current); the names are ours.
+                unsafe { delete_accum(f, &a) };
                 continue;
             }
             a.used = false;
-            let (heat, overdraw) = a.take();
+            let (fbo, w, h) = (a.fbo, a.width, a.height);
+            // SAFETY: our caller's promise; `fbo` is our complete w×h maps framebuffer.
+            let (heat, overdraw) = unsafe { self.read_maps(f, fbo, w, h) };
             if let Some(target) = pending.get(&id) {
                 out.push(TargetHeat {
                     frame,
@@ -1078,6 +1115,32 @@ impl Painter {
             }
         }
         out
+    }
+
+    /// Reads the heat and overdraw maps of `fbo` (`w`×`h`) and clears them.
+    unsafe fn read_maps(
+        &self,
+        f: &ThermalFns,
+        fbo: GLuint,
+        w: u32,
+        h: u32,
+    ) -> (Vec<f32>, Vec<u32>) {
+        // SAFETY: our caller's promise (context current, scissor off, colour writes on, pack
+        // state at its defaults); `fbo` is our complete maps framebuffer.
+        unsafe {
+            (f.bind_framebuffer)(READ_FRAMEBUFFER, fbo);
+            (f.read_buffer)(COLOR_ATTACHMENT0);
+            let heat = self.read_floats(f, w, h);
+            (f.read_buffer)(COLOR_ATTACHMENT1);
+            let overdraw: Vec<u32> = self
+                .read_floats(f, w, h)
+                .into_iter()
+                .map(|v| v.round() as u32)
+                .collect();
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbo);
+            clear_maps(f);
+            (heat, overdraw)
+        }
     }
 
     /// The screen's map: the frame's colour buffer (the default framebuffer's draw buffer)
@@ -1125,14 +1188,17 @@ impl Painter {
             if drain_errors(f) != NO_ERROR {
                 colour.clear();
             }
-            let (heat, overdraw) = match self
+            let sized = self
                 .accums
-                .get_mut(&0)
+                .get(&0)
                 .filter(|a| (a.width, a.height) == (w, h))
-            {
-                Some(a) => {
-                    a.used = false;
-                    a.take()
+                .map(|a| a.fbo);
+            let (heat, overdraw) = match sized {
+                Some(fbo) => {
+                    if let Some(a) = self.accums.get_mut(&0) {
+                        a.used = false;
+                    }
+                    self.read_maps(f, fbo, w, h)
                 }
                 None => (vec![0.0; n], vec![0; n]),
             };
@@ -1186,29 +1252,31 @@ unsafe fn complete(f: &ThermalFns, name: &str, fbo: GLuint, w: u32, h: u32) -> R
 
 /// Clears both maps of the accumulation framebuffer bound for drawing.
 ///
+/// # Safety
+/// As [`attach`]; scissor off and colour writes on.
+unsafe fn clear_maps(f: &ThermalFns) {
+    // SAFETY: our caller's promise.
+    unsafe {
+        (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
+        (f.clear_bufferfv)(COLOR, 1, [0.0f32; 4].as_ptr());
+    }
+}
+
+/// Deletes a target's maps (the shared stencil stays).
+///
+/// # Safety
+/// As [`attach`].
+unsafe fn delete_accum(f: &ThermalFns, a: &Accum) {
+    // SAFETY: our caller's promise; the names are the accumulation's own.
+    unsafe {
+        (f.delete_framebuffers)(1, &a.fbo);
+        (f.delete_renderbuffers)(2, a.rbs.as_ptr());
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{crop, intersect, total_and_box, Accum};
-
-    #[test]
-    fn a_draws_counts_add_its_time_and_fragments_inside_its_box_and_conserve_the_time() {
-        // A 4×3 target; the draw covers (1,0) once, (2,0) three times, (1,1) twice.
-        let mut counts = vec![0u8; 12];
-        (counts[1], counts[2], counts[5]) = (1, 3, 2);
-        let (n, bbox, _) = total_and_box(&counts, 4);
-        assert_eq!((n, bbox), (6, [1, 0, 3, 2]));
-        let mut a = Accum::new(4, 3);
-        a.add(&counts, bbox, 600.0 / n as f64);
-        a.add(&counts, bbox, 1200.0 / n as f64);
-        let (heat, overdraw) = a.take();
-        assert_eq!(overdraw, [0, 2, 6, 0, 0, 4, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(heat[1], 300.0);
-        assert_eq!(heat[2], 900.0);
-        assert_eq!(heat[5], 600.0);
-        assert_eq!(heat.iter().sum::<f32>(), 1800.0);
-        // Taken maps start again from zero.
-        assert!(a.take().0.iter().all(|&h| h == 0.0));
-    }
+    use super::{crop, intersect};
 
     #[test]
     fn a_scissor_box_is_clipped_to_the_target() {

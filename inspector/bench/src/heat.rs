@@ -38,9 +38,9 @@
 //! HTGT (offscreen targets) and FLOW (what draws sampled) chunks as written (chunk headers
 //! included, payloads as stored: LZ4-compressed where the writer compressed them, so mostly
 //! empty maps cost little), each also per pixel of the maps it holds; the GPU bytes of the
-//! painter: [`GPU_SHARED_BYTES_PER_PIXEL`] per pixel of the largest target; and the maps in
-//! the agent's memory: [`CPU_TARGET_BYTES_PER_PIXEL`] per pixel of every target (the window
-//! and each offscreen target at its own size).
+//! painter: [`GPU_SHARED_BYTES_PER_PIXEL`] per pixel of the largest target plus
+//! [`GPU_TARGET_BYTES_PER_PIXEL`] per pixel of every target (the window and each offscreen
+//! target at its own size).
 
 use anyhow::{bail, Context, Result};
 use gpuheat_session::{ChunkKind, ChunkReader, Session};
@@ -53,11 +53,10 @@ use crate::{median, run_bounded};
 /// Bytes per pixel of the largest target of the painter's shared buffers: STENCIL_INDEX8 +
 /// the RGBA8 mask buffer + the R32F count.
 pub const GPU_SHARED_BYTES_PER_PIXEL: u64 = 1 + 4 + 4;
-/// Bytes per pixel of each target's own maps, in the agent's memory (they are added up on the
-/// CPU from the counts read back): f32 heat + u32 overdraw.
-pub const CPU_TARGET_BYTES_PER_PIXEL: u64 = 4 + 4;
-/// GPU bytes per map pixel when the window is the only target.
-pub const GPU_BYTES_PER_PIXEL: u64 = GPU_SHARED_BYTES_PER_PIXEL;
+/// Bytes per pixel of each target's own buffers: R32F heat + R32F overdraw.
+pub const GPU_TARGET_BYTES_PER_PIXEL: u64 = 4 + 4;
+/// Bytes per map pixel when the window is the only target.
+pub const GPU_BYTES_PER_PIXEL: u64 = GPU_SHARED_BYTES_PER_PIXEL + GPU_TARGET_BYTES_PER_PIXEL;
 
 /// One draw count's results.
 pub struct HeatRow {
@@ -362,7 +361,8 @@ impl OffscreenRow {
             .sum()
     }
 
-    /// The painter's GPU bytes: the shared buffers at the largest target's size.
+    /// The painter's GPU bytes: the shared buffers at the largest target's size, and each
+    /// target's own (the window's and every offscreen target's) at its size.
     pub fn gpu_bytes(&self) -> u64 {
         let window = u64::from(self.width) * u64::from(self.height);
         let largest = self
@@ -371,13 +371,7 @@ impl OffscreenRow {
             .map(|t| u64::from(t.width) * u64::from(t.height))
             .fold(window, u64::max);
         largest * GPU_SHARED_BYTES_PER_PIXEL
-    }
-
-    /// The maps' bytes in the agent's memory: each target's own (the window's and every
-    /// offscreen target's) at its size.
-    pub fn cpu_bytes(&self) -> u64 {
-        let window = u64::from(self.width) * u64::from(self.height);
-        (window + self.target_pixels()) * CPU_TARGET_BYTES_PER_PIXEL
+            + (window + self.target_pixels()) * GPU_TARGET_BYTES_PER_PIXEL
     }
 
     /// Session bytes of the maps (HEAT + HTGT + FLOW) per frame, median of each summed.
