@@ -865,10 +865,8 @@ impl Bench {
             println!(
                 "ratio = captured / uncaptured; ms/painted = (+heat - full) / draws painted; map B = \
                  one frame's HEAT maps in the session (heat f32 + overdraw u32 + RGBA8 colour); \
-                 GPU B = the painter's buffers, {} B/pixel with the window the only target (STENCIL_INDEX8 + RGBA8 mask + R32F count); \
-                 the maps themselves (f32 heat + u32 overdraw, {} B/pixel) are added up in the agent's memory.",
-                heat::GPU_BYTES_PER_PIXEL,
-                heat::CPU_TARGET_BYTES_PER_PIXEL
+                 GPU B = the painter's buffers, {} B/pixel with the window the only target (STENCIL_INDEX8 + RGBA8 mask + R32F count, R32F heat and overdraw).",
+                heat::GPU_BYTES_PER_PIXEL
             );
         }
         if let Some(o) = offscreen {
@@ -1016,10 +1014,11 @@ fn offscreen_json(o: &heat::OffscreenRow) -> Value {
             "id": t.id, "width": t.width, "height": t.height, "format": t.format,
         })).collect::<Vec<Value>>(),
         "offscreen_draws_per_frame": o.offscreen_draws,
-        "gpu_bytes_per_pixel_of_the_largest_target": heat::GPU_SHARED_BYTES_PER_PIXEL,
-        "cpu_bytes_per_pixel_of_each_target": heat::CPU_TARGET_BYTES_PER_PIXEL,
+        "gpu_bytes_per_pixel": {
+            "of_the_largest_target": heat::GPU_SHARED_BYTES_PER_PIXEL,
+            "of_each_target": heat::GPU_TARGET_BYTES_PER_PIXEL,
+        },
         "gpu_bytes": o.gpu_bytes(),
-        "cpu_bytes": o.cpu_bytes(),
         "session_bytes_per_frame": {
             "heat": spread(&o.heat_bytes),
             "target_heat": spread(&o.target_bytes),
@@ -1107,12 +1106,11 @@ fn print_offscreen(o: &heat::OffscreenRow) {
         o.raw_flow_bytes
     );
     println!(
-        "GPU bytes: {} = {} B/px of the largest target; maps in the agent's memory: {} = {} B/px x ({} window px + {} offscreen target px); \
+        "GPU bytes: {} = {} B/px of the largest target + {} B/px x ({} window px + {} offscreen target px); \
          {} offscreen draws painted per frame (median)",
         o.gpu_bytes(),
         heat::GPU_SHARED_BYTES_PER_PIXEL,
-        o.cpu_bytes(),
-        heat::CPU_TARGET_BYTES_PER_PIXEL,
+        heat::GPU_TARGET_BYTES_PER_PIXEL,
         window_px,
         o.target_pixels(),
         o.offscreen_draws
