@@ -220,8 +220,10 @@ pub(crate) fn push(frame: u64, ctx: u64, call: &NewCall<'_>, values: Vec<Counter
 /// Adds a plain call (`generated::PLAIN`) of the frame being recorded on the thread's
 /// context, without a place yet (`call.seq` is ignored). Nothing when the call is the
 /// agent's own. Returns, when `placed` (the call is a VG call's child, which refers to it),
-/// its frame and place. Generic over the argument count so that each wrapper's copy of the
-/// arguments is a few stores.
+/// its frame and place. `args` are `call.args` again, as an array: generic over the argument
+/// count, this is compiled (and inlined, thread-local access included) once per count, so a
+/// wrapper's copy of its arguments is a few stores; through the slice alone the compiler
+/// kept one shared, out-of-line copy with a `memcpy` per call.
 #[inline(always)]
 pub(crate) fn push_plain<const N: usize>(
     placed: bool,
