@@ -101,13 +101,9 @@ impl CallBuffer {
     /// An empty buffer with room for [`BUFFER_CALLS`] calls.
     pub fn new() -> CallBuffer {
         CallBuffer {
-            frame: 0,
-            tid: 0,
-            ctx: 0,
             calls: Vec::with_capacity(BUFFER_CALLS),
             words: Vec::with_capacity(BUFFER_WORDS),
-            values: Vec::new(),
-            runs: Vec::new(),
+            ..CallBuffer::empty()
         }
     }
 

@@ -240,13 +240,11 @@ fn frame_chunk(
         begin.saturating_sub(origin),
         end.saturating_sub(origin),
     );
-    let mut samples = 0;
     let mut spill = [0; MAX_ARGS];
-    for &(_, b, i) in order.iter() {
+    for &(seq, b, i) in order.iter() {
         let buf = &buffers[b as usize];
         let c = buf.get(i as usize, &mut spill);
         let duration = clock.between(c.begin, c.end);
-        samples += usize::from(!c.values.is_empty());
         frame.push(gpuheat_session::CallFields {
             func: c.func,
             thread: buf.tid,
@@ -258,13 +256,9 @@ fn frame_chunk(
             ret: c.ret,
             callsite: c.site,
         });
-    }
-    if samples > 0 {
-        for &(seq, b, i) in order.iter() {
-            let c = buffers[b as usize].get(i as usize, &mut spill);
-            if !c.values.is_empty() {
-                frame.push_sample(seq, c.values);
-            }
+        // Samples are a column of their own: pushed in call order beside the calls.
+        if !c.values.is_empty() {
+            frame.push_sample(seq, c.values);
         }
     }
     frame.finish(&mut scratch.payload);
