@@ -424,7 +424,7 @@ impl GeometryCapture {
                     plan,
                     keep,
                     budget: self.budget,
-                    generated_query: self.relaxed,
+                    generated_query: self.relaxed && keep < plan.expected,
                     call,
                     name: draw.name,
                 },

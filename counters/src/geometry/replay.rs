@@ -355,14 +355,18 @@ impl Feedback {
                 .map(|p| {
                     let mut written = 0;
                     (g.get_query_objectuiv)(self.queries[p.query], QUERY_RESULT, &mut written);
+                    let held = (u64::from(written) * p.per).min(p.keep);
                     let generated = if p.generated {
                         let mut n = 0;
                         (g.get_query_objectuiv)(self.queries[p.query + 1], QUERY_RESULT, &mut n);
                         u64::from(n) * p.per
+                    } else if p.keep >= p.expected {
+                        // The range had room for every vertex the draw can make: nothing
+                        // was dropped, whatever primitive restart left out.
+                        held
                     } else {
                         p.expected
                     };
-                    let held = (u64::from(written) * p.per).min(p.keep);
                     (held, generated)
                 })
                 .collect();

@@ -15,7 +15,9 @@
 //! add fields with `#[serde(default)]`; the bulk records are postcard because they are most of
 //! the bytes, except frames, which are columns of predicted values ([`crate::columns`], `FRMC`)
 //! compressed with zstd since format version 2 (version 1's postcard `FRAM` chunks still
-//! decode). Readers skip kinds they do not know.
+//! decode), and geometry, whose positions are byte planes ([`crate::planes`], `GEOP`) since
+//! version 3 (the postcard `GEOM` chunks of versions 1 and 2 still decode). Readers skip kinds
+//! they do not know.
 
 use std::fmt;
 use std::io::{self, Read};
@@ -94,8 +96,12 @@ impl ChunkKind {
     pub const HEAT: ChunkKind = ChunkKind::from_fourcc(*b"HEAT");
     /// [`Record::HeatMissing`].
     pub const HEAT_MISSING: ChunkKind = ChunkKind::from_fourcc(*b"HMIS");
-    /// [`Record::Geometry`].
+    /// [`Record::Geometry`] as versions 1 and 2 wrote it: postcard. Still read, no longer
+    /// written.
     pub const GEOMETRY: ChunkKind = ChunkKind::from_fourcc(*b"GEOM");
+    /// [`Record::Geometry`] with its positions in byte planes ([`crate::planes`]), since format
+    /// version 3.
+    pub const GEOMETRY_PLANES: ChunkKind = ChunkKind::from_fourcc(*b"GEOP");
     /// [`Record::Hooks`].
     pub const HOOKS: ChunkKind = ChunkKind::from_fourcc(*b"HOOK");
     /// [`Record::Program`].
@@ -112,7 +118,7 @@ impl ChunkKind {
     pub const UPLOADS: ChunkKind = ChunkKind::from_fourcc(*b"UPLD");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 20] = [
+    pub const KNOWN: [ChunkKind; 21] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -126,6 +132,7 @@ impl ChunkKind {
         ChunkKind::HEAT,
         ChunkKind::HEAT_MISSING,
         ChunkKind::GEOMETRY,
+        ChunkKind::GEOMETRY_PLANES,
         ChunkKind::HOOKS,
         ChunkKind::PROGRAM,
         ChunkKind::TARGET_HEAT,
@@ -137,12 +144,13 @@ impl ChunkKind {
 
     /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,
     /// geometry, flow): most of a session's bytes, and most of the time spent decoding it.
-    pub const BULK: [ChunkKind; 7] = [
+    pub const BULK: [ChunkKind; 8] = [
         ChunkKind::FRAME,
         ChunkKind::FRAME_COLUMNS,
         ChunkKind::PIPELINED,
         ChunkKind::HEAT,
         ChunkKind::GEOMETRY,
+        ChunkKind::GEOMETRY_PLANES,
         ChunkKind::TARGET_HEAT,
         ChunkKind::FLOW,
     ];
@@ -207,7 +215,7 @@ impl Record {
             Record::State(_) => ChunkKind::STATE,
             Record::Heat(_) => ChunkKind::HEAT,
             Record::HeatMissing(_) => ChunkKind::HEAT_MISSING,
-            Record::Geometry(_) => ChunkKind::GEOMETRY,
+            Record::Geometry(_) => ChunkKind::GEOMETRY_PLANES,
             Record::Hooks(_) => ChunkKind::HOOKS,
             Record::Program(_) => ChunkKind::PROGRAM,
             Record::TargetHeat(_) => ChunkKind::TARGET_HEAT,
@@ -344,54 +352,10 @@ pub fn try_encode_into(
         Record::VgCall(v) => post!(v, "VgCall"),
         Record::VgPath(v) => post!(v, "VgPath"),
         Record::Uploads(v) => post!(v, "FrameUploads"),
-        Record::Geometry(v) => geometry_postcard(v, payload),
+        Record::Geometry(v) => crate::planes::encode(v, payload),
         Record::Pipelined(v) => post!(v, "PipelinedBatch"),
     }
     encoder.encode_into(record.kind(), payload, out)
-}
-
-/// A [`FrameGeometry`]'s postcard bytes, written by hand: the same bytes as
-/// `postcard::to_extend`, but the positions (millions of floats in a frame of a large scene,
-/// tens of megabytes) are copied as one block instead of one serde call per float, which
-/// cost the agent's writer thread more than the compression of the record.
-fn geometry_postcard(g: &FrameGeometry, out: &mut Vec<u8>) {
-    fn varint(out: &mut Vec<u8>, mut v: u64) {
-        while v >= 0x80 {
-            out.push(v as u8 | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
-    let zigzag = |v: i32| u64::from(((v << 1) ^ (v >> 31)) as u32);
-    varint(out, g.frame);
-    varint(out, g.context);
-    varint(out, g.vertex_budget);
-    varint(out, g.draws.len() as u64);
-    for d in &g.draws {
-        varint(out, u64::from(d.call));
-        varint(out, u64::from(d.primitive));
-        varint(out, d.positions.len() as u64);
-        #[cfg(target_endian = "little")]
-        // SAFETY: `[f32; 4]` is 16 bytes without padding, every byte initialized, and u8 has
-        // no alignment; on a little-endian host they are already the LE bytes postcard writes.
-        out.extend_from_slice(unsafe {
-            std::slice::from_raw_parts(d.positions.as_ptr().cast::<u8>(), d.positions.len() * 16)
-        });
-        #[cfg(not(target_endian = "little"))]
-        for f in d.positions.iter().flatten() {
-            out.extend_from_slice(&f.to_le_bytes());
-        }
-        varint(out, d.dropped_vertices);
-        for v in d.viewport {
-            varint(out, zigzag(v));
-        }
-    }
-    varint(out, g.missing.len() as u64);
-    for m in &g.missing {
-        varint(out, u64::from(m.call));
-        varint(out, m.reason.len() as u64);
-        out.extend_from_slice(m.reason.as_bytes());
-    }
 }
 
 /// Frames an arbitrary payload as a chunk of `kind`, compressing it when that makes it
@@ -419,7 +383,12 @@ pub fn try_encode_chunk(kind: ChunkKind, payload: &[u8]) -> Result<Vec<u8>, Sess
 /// tables that would otherwise be allocated per frame).
 #[derive(Default)]
 pub struct ChunkEncoder {
+    /// zstd's output.
     compressed: Vec<u8>,
+    /// LZ4's output, apart from zstd's: it is only grown, never cleared (zeroing tens of
+    /// megabytes per geometry chunk showed in the writer's profile), and zstd sets the other's
+    /// length to what it wrote.
+    lz4: Vec<u8>,
     /// The context and the level it is set to.
     zstd: Option<(zstd::bulk::Compressor<'static>, i32)>,
 }
@@ -443,25 +412,33 @@ impl ChunkEncoder {
         let (flag, n) = if let Some(level) = zstd_level(kind) {
             (FLAG_ZSTD, self.zstd(payload, level))
         } else {
-            let scratch = &mut self.compressed;
-            scratch.clear();
-            scratch.resize(lz4_flex::block::get_maximum_output_size(payload.len()), 0);
-            let n = lz4_flex::block::compress_into(payload, scratch).ok();
+            let bound = lz4_flex::block::get_maximum_output_size(payload.len());
+            if self.lz4.len() < bound {
+                self.lz4.resize(bound, 0);
+            }
+            let n = lz4_flex::block::compress_into(payload, &mut self.lz4).ok();
             (FLAG_LZ4, n)
         };
+        let out_of = if flag == FLAG_LZ4 {
+            &self.lz4
+        } else {
+            &self.compressed
+        };
         let (flags, stored): (u32, &[u8]) = match n {
-            Some(n) if n < payload.len() => (flag, &self.compressed[..n]),
+            Some(n) if n < payload.len() => (flag, &out_of[..n]),
             _ => (0, payload),
         };
         write_chunk(kind, flags, payload.len(), stored, out);
         Ok(())
     }
 
-    /// Gives back what the compressed bytes' buffer grew to past `bytes` (after a capture's
+    /// Gives back what the compressed bytes' buffers grew to past `bytes` (after a capture's
     /// largest records), keeping the zstd context.
     pub fn shrink_to(&mut self, bytes: usize) {
-        self.compressed.clear();
-        self.compressed.shrink_to(bytes);
+        for buffer in [&mut self.compressed, &mut self.lz4] {
+            buffer.clear();
+            buffer.shrink_to(bytes);
+        }
     }
 
     /// Compresses `payload` into `self.compressed`; `None` when zstd fails (it cannot into a
@@ -747,8 +724,12 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::HEAT_MISSING => Record::HeatMissing(json(raw)?),
         ChunkKind::HOOKS => Record::Hooks(json(raw)?),
         ChunkKind::PROGRAM => Record::Program(json(raw)?),
-        ChunkKind::GEOMETRY => {
-            let geometry: FrameGeometry = post(raw)?;
+        ChunkKind::GEOMETRY | ChunkKind::GEOMETRY_PLANES => {
+            let geometry: FrameGeometry = if kind == ChunkKind::GEOMETRY {
+                post(raw)?
+            } else {
+                crate::planes::decode(raw)?
+            };
             geometry.validate()?;
             Record::Geometry(geometry)
         }
@@ -802,7 +783,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn geometry_bytes_are_postcards() {
+    fn geometry_decodes_the_same_from_planes_and_from_version_2s_postcard() {
         use crate::model::{DrawGeometry, GeometryMissing};
         let g = FrameGeometry {
             frame: 300,
@@ -812,7 +793,11 @@ mod tests {
                 DrawGeometry {
                     call: 70_000,
                     primitive: 4,
-                    positions: vec![[1.5, -0.0, f32::MAX, f32::NAN], [0.0, -1.0, 2.0, 1.0]],
+                    positions: vec![
+                        [1.5, -0.0, f32::MAX, f32::NAN],
+                        [0.0, -1.0, 2.0, 1.0],
+                        [0.25; 4],
+                    ],
                     dropped_vertices: 129,
                     viewport: [0, -1, i32::MAX, i32::MIN],
                 },
@@ -829,17 +814,33 @@ mod tests {
                 reason: "shaders detached \u{e9}".into(),
             }],
         };
-        let mut ours = Vec::new();
-        geometry_postcard(&g, &mut ours);
-        assert_eq!(ours, postcard::to_allocvec(&g).unwrap());
-        let empty = FrameGeometry {
-            draws: Vec::new(),
-            missing: Vec::new(),
-            ..g
+        // NaN is not equal to itself: compare the bits.
+        let bits = |r: Option<Record>| match r {
+            Some(Record::Geometry(mut g)) => {
+                let p: Vec<Vec<[u32; 4]>> = g
+                    .draws
+                    .iter_mut()
+                    .map(|d| {
+                        std::mem::take(&mut d.positions)
+                            .iter()
+                            .map(|p| p.map(f32::to_bits))
+                            .collect()
+                    })
+                    .collect();
+                (g, p)
+            }
+            other => panic!("not geometry: {other:?}"),
         };
-        let mut ours = Vec::new();
-        geometry_postcard(&empty, &mut ours);
-        assert_eq!(ours, postcard::to_allocvec(&empty).unwrap());
+        let planes = encode(&Record::Geometry(g.clone()));
+        assert_eq!(
+            ChunkHeader::parse(planes[..CHUNK_HEADER_LEN].try_into().unwrap()).kind,
+            ChunkKind::GEOMETRY_PLANES
+        );
+        let old = encode_chunk(ChunkKind::GEOMETRY, &postcard::to_allocvec(&g).unwrap());
+        let want = bits(Some(Record::Geometry(g)));
+        for chunk in [planes, old] {
+            assert_eq!(bits(decode(&chunk).unwrap().unwrap().into_record()), want);
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ pub const MAGIC: [u8; 8] = *b"GPUHEAT\0";
 /// The format version this build writes and the highest it reads. Bump it only for changes
 /// older readers cannot skip over; new records get new chunk kinds and new fields get
 /// `#[serde(default)]` instead.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Length of the file header: magic, version (u32 LE), reserved flags (u32 LE).
 pub const FILE_HEADER_LEN: usize = 16;

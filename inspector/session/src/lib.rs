@@ -12,12 +12,14 @@ pub mod control;
 pub mod error;
 pub mod header;
 pub mod model;
+mod planes;
 pub mod procmaps;
 pub mod reader;
 #[cfg(feature = "testing")]
 pub mod scratch;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod varint;
 pub mod vg;
 pub mod writer;
 

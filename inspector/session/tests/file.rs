@@ -239,19 +239,22 @@ fn a_newer_format_version_names_both_versions() {
     let dir = TempDir::new("newer");
     let path = dir.file("s.gpuheat");
     let mut bytes = file_bytes(&session_records(1));
-    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let newer = FORMAT_VERSION + 1;
+    bytes[8..12].copy_from_slice(&newer.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
     let err = Session::open(&path).unwrap_err();
     assert!(matches!(
         err,
         SessionError::NewerVersion {
-            found: 3,
+            found,
             supported: FORMAT_VERSION
-        }
+        } if found == newer
     ));
     assert_eq!(
         err.to_string(),
-        "session format version 3 is newer than this gpuheat (reads up to 2)"
+        format!(
+            "session format version {newer} is newer than this gpuheat (reads up to {FORMAT_VERSION})"
+        )
     );
     assert!(Session::open_lenient(&path).is_err());
 }

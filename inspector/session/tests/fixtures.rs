@@ -77,6 +77,36 @@ fn version_2_session_opens_with_its_frames_heat_geometry_and_programs() {
     assert_eq!(names(&s, &funcs(&s)), names(&v1, &funcs(&v1)));
 }
 
+#[test]
+fn version_3_session_holds_geometry_in_planes_equal_to_version_2s() {
+    let bytes = std::fs::read(fixture("v3-hot_spot.gpuheat")).unwrap();
+    let (_, mut chunks) = ChunkReader::from_file_start(&bytes[..]).unwrap();
+    let mut planes = 0;
+    while let Some(chunk) = chunks.read_chunk().unwrap() {
+        assert_ne!(chunk.kind(), ChunkKind::GEOMETRY);
+        planes += usize::from(chunk.kind() == ChunkKind::GEOMETRY_PLANES);
+    }
+    assert_eq!(planes, 4);
+    let s = hot_spot_fixture("v3-hot_spot.gpuheat", 3);
+    // The same program and size, so bit for bit the positions version 2's postcard held.
+    let v2 = hot_spot_fixture("v2-hot_spot.gpuheat", 2);
+    let bits = |s: &Session| -> Vec<(u32, Vec<[u32; 4]>)> {
+        s.geometry
+            .iter()
+            .flat_map(|g| &g.draws)
+            .map(|d| {
+                (
+                    d.call,
+                    d.positions.iter().map(|p| p.map(f32::to_bits)).collect(),
+                )
+            })
+            .collect()
+    };
+    let (got, want) = (bits(&s), bits(&v2));
+    assert!(!want.is_empty() && want.iter().all(|(_, p)| !p.is_empty()));
+    assert_eq!(got, want);
+}
+
 /// Records and fields added after a fixture was written read as absent, never as an error:
 /// no uploads, programs without sources, start states without the context facts, an END
 /// without the renderer query.
