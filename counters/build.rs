@@ -183,6 +183,9 @@ const NAMES: &[&str] = &[
     // The bindings the agent snapshots at a capture's start.
     "ARRAY_BUFFER_BINDING",
     "ELEMENT_ARRAY_BUFFER_BINDING",
+    "ELEMENT_ARRAY_BUFFER",
+    "PRIMITIVE_RESTART",
+    "PRIMITIVE_RESTART_FIXED_INDEX",
     "PROGRAM_PIPELINE_BINDING",
     "DELETE_STATUS",
     "LINK_STATUS",

@@ -46,6 +46,7 @@
 //! A draw whose positions cannot be recorded gets a [`GeometryMissing`] with the reason,
 //! never a silent hole.
 
+mod distinct;
 mod draw;
 mod replay;
 mod shadow;
@@ -106,6 +107,9 @@ pub struct GeometryCapture {
     pipelines: bool,
     unsupported: Option<String>,
     relaxed: bool,
+    /// The primitive restart capabilities this context has (a distinct-vertex replay needs
+    /// them off).
+    restart: &'static [GLenum],
     budget: u64,
     feedback: Feedback,
     shadows: Shadows,
@@ -148,6 +152,14 @@ impl GeometryCapture {
         GeometryCapture {
             pipelines: at_least((4, 1), (3, 1)),
             relaxed: *support.as_ref().unwrap_or(&false),
+            restart: match (gles, major, minor) {
+                (true, ..) => &[PRIMITIVE_RESTART_FIXED_INDEX],
+                (false, ..) if at_least((4, 3), (3, 0)) => {
+                    &[PRIMITIVE_RESTART, PRIMITIVE_RESTART_FIXED_INDEX]
+                }
+                (false, ..) if at_least((3, 1), (3, 0)) => &[PRIMITIVE_RESTART],
+                _ => &[],
+            },
             unsupported: support.err(),
             budget: budget.min(MAX_GEOMETRY_VERTICES),
             // GL_QUERY_BUFFER: GL 4.4 (GLES has none).
@@ -316,17 +328,9 @@ impl GeometryCapture {
             Ok(p) => p,
             Err(why) => return self.missing(frame, context, call, why),
         };
-        if !self.relaxed && (plan.indexed || !plan.list) {
-            return self.missing(
-                frame,
-                context,
-                call,
-                format!(
-                    "{}: GLES 3.0/3.1 without geometry shaders allows only non-indexed \
-                     lists under transform feedback",
-                    draw.name
-                ),
-            );
+        let maybe_distinct = distinct::candidate(draw.name, draw.args).is_some();
+        if !self.relaxed && (!plan.list || (plan.indexed && !maybe_distinct)) {
+            return self.missing(frame, context, call, strict_reason(draw.name));
         }
         // SAFETY: our caller's promise: this capture's context is current, `t` and `g` its
         // real functions, and `replay` re-issues `draw`.
@@ -358,6 +362,34 @@ impl GeometryCapture {
                 )
             }
             Err(why) => self.missing(frame, context, call, why),
+        }
+    }
+
+    /// The unroll of `draw` when it can be replayed as its distinct vertices
+    /// ([`distinct`]): a plain indexed list draw, primitive restart (the context's `restart`
+    /// capabilities) off, indices readable
+    /// (any GL error of the attempt drained), a span that saves vertices.
+    ///
+    /// # Safety
+    /// As [`GeometryCapture::capture`], inside an [`ErrorScope`].
+    unsafe fn distinct(
+        restart: &[GLenum],
+        t: &ThermalFns,
+        g: &GeometryFns,
+        draw: DrawCall<'_>,
+        plan: Plan,
+    ) -> Option<distinct::Unroll> {
+        let (_, count, ty, indices) = distinct::candidate(draw.name, draw.args)?;
+        // SAFETY: our caller's promise; `restart` lists only capabilities this context has,
+        // and the draw with these arguments just succeeded.
+        unsafe {
+            if restart.iter().any(|&cap| (t.is_enabled)(cap) != 0) {
+                return None;
+            }
+            let read = distinct::read_indices(t, g, count, ty, indices).ok()?;
+            let u = distinct::unroll(&read, plan.expected)?;
+            // `glDrawArrays` takes them as GLint and GLsizei.
+            (u.first <= i32::MAX as u32 && u.span <= i32::MAX as u32).then_some(u)
         }
     }
 
@@ -415,6 +447,41 @@ impl GeometryCapture {
                     viewport: t.integers4(VIEWPORT),
                 }));
             }
+            let distinct = if keep == plan.expected {
+                Self::distinct(self.restart, t, g, draw, plan)
+            } else {
+                None
+            };
+            if let Some(u) = distinct {
+                let (first, span) = (u.first as GLint, u.span as GLsizei);
+                self.feedback.record(
+                    t,
+                    g,
+                    Replay {
+                        program,
+                        shadow,
+                        plan: Plan {
+                            primitive: POINTS,
+                            per: 1,
+                            expected: u64::from(u.span),
+                            indexed: false,
+                            list: true,
+                        },
+                        keep: u64::from(u.span),
+                        budget: self.budget,
+                        generated_query: false,
+                        call,
+                        name: draw.name,
+                        unroll: Some((u, plan.primitive)),
+                    },
+                    &|| (t.draw_arrays)(POINTS, first, span),
+                )?;
+                self.used += keep;
+                return Ok(Recorded::Pending(keep));
+            }
+            if !self.relaxed && plan.indexed {
+                return Err(strict_reason(draw.name));
+            }
             self.feedback.record(
                 t,
                 g,
@@ -427,6 +494,7 @@ impl GeometryCapture {
                     generated_query: self.relaxed && keep < plan.expected,
                     call,
                     name: draw.name,
+                    unroll: None,
                 },
                 replay,
             )?;
@@ -435,6 +503,14 @@ impl GeometryCapture {
             Ok(Recorded::Pending(keep))
         }
     }
+}
+
+/// Why a draw of a GLES 3.0/3.1 context without geometry shaders has no positions.
+fn strict_reason(name: &str) -> String {
+    format!(
+        "{name}: GLES 3.0/3.1 without geometry shaders allows only non-indexed lists under \
+         transform feedback (and its indices could not be replayed as distinct vertices)"
+    )
 }
 
 /// What a replay gave.

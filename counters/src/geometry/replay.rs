@@ -22,6 +22,7 @@ use gpuheat_session::{DrawGeometry, GeometryMissing};
 use crate::gl::*;
 use crate::state::{drain_errors, ErrorScope, Piece, Saved};
 
+use super::distinct::Unroll;
 use super::draw::Plan;
 use super::shadow::Shadow;
 use super::uniforms::copy_uniforms;
@@ -37,7 +38,7 @@ pub(super) const MAX_PENDING: usize = 8192;
 const MIN_BUFFER_BYTES: u64 = 1 << 20;
 
 /// A replay recorded but not read back yet.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Pending {
     call: u32,
     primitive: GLenum,
@@ -45,6 +46,11 @@ struct Pending {
     per: u64,
     /// Vertices its range has room for (whole primitives); 0: only counted.
     keep: u64,
+    /// Vertices of the frame's budget it reserved: `keep`, or the unrolled vertices of a
+    /// distinct-vertex replay.
+    budget: u64,
+    /// A distinct-vertex replay's indices, unrolled at the read-back.
+    unroll: Option<Unroll>,
     /// Vertices the draw makes by its arguments (used without a generated query).
     expected: u64,
     viewport: [GLint; 4],
@@ -99,6 +105,9 @@ pub(super) struct Replay<'a> {
     pub(super) call: u32,
     /// The entry point (for messages).
     pub(super) name: &'a str,
+    /// `replay` draws the distinct vertices as points (`plan` says so): the read-back
+    /// unrolls them through these indices into `primitive`.
+    pub(super) unroll: Option<(Unroll, GLenum)>,
 }
 
 impl Feedback {
@@ -227,11 +236,17 @@ impl Feedback {
                 return Err(format!("GL error 0x{e:04X} ending the replay's queries"));
             }
             drop(saved);
+            let (primitive, budget, unroll) = match r.unroll {
+                Some((u, primitive)) => (primitive, u.at.len() as u64, Some(u)),
+                None => (r.plan.primitive, r.keep, None),
+            };
             self.pending.push(Pending {
                 call: r.call,
-                primitive: r.plan.primitive,
+                primitive,
                 per: r.plan.per,
                 keep: r.keep,
+                budget,
+                unroll,
                 expected: r.plan.expected,
                 viewport,
                 offset,
@@ -265,7 +280,7 @@ impl Feedback {
         let mut out = self.take_early();
         out.extend(self.pending.drain(..).map(|p| {
             (
-                p.keep,
+                p.budget,
                 Err(GeometryMissing {
                     call: p.call,
                     reason: reason.to_string(),
@@ -388,38 +403,51 @@ impl Feedback {
                 }
             }
             for (p, &(held, generated)) in pending.iter().zip(&counts) {
-                let positions = if held == 0 {
-                    Vec::new()
-                } else if mapped.is_null() {
-                    out.push((
-                        p.keep,
-                        Err(GeometryMissing {
-                            call: p.call,
-                            reason: format!(
-                                "mapping the transform feedback buffer failed (GL error \
-                                 0x{map_error:04X})"
-                            ),
-                        }),
-                    ));
-                    continue;
-                } else {
-                    // The mapping holds `bytes` from offset 0, and `bytes` is at least this
-                    // range's end; offsets are multiples of 16, as the mapping is aligned.
-                    let range = std::slice::from_raw_parts(
-                        mapped.add((p.offset / VERTEX_BYTES) as usize),
-                        held as usize,
-                    );
-                    let mut positions = pooled(range.len());
-                    positions.extend_from_slice(range);
-                    positions
+                let missing = |reason: String| {
+                    Err(GeometryMissing {
+                        call: p.call,
+                        reason,
+                    })
+                };
+                let result = match &p.unroll {
+                    Some(u) if held != u64::from(u.span) => missing(format!(
+                        "its replay as {} distinct vertices wrote {held}",
+                        u.span
+                    )),
+                    None if held == 0 => Ok((Vec::new(), generated)),
+                    _ if mapped.is_null() => missing(format!(
+                        "mapping the transform feedback buffer failed (GL error 0x{map_error:04X})"
+                    )),
+                    unroll => {
+                        // The mapping holds `bytes` from offset 0, and `bytes` is at least
+                        // this range's end; offsets are multiples of 16, as the mapping is
+                        // aligned.
+                        let range = std::slice::from_raw_parts(
+                            mapped.add((p.offset / VERTEX_BYTES) as usize),
+                            held as usize,
+                        );
+                        match unroll {
+                            // Every index is below the span, which is what `range` holds.
+                            Some(u) => {
+                                let mut positions = pooled(u.at.len());
+                                positions.extend(u.at.iter().map(|&i| range[i as usize]));
+                                Ok((positions, 0))
+                            }
+                            None => {
+                                let mut positions = pooled(range.len());
+                                positions.extend_from_slice(range);
+                                Ok((positions, generated.saturating_sub(held)))
+                            }
+                        }
+                    }
                 };
                 out.push((
-                    p.keep,
-                    Ok(DrawGeometry {
+                    p.budget,
+                    result.map(|(positions, dropped_vertices)| DrawGeometry {
                         call: p.call,
                         primitive: p.primitive,
                         positions,
-                        dropped_vertices: generated.saturating_sub(held),
+                        dropped_vertices,
                         viewport: p.viewport,
                     }),
                 ));

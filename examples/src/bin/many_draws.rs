@@ -17,7 +17,9 @@
 //! points on the unit square's right edge (ceil(T/2) segments, from (1, 0) up to (1, 1))
 //! and top edge (floor(T/2) segments, from (1, 1) left to (0, 1)); T + 2 vertices, 3T
 //! indices (`GL_UNSIGNED_SHORT` when T + 2 ≤ 65 536, else `GL_UNSIGNED_INT`), drawn as
-//! `GL_TRIANGLES`. The triangles cover the unit square exactly, without overlap.
+//! `GL_TRIANGLES`: triangle k is vertices (0, k + 1, k + 2), vertex 0 the corner, so every
+//! triangle starts at the corner and shares its last vertex with the next one's second.
+//! The triangles cover the unit square exactly, without overlap.
 //!
 //! The grid: cols = ceil(√N), rows = ceil(N / cols). Tile i (0-based) is column
 //! c = i mod cols, row r = i div cols (row-major from the bottom-left), and covers the window

@@ -191,6 +191,15 @@ fn many_draws_tiles_have_3t_vertices_on_their_documented_rectangles() {
                 assert_eq!(d.positions.len(), 3 * t as usize, "{what}");
                 assert_eq!(d.dropped_vertices, 0, "{what}");
                 assert_rect(&what, window_rect(d), tile(i as u32, n, w, h));
+                // The fan's shared vertices, shaded once each, come back bit for bit
+                // wherever its indices repeat them.
+                let bits: Vec<[u32; 4]> = d.positions.iter().map(|p| p.map(f32::to_bits)).collect();
+                for (k, tri) in bits.chunks_exact(3).enumerate() {
+                    assert_eq!(tri[0], bits[0], "{what}: triangle {k} starts at the corner");
+                    if let Some(next) = bits.get(3 * k + 4) {
+                        assert_eq!(tri[2], *next, "{what}: triangles {k} and {} share", k + 1);
+                    }
+                }
                 triangles += d.positions.len() / 3;
             }
             assert_eq!(triangles, (n * t) as usize, "N·T triangles per frame");
