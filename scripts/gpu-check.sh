@@ -52,4 +52,7 @@ for t in "$root"/.devbin/tests/*; do
     timeout 150 "$t" --test-threads=1 2>&1 | tee "$out/$name.log" | grep -E "^test |test result|panicked|assert" | head -60
 done
 echo "== bench"
-timeout 200 "$built/gpuheat-bench" --quick --attaches 3 --offscreen-frames 0 2>&1 | tee "$out/bench.log" | tail -40
+# BENCH_ARGS replaces the bench's arguments (e.g. one row's options for an A/B run).
+# shellcheck disable=SC2086
+timeout 200 "$built/gpuheat-bench" ${BENCH_ARGS:---quick --attaches 3 --offscreen-frames 0} 2>&1 |
+    tee "$out/bench.log" | tail -40
