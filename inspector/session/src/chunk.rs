@@ -352,7 +352,7 @@ pub fn try_encode_into(
         Record::VgCall(v) => post!(v, "VgCall"),
         Record::VgPath(v) => post!(v, "VgPath"),
         Record::Uploads(v) => post!(v, "FrameUploads"),
-        Record::Geometry(v) => crate::planes::encode(v, payload),
+        Record::Geometry(v) => crate::planes::encode(v, payload, &mut encoder.planes),
         Record::Pipelined(v) => post!(v, "PipelinedBatch"),
     }
     encoder.encode_into(record.kind(), payload, out)
@@ -389,6 +389,8 @@ pub struct ChunkEncoder {
     /// megabytes per geometry chunk showed in the writer's profile), and zstd sets the other's
     /// length to what it wrote.
     lz4: Vec<u8>,
+    /// The geometry encoder's tables and buffers.
+    planes: crate::planes::Scratch,
     /// The context and the level it is set to.
     zstd: Option<(zstd::bulk::Compressor<'static>, i32)>,
 }
@@ -439,6 +441,7 @@ impl ChunkEncoder {
             buffer.clear();
             buffer.shrink_to(bytes);
         }
+        self.planes.shrink_to(bytes);
     }
 
     /// Compresses `payload` into `self.compressed`; `None` when zstd fails (it cannot into a
