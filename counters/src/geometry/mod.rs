@@ -367,8 +367,8 @@ impl GeometryCapture {
 
     /// The unroll of `draw` when it can be replayed as its distinct vertices
     /// ([`distinct`]): a plain indexed list draw, primitive restart (the context's `restart`
-    /// capabilities) off, indices readable
-    /// (any GL error of the attempt drained), a span that saves vertices.
+    /// capabilities) off, indices readable (any GL error of the attempt drained), a span
+    /// that saves vertices.
     ///
     /// # Safety
     /// As [`GeometryCapture::capture`], inside an [`ErrorScope`].

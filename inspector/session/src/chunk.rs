@@ -15,8 +15,8 @@
 //! add fields with `#[serde(default)]`; the bulk records are postcard because they are most of
 //! the bytes, except frames, which are columns of predicted values ([`crate::columns`], `FRMC`)
 //! compressed with zstd since format version 2 (version 1's postcard `FRAM` chunks still
-//! decode), and geometry, whose positions are byte planes ([`crate::planes`], `GEOP`) since
-//! version 3 (the postcard `GEOM` chunks of versions 1 and 2 still decode). Readers skip kinds
+//! decode), and geometry, each draw's distinct positions with indices in byte planes
+//! ([`crate::planes`], `GEOP`) since version 3 (the postcard `GEOM` chunks of versions 1 and 2 still decode). Readers skip kinds
 //! they do not know.
 
 use std::fmt;
@@ -99,8 +99,8 @@ impl ChunkKind {
     /// [`Record::Geometry`] as versions 1 and 2 wrote it: postcard. Still read, no longer
     /// written.
     pub const GEOMETRY: ChunkKind = ChunkKind::from_fourcc(*b"GEOM");
-    /// [`Record::Geometry`] with its positions in byte planes ([`crate::planes`]), since format
-    /// version 3.
+    /// [`Record::Geometry`] as each draw's distinct positions with indices, in byte planes
+    /// ([`crate::planes`]), since format version 3.
     pub const GEOMETRY_PLANES: ChunkKind = ChunkKind::from_fourcc(*b"GEOP");
     /// [`Record::Hooks`].
     pub const HOOKS: ChunkKind = ChunkKind::from_fourcc(*b"HOOK");

@@ -2,6 +2,7 @@
 //! `tests/fixtures/README.md`) opens with this build and holds what it was captured with.
 
 use gpuheat_session::{ChunkKind, ChunkReader, FileHeader, Session};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {
@@ -10,7 +11,18 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// What both fixtures hold: the same capture command, so the same frames, heat and geometry.
+/// How many chunks of each kind the fixture `name` holds.
+fn chunk_kinds(name: &str) -> HashMap<ChunkKind, usize> {
+    let bytes = std::fs::read(fixture(name)).unwrap();
+    let (_, mut chunks) = ChunkReader::from_file_start(&bytes[..]).unwrap();
+    let mut kinds = HashMap::new();
+    while let Some(chunk) = chunks.read_chunk().unwrap() {
+        *kinds.entry(chunk.kind()).or_insert(0) += 1;
+    }
+    kinds
+}
+
+/// What every fixture holds: the same capture command, so the same frames, heat and geometry.
 fn hot_spot_fixture(name: &str, version: u32) -> Session {
     let path = fixture(name);
     let bytes = std::fs::read(&path).unwrap();
@@ -45,15 +57,10 @@ fn version_1_session_opens_with_its_frames_heat_and_geometry() {
 
 #[test]
 fn version_2_session_opens_with_its_frames_heat_geometry_and_programs() {
-    let bytes = std::fs::read(fixture("v2-hot_spot.gpuheat")).unwrap();
     // Its frames are columnar chunks.
-    let (_, mut chunks) = ChunkReader::from_file_start(&bytes[..]).unwrap();
-    let mut frame_chunks = 0;
-    while let Some(chunk) = chunks.read_chunk().unwrap() {
-        assert_ne!(chunk.kind(), ChunkKind::FRAME);
-        frame_chunks += usize::from(chunk.kind() == ChunkKind::FRAME_COLUMNS);
-    }
-    assert_eq!(frame_chunks, 4);
+    let kinds = chunk_kinds("v2-hot_spot.gpuheat");
+    assert_eq!(kinds.get(&ChunkKind::FRAME), None);
+    assert_eq!(kinds[&ChunkKind::FRAME_COLUMNS], 4);
     let s = hot_spot_fixture("v2-hot_spot.gpuheat", 2);
     assert_eq!(s.programs.len(), 1);
     // The same program, so the same call sequence as version 1's capture.
@@ -79,14 +86,9 @@ fn version_2_session_opens_with_its_frames_heat_geometry_and_programs() {
 
 #[test]
 fn version_3_session_holds_geometry_in_planes_equal_to_version_2s() {
-    let bytes = std::fs::read(fixture("v3-hot_spot.gpuheat")).unwrap();
-    let (_, mut chunks) = ChunkReader::from_file_start(&bytes[..]).unwrap();
-    let mut planes = 0;
-    while let Some(chunk) = chunks.read_chunk().unwrap() {
-        assert_ne!(chunk.kind(), ChunkKind::GEOMETRY);
-        planes += usize::from(chunk.kind() == ChunkKind::GEOMETRY_PLANES);
-    }
-    assert_eq!(planes, 4);
+    let kinds = chunk_kinds("v3-hot_spot.gpuheat");
+    assert_eq!(kinds.get(&ChunkKind::GEOMETRY), None);
+    assert_eq!(kinds[&ChunkKind::GEOMETRY_PLANES], 4);
     let s = hot_spot_fixture("v3-hot_spot.gpuheat", 3);
     // The same program and size, so bit for bit the positions version 2's postcard held.
     let v2 = hot_spot_fixture("v2-hot_spot.gpuheat", 2);
