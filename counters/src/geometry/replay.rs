@@ -46,9 +46,6 @@ struct Pending {
     per: u64,
     /// Vertices its range has room for (whole primitives); 0: only counted.
     keep: u64,
-    /// Vertices of the frame's budget it reserved: `keep`, or the unrolled vertices of a
-    /// distinct-vertex replay.
-    budget: u64,
     /// A distinct-vertex replay's indices, unrolled at the read-back.
     unroll: Option<Unroll>,
     /// Vertices the draw makes by its arguments (used without a generated query).
@@ -59,6 +56,16 @@ struct Pending {
     /// Index of its written query in the pool; its generated query is the next one.
     query: usize,
     generated: bool,
+}
+
+impl Pending {
+    /// Vertices of the frame's budget it reserved: its range, or the unrolled vertices of a
+    /// distinct-vertex replay.
+    fn budget(&self) -> u64 {
+        self.unroll
+            .as_ref()
+            .map_or(self.keep, |u| u.at.len() as u64)
+    }
 }
 
 /// A replay read back: its geometry, or why it has none; and the vertices it had reserved
@@ -236,16 +243,15 @@ impl Feedback {
                 return Err(format!("GL error 0x{e:04X} ending the replay's queries"));
             }
             drop(saved);
-            let (primitive, budget, unroll) = match r.unroll {
-                Some((u, primitive)) => (primitive, u.at.len() as u64, Some(u)),
-                None => (r.plan.primitive, r.keep, None),
+            let (primitive, unroll) = match r.unroll {
+                Some((u, primitive)) => (primitive, Some(u)),
+                None => (r.plan.primitive, None),
             };
             self.pending.push(Pending {
                 call: r.call,
                 primitive,
                 per: r.plan.per,
                 keep: r.keep,
-                budget,
                 unroll,
                 expected: r.plan.expected,
                 viewport,
@@ -280,7 +286,7 @@ impl Feedback {
         let mut out = self.take_early();
         out.extend(self.pending.drain(..).map(|p| {
             (
-                p.budget,
+                p.budget(),
                 Err(GeometryMissing {
                     call: p.call,
                     reason: reason.to_string(),
@@ -442,7 +448,7 @@ impl Feedback {
                     }
                 };
                 out.push((
-                    p.budget,
+                    p.budget(),
                     result.map(|(positions, dropped_vertices)| DrawGeometry {
                         call: p.call,
                         primitive: p.primitive,
