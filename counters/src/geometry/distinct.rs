@@ -40,18 +40,24 @@ pub(super) fn candidate(name: &str, args: &[u64]) -> Option<(GLenum, u64, GLenum
     matches!(mode, POINTS | LINES | TRIANGLES).then_some((mode, *count, *ty as GLenum, *indices))
 }
 
-/// The span and the unroll of `indices` into `expected` vertices (whole primitives), or
-/// `None` when a points replay would not write fewer vertices than the draw's own.
-pub(super) fn unroll(indices: &[u32], expected: u64) -> Option<Unroll> {
-    let used = indices.get(..usize::try_from(expected).ok()?)?;
-    let first = *used.iter().min()?;
-    let last = *used.iter().max()?;
+/// The span and the unroll of `indices` into `expected` vertices (whole primitives), made
+/// from `indices` in place, or `None` when a points replay would not write fewer vertices than
+/// the draw's own.
+pub(super) fn unroll(mut indices: Vec<u32>, expected: u64) -> Option<Unroll> {
+    let used = usize::try_from(expected).ok()?;
+    if indices.len() < used {
+        return None;
+    }
+    indices.truncate(used);
+    let first = *indices.iter().min()?;
+    let last = *indices.iter().max()?;
     let span = last - first + 1;
     if u64::from(span) > expected {
         return None;
     }
+    indices.iter_mut().for_each(|i| *i -= first);
     Some(Unroll {
-        at: used.iter().map(|i| i - first).collect(),
+        at: indices,
         first,
         span,
     })
@@ -138,7 +144,7 @@ mod tests {
     fn a_fan_mesh_unrolls_through_its_span() {
         // A quad as two triangles sharing an edge, at indices 10..=13.
         let indices = [10, 11, 12, 10, 12, 13];
-        let u = unroll(&indices, 6).unwrap();
+        let u = unroll(indices.to_vec(), 6).unwrap();
         assert_eq!((u.first, u.span), (10, 4));
         assert_eq!(u.at, vec![0, 1, 2, 0, 2, 3]);
     }
@@ -147,17 +153,17 @@ mod tests {
     fn only_whole_primitives_are_unrolled() {
         // 7 indices of triangles draw 2 triangles; the 7th index is not drawn and does not
         // widen the span.
-        let u = unroll(&[0, 1, 2, 2, 1, 3, 900], 6).unwrap();
+        let u = unroll(vec![0, 1, 2, 2, 1, 3, 900], 6).unwrap();
         assert_eq!((u.first, u.span, u.at.len()), (0, 4, 6));
     }
 
     #[test]
     fn a_sparse_span_is_replayed_as_drawn() {
         // Two triangles far apart: the span would shade 1,003 vertices for 6.
-        assert_eq!(unroll(&[0, 1, 2, 1000, 1001, 1002], 6), None);
-        assert_eq!(unroll(&[], 0), None);
+        assert_eq!(unroll(vec![0, 1, 2, 1000, 1001, 1002], 6), None);
+        assert_eq!(unroll(Vec::new(), 0), None);
         // Fewer indices than the plan expects (cannot happen for a list; refused anyway).
-        assert_eq!(unroll(&[0, 1, 2], 6), None);
+        assert_eq!(unroll(vec![0, 1, 2], 6), None);
     }
 
     #[test]

@@ -387,7 +387,7 @@ impl GeometryCapture {
                 return None;
             }
             let read = distinct::read_indices(t, g, count, ty, indices).ok()?;
-            let u = distinct::unroll(&read, plan.expected)?;
+            let u = distinct::unroll(read, plan.expected)?;
             // `glDrawArrays` takes them as GLint and GLsizei.
             (u.first <= i32::MAX as u32 && u.span <= i32::MAX as u32).then_some(u)
         }
