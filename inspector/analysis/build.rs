@@ -16,16 +16,106 @@ fn rank(name: &str) -> usize {
     usize::from(suffixed.iter().any(|s| name.ends_with(s))) * 1000 + name.len()
 }
 
-// The state tracker's hand-written table (`src/statetrack/table.rs`), read here to generate
+// The state tracker's hand-written table (`src/checklist/track/table.rs`), read here to generate
 // the shapes of the setters it names.
 #[allow(dead_code)]
 mod table {
-    include!("src/statetrack/table.rs");
+    include!("src/checklist/track/table.rs");
+}
+
+/// The `GL_` enums the crate names (without the prefix), generated as `crate::enums::gl::*`
+/// (`u64`, as call arguments are recorded): a name the registry does not know fails the build.
+const GL_NAMES: &[&str] = &[
+    // Buffers, clears and framebuffers.
+    "ARRAY_BUFFER",
+    "ELEMENT_ARRAY_BUFFER",
+    "COLOR_BUFFER_BIT",
+    "DEPTH_BUFFER_BIT",
+    "FRAMEBUFFER",
+    "DRAW_FRAMEBUFFER",
+    "READ_FRAMEBUFFER",
+    "RENDERBUFFER",
+    "COLOR_ATTACHMENT0",
+    "DEPTH_ATTACHMENT",
+    "STENCIL_ATTACHMENT",
+    "DEPTH_STENCIL_ATTACHMENT",
+    "DEPTH",
+    "DEPTH_STENCIL",
+    "FRONT",
+    "BACK",
+    "FRONT_AND_BACK",
+    // Capabilities, blending and tests.
+    "DEPTH_TEST",
+    "BLEND",
+    "ZERO",
+    "ONE",
+    "SRC_ALPHA",
+    "ONE_MINUS_SRC_ALPHA",
+    "ALWAYS",
+    // Textures.
+    "TEXTURE0",
+    "TEXTURE1",
+    "TEXTURE_2D",
+    "TEXTURE_2D_MULTISAMPLE",
+    "TEXTURE_MIN_FILTER",
+    "NEAREST",
+    "LINEAR",
+    "LINEAR_MIPMAP_LINEAR",
+    "RGBA",
+    "RGBA8",
+    // Types, primitives and shader stages.
+    "UNSIGNED_BYTE",
+    "UNSIGNED_SHORT",
+    "FLOAT",
+    "TRIANGLES",
+    "VERTEX_SHADER",
+    "FRAGMENT_SHADER",
+];
+
+/// The `VG_` enums the crate names (without the prefix), generated as `crate::enums::vg::*`
+/// (`u32`, OpenVG's `VGenum`): a name the OpenVG table does not know fails the build.
+const VG_NAMES: &[&str] = &[
+    "STROKE_PATH",
+    "FILL_PATH",
+    "EVEN_ODD",
+    "NON_ZERO",
+    "CAP_BUTT",
+    "CAP_ROUND",
+    "CAP_SQUARE",
+    "JOIN_MITER",
+    "JOIN_ROUND",
+    "JOIN_BEVEL",
+    "MATRIX_MODE",
+    "MATRIX_PATH_USER_TO_SURFACE",
+    "MATRIX_IMAGE_USER_TO_SURFACE",
+    "PAINT_COLOR",
+    "PATH_CAPABILITY_ALL",
+];
+
+/// `pub const NAME: ty = value;` for each of `names`, looked up as `prefix` + name in
+/// `values`; a name it lacks, or a value that does not fit `ty`, fails the build.
+fn constants(
+    names: &[&str],
+    prefix: &str,
+    ty: &str,
+    max: u64,
+    values: &BTreeMap<&str, u64>,
+) -> String {
+    let mut out = String::new();
+    for n in names {
+        let full = format!("{prefix}{n}");
+        let Some(&v) = values.get(full.as_str()) else {
+            panic!("{full} is not in the registry: fix the name in build.rs");
+        };
+        assert!(v <= max, "{full} = {v:#x} does not fit {ty}");
+        writeln!(out, "/// `{full}`.\npub const {n}: {ty} = {v:#x};").unwrap();
+    }
+    out
 }
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=src/statetrack/table.rs");
+    println!("cargo:rerun-if-changed=src/checklist/track/table.rs");
     let reg = Registry::load().expect("Khronos registry");
     // OpenVG's enums are named only through their parameter's group: their values collide
     // with GL's, so they never enter the by-value table a parameter without a group falls
@@ -69,6 +159,27 @@ fn main() {
     out.push_str("];\n");
     let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("enums.rs");
     std::fs::write(dest, out).unwrap();
+    let gl_values: BTreeMap<&str, u64> = reg
+        .enums
+        .iter()
+        .map(|e| (e.name.as_str(), e.value))
+        .collect();
+    let vg_values: BTreeMap<&str, u64> = vg
+        .enums
+        .iter()
+        .map(|e| (e.name.as_str(), e.value))
+        .collect();
+    let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    std::fs::write(
+        out_dir.join("gl_consts.rs"),
+        constants(GL_NAMES, "GL_", "u64", u64::MAX, &gl_values),
+    )
+    .unwrap();
+    std::fs::write(
+        out_dir.join("vg_consts.rs"),
+        constants(VG_NAMES, "VG_", "u32", u64::from(u32::MAX), &vg_values),
+    )
+    .unwrap();
     let setters = setters(&reg);
     let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("setters.rs");
     std::fs::write(dest, setters).unwrap();

@@ -14,7 +14,8 @@ use crate::surface_pass::{grid, Grid, SurfacePass};
 use crate::targets::{self, Cost, ShownMap, Thumbnails};
 use crate::ui::{self, MeshInfo, Symbols, UiState};
 use crate::{Tab, ViewOptions};
-use gpuheat_analysis::flow::{self, FrameFlowCost, TargetKey};
+use gpuheat_analysis::measure::flow::{self, FrameFlowCost, TargetKey};
+use gpuheat_analysis::open::Damage;
 use gpuheat_analysis::palette::{
     choose_range, map_values, Palette, Range, RangeChoice, Scale, ANDROID,
 };
@@ -129,8 +130,11 @@ impl App {
         let surface = SurfacePass::new(&gpu);
         let adapter = gpu.describe();
         App {
-            loader: Loader::start(session),
-            diff: opts.diff.clone().map(DiffLoader::start),
+            loader: Loader::start(session, Damage::partial(opts.partial)),
+            diff: opts
+                .diff
+                .clone()
+                .map(|b| DiffLoader::start(b, Damage::partial(opts.partial))),
             diff_data: None,
             diff_status: None,
             diff_images: None,
@@ -360,7 +364,7 @@ impl App {
                 s.pick = None;
             }
         } else if let (Some((x, y)), Some(frame)) = (self.opts.pick, s.frame) {
-            s.pick_result = gpuheat_analysis::pick::pick(&l.session, frame, x, y);
+            s.pick_result = gpuheat_analysis::measure::pick::pick(&l.session, frame, x, y);
             if s.pick_result.is_none() {
                 let size = l
                     .frame(frame)

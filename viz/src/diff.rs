@@ -1,6 +1,6 @@
 //! Diff mode (`gpuheat view A --diff B`): session B read on its own loader, then compared
-//! with A on a background thread ([`gpuheat_analysis::diff::diff`] for the draws,
-//! [`gpuheat_analysis::heatdiff::heat_diff`] for the pixels), and the CPU-made images the Diff
+//! with A on a background thread ([`gpuheat_analysis::compare::diff::diff`] for the draws,
+//! [`gpuheat_analysis::compare::heat::heat_diff`] for the pixels), and the CPU-made images the Diff
 //! tab shows: each side's heat map of its shown frame and the difference map.
 //!
 //! The images are small (one texel per frame pixel) and change only with the frame or the
@@ -9,9 +9,10 @@
 
 use crate::app::position;
 use crate::load::{LoadState, Loaded, Loader};
-use gpuheat_analysis::aggregate::SessionStats;
-use gpuheat_analysis::diff::{diff, Diff, DiffOptions};
-use gpuheat_analysis::heatdiff::{diverging, heat_diff, HeatDiff, NOISE_GREY};
+use gpuheat_analysis::compare::diff::{diff, Diff, DiffOptions};
+use gpuheat_analysis::compare::heat::{diverging, heat_diff, HeatDiff, NOISE_GREY};
+use gpuheat_analysis::measure::aggregate::SessionStats;
+use gpuheat_analysis::open::Damage;
 use gpuheat_analysis::palette::{blend, Palette, Scale, ALPHA};
 use gpuheat_session::HeatMap;
 use std::path::PathBuf;
@@ -103,7 +104,7 @@ pub fn row_at(d: &DiffData, a: &Loaded, in_b: bool, frame: u64, x: u32, y: u32) 
     } else {
         (a, &d.diff.a.stats)
     };
-    let top = gpuheat_analysis::pick::pick(&l.session, frame, x, y)?
+    let top = gpuheat_analysis::measure::pick::pick(&l.session, frame, x, y)?
         .draws
         .first()?
         .call;
@@ -155,9 +156,9 @@ pub struct DiffLoader {
 
 impl DiffLoader {
     /// Starts reading `path` at once, alongside A.
-    pub fn start(path: PathBuf) -> DiffLoader {
+    pub fn start(path: PathBuf, damage: Damage) -> DiffLoader {
         DiffLoader {
-            b: Loader::start(path),
+            b: Loader::start(path, damage),
             compute: None,
             state: None,
         }

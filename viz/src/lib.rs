@@ -78,7 +78,7 @@ pub enum Cost {
     /// Only the draws into the target, as recorded.
     Own,
     /// Own plus the cost of every offscreen pass upstream of it, spread over the pixels of
-    /// the draws that sampled it (`gpuheat_analysis::flow::FrameFlowCost::total_map`).
+    /// the draws that sampled it (`gpuheat_analysis::measure::flow::FrameFlowCost::total_map`).
     Total,
 }
 
@@ -111,6 +111,9 @@ pub struct ViewOptions {
     pub scale: Scale,
     /// Window (or image) size in pixels.
     pub size: (u32, u32),
+    /// Show what a damaged (truncated or corrupted) session still holds instead of refusing
+    /// it (`gpuheat view --partial`).
+    pub partial: bool,
 }
 
 impl Default for ViewOptions {
@@ -127,6 +130,7 @@ impl Default for ViewOptions {
             palette: Palette::Inferno,
             scale: Scale::Linear,
             size: (1280, 800),
+            partial: false,
         }
     }
 }

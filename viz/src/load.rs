@@ -3,8 +3,9 @@
 
 use crate::error::VizError;
 use crate::metric::Metric;
-use gpuheat_analysis::findings::{self, Finding};
-use gpuheat_analysis::flow::Labels;
+use gpuheat_analysis::checklist::{self, Finding};
+use gpuheat_analysis::measure::flow::Labels;
+use gpuheat_analysis::open::Damage;
 use gpuheat_analysis::{Analysis, DrawCost, RankedBy};
 use gpuheat_session::Session;
 use std::collections::{BTreeMap, HashMap};
@@ -32,7 +33,7 @@ pub struct FrameEntry {
     /// Position in [`Session::geometry`].
     pub geometry: Option<usize>,
     /// Whether the frame has maps of offscreen render targets (`HTGT` records): its cost
-    /// flow is then worth computing (`gpuheat_analysis::flow`).
+    /// flow is then worth computing (`gpuheat_analysis::measure::flow`).
     pub targets: bool,
     /// What the frame strip shows: GPU ms (serialized, else pipelined), else wall ms.
     pub cost_ms: f64,
@@ -145,8 +146,9 @@ pub struct Loader {
 }
 
 impl Loader {
-    /// Starts reading `path` on a new thread.
-    pub fn start(path: PathBuf) -> Loader {
+    /// Starts reading `path` on a new thread; a damaged session is refused or salvaged as
+    /// `damage` says.
+    pub fn start(path: PathBuf, damage: Damage) -> Loader {
         let total = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         let progress = Arc::new(Progress {
             bytes: AtomicU64::new(0),
@@ -159,7 +161,7 @@ impl Loader {
         let spawned = std::thread::Builder::new()
             .name("gpuheat-viz-load".into())
             .spawn(move || {
-                let _ = tx.send(load(&path, &p, started));
+                let _ = tx.send(load(&path, damage, &p, started));
             });
         let state = spawned
             .err()
@@ -226,7 +228,12 @@ impl<R: Read> Read for Counting<'_, R> {
     }
 }
 
-fn load(path: &Path, progress: &Progress, started: Instant) -> Result<Loaded, VizError> {
+fn load(
+    path: &Path,
+    damage: Damage,
+    progress: &Progress,
+    started: Instant,
+) -> Result<Loaded, VizError> {
     let fail = |reason: String| VizError::Session {
         path: path.to_path_buf(),
         reason,
@@ -236,13 +243,14 @@ fn load(path: &Path, progress: &Progress, started: Instant) -> Result<Loaded, Vi
         inner: std::io::BufReader::with_capacity(1 << 20, file),
         progress,
     };
-    let mut session = Session::from_reader(reader).map_err(|e| fail(e.to_string()))?;
+    // Read as every command reads a session: damage refused unless asked, VG draws painted.
+    let session = gpuheat_analysis::open::read(reader, damage)
+        .map_err(|e| fail(e.to_string()))?
+        .session;
     progress.stage.store(ANALYSING, Ordering::Relaxed);
-    // VG draws are painted from their recorded paths, as every command sees them.
-    gpuheat_analysis::vg::complete(&mut session);
     let analysis = gpuheat_analysis::analyse(&session);
     progress.stage.store(CHECKING, Ordering::Relaxed);
-    let findings = findings::check(&session, &analysis);
+    let findings = checklist::check(&session, &analysis);
     Ok(index(
         path,
         session,

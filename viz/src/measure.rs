@@ -43,7 +43,7 @@ pub struct Measurements {
     pub heat_frame_ms_median: f64,
     /// Later Heat frames: 95th percentile.
     pub heat_frame_ms_p95: f64,
-    /// Computing one frame's cost flow (`gpuheat_analysis::flow::frame_flow`), which the
+    /// Computing one frame's cost flow (`gpuheat_analysis::measure::flow::frame_flow`), which the
     /// viewer does once per frame change on frames with offscreen targets: median over up to
     /// [`SWITCHES`] such frames; 0 without any.
     pub flow_ms_median: f64,
@@ -191,7 +191,7 @@ pub fn measure(session: PathBuf, opts: ViewOptions) -> Result<Measurements, VizE
     let mut flows = Vec::new();
     for &f in &with_targets {
         let t = Instant::now();
-        let ff = gpuheat_analysis::flow::frame_flow_labelled(&l.session, f, &l.labels);
+        let ff = gpuheat_analysis::measure::flow::frame_flow_labelled(&l.session, f, &l.labels);
         flows.push(ms(t.elapsed()));
         m.targets = ff.map_or(0, |ff| ff.targets.len());
     }

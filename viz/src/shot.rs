@@ -32,7 +32,7 @@ pub struct Shot {
     pub caption: Vec<String>,
     /// The picked pixel's total cost by upstream pass, as the inspector lists it (frames
     /// with offscreen targets).
-    pub upstream: Option<gpuheat_analysis::flow::PixelFlow>,
+    pub upstream: Option<gpuheat_analysis::measure::flow::PixelFlow>,
     /// The render-target selector's thumbnails, left to right: each target's name and where
     /// its thumbnail is in the image (x, y, width, height); empty without offscreen targets.
     pub thumbnails: Vec<(String, [u32; 4])>,

@@ -6,7 +6,7 @@
 use crate::app::position;
 use crate::heat_pass::Quantity;
 use crate::load::{FrameEntry, Loaded};
-use gpuheat_analysis::flow::{FrameFlowCost, TargetKey};
+use gpuheat_analysis::measure::flow::{FrameFlowCost, TargetKey};
 use gpuheat_analysis::palette::{blend, choose_range, label, Palette, RangeChoice, Scale, ALPHA};
 use gpuheat_session::HeatMap;
 
@@ -132,7 +132,7 @@ pub fn shown_map(
             map: m.clone(),
             upstream_ns: 0.0,
             unplaced_ns: 0.0,
-            spreading: gpuheat_analysis::flow::SPREADING,
+            spreading: gpuheat_analysis::measure::flow::SPREADING,
             flow: false,
         });
     };

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{capture, close, px, scratch};
-use gpuheat_analysis::flow::{self, FrameFlowCost};
+use gpuheat_analysis::measure::flow::{self, FrameFlowCost};
 use gpuheat_analysis::palette::{blend, choose_range, Palette, RangeChoice, Scale, ALPHA};
 use gpuheat_session::{Session, SessionWriter};
 use gpuheat_viz::{render_offscreen, Cost, Shot, ViewOptions};

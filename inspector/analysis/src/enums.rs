@@ -1,6 +1,16 @@
 //! Symbolic names of GLenum and GLbitfield values, from the Khronos registry, and of OpenVG's
 //! enums and bitfields (by their parameter's group only: VG values collide with GL's).
 
+/// The GL enums the crate names, generated from gl.xml (`build.rs` lists them).
+pub mod gl {
+    include!(concat!(env!("OUT_DIR"), "/gl_consts.rs"));
+}
+
+/// The OpenVG enums the crate names, generated from the OpenVG table (`build.rs` lists them).
+pub mod vg {
+    include!(concat!(env!("OUT_DIR"), "/vg_consts.rs"));
+}
+
 mod tables {
     include!(concat!(env!("OUT_DIR"), "/enums.rs"));
 }

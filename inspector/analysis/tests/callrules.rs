@@ -3,7 +3,7 @@
 //! frame 0, which holds a launched program's set-up).
 
 use gpuheat_analysis::analyse;
-use gpuheat_analysis::findings::{check, Finding, Severity};
+use gpuheat_analysis::checklist::{check, Finding, Severity};
 use gpuheat_session::testing::{FrameBuilder, SessionBuilder};
 use gpuheat_session::Session;
 

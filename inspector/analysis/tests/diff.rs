@@ -1,9 +1,9 @@
 //! Draw identity, per-identity statistics and the diff on small synthetic sessions: the
 //! logic alone (real captures are compared in the CLI's tests).
 
-use gpuheat_analysis::aggregate::{aggregate, first_use};
-use gpuheat_analysis::diff::{diff, DiffOptions, MatchedBy, Verdict};
-use gpuheat_analysis::identity::{identify, ProgramKey};
+use gpuheat_analysis::compare::diff::{diff, DiffOptions, MatchedBy, Verdict};
+use gpuheat_analysis::measure::aggregate::{aggregate, first_use};
+use gpuheat_analysis::measure::identity::{identify, ProgramKey};
 use gpuheat_session::testing::{SessionBuilder, GL_TRIANGLES};
 use gpuheat_session::Session;
 

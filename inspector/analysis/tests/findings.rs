@@ -3,7 +3,7 @@
 //! docs/ARCHITECTURE.md ("Analysis") documents, not read from the code.
 
 use gpuheat_analysis::analyse;
-use gpuheat_analysis::findings::{check, for_call, Finding, Severity};
+use gpuheat_analysis::checklist::{check, for_call, Finding, Severity};
 use gpuheat_session::testing::{FrameBuilder, SessionBuilder, CONTEXT};
 use gpuheat_session::Session;
 

@@ -1,8 +1,10 @@
-//! Cost flowing from offscreen passes to the screen (`gpuheat_analysis::flow`), on small
+//! Cost flowing from offscreen passes to the screen (`gpuheat_analysis::measure::flow`), on small
 //! sessions built in code: each test checks the passes, the costs, the remainders and that
 //! `Σ total(screen) + Σ remainders = Σ T_d` of every painted draw.
 
-use gpuheat_analysis::flow::{frame_flow, summarise, FrameFlowCost, RemainderKind, TargetKey};
+use gpuheat_analysis::measure::flow::{
+    frame_flow, summarise, FrameFlowCost, RemainderKind, TargetKey,
+};
 use gpuheat_session::testing::{texture_target, SessionBuilder, CONTEXT};
 use gpuheat_session::Session;
 

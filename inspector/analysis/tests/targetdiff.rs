@@ -1,10 +1,10 @@
-//! Render targets compared across two sessions (`gpuheat_analysis::targetdiff`) and their
+//! Render targets compared across two sessions (`gpuheat_analysis::compare::target`) and their
 //! roles (`flow::roles`), on small sessions built in code.
 
-use gpuheat_analysis::diff::{diff, DiffOptions, Verdict};
-use gpuheat_analysis::flow::{frame_flow, roles};
-use gpuheat_analysis::heatdiff::{heat_diff_of, MapChoice};
-use gpuheat_analysis::targetdiff::target_diff;
+use gpuheat_analysis::compare::diff::{diff, DiffOptions, Verdict};
+use gpuheat_analysis::compare::heat::{heat_diff_of, MapChoice};
+use gpuheat_analysis::compare::target::target_diff;
+use gpuheat_analysis::measure::flow::{frame_flow, roles};
 use gpuheat_session::testing::{texture_target, SessionBuilder};
 use gpuheat_session::Session;
 

@@ -15,7 +15,7 @@
 //! The target is the diff under 1 s.
 
 use anyhow::{Context, Result};
-use gpuheat_analysis::diff::{diff, DiffOptions};
+use gpuheat_analysis::compare::diff::{diff, DiffOptions};
 use gpuheat_session::Session;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -136,12 +136,12 @@ pub fn measure(
             let _ = Session::open(&a);
         }));
         steps[1].seconds.push(time(&mut || {
-            std::hint::black_box(gpuheat_analysis::aggregate::aggregate(&sa, false));
+            std::hint::black_box(gpuheat_analysis::measure::aggregate::aggregate(&sa, false));
         }));
         steps[2].seconds.push(time(&mut || {
             let analysis = gpuheat_analysis::analyse(&sa);
-            std::hint::black_box(gpuheat_analysis::findings::check(&sa, &analysis));
-            std::hint::black_box(gpuheat_analysis::aggregate::aggregate(&sa, true));
+            std::hint::black_box(gpuheat_analysis::checklist::check(&sa, &analysis));
+            std::hint::black_box(gpuheat_analysis::measure::aggregate::aggregate(&sa, true));
         }));
         steps[3].seconds.push(time(&mut || {
             matched = diff(&sa, &sb, &DiffOptions::default()).matched.len();

@@ -1,11 +1,12 @@
 //! `gpuheat checklist SESSION`: the performance checklist's findings alone, filtered by rule,
 //! as text or JSON, with an exit status for CI (`--fail-on`).
 
-use crate::report::{findings_text, open_painted};
+use crate::open::open;
+use crate::report::findings_text;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use gpuheat_analysis::analyse;
-use gpuheat_analysis::findings::{self, Finding, Severity, RULES};
+use gpuheat_analysis::checklist::{self, rules, Finding, Severity};
 use serde::Serialize;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -69,29 +70,24 @@ struct Counts {
 const USAGE: u8 = 2;
 
 pub fn checklist(args: ChecklistArgs) -> Result<ExitCode> {
-    if let Some(bad) = args
-        .rules
-        .iter()
-        .find(|r| !RULES.iter().any(|k| k.id == r.as_str()))
-    {
-        let ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+    if let Some(bad) = args.rules.iter().find(|r| checklist::rule(r).is_none()) {
+        let ids: Vec<&str> = rules().map(|r| r.id).collect();
         eprintln!(
             "gpuheat: error: unknown rule '{bad}'; the rules are: {}",
             ids.join(", ")
         );
         return Ok(ExitCode::from(USAGE));
     }
-    let (session, _) = open_painted(&args.session, args.partial)?;
+    let session = open(&args.session, args.partial)?.session;
     let analysis = analyse(&session);
-    let mut found = findings::check(&session, &analysis);
+    let mut found = checklist::check(&session, &analysis);
     if !args.rules.is_empty() {
         found.retain(|f| args.rules.iter().any(|r| r == f.rule));
     }
     let failed = args
         .fail_on
         .is_some_and(|s| found.iter().any(|f| f.severity >= s.severity()));
-    let kept: Vec<&str> = RULES
-        .iter()
+    let kept: Vec<&str> = rules()
         .map(|r| r.id)
         .filter(|id| args.rules.is_empty() || args.rules.iter().any(|r| r == id))
         .collect();

@@ -2,15 +2,19 @@
 //! the noise of both captures, the heat difference and a CI gate.
 
 use crate::heatmap::{diffmap, write_png};
-use crate::report::open;
+use crate::open::open;
 use crate::shown;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use gpuheat_analysis::aggregate::DrawStats;
-use gpuheat_analysis::diff::{diff, Comparison, Diff, DiffOptions, Gate, MatchedBy, Verdict};
-use gpuheat_analysis::flow::{frame_costs, frames_with_maps, roles, Labels};
-use gpuheat_analysis::heatdiff::{heat_diff, heat_diff_of, HeatDiff, HeatDiffError, MapChoice};
-use gpuheat_analysis::targetdiff::{target_diff, TargetDiff};
+use gpuheat_analysis::compare::diff::{
+    diff, Comparison, Diff, DiffOptions, Gate, MatchedBy, Verdict,
+};
+use gpuheat_analysis::compare::heat::{
+    heat_diff, heat_diff_of, HeatDiff, HeatDiffError, MapChoice,
+};
+use gpuheat_analysis::compare::target::{target_diff, TargetDiff};
+use gpuheat_analysis::measure::aggregate::DrawStats;
+use gpuheat_analysis::measure::flow::{frame_costs, frames_with_maps, roles, Labels};
 use gpuheat_session::Session;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -87,8 +91,8 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         bail!("--fail-if-slower must be a percentage of 0 or more, not {p}");
     }
     let (a, b) = rayon::join(
-        || open(&args.a, args.partial),
-        || open(&args.b, args.partial),
+        || open(&args.a, args.partial).map(|o| o.session),
+        || open(&args.b, args.partial).map(|o| o.session),
     );
     let (a, b) = (a?, b?);
     let choice = if args.heat {
@@ -177,7 +181,7 @@ fn ms(ns: f64) -> String {
 }
 
 /// `1.234 ±0.056` in the metric's display unit (ms for ns).
-fn value(c: &Comparison, s: Option<&gpuheat_analysis::stats::Summary>) -> String {
+fn value(c: &Comparison, s: Option<&gpuheat_analysis::measure::stats::Summary>) -> String {
     match s {
         None => "-".into(),
         Some(s) if c.unit == "ns" => format!("{} ±{}", ms(s.median), ms(1.4826 * s.mad)),

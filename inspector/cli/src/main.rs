@@ -5,6 +5,7 @@ mod attach;
 mod checklist;
 mod diff;
 mod heatmap;
+mod open;
 mod receive;
 mod report;
 mod run;

@@ -1,11 +1,12 @@
 //! `gpuheat report SESSION`: where the time went, as text or JSON.
 
-use crate::shown;
-use anyhow::{Context, Result};
+use crate::open::open;
+use anyhow::Result;
 use clap::Args;
-use gpuheat_analysis::aggregate::{aggregate, DrawStats, SessionStats};
-use gpuheat_analysis::findings::{self, Finding, Severity};
-use gpuheat_analysis::flow::{self, FlowSummary};
+use gpuheat_analysis::checklist::{self, Finding, Severity};
+use gpuheat_analysis::measure::aggregate::{aggregate, DrawStats, SessionStats};
+use gpuheat_analysis::measure::flow::{self, FlowSummary};
+use gpuheat_analysis::open::Opened;
 use gpuheat_analysis::{analyse, ms, rank_time, Analysis, RankedBy};
 use gpuheat_session::{EndReason, Session};
 use serde::Serialize;
@@ -35,9 +36,9 @@ pub struct ReportArgs {
 }
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
-    let (session, painting) = open_painted(&args.session, args.partial)?;
+    let Opened { session, painting } = open(&args.session, args.partial)?;
     let analysis = analyse(&session);
-    let found = findings::check(&session, &analysis);
+    let found = checklist::check(&session, &analysis);
     let stats = aggregate(&session, true);
     // Render targets only when the session has offscreen ones: otherwise the screen's own
     // map is all there is, and the frame table already has its cost.
@@ -67,42 +68,6 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Opens a session for reading it out: a truncated or damaged one is refused with a one-line
-/// error naming `--partial`, or with `partial` read up to the damage with a warning.
-pub fn open(path: &std::path::Path, partial: bool) -> Result<Session> {
-    open_painted(path, partial).map(|(s, _)| s)
-}
-
-/// [`open`], saying what the VG painting on the host did.
-pub fn open_painted(
-    path: &std::path::Path,
-    partial: bool,
-) -> Result<(Session, gpuheat_analysis::vg::VgPainting)> {
-    let mut session = if partial {
-        Session::open_lenient(path)
-    } else {
-        Session::open(path)
-    }
-    .with_context(|| shown(path))?;
-    // VG draws are painted here, from their recorded paths, so every command sees them.
-    let painting = gpuheat_analysis::vg::complete(&mut session);
-    if let Some(at) = session.truncated_at {
-        if !partial {
-            anyhow::bail!(
-                "{}: session truncated at byte {at} (the last chunk is incomplete); `--partial` reads the {} complete frames before it",
-                shown(path),
-                session.frames.len()
-            );
-        }
-        eprintln!(
-            "gpuheat: warning: {} is damaged at byte {at}; using the {} frames before it",
-            shown(path),
-            session.frames.len()
-        );
-    }
-    Ok((session, painting))
-}
-
 #[derive(Serialize)]
 struct JsonReport<'a> {
     session: &'a gpuheat_session::SessionInfo,
@@ -113,7 +78,7 @@ struct JsonReport<'a> {
     frames: &'a [gpuheat_analysis::FrameStats],
     ranked_by: RankedBy,
     /// Metrics of `draws`, in the order of each draw's `metrics`.
-    metrics: &'a [gpuheat_analysis::aggregate::Metric],
+    metrics: &'a [gpuheat_analysis::measure::aggregate::Metric],
     /// Draws aggregated by identity over the frames, costliest median first.
     draws: &'a [DrawStats],
     top_draws: &'a [gpuheat_analysis::DrawCost],
@@ -400,7 +365,7 @@ fn identity_text(stats: &SessionStats, a: &Analysis, top: usize, o: &mut String)
             None => ("-".into(), "-".into()),
         };
         let cpu = stats
-            .metric_index(gpuheat_analysis::aggregate::CPU_TIME)
+            .metric_index(gpuheat_analysis::measure::aggregate::CPU_TIME)
             .and_then(|k| d.metric(k))
             .map_or(0.0, |m| m.median / 1e3);
         let ordinal = if d.key.ordinal > 0 {
@@ -414,7 +379,7 @@ fn identity_text(stats: &SessionStats, a: &Analysis, top: usize, o: &mut String)
             n + 1,
             d.occurrences.len(),
             median_of(d, "samples_passed"),
-            median_of(d, gpuheat_analysis::aggregate::FRAGMENTS),
+            median_of(d, gpuheat_analysis::measure::aggregate::FRAGMENTS),
             d.text,
             d.key.callsite,
             d.source
@@ -544,7 +509,7 @@ pub fn short_source(source: &str) -> &str {
 }
 
 /// `1.234 ±0.010` ms: a median and its MAD.
-fn ms_spread(s: &gpuheat_analysis::stats::Summary) -> String {
+fn ms_spread(s: &gpuheat_analysis::measure::stats::Summary) -> String {
     format!("{:.3} ±{:.3}", s.median / 1e6, s.mad / 1e6)
 }
 

@@ -6,8 +6,8 @@ use crate::heatmap::{PaletteArg, ScaleArg};
 use crate::shown;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use gpuheat_analysis::flow;
-use gpuheat_analysis::pick::{self, PickMethod};
+use gpuheat_analysis::measure::flow;
+use gpuheat_analysis::measure::pick::{self, PickMethod};
 use gpuheat_session::Session;
 use gpuheat_viz::{Cost, Tab, ViewOptions};
 use std::io::Write as _;
@@ -58,6 +58,9 @@ pub struct ViewArgs {
     /// The own-cost map: only the draws into the target.
     #[arg(long)]
     own: bool,
+    /// Show what a damaged (truncated or corrupted) session still holds instead of failing.
+    #[arg(long)]
+    partial: bool,
     /// With --pick and no window: print the pick as JSON.
     #[arg(long, requires = "pick")]
     json: bool,
@@ -128,6 +131,7 @@ pub fn view(args: ViewArgs) -> Result<ExitCode> {
         palette: args.palette.into(),
         scale: args.scale.into(),
         size,
+        partial: args.partial,
     };
     let session = args.session.clone();
     match (&args.screenshot, args.window) {
@@ -141,8 +145,7 @@ pub fn view(args: ViewArgs) -> Result<ExitCode> {
 
 /// `gpuheat view S --pick X,Y` without a window: the ranked draws as text.
 fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
-    let mut s = Session::open(&args.session).with_context(|| shown(&args.session))?;
-    gpuheat_analysis::vg::complete(&mut s);
+    let s = crate::open::open(&args.session, args.partial)?.session;
     if let Some(name) = args.target.as_deref().filter(|t| t.trim() != "screen") {
         return print_target_pick(args, &s, name.trim(), x, y);
     }
@@ -288,7 +291,7 @@ fn print_target_pick(args: &ViewArgs, s: &Session, name: &str, x: u32, y: u32) -
 }
 
 /// A pixel's total cost as its own part plus one line per upstream pass, after `lead`.
-fn upstream_text(o: &mut String, lead: &str, p: &gpuheat_analysis::flow::PixelFlow) {
+fn upstream_text(o: &mut String, lead: &str, p: &gpuheat_analysis::measure::flow::PixelFlow) {
     use std::fmt::Write as _;
     let _ = writeln!(
         o,

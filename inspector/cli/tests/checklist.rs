@@ -152,3 +152,51 @@ fn unknown_rules_and_bad_sessions_are_one_line_errors() {
     let out = run_gpuheat(&["checklist", "--partial", truncated.to_str().unwrap()]);
     assert!(out.status.success());
 }
+
+/// The eight rules that read the state a draw runs in, which `--rule` and `--json` once
+/// lacked although the checklist reported them.
+const STATE_RULES: [&str; 8] = [
+    "depth-not-cleared",
+    "client-arrays",
+    "mipmaps-unused",
+    "texture-modified",
+    "colormask-heavy",
+    "discard-heavy",
+    "blend-opaque",
+    "no-multisampling",
+];
+
+#[test]
+fn every_rule_of_the_catalogue_filters_alone() {
+    let f = fixture();
+    let f = f.to_str().unwrap();
+    let all = json(&["checklist", f, "--json"]);
+    let ids: Vec<String> = all["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
+    for id in STATE_RULES {
+        assert!(ids.iter().any(|i| i == id), "{id} missing from {ids:?}");
+    }
+    let mut kept = 0;
+    for id in &ids {
+        let r = json(&["checklist", f, "--json", "--rule", id]);
+        assert_eq!(r["rules"], serde_json::json!([id]), "--rule {id}");
+        let found = r["findings"].as_array().unwrap();
+        assert!(
+            found.iter().all(|x| x["rule"] == id.as_str()),
+            "--rule {id}"
+        );
+        kept += found.len();
+        let out = run_gpuheat(&["checklist", f, "--rule", id]);
+        assert!(out.status.success(), "--rule {id}");
+    }
+    // Filtering rule by rule loses nothing, and every finding's rule is in the catalogue.
+    let found = all["findings"].as_array().unwrap();
+    assert_eq!(kept, found.len());
+    assert!(found
+        .iter()
+        .all(|x| ids.iter().any(|i| x["rule"] == i.as_str())));
+}

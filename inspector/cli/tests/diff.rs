@@ -73,10 +73,14 @@ impl Captures {
         for attempt in 1..=3 {
             let tmp = capture(&self.dir, example, &["--frames", FRAMES, "--heat"], &args);
             let session = gpuheat_session::Session::open(&tmp).unwrap();
-            let spread = gpuheat_analysis::aggregate::aggregate(&session, false).frame_spread();
+            let spread =
+                gpuheat_analysis::measure::aggregate::aggregate(&session, false).frame_spread();
             std::fs::rename(&tmp, &path).unwrap();
             match spread {
-                Some(x) if x > gpuheat_analysis::aggregate::DISTURBED_SPREAD && attempt < 3 => {
+                Some(x)
+                    if x > gpuheat_analysis::measure::aggregate::DISTURBED_SPREAD
+                        && attempt < 3 =>
+                {
                     eprintln!("{name}: frames vary by {:.0}%, capturing again", 100.0 * x);
                 }
                 _ => break,

@@ -305,12 +305,12 @@ fn gtk4_shadertoy_cost_flows_to_where_it_is_shown() {
     );
     assert!(p.alive(), "gtk4-demo died after the attach");
     let s = gpuheat_session::Session::open(&session).unwrap();
-    let frames = gpuheat_analysis::flow::frames_with_maps(&s);
+    let frames = gpuheat_analysis::measure::flow::frames_with_maps(&s);
     assert!(frames.len() >= 4, "frames with maps: {frames:?}");
     let (mut shares, mut hotter) = (Vec::new(), Vec::new());
     // The first captured frame holds first-use costs (shader compiles, 0.5 s in one draw).
     for &frame in &frames[1..] {
-        let flow = gpuheat_analysis::flow::frame_flow(&s, frame).unwrap();
+        let flow = gpuheat_analysis::measure::flow::frame_flow(&s, frame).unwrap();
         let (total, remainder, painted) = flow.balance();
         assert!(
             (painted - total - remainder).abs() <= 1e-4 * painted,
@@ -334,7 +334,7 @@ fn gtk4_shadertoy_cost_flows_to_where_it_is_shown() {
             .as_ref()
             .map(|t| t.attachments.iter().filter_map(|a| a.texture()).collect())
             .unwrap_or_default();
-        let composites: Vec<&gpuheat_analysis::flow::FlowDraw> = flow
+        let composites: Vec<&gpuheat_analysis::measure::flow::FlowDraw> = flow
             .draws
             .iter()
             .filter(|d| d.target.is_screen() && d.sampled.iter().any(|t| textures.contains(t)))

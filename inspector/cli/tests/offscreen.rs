@@ -9,7 +9,7 @@
 //! fragments; the FLOW records say which texture each draw sampled; and the frames stay
 //! bit-identical with and without `--heat`.
 //!
-//! The total-cost tests run the inspector's flow (`gpuheat_analysis::flow`) on those records
+//! The total-cost tests run the inspector's flow (`gpuheat_analysis::measure::flow`) on those records
 //! and check the documented split: all of P's cost on C's rectangle, evenly; TA's cost
 //! flowing whole into B, and TB's (T_A + T_B) into X and Y 1 : 3, the same per pixel; Σ total
 //! heat of the screen = Σ T_d of every painted draw (1e-4), nothing left over.
@@ -17,7 +17,7 @@
 mod common;
 
 use common::*;
-use gpuheat_analysis::flow::{frame_flow, FrameFlowCost, TargetKey};
+use gpuheat_analysis::measure::flow::{frame_flow, FrameFlowCost, TargetKey};
 use gpuheat_session::{Attachment, DrawCoverage, DrawFlow, HeatMap, Session, TargetHeat};
 use std::path::PathBuf;
 use std::sync::OnceLock;

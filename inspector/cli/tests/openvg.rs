@@ -428,8 +428,8 @@ fn each_vg_rule_fires_on_its_example_and_none_on_the_clean_scene() {
     for (name, rule) in rules {
         let (s, traced) = launch(&dir, name);
         assert_eq!(traced, plain_crc(name, "6"), "{name}: frames differ");
-        let a = gpuheat_analysis::cost::analyse_with(&s, false);
-        let found = gpuheat_analysis::findings::check(&s, &a);
+        let a = gpuheat_analysis::measure::cost::analyse_with(&s, false);
+        let found = gpuheat_analysis::checklist::check(&s, &a);
         let vg: Vec<&str> = found
             .iter()
             .map(|f| f.rule)

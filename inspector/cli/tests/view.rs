@@ -232,14 +232,14 @@ fn hot_spot(dir: &Path, side: &str, frames: &str, args: &[&str]) -> std::path::P
 /// whole change, and the viewer rightly paints the square grey. That is the statistics'
 /// call, not the viewer's, so such a pair is captured again rather than asserted on.
 fn hot_spot_pair_beyond_noise(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
-    use gpuheat_analysis::heatdiff::heat_diff;
+    use gpuheat_analysis::compare::heat::heat_diff;
     use gpuheat_session::Session;
     for attempt in 1..=4 {
         let a = hot_spot(dir, &format!("a{attempt}"), "12", &["--loop", "1000"]);
         let b = hot_spot(dir, &format!("b{attempt}"), "12", &["--loop", "10"]);
         let (sa, sb) = (Session::open(&a).unwrap(), Session::open(&b).unwrap());
         // As the viewer does: B's heat divided by the draws' common drift.
-        let d = gpuheat_analysis::diff::diff(&sa, &sb, &Default::default());
+        let d = gpuheat_analysis::compare::diff::diff(&sa, &sb, &Default::default());
         let drift = d.drift.map_or(1.0, |d| d.factor);
         let h = heat_diff(&sa, &sb, drift, d.min_change).unwrap();
         // The square's centre: it starts at (128, 128) and is 24 pixels wide.

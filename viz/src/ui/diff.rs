@@ -9,11 +9,11 @@ use crate::diff::{call_in, coverage_box, row_at, DiffImages, DiffRow};
 use crate::load::Loaded;
 use egui::{pos2, vec2, Align2, Color32, FontId, Rect, RichText, Sense, Stroke};
 use egui_extras::{Column as Col, TableBuilder};
-use gpuheat_analysis::aggregate::SessionStats;
-use gpuheat_analysis::diff::{Comparison, Verdict};
-use gpuheat_analysis::heatdiff::{diverging, NOISE_GREY};
+use gpuheat_analysis::compare::diff::{Comparison, Verdict};
+use gpuheat_analysis::compare::heat::{diverging, NOISE_GREY};
+use gpuheat_analysis::measure::aggregate::SessionStats;
+use gpuheat_analysis::measure::stats::Summary;
 use gpuheat_analysis::palette::label;
-use gpuheat_analysis::stats::Summary;
 
 const ROW_H: f32 = 18.0;
 

@@ -6,7 +6,7 @@ use crate::load::Loaded;
 use crate::metric::Metric;
 use egui::{Color32, RichText};
 use egui_extras::{Column as Col, TableBuilder};
-use gpuheat_analysis::findings::Severity;
+use gpuheat_analysis::checklist::Severity;
 use gpuheat_analysis::DrawCost;
 use gpuheat_session::CallClass;
 

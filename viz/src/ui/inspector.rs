@@ -5,8 +5,8 @@ use super::{severity_colour, Context, UiState};
 use crate::load::Loaded;
 use crate::metric::{duration, Metric};
 use egui::{Color32, RichText};
-use gpuheat_analysis::findings::{self, Finding};
-use gpuheat_analysis::pick::PickMethod;
+use gpuheat_analysis::checklist::{self, Finding};
+use gpuheat_analysis::measure::pick::PickMethod;
 
 pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context, l: &Loaded) {
     let Some(frame) = state.frame else {
@@ -319,7 +319,7 @@ fn draw(
     findings_list(
         ui,
         state,
-        findings::for_call(&l.findings, frame, call),
+        checklist::for_call(&l.findings, frame, call),
         false,
     );
 }

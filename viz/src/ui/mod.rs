@@ -15,9 +15,9 @@ use crate::mesh_pass::MeshDraw;
 use crate::metric::Metric;
 use crate::targets::{ShownMap, Thumbnails};
 use crate::{Cost, Tab};
-use gpuheat_analysis::flow::{PixelFlow, TargetKey};
+use gpuheat_analysis::measure::flow::{PixelFlow, TargetKey};
+use gpuheat_analysis::measure::pick::PixelPick;
 use gpuheat_analysis::palette::{Palette, Scale};
-use gpuheat_analysis::pick::PixelPick;
 use gpuheat_session::ModuleMap;
 use gpuheat_symbols::Symbolizer;
 use std::collections::HashMap;
@@ -320,8 +320,8 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context) {
 }
 
 /// Colour of a severity.
-pub fn severity_colour(s: gpuheat_analysis::findings::Severity) -> egui::Color32 {
-    use gpuheat_analysis::findings::Severity;
+pub fn severity_colour(s: gpuheat_analysis::checklist::Severity) -> egui::Color32 {
+    use gpuheat_analysis::checklist::Severity;
     match s {
         Severity::Info => egui::Color32::from_rgb(0x8a, 0xb4, 0xf8),
         Severity::Warning => egui::Color32::from_rgb(0xf2, 0xc0, 0x4a),

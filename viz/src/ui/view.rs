@@ -342,14 +342,14 @@ fn heat(
                 state.pick = Some((x, y));
                 // The draws' ranking reads the screen's geometry: only on the screen the
                 // pick ranks (its first map); the upstream passes come with the flow.
-                let ranked =
-                    gpuheat_analysis::pick::heat_map(&l.session, frame.index).is_some_and(|m| {
+                let ranked = gpuheat_analysis::measure::pick::heat_map(&l.session, frame.index)
+                    .is_some_and(|m| {
                         shown
                             .key
                             .is_none_or(|k| k.is_screen() && k.context == m.context)
                     });
                 state.pick_result = if ranked {
-                    gpuheat_analysis::pick::pick(&l.session, frame.index, x, y)
+                    gpuheat_analysis::measure::pick::pick(&l.session, frame.index, x, y)
                 } else {
                     None
                 };

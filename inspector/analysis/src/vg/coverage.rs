@@ -18,20 +18,10 @@ use super::raster::{snap, Mask};
 /// can tell apart.
 pub const TOLERANCE_PX: f32 = 1.0 / 20.0;
 
-/// `VG_STROKE_PATH`, `VG_FILL_PATH` (`VgPathDraw::paint_modes` bits, as OpenVG 1.1 numbers
-/// them).
-pub(crate) const STROKE: u32 = 1;
-pub(crate) const FILL: u32 = 2;
-/// `VG_EVEN_ODD`.
-const EVEN_ODD: u32 = 0x1900;
-/// `VG_NON_ZERO`.
-const NON_ZERO: u32 = 0x1901;
-/// `VG_CAP_ROUND`, `VG_CAP_SQUARE` (butt otherwise).
-const CAP_ROUND: u32 = 0x1701;
-const CAP_SQUARE: u32 = 0x1702;
-/// `VG_JOIN_ROUND`, `VG_JOIN_BEVEL` (miter otherwise).
-const JOIN_ROUND: u32 = 0x1801;
-const JOIN_BEVEL: u32 = 0x1802;
+// `VgPathDraw::paint_modes` bits are `VG_STROKE_PATH` and `VG_FILL_PATH`; caps other than
+// round and square are butt, joins other than round and bevel miter.
+use crate::enums::vg::{CAP_ROUND, CAP_SQUARE, EVEN_ODD, JOIN_BEVEL, JOIN_ROUND, NON_ZERO};
+pub(crate) use crate::enums::vg::{FILL_PATH as FILL, STROKE_PATH as STROKE};
 
 /// The pixels one VG draw covered, and the triangles it was recomputed from.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -330,7 +320,7 @@ pub(crate) fn to_clip(v: [f32; 2], size: [u32; 2]) -> [f32; 4] {
 }
 
 /// A mask over the part of `clip` the triangles can reach, with the triangles sampled.
-/// Each vertex goes through clip space ([`to_clip`]) and back as `crate::pick` takes it,
+/// Each vertex goes through clip space ([`to_clip`]) and back as `crate::measure::pick` takes it,
 /// so a pick rasterizing the recorded geometry finds exactly the pixels painted here.
 fn rasterize(tris: &[[f32; 2]], clip: [i64; 4], size: [u32; 2]) -> Mask {
     let Some(b) = extent(tris) else {
@@ -347,7 +337,8 @@ fn rasterize(tris: &[[f32; 2]], clip: [i64; 4], size: [u32; 2]) -> Mask {
     ]);
     let mut mask = Mask::new(r);
     let viewport = [0, 0, size[0] as i32, size[1] as i32];
-    let window = |v: [f32; 2]| crate::pick::window_xy(viewport, to_clip(v, size)).and_then(snap);
+    let window =
+        |v: [f32; 2]| crate::measure::pick::window_xy(viewport, to_clip(v, size)).and_then(snap);
     for t in tris.chunks_exact(3) {
         if let [Some(a), Some(b), Some(c)] = [t[0], t[1], t[2]].map(window) {
             mask.triangle([a, b, c]);

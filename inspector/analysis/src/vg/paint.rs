@@ -15,7 +15,7 @@ use super::coverage::{coverage, to_clip, Coverage};
 /// The counter a draw's time `T` is read from.
 const SERIALIZED: &str = "gpu_time_serialized";
 /// `GL_TRIANGLES`.
-const TRIANGLES: u32 = 4;
+const TRIANGLES: u32 = crate::enums::gl::TRIANGLES as u32;
 
 /// What [`complete`] did.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
@@ -509,8 +509,8 @@ mod tests {
         assert!(close(heat_sum(&m), 9_000.0), "{}", heat_sum(&m));
         for y in 0..m.height {
             for x in 0..m.width {
-                let p = crate::pick::pick(&s, frame, x, y).unwrap();
-                assert_eq!(p.method, crate::pick::PickMethod::Geometry);
+                let p = crate::measure::pick::pick(&s, frame, x, y).unwrap();
+                assert_eq!(p.method, crate::measure::pick::PickMethod::Geometry);
                 let n: u32 = p.draws.iter().map(|d| d.fragments).sum();
                 assert_eq!(n, p.overdraw, "pixel ({x}, {y})");
                 let heat: f64 = p.draws.iter().map(|d| d.heat_ns).sum();

@@ -1,9 +1,9 @@
-//! Triangles to pixels, the way GL samples them and the way `crate::pick` recovers them:
+//! Triangles to pixels, the way GL samples them and the way `crate::measure::pick` recovers them:
 //! vertices snapped to 1/256 pixel, a pixel covered when its centre (x + ½, y + ½) is inside
 //! a triangle, and a centre exactly on an edge going to one side only (the top-left rule),
 //! so triangles sharing an edge never both claim it.
 
-/// Sub-pixel steps per pixel of the snapped vertices (8 bits, as `crate::pick` and
+/// Sub-pixel steps per pixel of the snapped vertices (8 bits, as `crate::measure::pick` and
 /// llvmpipe).
 const SUBPIXEL: i64 = 256;
 /// Snapped coordinates are clamped to ±2^50 sub-pixel units (2^42 pixels, far outside any
@@ -132,7 +132,7 @@ fn cross(a: [i64; 2], b: [i64; 2], p: [i64; 2]) -> i128 {
 
 /// Whether `p` is inside edge a → b of a counter-clockwise triangle, a centre exactly on the
 /// edge counting for left edges (running down) and top edges (running right to left), the
-/// rule `crate::pick` applies: of two triangles sharing an edge, exactly one claims it.
+/// rule `crate::measure::pick` applies: of two triangles sharing an edge, exactly one claims it.
 fn inside(a: [i64; 2], b: [i64; 2], p: [i64; 2]) -> bool {
     let e = cross(a, b, p);
     if e != 0 {

@@ -2,7 +2,7 @@
 //! scale, pixels within the noise band grey, with the legend below.
 
 use super::render::{legend_height, legend_strip, legend_text, Image};
-use gpuheat_analysis::heatdiff::{diverging, HeatDiff, NOISE_GREY};
+use gpuheat_analysis::compare::heat::{diverging, HeatDiff, NOISE_GREY};
 use gpuheat_analysis::palette::label;
 
 /// The colour of pixel `i`: grey within the noise band, else its place on ±`max`.

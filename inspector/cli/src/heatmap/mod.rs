@@ -17,9 +17,9 @@ mod render;
 pub use colours::{parse_range, PaletteArg, ScaleArg};
 
 use crate::shown;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use gpuheat_analysis::flow;
+use gpuheat_analysis::measure::flow;
 use gpuheat_analysis::palette::RangeChoice;
 use gpuheat_session::{CaptureMode, HeatMap, Session};
 use std::fs::File;
@@ -69,11 +69,13 @@ pub struct HeatmapArgs {
     /// Output PNG.
     #[arg(short, long, default_value = "heat.png")]
     output: PathBuf,
+    /// Paint what a damaged (truncated or corrupted) session still holds instead of failing.
+    #[arg(long)]
+    partial: bool,
 }
 
 pub fn heatmap(args: HeatmapArgs) -> Result<ExitCode> {
-    let mut session = Session::open(&args.session).with_context(|| shown(&args.session))?;
-    gpuheat_analysis::vg::complete(&mut session);
+    let session = crate::open::open(&args.session, args.partial)?.session;
     let shown_map = choose(&session, &args)?;
     let map = &shown_map.map;
     if map.width == 0 || map.height == 0 {
@@ -277,7 +279,7 @@ fn pick<'a>(session: &'a Session, path: &Path, frame: Option<u64>) -> Result<&'a
     let with_maps: Vec<String> = session.heat.iter().map(|m| m.frame.to_string()).collect();
     match frame {
         Some(n) => {
-            if let Some(map) = gpuheat_analysis::pick::heat_map(session, n) {
+            if let Some(map) = gpuheat_analysis::measure::pick::heat_map(session, n) {
                 return Ok(map);
             }
             if let Some(missing) = session.heat_missing.iter().find(|m| m.frame == n) {

@@ -2,8 +2,8 @@
 //! per-pixel median over its heat-mapped frames (ns per pixel per frame), with a per-pixel
 //! noise band from the spread of both sides, and the diverging colours it is painted with.
 
-use crate::flow::{frame_flow_labelled, frames_with_maps, roles, Labels, TargetRole};
-use crate::stats::quantile_sorted;
+use crate::measure::flow::{frame_flow_labelled, frames_with_maps, roles, Labels, TargetRole};
+use crate::measure::stats::quantile_sorted;
 use gpuheat_session::{HeatMap, Session};
 use rayon::prelude::*;
 use std::fmt;
@@ -78,7 +78,7 @@ impl HeatDiff {
 
 /// Compares the heat of `a` and `b`, B's heat divided by `b_scale` first (the diff's common
 /// drift, so that a machine slower everywhere does not paint every pixel; 1 for raw heat).
-/// `min_change` is the diff's threshold ([`crate::diff::Diff::min_change`]): a pixel whose
+/// `min_change` is the diff's threshold ([`crate::compare::diff::Diff::min_change`]): a pixel whose
 /// heat changed by less than that factor either way is within the noise, as a draw would be.
 pub fn heat_diff(
     a: &Session,

@@ -8,7 +8,7 @@
 //! Frames are identified in parallel; only the program current at each frame's start is
 //! carried from frame to frame, in a short serial pass.
 
-use crate::cost::{call_text, callsite};
+use crate::measure::cost::{call_text, callsite};
 use gpuheat_session::{CallClass, Frame, Session, ValueKind};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHasher};
@@ -54,7 +54,7 @@ pub struct DrawKey {
 }
 
 /// The hashes a draw is matched by: the whole identity, and two looser ones for draws whose
-/// identity changed between sessions (see [`crate::diff`]).
+/// identity changed between sessions (see [`crate::compare::diff`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KeyHashes {
     /// Every part of [`DrawKey`].

@@ -1,4 +1,4 @@
-//! Two sessions compared draw by draw: which draws are the same ([`crate::identity`] first,
+//! Two sessions compared draw by draw: which draws are the same ([`crate::measure::identity`] first,
 //! then sequence alignment of what is left), how every measured counter of each changed, and
 //! whether that change is beyond the noise of both sides.
 //!
@@ -11,12 +11,12 @@
 //! two captures, and a profiler that calls such drift a regression sends people chasing
 //! nothing.
 
-use crate::aggregate::{
+use crate::checklist::{check, Finding, Severity};
+use crate::measure::aggregate::{
     aggregate, DrawStats, SessionStats, CALL_TIME, CPU_TIME, DISTURBED_SPREAD, GPU_PIPELINED,
     GPU_SERIALIZED,
 };
-use crate::findings::{check, Finding, Severity};
-use crate::stats::{
+use crate::measure::stats::{
     benjamini_hochberg, hodges_lehmann, hodges_lehmann_ratio, mann_whitney, min_p_value, Shift,
     Summary,
 };
@@ -652,7 +652,10 @@ fn side(s: &Session) -> Side {
         || aggregate(s, true),
         || {
             let checked = sampled(s, FINDING_FRAMES);
-            let findings = check(&checked, &crate::cost::analyse_with(&checked, false));
+            let findings = check(
+                &checked,
+                &crate::measure::cost::analyse_with(&checked, false),
+            );
             (findings, checked.frames.len())
         },
     );
@@ -831,7 +834,7 @@ fn order_in_frame(s: &SessionStats, draws: &mut [usize]) {
             .iter()
             .map(|&(_, c)| f64::from(c))
             .collect();
-        crate::stats::median(&calls)
+        crate::measure::stats::median(&calls)
     };
     draws.sort_by(|x, y| pos(x).total_cmp(&pos(y)).then(x.cmp(y)));
 }
@@ -910,7 +913,7 @@ pub fn compare(metric: &str, unit: &str, a: &[f64], b: &[f64]) -> Comparison {
 /// steady frames of each side.
 fn frame_comparisons(a: &SessionStats, b: &SessionStats, drift: Option<Drift>) -> Vec<Comparison> {
     let (fa, fb) = (a.steady_frames(), b.steady_frames());
-    let gpu = |f: &[&crate::aggregate::FrameTotals]| -> Vec<f64> {
+    let gpu = |f: &[&crate::measure::aggregate::FrameTotals]| -> Vec<f64> {
         f.iter().filter_map(|t| t.gpu_ns).collect()
     };
     let beyond = drift.map(|d| {

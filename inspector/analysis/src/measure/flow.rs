@@ -29,7 +29,7 @@
 //!   or one the agent could not paint, a screen consumer with neither coverage nor a box. So `Σ total(screen) + Σ remainders =
 //!   Σ T_d` over every painted draw of the frame ([`FrameFlowCost::balance`]).
 
-use crate::stats::Summary;
+use crate::measure::stats::Summary;
 use gpuheat_session::{Attachment, DrawFlow, RenderTarget, Session};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -1210,7 +1210,7 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
             }
         }
     }
-    let median = |v: &[f64]| crate::stats::median(v);
+    let median = |v: &[f64]| crate::measure::stats::median(v);
     let mut targets: Vec<TargetSummary> = acc
         .into_iter()
         .filter_map(|(role, label, a)| {

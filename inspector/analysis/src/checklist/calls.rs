@@ -7,8 +7,10 @@
 //! frames" rules start at frame 1. Calls a VG library makes inside a VG call are the
 //! library's, not the program's (`Nested`), and are left out.
 
+use super::context::Context;
+use super::finding::{Cost, Evidence, Finding, Severity};
+use super::rule::{Family, Rule};
 use crate::enums::enum_name;
-use crate::findings::{Cost, Evidence, Finding, Severity};
 use gpuheat_session::{Call, CallClass, Frame, Nested, Session, Upload, ValueKind};
 // Fx: small integer keys looked up per call.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -37,96 +39,165 @@ const QUERY_CALLS: usize = 10;
 /// Bytes per frame of data uploaded again from which the repeats are called out.
 const REPEATED_BYTES: u64 = 1024;
 
-/// `GL_TRIANGLES`.
-const TRIANGLES: u64 = 4;
+use crate::enums::gl::TRIANGLES;
 
-/// Rules whose findings name a cause more precisely than a more general rule's: where every
-/// call a general finding lists is one a specific finding of the same frame lists, only the
-/// specific one is kept (a read-back that feeds a texture is render-to-texture, not also a
-/// stall and an upload).
-const SUBSUMES: [(&str, &[&str]); 3] = [
-    (
-        "readback-rtt",
-        &["pipeline-stall", "texture-upload-in-frame"],
-    ),
-    ("same-upload", &["texture-upload-in-frame"]),
-    ("texture-modified", &["texture-upload-in-frame"]),
+/// The rules of this family, in the order the catalogue lists them.
+pub(super) const RULES: &[&Rule] = &[
+    &PIPELINE_STALL,
+    &SYNC_CALLS,
+    &TEXTURE_UPLOAD_IN_FRAME,
+    &UNCOMPRESSED_TEXTURES,
+    &OBJECTS_PER_FRAME,
+    &COMPILE_IN_FRAME,
+    &FIRST_USE_COMPILE,
+    &NO_STRIPS_OR_INDICES,
+    &READBACK_RTT,
+    &IDENTICAL_FRAMES,
+    &SAME_UPLOAD,
+    &RENDERER_UNCHECKED,
 ];
 
-/// Drops the general findings [`SUBSUMES`] makes redundant.
-pub(crate) fn subsume(out: &mut Vec<Finding>) {
-    let mut covered: HashMap<(u64, &str), HashSet<u32>> = HashMap::default();
-    for f in out.iter() {
-        for (specific, general) in SUBSUMES {
-            if f.rule == specific {
-                for g in general.iter() {
-                    covered
-                        .entry((f.frame, g))
-                        .or_default()
-                        .extend(f.evidence.calls.iter().copied());
-                }
-            }
-        }
-    }
-    out.retain(|f| {
-        let Some(calls) = covered.get(&(f.frame, f.rule)) else {
-            return true;
-        };
-        let listed = f.evidence.calls.len() as u64 == f.evidence.count;
-        !(listed
-            && !f.evidence.calls.is_empty()
-            && f.evidence.calls.iter().all(|c| calls.contains(c)))
-    });
-}
-
-/// Runs the rules over every frame of `s`.
-/// `programs`: the program in use at each draw, by frame and call (from the state tracker).
-pub(crate) fn check(
-    s: &Session,
-    nested: &Nested,
-    programs: &HashMap<(u64, u32), u64>,
+/// Runs `rule` on the frames from `first` on (1: the frames after a launched program's
+/// set-up, for the "during frames" rules).
+fn frames(
+    ctx: &Context,
+    first: u64,
+    rule: fn(&Calls, &Frame, &mut Vec<Finding>),
     out: &mut Vec<Finding>,
 ) {
-    let names = s.functions.names();
-    let uploads = s
-        .uploads
-        .iter()
-        .flat_map(|fu| fu.uploads.iter().map(move |u| ((fu.frame, u.call), u)))
-        .collect();
-    let calls = Calls {
-        s,
-        names,
-        nested,
-        uploads,
-    };
-    renderer_unchecked(&calls, out);
-    same_uploads(&calls, out);
-    for f in &s.frames {
-        uncompressed_textures(&calls, f, out);
-        if f.index == 0 {
-            continue;
-        }
-        state_queries(&calls, f, out);
-        texture_uploads(&calls, f, out);
-        object_churn(&calls, f, out);
-        compiles(&calls, f, out);
-        non_indexed_lists(&calls, f, out);
-        readback_to_texture(&calls, f, out);
+    let calls = Calls::of_context(ctx);
+    for f in ctx.s.frames.iter().filter(|f| f.index >= first) {
+        rule(&calls, f, out);
     }
-    first_use_hitches(&calls, programs, out);
-    identical_frames(&calls, out);
 }
+
+/// `pipeline-stall`.
+pub(super) const PIPELINE_STALL: Rule = Rule {
+    id: "pipeline-stall",
+    family: Family::Calls,
+    severity: Severity::Warning,
+    summary: "calls that make the CPU wait for the GPU",
+    check: |ctx, out| frames(ctx, 1, stalls, out),
+};
+
+/// `sync-calls`.
+pub(super) const SYNC_CALLS: Rule = Rule {
+    id: "sync-calls",
+    family: Family::Calls,
+    severity: Severity::Warning,
+    summary: "glGet* or glGetError during frames",
+    check: |ctx, out| frames(ctx, 1, state_queries, out),
+};
+
+/// `texture-upload-in-frame`.
+pub(super) const TEXTURE_UPLOAD_IN_FRAME: Rule = Rule {
+    id: "texture-upload-in-frame",
+    family: Family::Calls,
+    severity: Severity::Warning,
+    summary: "texture data uploaded while frames render",
+    check: |ctx, out| frames(ctx, 1, texture_uploads, out),
+};
+
+/// `uncompressed-textures`.
+pub(super) const UNCOMPRESSED_TEXTURES: Rule = Rule {
+    id: "uncompressed-textures",
+    family: Family::Calls,
+    severity: Severity::Info,
+    summary: "large colour textures uploaded uncompressed",
+    check: |ctx, out| frames(ctx, 0, uncompressed_textures, out),
+};
+
+/// `objects-per-frame`.
+pub(super) const OBJECTS_PER_FRAME: Rule = Rule {
+    id: "objects-per-frame",
+    family: Family::Calls,
+    severity: Severity::Warning,
+    summary: "GL objects created and deleted every frame",
+    check: |ctx, out| frames(ctx, 1, object_churn, out),
+};
+
+/// `compile-in-frame`.
+pub(super) const COMPILE_IN_FRAME: Rule = Rule {
+    id: "compile-in-frame",
+    family: Family::Calls,
+    severity: Severity::Warning,
+    summary: "shaders compiled or programs linked during frames",
+    check: |ctx, out| frames(ctx, 1, compiles, out),
+};
+
+/// `first-use-compile`.
+pub(super) const FIRST_USE_COMPILE: Rule = Rule {
+    id: "first-use-compile",
+    family: Family::Calls,
+    severity: Severity::Warning,
+    summary: "a draw's first occurrence costs far more CPU time than its later ones",
+    check: |ctx, out| first_use_hitches(&Calls::of_context(ctx), &ctx.walk.gathered.programs, out),
+};
+
+/// `no-strips-or-indices`.
+pub(super) const NO_STRIPS_OR_INDICES: Rule = Rule {
+    id: "no-strips-or-indices",
+    family: Family::Calls,
+    severity: Severity::Info,
+    summary: "large non-indexed triangle lists",
+    check: |ctx, out| frames(ctx, 1, non_indexed_lists, out),
+};
+
+/// `readback-rtt`.
+pub(super) const READBACK_RTT: Rule = Rule {
+    id: "readback-rtt",
+    family: Family::Calls,
+    severity: Severity::Warning,
+    summary: "render-to-texture through a read-back and an upload",
+    check: |ctx, out| frames(ctx, 1, readback_to_texture, out),
+};
+
+/// `identical-frames`.
+pub(super) const IDENTICAL_FRAMES: Rule = Rule {
+    id: "identical-frames",
+    family: Family::Calls,
+    severity: Severity::Warning,
+    summary: "consecutive frames with the same calls and arguments",
+    check: |ctx, out| identical_frames(&Calls::of_context(ctx), out),
+};
+
+/// `same-upload`.
+pub(super) const SAME_UPLOAD: Rule = Rule {
+    id: "same-upload",
+    family: Family::Calls,
+    severity: Severity::Warning,
+    summary: "the same bytes uploaded again into a buffer or texture",
+    check: |ctx, out| same_uploads(&Calls::of_context(ctx), out),
+};
+
+/// `renderer-unchecked`.
+pub(super) const RENDERER_UNCHECKED: Rule = Rule {
+    id: "renderer-unchecked",
+    family: Family::Calls,
+    severity: Severity::Info,
+    summary: "the program never asks which renderer it runs on",
+    check: |ctx, out| renderer_unchecked(&Calls::of_context(ctx), out),
+};
 
 /// The session's calls by name, with the VG library's own left out.
 struct Calls<'a> {
     s: &'a Session,
-    names: Vec<&'a str>,
+    names: &'a [&'a str],
     nested: &'a Nested,
     /// What each upload call copied in, by frame and call (the agent's `UPLD` records).
-    uploads: HashMap<(u64, u32), &'a Upload>,
+    uploads: &'a HashMap<(u64, u32), &'a Upload>,
 }
 
 impl<'a> Calls<'a> {
+    fn of_context(ctx: &'a Context) -> Calls<'a> {
+        Calls {
+            s: ctx.s,
+            names: &ctx.names,
+            nested: &ctx.nested,
+            uploads: &ctx.uploads,
+        }
+    }
+
     /// The program's own calls of frame `f`: index, name and call.
     fn of(&self, f: &'a Frame) -> impl Iterator<Item = (u32, &'a str, &'a Call)> + '_ {
         f.calls.iter().enumerate().filter_map(move |(i, c)| {
@@ -223,7 +294,7 @@ fn state_queries(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     out.push(Finding {
         frame: f.index,
         call: Some(found[0].0),
-        rule: "sync-calls",
+        rule: SYNC_CALLS.id,
         severity,
         title: format!(
             "{} state {} in the frame ({}), {:.3} ms",
@@ -290,7 +361,7 @@ fn texture_uploads(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     out.push(Finding {
         frame: f.index,
         call: Some(found[0].0),
-        rule: "texture-upload-in-frame",
+        rule: TEXTURE_UPLOAD_IN_FRAME.id,
         severity: Severity::Warning,
         title: format!(
             "{} texture {} during the frame, {} bytes, {:.3} ms of CPU time",
@@ -363,7 +434,7 @@ fn uncompressed_textures(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame: f.index,
             call: Some(i),
-            rule: "uncompressed-textures",
+            rule: UNCOMPRESSED_TEXTURES.id,
             severity: Severity::Info,
             title: format!(
                 "{w}×{h} texture uploaded uncompressed as {format}{}",
@@ -448,7 +519,7 @@ fn object_churn(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     out.push(Finding {
         frame: f.index,
         call: Some(found[0].0),
-        rule: "objects-per-frame",
+        rule: OBJECTS_PER_FRAME.id,
         severity: Severity::Warning,
         title: format!(
             "{} created and deleted during the frame, {:.3} ms of CPU time",
@@ -487,7 +558,7 @@ fn compiles(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     out.push(Finding {
         frame: f.index,
         call: Some(found[0].0),
-        rule: "compile-in-frame",
+        rule: COMPILE_IN_FRAME.id,
         severity: Severity::Warning,
         title: format!(
             "{} shader {} during the frame, {:.3} ms of CPU time",
@@ -558,7 +629,7 @@ fn non_indexed_lists(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     out.push(Finding {
         frame: f.index,
         call: Some(found[0].0),
-        rule: "no-strips-or-indices",
+        rule: NO_STRIPS_OR_INDICES.id,
         severity: Severity::Info,
         title: format!(
             "{} non-indexed triangle-list {} of {vertices} vertices",
@@ -607,7 +678,7 @@ fn readback_to_texture(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
             out.push(Finding {
                 frame: f.index,
                 call: Some(i),
-                rule: "readback-rtt",
+                rule: READBACK_RTT.id,
                 severity: Severity::Warning,
                 title: format!(
                     "{w}×{h} pixels read back (call {r}) and uploaded into a texture, {:.3} ms",
@@ -683,7 +754,7 @@ fn first_use_hitches(calls: &Calls, programs: &HashMap<(u64, u32), u64>, out: &m
         out.push(Finding {
             frame,
             call: Some(call),
-            rule: "first-use-compile",
+            rule: FIRST_USE_COMPILE.id,
             severity: Severity::Warning,
             title: format!(
                 "first draw from this call site took {:.3} ms of CPU time, {:.0}x its later \
@@ -759,7 +830,7 @@ fn renderer_unchecked(calls: &Calls, out: &mut Vec<Finding>) {
     out.push(Finding {
         frame: first.index,
         call: None,
-        rule: "renderer-unchecked",
+        rule: RENDERER_UNCHECKED.id,
         severity: Severity::Info,
         title: "the program never read GL_RENDERER, GL_VERSION or the extension list".into(),
         detail: "The same content runs on a GPU and on a software renderer such as llvmpipe, \
@@ -811,7 +882,7 @@ fn same_uploads(calls: &Calls, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame: fu.frame,
             call: Some(repeats[0].0.call),
-            rule: "same-upload",
+            rule: SAME_UPLOAD.id,
             severity: Severity::Warning,
             title: format!(
                 "{} {} of data already uploaded ({bytes} bytes), {:.3} ms of CPU time",
@@ -869,7 +940,7 @@ fn identical_frames(calls: &Calls, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame: b.index,
             call: None,
-            rule: "identical-frames",
+            rule: IDENTICAL_FRAMES.id,
             severity: Severity::Warning,
             title: format!(
                 "frame {} repeats frame {}: the same {} calls with the same arguments",
@@ -892,5 +963,53 @@ fn identical_frames(calls: &Calls, out: &mut Vec<Finding>) {
                 measured: "the frame's duration".into(),
             }),
         });
+    }
+}
+
+/// Calls that make the CPU wait for the GPU.
+const STALLS: [&str; 6] = [
+    "glFinish",
+    "glReadPixels",
+    "glReadnPixels",
+    "glGetTexImage",
+    "glGetBufferSubData",
+    "glClientWaitSync",
+];
+
+/// GL calls that wait for the GPU; those a VG library makes (`nested` in a VG call, e.g. the
+/// glFinish inside vgFinish) are the VG rule's (`vg-sync-every-frame`).
+fn stalls(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    let (s, nested) = (calls.s, calls.nested);
+    for (i, c) in f.calls.iter().enumerate() {
+        if nested.parent(f.index, i as u32).is_some() {
+            continue;
+        }
+        let Some(info) = s.functions.functions.get(c.func as usize) else {
+            continue;
+        };
+        if STALLS.contains(&info.name.as_str()) {
+            out.push(Finding {
+                frame: f.index,
+                call: Some(i as u32),
+                rule: PIPELINE_STALL.id,
+                severity: Severity::Warning,
+                title: format!(
+                    "{} waits for the GPU ({:.3} ms on the calling thread)",
+                    info.name,
+                    c.duration_ns as f64 / 1e6
+                ),
+                detail: "The CPU stops until the GPU has finished everything queued, so the \
+                         two no longer overlap."
+                    .into(),
+                fix: "Read back asynchronously (pixel buffer objects, fences polled a frame \
+                      later) or not at all."
+                    .into(),
+                evidence: Evidence::calls([i as u32]).with("wall_ns", c.duration_ns),
+                cost: Some(Cost {
+                    ns: c.duration_ns,
+                    measured: "the call's wall time".into(),
+                }),
+            });
+        }
     }
 }

@@ -1,11 +1,13 @@
 //! The OpenVG checklist (issue 12): rules that read a VG program's calls and the VG records
-//! ([`VgCall`], [`VgPath`]) the way [`crate::findings`] reads a GL program's.
+//! ([`VgCall`], [`VgPath`]) the way [`crate::checklist`] reads a GL program's.
 //!
 //! A VG program's calls are ordinary calls of its frames, found by name. State the capture
 //! never saw set (anything set before the first captured frame) is unknown, and a rule never
 //! guesses it: a call is redundant only against a value the capture saw.
 
-use crate::findings::{Cost, Evidence, Finding, Severity};
+use super::finding::{Cost, Evidence, Finding, Severity};
+use super::rule::{Family, Rule};
+use crate::enums::vg;
 use gpuheat_session::{Call, Frame, HeatMap, Session, VgCall, VgDraw, VgPath};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -25,29 +27,82 @@ const TINY_PIXELS_PER_SEGMENT: f64 = 4.0;
 const REDUNDANT_VG_CALLS: usize = 5;
 
 /// `VG_PATH_CAPABILITY_ALL`.
-const PATH_CAPABILITY_ALL: u64 = 0x0FFF;
+const PATH_CAPABILITY_ALL: u64 = vg::PATH_CAPABILITY_ALL as u64;
 /// `VG_MATRIX_MODE`: which matrix the matrix functions change.
-const MATRIX_MODE: u64 = 0x1100;
+const MATRIX_MODE: u64 = vg::MATRIX_MODE as u64;
 /// `VG_MATRIX_IMAGE_USER_TO_SURFACE`, the one matrix mode that may be projective.
-const MATRIX_IMAGE_USER_TO_SURFACE: u64 = 0x1401;
+const MATRIX_IMAGE_USER_TO_SURFACE: u64 = vg::MATRIX_IMAGE_USER_TO_SURFACE as u64;
 /// `VG_PAINT_COLOR`, which `vgSetColor` sets as well.
-const PAINT_COLOR: u64 = 0x1A01;
+const PAINT_COLOR: u64 = vg::PAINT_COLOR as u64;
 /// `VG_STROKE_PATH` and `VG_FILL_PATH`.
-const PAINT_MODES: [u64; 2] = [1, 2];
+const PAINT_MODES: [u64; 2] = [vg::STROKE_PATH as u64, vg::FILL_PATH as u64];
 
 /// The column-major identity, as `vgGetMatrix` returns it.
 const IDENTITY: [f32; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 
-/// Runs the VG rules over the whole session, appending to `out`.
-pub(crate) fn check(s: &Session, out: &mut Vec<Finding>) {
-    let vg = Index::new(s);
-    object_churn(s, out);
-    image_reupload(s, &vg, out);
-    tiny_complex_paths(s, &vg, out);
-    redundant_state(s, &vg, out);
-    all_capabilities(s, out);
-    sync_every_frame(s, out);
-}
+/// The rules of this family, in the order the catalogue lists them.
+pub(super) const RULES: &[&Rule] = &[
+    &VG_OBJECT_CHURN,
+    &VG_IMAGE_REUPLOAD,
+    &VG_TINY_COMPLEX_PATH,
+    &VG_REDUNDANT_STATE,
+    &VG_PATH_ALL_CAPABILITIES,
+    &VG_SYNC_EVERY_FRAME,
+];
+
+/// `vg-object-churn`.
+pub(super) const VG_OBJECT_CHURN: Rule = Rule {
+    id: "vg-object-churn",
+    family: Family::Vg,
+    severity: Severity::Warning,
+    summary: "VG objects created and destroyed every frame",
+    check: |ctx, out| object_churn(ctx.s, out),
+};
+
+/// `vg-image-reupload`.
+pub(super) const VG_IMAGE_REUPLOAD: Rule = Rule {
+    id: "vg-image-reupload",
+    family: Family::Vg,
+    severity: Severity::Warning,
+    summary: "the same VG image data uploaded again",
+    check: |ctx, out| image_reupload(ctx.s, &Index::new(ctx.s), out),
+};
+
+/// `vg-tiny-complex-path`.
+pub(super) const VG_TINY_COMPLEX_PATH: Rule = Rule {
+    id: "vg-tiny-complex-path",
+    family: Family::Vg,
+    severity: Severity::Warning,
+    summary: "complex VG paths drawn tiny",
+    check: |ctx, out| tiny_complex_paths(ctx.s, &Index::new(ctx.s), out),
+};
+
+/// `vg-redundant-state`.
+pub(super) const VG_REDUNDANT_STATE: Rule = Rule {
+    id: "vg-redundant-state",
+    family: Family::Vg,
+    severity: Severity::Info,
+    summary: "VG state set to what is already current",
+    check: |ctx, out| redundant_state(ctx.s, &Index::new(ctx.s), out),
+};
+
+/// `vg-path-all-capabilities`.
+pub(super) const VG_PATH_ALL_CAPABILITIES: Rule = Rule {
+    id: "vg-path-all-capabilities",
+    family: Family::Vg,
+    severity: Severity::Info,
+    summary: "VG paths created with every capability",
+    check: |ctx, out| all_capabilities(ctx.s, out),
+};
+
+/// `vg-sync-every-frame`.
+pub(super) const VG_SYNC_EVERY_FRAME: Rule = Rule {
+    id: "vg-sync-every-frame",
+    family: Family::Vg,
+    severity: Severity::Warning,
+    summary: "vgFinish or a read-back every frame",
+    check: |ctx, out| sync_every_frame(ctx.s, out),
+};
 
 /// The VG records, looked up by call.
 struct Index<'a> {
@@ -165,7 +220,7 @@ fn object_churn(s: &Session, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame: churn[0].0,
             call: Some(churn[0].1),
-            rule: "vg-object-churn",
+            rule: VG_OBJECT_CHURN.id,
             severity: Severity::Warning,
             title: format!(
                 "{} {noun} created and destroyed per frame, in {} of {frames} frames",
@@ -258,7 +313,7 @@ fn image_reupload(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
     out.push(Finding {
         frame,
         call: Some(call),
-        rule: "vg-image-reupload",
+        rule: VG_IMAGE_REUPLOAD.id,
         severity: if frames.len() >= EVERY_FRAME_MIN {
             Severity::Warning
         } else {
@@ -378,7 +433,7 @@ fn tiny_complex_paths(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame,
             call: Some(call),
-            rule: "vg-tiny-complex-path",
+            rule: VG_TINY_COMPLEX_PATH.id,
             severity: Severity::Warning,
             title: format!(
                 "path {path:#x} of {segments} segments covers {per_draw:.0} px per draw, {:.2} \
@@ -671,7 +726,7 @@ fn redundant_state(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
             out.push(Finding {
                 frame: f.index,
                 call: first,
-                rule: "vg-redundant-state",
+                rule: VG_REDUNDANT_STATE.id,
                 severity: Severity::Info,
                 title: format!(
                     "{redundant} of {state_calls} VG state calls set the value already set ({})",
@@ -855,7 +910,7 @@ fn all_capabilities(s: &Session, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame: l.frame,
             call: Some(l.call),
-            rule: "vg-path-all-capabilities",
+            rule: VG_PATH_ALL_CAPABILITIES.id,
             severity: Severity::Info,
             title: format!(
                 "path {:#x} has every capability (VG_PATH_CAPABILITY_ALL) and is only drawn",
@@ -908,7 +963,7 @@ fn sync_every_frame(s: &Session, out: &mut Vec<Finding>) {
         out.push(Finding {
             frame,
             call: Some(call),
-            rule: "vg-sync-every-frame",
+            rule: VG_SYNC_EVERY_FRAME.id,
             severity: Severity::Warning,
             title: format!(
                 "{sync} in each of the {frames} frames ({}, {:.3} ms per frame on the calling \
@@ -1022,7 +1077,7 @@ mod tests {
         }
 
         fn findings(&self, rule: &str) -> Vec<Finding> {
-            let found: Vec<Finding> = crate::findings::check(&self.s, &crate::analyse(&self.s))
+            let found: Vec<Finding> = crate::checklist::check(&self.s, &crate::analyse(&self.s))
                 .into_iter()
                 .filter(|f| f.rule == rule)
                 .collect();
@@ -1362,8 +1417,8 @@ mod tests {
 
     // vg_redundant_state
 
-    const MATRIX_PATH: u64 = 0x1400;
-    const MATRIX_IMAGE: u64 = 0x1401;
+    const MATRIX_PATH: u64 = vg::MATRIX_PATH_USER_TO_SURFACE as u64;
+    const MATRIX_IMAGE: u64 = vg::MATRIX_IMAGE_USER_TO_SURFACE as u64;
     const TRANSLATE: [f32; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 10.0, 20.0, 1.0];
 
     /// Redundant calls of one frame of `calls` after a frame that set the values: the
@@ -1669,7 +1724,7 @@ mod tests {
                 f.call("vgDrawImage", &[5]);
             });
         }
-        let all = crate::findings::check(&vg.s, &crate::analyse(&vg.s));
+        let all = crate::checklist::check(&vg.s, &crate::analyse(&vg.s));
         let vg_rules: Vec<&Finding> = all.iter().filter(|f| f.rule.starts_with("vg_")).collect();
         assert!(vg_rules.is_empty(), "{vg_rules:?}");
     }

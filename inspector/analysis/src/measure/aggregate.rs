@@ -1,12 +1,12 @@
-//! A session's draws aggregated by identity ([`crate::identity`]): for each draw, the median
+//! A session's draws aggregated by identity ([`crate::measure::identity`]): for each draw, the median
 //! and spread over the captured frames of every counter measured on it, with a first
 //! occurrence that is an outlier (a shader compiled on first use) labelled and left out of
 //! the steady-state figures. Frames are gathered in parallel.
 
-use crate::cost::RankedBy;
-use crate::identity::{identify, DrawKey, Identities, KeyHashes};
-use crate::pick::heat_map;
-use crate::stats::Summary;
+use crate::measure::cost::RankedBy;
+use crate::measure::identity::{identify, DrawKey, Identities, KeyHashes};
+use crate::measure::pick::heat_map;
+use crate::measure::stats::Summary;
 use gpuheat_session::{ContextInfo, Frame, PipelinedIndex, Session};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -292,7 +292,7 @@ pub fn first_use(cpu: Vec<f64>) -> Option<(f64, f64)> {
     if cpu.len() < 3 {
         return None;
     }
-    let rest = crate::stats::median(&cpu[1..]);
+    let rest = crate::measure::stats::median(&cpu[1..]);
     let first = cpu[0];
     (first >= FIRST_USE_RATIO * rest && first - rest >= FIRST_USE_EXCESS_NS)
         .then_some((first, rest))
@@ -391,7 +391,7 @@ fn resolve_sources(s: &Session, ids: &Identities, draws: &mut [DrawStats]) {
         .collect();
     for d in draws {
         if let Some(&addr) = by_key.get(&d.key) {
-            d.source = crate::cost::source(&symbols.resolve(addr));
+            d.source = crate::measure::cost::source(&symbols.resolve(addr));
         }
     }
 }

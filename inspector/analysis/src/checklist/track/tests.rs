@@ -4,13 +4,9 @@
 
 use super::*;
 
-const TEXTURE0: u64 = 0x84C0;
-const TEXTURE1: u64 = 0x84C1;
-const TEXTURE_2D: u64 = 0x0DE1;
-const MIN_FILTER: u64 = 0x2801;
-const LINEAR: u64 = 0x2601;
-const BLEND: u64 = 0x0BE2;
-const ALWAYS: u64 = 0x0207;
+use crate::enums::gl::{
+    ALWAYS, BLEND, LINEAR, TEXTURE0, TEXTURE1, TEXTURE_2D, TEXTURE_MIN_FILTER as MIN_FILTER,
+};
 const F1: u64 = 0x3F80_0000; // 1.0f
 const F2: u64 = 0x4000_0000; // 2.0f
 

@@ -5,9 +5,9 @@
 //! only beyond the diff's factor and its serialized-time resolution, with the common drift
 //! taken out where the diff takes it out.
 
-use crate::diff::{compare, sampled, verdict, Comparison, Diff, Verdict, FINDING_FRAMES};
-use crate::flow::{frame_costs, frames_with_maps, roles, Labels, TargetRole};
-use crate::stats::{benjamini_hochberg, min_p_value};
+use crate::compare::diff::{compare, sampled, verdict, Comparison, Diff, Verdict, FINDING_FRAMES};
+use crate::measure::flow::{frame_costs, frames_with_maps, roles, Labels, TargetRole};
+use crate::measure::stats::{benjamini_hochberg, min_p_value};
 use gpuheat_session::Session;
 use serde::Serialize;
 
@@ -97,7 +97,7 @@ fn judge(targets: &mut [TargetDiff], d: &Diff) {
         let tested: Vec<usize> = (0..family.len())
             .filter(|&i| {
                 let c = &family[i];
-                let n = |s: &Option<crate::stats::Summary>| s.as_ref().map_or(0, |s| s.n);
+                let n = |s: &Option<crate::measure::stats::Summary>| s.as_ref().map_or(0, |s| s.n);
                 c.p.is_some() && min_p_value(n(&c.a), n(&c.b)) <= d.alpha
             })
             .collect();

@@ -1,0 +1,447 @@
+//! Checklist rules that read a frame's measured numbers: one draw holding a large share of
+//! the frame's GPU time, a cost per fragment far above the frame's median, overdraw, and
+//! many small draws.
+//!
+//! Every rule works from measurements (serialized time, fragments from the heat map or the
+//! fragment-shader counter, the overdraw map); a rule whose inputs were not captured stays
+//! silent rather than guess.
+
+use super::context::Context;
+use super::finding::{Cost, Evidence, Finding, Severity};
+use super::rule::{Family, Rule};
+use crate::measure::cost::DrawCost;
+use crate::measure::pick::heat_map;
+use gpuheat_session::{Frame, HeatMap, Session};
+use std::collections::{BTreeMap, HashMap};
+
+/// A draw taking at least this share of its frame's GPU time is called out.
+const DOMINANT_SHARE: f64 = 0.25;
+/// …in a frame of at least this many work calls (4× a fair share of 1/16 is the quarter), or
+/// with this many times its share of the frame's fragments.
+const DOMINANT_MIN_CALLS: usize = 16;
+/// See [`DOMINANT_MIN_CALLS`].
+const DOMINANT_OVER_FAIR: f64 = 4.0;
+/// A draw whose cost per fragment is this many times its frame's median is called out.
+const FRAGMENT_COST_RATIO: f64 = 4.0;
+/// Draws of fewer fragments are not judged per fragment: their time is mostly the draw's
+/// fixed cost (set-up, the timing bracket), which divided by a few fragments looks huge
+/// (glmark2's `ideas` has 12-fragment draws of 0.095 ms: "7909 ns per fragment"). 256 is a
+/// 16×16 block, 16 of llvmpipe's 4×4 tiles; `hot_spot`'s documented 24×24 spot (576) is
+/// above it.
+pub const MIN_FRAGMENTS: u64 = 256;
+/// Serialized times under this are not judged (dominant-draw, expensive-fragments): timer
+/// queries resolve a microsecond or so, and the calibrated bracket overhead subtracted from
+/// each time varies between draws by about its own size.
+pub const NOISE_FLOOR_NS: u64 = 10_000;
+/// ...nor under this many times the context's calibrated bracket overhead (the error of the
+/// subtraction is then at most about a tenth of the time).
+pub const NOISE_OVERHEADS: u64 = 10;
+/// Mean fragments per covered pixel from which overdraw is called out.
+const OVERDRAW_MEAN: f64 = 3.0;
+/// Draws per frame from which small draws are worth batching.
+const MANY_DRAWS: usize = 100;
+
+/// The rules of this family, in the order the catalogue lists them.
+pub(super) const RULES: &[&Rule] = &[
+    &DOMINANT_DRAW,
+    &EXPENSIVE_FRAGMENTS,
+    &OVERDRAW,
+    &SMALL_DRAWS,
+];
+
+/// Whether frame `f`'s times say what the program's frames cost. Frame 0 holds a launched
+/// program's set-up: its times are first-use compiles and uploads. Likewise the first frame
+/// after an attach, where the capture's own set-up (queries, the painter's programs) and the
+/// driver's recompiles for it land.
+fn steady(ctx: &Context, f: &Frame) -> bool {
+    f.index != 0 && Some(f.index) != ctx.first_after_attach
+}
+
+/// `dominant-draw`.
+pub(super) const DOMINANT_DRAW: Rule = Rule {
+    id: "dominant-draw",
+    family: Family::Frame,
+    severity: Severity::Warning,
+    summary: "one draw holds a large share of its frame's GPU time",
+    check: |ctx, out| {
+        for f in ctx.s.frames.iter().filter(|f| steady(ctx, f)) {
+            let draws = ctx.draws(f.index);
+            let frags = frame_fragments(heat_map(ctx.s, f.index), draws);
+            let floor = |call: u32| noise_floor(ctx.s, f, call);
+            dominant_draws(
+                ctx.s,
+                f,
+                ctx.draw_calls(f.index),
+                draws,
+                &frags,
+                &floor,
+                out,
+            );
+        }
+    },
+};
+
+/// `expensive-fragments`.
+pub(super) const EXPENSIVE_FRAGMENTS: Rule = Rule {
+    id: "expensive-fragments",
+    family: Family::Frame,
+    severity: Severity::Warning,
+    summary: "a draw's cost per fragment is far above its frame's median",
+    check: |ctx, out| {
+        for f in ctx.s.frames.iter().filter(|f| steady(ctx, f)) {
+            let draws = ctx.draws(f.index);
+            let map = heat_map(ctx.s, f.index);
+            let frags = frame_fragments(map, draws);
+            let floor = |call: u32| noise_floor(ctx.s, f, call);
+            fragment_cost(f.index, draws, &frags, map.is_some(), &floor, out);
+        }
+    },
+};
+
+/// `overdraw`: the screen's map, then each offscreen target's own (several records of one
+/// target add up).
+pub(super) const OVERDRAW: Rule = Rule {
+    id: "overdraw",
+    family: Family::Frame,
+    severity: Severity::Warning,
+    summary: "covered pixels are shaded several times on average",
+    check: |ctx, out| {
+        let s = ctx.s;
+        for f in &s.frames {
+            if let Some(m) = heat_map(s, f.index) {
+                overdraw(&m.overdraw, None, f.index, out);
+            }
+            let mut targets: BTreeMap<(u64, u32), Vec<u32>> = BTreeMap::new();
+            for t in s.target_heat.iter().filter(|t| t.frame == f.index) {
+                let sum = targets.entry((t.context, t.target.id)).or_default();
+                if sum.len() < t.overdraw.len() {
+                    sum.resize(t.overdraw.len(), 0);
+                }
+                for (a, b) in sum.iter_mut().zip(&t.overdraw) {
+                    *a += b;
+                }
+            }
+            for ((_, id), o) in &targets {
+                overdraw(o, Some(*id), f.index, out);
+            }
+        }
+    },
+};
+
+/// `small-draws`.
+pub(super) const SMALL_DRAWS: Rule = Rule {
+    id: "small-draws",
+    family: Family::Frame,
+    severity: Severity::Warning,
+    summary: "many draws of few fragments each",
+    check: |ctx, out| {
+        for f in &ctx.s.frames {
+            let draws = ctx.draws(f.index);
+            let map = heat_map(ctx.s, f.index);
+            let frags = frame_fragments(map, draws);
+            small_draws(map, f.index, ctx.draw_calls(f.index), draws, &frags, out);
+        }
+    },
+};
+
+/// The least serialized time of call `call` of frame `f` that rule judges: [`NOISE_FLOOR_NS`]
+/// or [`NOISE_OVERHEADS`] times its context's calibrated bracket overhead, the larger.
+fn noise_floor(s: &Session, f: &Frame, call: u32) -> u64 {
+    let overhead = f
+        .calls
+        .get(call as usize)
+        .and_then(|c| s.contexts.iter().find(|x| x.handle == c.context))
+        .map_or(0, |x| x.serialized_overhead_ns);
+    NOISE_FLOOR_NS.max(NOISE_OVERHEADS * overhead)
+}
+
+/// `draw_calls` counts the frame's glDraw* calls: a frame of one draw (and a clear) has no
+/// draw that dominates others. Shares are of serialized time when the frame has any (each
+/// draw measured alone); else of pipelined time, but only when every work call's context
+/// says pipelined times measure a draw's own cost there (not on llvmpipe, where they measure
+/// when the rasterizer got to it). The draw's own time must be above the noise floor.
+#[allow(clippy::too_many_arguments)]
+fn dominant_draws(
+    s: &Session,
+    f: &Frame,
+    draw_calls: usize,
+    draws: &[&DrawCost],
+    frags: &HashMap<u32, u64>,
+    floor: &dyn Fn(u32) -> u64,
+    out: &mut Vec<Finding>,
+) {
+    if draw_calls < 2 {
+        return;
+    }
+    let serialized = draws.iter().any(|d| d.gpu_serialized_ns.is_some());
+    let times: Vec<(&DrawCost, u64)> = if serialized {
+        draws
+            .iter()
+            .filter_map(|d| Some((*d, d.gpu_serialized_ns?)))
+            .collect()
+    } else {
+        let meaningful = draws.iter().all(|d| {
+            f.calls
+                .get(d.call as usize)
+                .and_then(|c| s.contexts.iter().find(|x| x.handle == c.context))
+                .is_some_and(|x| x.pipelined_meaningful)
+        });
+        if !meaningful {
+            return;
+        }
+        draws
+            .iter()
+            .filter_map(|d| Some((*d, d.gpu_pipelined_ns?)))
+            .collect()
+    };
+    let total: u64 = times.iter().map(|(_, t)| t).sum();
+    if total == 0 {
+        return;
+    }
+    let measured = if serialized {
+        "serialized GPU time"
+    } else {
+        "pipelined GPU time"
+    };
+    // A frame's largest draw always holds a good share of a few draws: among few, it
+    // dominates only far above its share of the fragments.
+    let many = times.len() >= DOMINANT_MIN_CALLS;
+    let fragments: u64 = times.iter().filter_map(|(d, _)| frags.get(&d.call)).sum();
+    for (d, t) in times {
+        let share = t as f64 / total as f64;
+        let pixel_share = frags
+            .get(&d.call)
+            .filter(|_| fragments > 0)
+            .map(|&n| n as f64 / fragments as f64);
+        let above_fair = many || pixel_share.is_some_and(|p| share >= DOMINANT_OVER_FAIR * p);
+        if share >= DOMINANT_SHARE && above_fair && t >= floor(d.call) {
+            out.push(Finding {
+                frame: f.index,
+                call: Some(d.call),
+                rule: DOMINANT_DRAW.id,
+                severity: if share >= 0.5 {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                title: format!(
+                    "{} takes {:.0}% of the frame's {measured} ({:.3} of {:.3} ms)",
+                    d.function,
+                    share * 100.0,
+                    t as f64 / 1e6,
+                    total as f64 / 1e6
+                ),
+                detail: "One draw out of many holds a large share of the frame: it is where \
+                         an optimisation pays first."
+                    .into(),
+                fix: "Its fragment cost and coverage say whether to shade less or cover \
+                      fewer pixels."
+                    .into(),
+                evidence: Evidence::calls([d.call])
+                    .with("measured", measured)
+                    .with("share", format!("{share:.3}"))
+                    .with("gpu_ns", t)
+                    .with("frame_gpu_ns", total)
+                    .with("work_calls", draws.len())
+                    .with(
+                        "fragment_share",
+                        pixel_share.map_or("unknown".into(), |p| format!("{p:.3}")),
+                    ),
+                cost: Some(Cost {
+                    ns: t,
+                    measured: format!("the draw's {measured}"),
+                }),
+            });
+        }
+    }
+}
+
+/// Fragments of each draw: the heat map's exact count when painted, else the fragment-shader
+/// counter.
+fn frame_fragments(map: Option<&HeatMap>, draws: &[&DrawCost]) -> HashMap<u32, u64> {
+    if let Some(map) = map {
+        return map.draws.iter().map(|d| (d.call, d.fragments)).collect();
+    }
+    draws
+        .iter()
+        .filter_map(|d| {
+            let n = d.counters.get("fragment_shader_invocations")?;
+            Some((d.call, *n))
+        })
+        .collect()
+}
+
+/// Cost per fragment against the frame's median, over the draws it can be trusted for:
+/// serialized time (full mode; pipelined times overlap other draws) above the noise floor,
+/// and at least [`MIN_FRAGMENTS`] fragments.
+fn fragment_cost(
+    frame: u64,
+    draws: &[&DrawCost],
+    frags: &HashMap<u32, u64>,
+    from_map: bool,
+    floor: &dyn Fn(u32) -> u64,
+    out: &mut Vec<Finding>,
+) {
+    let per_fragment: Vec<(&DrawCost, u64, u64, f64)> = draws
+        .iter()
+        .filter_map(|d| {
+            let n = *frags.get(&d.call)?;
+            let t = d.gpu_serialized_ns?;
+            (n >= MIN_FRAGMENTS && t >= floor(d.call)).then(|| (*d, n, t, t as f64 / n as f64))
+        })
+        .collect();
+    if per_fragment.len() < 2 {
+        return;
+    }
+    let mut costs: Vec<f64> = per_fragment.iter().map(|p| p.3).collect();
+    costs.sort_by(f64::total_cmp);
+    let median = costs[costs.len() / 2];
+    if median <= 0.0 {
+        return;
+    }
+    let source = if from_map {
+        "heat map"
+    } else {
+        "fragment_shader_invocations counter"
+    };
+    for (d, n, t, c) in per_fragment {
+        let ratio = c / median;
+        if ratio >= FRAGMENT_COST_RATIO {
+            out.push(Finding {
+                frame,
+                call: Some(d.call),
+                rule: EXPENSIVE_FRAGMENTS.id,
+                severity: Severity::Warning,
+                title: format!(
+                    "{c:.1} ns per fragment ({n} fragments, {:.3} ms serialized), {ratio:.1}x \
+                     the frame's median ({median:.2} ns)",
+                    t as f64 / 1e6
+                ),
+                detail: "Each pixel this draw covers costs far more than the frame's other \
+                         draws: its fragment shader is the expense."
+                    .into(),
+                fix: "Shade less (fewer texture reads and loop iterations, lower precision) \
+                      or cover fewer pixels."
+                    .into(),
+                evidence: Evidence::calls([d.call])
+                    .with("measured", "serialized GPU time")
+                    .with("serialized_ns", t)
+                    .with("fragments", n)
+                    .with("fragments_from", source)
+                    .with("ns_per_fragment", format!("{c:.2}"))
+                    .with("median_ns_per_fragment", format!("{median:.2}"))
+                    .with(
+                        "draws_compared",
+                        format!(
+                            "{} (at least {MIN_FRAGMENTS} fragments and above the noise floor)",
+                            costs.len()
+                        ),
+                    ),
+                cost: Some(Cost {
+                    ns: t - (median * n as f64).min(t as f64) as u64,
+                    measured: "the draw's serialized GPU time above the frame's median cost \
+                               per fragment"
+                        .into(),
+                }),
+            });
+        }
+    }
+}
+
+/// Overdraw of one map: the screen's (`target` `None`) or an offscreen target's.
+fn overdraw(map: &[u32], target: Option<u32>, frame: u64, out: &mut Vec<Finding>) {
+    let covered = map.iter().filter(|&&n| n > 0).count();
+    if covered == 0 {
+        return;
+    }
+    let total: u64 = map.iter().map(|&n| u64::from(n)).sum();
+    let max = map.iter().copied().max().unwrap_or(0);
+    let mean = total as f64 / covered as f64;
+    if mean >= OVERDRAW_MEAN {
+        out.push(Finding {
+            frame,
+            call: None,
+            rule: OVERDRAW.id,
+            severity: if mean >= 2.0 * OVERDRAW_MEAN {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            title: format!(
+                "each covered pixel{} is shaded {mean:.1} times on average (at most {max})",
+                target
+                    .map(|t| format!(" of render target {t}"))
+                    .unwrap_or_default()
+            ),
+            detail: "Fragments that a later draw covers are wasted work.".into(),
+            fix: "Draw opaque geometry front to back with the depth test on, skip layers that \
+                  are hidden, and keep blended layers small."
+                .into(),
+            evidence: Evidence::default()
+                .with(
+                    "target",
+                    target.map_or("screen".to_string(), |t| t.to_string()),
+                )
+                .with("covered_pixels", covered)
+                .with("fragments", total)
+                .with("mean", format!("{mean:.2}"))
+                .with("max", max),
+            ..Default::default()
+        });
+    }
+}
+
+/// `draw_calls` counts the frame's glDraw* calls; `draws` holds all its work calls.
+fn small_draws(
+    map: Option<&HeatMap>,
+    frame: u64,
+    draw_calls: usize,
+    draws: &[&DrawCost],
+    frags: &HashMap<u32, u64>,
+    out: &mut Vec<Finding>,
+) {
+    if draw_calls < MANY_DRAWS {
+        return;
+    }
+    let mut sizes: Vec<u64> = draws
+        .iter()
+        .filter_map(|d| frags.get(&d.call).copied())
+        .collect();
+    sizes.sort_unstable();
+    let median = sizes.get(sizes.len() / 2).copied();
+    let pixels = map.map(|m| m.pixels());
+    let small = match (median, pixels) {
+        (Some(m), Some(p)) => m * 100 < p,
+        (Some(m), None) => m < 4096,
+        (None, _) => true,
+    };
+    if !small {
+        return;
+    }
+    let cpu: u64 = draws.iter().map(|d| d.cpu_ns).sum();
+    out.push(Finding {
+        frame,
+        call: None,
+        rule: SMALL_DRAWS.id,
+        severity: Severity::Warning,
+        title: format!(
+            "{draw_calls} draws in one frame{}, {:.3} ms of CPU time in them",
+            median
+                .map(|m| format!(", median {m} fragments each"))
+                .unwrap_or_default(),
+            cpu as f64 / 1e6
+        ),
+        detail: "Each draw call has a fixed CPU and driver cost; many small draws spend more \
+                 on calls than on pixels."
+            .into(),
+        fix: "Batch them: merge buffers, use instancing or multi-draw.".into(),
+        evidence: Evidence::default().with("draws", draw_calls).with(
+            "median_fragments",
+            median.map_or("unknown".into(), |m| m.to_string()),
+        ),
+        cost: Some(Cost {
+            ns: cpu,
+            measured: "CPU time of the frame's work calls".into(),
+        }),
+    });
+}

@@ -1,0 +1,19 @@
+//! What a session measured, arranged for reading: [`cost`] (per-frame totals and per-draw
+//! costs), [`identity`] (which draws are the same across frames and sessions), [`aggregate`]
+//! (a draw's figures over frames, by identity), [`stats`] (medians, spreads and tests),
+//! [`pick`] (which draws a pixel's heat came from) and [`flow`] (how offscreen passes' cost
+//! reaches the pixels they feed).
+//!
+//! Layers, lowest first: `stats`, `pick`; `cost`; `identity`; `aggregate`; `flow`.
+
+pub mod stats;
+
+pub mod pick;
+
+pub mod cost;
+
+pub mod identity;
+
+pub mod aggregate;
+
+pub mod flow;
