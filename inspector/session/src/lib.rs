@@ -13,7 +13,6 @@ pub mod error;
 pub mod header;
 pub mod model;
 mod planes;
-pub mod procmaps;
 pub mod reader;
 #[cfg(feature = "testing")]
 pub mod scratch;
