@@ -442,7 +442,9 @@ fn fragments(map: Option<&HeatMap>, draws: &[&DrawCost]) -> HashMap<u32, u64> {
     draws
         .iter()
         .filter_map(|d| {
-            let n = d.counters.get("fragment_shader_invocations")?;
+            let n = d
+                .counters
+                .get(gpuheat_session::counter_names::FRAGMENT_SHADER_INVOCATIONS)?;
             Some((d.call, *n))
         })
         .collect()

@@ -9,6 +9,7 @@
 pub mod chunk;
 pub mod columns;
 pub mod control;
+pub mod counter_names;
 pub mod error;
 pub mod header;
 pub mod model;
