@@ -3,9 +3,11 @@
 //! A counter's position in [`COUNTERS`] is the `u16` stored in
 //! [`gpuheat_session::CounterValue::counter`], and [`crate::ContextCounters::info`] lists the
 //! counters of a context in this same order, each marked available or not. The order never
-//! changes: new counters are appended.
+//! changes: new counters are appended. Their names cross the process boundary and are spelled
+//! once, in [`gpuheat_session::counter_names`], which lists them in this order.
 
 use crate::gl;
+use gpuheat_session::counter_names as names;
 
 /// How a counter is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +91,7 @@ const fn query(
 /// The catalogue, in [`gpuheat_session::CounterValue::counter`] order.
 pub const COUNTERS: &[CounterDef] = &[
     CounterDef {
-        name: "gpu_time_serialized",
+        name: names::GPU_TIME_SERIALIZED,
         unit: "ns",
         description: "GPU time of the call alone: pipeline drained before and after it, \
                       minus the calibrated cost of an empty bracket",
@@ -97,7 +99,7 @@ pub const COUNTERS: &[CounterDef] = &[
         target: None,
     },
     CounterDef {
-        name: "gpu_time_pipelined",
+        name: names::GPU_TIME_PIPELINED,
         unit: "ns",
         description: "GPU time between timestamps written before and after the call, \
                       without stalling; blurred by overlap between calls",
@@ -105,79 +107,79 @@ pub const COUNTERS: &[CounterDef] = &[
         target: Some(gl::TIMESTAMP),
     },
     query(
-        "samples_passed",
+        names::SAMPLES_PASSED,
         "samples",
         "Samples that passed the depth and stencil tests",
         gl::SAMPLES_PASSED,
     ),
     query(
-        "vertices_submitted",
+        names::VERTICES_SUBMITTED,
         "vertices",
         "Vertices fetched by the primitive assembly stage",
         gl::VERTICES_SUBMITTED,
     ),
     query(
-        "primitives_submitted",
+        names::PRIMITIVES_SUBMITTED,
         "primitives",
         "Primitives assembled from the submitted vertices",
         gl::PRIMITIVES_SUBMITTED,
     ),
     query(
-        "vertex_shader_invocations",
+        names::VERTEX_SHADER_INVOCATIONS,
         "invocations",
         "Vertex shader invocations",
         gl::VERTEX_SHADER_INVOCATIONS,
     ),
     query(
-        "tess_control_shader_patches",
+        names::TESS_CONTROL_SHADER_PATCHES,
         "patches",
         "Patches processed by the tessellation control shader",
         gl::TESS_CONTROL_SHADER_PATCHES,
     ),
     query(
-        "tess_evaluation_shader_invocations",
+        names::TESS_EVALUATION_SHADER_INVOCATIONS,
         "invocations",
         "Tessellation evaluation shader invocations",
         gl::TESS_EVALUATION_SHADER_INVOCATIONS,
     ),
     query(
-        "geometry_shader_invocations",
+        names::GEOMETRY_SHADER_INVOCATIONS,
         "invocations",
         "Geometry shader invocations",
         gl::GEOMETRY_SHADER_INVOCATIONS,
     ),
     query(
-        "geometry_shader_primitives_emitted",
+        names::GEOMETRY_SHADER_PRIMITIVES_EMITTED,
         "primitives",
         "Primitives emitted by the geometry shader",
         gl::GEOMETRY_SHADER_PRIMITIVES_EMITTED,
     ),
     query(
-        "fragment_shader_invocations",
+        names::FRAGMENT_SHADER_INVOCATIONS,
         "invocations",
         "Fragment shader invocations",
         gl::FRAGMENT_SHADER_INVOCATIONS,
     ),
     query(
-        "compute_shader_invocations",
+        names::COMPUTE_SHADER_INVOCATIONS,
         "invocations",
         "Compute shader invocations",
         gl::COMPUTE_SHADER_INVOCATIONS,
     ),
     query(
-        "clipping_input_primitives",
+        names::CLIPPING_INPUT_PRIMITIVES,
         "primitives",
         "Primitives that entered the clipping stage",
         gl::CLIPPING_INPUT_PRIMITIVES,
     ),
     query(
-        "clipping_output_primitives",
+        names::CLIPPING_OUTPUT_PRIMITIVES,
         "primitives",
         "Primitives that left the clipping stage",
         gl::CLIPPING_OUTPUT_PRIMITIVES,
     ),
     CounterDef {
-        name: "cpu_time",
+        name: names::CPU_TIME,
         unit: "ns",
         description: "Thread CPU time spent inside the call (measured by the agent)",
         kind: CounterKind::Agent,
@@ -204,35 +206,57 @@ mod tests {
 
     #[test]
     fn indices_match_names() {
-        assert_eq!(COUNTERS.len(), 15);
         let expect = [
-            (GPU_TIME_SERIALIZED, "gpu_time_serialized"),
-            (GPU_TIME_PIPELINED, "gpu_time_pipelined"),
-            (SAMPLES_PASSED, "samples_passed"),
-            (VERTICES_SUBMITTED, "vertices_submitted"),
-            (PRIMITIVES_SUBMITTED, "primitives_submitted"),
-            (VERTEX_SHADER_INVOCATIONS, "vertex_shader_invocations"),
-            (TESS_CONTROL_SHADER_PATCHES, "tess_control_shader_patches"),
+            (GPU_TIME_SERIALIZED, names::GPU_TIME_SERIALIZED),
+            (GPU_TIME_PIPELINED, names::GPU_TIME_PIPELINED),
+            (SAMPLES_PASSED, names::SAMPLES_PASSED),
+            (VERTICES_SUBMITTED, names::VERTICES_SUBMITTED),
+            (PRIMITIVES_SUBMITTED, names::PRIMITIVES_SUBMITTED),
+            (VERTEX_SHADER_INVOCATIONS, names::VERTEX_SHADER_INVOCATIONS),
+            (
+                TESS_CONTROL_SHADER_PATCHES,
+                names::TESS_CONTROL_SHADER_PATCHES,
+            ),
             (
                 TESS_EVALUATION_SHADER_INVOCATIONS,
-                "tess_evaluation_shader_invocations",
+                names::TESS_EVALUATION_SHADER_INVOCATIONS,
             ),
-            (GEOMETRY_SHADER_INVOCATIONS, "geometry_shader_invocations"),
+            (
+                GEOMETRY_SHADER_INVOCATIONS,
+                names::GEOMETRY_SHADER_INVOCATIONS,
+            ),
             (
                 GEOMETRY_SHADER_PRIMITIVES_EMITTED,
-                "geometry_shader_primitives_emitted",
+                names::GEOMETRY_SHADER_PRIMITIVES_EMITTED,
             ),
-            (FRAGMENT_SHADER_INVOCATIONS, "fragment_shader_invocations"),
-            (COMPUTE_SHADER_INVOCATIONS, "compute_shader_invocations"),
-            (CLIPPING_INPUT_PRIMITIVES, "clipping_input_primitives"),
-            (CLIPPING_OUTPUT_PRIMITIVES, "clipping_output_primitives"),
-            (CPU_TIME, "cpu_time"),
+            (
+                FRAGMENT_SHADER_INVOCATIONS,
+                names::FRAGMENT_SHADER_INVOCATIONS,
+            ),
+            (
+                COMPUTE_SHADER_INVOCATIONS,
+                names::COMPUTE_SHADER_INVOCATIONS,
+            ),
+            (CLIPPING_INPUT_PRIMITIVES, names::CLIPPING_INPUT_PRIMITIVES),
+            (
+                CLIPPING_OUTPUT_PRIMITIVES,
+                names::CLIPPING_OUTPUT_PRIMITIVES,
+            ),
+            (CPU_TIME, names::CPU_TIME),
         ];
+        assert_eq!(expect.len(), COUNTERS.len());
         for (i, name) in expect {
             assert_eq!(get(i).unwrap().name, name);
             assert_eq!(index_of(name), Some(i));
         }
         assert_eq!(index_of("nope"), None);
+    }
+
+    /// The catalogue lists every name the session format knows, in the same order.
+    #[test]
+    fn catalogue_order_is_the_sessions() {
+        let catalogue: Vec<&str> = COUNTERS.iter().map(|c| c.name).collect();
+        assert_eq!(catalogue, names::ALL);
     }
 
     #[test]

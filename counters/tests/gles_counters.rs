@@ -7,6 +7,7 @@ use common::{value, Scene};
 use gpuheat_counters::catalogue::*;
 use gpuheat_examples::gfx::Api;
 use gpuheat_examples::gl::*;
+use gpuheat_session::counter_names as names;
 use gpuheat_session::{CaptureMode, ClientApi};
 
 const W: u32 = 160;
@@ -21,11 +22,11 @@ fn gles_reports_what_it_cannot_measure() {
     assert_eq!(info.api, ClientApi::Gles);
     assert!(info.version.starts_with("OpenGL ES 3."), "{}", info.version);
     let by_name = |n: &str| info.counters.iter().find(|c| c.name == n).unwrap();
-    assert!(by_name("gpu_time_serialized").available);
-    assert!(by_name("cpu_time").available);
-    let pipelined = by_name("gpu_time_pipelined");
+    assert!(by_name(names::GPU_TIME_SERIALIZED).available);
+    assert!(by_name(names::CPU_TIME).available);
+    let pipelined = by_name(names::GPU_TIME_PIPELINED);
     assert!(pipelined.available, "{:?}", pipelined.unavailable_reason);
-    let samples = by_name("samples_passed");
+    let samples = by_name(names::SAMPLES_PASSED);
     assert!(!samples.available);
     assert!(samples
         .unavailable_reason

@@ -2,7 +2,8 @@
 //! GLES 1.1–3.2, EGL, GLX and all their extensions) and of the OpenVG 1.1 table
 //! (`probe/registry/openvg.xml`: openvg.h and vgu.h), plus the tables the runtime and the
 //! session need. Nothing is written by hand per function: behaviour differences come from the
-//! `class` and `role` computed here from the name.
+//! `class` and `role` computed here from the name. The few EGL, GLX and VG enum values the
+//! agent's own code needs are generated here too ([`ENUMS`]), so none is typed by hand.
 
 use gpuheat_registry::{CType, Command, Registry};
 use std::fmt::Write as _;
@@ -87,6 +88,122 @@ const VG_PATH_CALLS: [&str; 15] = [
     "vguEllipse",
     "vguArc",
 ];
+
+/// The EGL, GLX, OpenVG and VGU enums the agent's own code uses (the wrappers pass every
+/// value through and need none), generated into `crate::enums` with their registry values, by
+/// the Rust type the code uses them as: `EGLint`, `int` and `VGint` parameters are `i32`; path
+/// capabilities, image formats and VGU values `u32`; path segments the `u8`s of a `VGubyte`
+/// segment array. A name the registries do not know, know with two values, or give a value
+/// its type cannot hold fails the build.
+const ENUMS: &[(&str, &[&str])] = &[
+    (
+        "i32",
+        &[
+            // The drawable's size (contexts.rs).
+            "EGL_DRAW",
+            "EGL_WIDTH",
+            "EGL_HEIGHT",
+            "GLX_WIDTH",
+            "GLX_HEIGHT",
+            // The VG state a draw is recorded with (vg.rs).
+            "VG_MATRIX_MODE",
+            "VG_MATRIX_PATH_USER_TO_SURFACE",
+            "VG_MATRIX_IMAGE_USER_TO_SURFACE",
+            "VG_FILL_RULE",
+            "VG_SCISSORING",
+            "VG_SCISSOR_RECTS",
+            "VG_STROKE_LINE_WIDTH",
+            "VG_STROKE_CAP_STYLE",
+            "VG_STROKE_JOIN_STYLE",
+            "VG_STROKE_MITER_LIMIT",
+            "VG_STROKE_DASH_PATTERN",
+            "VG_STROKE_DASH_PHASE",
+            "VG_IMAGE_FORMAT",
+            "VG_IMAGE_WIDTH",
+            "VG_IMAGE_HEIGHT",
+        ],
+    ),
+    (
+        "u32",
+        &[
+            // Path capabilities (vgpaths.rs, vg.rs).
+            "VG_PATH_CAPABILITY_APPEND_FROM",
+            "VG_PATH_CAPABILITY_APPEND_TO",
+            "VG_PATH_CAPABILITY_MODIFY",
+            "VG_PATH_CAPABILITY_PATH_TRANSFORMED_BOUNDS",
+            "VG_PATH_CAPABILITY_ALL",
+            // vguArc's arc types, and VGU's first error code.
+            "VGU_ARC_OPEN",
+            "VGU_ARC_CHORD",
+            "VGU_ARC_PIE",
+            "VGU_BAD_HANDLE_ERROR",
+            // Image formats whose pixel size uploads are hashed with (vg.rs).
+            "VG_sRGBX_8888",
+            "VG_sRGBA_8888",
+            "VG_sRGBA_8888_PRE",
+            "VG_sRGB_565",
+            "VG_sRGBA_5551",
+            "VG_sRGBA_4444",
+            "VG_sL_8",
+            "VG_lRGBX_8888",
+            "VG_lRGBA_8888",
+            "VG_lRGBA_8888_PRE",
+            "VG_lL_8",
+            "VG_A_8",
+            "VG_BW_1",
+            "VG_A_1",
+            "VG_A_4",
+        ],
+    ),
+    (
+        "u8",
+        &[
+            // Path segment commands, absolute (vgpaths.rs; `| 1` makes one relative).
+            "VG_CLOSE_PATH",
+            "VG_MOVE_TO",
+            "VG_LINE_TO",
+            "VG_HLINE_TO",
+            "VG_VLINE_TO",
+            "VG_SCCWARC_TO",
+            "VG_SCWARC_TO",
+        ],
+    ),
+];
+
+/// `crate::enums`: one `pub const` per name of [`ENUMS`], upper case (`VG_sRGBX_8888` is
+/// `VG_SRGBX_8888`), with its value from `regs`.
+fn enums(regs: &[&Registry]) -> String {
+    let mut out = String::new();
+    for &(ty, names) in ENUMS {
+        let max: u64 = match ty {
+            "i32" => i32::MAX as u64,
+            "u32" => u32::MAX.into(),
+            "u8" => u8::MAX.into(),
+            _ => panic!("ENUMS: no range known for {ty}"),
+        };
+        for &name in names {
+            let mut values = regs
+                .iter()
+                .flat_map(|r| &r.enums)
+                .filter(|e| e.name == name)
+                .map(|e| e.value);
+            let value = values
+                .next()
+                .unwrap_or_else(|| panic!("the registries have no {name}"));
+            if let Some(other) = values.find(|&v| v != value) {
+                panic!("the registries give {name} two values: 0x{value:X} and 0x{other:X}");
+            }
+            assert!(value <= max, "{name} = 0x{value:X} does not fit {ty}");
+            writeln!(
+                out,
+                "/// `{name}`.\npub const {}: {ty} = 0x{value:04X};",
+                name.to_ascii_uppercase()
+            )
+            .unwrap();
+        }
+    }
+    out
+}
 
 fn class(name: &str) -> &'static str {
     let any = |prefixes: &[&str]| prefixes.iter().any(|p| name.starts_with(p));
@@ -347,8 +464,9 @@ fn main() {
     }
     out.push_str("}\n");
 
-    let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("generated.rs");
-    std::fs::write(dest, out).unwrap();
+    let dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    std::fs::write(dir.join("generated.rs"), out).unwrap();
+    std::fs::write(dir.join("enums.rs"), enums(&[&reg, &vg])).unwrap();
 }
 
 /// The generated module's documentation, with the one safety argument every wrapper's

@@ -283,8 +283,8 @@ fn text(
             d.frame_share
                 .map(|s| format!("{:.1}%", s * 100.0))
                 .unwrap_or_else(|| "-".into()),
-            counter("samples_passed"),
-            counter("fragment_shader_invocations"),
+            counter(gpuheat_session::counter_names::SAMPLES_PASSED),
+            counter(gpuheat_session::counter_names::FRAGMENT_SHADER_INVOCATIONS),
             d.cpu_ns as f64 / 1e3,
             d.text,
             d.callsite,
@@ -300,7 +300,12 @@ fn text(
             .counters
             .iter()
             .filter(|(k, v)| {
-                **v != 0 && !matches!(k.as_str(), "samples_passed" | "fragment_shader_invocations")
+                **v != 0
+                    && !matches!(
+                        k.as_str(),
+                        gpuheat_session::counter_names::SAMPLES_PASSED
+                            | gpuheat_session::counter_names::FRAGMENT_SHADER_INVOCATIONS
+                    )
             })
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
@@ -378,7 +383,7 @@ fn identity_text(stats: &SessionStats, a: &Analysis, top: usize, o: &mut String)
             "{:>3} {t:>10} {spread:>9} {:>6} {:>10} {:>10} {cpu:>8.1}  {}{ordinal}  @{}{}",
             n + 1,
             d.occurrences.len(),
-            median_of(d, "samples_passed"),
+            median_of(d, gpuheat_session::counter_names::SAMPLES_PASSED),
             median_of(d, gpuheat_analysis::measure::aggregate::FRAGMENTS),
             d.text,
             d.key.callsite,

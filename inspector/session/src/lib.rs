@@ -9,11 +9,11 @@
 pub mod chunk;
 pub mod columns;
 pub mod control;
+pub mod counter_names;
 pub mod error;
 pub mod header;
 pub mod model;
 mod planes;
-pub mod procmaps;
 pub mod reader;
 #[cfg(feature = "testing")]
 pub mod scratch;

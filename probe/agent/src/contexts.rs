@@ -1,5 +1,6 @@
 //! Per-context counter state, created the first time a context is seen during a capture.
 
+use crate::enums::{EGL_DRAW, EGL_HEIGHT, EGL_WIDTH, GLX_HEIGHT, GLX_WIDTH};
 use crate::{capture, outbox, real, table};
 use gpuheat_counters::geometry::{self, DrawCall};
 use gpuheat_counters::{
@@ -294,9 +295,6 @@ pub fn snapshot(ctx: u64, frame: u64, query_surface: bool) -> Option<ContextStat
 
 /// Width and height of the current EGL draw surface.
 fn egl_surface_size() -> Option<[u32; 2]> {
-    const EGL_DRAW: i32 = 0x3059;
-    const EGL_WIDTH: i32 = 0x3057;
-    const EGL_HEIGHT: i32 = 0x3056;
     // Only a program that swaps through EGL has an EGL surface; a GLX program must not be
     // sent into an EGL library it never initialised.
     let swaps_with_egl = table::index_of(b"eglSwapBuffers").is_some_and(|i| real::raw(i) != 0);
@@ -324,8 +322,6 @@ fn egl_surface_size() -> Option<[u32; 2]> {
 
 /// Width and height of the current GLX drawable (GLX has no error state a query could reset).
 fn glx_surface_size() -> Option<[u32; 2]> {
-    const GLX_WIDTH: i32 = 0x801D;
-    const GLX_HEIGHT: i32 = 0x801E;
     // Only a program that swaps through GLX has a GLX drawable.
     let swaps_with_glx = table::index_of(b"glXSwapBuffers").is_some_and(|i| real::raw(i) != 0);
     if !swaps_with_glx {

@@ -10,7 +10,7 @@
 //! behind `catch_unwind`, waits are bounded, and buffers are capped.
 
 // Layers, each depending only on those above it in this list:
-// leaves (generated tables, table, real, capture, clock, callsite, config, calls), writer, outbox,
+// leaves (generated tables, enums, table, real, capture, clock, callsite, config, calls), writer, outbox,
 // contexts, programs, uploads, recorder, vgpaths, vg, runtime, then the interposer (hook, dl), live hooks and attach.
 mod attach;
 mod calls;
@@ -20,6 +20,7 @@ mod clock;
 mod config;
 mod contexts;
 mod dl;
+pub mod enums;
 pub mod hook;
 pub mod live;
 mod outbox;

@@ -150,6 +150,7 @@ pub fn name_used(ctx: u64, sources: impl Fn(u32) -> Option<Vec<(u32, CString)>>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpuheat_counters::gl;
 
     fn shaders(pairs: &[(u32, &str)]) -> Vec<(u32, CString)> {
         pairs
@@ -160,7 +161,7 @@ mod tests {
 
     #[test]
     fn the_name_does_not_depend_on_the_attach_order() {
-        let (vs, fs) = (0x8B31, 0x8B30);
+        let (vs, fs) = (gl::VERTEX_SHADER, gl::FRAGMENT_SHADER);
         let a = info(
             1,
             7,

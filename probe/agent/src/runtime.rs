@@ -390,7 +390,7 @@ fn renderer_query(loaded: AgentLoad) -> RendererQuery {
 
 /// Executable mappings of this process, for turning call sites into module + offset.
 fn modules() -> ModuleMap {
-    let maps = gpuheat_session::procmaps::read_self().unwrap_or_default();
+    let maps = gpuheat_procmaps::read_self().unwrap_or_default();
     let modules = maps
         .into_iter()
         .filter(|m| m.perms.exec && m.path.as_deref().is_some_and(|p| p.starts_with('/')))

@@ -19,6 +19,15 @@
 //! layered library makes for it are not recorded.
 
 use crate::clock::monotonic_ns;
+use crate::enums::{
+    VG_A_1, VG_A_4, VG_A_8, VG_BW_1, VG_FILL_RULE, VG_IMAGE_FORMAT, VG_IMAGE_HEIGHT,
+    VG_IMAGE_WIDTH, VG_LL_8, VG_LRGBA_8888, VG_LRGBA_8888_PRE, VG_LRGBX_8888,
+    VG_MATRIX_IMAGE_USER_TO_SURFACE, VG_MATRIX_MODE, VG_MATRIX_PATH_USER_TO_SURFACE,
+    VG_PATH_CAPABILITY_PATH_TRANSFORMED_BOUNDS, VG_SCISSORING, VG_SCISSOR_RECTS, VG_SL_8,
+    VG_SRGBA_4444, VG_SRGBA_5551, VG_SRGBA_8888, VG_SRGBA_8888_PRE, VG_SRGBX_8888, VG_SRGB_565,
+    VG_STROKE_CAP_STYLE, VG_STROKE_DASH_PATTERN, VG_STROKE_DASH_PHASE, VG_STROKE_JOIN_STYLE,
+    VG_STROKE_LINE_WIDTH, VG_STROKE_MITER_LIMIT,
+};
 use crate::generated::NAMES;
 use crate::{capture, outbox, real, vgpaths};
 use gpuheat_counters::catalogue::GPU_TIME_SERIALIZED;
@@ -37,23 +46,6 @@ const CALIBRATION_RUNS: usize = 21;
 const MAX_VALUES: usize = 256;
 /// Most bytes hashed for one upload (64 MiB).
 const MAX_UPLOAD: usize = 64 << 20;
-
-const MATRIX_MODE: i32 = 0x1100;
-const FILL_RULE: i32 = 0x1101;
-const SCISSOR_RECTS: i32 = 0x1106;
-const LINE_WIDTH: i32 = 0x1110;
-const CAP_STYLE: i32 = 0x1111;
-const JOIN_STYLE: i32 = 0x1112;
-const MITER_LIMIT: i32 = 0x1113;
-const DASH_PATTERN: i32 = 0x1114;
-const DASH_PHASE: i32 = 0x1115;
-const SCISSORING: i32 = 0x1131;
-const PATH_USER_TO_SURFACE: i32 = 0x1400;
-const IMAGE_USER_TO_SURFACE: i32 = 0x1401;
-const IMAGE_FORMAT: i32 = 0x1E00;
-const IMAGE_WIDTH: i32 = 0x1E01;
-const IMAGE_HEIGHT: i32 = 0x1E02;
-const TRANSFORMED_BOUNDS: u32 = 1 << 11;
 
 /// The real VG getters and setters the agent uses.
 struct Fns {
@@ -327,18 +319,18 @@ fn draw_state(f: &Fns, name: &str, ctx: u64, frame: u64, a: &[u64]) -> Option<Vg
                     let caps = vgpaths::version(ctx, path)
                         .map(|(_, _, caps)| caps)
                         .unwrap_or_else(|| (f.path_caps)(path as u32));
-                    if caps & TRANSFORMED_BOUNDS != 0 {
+                    if caps & VG_PATH_CAPABILITY_PATH_TRANSFORMED_BOUNDS != 0 {
                         let mut b = [0f32; 4];
                         let [x, y, w, h] = b.each_mut().map(|v| v as *mut f32);
                         (f.transformed_bounds)(path as u32, x, y, w, h);
                         bounds = Some([b[0], b[1], b[0] + b[2], b[1] + b[3]]);
                     }
                 }
-                let dash = float_vector(f, DASH_PATTERN);
-                let scissor = if (f.geti)(SCISSORING) != 0 {
-                    let n = ((f.vector_size)(SCISSOR_RECTS).max(0) as usize).min(4 * 64) / 4 * 4;
+                let dash = float_vector(f, VG_STROKE_DASH_PATTERN);
+                let scissor = if (f.geti)(VG_SCISSORING) != 0 {
+                    let n = ((f.vector_size)(VG_SCISSOR_RECTS).max(0) as usize).min(4 * 64) / 4 * 4;
                     let mut v = vec![0i32; n];
-                    (f.getiv)(SCISSOR_RECTS, n as i32, v.as_mut_ptr());
+                    (f.getiv)(VG_SCISSOR_RECTS, n as i32, v.as_mut_ptr());
                     v.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect()
                 } else {
                     Vec::new()
@@ -347,15 +339,15 @@ fn draw_state(f: &Fns, name: &str, ctx: u64, frame: u64, a: &[u64]) -> Option<Vg
                     path,
                     serial,
                     paint_modes: arg(1) as u32,
-                    matrix: matrix(f, PATH_USER_TO_SURFACE),
-                    fill_rule: (f.geti)(FILL_RULE) as u32,
+                    matrix: matrix(f, VG_MATRIX_PATH_USER_TO_SURFACE),
+                    fill_rule: (f.geti)(VG_FILL_RULE) as u32,
                     stroke: VgStroke {
-                        width: (f.getf)(LINE_WIDTH),
-                        cap: (f.geti)(CAP_STYLE) as u32,
-                        join: (f.geti)(JOIN_STYLE) as u32,
-                        miter_limit: (f.getf)(MITER_LIMIT),
+                        width: (f.getf)(VG_STROKE_LINE_WIDTH),
+                        cap: (f.geti)(VG_STROKE_CAP_STYLE) as u32,
+                        join: (f.geti)(VG_STROKE_JOIN_STYLE) as u32,
+                        miter_limit: (f.getf)(VG_STROKE_MITER_LIMIT),
                         dash,
-                        dash_phase: (f.getf)(DASH_PHASE),
+                        dash_phase: (f.getf)(VG_STROKE_DASH_PHASE),
                     },
                     bounds,
                     scissor,
@@ -369,10 +361,10 @@ fn draw_state(f: &Fns, name: &str, ctx: u64, frame: u64, a: &[u64]) -> Option<Vg
             unsafe {
                 Some(VgDraw::Image(VgImageDraw {
                     image: u64::from(image),
-                    width: (f.parameteri)(image, IMAGE_WIDTH).max(0) as u32,
-                    height: (f.parameteri)(image, IMAGE_HEIGHT).max(0) as u32,
-                    format: (f.parameteri)(image, IMAGE_FORMAT) as u32,
-                    matrix: matrix(f, IMAGE_USER_TO_SURFACE),
+                    width: (f.parameteri)(image, VG_IMAGE_WIDTH).max(0) as u32,
+                    height: (f.parameteri)(image, VG_IMAGE_HEIGHT).max(0) as u32,
+                    format: (f.parameteri)(image, VG_IMAGE_FORMAT) as u32,
+                    matrix: matrix(f, VG_MATRIX_IMAGE_USER_TO_SURFACE),
                 }))
             }
         }
@@ -388,13 +380,13 @@ unsafe fn matrix(f: &Fns, mode: i32) -> [f32; 9] {
     let mut m = [0f32; 9];
     // SAFETY: the caller's contract; vgGetMatrix writes nine floats.
     unsafe {
-        let was = (f.geti)(MATRIX_MODE);
+        let was = (f.geti)(VG_MATRIX_MODE);
         if was != mode {
-            (f.seti)(MATRIX_MODE, mode);
+            (f.seti)(VG_MATRIX_MODE, mode);
         }
         (f.get_matrix)(m.as_mut_ptr());
         if was != mode {
-            (f.seti)(MATRIX_MODE, was);
+            (f.seti)(VG_MATRIX_MODE, was);
         }
     }
     m
@@ -449,12 +441,15 @@ unsafe fn array_values(name: &str, a: &[u64]) -> Vec<f32> {
 
 /// Bits per pixel of a `VGImageFormat` (channel-order variants included), or `None`.
 fn format_bits(format: u32) -> Option<usize> {
+    // Bits 6 and 7 give the channel order (`VG_sXRGB_8888` is `VG_sRGBX_8888 | 1 << 6`),
+    // which does not change the size.
     Some(match format & 0x3F {
-        0..=2 | 7..=9 => 32,
-        3..=5 => 16,
-        6 | 10 | 11 => 8,
-        12 | 13 => 1,
-        14 => 4,
+        VG_SRGBX_8888 | VG_SRGBA_8888 | VG_SRGBA_8888_PRE | VG_LRGBX_8888 | VG_LRGBA_8888
+        | VG_LRGBA_8888_PRE => 32,
+        VG_SRGB_565 | VG_SRGBA_5551 | VG_SRGBA_4444 => 16,
+        VG_SL_8 | VG_LL_8 | VG_A_8 => 8,
+        VG_BW_1 | VG_A_1 => 1,
+        VG_A_4 => 4,
         _ => return None,
     })
 }
@@ -530,15 +525,16 @@ mod tests {
     fn setters_passing_arrays_give_their_values() {
         let m: [f32; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 5.0, 6.0, 1.0];
         let iv: [i32; 2] = [3, -4];
+        let scissor_rects = VG_SCISSOR_RECTS as u64;
         // SAFETY: live local arrays of the lengths the arguments give.
         unsafe {
             assert_eq!(array_values("vgLoadMatrix", &[m.as_ptr() as u64]), m);
             assert_eq!(
-                array_values("vgSetiv", &[0x1106, 2, iv.as_ptr() as u64]),
+                array_values("vgSetiv", &[scissor_rects, 2, iv.as_ptr() as u64]),
                 [3.0, -4.0]
             );
-            assert!(array_values("vgSetfv", &[0x1106, 0, 0]).is_empty());
-            assert!(array_values("vgSeti", &[0x1106, 2]).is_empty());
+            assert!(array_values("vgSetfv", &[scissor_rects, 0, 0]).is_empty());
+            assert!(array_values("vgSeti", &[scissor_rects, 2]).is_empty());
         }
     }
 }

@@ -7,28 +7,20 @@
 //! past it, or whose new data the agent cannot follow (`vgTransformPath`,
 //! `vgInterpolatePath` into it), is kept as unknown until it is cleared.
 //!
-//! A leaf: plain data in, plain data out; the argument decoding is the only `unsafe` (the
+//! A leaf (beside the generated `enums`): plain data in, plain data out; the argument decoding is the only `unsafe` (the
 //! program's arrays, read as the call that passed them just did).
 
+use crate::enums::{
+    VGU_ARC_CHORD, VGU_ARC_OPEN, VGU_ARC_PIE, VG_CLOSE_PATH, VG_HLINE_TO, VG_LINE_TO, VG_MOVE_TO,
+    VG_PATH_CAPABILITY_ALL, VG_PATH_CAPABILITY_APPEND_FROM, VG_PATH_CAPABILITY_APPEND_TO,
+    VG_PATH_CAPABILITY_MODIFY, VG_SCCWARC_TO, VG_SCWARC_TO, VG_VLINE_TO,
+};
 use gpuheat_session::VgPath;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// Most coordinates kept over all paths (16 MiB of `f32`).
 pub const MAX_COORDS: usize = 4 << 20;
-
-const APPEND_FROM: u32 = 1 << 0;
-const APPEND_TO: u32 = 1 << 1;
-const MODIFY: u32 = 1 << 2;
-const ALL: u32 = 0x0FFF;
-
-const CLOSE: u8 = 0;
-const MOVE_TO: u8 = 2;
-const LINE_TO: u8 = 4;
-const HLINE_TO: u8 = 6;
-const VLINE_TO: u8 = 8;
-const SCCWARC_TO: u8 = 18;
-const SCWARC_TO: u8 = 20;
 
 /// How a path's coordinates are stored: what reading the program's arrays needs.
 #[derive(Debug, Clone, Copy)]
@@ -127,7 +119,7 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
                             scale: f(arg(2)),
                             bias: f(arg(3)),
                         },
-                        caps: arg(6) as u32 & ALL,
+                        caps: arg(6) as u32 & VG_PATH_CAPABILITY_ALL,
                         data: Some((Vec::new(), Vec::new())),
                         serial,
                     },
@@ -148,7 +140,7 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
                 if let Some((_, c)) = e.data.replace((Vec::new(), Vec::new())) {
                     s.coords -= c.len();
                 }
-                e.caps = arg(1) as u32 & ALL;
+                e.caps = arg(1) as u32 & VG_PATH_CAPABILITY_ALL;
                 e.serial = serial;
             }
         }),
@@ -164,7 +156,10 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
             else {
                 return;
             };
-            if caps & APPEND_TO == 0 || !(0..=1 << 24).contains(&n) || arg(2) == 0 {
+            if caps & VG_PATH_CAPABILITY_APPEND_TO == 0
+                || !(0..=1 << 24).contains(&n)
+                || arg(2) == 0
+            {
                 return;
             }
             // SAFETY: the caller's contract: `numSegments` commands and their coordinates.
@@ -182,7 +177,7 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
             let Some((segments, coords)) = &mut e.data else {
                 return;
             };
-            if e.caps & MODIFY == 0 || start < 0 || n <= 0 {
+            if e.caps & VG_PATH_CAPABILITY_MODIFY == 0 || start < 0 || n <= 0 {
                 return;
             }
             let (start, n) = (start as usize, n as usize);
@@ -204,8 +199,14 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
         }),
         "vgAppendPath" => with_store(|s| {
             let (dst, src) = (key(0), key(1));
-            let from = s.paths.get(&src).filter(|e| e.caps & APPEND_FROM != 0);
-            let to_ok = s.paths.get(&dst).is_some_and(|e| e.caps & APPEND_TO != 0);
+            let from = s
+                .paths
+                .get(&src)
+                .filter(|e| e.caps & VG_PATH_CAPABILITY_APPEND_FROM != 0);
+            let to_ok = s
+                .paths
+                .get(&dst)
+                .is_some_and(|e| e.caps & VG_PATH_CAPABILITY_APPEND_TO != 0);
             if !to_ok {
                 return;
             }
@@ -218,7 +219,11 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
         vgu if vgu.starts_with("vgu") && ret == 0 => {
             // SAFETY: vguPolygon's `points` holds `count` pairs (the call just read them).
             if let Some((segments, coords)) = unsafe { vgu_shape(vgu, a) } {
-                let append_to = with_store(|s| s.paths.get(&key(0)).map(|e| e.caps & APPEND_TO));
+                let append_to = with_store(|s| {
+                    s.paths
+                        .get(&key(0))
+                        .map(|e| e.caps & VG_PATH_CAPABILITY_APPEND_TO)
+                });
                 if append_to.is_some_and(|c| c != 0) {
                     with_store(|s| s.append(key(0), &segments, &coords));
                 }
@@ -315,8 +320,8 @@ unsafe fn vgu_shape(name: &str, a: &[u64]) -> Option<(Vec<u8>, Vec<f32>)> {
     let mut s = Shape::default();
     match name {
         "vguLine" => {
-            s.seg(MOVE_TO, &[v(1), v(2)]);
-            s.seg(LINE_TO, &[v(3), v(4)]);
+            s.seg(VG_MOVE_TO, &[v(1), v(2)]);
+            s.seg(VG_LINE_TO, &[v(3), v(4)]);
         }
         "vguPolygon" => {
             let (points, count, closed) = (a.get(1)?, *a.get(2)? as i64, *a.get(3)? as u32);
@@ -326,12 +331,12 @@ unsafe fn vgu_shape(name: &str, a: &[u64]) -> Option<(Vec<u8>, Vec<f32>)> {
             // SAFETY: the caller's contract.
             let p =
                 unsafe { std::slice::from_raw_parts(*points as *const f32, 2 * count as usize) };
-            s.seg(MOVE_TO, &p[..2]);
+            s.seg(VG_MOVE_TO, &p[..2]);
             for pair in p[2..].chunks(2) {
-                s.seg(LINE_TO, pair);
+                s.seg(VG_LINE_TO, pair);
             }
             if closed != 0 {
-                s.seg(CLOSE, &[]);
+                s.seg(VG_CLOSE_PATH, &[]);
             }
         }
         "vguRect" => {
@@ -339,11 +344,11 @@ unsafe fn vgu_shape(name: &str, a: &[u64]) -> Option<(Vec<u8>, Vec<f32>)> {
             if w <= 0.0 || h <= 0.0 {
                 return None;
             }
-            s.seg(MOVE_TO, &[x, y]);
-            s.seg(HLINE_TO, &[x + w]);
-            s.seg(VLINE_TO, &[y + h]);
-            s.seg(HLINE_TO, &[x]);
-            s.seg(CLOSE, &[]);
+            s.seg(VG_MOVE_TO, &[x, y]);
+            s.seg(VG_HLINE_TO, &[x + w]);
+            s.seg(VG_VLINE_TO, &[y + h]);
+            s.seg(VG_HLINE_TO, &[x]);
+            s.seg(VG_CLOSE_PATH, &[]);
         }
         "vguRoundRect" => {
             let (x, y, w, h) = (v(1), v(2), v(3), v(4));
@@ -352,16 +357,16 @@ unsafe fn vgu_shape(name: &str, a: &[u64]) -> Option<(Vec<u8>, Vec<f32>)> {
             }
             let rx = v(5).clamp(0.0, w) / 2.0;
             let ry = v(6).clamp(0.0, h) / 2.0;
-            s.seg(MOVE_TO, &[x + rx, y]);
-            s.seg(HLINE_TO, &[x + w - rx]);
-            s.seg(SCCWARC_TO, &[rx, ry, 0.0, x + w, y + ry]);
-            s.seg(VLINE_TO, &[y + h - ry]);
-            s.seg(SCCWARC_TO, &[rx, ry, 0.0, x + w - rx, y + h]);
-            s.seg(HLINE_TO, &[x + rx]);
-            s.seg(SCCWARC_TO, &[rx, ry, 0.0, x, y + h - ry]);
-            s.seg(VLINE_TO, &[y + ry]);
-            s.seg(SCCWARC_TO, &[rx, ry, 0.0, x + rx, y]);
-            s.seg(CLOSE, &[]);
+            s.seg(VG_MOVE_TO, &[x + rx, y]);
+            s.seg(VG_HLINE_TO, &[x + w - rx]);
+            s.seg(VG_SCCWARC_TO, &[rx, ry, 0.0, x + w, y + ry]);
+            s.seg(VG_VLINE_TO, &[y + h - ry]);
+            s.seg(VG_SCCWARC_TO, &[rx, ry, 0.0, x + w - rx, y + h]);
+            s.seg(VG_HLINE_TO, &[x + rx]);
+            s.seg(VG_SCCWARC_TO, &[rx, ry, 0.0, x, y + h - ry]);
+            s.seg(VG_VLINE_TO, &[y + ry]);
+            s.seg(VG_SCCWARC_TO, &[rx, ry, 0.0, x + rx, y]);
+            s.seg(VG_CLOSE_PATH, &[]);
         }
         "vguEllipse" => {
             let (cx, cy, w, h) = (v(1), v(2), v(3), v(4));
@@ -369,18 +374,15 @@ unsafe fn vgu_shape(name: &str, a: &[u64]) -> Option<(Vec<u8>, Vec<f32>)> {
                 return None;
             }
             let (rx, ry) = (w / 2.0, h / 2.0);
-            s.seg(MOVE_TO, &[cx + rx, cy]);
-            s.seg(SCCWARC_TO, &[rx, ry, 0.0, cx - rx, cy]);
-            s.seg(SCCWARC_TO, &[rx, ry, 0.0, cx + rx, cy]);
-            s.seg(CLOSE, &[]);
+            s.seg(VG_MOVE_TO, &[cx + rx, cy]);
+            s.seg(VG_SCCWARC_TO, &[rx, ry, 0.0, cx - rx, cy]);
+            s.seg(VG_SCCWARC_TO, &[rx, ry, 0.0, cx + rx, cy]);
+            s.seg(VG_CLOSE_PATH, &[]);
         }
         "vguArc" => {
             let (x, y, w, h, start, extent) = (v(1), v(2), v(3), v(4), v(5), v(6));
             let kind = a.get(7).copied().unwrap_or(0) as u32;
-            const OPEN: u32 = 0xF100;
-            const CHORD: u32 = 0xF101;
-            const PIE: u32 = 0xF102;
-            if w <= 0.0 || h <= 0.0 || !matches!(kind, OPEN | CHORD | PIE) {
+            if w <= 0.0 || h <= 0.0 || !matches!(kind, VGU_ARC_OPEN | VGU_ARC_CHORD | VGU_ARC_PIE) {
                 return None;
             }
             let (rx, ry) = (w / 2.0, h / 2.0);
@@ -388,14 +390,18 @@ unsafe fn vgu_shape(name: &str, a: &[u64]) -> Option<(Vec<u8>, Vec<f32>)> {
                 let r = deg.to_radians();
                 [x + rx * r.cos(), y + ry * r.sin()]
             };
-            if kind == PIE {
-                s.seg(MOVE_TO, &[x, y]);
-                s.seg(LINE_TO, &at(start));
+            if kind == VGU_ARC_PIE {
+                s.seg(VG_MOVE_TO, &[x, y]);
+                s.seg(VG_LINE_TO, &at(start));
             } else {
-                s.seg(MOVE_TO, &at(start));
+                s.seg(VG_MOVE_TO, &at(start));
             }
             // Pieces of at most 180°, each an unambiguous small arc.
-            let arc = if extent >= 0.0 { SCCWARC_TO } else { SCWARC_TO };
+            let arc = if extent >= 0.0 {
+                VG_SCCWARC_TO
+            } else {
+                VG_SCWARC_TO
+            };
             let mut done = 0.0f32;
             let total = extent.abs().min(360.0 * 64.0);
             while done < total {
@@ -404,8 +410,8 @@ unsafe fn vgu_shape(name: &str, a: &[u64]) -> Option<(Vec<u8>, Vec<f32>)> {
                 let end = at(start + done * extent.signum());
                 s.seg(arc, &[rx, ry, 0.0, end[0], end[1]]);
             }
-            if kind != OPEN {
-                s.seg(CLOSE, &[]);
+            if kind != VGU_ARC_OPEN {
+                s.seg(VG_CLOSE_PATH, &[]);
             }
         }
         _ => return None,
@@ -429,6 +435,7 @@ impl Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::enums::VGU_BAD_HANDLE_ERROR;
 
     fn bits(v: f32) -> u64 {
         u64::from(v.to_bits())
@@ -449,11 +456,11 @@ mod tests {
                     bits(10.0),
                     0,
                     0,
-                    u64::from(APPEND_TO | MODIFY),
+                    u64::from(VG_PATH_CAPABILITY_APPEND_TO | VG_PATH_CAPABILITY_MODIFY),
                 ],
                 7,
             );
-            let segs = [MOVE_TO, LINE_TO | 1, CLOSE];
+            let segs = [VG_MOVE_TO, VG_LINE_TO | 1, VG_CLOSE_PATH];
             let data: [i16; 4] = [2, 4, 6, -8];
             changed(
                 ctx,
@@ -491,9 +498,11 @@ mod tests {
     #[test]
     fn vgu_shapes_append_the_specified_segments() {
         let ctx = 0xC1;
+        let all = u64::from(VG_PATH_CAPABILITY_ALL);
+        let bad_handle = u64::from(VGU_BAD_HANDLE_ERROR);
         // SAFETY: no pointers but the polygon's live local array.
         unsafe {
-            changed(ctx, "vgCreatePath", &[0, 3, bits(1.0), 0, 0, 0, 0x0FFF], 9);
+            changed(ctx, "vgCreatePath", &[0, 3, bits(1.0), 0, 0, 0, all], 9);
             changed(
                 ctx,
                 "vguRect",
@@ -501,9 +510,18 @@ mod tests {
                 0,
             );
             let (p, _) = current(ctx, 9).unwrap();
-            assert_eq!(p.segments, [MOVE_TO, HLINE_TO, VLINE_TO, HLINE_TO, CLOSE]);
+            assert_eq!(
+                p.segments,
+                [
+                    VG_MOVE_TO,
+                    VG_HLINE_TO,
+                    VG_VLINE_TO,
+                    VG_HLINE_TO,
+                    VG_CLOSE_PATH
+                ]
+            );
             assert_eq!(p.coords, [10.0, 20.0, 40.0, 60.0, 10.0]);
-            changed(ctx, "vgClearPath", &[9, 0x0FFF], 0);
+            changed(ctx, "vgClearPath", &[9, all], 0);
             changed(
                 ctx,
                 "vguEllipse",
@@ -511,18 +529,29 @@ mod tests {
                 0,
             );
             let (p, _) = current(ctx, 9).unwrap();
-            assert_eq!(p.segments, [MOVE_TO, SCCWARC_TO, SCCWARC_TO, CLOSE]);
+            assert_eq!(
+                p.segments,
+                [VG_MOVE_TO, VG_SCCWARC_TO, VG_SCCWARC_TO, VG_CLOSE_PATH]
+            );
             assert_eq!(&p.coords[..2], [114.0, 64.0]);
             p.validate().unwrap();
             // An error code from VGU: nothing appended.
-            changed(ctx, "vguRect", &[9, 0, 0, bits(-1.0), bits(1.0)], 0xF000);
+            changed(
+                ctx,
+                "vguRect",
+                &[9, 0, 0, bits(-1.0), bits(1.0)],
+                bad_handle,
+            );
             assert_eq!(current(ctx, 9).unwrap().0.segments.len(), 4);
             let pts = [0.0f32, 0.0, 10.0, 0.0, 10.0, 10.0];
-            changed(ctx, "vgClearPath", &[9, 0x0FFF], 0);
+            changed(ctx, "vgClearPath", &[9, all], 0);
             changed(ctx, "vguPolygon", &[9, pts.as_ptr() as u64, 3, 1], 0);
             let (p, _) = current(ctx, 9).unwrap();
-            assert_eq!(p.segments, [MOVE_TO, LINE_TO, LINE_TO, CLOSE]);
-            changed(ctx, "vgClearPath", &[9, 0x0FFF], 0);
+            assert_eq!(
+                p.segments,
+                [VG_MOVE_TO, VG_LINE_TO, VG_LINE_TO, VG_CLOSE_PATH]
+            );
+            changed(ctx, "vgClearPath", &[9, all], 0);
             changed(
                 ctx,
                 "vguArc",
@@ -534,14 +563,20 @@ mod tests {
                     bits(10.0),
                     bits(0.0),
                     bits(270.0),
-                    0xF102,
+                    u64::from(VGU_ARC_PIE),
                 ],
                 0,
             );
             let (p, _) = current(ctx, 9).unwrap();
             assert_eq!(
                 p.segments,
-                [MOVE_TO, LINE_TO, SCCWARC_TO, SCCWARC_TO, CLOSE]
+                [
+                    VG_MOVE_TO,
+                    VG_LINE_TO,
+                    VG_SCCWARC_TO,
+                    VG_SCCWARC_TO,
+                    VG_CLOSE_PATH
+                ]
             );
             p.validate().unwrap();
         }

@@ -1,15 +1,15 @@
-//! What the injector reads from /proc: the target's mappings (parsed by the session crate's
-//! one /proc/PID/maps parser), status, threads and memory, and the Yama setting.
+//! What the injector reads from /proc: the target's mappings (parsed by `gpuheat-procmaps`,
+//! the one /proc/PID/maps parser), status, threads and memory, and the Yama setting.
 
 use std::fs;
 use std::io;
 use std::os::unix::fs::FileExt;
 
 /// One line of /proc/PID/maps: the one parser, shared with the agent.
-pub(crate) use gpuheat_session::procmaps::Mapping;
+pub(crate) use gpuheat_procmaps::Mapping;
 
 pub(crate) fn read_maps(pid: i32) -> io::Result<Vec<Mapping>> {
-    gpuheat_session::procmaps::read(pid)
+    gpuheat_procmaps::read(pid)
 }
 
 /// The fields of /proc/PID/status the injector uses.

@@ -265,7 +265,9 @@ fn frame_fragments(map: Option<&HeatMap>, draws: &[&DrawCost]) -> HashMap<u32, u
     draws
         .iter()
         .filter_map(|d| {
-            let n = d.counters.get("fragment_shader_invocations")?;
+            let n = d
+                .counters
+                .get(gpuheat_session::counter_names::FRAGMENT_SHADER_INVOCATIONS)?;
             Some((d.call, *n))
         })
         .collect()

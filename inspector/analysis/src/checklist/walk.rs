@@ -69,8 +69,8 @@ pub(super) fn fragments(s: &Session, a: &Analysis) -> HashMap<(u64, u32), u64> {
     for d in &a.draws {
         let c = &d.counters;
         if let Some(n) = c
-            .get("fragment_shader_invocations")
-            .or_else(|| c.get("samples_passed"))
+            .get(gpuheat_session::counter_names::FRAGMENT_SHADER_INVOCATIONS)
+            .or_else(|| c.get(gpuheat_session::counter_names::SAMPLES_PASSED))
         {
             m.insert((d.frame, d.call), *n);
         }

@@ -13,11 +13,11 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 /// Serialized GPU time (full mode).
-pub const GPU_SERIALIZED: &str = "gpu_time_serialized";
+pub const GPU_SERIALIZED: &str = gpuheat_session::counter_names::GPU_TIME_SERIALIZED;
 /// Pipelined GPU time.
-pub const GPU_PIPELINED: &str = "gpu_time_pipelined";
+pub const GPU_PIPELINED: &str = gpuheat_session::counter_names::GPU_TIME_PIPELINED;
 /// Thread CPU time spent inside the call.
-pub const CPU_TIME: &str = "cpu_time";
+pub const CPU_TIME: &str = gpuheat_session::counter_names::CPU_TIME;
 /// Wall time spent inside the call.
 pub const CALL_TIME: &str = "call_time";
 /// Fragments the draw produced, from the frame's heat map.
@@ -313,7 +313,7 @@ fn metrics(s: &Session) -> Vec<Metric> {
     ];
     for ctx in &s.contexts {
         for c in ctx.counters.iter().filter(|c| c.available) {
-            if !out.iter().any(|m| m.name == c.name) && c.name != "cpu_time" {
+            if !out.iter().any(|m| m.name == c.name) && c.name != CPU_TIME {
                 out.push(Metric {
                     name: c.name.clone(),
                     unit: c.unit.clone(),

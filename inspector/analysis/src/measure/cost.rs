@@ -116,8 +116,8 @@ impl RankedBy {
     }
 }
 
-const SERIALIZED: &str = "gpu_time_serialized";
-const PIPELINED: &str = "gpu_time_pipelined";
+const SERIALIZED: &str = gpuheat_session::counter_names::GPU_TIME_SERIALIZED;
+const PIPELINED: &str = gpuheat_session::counter_names::GPU_TIME_PIPELINED;
 
 /// Per-frame totals and per-draw costs of a session, the draws costliest first. Frames are
 /// analysed in parallel; call sites are resolved to source lines once each, afterwards.

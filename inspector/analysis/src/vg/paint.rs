@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::coverage::{coverage, to_clip, Coverage};
 
 /// The counter a draw's time `T` is read from.
-const SERIALIZED: &str = "gpu_time_serialized";
+const SERIALIZED: &str = gpuheat_session::counter_names::GPU_TIME_SERIALIZED;
 /// `GL_TRIANGLES`.
 const TRIANGLES: u32 = crate::enums::gl::TRIANGLES as u32;
 

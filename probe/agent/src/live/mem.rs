@@ -37,7 +37,7 @@ pub(crate) struct Maps(pub Vec<Region>);
 impl Maps {
     /// Reads `/proc/self/maps` (an empty map when it cannot be read).
     pub fn read() -> Maps {
-        let mut v: Vec<Region> = gpuheat_session::procmaps::read_self()
+        let mut v: Vec<Region> = gpuheat_procmaps::read_self()
             .unwrap_or_default()
             .into_iter()
             .map(|m| {

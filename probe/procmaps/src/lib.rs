@@ -1,6 +1,7 @@
-//! The one parser of `/proc/PID/maps`, shared by the injector (the target's modules), the
-//! agent (its module map for call sites, page protections for live hooks) and anything else
-//! that needs a process's mappings.
+//! The one parser of `/proc/PID/maps`, shared by the injector (the target's modules) and the
+//! agent (its module map for call sites, page protections for live hooks). It lives on the
+//! probe side, in a leaf crate of its own: nothing of it crosses the process boundary (the
+//! session holds the module map the agent derives from it, not mappings).
 //!
 //! A line is `start-end perms offset major:minor inode path`: the first five fields are
 //! separated by single spaces, then the kernel pads with spaces up to a column before the
