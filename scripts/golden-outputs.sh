@@ -17,7 +17,9 @@
 # normalize() below.
 #
 # Environment: GOLDEN_JOBS (parallel invocations, default 2), GOLDEN_TIMEOUT (seconds per
-# invocation, default 300).
+# invocation, default 300), GOLDEN_RULES=all (`checklist --rule` for every rule on every
+# session; by default every rule only on the fixtures and checklist-clean, elsewhere the
+# rules that fire there).
 set -euo pipefail
 
 if [ $# -ne 3 ]; then
@@ -81,12 +83,22 @@ for s in "${sessions[@]}"; do
     add report --top 3 "$s"
     add checklist "$s"
     add checklist --json "$s"
+    # --rule: every listed rule on the fixtures and the clean checklist session; elsewhere
+    # the rules with findings in the session (GOLDEN_RULES=all: every rule everywhere). Plus
+    # extra_rules everywhere.
+    everything=no
+    case "$s" in f/* | */checklist-clean.gpuheat) everything=yes ;; esac
+    [ "${GOLDEN_RULES:-fired}" = all ] && everything=yes
     rules=$("$gpuheat" checklist --json "$s" 2>/dev/null \
-        | python3 -c 'import json,sys
+        | EVERYTHING=$everything python3 -c 'import json,os,sys
 try:
-    print("\n".join(json.load(sys.stdin).get("rules", [])))
+    c = json.load(sys.stdin)
 except ValueError:
-    pass') || true
+    sys.exit(0)
+if os.environ["EVERYTHING"] == "yes":
+    print("\n".join(c.get("rules", [])))
+else:
+    print("\n".join(sorted({f.get("rule", "") for f in c.get("findings", [])})))') || true
     for r in $( (echo "$rules"; printf '%s\n' "${extra_rules[@]}") | sort -u); do
         [ -n "$r" ] && add checklist --rule "$r" "$s"
     done
@@ -140,7 +152,7 @@ run_one() {
     local code=0
     timeout -k 5 "$limit" "$gpuheat" "${args[@]}" >"$work/png/$name.stdout" 2>"$work/png/$name.stderr" || code=$?
     {
-        echo "\$ gpuheat ${args[*]}"
+        echo "\$ gpuheat $(IFS=' '; echo "${args[*]}")"
         echo "exit: $code"
         if [ -n "$png" ]; then
             if [ -f "$png" ]; then

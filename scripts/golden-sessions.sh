@@ -75,7 +75,6 @@ capture overdraw-timing overdraw "--frames 1" --layers 2 --size 64x64 --timing
 capture offscreen_pass-gl offscreen_pass "--heat --frames 2" --api gl
 capture offscreen_pass-gles offscreen_pass "--heat --frames 2" --api gles
 capture state_churn state_churn "--frames 3" --draws 50
-capture stall stall "--frames 2"
 capture tiny_batches tiny_batches "--frames 1" --draws 2000
 capture many_draws many_draws "--heat --mode full --frames 3"
 # The checklist example: clean, and every --bad rule it documents (checklist_help.txt), as
