@@ -13,11 +13,14 @@
 # through relative paths (s/NAME, f/NAME), so the paths the CLI prints do not depend on where
 # SESSIONS_DIR or the checkout is: run both builds with the same SESSIONS_DIR.
 #
-# Normalized (varies between two runs of one binary on the same files): nothing so far; see
-# normalize() below.
+# Normalized (varies between two runs of one binary on the same files): nothing. Two runs of
+# main's build at e83349e on the 45 example sessions and 3 fixtures (1,374 invocations) gave
+# byte-identical directories, wall and GPU times included (they are read from the sessions,
+# not measured); normalize() below is where a varying field would be cut out.
 #
 # Environment: GOLDEN_JOBS (parallel invocations, default 2), GOLDEN_TIMEOUT (seconds per
-# invocation, default 300), GOLDEN_RULES=all (`checklist --rule` for every rule on every
+# invocation, default 300), GOLDEN_KEEP=1 (keep the files already in OUT_DIR: run only the
+# invocations that have none), GOLDEN_RULES=all (`checklist --rule` for every rule on every
 # session; by default every rule only on the fixtures and checklist-clean, elsewhere the
 # rules that fire there).
 set -euo pipefail
@@ -32,6 +35,7 @@ out=$(mkdir -p "$3" && realpath "$3")
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${GOLDEN_WORK:-/tmp/gpuheat-golden-work}
 jobs=${GOLDEN_JOBS:-2}
+GOLDEN_KEEP=${GOLDEN_KEEP:-}
 limit=${GOLDEN_TIMEOUT:-300}
 
 [ -x "$gpuheat" ] || { echo "$0: $gpuheat is not an executable" >&2; exit 2; }
@@ -105,20 +109,32 @@ else:
     add heatmap "$s" -o @png
     add heatmap "$s" --overdraw -o @png
     # A few pixels: a corner, the middle and a point a quarter in of the first captured
-    # state's surface (or viewport), else fixed ones.
-    pixels=$("$gpuheat" report --json "$s" 2>/dev/null | python3 -c 'import json,sys
+    # state's surface (or viewport), else fixed ones; and each offscreen render target of
+    # the report (`T LABEL X,Y`, its middle pixel).
+    picks=$("$gpuheat" report --json "$s" 2>/dev/null | python3 -c 'import json,sys
 try:
-    states = json.load(sys.stdin).get("states") or [{}]
+    r = json.load(sys.stdin)
 except ValueError:
-    states = [{}]
-st = states[0]
+    r = {}
+st = (r.get("states") or [{}])[0]
 w, h = st.get("surface") or (st.get("viewport") or [0, 0, 64, 64])[2:]
-print(" ".join(f"{x},{y}" for x, y in [(0, 0), (w // 2, h // 2), (w // 4, 3 * h // 4)]))') \
-        || pixels="0,0 32,32 16,48"
-    for p in $pixels; do
-        add view "$s" --pick "$p" --json
-        add view "$s" --pick "$p"
-    done
+for x, y in [(0, 0), (w // 2, h // 2), (w // 4, 3 * h // 4)]:
+    print(f"P {x},{y}")
+for t in (r.get("render_targets") or {}).get("targets", []):
+    role = t.get("role") or {}
+    if not role.get("screen") and t.get("label"):
+        w, h = role.get("width", 2), role.get("height", 2)
+        print("T", t["label"], f"{w // 2},{h // 2}")') \
+        || picks=$'P 0,0\nP 32,32\nP 16,48'
+    while read -r kind a b; do
+        if [ "$kind" = P ]; then
+            add view "$s" --pick "$a" --json
+            add view "$s" --pick "$a"
+        elif [ "$kind" = T ]; then
+            add heatmap "$s" --target "$a" -o @png
+            add view "$s" --pick "$b" --target "$a" --json
+        fi
+    done <<<"$picks"
 done
 
 # diff: each session against the next one (and the last against the first), and one against
@@ -149,6 +165,9 @@ run_one() {
         fi
     done
     local f="$out/$name.txt"
+    if [ -n "${GOLDEN_KEEP:-}" ] && [ -f "$f" ]; then
+        return
+    fi
     local code=0
     timeout -k 5 "$limit" "$gpuheat" "${args[@]}" >"$work/png/$name.stdout" 2>"$work/png/$name.stderr" || code=$?
     {
@@ -170,7 +189,7 @@ run_one() {
     rm -f "$work/png/$name.stdout" "$work/png/$name.stderr"
 }
 export -f run_one normalize
-export gpuheat out work limit
+export gpuheat out work limit GOLDEN_KEEP
 
 count=$(wc -l <"$list")
 echo "golden-outputs: $count invocations of $gpuheat on ${#sessions[@]} sessions -> $out" >&2
