@@ -22,9 +22,13 @@ demo: release
 test: build
 	$(CARGO) test --workspace -- --test-threads=1
 
+# check-deps.py: the crate dependency rules of docs/ARCHITECTURE.md and no import circle
+# inside a crate (python3, standard library only).
 lint: deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	python3 scripts/check-deps.py --self-test
+	CARGO=$(CARGO) python3 scripts/check-deps.py
 
 bench: release
 	@scripts/install-deps.sh --bench
