@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::chunk::{ChunkKind, MAX_CHUNK_LEN};
+use crate::kind::{ChunkKind, MAX_CHUNK_LEN};
 
 /// Everything that can go wrong reading or writing a session.
 ///

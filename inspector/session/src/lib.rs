@@ -12,6 +12,7 @@ pub mod control;
 pub mod counter_names;
 pub mod error;
 pub mod header;
+mod kind;
 pub mod model;
 mod planes;
 pub mod reader;
