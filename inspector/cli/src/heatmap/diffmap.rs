@@ -1,7 +1,7 @@
 //! Turning a [`HeatDiff`] into an RGB image: `heat(B) − heat(A)` on a symmetric diverging
 //! scale, pixels within the noise band grey, with the legend below.
 
-use super::render::{legend_height, legend_strip, legend_text, Image};
+use super::render::{Image, Legend};
 use gpuheat_analysis::heatdiff::{diverging, HeatDiff, NOISE_GREY};
 use gpuheat_analysis::palette::label;
 
@@ -32,7 +32,8 @@ pub fn render(d: &HeatDiff, drift: f64) -> Image {
             String::new(),
         ));
     }
-    let legend_h = legend_height(lines.len());
+    let legend = Legend::for_rows(h);
+    let legend_h = legend.height(lines.len());
     let total_h = h + legend_h;
     let row_len = w as usize * 3;
     let mut rgb = vec![0u8; row_len * total_h as usize];
@@ -45,10 +46,10 @@ pub fn render(d: &HeatDiff, drift: f64) -> Image {
     }
     // Left end: the largest improvement; right end: the largest regression.
     let scale = max.max(1.0);
-    legend_strip(&mut rgb, w, h, |t| {
+    legend.strip(&mut rgb, w, h, |t| {
         diverging((2.0 * t - 1.0) * scale, scale)
     });
-    legend_text(&mut rgb, w, total_h, h, &lines);
+    legend.text(&mut rgb, w, total_h, h, &lines);
     Image {
         width: w,
         height: total_h,
