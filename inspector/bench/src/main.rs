@@ -32,6 +32,7 @@ mod viewer;
 
 use anyhow::Result;
 use clap::Parser;
+use std::path::Path;
 use std::time::Duration;
 
 #[derive(Parser)]
@@ -149,21 +150,14 @@ fn viewer_main(opts: &Opts) -> Result<()> {
         tris: opts.viewer_tris,
         frames: opts.viewer_frames,
     };
-    let rows = programs::in_scratch(|tools, scratch| {
-        viewer::measure(
-            &tools.gpuheat,
-            &tools.many_draws,
-            scratch,
-            &plan,
-            Duration::from_secs(opts.timeout),
-        )
-    })?;
-    if opts.json {
-        println!("{}", serde_json::to_string_pretty(&viewer::to_json(&rows))?);
-    } else {
-        print!("{}", viewer::to_text(&rows));
-    }
-    Ok(())
+    many_draws_bench(
+        opts,
+        |gpuheat, many_draws, scratch, limit| {
+            viewer::measure(gpuheat, many_draws, scratch, &plan, limit)
+        },
+        |rows| viewer::to_json(rows),
+        |rows| viewer::to_text(rows),
+    )
 }
 
 /// `--analysis`: captures two large sessions and times report and diff (analysis.rs).
@@ -173,22 +167,36 @@ fn analysis_main(opts: &Opts) -> Result<()> {
         draws: opts.analysis_draws,
         runs: opts.runs.unwrap_or(3),
     };
+    many_draws_bench(
+        opts,
+        |gpuheat, many_draws, scratch, limit| {
+            analysis::measure(gpuheat, many_draws, scratch, &plan, limit)
+        },
+        analysis::to_json,
+        analysis::to_text,
+    )
+}
+
+/// Runs a bench on sessions captured from many_draws (`measure(gpuheat, many_draws, scratch,
+/// limit)`) in a fresh scratch directory, and prints its result as JSON or as text.
+fn many_draws_bench<T>(
+    opts: &Opts,
+    measure: impl FnOnce(&Path, &Path, &Path, Duration) -> Result<T>,
+    to_json: impl Fn(&T) -> serde_json::Value,
+    to_text: impl Fn(&T) -> String,
+) -> Result<()> {
     let result = programs::in_scratch(|tools, scratch| {
-        analysis::measure(
+        measure(
             &tools.gpuheat,
             &tools.many_draws,
             scratch,
-            &plan,
             Duration::from_secs(opts.timeout),
         )
     })?;
     if opts.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&analysis::to_json(&result))?
-        );
+        println!("{}", serde_json::to_string_pretty(&to_json(&result))?);
     } else {
-        print!("{}", analysis::to_text(&result));
+        print!("{}", to_text(&result));
     }
     Ok(())
 }

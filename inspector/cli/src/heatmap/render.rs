@@ -120,15 +120,30 @@ impl Legend {
         self.text_top() + self.face.line_height() * lines as u32 + 1
     }
 
-    /// Paints the palette strip under a map of height `map_h`, `colour(t)` for t from 0 at
-    /// the left to 1 at the right.
-    pub(super) fn strip(
+    /// A black image `w` pixels wide with room for the map's `map_h` rows and, below them,
+    /// this legend with `lines` text lines (at least [`MIN_LEGEND_H`] rows).
+    pub(super) fn image(&self, w: u32, map_h: u32, lines: usize) -> Image {
+        let height = map_h + self.height(lines).max(MIN_LEGEND_H);
+        Image {
+            width: w,
+            height,
+            rgb: vec![0u8; w as usize * height as usize * 3],
+        }
+    }
+
+    /// Paints the legend into `image`, the map's `map_h` rows with the legend's below them:
+    /// the palette strip, `colour(t)` for t from 0 at the left to 1
+    /// at the right, with `clipped`'s block at its right end when pixels are above the range,
+    /// then the text lines, each a left-aligned and a right-aligned part.
+    pub(super) fn paint(
         &self,
-        rgb: &mut [u8],
-        w: u32,
+        image: &mut Image,
         map_h: u32,
+        lines: &[(String, String)],
         colour: impl Fn(f64) -> [u8; 3],
+        clipped: Option<[u8; 3]>,
     ) {
+        let (w, rgb) = (image.width, &mut image.rgb);
         let row_len = w as usize * 3;
         for x in 0..w {
             let t = if w > 1 {
@@ -136,24 +151,21 @@ impl Legend {
             } else {
                 1.0
             };
-            let c = colour(t);
+            let c = match clipped {
+                Some(c) if x >= w.saturating_sub(CLIP_MARK) => c,
+                _ => colour(t),
+            };
             for y in self.strip.clone() {
                 let at = (map_h + y) as usize * row_len + x as usize * 3;
                 rgb[at..at + 3].copy_from_slice(&c);
             }
         }
+        self.text(rgb, w, image.height, map_h, lines);
     }
 
     /// Draws the legend's lines below a map of height `map_h`: each a left-aligned and a
     /// right-aligned part, under the palette strip.
-    pub(super) fn text(
-        &self,
-        rgb: &mut [u8],
-        w: u32,
-        total_h: u32,
-        map_h: u32,
-        lines: &[(String, String)],
-    ) {
+    fn text(&self, rgb: &mut [u8], w: u32, total_h: u32, map_h: u32, lines: &[(String, String)]) {
         let line_h = self.face.line_height();
         for (n, (left, right)) in lines.iter().enumerate() {
             let y = i64::from(map_h + self.text_top() + line_h * n as u32);
@@ -220,10 +232,9 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
             .into_iter()
             .map(|l| (l, String::new())),
     );
-    let legend_h = legend.height(lines.len()).max(MIN_LEGEND_H);
+    let mut image = legend.image(w, h, lines.len());
 
-    let total_h = h + legend_h;
-    let mut rgb = vec![0u8; w as usize * total_h as usize * 3];
+    let rgb = &mut image.rgb;
     let row_len = w as usize * 3;
 
     // The map, flipped.
@@ -273,37 +284,27 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
         }
     }
 
-    // The palette strip: position 0 at the left, 1 at the right.
-    legend.strip(&mut rgb, w, h, |t| {
-        if opts.palette == Palette::Android && opts.overdraw {
-            // Five blocks: true colour (grey here), 1, 2, 3, 4+ layers.
-            match ((t * 5.0).floor() as usize).min(4) {
-                0 => [0x80, 0x80, 0x80],
-                n => ANDROID[n - 1],
+    // The palette strip: position 0 at the left, 1 at the right; the clipped colour past its
+    // hot end when pixels are above the range.
+    let clipped = (range.clipped > 0).then(|| opts.palette.clipped());
+    legend.paint(
+        &mut image,
+        h,
+        &lines,
+        |t| {
+            if opts.palette == Palette::Android && opts.overdraw {
+                // Five blocks: true colour (grey here), 1, 2, 3, 4+ layers.
+                match ((t * 5.0).floor() as usize).min(4) {
+                    0 => [0x80, 0x80, 0x80],
+                    n => ANDROID[n - 1],
+                }
+            } else {
+                opts.palette.colour_at(t)
             }
-        } else {
-            opts.palette.colour_at(t)
-        }
-    });
-
-    // The clipped colour past the strip's hot end, when pixels are above the range.
-    if range.clipped > 0 {
-        let row_len = w as usize * 3;
-        for x in w.saturating_sub(CLIP_MARK)..w {
-            for y in legend.strip.clone() {
-                let at = (h + y) as usize * row_len + x as usize * 3;
-                rgb[at..at + 3].copy_from_slice(&opts.palette.clipped());
-            }
-        }
-    }
-
-    legend.text(&mut rgb, w, total_h, h, &lines);
-
-    Image {
-        width: w,
-        height: total_h,
-        rgb,
-    }
+        },
+        clipped,
+    );
+    image
 }
 
 #[cfg(test)]
