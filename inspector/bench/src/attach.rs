@@ -4,9 +4,12 @@
 
 use anyhow::{bail, Context, Result};
 use gpuheat_session::Session;
+use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use crate::table::{spread_json, Spread};
 
 /// One attach's figures, from its session's ATCH record.
 #[derive(Default)]
@@ -94,4 +97,45 @@ pub fn measure(
         result?;
     }
     Ok(stats)
+}
+
+/// The attaches as a table.
+pub fn print(a: &AttachStats) {
+    println!();
+    let frame = Spread::of(&a.frame_ms);
+    println!(
+        "attach (overdraw --api gles --timing; {} fresh targets, each attached twice; median [min..max]; target frame {:.2} ms):",
+        a.first.hiccup_ms.len(),
+        frame.median
+    );
+    for (name, x) in [("first attach", &a.first), ("re-attach", &a.again)] {
+        let (l, h, i) = (
+            Spread::of(&x.latency_ms),
+            Spread::of(&x.hiccup_ms),
+            Spread::of(&x.injection_ms),
+        );
+        println!(
+            "  {name:<13} render thread held {:.1} ms [{:.1}..{:.1}] = {:.1}x the frame; injection {:.1} ms; first frame {:.0} ms after the command",
+            h.median, h.min, h.max, h.median / frame.median, i.median, l.median
+        );
+    }
+}
+
+/// The attaches as JSON.
+pub fn to_json(a: &AttachStats) -> Value {
+    json!({
+        "rounds": a.first.hiccup_ms.len(),
+        "first": attaches_json(&a.first),
+        "again": attaches_json(&a.again),
+        "target_frame_ms": spread_json(&Spread::of(&a.frame_ms)),
+    })
+}
+
+/// One kind of attach as JSON, each figure with its spread over the attaches.
+fn attaches_json(a: &Attaches) -> Value {
+    json!({
+        "latency_ms": spread_json(&Spread::of(&a.latency_ms)),
+        "hiccup_ms": spread_json(&Spread::of(&a.hiccup_ms)),
+        "injection_ms": spread_json(&Spread::of(&a.injection_ms)),
+    })
 }

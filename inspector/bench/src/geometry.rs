@@ -23,12 +23,14 @@
 
 use anyhow::{bail, Context, Result};
 use gpuheat_session::control::env;
+use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use crate::heat::{capture_run, Spread};
-use crate::run_bounded;
+use crate::heat::{capture_run, reported_periods};
+use crate::programs::run_bounded;
+use crate::table::{ratio_json, spread_json, Spread};
 
 /// The workload's size: draws per frame and triangles per draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,7 +175,7 @@ fn uncaptured_run(
     let mut cmd = Command::new(many_draws);
     cmd.args(program_args(workload, frames + 1, true));
     let out = run_bounded(cmd, limit)?;
-    crate::heat::reported_periods(&out, "many_draws", frames)
+    reported_periods(&out, "many_draws", frames)
 }
 
 /// One captured run, full mode with or without geometry: the swap-to-swap periods of the
@@ -264,6 +266,84 @@ fn row(
             .next()
             .map(|m| format!("call {}: {}", m.call, m.reason)),
     })
+}
+
+/// The geometry cost as JSON.
+pub fn to_json(g: &GeometryRow) -> Value {
+    json!({
+        "workload": format!(
+            "many_draws --draws {} --tris {} --timing",
+            g.workload.draws, g.workload.tris
+        ),
+        "frame_time": "uncaptured: start-to-start periods of frames 1..F-1; captured: swap-to-swap periods of the F captured frames; pooled over the runs",
+        "captured_frames": g.frames,
+        "runs": g.runs,
+        "uncaptured_ms": spread_json(&g.uncaptured),
+        "full_ms": spread_json(&g.full),
+        "geometry_ms": spread_json(&g.geometry),
+        "geometry_vs_full": ratio_json(&g.geometry, &g.full),
+        "geometry_vs_uncaptured": ratio_json(&g.geometry, &g.uncaptured),
+        "full_vs_uncaptured": ratio_json(&g.full, &g.uncaptured),
+        "vertex_budget": g.budget,
+        "vertices_per_frame": g.workload.vertices(),
+        "budget_covers_workload": g.budget_covers(),
+        "kept_vertices_per_frame": spread_json(&g.kept),
+        "dropped_vertices_per_frame": spread_json(&g.dropped),
+        "missing_draws_per_frame": spread_json(&g.missing),
+        "first_missing": g.first_missing,
+    })
+}
+
+/// The geometry cost as a table.
+pub fn print(g: &GeometryRow) {
+    println!();
+    println!(
+        "geometry cost (many_draws --draws {} --tris {} --timing; {} runs of {} captured frames, \
+         round-robin, frame times pooled)",
+        g.workload.draws, g.workload.tris, g.runs, g.frames
+    );
+    println!(
+        "{:<14} {:>36} {:>22} {:>22}",
+        "", "frame ms: median (Q1-Q3, min-max)", "vs uncapt.", "vs full"
+    );
+    for (name, s) in [
+        ("uncapt.", &g.uncaptured),
+        ("full", &g.full),
+        ("full+geometry", &g.geometry),
+    ] {
+        let (r, lo, hi) = s.ratio(&g.uncaptured);
+        let (f, flo, fhi) = s.ratio(&g.full);
+        println!(
+            "{name:<14} {:>36} {:>22} {:>22}",
+            s.text(),
+            format!("{r:.2}x ({lo:.2}-{hi:.2})"),
+            format!("{f:.2}x ({flo:.2}-{fhi:.2})")
+        );
+    }
+    println!(
+        "vertex budget {} per frame, the workload makes {} ({}); per frame: kept {:.0} \
+         ({:.0}-{:.0}), dropped {:.0} ({:.0}-{:.0}), draws missing {:.0} ({:.0}-{:.0}){}",
+        g.budget,
+        g.workload.vertices(),
+        if g.budget_covers() {
+            "covered"
+        } else {
+            "NOT covered: the rest is dropped"
+        },
+        g.kept.median,
+        g.kept.min,
+        g.kept.max,
+        g.dropped.median,
+        g.dropped.min,
+        g.dropped.max,
+        g.missing.median,
+        g.missing.min,
+        g.missing.max,
+        g.first_missing
+            .as_ref()
+            .map(|m| format!("; first missing: {m}"))
+            .unwrap_or_default()
+    );
 }
 
 #[cfg(test)]

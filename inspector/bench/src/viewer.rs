@@ -22,7 +22,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use crate::run_bounded;
+use crate::programs::run_bounded;
 
 /// What to capture for the viewer benchmark.
 pub struct ViewerPlan {

@@ -6,8 +6,9 @@ use gpuheat_session::{
     CaptureMode, ChunkKind, ChunkReader, EndInfo, EndReason, FunctionTable, Record, SessionError,
     SessionInfo, SessionWriter,
 };
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::cell::Cell;
-use std::io::IsTerminal;
+use std::fmt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -301,42 +302,54 @@ impl<F: FnMut() -> bool> std::io::Read for RetryRead<'_, F> {
     }
 }
 
-/// A one-line progress display on a terminal; silent otherwise.
+/// The capture's progress bar on a terminal: `[###---] 3/10 frames, 1.2 MB, 0.4 s`, redrawn
+/// in place at most ten times a second however fast frames come (also when a narrow terminal
+/// wraps it), its clock running between frames; nothing at all when stderr is not a terminal.
 struct Progress {
-    tty: bool,
-    wanted: u32,
-    start: Instant,
+    bar: ProgressBar,
+}
+
+/// The bar's look; the template is a constant, so it parses (a test checks).
+fn progress_style() -> Result<ProgressStyle, indicatif::style::TemplateError> {
+    Ok(
+        ProgressStyle::with_template("[{bar:30}] {pos}/{len} frames, {msg}, {secs}")?
+            .progress_chars("#-")
+            .with_key("secs", |state: &ProgressState, w: &mut dyn fmt::Write| {
+                let _ = write!(w, "{:.1} s", state.elapsed().as_secs_f64());
+            }),
+    )
 }
 
 impl Progress {
     fn new(wanted: u32) -> Progress {
-        Progress {
-            tty: std::io::stderr().is_terminal(),
-            wanted,
-            start: Instant::now(),
+        let bar = ProgressBar::with_draw_target(
+            Some(u64::from(wanted)),
+            ProgressDrawTarget::stderr_with_hz(10),
+        );
+        if let Ok(style) = progress_style() {
+            bar.set_style(style);
         }
+        bar.set_message(megabytes(0));
+        if !bar.is_hidden() {
+            bar.enable_steady_tick(Duration::from_millis(100));
+        }
+        Progress { bar }
     }
 
     fn show(&self, frames: u64, bytes: u64) {
-        if self.tty {
-            let width = 30usize;
-            let filled = (frames as usize * width / self.wanted.max(1) as usize).min(width);
-            eprint!(
-                "\r[{}{}] {frames}/{} frames, {:.1} MB, {:.1} s ",
-                "#".repeat(filled),
-                "-".repeat(width - filled),
-                self.wanted,
-                bytes as f64 / 1e6,
-                self.start.elapsed().as_secs_f64()
-            );
-        }
+        self.bar.set_message(megabytes(bytes));
+        self.bar.set_position(frames);
     }
 
+    /// Leaves the last state on its line.
     fn done(&self) {
-        if self.tty {
-            eprintln!();
-        }
+        self.bar.finish();
     }
+}
+
+/// `1.2 MB`, as the progress bar shows the session's size.
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
 /// Human-readable size.
@@ -356,4 +369,15 @@ pub fn create_session(path: &Path) -> Result<SessionWriter> {
         }
         other => other.into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_bar_looks_as_documented() {
+        assert!(progress_style().is_ok());
+        assert_eq!(megabytes(1_234_567), "1.2 MB");
+    }
 }

@@ -1,7 +1,7 @@
 //! Turning a [`HeatDiff`] into an RGB image: `heat(B) − heat(A)` on a symmetric diverging
 //! scale, pixels within the noise band grey, with the legend below.
 
-use super::render::{legend_height, legend_strip, legend_text, Image};
+use super::render::{Image, Legend};
 use gpuheat_analysis::compare::heat::{diverging, HeatDiff, NOISE_GREY};
 use gpuheat_analysis::palette::label;
 
@@ -32,28 +32,26 @@ pub fn render(d: &HeatDiff, drift: f64) -> Image {
             String::new(),
         ));
     }
-    let legend_h = legend_height(lines.len());
-    let total_h = h + legend_h;
+    let legend = Legend::for_rows(h);
+    let mut image = legend.image(w, h, lines.len());
     let row_len = w as usize * 3;
-    let mut rgb = vec![0u8; row_len * total_h as usize];
     for gl_y in 0..h as usize {
         let out_row = (h as usize - 1 - gl_y) * row_len;
         for x in 0..w as usize {
             let c = pixel(d, gl_y * w as usize + x, max);
-            rgb[out_row + x * 3..out_row + x * 3 + 3].copy_from_slice(&c);
+            image.rgb[out_row + x * 3..out_row + x * 3 + 3].copy_from_slice(&c);
         }
     }
     // Left end: the largest improvement; right end: the largest regression.
     let scale = max.max(1.0);
-    legend_strip(&mut rgb, w, h, |t| {
-        diverging((2.0 * t - 1.0) * scale, scale)
-    });
-    legend_text(&mut rgb, w, total_h, h, &lines);
-    Image {
-        width: w,
-        height: total_h,
-        rgb,
-    }
+    legend.paint(
+        &mut image,
+        h,
+        &lines,
+        |t| diverging((2.0 * t - 1.0) * scale, scale),
+        None,
+    );
+    image
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! Turning a [`HeatMap`] into an RGB image: the map over the frame, then the legend below.
 
-use super::font;
+use super::font::Face;
 use gpuheat_analysis::palette::{blend, choose_range, Palette, RangeChoice, Scale, ALPHA, ANDROID};
 use gpuheat_analysis::palette::{label, map_values};
 use gpuheat_session::{DrawCoverage, HeatMap};
+use std::ops::Range;
 
 /// What to draw.
 #[derive(Clone, Debug)]
@@ -33,10 +34,10 @@ pub struct Image {
 
 /// Smallest legend height in pixels.
 pub const MIN_LEGEND_H: u32 = 24;
-/// Rows of the palette strip at the top of the legend.
-const STRIP: std::ops::Range<u32> = 2..12;
-/// Height of one text line.
-const LINE_H: u32 = font::GLYPH_H + 2;
+/// First row of the palette strip, counted from the legend's top.
+const STRIP_TOP: u32 = 2;
+/// Smallest height of the palette strip; it grows with the text.
+const MIN_STRIP_H: u32 = 10;
 const TEXT: [u8; 3] = [0xff, 0xff, 0xff];
 /// Width of the clipped colour's block at the strip's right end.
 const CLIP_MARK: u32 = 4;
@@ -65,13 +66,13 @@ fn tint(v: f64, max: f64, opts: &Options) -> Option<[u8; 3]> {
     Some(opts.palette.colour_at(opts.scale.position(v, max)))
 }
 
-/// Breaks `text` into lines of at most `max` characters at spaces (a longer word gets its
+/// Breaks `text` into lines at spaces, each as long as `fits` allows (a longer word gets its
 /// own line and is clipped when drawn).
-fn wrap(text: &str, max: usize) -> Vec<String> {
+fn wrap(text: &str, fits: impl Fn(&str) -> bool) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in text.split(' ').filter(|w| !w.is_empty()) {
         match lines.last_mut() {
-            Some(line) if line.len() + 1 + word.len() <= max => {
+            Some(line) if fits(&format!("{line} {word}")) => {
                 line.push(' ');
                 line.push_str(word);
             }
@@ -81,44 +82,99 @@ fn wrap(text: &str, max: usize) -> Vec<String> {
     lines
 }
 
-/// Draws the legend's lines below a map of height `map_h`: each a left-aligned and a
-/// right-aligned part, under the palette strip.
-pub(super) fn legend_text(
-    rgb: &mut [u8],
-    w: u32,
-    total_h: u32,
-    map_h: u32,
-    lines: &[(String, String)],
-) {
-    for (n, (left, right)) in lines.iter().enumerate() {
-        let y = i64::from(map_h + STRIP.end + 2 + LINE_H * n as u32);
-        font::draw(rgb, w, total_h, 0, y, left, TEXT);
-        if !right.is_empty() {
-            let x = i64::from(w) - i64::from(font::text_width(right));
-            font::draw(rgb, w, total_h, x, y, right, TEXT);
+/// The legend below a map: the palette strip, then lines of text, all sized to the map.
+pub(super) struct Legend {
+    face: Face,
+    /// The strip's rows, counted from the legend's top.
+    strip: Range<u32>,
+}
+
+impl Legend {
+    /// The legend of a map `rows` pixels high.
+    pub(super) fn for_rows(rows: u32) -> Legend {
+        let face = Face::for_rows(rows);
+        let strip_h = ((face.size() * 0.75).round() as u32).max(MIN_STRIP_H);
+        Legend {
+            face,
+            strip: STRIP_TOP..STRIP_TOP + strip_h,
         }
     }
-}
 
-/// The height of a legend of `lines` text lines under its palette strip.
-pub(super) fn legend_height(lines: usize) -> u32 {
-    STRIP.end + 2 + LINE_H * lines as u32 + 1
-}
+    /// Blank pixels left and right of the text.
+    fn margin(&self) -> u32 {
+        (self.face.size() / 3.0).round() as u32
+    }
 
-/// Paints the palette strip under a map of height `map_h`, `colour(t)` for t from 0 at the
-/// left to 1 at the right.
-pub(super) fn legend_strip(rgb: &mut [u8], w: u32, map_h: u32, colour: impl Fn(f64) -> [u8; 3]) {
-    let row_len = w as usize * 3;
-    for x in 0..w {
-        let t = if w > 1 {
-            f64::from(x) / f64::from(w - 1)
-        } else {
-            1.0
-        };
-        let c = colour(t);
-        for y in STRIP {
-            let at = (map_h + y) as usize * row_len + x as usize * 3;
-            rgb[at..at + 3].copy_from_slice(&c);
+    /// Whether `text` fits on one line of an image `w` pixels wide.
+    fn fits(&self, text: &str, w: u32) -> bool {
+        self.face.width(text) + 2 * self.margin() <= w
+    }
+
+    /// The first text line's top, counted from the legend's top.
+    fn text_top(&self) -> u32 {
+        self.strip.end + (self.face.size() / 4.0).round() as u32
+    }
+
+    /// The height of a legend of `lines` text lines under its palette strip.
+    pub(super) fn height(&self, lines: usize) -> u32 {
+        self.text_top() + self.face.line_height() * lines as u32 + 1
+    }
+
+    /// A black image `w` pixels wide with room for the map's `map_h` rows and, below them,
+    /// this legend with `lines` text lines (at least [`MIN_LEGEND_H`] rows).
+    pub(super) fn image(&self, w: u32, map_h: u32, lines: usize) -> Image {
+        let height = map_h + self.height(lines).max(MIN_LEGEND_H);
+        Image {
+            width: w,
+            height,
+            rgb: vec![0u8; w as usize * height as usize * 3],
+        }
+    }
+
+    /// Paints the legend into `image`, the map's `map_h` rows with the legend's below them:
+    /// the palette strip, `colour(t)` for t from 0 at the left to 1
+    /// at the right, with `clipped`'s block at its right end when pixels are above the range,
+    /// then the text lines, each a left-aligned and a right-aligned part.
+    pub(super) fn paint(
+        &self,
+        image: &mut Image,
+        map_h: u32,
+        lines: &[(String, String)],
+        colour: impl Fn(f64) -> [u8; 3],
+        clipped: Option<[u8; 3]>,
+    ) {
+        let (w, rgb) = (image.width, &mut image.rgb);
+        let row_len = w as usize * 3;
+        for x in 0..w {
+            let t = if w > 1 {
+                f64::from(x) / f64::from(w - 1)
+            } else {
+                1.0
+            };
+            let c = match clipped {
+                Some(c) if x >= w.saturating_sub(CLIP_MARK) => c,
+                _ => colour(t),
+            };
+            for y in self.strip.clone() {
+                let at = (map_h + y) as usize * row_len + x as usize * 3;
+                rgb[at..at + 3].copy_from_slice(&c);
+            }
+        }
+        self.text(rgb, w, image.height, map_h, lines);
+    }
+
+    /// Draws the legend's lines below a map of height `map_h`: each a left-aligned and a
+    /// right-aligned part, under the palette strip.
+    fn text(&self, rgb: &mut [u8], w: u32, total_h: u32, map_h: u32, lines: &[(String, String)]) {
+        let line_h = self.face.line_height();
+        for (n, (left, right)) in lines.iter().enumerate() {
+            let y = i64::from(map_h + self.text_top() + line_h * n as u32);
+            let margin = i64::from(self.margin());
+            self.face.draw(rgb, w, total_h, margin, y, left, TEXT);
+            if !right.is_empty() {
+                let x = i64::from(w) - i64::from(self.face.width(right)) - margin;
+                self.face.draw(rgb, w, total_h, x, y, right, TEXT);
+            }
         }
     }
 }
@@ -138,14 +194,14 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
     let max = range.hi;
 
     // Legend text: scale labels, then unit and notes, wrapped to the width.
-    let max_chars = ((w + 1) / font::ADVANCE).max(1) as usize;
+    let legend = Legend::for_rows(h);
     let (lo, hi) = if opts.palette == Palette::Android && opts.overdraw {
         ("0".to_string(), "4+".to_string())
     } else {
         ("0".to_string(), label(max))
     };
     let mut lines: Vec<(String, String)> = Vec::new();
-    if lo.len() + 1 + hi.len() <= max_chars {
+    if legend.fits(&format!("{lo} {hi}"), w) {
         lines.push((lo, hi));
     } else {
         lines.push((lo, String::new()));
@@ -172,14 +228,13 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
         ));
     }
     lines.extend(
-        wrap(&title, max_chars)
+        wrap(&title, |line| legend.fits(line, w))
             .into_iter()
             .map(|l| (l, String::new())),
     );
-    let legend_h = legend_height(lines.len()).max(MIN_LEGEND_H);
+    let mut image = legend.image(w, h, lines.len());
 
-    let total_h = h + legend_h;
-    let mut rgb = vec![0u8; w as usize * total_h as usize * 3];
+    let rgb = &mut image.rgb;
     let row_len = w as usize * 3;
 
     // The map, flipped.
@@ -229,37 +284,27 @@ pub fn render(map: &HeatMap, opts: &Options) -> Image {
         }
     }
 
-    // The palette strip: position 0 at the left, 1 at the right.
-    legend_strip(&mut rgb, w, h, |t| {
-        if opts.palette == Palette::Android && opts.overdraw {
-            // Five blocks: true colour (grey here), 1, 2, 3, 4+ layers.
-            match ((t * 5.0).floor() as usize).min(4) {
-                0 => [0x80, 0x80, 0x80],
-                n => ANDROID[n - 1],
+    // The palette strip: position 0 at the left, 1 at the right; the clipped colour past its
+    // hot end when pixels are above the range.
+    let clipped = (range.clipped > 0).then(|| opts.palette.clipped());
+    legend.paint(
+        &mut image,
+        h,
+        &lines,
+        |t| {
+            if opts.palette == Palette::Android && opts.overdraw {
+                // Five blocks: true colour (grey here), 1, 2, 3, 4+ layers.
+                match ((t * 5.0).floor() as usize).min(4) {
+                    0 => [0x80, 0x80, 0x80],
+                    n => ANDROID[n - 1],
+                }
+            } else {
+                opts.palette.colour_at(t)
             }
-        } else {
-            opts.palette.colour_at(t)
-        }
-    });
-
-    // The clipped colour past the strip's hot end, when pixels are above the range.
-    if range.clipped > 0 {
-        let row_len = w as usize * 3;
-        for x in w.saturating_sub(CLIP_MARK)..w {
-            for y in STRIP {
-                let at = (h + y) as usize * row_len + x as usize * 3;
-                rgb[at..at + 3].copy_from_slice(&opts.palette.clipped());
-            }
-        }
-    }
-
-    legend_text(&mut rgb, w, total_h, h, &lines);
-
-    Image {
-        width: w,
-        height: total_h,
-        rgb,
-    }
+        },
+        clipped,
+    );
+    image
 }
 
 #[cfg(test)]
@@ -301,10 +346,13 @@ mod tests {
     #[test]
     fn wraps_at_spaces() {
         assert_eq!(
-            wrap("ns per pixel per frame", 10),
+            wrap("ns per pixel per frame", |l| l.len() <= 10),
             vec!["ns per", "pixel per", "frame"]
         );
-        assert_eq!(wrap("abcdefghijkl x", 4), vec!["abcdefghijkl", "x"]);
+        assert_eq!(
+            wrap("abcdefghijkl x", |l| l.len() <= 4),
+            vec!["abcdefghijkl", "x"]
+        );
     }
 
     #[test]
@@ -319,7 +367,7 @@ mod tests {
         let hot = Palette::Inferno.colour_at(1.0);
         assert_eq!(px(&img, 3, 0), blend(hot, [0, 0, 0], ALPHA));
         // The strip's right end is the hot end.
-        assert_eq!(px(&img, 3, 3 + STRIP.start), hot);
+        assert_eq!(px(&img, 3, 3 + STRIP_TOP), hot);
     }
 
     #[test]
@@ -343,13 +391,13 @@ mod tests {
         let hot = Palette::Inferno.colour_at(1.0);
         assert_eq!(px(&img, 1000, 0), CLIPPED);
         assert_eq!(px(&img, 999, 0), blend(hot, [0, 0, 0], ALPHA));
-        assert_eq!(px(&img, 1000, 1 + STRIP.start), CLIPPED);
+        assert_eq!(px(&img, 1000, 1 + STRIP_TOP), CLIPPED);
         let mut full = opts(Palette::Inferno, false);
         full.range = RangeChoice::Max;
         let img = render(&m, &full);
         assert_eq!(px(&img, 1000, 0), blend(hot, [0, 0, 0], ALPHA));
         assert_ne!(px(&img, 999, 0), blend(hot, [0, 0, 0], ALPHA));
-        assert_eq!(px(&img, 1000, 1 + STRIP.start), hot);
+        assert_eq!(px(&img, 1000, 1 + STRIP_TOP), hot);
     }
 
     #[test]
