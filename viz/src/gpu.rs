@@ -485,3 +485,26 @@ pub fn render_pipeline(device: &wgpu::Device, d: &PipelineDesc) -> wgpu::RenderP
         cache: None,
     })
 }
+
+/// The pipeline of a pass that covers its [`COLOUR_FORMAT`] target with one triangle made
+/// from the vertex index (entry points `vs` and `fs`, no vertex buffer, no depth): the heat
+/// map and the 3D view's outline.
+pub fn full_screen_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    shader: &wgpu::ShaderModule,
+    layout: &wgpu::BindGroupLayout,
+) -> wgpu::RenderPipeline {
+    render_pipeline(
+        device,
+        &PipelineDesc {
+            label,
+            shader,
+            entry_points: ("vs", "fs"),
+            layout,
+            buffers: &[],
+            targets: &[Some(COLOUR_FORMAT.into())],
+            depth: None,
+        },
+    )
+}

@@ -4,8 +4,8 @@
 //! coverage mask (its own triangles, or its coverage box) whose edge the shader outlines.
 
 use crate::gpu::{
-    bind_group, bind_group_layout, colour_attachment, render_pipeline, texture_2d, texture_entry,
-    uniform_buffer, uniform_entry, upload, Gpu, PipelineDesc, COLOUR_FORMAT,
+    bind_group, bind_group_layout, colour_attachment, full_screen_pipeline, render_pipeline,
+    texture_2d, texture_entry, uniform_buffer, uniform_entry, upload, Gpu, PipelineDesc,
 };
 use crate::options::Quantity;
 use gpuheat_analysis::palette::Palette;
@@ -113,18 +113,7 @@ impl HeatPass {
             ],
         );
         let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/heat.wgsl"));
-        let pipeline = render_pipeline(
-            device,
-            &PipelineDesc {
-                label: "heat",
-                shader: &shader,
-                entry_points: ("vs", "fs"),
-                layout: &layout,
-                buffers: &[],
-                targets: &[Some(COLOUR_FORMAT.into())],
-                depth: None,
-            },
-        );
+        let pipeline = full_screen_pipeline(device, "heat", &shader, &layout);
 
         let mask_layout = bind_group_layout(
             device,
@@ -183,24 +172,12 @@ impl HeatPass {
     pub fn set_map(&mut self, gpu: &Gpu, map: &HeatMap, quantity: Quantity) {
         let device = &gpu.device;
         let size = [map.width.max(1), map.height.max(1)];
-        let values = texture_2d(
-            device,
-            "heat values",
-            size,
-            wgpu::TextureFormat::R32Float,
-            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        );
-        let colour = texture_2d(
-            device,
-            "frame colour",
-            size,
-            wgpu::TextureFormat::Rgba8Unorm,
-            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        );
-        let mask = texture_2d(
-            device,
+        let texture = |label, format, usage| texture_2d(device, label, size, format, usage);
+        let uploaded = wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST;
+        let values = texture("heat values", wgpu::TextureFormat::R32Float, uploaded);
+        let colour = texture("frame colour", wgpu::TextureFormat::Rgba8Unorm, uploaded);
+        let mask = texture(
             "draw mask",
-            size,
             wgpu::TextureFormat::R8Unorm,
             wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::RENDER_ATTACHMENT,
         );

@@ -20,7 +20,7 @@
 //! [`render_offscreen`], [`measure`]) with no display, on lavapipe or llvmpipe.
 
 // Layers, each depending only on those above it in this list (nothing points back up; the
-// panels never call into the app, they change the state it hands them):
+// panels never call into the app, they change the state it hands them; tests/layers.rs checks):
 // leaves (error; options: Tab, Cost, Quantity, ViewOptions; camera; metric),
 // gpu (the device, targets and the passes' shared set-up), the passes (heat_pass, mesh_pass,
 // surface_pass), the session's data (load, then diff and targets), state (what the user

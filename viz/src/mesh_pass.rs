@@ -5,8 +5,9 @@
 
 use crate::camera::Mat4;
 use crate::gpu::{
-    bind_group, bind_group_layout, colour_attachment, render_pipeline, texture_2d, texture_entry,
-    uniform_buffer, uniform_entry, upload, DepthIds, Gpu, PipelineDesc, BACKGROUND, COLOUR_FORMAT,
+    bind_group, bind_group_layout, colour_attachment, full_screen_pipeline, render_pipeline,
+    texture_2d, texture_entry, uniform_buffer, uniform_entry, upload, DepthIds, Gpu, PipelineDesc,
+    BACKGROUND, COLOUR_FORMAT,
 };
 use gpuheat_session::FrameGeometry;
 use wgpu::util::DeviceExt;
@@ -370,17 +371,6 @@ fn outline_pipeline(device: &wgpu::Device) -> (wgpu::RenderPipeline, wgpu::BindG
         ],
     );
     let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/outline.wgsl"));
-    let pipeline = render_pipeline(
-        device,
-        &PipelineDesc {
-            label: "outline",
-            shader: &shader,
-            entry_points: ("vs", "fs"),
-            layout: &layout,
-            buffers: &[],
-            targets: &[Some(COLOUR_FORMAT.into())],
-            depth: None,
-        },
-    );
+    let pipeline = full_screen_pipeline(device, "outline", &shader, &layout);
     (pipeline, layout)
 }
