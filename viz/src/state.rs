@@ -1,6 +1,6 @@
 //! What the user chose ([`UiState`]): the tab, frame, selection, pick, target, palette and the
-//! cameras. The app owns it and hands it to the panels, which change it, and to the GPU
-//! passes, which follow it after each UI pass; neither reaches back into the app for it.
+//! cameras. The app owns it, hands it to the panels, which change it (they never reach back
+//! into the app), and after each UI pass brings the GPU passes up to date with it.
 
 use crate::camera::OrbitCamera;
 use crate::diff::{call_in, DiffData, DiffRow};
