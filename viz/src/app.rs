@@ -3,21 +3,22 @@
 //! passes up to date with the state, render the current view into its texture, then egui
 //! over everything into the output target.
 
-use crate::diff::{call_in, row_at, DiffData, DiffImages, DiffLoader, DiffState};
+use crate::diff::{row_at, DiffData, DiffImages, DiffLoader, DiffState};
 use crate::error::VizError;
-use crate::gpu::{Gpu, Target};
-use crate::heat_pass::{HeatParams, HeatPass, Outline, Quantity};
+use crate::gpu::{colour_attachment, DepthIds, Gpu, Target, BACKGROUND};
+use crate::heat_pass::{HeatParams, HeatPass, Outline};
 use crate::load::{LoadState, Loaded, Loader, Stage};
-use crate::mesh_pass::{mesh_data, DepthIds, MeshParams, MeshPass, BACKGROUND};
+use crate::mesh_pass::{mesh_data, MeshParams, MeshPass};
 use crate::metric::{normalize, Metric};
+use crate::options::{Cost, Quantity, Tab, ViewOptions};
+use crate::state::UiState;
 use crate::surface_pass::{grid, Grid, SurfacePass};
-use crate::targets::{self, Cost, ShownMap, Thumbnails};
-use crate::ui::{self, MeshInfo, Symbols, UiState};
-use crate::{Tab, ViewOptions};
+use crate::targets::{self, ShownMap, Thumbnails};
+use crate::ui::{self, MeshInfo, Symbols};
 use gpuheat_analysis::measure::flow::{self, FrameFlowCost, TargetKey};
 use gpuheat_analysis::open::Damage;
 use gpuheat_analysis::palette::{
-    choose_range, map_values, Palette, Range, RangeChoice, Scale, ANDROID,
+    choose_range, map_values, position, Palette, Range, RangeChoice, Scale,
 };
 use gpuheat_session::HeatMap;
 use std::path::PathBuf;
@@ -219,7 +220,7 @@ impl App {
                 }
             });
             match row {
-                Some(r) => select_row(s, &data, r),
+                Some(r) => s.select_row(&data, r),
                 None if in_b => {
                     let text = format!(
                         "B's frame {} has no draw {call}",
@@ -236,7 +237,7 @@ impl App {
             // A picked pixel of A selects, as a click on A's map does, the draw with the most
             // heat there and its match.
             if let Some(r) = row_at(&data, a, false, frame, x, y) {
-                select_row(s, &data, r);
+                s.select_row(&data, r);
             }
         }
         self.diff_data = Some(data);
@@ -562,15 +563,10 @@ impl App {
             let mut pass = encoder
                 .begin_render_pass(&wgpu::RenderPassDescriptor {
                     label: Some("egui"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: target,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(BACKGROUND),
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
+                    color_attachments: &[colour_attachment(
+                        target,
+                        wgpu::LoadOp::Clear(BACKGROUND),
+                    )],
                     ..Default::default()
                 })
                 .forget_lifetime();
@@ -886,25 +882,6 @@ pub const LOADING_REPAINT: Duration = Duration::from_millis(250);
 /// Colour of a draw whose metric was not measured.
 const UNMEASURED: [u8; 3] = [96, 96, 104];
 
-/// Position of a map value on the palette, as `shaders/heat.wgsl` computes it; `None` for no
-/// tint (no value, or below the range).
-pub fn position(v: f64, lo: f64, hi: f64, scale: Scale, android_layers: bool) -> Option<f64> {
-    if v <= 0.0 || v < lo {
-        return None;
-    }
-    if android_layers {
-        return Some((v.round().clamp(1.0, ANDROID.len() as f64) - 1.0) / 3.0);
-    }
-    if hi <= lo {
-        return Some(1.0);
-    }
-    let t = match scale {
-        Scale::Linear => (v - lo) / (hi - lo),
-        Scale::Log => (v.ln_1p() - lo.ln_1p()) / (hi.ln_1p() - lo.ln_1p()),
-    };
-    Some(t.clamp(0.0, 1.0))
-}
-
 /// The selected draw's footprint: its triangles when recorded, else its coverage box.
 fn outline_for(l: &Loaded, frame: u64, selected: Option<u32>) -> Outline {
     let Some(call) = selected else {
@@ -943,27 +920,7 @@ fn draw_box(map: &HeatMap, selected: Option<u32>) -> Outline {
 fn clear(encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView) {
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("clear"),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(BACKGROUND),
-                store: wgpu::StoreOp::Store,
-            },
-        })],
+        color_attachments: &[colour_attachment(view, wgpu::LoadOp::Clear(BACKGROUND))],
         ..Default::default()
     });
-}
-
-/// Selects a row of the diff table; A's draw in the shown frame becomes the selection of the
-/// other tabs too.
-pub fn select_row(s: &mut UiState, d: &DiffData, row: crate::diff::DiffRow) {
-    s.diff_row = Some(row);
-    s.scroll_to_selection = true;
-    let (a, _) = d.draws(row);
-    s.selected = match (a, s.frame) {
-        (Some(a), Some(f)) => call_in(&d.diff.a.stats, a, f),
-        _ => None,
-    };
 }

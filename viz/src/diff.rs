@@ -7,13 +7,12 @@
 //! palette, so they are made on the CPU and handed to egui as textures rather than given a
 //! GPU pass of their own.
 
-use crate::app::position;
 use crate::load::{LoadState, Loaded, Loader};
 use gpuheat_analysis::compare::diff::{diff, Diff, DiffOptions};
 use gpuheat_analysis::compare::heat::{diverging, heat_diff, HeatDiff, NOISE_GREY};
 use gpuheat_analysis::measure::aggregate::SessionStats;
 use gpuheat_analysis::open::Damage;
-use gpuheat_analysis::palette::{blend, Palette, Scale, ALPHA};
+use gpuheat_analysis::palette::{blend, position, Palette, Scale, ALPHA};
 use gpuheat_session::HeatMap;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, TryRecvError};

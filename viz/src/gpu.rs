@@ -1,5 +1,7 @@
-//! The wgpu device (Vulkan first, GL as fallback), offscreen colour targets, and reading
-//! textures back to memory.
+//! The wgpu device (Vulkan first, GL as fallback), offscreen colour targets and the 3D views'
+//! depth and ID targets, reading textures back to memory, and the set-up the passes share:
+//! textures, uniform buffers, bind group layouts and bind groups, colour attachments and render
+//! pipelines. The leaf under every GPU pass.
 
 use crate::error::{one_line, VizError};
 use std::sync::{Arc, Mutex};
@@ -133,22 +135,15 @@ impl Target {
         format: wgpu::TextureFormat,
     ) -> Target {
         let size = [size[0].max(1), size[1].max(1)];
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width: size[0],
-                height: size[1],
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
+        let texture = texture_2d(
+            device,
+            label,
+            size,
             format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+            wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::TEXTURE_BINDING
                 | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+        );
         let view = texture.create_view(&Default::default());
         Target {
             texture,
@@ -156,6 +151,218 @@ impl Target {
             size,
         }
     }
+}
+
+/// A 2D texture of one mip level and one sample (a zero side counts as 1).
+pub fn texture_2d(
+    device: &wgpu::Device,
+    label: &str,
+    size: [u32; 2],
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: size[0].max(1),
+            height: size[1].max(1),
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
+}
+
+/// Writes `data` (tightly packed rows) into a whole texture.
+pub fn upload(
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    size: [u32; 2],
+    bytes_per_texel: u32,
+    data: &[u8],
+) {
+    queue.write_texture(
+        texture.as_image_copy(),
+        data,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(size[0] * bytes_per_texel),
+            rows_per_image: Some(size[1]),
+        },
+        wgpu::Extent3d {
+            width: size[0],
+            height: size[1],
+            depth_or_array_layers: 1,
+        },
+    );
+}
+
+/// The targets of the 3D views, resized with the view.
+pub struct DepthIds {
+    pub depth: wgpu::TextureView,
+    pub ids: wgpu::Texture,
+    pub ids_view: wgpu::TextureView,
+    pub size: [u32; 2],
+}
+
+impl DepthIds {
+    /// The depth buffer as a 3D pass uses it: cleared to far, not kept after the pass.
+    pub fn cleared_depth(&self) -> wgpu::RenderPassDepthStencilAttachment<'_> {
+        wgpu::RenderPassDepthStencilAttachment {
+            view: &self.depth,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Discard,
+            }),
+            stencil_ops: None,
+        }
+    }
+
+    pub fn new(device: &wgpu::Device, size: [u32; 2]) -> DepthIds {
+        let depth = texture_2d(
+            device,
+            "depth",
+            size,
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        let ids = texture_2d(
+            device,
+            "draw ids",
+            size,
+            wgpu::TextureFormat::R32Uint,
+            wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::TEXTURE_BINDING,
+        );
+        DepthIds {
+            depth: depth.create_view(&Default::default()),
+            ids_view: ids.create_view(&Default::default()),
+            ids,
+            size,
+        }
+    }
+
+    /// Slot + 1 of the draw at view pixel (`x`, `y`), 0 for none.
+    pub fn read(&self, gpu: &Gpu, x: u32, y: u32) -> Option<u32> {
+        if x >= self.size[0] || y >= self.size[1] {
+            return None;
+        }
+        let bytes = read_texture(gpu, &self.ids, [x, y], [1, 1]).ok()?;
+        Some(u32::from_le_bytes(bytes[..4].try_into().ok()?))
+    }
+
+    /// The whole ID target, rows top first.
+    pub fn read_all(&self, gpu: &Gpu) -> Option<Vec<u32>> {
+        let bytes = read_texture(gpu, &self.ids, [0, 0], self.size).ok()?;
+        Some(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
+
+/// Clear colour of the 3D views.
+pub const BACKGROUND: wgpu::Color = wgpu::Color {
+    r: 0.09,
+    g: 0.09,
+    b: 0.10,
+    a: 1.0,
+};
+
+/// A colour attachment that starts from `load` (a clear colour, or what the target holds)
+/// and keeps what the pass draws.
+pub fn colour_attachment(
+    view: &wgpu::TextureView,
+    load: wgpu::LoadOp<wgpu::Color>,
+) -> Option<wgpu::RenderPassColorAttachment<'_>> {
+    Some(wgpu::RenderPassColorAttachment {
+        view,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations {
+            load,
+            store: wgpu::StoreOp::Store,
+        },
+    })
+}
+
+/// A uniform buffer of `size` bytes, written with `Queue::write_buffer`.
+pub fn uniform_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// A uniform buffer's entry of a bind group layout.
+pub fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// A 2D texture's entry of a bind group layout (no sampler: the shaders `textureLoad`).
+pub fn texture_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    sample_type: wgpu::TextureSampleType,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Texture {
+            sample_type,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// A bind group layout of `entries`.
+pub fn bind_group_layout(
+    device: &wgpu::Device,
+    label: &str,
+    entries: &[wgpu::BindGroupLayoutEntry],
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries,
+    })
+}
+
+/// A bind group of `layout` whose binding `i` is the `i`th of `resources`: every layout here
+/// numbers its bindings from 0 without gaps.
+pub fn bind_group<'a>(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    resources: impl IntoIterator<Item = wgpu::BindingResource<'a>>,
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = resources
+        .into_iter()
+        .enumerate()
+        .map(|(i, resource)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource,
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
 }
 
 /// Bytes per row of a texture copy: wgpu wants a multiple of 256.
@@ -277,4 +484,27 @@ pub fn render_pipeline(device: &wgpu::Device, d: &PipelineDesc) -> wgpu::RenderP
         multiview_mask: None,
         cache: None,
     })
+}
+
+/// The pipeline of a pass that covers its [`COLOUR_FORMAT`] target with one triangle made
+/// from the vertex index (entry points `vs` and `fs`, no vertex buffer, no depth): the heat
+/// map and the 3D view's outline.
+pub fn full_screen_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    shader: &wgpu::ShaderModule,
+    layout: &wgpu::BindGroupLayout,
+) -> wgpu::RenderPipeline {
+    render_pipeline(
+        device,
+        &PipelineDesc {
+            label,
+            shader,
+            entry_points: ("vs", "fs"),
+            layout,
+            buffers: &[],
+            targets: &[Some(COLOUR_FORMAT.into())],
+            depth: None,
+        },
+    )
 }

@@ -3,28 +3,14 @@
 //! range or zoom costs one uniform write. The selected draw's pixels are rendered into a
 //! coverage mask (its own triangles, or its coverage box) whose edge the shader outlines.
 
-use crate::gpu::{render_pipeline, Gpu, PipelineDesc, COLOUR_FORMAT};
+use crate::gpu::{
+    bind_group, bind_group_layout, colour_attachment, full_screen_pipeline, render_pipeline,
+    texture_2d, texture_entry, uniform_buffer, uniform_entry, upload, Gpu, PipelineDesc,
+};
+use crate::options::Quantity;
 use gpuheat_analysis::palette::Palette;
 use gpuheat_session::HeatMap;
 use wgpu::util::DeviceExt;
-
-/// What the map's values mean.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Quantity {
-    /// ns per pixel: `Σ_d c_d(p)·T_d/N_d`.
-    Heat,
-    /// Fragments per pixel.
-    Overdraw,
-}
-
-impl Quantity {
-    pub fn unit(self) -> &'static str {
-        match self {
-            Quantity::Heat => "ns per pixel",
-            Quantity::Overdraw => "fragments per pixel",
-        }
-    }
-}
 
 /// How the map is painted this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -95,79 +81,6 @@ pub struct HeatPass {
     outlined: bool,
 }
 
-fn texture_entry(binding: u32, filterable: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable },
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    }
-}
-
-fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-pub fn texture_2d(
-    device: &wgpu::Device,
-    label: &str,
-    size: [u32; 2],
-    format: wgpu::TextureFormat,
-    usage: wgpu::TextureUsages,
-) -> wgpu::Texture {
-    device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(label),
-        size: wgpu::Extent3d {
-            width: size[0].max(1),
-            height: size[1].max(1),
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage,
-        view_formats: &[],
-    })
-}
-
-/// Writes `data` (tightly packed rows) into a whole texture.
-pub fn upload(
-    queue: &wgpu::Queue,
-    texture: &wgpu::Texture,
-    size: [u32; 2],
-    bytes_per_texel: u32,
-    data: &[u8],
-) {
-    queue.write_texture(
-        texture.as_image_copy(),
-        data,
-        wgpu::TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: Some(size[0] * bytes_per_texel),
-            rows_per_image: Some(size[1]),
-        },
-        wgpu::Extent3d {
-            width: size[0],
-            height: size[1],
-            depth_or_array_layers: 1,
-        },
-    );
-}
-
 /// The palette as 256 RGBA8 texels, position `i / 255` each.
 pub fn palette_texels(palette: Palette) -> Vec<u8> {
     (0..256)
@@ -181,34 +94,32 @@ pub fn palette_texels(palette: Palette) -> Vec<u8> {
 impl HeatPass {
     pub fn new(gpu: &Gpu) -> HeatPass {
         let device = &gpu.device;
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("heat"),
-            entries: &[
-                uniform_entry(0, wgpu::ShaderStages::FRAGMENT),
-                texture_entry(1, false),
-                texture_entry(2, true),
-                texture_entry(3, true),
-                texture_entry(4, true),
-            ],
-        });
-        let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/heat.wgsl"));
-        let pipeline = render_pipeline(
+        let texture = |binding, filterable| {
+            texture_entry(
+                binding,
+                wgpu::ShaderStages::FRAGMENT,
+                wgpu::TextureSampleType::Float { filterable },
+            )
+        };
+        let layout = bind_group_layout(
             device,
-            &PipelineDesc {
-                label: "heat",
-                shader: &shader,
-                entry_points: ("vs", "fs"),
-                layout: &layout,
-                buffers: &[],
-                targets: &[Some(COLOUR_FORMAT.into())],
-                depth: None,
-            },
+            "heat",
+            &[
+                uniform_entry(0, wgpu::ShaderStages::FRAGMENT),
+                texture(1, false),
+                texture(2, true),
+                texture(3, true),
+                texture(4, true),
+            ],
         );
+        let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/heat.wgsl"));
+        let pipeline = full_screen_pipeline(device, "heat", &shader, &layout);
 
-        let mask_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("mask"),
-            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX)],
-        });
+        let mask_layout = bind_group_layout(
+            device,
+            "mask",
+            &[uniform_entry(0, wgpu::ShaderStages::VERTEX)],
+        );
         let mask_shader = device.create_shader_module(wgpu::include_wgsl!("shaders/mask.wgsl"));
         let mask_pipeline = render_pipeline(
             device,
@@ -227,12 +138,11 @@ impl HeatPass {
             },
         );
 
-        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("heat uniforms"),
-            size: std::mem::size_of::<Uniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let uniforms = uniform_buffer(
+            device,
+            "heat uniforms",
+            std::mem::size_of::<Uniforms>() as u64,
+        );
         let lut = texture_2d(
             device,
             "palette",
@@ -262,24 +172,12 @@ impl HeatPass {
     pub fn set_map(&mut self, gpu: &Gpu, map: &HeatMap, quantity: Quantity) {
         let device = &gpu.device;
         let size = [map.width.max(1), map.height.max(1)];
-        let values = texture_2d(
-            device,
-            "heat values",
-            size,
-            wgpu::TextureFormat::R32Float,
-            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        );
-        let colour = texture_2d(
-            device,
-            "frame colour",
-            size,
-            wgpu::TextureFormat::Rgba8Unorm,
-            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        );
-        let mask = texture_2d(
-            device,
+        let texture = |label, format, usage| texture_2d(device, label, size, format, usage);
+        let uploaded = wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST;
+        let values = texture("heat values", wgpu::TextureFormat::R32Float, uploaded);
+        let colour = texture("frame colour", wgpu::TextureFormat::Rgba8Unorm, uploaded);
+        let mask = texture(
             "draw mask",
-            size,
             wgpu::TextureFormat::R8Unorm,
             wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::RENDER_ATTACHMENT,
         );
@@ -287,40 +185,15 @@ impl HeatPass {
         if map.width > 0 && map.height > 0 && has_colour {
             upload(&gpu.queue, &colour, size, 4, &map.colour);
         }
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("heat"),
-            layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.uniforms.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(
-                        &values.create_view(&Default::default()),
-                    ),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::TextureView(
-                        &colour.create_view(&Default::default()),
-                    ),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: wgpu::BindingResource::TextureView(
-                        &self.lut.create_view(&Default::default()),
-                    ),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: wgpu::BindingResource::TextureView(
-                        &mask.create_view(&Default::default()),
-                    ),
-                },
-            ],
-        });
+        let views =
+            [&values, &colour, &self.lut, &mask].map(|t| t.create_view(&Default::default()));
+        let bind_group = bind_group(
+            device,
+            "heat",
+            &self.layout,
+            std::iter::once(self.uniforms.as_entire_binding())
+                .chain(views.iter().map(wgpu::BindingResource::TextureView)),
+        );
         self.map = Some(MapTextures {
             size,
             mask,
@@ -380,15 +253,10 @@ impl HeatPass {
             let view = m.mask.create_view(&Default::default());
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("mask"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
+                color_attachments: &[colour_attachment(
+                    &view,
+                    wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                )],
                 ..Default::default()
             });
             if self.outlined {
@@ -405,14 +273,12 @@ impl HeatPass {
                     }),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
-                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("mask"),
-                    layout: &self.mask_layout,
-                    entries: &[wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: uniforms.as_entire_binding(),
-                    }],
-                });
+                let bind_group = bind_group(
+                    device,
+                    "mask",
+                    &self.mask_layout,
+                    [uniforms.as_entire_binding()],
+                );
                 pass.set_pipeline(&self.mask_pipeline);
                 pass.set_bind_group(0, &bind_group, &[]);
                 pass.set_vertex_buffer(0, vertices.slice(..));
@@ -466,15 +332,10 @@ impl HeatPass {
             .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("heat"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
+            color_attachments: &[colour_attachment(
+                target,
+                wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+            )],
             ..Default::default()
         });
         pass.set_pipeline(&self.pipeline);

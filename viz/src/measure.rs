@@ -5,8 +5,8 @@
 use crate::app::{App, LOADING_REPAINT};
 use crate::error::VizError;
 use crate::gpu::{Gpu, Target, COLOUR_FORMAT};
+use crate::options::{Cost, Tab, ViewOptions};
 use crate::shot::raw_input;
-use crate::{Cost, Tab, ViewOptions};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

@@ -4,8 +4,11 @@
 //! however many triangles the frame has.
 
 use crate::camera::Mat4;
-use crate::gpu::{read_texture, render_pipeline, Gpu, PipelineDesc, COLOUR_FORMAT, DEPTH_FORMAT};
-use crate::heat_pass::{texture_2d, upload};
+use crate::gpu::{
+    bind_group, bind_group_layout, colour_attachment, full_screen_pipeline, render_pipeline,
+    texture_2d, texture_entry, uniform_buffer, uniform_entry, upload, DepthIds, Gpu, PipelineDesc,
+    BACKGROUND, COLOUR_FORMAT,
+};
 use gpuheat_session::FrameGeometry;
 use wgpu::util::DeviceExt;
 
@@ -151,96 +154,21 @@ pub struct MeshPass {
     outline_uniforms: wgpu::Buffer,
 }
 
-/// The targets of the 3D views, resized with the view.
-pub struct DepthIds {
-    pub depth: wgpu::TextureView,
-    pub ids: wgpu::Texture,
-    pub ids_view: wgpu::TextureView,
-    pub size: [u32; 2],
-}
-
-impl DepthIds {
-    /// The depth buffer as a 3D pass uses it: cleared to far, not kept after the pass.
-    pub fn cleared_depth(&self) -> wgpu::RenderPassDepthStencilAttachment<'_> {
-        wgpu::RenderPassDepthStencilAttachment {
-            view: &self.depth,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Discard,
-            }),
-            stencil_ops: None,
-        }
-    }
-
-    pub fn new(device: &wgpu::Device, size: [u32; 2]) -> DepthIds {
-        let depth = texture_2d(
-            device,
-            "depth",
-            size,
-            DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        let ids = texture_2d(
-            device,
-            "draw ids",
-            size,
-            wgpu::TextureFormat::R32Uint,
-            wgpu::TextureUsages::RENDER_ATTACHMENT
-                | wgpu::TextureUsages::COPY_SRC
-                | wgpu::TextureUsages::TEXTURE_BINDING,
-        );
-        DepthIds {
-            depth: depth.create_view(&Default::default()),
-            ids_view: ids.create_view(&Default::default()),
-            ids,
-            size,
-        }
-    }
-
-    /// Slot + 1 of the draw at view pixel (`x`, `y`), 0 for none.
-    pub fn read(&self, gpu: &Gpu, x: u32, y: u32) -> Option<u32> {
-        if x >= self.size[0] || y >= self.size[1] {
-            return None;
-        }
-        let bytes = read_texture(gpu, &self.ids, [x, y], [1, 1]).ok()?;
-        Some(u32::from_le_bytes(bytes[..4].try_into().ok()?))
-    }
-
-    /// The whole ID target, rows top first.
-    pub fn read_all(&self, gpu: &Gpu) -> Option<Vec<u32>> {
-        let bytes = read_texture(gpu, &self.ids, [0, 0], self.size).ok()?;
-        Some(bytemuck::pod_collect_to_vec(&bytes))
-    }
-}
-
 impl MeshPass {
     pub fn new(gpu: &Gpu) -> MeshPass {
         let device = &gpu.device;
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("mesh"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
+        let layout = bind_group_layout(
+            device,
+            "mesh",
+            &[
+                uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
+                texture_entry(
+                    1,
+                    wgpu::ShaderStages::VERTEX,
+                    wgpu::TextureSampleType::Float { filterable: true },
+                ),
             ],
-        });
+        );
         let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/mesh.wgsl"));
         let pipeline_for = |compare: wgpu::CompareFunction| {
             render_pipeline(
@@ -267,19 +195,13 @@ impl MeshPass {
         };
         let pipeline = pipeline_for(wgpu::CompareFunction::LessEqual);
         let xray_pipeline = pipeline_for(wgpu::CompareFunction::Always);
-        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("mesh uniforms"),
-            size: std::mem::size_of::<Uniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let uniforms = uniform_buffer(
+            device,
+            "mesh uniforms",
+            std::mem::size_of::<Uniforms>() as u64,
+        );
         let (outline_pipeline, outline_layout) = outline_pipeline(device);
-        let outline_uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("outline uniforms"),
-            size: 16,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let outline_uniforms = uniform_buffer(device, "outline uniforms", 16);
         MeshPass {
             pipeline,
             xray_pipeline,
@@ -312,22 +234,15 @@ impl MeshPass {
             wgpu::TextureFormat::Rgba8Unorm,
             wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         );
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("mesh"),
-            layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.uniforms.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(
-                        &colours.create_view(&Default::default()),
-                    ),
-                },
+        let bind_group = bind_group(
+            device,
+            "mesh",
+            &self.layout,
+            [
+                self.uniforms.as_entire_binding(),
+                wgpu::BindingResource::TextureView(&colours.create_view(&Default::default())),
             ],
-        });
+        );
         self.mesh = Some(GpuMesh {
             vertices,
             count: data.vertices.len() as u32,
@@ -370,24 +285,11 @@ impl MeshPass {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("mesh"),
             color_attachments: &[
-                Some(wgpu::RenderPassColorAttachment {
-                    view: target,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(BACKGROUND),
-                        store: wgpu::StoreOp::Store,
-                    },
-                }),
-                Some(wgpu::RenderPassColorAttachment {
-                    view: &depth_ids.ids_view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
-                    },
-                }),
+                colour_attachment(target, wgpu::LoadOp::Clear(BACKGROUND)),
+                colour_attachment(
+                    &depth_ids.ids_view,
+                    wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                ),
             ],
             depth_stencil_attachment: Some(depth_ids.cleared_depth()),
             ..Default::default()
@@ -435,31 +337,18 @@ impl MeshPass {
             0,
             bytemuck::cast_slice(&[slot + 1, 0, 0, 0]),
         );
-        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("outline"),
-            layout: &self.outline_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.outline_uniforms.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(&depth_ids.ids_view),
-                },
+        let bind_group = bind_group(
+            &gpu.device,
+            "outline",
+            &self.outline_layout,
+            [
+                self.outline_uniforms.as_entire_binding(),
+                wgpu::BindingResource::TextureView(&depth_ids.ids_view),
             ],
-        });
+        );
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("outline"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Load,
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
+            color_attachments: &[colour_attachment(target, wgpu::LoadOp::Load)],
             ..Default::default()
         });
         pass.set_pipeline(&self.outline_pipeline);
@@ -469,51 +358,19 @@ impl MeshPass {
 }
 
 fn outline_pipeline(device: &wgpu::Device) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("outline"),
-        entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 1,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Uint,
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
-        ],
-    });
-    let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/outline.wgsl"));
-    let pipeline = render_pipeline(
+    let layout = bind_group_layout(
         device,
-        &PipelineDesc {
-            label: "outline",
-            shader: &shader,
-            entry_points: ("vs", "fs"),
-            layout: &layout,
-            buffers: &[],
-            targets: &[Some(COLOUR_FORMAT.into())],
-            depth: None,
-        },
+        "outline",
+        &[
+            uniform_entry(0, wgpu::ShaderStages::FRAGMENT),
+            texture_entry(
+                1,
+                wgpu::ShaderStages::FRAGMENT,
+                wgpu::TextureSampleType::Uint,
+            ),
+        ],
     );
+    let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/outline.wgsl"));
+    let pipeline = full_screen_pipeline(device, "outline", &shader, &layout);
     (pipeline, layout)
 }
-
-/// Clear colour of the 3D views.
-pub const BACKGROUND: wgpu::Color = wgpu::Color {
-    r: 0.09,
-    g: 0.09,
-    b: 0.10,
-    a: 1.0,
-};

@@ -3,7 +3,7 @@
 use crate::app::App;
 use crate::error::VizError;
 use crate::gpu::{read_texture, Gpu, Target, COLOUR_FORMAT};
-use crate::{Tab, ViewOptions};
+use crate::options::{Tab, ViewOptions};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

@@ -4,8 +4,10 @@
 //! frame's colour shows where there is no heat.
 
 use crate::camera::Mat4;
-use crate::gpu::{render_pipeline, Gpu, PipelineDesc, COLOUR_FORMAT};
-use crate::mesh_pass::{DepthIds, BACKGROUND};
+use crate::gpu::{
+    bind_group, bind_group_layout, colour_attachment, render_pipeline, uniform_buffer,
+    uniform_entry, DepthIds, Gpu, PipelineDesc, BACKGROUND, COLOUR_FORMAT,
+};
 use gpuheat_analysis::palette::Palette;
 use gpuheat_session::HeatMap;
 use wgpu::util::DeviceExt;
@@ -89,19 +91,11 @@ pub struct SurfacePass {
 impl SurfacePass {
     pub fn new(gpu: &Gpu) -> SurfacePass {
         let device = &gpu.device;
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("surface"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
+        let layout = bind_group_layout(
+            device,
+            "surface",
+            &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
+        );
         let shader = device.create_shader_module(wgpu::include_wgsl!("shaders/surface.wgsl"));
         let pipeline = render_pipeline(
             device,
@@ -119,20 +113,12 @@ impl SurfacePass {
                 depth: Some(wgpu::CompareFunction::Less),
             },
         );
-        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("surface uniforms"),
-            size: std::mem::size_of::<Uniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("surface"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniforms.as_entire_binding(),
-            }],
-        });
+        let uniforms = uniform_buffer(
+            device,
+            "surface uniforms",
+            std::mem::size_of::<Uniforms>() as u64,
+        );
+        let bind_group = bind_group(device, "surface", &layout, [uniforms.as_entire_binding()]);
         SurfacePass {
             pipeline,
             uniforms,
@@ -233,15 +219,7 @@ impl SurfacePass {
         );
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("surface"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(BACKGROUND),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
+            color_attachments: &[colour_attachment(target, wgpu::LoadOp::Clear(BACKGROUND))],
             depth_stencil_attachment: Some(depth_ids.cleared_depth()),
             ..Default::default()
         });

@@ -3,14 +3,13 @@
 //! screen's or an offscreen target's, own or total cost) presented as the [`HeatMap`] the
 //! heat pass, the surface and the range already take, and the selector's thumbnails.
 
-use crate::app::position;
-use crate::heat_pass::Quantity;
 use crate::load::{FrameEntry, Loaded};
+use crate::options::{Cost, Quantity};
 use gpuheat_analysis::measure::flow::{FrameFlowCost, TargetKey};
-use gpuheat_analysis::palette::{blend, choose_range, label, Palette, RangeChoice, Scale, ALPHA};
+use gpuheat_analysis::palette::{
+    blend, choose_range, label, position, Palette, RangeChoice, Scale, ALPHA,
+};
 use gpuheat_session::HeatMap;
-
-pub use crate::Cost;
 
 impl Cost {
     /// The cost shown: the one chosen, by default total where the frame has offscreen

@@ -4,8 +4,8 @@
 use crate::app::App;
 use crate::error::{one_line, VizError};
 use crate::gpu::{read_texture, Gpu, Target};
+use crate::options::ViewOptions;
 use crate::shot::write_png;
-use crate::ViewOptions;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

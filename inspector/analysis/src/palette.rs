@@ -65,17 +65,35 @@ pub fn android_band(t: f64) -> u32 {
 }
 
 impl Scale {
-    /// Position of `v` on the palette, in [0, 1], for a map whose largest value is `max`.
+    /// Position of `v` on the palette, in [0, 1], for a map whose largest value is `max`:
+    /// [`position`] on the range 0–`max`, with 0 for no heat and for an empty map.
     pub fn position(self, v: f64, max: f64) -> f64 {
-        if max <= 0.0 || v <= 0.0 {
+        if max <= 0.0 {
             return 0.0;
         }
-        let t = match self {
-            Scale::Linear => v / max,
-            Scale::Log => v.ln_1p() / max.ln_1p(),
-        };
-        t.clamp(0.0, 1.0)
+        position(v, 0.0, max, self, false).unwrap_or(0.0)
     }
+}
+
+/// Position of map value `v` on the palette for the range `lo`–`hi` on `scale`, in [0, 1];
+/// `None` for no tint (no value, or below the range). With `android_layers` the value is a
+/// layer count and lands in its band of the Android key (1, 2, 3, 4+ layers), whatever the
+/// range. The viewer's heat shader (`viz/src/shaders/heat.wgsl`) maps a range the same way.
+pub fn position(v: f64, lo: f64, hi: f64, scale: Scale, android_layers: bool) -> Option<f64> {
+    if v <= 0.0 || v < lo {
+        return None;
+    }
+    if android_layers {
+        return Some((v.round().clamp(1.0, ANDROID.len() as f64) - 1.0) / 3.0);
+    }
+    if hi <= lo {
+        return Some(1.0);
+    }
+    let t = match scale {
+        Scale::Linear => (v - lo) / (hi - lo),
+        Scale::Log => (v.ln_1p() - lo.ln_1p()) / (hi.ln_1p() - lo.ln_1p()),
+    };
+    Some(t.clamp(0.0, 1.0))
 }
 
 /// Percentile of a map's non-zero pixels that the default (`auto`) linear range ends at.
@@ -279,6 +297,36 @@ mod tests {
         }
         assert_eq!(Scale::Linear.position(2.5, 10.0), 0.25);
         assert!(Scale::Log.position(2.5, 10.0) > 0.5);
+    }
+
+    #[test]
+    fn a_range_from_zero_is_the_scale_position() {
+        // `Scale::position` is `position` on 0–max: the same bits as its own former formula
+        // (v / max, ln(1 + v) / ln(1 + max)), which the PNG's colours were made with.
+        let values = [1e-9, 0.3, 1.0, 2.5, 10.0, 99.5, 1e6, f64::INFINITY];
+        for v in values {
+            for max in [1e-9, 0.5, 10.0, 1e6, f64::INFINITY] {
+                let former = [
+                    (v / max).clamp(0.0, 1.0),
+                    (v.ln_1p() / max.ln_1p()).clamp(0.0, 1.0),
+                ];
+                for (s, f) in [Scale::Linear, Scale::Log].into_iter().zip(former) {
+                    assert_eq!(s.position(v, max).to_bits(), f.to_bits(), "{v} {max}");
+                    let p = position(v, 0.0, max, s, false).unwrap();
+                    assert_eq!(p.to_bits(), f.to_bits(), "{v} {max}");
+                }
+            }
+        }
+        assert!(Scale::Linear.position(1.0, f64::NAN).is_nan());
+        assert_eq!(position(0.0, 0.0, 10.0, Scale::Linear, false), None);
+        assert_eq!(position(2.0, 3.0, 10.0, Scale::Linear, false), None);
+        assert_eq!(position(5.0, 3.0, 3.0, Scale::Log, false), Some(1.0));
+        assert_eq!(position(6.0, 2.0, 10.0, Scale::Linear, false), Some(0.5));
+        // Android layers: 1, 2, 3, 4+ take the key's colours 1 to 4, whatever the range.
+        for (layers, key) in [(1.0, 0), (2.0, 1), (3.0, 2), (7.0, 3)] {
+            let t = position(layers, 0.0, 1.0, Scale::Log, true).unwrap();
+            assert_eq!(Palette::Android.colour_at(t), ANDROID[key]);
+        }
     }
 
     #[test]

@@ -2,11 +2,11 @@
 //! its q-value and verdict) and the two sessions' heat maps side by side over the difference
 //! map. Selecting a row outlines its draw in A's frame and its match in B's.
 
+use super::context::{gradient_strip, Context};
 use super::view::{allocate_view, centre_text, snap};
-use super::{Context, UiState};
-use crate::app::select_row;
 use crate::diff::{call_in, coverage_box, row_at, DiffImages, DiffRow};
 use crate::load::Loaded;
+use crate::state::UiState;
 use egui::{pos2, vec2, Align2, Color32, FontId, Rect, RichText, Sense, Stroke};
 use egui_extras::{Column as Col, TableBuilder};
 use gpuheat_analysis::compare::diff::{Comparison, Verdict};
@@ -206,7 +206,7 @@ pub fn table(ui: &mut egui::Ui, state: &mut UiState, cx: &Context) {
             state.diff_row = None;
             state.selected = None;
         } else {
-            select_row(state, d, r);
+            state.select_row(d, r);
             state.scroll_to_selection = false;
         }
     }
@@ -431,7 +431,7 @@ pub fn view(ui: &mut egui::Ui, state: &mut UiState, cx: &Context, a: &Loaded) {
         (Ok(_), None) => centre_text(&painter, lower, "painting the difference map…"),
     }
     match clicked {
-        Some(Some(r)) => select_row(state, d, r),
+        Some(Some(r)) => state.select_row(d, r),
         // A click where no draw of the table put heat clears the selection.
         Some(None) => {
             state.diff_row = None;
@@ -462,17 +462,10 @@ fn legend(painter: &egui::Painter, area: Rect, images: &DiffImages) {
     );
     painter.rect_filled(bg, 4.0, Color32::from_black_alpha(190));
     let strip = Rect::from_min_size(bg.min + vec2(8.0, 8.0), vec2(w, 12.0));
-    let n = 64;
-    for k in 0..n {
-        let t = f64::from(k) / f64::from(n - 1);
-        let x0 = strip.left() + strip.width() * k as f32 / n as f32;
-        let r = Rect::from_min_max(
-            pos2(x0, strip.top()),
-            pos2(x0 + strip.width() / n as f32 + 0.5, strip.bottom()),
-        );
-        let [r_, g, b] = diverging((2.0 * t - 1.0) * max, max);
-        painter.rect_filled(r, 0.0, Color32::from_rgb(r_, g, b));
-    }
+    gradient_strip(painter, strip, |t| {
+        let [r, g, b] = diverging((2.0 * t - 1.0) * max, max);
+        Color32::from_rgb(r, g, b)
+    });
     let grey = Rect::from_min_size(pos2(strip.right() + 10.0, strip.top()), vec2(12.0, 12.0));
     let [r, g, b] = NOISE_GREY;
     painter.rect_filled(grey, 0.0, Color32::from_rgb(r, g, b));

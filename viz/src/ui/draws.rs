@@ -1,9 +1,10 @@
 //! The left panel: the frame's draws (every work call, with its cost and every counter,
 //! sortable by any column) and the frame's full call list.
 
-use super::{Column, ListTab, UiState};
+use super::context::{colour, severity_colour};
 use crate::load::Loaded;
 use crate::metric::Metric;
+use crate::state::{Column, ListTab, UiState};
 use egui::{Color32, RichText};
 use egui_extras::{Column as Col, TableBuilder};
 use gpuheat_analysis::checklist::Severity;
@@ -35,12 +36,8 @@ fn marker(l: &Loaded, frame: u64, call: u32) -> Option<(Severity, String)> {
 /// A dot in the colour of the most severe finding about the call, its findings on hover.
 fn finding_dot(ui: &mut egui::Ui, l: &Loaded, frame: u64, call: u32) {
     if let Some((severity, text)) = marker(l, frame, call) {
-        ui.label(
-            RichText::new("●")
-                .small()
-                .color(super::severity_colour(severity)),
-        )
-        .on_hover_text(text);
+        ui.label(RichText::new("●").small().color(severity_colour(severity)))
+            .on_hover_text(text);
     }
 }
 
@@ -185,7 +182,7 @@ fn draw_table(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
                         if *m == Metric::FrameShare {
                             if let Some(s) = d.frame_share {
                                 let t = if max_share > 0.0 { s / max_share } else { 0.0 };
-                                let c = super::colour(state.palette, 0.2 + 0.8 * t);
+                                let c = colour(state.palette, 0.2 + 0.8 * t);
                                 ui.label(RichText::new(text).color(c));
                                 return;
                             }

@@ -1,9 +1,10 @@
 //! The right panel: the picked pixel (which draws made its heat), the selected draw (call,
 //! source line, counters, coverage, findings), or the frame's summary and findings.
 
-use super::{severity_colour, Context, UiState};
+use super::context::{colour, severity_colour, Context};
 use crate::load::Loaded;
 use crate::metric::{duration, Metric};
+use crate::state::UiState;
 use egui::{Color32, RichText};
 use gpuheat_analysis::checklist::{self, Finding};
 use gpuheat_analysis::measure::pick::PickMethod;
@@ -174,7 +175,7 @@ fn share_bar(ui: &mut egui::Ui, state: &UiState, share: f64) {
     p.rect_filled(rect, 2.0, Color32::from_gray(40));
     let mut bar = rect;
     bar.set_width(rect.width() * share.clamp(0.0, 1.0) as f32);
-    p.rect_filled(bar, 2.0, super::colour(state.palette, 0.3 + 0.7 * share));
+    p.rect_filled(bar, 2.0, colour(state.palette, 0.3 + 0.7 * share));
     p.text(
         rect.center(),
         egui::Align2::CENTER_CENTER,

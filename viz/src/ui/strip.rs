@@ -1,8 +1,9 @@
 //! The frame strip: one bar per frame in time order, its height the frame's cost; click a
 //! bar to show that frame.
 
-use super::UiState;
+use super::context::colour;
 use crate::load::Loaded;
+use crate::state::UiState;
 use egui::{Color32, Rect, Sense, Stroke};
 
 pub fn show(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
@@ -48,7 +49,7 @@ pub fn show(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
                 egui::pos2(x0 + col_w, rect.bottom()),
             );
             let t = if max > 0.0 { cost / max } else { 0.0 };
-            let colour = super::colour(state.palette, 0.25 + 0.75 * t);
+            let colour = colour(state.palette, 0.25 + 0.75 * t);
             painter.rect_filled(bar, 0.0, colour);
         }
         if let Some(s) = selected {

@@ -1,9 +1,9 @@
 //! The top bar: session, frame, tab, palette and scale, and the current tab's controls.
 
-use super::{default_mesh_camera, default_surface_camera, Context, UiState};
-use crate::heat_pass::Quantity;
+use super::context::Context;
 use crate::load::Loaded;
-use crate::{Cost, Tab};
+use crate::options::{Cost, Quantity, Tab};
+use crate::state::{default_mesh_camera, default_surface_camera, UiState};
 use gpuheat_analysis::palette::{Palette, Scale};
 
 const PALETTES: [(Palette, &str); 4] = [

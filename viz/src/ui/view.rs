@@ -1,10 +1,10 @@
 //! The central view: the pass's image, the mouse on it (pan, zoom, pick, orbit), and the
 //! legend; and the progress shown while the session loads.
 
-use super::{Context, UiState};
-use crate::heat_pass::Quantity;
+use super::context::{colour, gradient_strip, Context};
 use crate::load::{Loaded, Stage};
-use crate::Tab;
+use crate::options::{Quantity, Tab};
+use crate::state::{HeatView, UiState};
 use egui::{pos2, vec2, Align2, Color32, FontId, Rect, Sense, Stroke};
 use gpuheat_analysis::palette::label;
 use gpuheat_analysis::palette::{Palette, Scale, ANDROID};
@@ -282,14 +282,14 @@ fn heat(
         hv.center = [mw * 0.5, mh * 0.5];
         hv.zoom = (vw / mw.max(1.0)).min(vh / mh.max(1.0)) * 0.96;
     }
-    let to_map = |p: egui::Pos2, hv: &super::HeatView| {
+    let to_map = |p: egui::Pos2, hv: &HeatView| {
         let v = (p - rect.min) * ppp;
         [
             hv.center[0] + (v.x - vw * 0.5) / hv.zoom,
             hv.center[1] - (v.y - vh * 0.5) / hv.zoom,
         ]
     };
-    let to_screen = |m: [f32; 2], hv: &super::HeatView| {
+    let to_screen = |m: [f32; 2], hv: &HeatView| {
         rect.min
             + vec2(
                 (m[0] - hv.center[0]) * hv.zoom + vw * 0.5,
@@ -324,8 +324,8 @@ fn heat(
             response.clone().on_hover_ui_at_pointer(|ui| {
                 ui.label(format!("pixel {x}, {y}"));
                 let what = match (shown.flow, shown.cost) {
-                    (true, crate::Cost::Total) => "total cost",
-                    (true, crate::Cost::Own) => "own cost",
+                    (true, crate::options::Cost::Total) => "total cost",
+                    (true, crate::options::Cost::Own) => "own cost",
                     (false, _) => "heat",
                 };
                 ui.label(format!(
@@ -540,16 +540,7 @@ fn legend(
             painter.rect_filled(r, 0.0, Color32::from_rgb(c[0], c[1], c[2]));
         }
     } else {
-        let n = 64;
-        for k in 0..n {
-            let t = f64::from(k) / f64::from(n - 1);
-            let x0 = strip.left() + strip.width() * k as f32 / n as f32;
-            let r = Rect::from_min_max(
-                pos2(x0, strip.top()),
-                pos2(x0 + strip.width() / n as f32 + 0.5, strip.bottom()),
-            );
-            painter.rect_filled(r, 0.0, super::colour(palette, t));
-        }
+        gradient_strip(painter, strip, |t| colour(palette, t));
     }
     let font = FontId::proportional(11.0);
     painter.text(
