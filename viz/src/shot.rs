@@ -125,9 +125,8 @@ pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuheat_session::scratch::Scratch;
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
     use gpuheat_session::SessionWriter;
+    use gpuheat_testkit::{records, texture_target, Scratch, SessionBuilder};
 
     /// Runs one offscreen UI frame with `events`.
     fn frame(

@@ -219,8 +219,8 @@ fn diff_tab_picks_a_pixel_of_a_and_outlines_its_draw_and_its_match() {
 
 #[test]
 fn a_few_outlier_pixels_are_marked_and_the_rest_keeps_the_scale() {
-    use gpuheat_session::testing::{records, SessionBuilder};
     use gpuheat_session::SessionWriter;
+    use gpuheat_testkit::{records, SessionBuilder};
     // 64×48 at 1 ns per pixel, with one 2×2 block at 40,000 ns: the default range ends at the
     // 99.5th percentile (1 ns), the block is painted in the clipped colour, the rest is the
     // hot end.

@@ -21,7 +21,7 @@ const H: u32 = 48;
 /// draw over [8, 8, 24, 24) (1,000 ns); a screen draw over the right third costs 2,000 ns and
 /// samples nothing; target 2 (texture 8, 16×16) costs 500 ns and is never sampled.
 fn flow_session(dir: &Path) -> PathBuf {
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    use gpuheat_testkit::{records, texture_target, SessionBuilder};
     let s = SessionBuilder::new()
         .frame(|f| {
             f.heat_map(W, H)

@@ -366,7 +366,7 @@ fn a_timeline_capture_is_told_to_capture_in_full_mode_with_heat() {
 /// draw over the right third costs 2,000 ns and samples nothing; target 2 (texture 8) costs
 /// 500 ns and is never sampled.
 fn flow_session(dir: &Path) -> PathBuf {
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    use gpuheat_testkit::{records, texture_target, SessionBuilder};
     let s = SessionBuilder::new()
         .frame(|f| {
             f.heat_map(W, H)
@@ -509,7 +509,7 @@ fn report_lists_render_targets_with_their_cost_and_remainders() {
 
 #[test]
 fn a_few_outlier_pixels_are_clipped_unless_the_full_range_is_asked() {
-    use gpuheat_session::testing::{records, SessionBuilder};
+    use gpuheat_testkit::{records, SessionBuilder};
     let dir = scratch("heatmap-range");
     // The whole screen at 1 ns per pixel, one pixel at 10,000 ns.
     let s = SessionBuilder::new()
@@ -587,7 +587,7 @@ fn a_pixel_pick_names_the_upstream_passes_of_its_total() {
 
 #[test]
 fn a_frame_whose_screen_could_not_be_painted_says_why_and_offers_its_targets() {
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    use gpuheat_testkit::{records, texture_target, SessionBuilder};
     let dir = scratch("heatmap-no-screen");
     let s = SessionBuilder::new()
         .frame(|f| {

@@ -429,7 +429,7 @@ fn bad_input_is_one_line_and_nonzero() {
 /// 7, 32×32) costs 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24) (1,000 ns);
 /// target 2 (texture 8, 16×16) costs 500 ns and is never sampled.
 fn flow_session(dir: &Path) -> std::path::PathBuf {
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    use gpuheat_testkit::{records, texture_target, SessionBuilder};
     let s = SessionBuilder::new()
         .frame(|f| {
             f.heat_map(64, 48)

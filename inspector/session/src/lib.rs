@@ -15,10 +15,6 @@ pub mod header;
 pub mod model;
 mod planes;
 pub mod reader;
-#[cfg(feature = "testing")]
-pub mod scratch;
-#[cfg(feature = "testing")]
-pub mod testing;
 mod varint;
 pub mod vg;
 pub mod writer;

@@ -305,8 +305,8 @@ fn add_geometry(s: &mut Session, p: &Painted) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuheat_session::testing::{SessionBuilder, CONTEXT};
     use gpuheat_session::{VgCall, VgPathDraw, VgStroke};
+    use gpuheat_testkit::{SessionBuilder, CONTEXT};
 
     const IDENTITY: [f32; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 
