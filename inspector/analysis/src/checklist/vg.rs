@@ -1560,7 +1560,7 @@ mod tests {
         }
         let s = vg.build();
         let all = crate::checklist::check(&s, &crate::analyse(&s));
-        let vg_rules: Vec<&Finding> = all.iter().filter(|f| f.rule.starts_with("vg_")).collect();
+        let vg_rules: Vec<&Finding> = all.iter().filter(|f| f.rule.starts_with("vg-")).collect();
         assert!(vg_rules.is_empty(), "{vg_rules:?}");
     }
 }
