@@ -1,7 +1,7 @@
 //! Render targets in the viewer (issue 11), rendered offscreen: the screen's total-cost map
 //! by default where the frame has offscreen targets, the own-cost map on request, an
 //! offscreen target's own map when selected, and a picked pixel's upstream passes. On a
-//! session built in code (`gpuheat_session::testing`, exact numbers) and on a real capture of
+//! session built in code (`gpuheat_testkit`, exact numbers) and on a real capture of
 //! the `chain` example (A → B → two window quads).
 
 mod common;

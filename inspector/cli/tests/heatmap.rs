@@ -361,7 +361,7 @@ fn a_timeline_capture_is_told_to_capture_in_full_mode_with_heat() {
     assert!(!out.exists());
 }
 
-/// A session built in code (`gpuheat_session::testing`): a 64×48 screen; target 1 (texture
+/// A session built in code (`gpuheat_testkit`): a 64×48 screen; target 1 (texture
 /// 7, 32×32) costs 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24); a screen
 /// draw over the right third costs 2,000 ns and samples nothing; target 2 (texture 8) costs
 /// 500 ns and is never sampled.

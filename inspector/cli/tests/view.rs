@@ -425,7 +425,7 @@ fn bad_input_is_one_line_and_nonzero() {
     }
 }
 
-/// A session built in code (`gpuheat_session::testing`): a 64×48 screen; target 1 (texture
+/// A session built in code (`gpuheat_testkit`): a 64×48 screen; target 1 (texture
 /// 7, 32×32) costs 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24) (1,000 ns);
 /// target 2 (texture 8, 16×16) costs 500 ns and is never sampled.
 fn flow_session(dir: &Path) -> std::path::PathBuf {
