@@ -47,7 +47,6 @@
 //! assert_eq!(flows[1].coverage.len(), 16 * 16); // kept: it sampled a texture drawn before
 //! ```
 
-use gpuheat_session::Session;
 use gpuheat_session::{
     Attachment, Call, CallClass, CaptureMode, ClientApi, ContextInfo, ContextState, CounterInfo,
     CounterValue, DrawCoverage, DrawFlow, DrawGeometry, DrawSample, Frame, FrameFlow,
@@ -55,6 +54,8 @@ use gpuheat_session::{
     ModuleMap, ParamInfo, PipelinedBatch, PipelinedTime, ProgramInfo, Record, RenderTarget,
     SessionInfo, TargetHeat, ValueKind, VgCall,
 };
+use gpuheat_session::{Session, SessionWriter};
+use std::path::Path;
 
 /// The handle of the context a builder starts with; calls are recorded on it unless a frame
 /// switches with [`FrameBuilder::on_context`].
@@ -731,6 +732,19 @@ pub fn records(session: &Session) -> Vec<Record> {
     out
 }
 
+/// Writes `session` to a session file at `path`, as a capture would have (see [`records`]),
+/// for the tests of the commands and the viewer that open one.
+pub fn write(session: &Session, path: &Path) {
+    let mut w =
+        SessionWriter::create(path).unwrap_or_else(|e| panic!("creating {}: {e}", path.display()));
+    for r in records(session) {
+        w.append(&r)
+            .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    }
+    w.finish()
+        .unwrap_or_else(|e| panic!("finishing {}: {e}", path.display()));
+}
+
 /// Records the calls and measurements of one frame (see [`SessionBuilder::frame`]).
 #[derive(Debug)]
 pub struct FrameBuilder<'a> {
@@ -1308,7 +1322,6 @@ fn paint(
 mod tests {
     use super::*;
     use crate::Scratch;
-    use gpuheat_session::SessionWriter;
 
     #[test]
     fn offscreen_targets_and_flow_survive_a_file() {

@@ -6,7 +6,8 @@
 //!   (see [`builder`]); [`session`] builds one from bare call sequences.
 //! - [`sample`]: one record of every kind, as a capture of a real program holds them, for the
 //!   session file's own tests.
-//! - [`fixture`]: the released session files kept in `inspector/session/tests/fixtures`.
+//! - [`fixture`]: the released session files kept in `inspector/session/tests/fixtures`;
+//!   [`offscreen_passes`]: the offscreen scene several crates' tests draw.
 //! - [`Scratch`]: a temporary directory removed on drop; [`XorShift`]: a seeded PRNG.
 
 pub mod builder;
@@ -18,10 +19,10 @@ mod seq;
 mod vg;
 
 pub use builder::{
-    context, function_table, records, texture_target, FrameBuilder, SessionBuilder, CALL_NS,
+    context, function_table, records, texture_target, write, FrameBuilder, SessionBuilder, CALL_NS,
     CLEAR_MASK, CONTEXT, COUNTERS, GL_TRIANGLES, THREAD, VERTEX_BUDGET,
 };
-pub use fixture::{fixture, fixtures_dir};
+pub use fixture::{fixture, fixtures_dir, offscreen_passes};
 pub use rng::XorShift;
 pub use scratch::Scratch;
 pub use seq::{session, Seq};
