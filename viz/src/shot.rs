@@ -125,9 +125,7 @@ pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuheat_session::scratch::Scratch;
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
-    use gpuheat_session::SessionWriter;
+    use gpuheat_testkit::{texture_target, write, Scratch, SessionBuilder};
 
     /// Runs one offscreen UI frame with `events`.
     fn frame(
@@ -158,11 +156,7 @@ mod tests {
             })
             .build();
         let path = dir.join("flow.gpuheat");
-        let mut w = SessionWriter::create(&path).unwrap();
-        for r in records(&s) {
-            w.append(&r).unwrap();
-        }
-        w.finish().unwrap();
+        write(&s, &path);
 
         let size = [1280, 800];
         let gpu = Gpu::headless().unwrap();

@@ -219,8 +219,7 @@ fn diff_tab_picks_a_pixel_of_a_and_outlines_its_draw_and_its_match() {
 
 #[test]
 fn a_few_outlier_pixels_are_marked_and_the_rest_keeps_the_scale() {
-    use gpuheat_session::testing::{records, SessionBuilder};
-    use gpuheat_session::SessionWriter;
+    use gpuheat_testkit::{write, SessionBuilder};
     // 64×48 at 1 ns per pixel, with one 2×2 block at 40,000 ns: the default range ends at the
     // 99.5th percentile (1 ns), the block is painted in the clipped colour, the rest is the
     // hot end.
@@ -235,11 +234,7 @@ fn a_few_outlier_pixels_are_marked_and_the_rest_keeps_the_scale() {
         })
         .build();
     let session = dir.join("spike.gpuheat");
-    let mut w = SessionWriter::create(&session).unwrap();
-    for r in records(&s) {
-        w.append(&r).unwrap();
-    }
-    w.finish().unwrap();
+    write(&s, &session);
     let shot = render_offscreen(session, ViewOptions::default()).unwrap();
     let [vx, vy, vw, vh] = shot.view.map(|v| v as f32);
     let zoom = (vw / 64.0).min(vh / 48.0) * 0.96;

@@ -1,7 +1,7 @@
 //! Render targets in the viewer (issue 11), rendered offscreen: the screen's total-cost map
 //! by default where the frame has offscreen targets, the own-cost map on request, an
 //! offscreen target's own map when selected, and a picked pixel's upstream passes. On a
-//! session built in code (`gpuheat_session::testing`, exact numbers) and on a real capture of
+//! session built in code (`gpuheat_testkit`, exact numbers) and on a real capture of
 //! the `chain` example (A → B → two window quads).
 
 mod common;
@@ -9,7 +9,7 @@ mod common;
 use common::{capture, close, px, scratch};
 use gpuheat_analysis::measure::flow::{self, FrameFlowCost};
 use gpuheat_analysis::palette::{blend, choose_range, Palette, RangeChoice, Scale, ALPHA};
-use gpuheat_session::{Session, SessionWriter};
+use gpuheat_session::Session;
 use gpuheat_viz::{render_offscreen, Cost, Shot, ViewOptions};
 use std::path::{Path, PathBuf};
 
@@ -17,32 +17,21 @@ use std::path::{Path, PathBuf};
 const W: u32 = 64;
 const H: u32 = 48;
 
-/// A 64×48 screen; target 1 (texture 7, 32×32) costs 100,000 ns and is sampled by a screen
-/// draw over [8, 8, 24, 24) (1,000 ns); a screen draw over the right third costs 2,000 ns and
-/// samples nothing; target 2 (texture 8, 16×16) costs 500 ns and is never sampled.
+/// `gpuheat_testkit::offscreen_passes` (a 64×48 screen; target 1 (texture 7, 32×32) costs
+/// 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24) (1,000 ns); target 2
+/// (texture 8, 16×16) costs 500 ns and is never sampled) and a screen draw over the right
+/// third that costs 2,000 ns and samples nothing.
 fn flow_session(dir: &Path) -> PathBuf {
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    use gpuheat_testkit::{offscreen_passes, write, SessionBuilder};
     let s = SessionBuilder::new()
         .frame(|f| {
-            f.heat_map(W, H)
-                .target(texture_target(1, 7, 32, 32))
-                .target(texture_target(2, 8, 16, 16));
-            let pass = f.draw(100_000);
-            f.cover_target(pass, 1, [0, 0, 32, 32]);
-            let unread = f.draw(500);
-            f.cover_target(unread, 2, [0, 0, 16, 16]);
-            let show = f.draw(1_000);
-            f.cover(show, [8, 8, 24, 24]).samples(show, &[7]);
+            offscreen_passes(f);
             let side = f.draw(2_000);
             f.cover(side, [40, 0, 64, 48]);
         })
         .build();
     let path = dir.join("flow.gpuheat");
-    let mut w = SessionWriter::create(&path).unwrap();
-    for r in records(&s) {
-        w.append(&r).unwrap();
-    }
-    w.finish().unwrap();
+    write(&s, &path);
     path
 }
 

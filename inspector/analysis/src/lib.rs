@@ -27,9 +27,6 @@ pub mod checklist;
 
 pub mod compare;
 
-#[cfg(test)]
-mod testkit;
-
 pub use measure::cost::{
     analyse, call_text, ms, rank_time, Analysis, Children, DrawCost, FrameStats, RankedBy,
     Unavailable,

@@ -4,8 +4,8 @@
 
 use gpuheat_analysis::analyse;
 use gpuheat_analysis::checklist::{check, Finding, Severity};
-use gpuheat_session::testing::{FrameBuilder, SessionBuilder};
 use gpuheat_session::Session;
+use gpuheat_testkit::{FrameBuilder, SessionBuilder};
 
 const TEXTURE_2D: u64 = 0x0DE1;
 const RGBA: u64 = 0x1908;

@@ -1,8 +1,8 @@
 //! Per-frame totals and per-draw costs on small synthetic sessions.
 
 use gpuheat_analysis::{analyse, call_text, ms, rank_time, RankedBy};
-use gpuheat_session::testing::{SessionBuilder, CALL_NS, CONTEXT};
 use gpuheat_session::CaptureMode;
+use gpuheat_testkit::{SessionBuilder, CALL_NS, CONTEXT};
 
 #[test]
 fn frame_totals_count_calls_draws_and_work() {

@@ -4,8 +4,8 @@
 use gpuheat_analysis::compare::diff::{diff, DiffOptions, MatchedBy, Verdict};
 use gpuheat_analysis::measure::aggregate::{aggregate, first_use};
 use gpuheat_analysis::measure::identity::{identify, ProgramKey};
-use gpuheat_session::testing::{SessionBuilder, GL_TRIANGLES};
 use gpuheat_session::Session;
+use gpuheat_testkit::{SessionBuilder, GL_TRIANGLES};
 
 /// A deterministic noise source: factors in [1 − spread, 1 + spread].
 struct Noise(u64);
@@ -89,7 +89,7 @@ fn a_program_record_names_the_program_by_its_sources() {
     let named = |name: u32, prog: bool| {
         let mut b = SessionBuilder::new();
         if prog {
-            b = b.program(gpuheat_session::testing::CONTEXT, name, hash);
+            b = b.program(gpuheat_testkit::CONTEXT, name, hash);
         }
         b.frame(|f| {
             f.call("glUseProgram", &[u64::from(name)]);
@@ -108,7 +108,7 @@ fn a_program_record_names_the_program_by_its_sources() {
 fn the_program_current_before_a_frame_carries_over() {
     // Frame 1 binds program 5; frame 2 draws without binding: still program 5.
     let s = SessionBuilder::new()
-        .start_state(gpuheat_session::testing::CONTEXT, 2)
+        .start_state(gpuheat_testkit::CONTEXT, 2)
         .frame(|f| {
             f.draw(1_000);
             f.call("glUseProgram", &[5]);

@@ -4,8 +4,8 @@
 
 use gpuheat_analysis::analyse;
 use gpuheat_analysis::checklist::{check, for_call, Finding, Severity};
-use gpuheat_session::testing::{FrameBuilder, SessionBuilder, CONTEXT};
 use gpuheat_session::Session;
+use gpuheat_testkit::{FrameBuilder, SessionBuilder, CONTEXT};
 
 fn findings(s: &Session) -> Vec<Finding> {
     check(s, &analyse(s))

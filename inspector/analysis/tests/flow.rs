@@ -5,8 +5,8 @@
 use gpuheat_analysis::measure::flow::{
     frame_flow, summarise, FrameFlowCost, RemainderKind, TargetKey,
 };
-use gpuheat_session::testing::{texture_target, SessionBuilder, CONTEXT};
 use gpuheat_session::Session;
+use gpuheat_testkit::{texture_target, SessionBuilder, CONTEXT};
 
 const SCREEN: TargetKey = TargetKey {
     context: CONTEXT,

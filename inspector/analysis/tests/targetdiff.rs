@@ -5,8 +5,8 @@ use gpuheat_analysis::compare::diff::{diff, DiffOptions, Verdict};
 use gpuheat_analysis::compare::heat::{heat_diff_of, MapChoice};
 use gpuheat_analysis::compare::target::target_diff;
 use gpuheat_analysis::measure::flow::{frame_flow, roles};
-use gpuheat_session::testing::{texture_target, SessionBuilder};
 use gpuheat_session::Session;
+use gpuheat_testkit::{texture_target, SessionBuilder};
 
 /// `frames` frames: a pass of `pass_ns` (± a few percent, deterministic) into a 32×32
 /// texture, composited onto a 16×16 square of a 64×64 screen by a 1 µs draw. With

@@ -684,7 +684,7 @@ pub fn findings_text(found: &[Finding], o: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::geometry_text;
-    use gpuheat_session::testing::{SessionBuilder, CONTEXT};
+    use gpuheat_testkit::{SessionBuilder, CONTEXT};
 
     /// A triangle in clip space.
     const TRIANGLE: [[f32; 4]; 3] = [

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// The released hot_spot capture (format version 2): its hot draw is an error-level
 /// dominant draw and an expensive-fragment warning in each of its 4 frames.
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../session/tests/fixtures/v2-hot_spot.gpuheat")
+    gpuheat_testkit::fixture("v2-hot_spot")
 }
 
 fn json(args: &[&str]) -> Value {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The released hot_spot capture (format version 3), heat-mapped, 128×96.
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../session/tests/fixtures/v3-hot_spot.gpuheat")
+    gpuheat_testkit::fixture("v3-hot_spot")
 }
 
 /// The fixture without its last 7 bytes: its last chunk incomplete.

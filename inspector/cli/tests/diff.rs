@@ -493,9 +493,8 @@ fn bad_input_gets_one_line_and_a_status() {
 #[test]
 fn the_released_format_fixtures_report_and_diff() {
     let _serial = serial();
-    let v1 = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../session/tests/fixtures/v1-hot_spot.gpuheat");
-    let v2 = v1.with_file_name("v2-hot_spot.gpuheat");
+    let v1 = gpuheat_testkit::fixture("v1-hot_spot");
+    let v2 = gpuheat_testkit::fixture("v2-hot_spot");
     // The same capture command in both formats, from builds whose call sites differ: draws
     // are matched by shape where identity fails, as against a capture made today.
     let (d, code) = diff_json(&v1, &v2, &[]);

@@ -363,23 +363,15 @@ fn a_timeline_capture_is_told_to_capture_in_full_mode_with_heat() {
     assert!(!out.exists());
 }
 
-/// A session built in code (`gpuheat_session::testing`): a 64×48 screen; target 1 (texture
-/// 7, 32×32) costs 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24); a screen
-/// draw over the right third costs 2,000 ns and samples nothing; target 2 (texture 8) costs
-/// 500 ns and is never sampled.
+/// A session built in code: `gpuheat_testkit::offscreen_passes` (a 64×48 screen; target 1
+/// (texture 7, 32×32) costs 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24);
+/// target 2 (texture 8) costs 500 ns and is never sampled), and a screen draw over the right
+/// third that costs 2,000 ns and samples nothing.
 fn flow_session(dir: &Path) -> PathBuf {
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    use gpuheat_testkit::{offscreen_passes, records, SessionBuilder};
     let s = SessionBuilder::new()
         .frame(|f| {
-            f.heat_map(W, H)
-                .target(texture_target(1, 7, 32, 32))
-                .target(texture_target(2, 8, 16, 16));
-            let pass = f.draw(100_000);
-            f.cover_target(pass, 1, [0, 0, 32, 32]);
-            let unread = f.draw(500);
-            f.cover_target(unread, 2, [0, 0, 16, 16]);
-            let show = f.draw(1_000);
-            f.cover(show, [8, 8, 24, 24]).samples(show, &[7]);
+            offscreen_passes(f);
             let side = f.draw(2_000);
             f.cover(side, [40, 0, 64, 48]);
         })
@@ -511,7 +503,7 @@ fn report_lists_render_targets_with_their_cost_and_remainders() {
 
 #[test]
 fn a_few_outlier_pixels_are_clipped_unless_the_full_range_is_asked() {
-    use gpuheat_session::testing::{records, SessionBuilder};
+    use gpuheat_testkit::{records, SessionBuilder};
     let dir = scratch("heatmap-range");
     // The whole screen at 1 ns per pixel, one pixel at 10,000 ns.
     let s = SessionBuilder::new()
@@ -589,7 +581,7 @@ fn a_pixel_pick_names_the_upstream_passes_of_its_total() {
 
 #[test]
 fn a_frame_whose_screen_could_not_be_painted_says_why_and_offers_its_targets() {
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    use gpuheat_testkit::{records, texture_target, SessionBuilder};
     let dir = scratch("heatmap-no-screen");
     let s = SessionBuilder::new()
         .frame(|f| {

@@ -425,30 +425,18 @@ fn bad_input_is_one_line_and_nonzero() {
     }
 }
 
-/// A session built in code (`gpuheat_session::testing`): a 64×48 screen; target 1 (texture
-/// 7, 32×32) costs 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24) (1,000 ns);
-/// target 2 (texture 8, 16×16) costs 500 ns and is never sampled.
+/// A session built in code: `gpuheat_testkit::offscreen_passes` (a 64×48 screen; target 1
+/// (texture 7, 32×32) costs 100,000 ns and is sampled by a screen draw over [8, 8, 24, 24)
+/// (1,000 ns); target 2 (texture 8, 16×16) costs 500 ns and is never sampled).
 fn flow_session(dir: &Path) -> std::path::PathBuf {
-    use gpuheat_session::testing::{records, texture_target, SessionBuilder};
+    use gpuheat_testkit::{offscreen_passes, write, SessionBuilder};
     let s = SessionBuilder::new()
         .frame(|f| {
-            f.heat_map(64, 48)
-                .target(texture_target(1, 7, 32, 32))
-                .target(texture_target(2, 8, 16, 16));
-            let pass = f.draw(100_000);
-            f.cover_target(pass, 1, [0, 0, 32, 32]);
-            let unread = f.draw(500);
-            f.cover_target(unread, 2, [0, 0, 16, 16]);
-            let show = f.draw(1_000);
-            f.cover(show, [8, 8, 24, 24]).samples(show, &[7]);
+            offscreen_passes(f);
         })
         .build();
     let path = dir.join("flow.gpuheat");
-    let mut w = gpuheat_session::SessionWriter::create(&path).unwrap();
-    for r in records(&s) {
-        w.append(&r).unwrap();
-    }
-    w.finish().unwrap();
+    write(&s, &path);
     path
 }
 

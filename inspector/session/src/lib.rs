@@ -16,10 +16,6 @@ mod kind;
 pub mod model;
 mod planes;
 pub mod reader;
-#[cfg(feature = "testing")]
-pub mod scratch;
-#[cfg(feature = "testing")]
-pub mod testing;
 mod varint;
 pub mod vg;
 pub mod writer;

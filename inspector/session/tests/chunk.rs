@@ -1,12 +1,11 @@
 //! The chunk encoding on its own: what the agent sends and the CLI checks.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 
-use common::*;
 use gpuheat_session::*;
+use gpuheat_testkit::sample::*;
+use gpuheat_testkit::XorShift;
 
 fn header_of(bytes: &[u8]) -> ChunkHeader {
     ChunkHeader::parse(bytes[..CHUNK_HEADER_LEN].try_into().unwrap())

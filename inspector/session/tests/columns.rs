@@ -1,11 +1,10 @@
 //! Frames in columns (`FRMC`, format version 2): every frame comes back as it went in, and
 //! damaged payloads are errors that say where, never panics.
 
-mod common;
-
-use common::*;
 use gpuheat_session::columns::decode_frame;
 use gpuheat_session::*;
+use gpuheat_testkit::sample::*;
+use gpuheat_testkit::{Scratch, XorShift};
 
 fn payload(frame: &Frame) -> Vec<u8> {
     let mut out = Vec::new();
@@ -265,8 +264,8 @@ fn a_damaged_columnar_chunk_is_a_bad_payload_naming_its_kind() {
 
 #[test]
 fn version_1_files_with_postcard_frames_still_open() {
-    let dir = TempDir::new("version-1");
-    let path = dir.file("v1.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "version-1");
+    let path = dir.join("v1.gpuheat");
     let frames = [frame(5, 30), frame(6, 0), frame(7, 300)];
     let mut bytes = FileHeader {
         version: 1,

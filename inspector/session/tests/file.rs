@@ -1,9 +1,8 @@
 //! Session files: writing, reading back, and what damage does.
 
-mod common;
-
-use common::*;
 use gpuheat_session::*;
+use gpuheat_testkit::sample::*;
+use gpuheat_testkit::{Scratch, XorShift};
 
 /// The records of a typical session: metadata, `frames` frames, pipelined batches, an end.
 fn session_records(frames: u64) -> Vec<Record> {
@@ -37,8 +36,8 @@ fn expected_session(records: &[Record]) -> Session {
 
 #[test]
 fn every_record_round_trips_through_a_file() {
-    let dir = TempDir::new("round-trip");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "round-trip");
+    let path = dir.join("s.gpuheat");
     let records = every_record();
     let writer = write_session(&path, &records);
     assert_eq!(writer.frames_written(), 1);
@@ -64,12 +63,12 @@ fn every_record_round_trips_through_a_file() {
 
 #[test]
 fn wire_chunks_are_stored_as_they_came() {
-    let dir = TempDir::new("wire");
+    let dir = Scratch::new("gpuheat-session-test", "wire");
     let records = session_records(4);
     let wire: Vec<u8> = records.iter().flat_map(encode).collect();
 
     // The receiver's way: read checked chunks, store them without re-encoding.
-    let by_chunk = dir.file("by-chunk.gpuheat");
+    let by_chunk = dir.join("by-chunk.gpuheat");
     let mut writer = SessionWriter::create(&by_chunk).unwrap();
     for chunk in std::iter::from_fn({
         let mut reader = ChunkReader::new(&wire[..]);
@@ -82,7 +81,7 @@ fn wire_chunks_are_stored_as_they_came() {
     drop(writer);
 
     // Raw bytes, several chunks at a time, checked by the writer.
-    let by_bytes = dir.file("by-bytes.gpuheat");
+    let by_bytes = dir.join("by-bytes.gpuheat");
     let mut writer = SessionWriter::create(&by_bytes).unwrap();
     let split = encode(&records[0]).len() + encode(&records[1]).len();
     writer.append_encoded(&wire[..split]).unwrap();
@@ -104,8 +103,8 @@ fn wire_chunks_are_stored_as_they_came() {
 
 #[test]
 fn damaged_wire_chunks_are_rejected_and_nothing_of_them_is_stored() {
-    let dir = TempDir::new("reject");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "reject");
+    let path = dir.join("s.gpuheat");
     let mut writer = write_session(&path, &session_records(1)[..2]);
     let before = writer.bytes_written();
 
@@ -139,8 +138,8 @@ fn damaged_wire_chunks_are_rejected_and_nothing_of_them_is_stored() {
 
 #[test]
 fn a_file_cut_anywhere_in_its_last_chunk_keeps_every_earlier_frame() {
-    let dir = TempDir::new("cut");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "cut");
+    let path = dir.join("s.gpuheat");
     let mut records = session_records(5);
     records.pop(); // the End: the capture was killed while writing the last frame
     records.push(Record::Frame(frame(99, 25)));
@@ -171,8 +170,8 @@ fn a_file_cut_anywhere_in_its_last_chunk_keeps_every_earlier_frame() {
 
 #[test]
 fn a_file_cut_inside_the_header_or_before_the_tables_is_an_error_never_a_panic() {
-    let dir = TempDir::new("short");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "short");
+    let path = dir.join("s.gpuheat");
     let bytes = file_bytes(&session_records(1));
     let info_end = FILE_HEADER_LEN + encode(&Record::Info(info())).len();
     let functions_end = info_end + encode(&Record::Functions(functions())).len();
@@ -212,8 +211,8 @@ fn a_file_cut_inside_the_header_or_before_the_tables_is_an_error_never_a_panic()
 
 #[test]
 fn other_files_are_not_sessions() {
-    let dir = TempDir::new("other");
-    let path = dir.file("notes.txt");
+    let dir = Scratch::new("gpuheat-session-test", "other");
+    let path = dir.join("notes.txt");
     std::fs::write(&path, "GPU heat notes: nothing to see here\n").unwrap();
     assert_eq!(
         Session::open(&path).unwrap_err().to_string(),
@@ -236,8 +235,8 @@ fn other_files_are_not_sessions() {
 
 #[test]
 fn a_newer_format_version_names_both_versions() {
-    let dir = TempDir::new("newer");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "newer");
+    let path = dir.join("s.gpuheat");
     let mut bytes = file_bytes(&session_records(1));
     let newer = FORMAT_VERSION + 1;
     bytes[8..12].copy_from_slice(&newer.to_le_bytes());
@@ -271,8 +270,8 @@ fn reserved_header_flags_are_ignored() {
 
 #[test]
 fn a_flipped_payload_byte_is_corrupted_and_lenient_reading_salvages_what_precedes_it() {
-    let dir = TempDir::new("flip");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "flip");
+    let path = dir.join("s.gpuheat");
     let records = session_records(5);
     let bytes = file_bytes(&records);
     // The third frame's chunk.
@@ -314,8 +313,8 @@ fn a_flipped_payload_byte_is_corrupted_and_lenient_reading_salvages_what_precede
 
 #[test]
 fn an_unknown_chunk_kind_in_the_middle_is_skipped() {
-    let dir = TempDir::new("unknown");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "unknown");
+    let path = dir.join("s.gpuheat");
     let records = session_records(3);
     let mut writer = SessionWriter::create(&path).unwrap();
     for (i, r) in records.iter().enumerate() {
@@ -406,8 +405,8 @@ fn pipelined_times_are_found_by_frame_and_call() {
 
 #[test]
 fn io_errors_name_the_file() {
-    let dir = TempDir::new("io");
-    let missing_dir = dir.file("no/such/dir/s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "io");
+    let missing_dir = dir.join("no/such/dir/s.gpuheat");
     let err = SessionWriter::create(&missing_dir).unwrap_err();
     assert!(matches!(
         err,
@@ -420,13 +419,13 @@ fn io_errors_name_the_file() {
         .to_string()
         .starts_with(&format!("cannot create {}: ", missing_dir.display())));
 
-    let missing = dir.file("missing.gpuheat");
+    let missing = dir.join("missing.gpuheat");
     let err = Session::open(&missing).unwrap_err();
     assert!(matches!(err, SessionError::Io { action: "open", .. }));
     assert!(err.to_string().contains("missing.gpuheat"));
 
     // A directory opens but cannot be read.
-    let err = Session::open(dir.path()).unwrap_err();
+    let err = Session::open(&*dir).unwrap_err();
     assert!(
         matches!(err, SessionError::Io { action: "read", .. }),
         "{err:?}"
@@ -435,8 +434,8 @@ fn io_errors_name_the_file() {
 
 #[test]
 fn create_replaces_an_existing_file() {
-    let dir = TempDir::new("replace");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "replace");
+    let path = dir.join("s.gpuheat");
     std::fs::write(&path, vec![1u8; 10_000]).unwrap();
     let writer = write_session(&path, &session_records(1));
     assert_eq!(

@@ -2,14 +2,8 @@
 //! `tests/fixtures/README.md`) opens with this build and holds what it was captured with.
 
 use gpuheat_session::{ChunkKind, ChunkReader, FileHeader, Session};
+use gpuheat_testkit::fixture;
 use std::collections::HashMap;
-use std::path::PathBuf;
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
 
 /// How many chunks of each kind the fixture `name` holds.
 fn chunk_kinds(name: &str) -> HashMap<ChunkKind, usize> {
@@ -50,7 +44,7 @@ fn hot_spot_fixture(name: &str, version: u32) -> Session {
 
 #[test]
 fn version_1_session_opens_with_its_frames_heat_and_geometry() {
-    let s = hot_spot_fixture("v1-hot_spot.gpuheat", 1);
+    let s = hot_spot_fixture("v1-hot_spot", 1);
     // Version 1 sessions have no program records: draws fall back to program names.
     assert!(s.programs.is_empty());
 }
@@ -58,13 +52,13 @@ fn version_1_session_opens_with_its_frames_heat_and_geometry() {
 #[test]
 fn version_2_session_opens_with_its_frames_heat_geometry_and_programs() {
     // Its frames are columnar chunks.
-    let kinds = chunk_kinds("v2-hot_spot.gpuheat");
+    let kinds = chunk_kinds("v2-hot_spot");
     assert_eq!(kinds.get(&ChunkKind::FRAME), None);
     assert_eq!(kinds[&ChunkKind::FRAME_COLUMNS], 4);
-    let s = hot_spot_fixture("v2-hot_spot.gpuheat", 2);
+    let s = hot_spot_fixture("v2-hot_spot", 2);
     assert_eq!(s.programs.len(), 1);
     // The same program, so the same call sequence as version 1's capture.
-    let v1 = hot_spot_fixture("v1-hot_spot.gpuheat", 1);
+    let v1 = hot_spot_fixture("v1-hot_spot", 1);
     let funcs = |s: &Session| -> Vec<Vec<u16>> {
         s.frames
             .iter()
@@ -86,12 +80,12 @@ fn version_2_session_opens_with_its_frames_heat_geometry_and_programs() {
 
 #[test]
 fn version_3_session_holds_geometry_in_planes_equal_to_version_2s() {
-    let kinds = chunk_kinds("v3-hot_spot.gpuheat");
+    let kinds = chunk_kinds("v3-hot_spot");
     assert_eq!(kinds.get(&ChunkKind::GEOMETRY), None);
     assert_eq!(kinds[&ChunkKind::GEOMETRY_PLANES], 4);
-    let s = hot_spot_fixture("v3-hot_spot.gpuheat", 3);
+    let s = hot_spot_fixture("v3-hot_spot", 3);
     // The same program and size, so bit for bit the positions version 2's postcard held.
-    let v2 = hot_spot_fixture("v2-hot_spot.gpuheat", 2);
+    let v2 = hot_spot_fixture("v2-hot_spot", 2);
     let bits = |s: &Session| -> Vec<(u32, Vec<[u32; 4]>)> {
         s.geometry
             .iter()
@@ -114,7 +108,7 @@ fn version_3_session_holds_geometry_in_planes_equal_to_version_2s() {
 /// without the renderer query.
 #[test]
 fn fixtures_read_without_the_fields_added_since() {
-    for (name, version) in [("v1-hot_spot.gpuheat", 1), ("v2-hot_spot.gpuheat", 2)] {
+    for (name, version) in [("v1-hot_spot", 1), ("v2-hot_spot", 2)] {
         let s = hot_spot_fixture(name, version);
         assert!(s.uploads.is_empty(), "{name}");
         assert!(s.programs.iter().all(|p| p.sources.is_empty()), "{name}");

@@ -1,13 +1,12 @@
 //! Random and mangled bytes: readers must answer with an error, never panic, and never ask
 //! for absurd amounts of memory because a damaged header says so.
 
-mod common;
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::*;
 use gpuheat_session::*;
+use gpuheat_testkit::sample::*;
+use gpuheat_testkit::{Scratch, XorShift};
 
 /// Records the largest single allocation the test binary makes.
 struct Tracking;
@@ -114,8 +113,8 @@ fn random_bytes_never_panic_nor_allocate_absurdly() {
         Record::Pipelined(pipelined(0)),
         Record::End(end()),
     ]);
-    let dir = TempDir::new("fuzz");
-    let path = dir.file("random.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "fuzz");
+    let path = dir.join("random.gpuheat");
 
     for case in 0..10_000u32 {
         let len = match rng.below(8) {

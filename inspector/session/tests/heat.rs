@@ -1,10 +1,9 @@
 //! Heat map records (`HEAT`, `HMIS`): encoding, validation on decode, and a session file that
 //! holds them.
 
-mod common;
-
-use common::*;
 use gpuheat_session::*;
+use gpuheat_testkit::sample::*;
+use gpuheat_testkit::Scratch;
 
 fn heat_map(frame: u64, width: u32, height: u32, with_colour: bool) -> HeatMap {
     let n = (width * height) as usize;
@@ -146,8 +145,8 @@ fn inconsistent_maps_are_bad_payloads() {
 
 #[test]
 fn a_session_file_keeps_heat_maps_and_missing_ones_in_order() {
-    let dir = TempDir::new("heat-session");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "heat-session");
+    let path = dir.join("s.gpuheat");
     let mut records = every_record();
     records.push(Record::Heat(heat_map(11, 32, 24, true)));
     records.push(Record::HeatMissing(missing(12)));
@@ -174,8 +173,8 @@ fn a_session_file_keeps_heat_maps_and_missing_ones_in_order() {
 
 #[test]
 fn a_damaged_heat_map_fails_strict_open_and_is_cut_off_by_lenient_open() {
-    let dir = TempDir::new("heat-damaged");
-    let path = dir.file("s.gpuheat");
+    let dir = Scratch::new("gpuheat-session-test", "heat-damaged");
+    let path = dir.join("s.gpuheat");
     let mut bytes = file_bytes(&every_record());
     let good_len = bytes.len() as u64;
     let mut bad = heat_map(3, 4, 4, false);

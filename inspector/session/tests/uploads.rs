@@ -1,13 +1,11 @@
 //! The `UPLD` record (a frame's uploads), shader sources in `PROG` and what they are bounded
 //! to, read and written as the agent does.
 
-mod common;
-
-use common::{every_record, file_bytes, uploads};
 use gpuheat_session::{
     bounded_sources, decode, encode, ChunkKind, FrameUploads, Record, Session, SessionError,
     Unhashed, Upload, MAX_PROGRAM_SOURCES, MAX_SHADER_SOURCE, TRUNCATED_MARKER,
 };
+use gpuheat_testkit::sample::{every_record, file_bytes, uploads};
 
 #[test]
 fn uploads_round_trip_and_land_in_the_session() {

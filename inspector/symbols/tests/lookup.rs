@@ -63,7 +63,7 @@ fn exe() -> PathBuf {
     std::env::current_exe().unwrap()
 }
 
-use gpuheat_session::scratch::Scratch;
+use gpuheat_testkit::Scratch;
 
 /// A fresh scratch directory for one test, removed on drop.
 fn scratch(test: &str) -> Scratch {

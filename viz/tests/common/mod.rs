@@ -24,7 +24,7 @@ pub fn bin_dir() -> PathBuf {
     dir
 }
 
-pub use gpuheat_session::scratch::Scratch;
+pub use gpuheat_testkit::Scratch;
 
 /// A fresh scratch directory for one test, removed on drop.
 pub fn scratch(test: &str) -> Scratch {

@@ -515,9 +515,8 @@ mod tests {
     //! set-up): it fires on its trigger and stays quiet just below its threshold.
 
     use super::*;
-    use crate::testkit::{session, Seq};
-    use gpuheat_session::testing::CONTEXT;
     use gpuheat_session::ProgramInfo;
+    use gpuheat_testkit::{session, Seq, CONTEXT};
 
     use crate::checklist::walk::*;
     use crate::enums::gl::{

@@ -995,93 +995,28 @@ fn sync_every_frame(s: &Session, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     //! Each rule on small synthetic sessions: it fires on its trigger and stays quiet on the
-    //! clean sequence beside it. The sessions start from the testing builder's (one context)
-    //! and add the VG entry points they call to its function table by name, as a capture's
-    //! table holds them.
+    //! clean sequence beside it, built with the workspace's one session builder (its VG
+    //! entry points join the function table on first call, as a capture's table holds them).
 
     use super::*;
-    use gpuheat_session::testing::{SessionBuilder, CONTEXT, THREAD};
-    use gpuheat_session::{
-        CallClass, DrawCoverage, FunctionInfo, ParamInfo, ValueKind, VgPathDraw, VgStroke,
-    };
+    use gpuheat_testkit::{FrameBuilder, SessionBuilder};
 
-    /// A session under construction.
-    struct Vg {
-        s: Session,
+    type VgFrame<'a> = FrameBuilder<'a>;
+
+    /// The checklist run on a session under construction.
+    trait Findings {
+        /// The findings of `rule`; every VG finding says why apart from what to do, and rests
+        /// on evidence.
+        fn findings(&self, rule: &str) -> Vec<Finding>;
     }
 
-    /// One frame under construction.
-    struct VgFrame<'a> {
-        s: &'a mut Session,
-        frame: Frame,
-        vg: Vec<VgCall>,
-        map: Option<HeatMap>,
-    }
-
-    const WORK: [&str; 6] = [
-        "vgClear",
-        "vgDrawPath",
-        "vgDrawImage",
-        "vgReadPixels",
-        "vgWritePixels",
-        "vgGetPixels",
-    ];
-
-    impl Vg {
-        fn new() -> Self {
-            Vg {
-                s: SessionBuilder::new().build(),
-            }
-        }
-
-        fn frame(mut self, build: impl FnOnce(&mut VgFrame)) -> Self {
-            let index = self.s.frames.last().map_or(1, |f| f.index + 1);
-            let begin = index * 1_000_000;
-            let mut f = VgFrame {
-                s: &mut self.s,
-                frame: Frame {
-                    index,
-                    begin_ns: begin,
-                    end_ns: begin,
-                    calls: Vec::new(),
-                    samples: Vec::new(),
-                },
-                vg: Vec::new(),
-                map: None,
-            };
-            build(&mut f);
-            f.call("eglSwapBuffers", &[1, 2]);
-            let (frame, vg, map) = (f.frame, f.vg, f.map);
-            self.s.frames.push(frame);
-            self.s.vg_calls.extend(vg);
-            self.s.heat.extend(map);
-            self
-        }
-
-        /// Records the data of a path as the agent sends it.
-        fn path(mut self, path: u64, serial: u64, capabilities: u32, segments: Vec<u8>) -> Self {
-            let coords = segments
-                .iter()
-                .map(|&s| VgPath::coords_of(s).unwrap())
-                .sum();
-            self.s.vg_paths.push(VgPath {
-                context: CONTEXT,
-                path,
-                serial,
-                datatype: 3,
-                capabilities,
-                segments,
-                coords: vec![1.0; coords],
-            });
-            self
-        }
-
+    impl Findings for SessionBuilder {
         fn findings(&self, rule: &str) -> Vec<Finding> {
-            let found: Vec<Finding> = crate::checklist::check(&self.s, &crate::analyse(&self.s))
+            let s = self.clone().build();
+            let found: Vec<Finding> = crate::checklist::check(&s, &crate::analyse(&s))
                 .into_iter()
                 .filter(|f| f.rule == rule)
                 .collect();
-            // Every VG finding says why apart from what to do, and rests on evidence.
             for f in &found {
                 assert!(!f.detail.is_empty() && !f.fix.is_empty(), "{f:?}");
                 assert!(
@@ -1093,124 +1028,12 @@ mod tests {
         }
     }
 
-    impl VgFrame<'_> {
-        /// A call of `name`, added to the function table on first use.
-        fn call(&mut self, name: &str, args: &[u64]) -> u32 {
-            let table = &mut self.s.functions.functions;
-            let func = match table.iter().position(|f| f.name == name) {
-                Some(i) => i,
-                None => {
-                    table.push(FunctionInfo {
-                        name: name.into(),
-                        params: (0..args.len())
-                            .map(|i| ParamInfo {
-                                name: format!("a{i}"),
-                                c_type: "VGint".into(),
-                                kind: ValueKind::Int,
-                                len: None,
-                                group: None,
-                            })
-                            .collect(),
-                        ret: None,
-                        class: if WORK.contains(&name) {
-                            CallClass::Work
-                        } else {
-                            CallClass::State
-                        },
-                    });
-                    table.len() - 1
-                }
-            };
-            let index = self.frame.calls.len() as u32;
-            let begin = self.frame.end_ns;
-            self.frame.calls.push(Call {
-                func: func as u16,
-                thread: THREAD,
-                context: CONTEXT,
-                begin_ns: begin,
-                duration_ns: 1_000,
-                cpu_ns: 1_000,
-                args: args.to_vec(),
-                ret: None,
-                callsite: 0x40_0000 + 0x10 * u64::from(index),
-            });
-            self.frame.end_ns = begin + 2_000;
-            index
-        }
-
-        /// A call that returns `ret` (a handle).
-        fn made(&mut self, name: &str, args: &[u64], ret: u64) -> u32 {
-            let c = self.call(name, args);
-            self.frame.calls[c as usize].ret = Some(ret);
-            c
-        }
-
-        fn record(&mut self, call: u32) -> &mut VgCall {
-            self.vg.push(VgCall {
-                frame: self.frame.index,
-                context: CONTEXT,
-                call,
-                children: Vec::new(),
-                draw: None,
-                upload: None,
-                values: Vec::new(),
-            });
-            self.vg.last_mut().unwrap()
-        }
-
-        /// A call passing `values` by pointer (`vgLoadMatrix`, `vgSetfv`…).
-        fn with_values(&mut self, name: &str, args: &[u64], values: &[f32]) -> u32 {
-            let c = self.call(name, args);
-            self.record(c).values = values.to_vec();
-            c
-        }
-
-        /// `vgImageSubData` of a `w`×`h` `VG_sRGBA_8888` region whose pixels hash to `hash`.
-        fn upload(&mut self, image: u64, w: u64, h: u64, hash: u64) -> u32 {
-            let c = self.call("vgImageSubData", &[image, 0x1000, w * 4, 1, 0, 0, w, h]);
-            self.record(c).upload = Some(hash);
-            c
-        }
-
-        /// `vgDrawPath(path, VG_FILL_PATH)` of data version `serial` covering `fragments`.
-        fn draw_path(&mut self, path: u64, serial: u64, fragments: u64) -> u32 {
-            let c = self.call("vgDrawPath", &[path, 2]);
-            self.record(c).draw = Some(VgDraw::Path(VgPathDraw {
-                path,
-                serial,
-                paint_modes: 2,
-                matrix: IDENTITY,
-                fill_rule: 0x1900,
-                stroke: VgStroke {
-                    width: 1.0,
-                    cap: 0x1700,
-                    join: 0x1800,
-                    miter_limit: 4.0,
-                    dash: Vec::new(),
-                    dash_phase: 0.0,
-                },
-                bounds: None,
-                scissor: Vec::new(),
-            }));
-            let index = self.frame.index;
-            let map = self.map.get_or_insert_with(|| HeatMap {
-                frame: index,
-                context: CONTEXT,
-                width: 64,
-                height: 64,
-                heat: vec![0.0; 64 * 64],
-                overdraw: vec![0; 64 * 64],
-                colour: Vec::new(),
-                draws: Vec::new(),
-            });
-            map.draws.push(DrawCoverage {
-                call: c,
-                fragments,
-                time_ns: 1_000,
-                bbox: [0, 0, 4, 4],
-            });
-            c
-        }
+    /// `vgDrawPath` of path `path`, version `serial`, covering `fragments` pixels of the
+    /// frame's 64 × 64 map.
+    fn draw_path(f: &mut VgFrame, path: u64, serial: u64, fragments: u32) -> u32 {
+        let c = f.vg_draw_path(path, serial);
+        f.cover_pixels(c, fragments);
+        c
     }
 
     fn f32_arg(v: f32) -> u64 {
@@ -1229,7 +1052,7 @@ mod tests {
 
     #[test]
     fn churn_fires_per_kind_when_every_frame_creates_and_destroys() {
-        let vg = Vg::new().frame(churn).frame(churn).frame(churn);
+        let vg = SessionBuilder::new().frame(churn).frame(churn).frame(churn);
         let found = vg.findings("vg-object-churn");
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].frame, 1);
@@ -1249,14 +1072,14 @@ mod tests {
         let clean = |f: &mut VgFrame| {
             f.call("vgDrawPath", &[7, 2]);
         };
-        let vg = Vg::new()
+        let vg = SessionBuilder::new()
             .frame(churn)
             .frame(churn)
             .frame(clean)
             .frame(churn)
             .frame(churn);
         assert_eq!(vg.findings("vg-object-churn").len(), 2);
-        let vg = Vg::new()
+        let vg = SessionBuilder::new()
             .frame(churn)
             .frame(clean)
             .frame(clean)
@@ -1267,7 +1090,7 @@ mod tests {
 
     #[test]
     fn churn_is_quiet_for_objects_made_once_and_for_one_frame() {
-        let vg = Vg::new()
+        let vg = SessionBuilder::new()
             .frame(|f| {
                 f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 2], 7);
                 f.call("vgDrawPath", &[7, 2]);
@@ -1280,7 +1103,7 @@ mod tests {
                 f.call("vgDestroyPath", &[7]);
             });
         assert!(vg.findings("vg-object-churn").is_empty());
-        assert!(Vg::new()
+        assert!(SessionBuilder::new()
             .frame(churn)
             .findings("vg-object-churn")
             .is_empty());
@@ -1290,16 +1113,16 @@ mod tests {
 
     #[test]
     fn reupload_counts_repeats_of_earlier_data_and_their_bytes() {
-        let vg = Vg::new()
+        let vg = SessionBuilder::new()
             .frame(|f| {
-                f.upload(5, 16, 16, 0xABC);
+                f.vg_upload(5, 16, 16, 0xABC);
                 f.call("vgDrawImage", &[5]);
             })
             .frame(|f| {
-                f.upload(5, 16, 16, 0xABC);
+                f.vg_upload(5, 16, 16, 0xABC);
             })
             .frame(|f| {
-                f.upload(5, 16, 16, 0xABC);
+                f.vg_upload(5, 16, 16, 0xABC);
             });
         let found = vg.findings("vg-image-reupload");
         assert_eq!(found.len(), 1, "{found:?}");
@@ -1316,12 +1139,12 @@ mod tests {
 
     #[test]
     fn reupload_is_quiet_when_every_upload_differs() {
-        let vg = Vg::new()
+        let vg = SessionBuilder::new()
             .frame(|f| {
-                f.upload(5, 16, 16, 1);
+                f.vg_upload(5, 16, 16, 1);
             })
             .frame(|f| {
-                f.upload(5, 16, 16, 2);
+                f.vg_upload(5, 16, 16, 2);
             });
         assert!(vg.findings("vg-image-reupload").is_empty());
     }
@@ -1361,12 +1184,15 @@ mod tests {
     #[test]
     fn a_complex_path_drawn_tiny_fires_once_per_frame_and_path() {
         // 64 drawing segments over 12 px, drawn 3 times.
-        let vg = Vg::new().path(7, 1, 2, polygon(64)).frame(|f| {
-            f.call("vgClear", &[0, 0, 64, 64]);
-            for _ in 0..3 {
-                f.draw_path(7, 1, 12);
-            }
-        });
+        let vg = SessionBuilder::new()
+            .vg_path(7, 1, 2, polygon(64))
+            .frame(|f| {
+                f.heat_map(64, 64);
+                f.call("vgClear", &[0, 0, 64, 64]);
+                for _ in 0..3 {
+                    draw_path(f, 7, 1, 12);
+                }
+            });
         let found = vg.findings("vg-tiny-complex-path");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].call, Some(1));
@@ -1383,35 +1209,38 @@ mod tests {
     fn tiny_paths_need_many_segments_few_pixels_and_the_data() {
         // 4 px per segment (256 over 64), 15 segments over 1 px, data unknown (serial 0),
         // serial without data: all quiet.
-        let vg = Vg::new()
-            .path(7, 1, 2, polygon(64))
-            .path(8, 1, 2, polygon(15))
+        let vg = SessionBuilder::new()
+            .vg_path(7, 1, 2, polygon(64))
+            .vg_path(8, 1, 2, polygon(15))
             .frame(|f| {
-                f.draw_path(7, 1, 256);
-                f.draw_path(8, 1, 1);
-                f.draw_path(7, 0, 1);
-                f.draw_path(7, 2, 1);
+                f.heat_map(64, 64);
+                draw_path(f, 7, 1, 256);
+                draw_path(f, 8, 1, 1);
+                draw_path(f, 7, 0, 1);
+                draw_path(f, 7, 2, 1);
             });
         assert!(vg.findings("vg-tiny-complex-path").is_empty());
         // Without a heat map the pixels are unknown.
-        let mut vg = Vg::new().path(7, 1, 2, polygon(64)).frame(|f| {
-            f.draw_path(7, 1, 12);
-        });
-        vg.s.heat.clear();
+        let vg = SessionBuilder::new()
+            .vg_path(7, 1, 2, polygon(64))
+            .frame(|f| {
+                f.vg_draw_path(7, 1);
+            });
         assert!(vg.findings("vg-tiny-complex-path").is_empty());
     }
 
     #[test]
     fn tiny_path_pixels_come_from_the_gl_children_when_the_map_lists_them() {
-        let vg = Vg::new().path(7, 1, 2, polygon(64)).frame(|f| {
-            let d = f.draw_path(7, 1, 0);
-            let child = f.call("glDrawElements", &[4, 300, 0x1403, 0]);
-            f.vg.last_mut().unwrap().children.push(child);
-            let map = f.map.as_mut().unwrap();
-            map.draws[0].call = child;
-            map.draws[0].fragments = 10;
-            assert_eq!(d, 0);
-        });
+        let vg = SessionBuilder::new()
+            .vg_path(7, 1, 2, polygon(64))
+            .frame(|f| {
+                f.heat_map(64, 64);
+                let d = f.vg_draw_path(7, 1);
+                let child = f.call("glDrawElements", &[4, 300, 0x1403, 0]);
+                f.vg_record(d).children.push(child);
+                f.cover_pixels(child, 10);
+                assert_eq!(d, 0);
+            });
         assert_eq!(vg.findings("vg-tiny-complex-path").len(), 1);
     }
 
@@ -1427,18 +1256,18 @@ mod tests {
         setup: impl FnOnce(&mut VgFrame),
         calls: impl FnOnce(&mut VgFrame),
     ) -> Vec<u32> {
-        let vg = Vg::new().frame(setup).frame(calls);
+        let s = SessionBuilder::new().frame(setup).frame(calls).build();
         let mut state = VgState::default();
-        let index = Index::new(&vg.s);
+        let index = Index::new(&s);
         let mut hits = Vec::new();
-        for f in &vg.s.frames {
+        for f in &s.frames {
             for (i, c) in f.calls.iter().enumerate() {
                 let values = index
                     .calls
                     .get(&(f.index, i as u32))
                     .filter(|v| !v.values.is_empty())
                     .map(|v| v.values.as_slice());
-                if state.step(name(&vg.s, c), c, values) == Some(true) && f.index == 2 {
+                if state.step(name(&s, c), c, values) == Some(true) && f.index == 2 {
                     hits.push(i as u32);
                 }
             }
@@ -1453,7 +1282,7 @@ mod tests {
                 f.call("vgSetPaint", &[9, 3]);
                 f.call("vgSeti", &[0x1101, 0x1900]);
                 f.call("vgSetf", &[0x1110, f32_arg(6.0)]);
-                f.with_values("vgSetfv", &[0x1121, 4, 0], &[0.0, 0.0, 0.0, 1.0]);
+                f.vg_values("vgSetfv", &[0x1121, 4, 0], &[0.0, 0.0, 0.0, 1.0]);
                 f.call("vgSetColor", &[9, 0xFF00_00FF]);
                 f.call("vgSetParameteri", &[9, 0x1A00, 0x1B00]);
             },
@@ -1464,8 +1293,8 @@ mod tests {
                 f.call("vgSeti", &[0x1101, 0x1900]); // 3
                 f.call("vgSeti", &[0x1101, 0x1901]); // 4: changed
                 f.call("vgSetf", &[0x1110, f32_arg(6.0)]); // 5
-                f.with_values("vgSetfv", &[0x1121, 4, 0], &[0.0, 0.0, 0.0, 1.0]); // 6
-                f.with_values(
+                f.vg_values("vgSetfv", &[0x1121, 4, 0], &[0.0, 0.0, 0.0, 1.0]); // 6
+                f.vg_values(
                     "vgSetParameterfv",
                     &[9, PAINT_COLOR, 4, 0],
                     &[1.0, 0.0, 0.0, 1.0],
@@ -1502,10 +1331,10 @@ mod tests {
                 f.call("vgTranslate", &[f32_arg(10.0), f32_arg(20.0)]);
             },
             |f| {
-                f.with_values("vgLoadMatrix", &[0], &TRANSLATE); // 0: the translate's product
+                f.vg_values("vgLoadMatrix", &[0], &TRANSLATE); // 0: the translate's product
                 f.call("vgSeti", &[MATRIX_MODE, MATRIX_IMAGE]); // 1: changed
-                f.with_values("vgLoadMatrix", &[0], &TRANSLATE); // 2: image matrix unknown
-                f.with_values("vgLoadMatrix", &[0], &TRANSLATE); // 3
+                f.vg_values("vgLoadMatrix", &[0], &TRANSLATE); // 2: image matrix unknown
+                f.vg_values("vgLoadMatrix", &[0], &TRANSLATE); // 3
                 f.call("vgSeti", &[MATRIX_MODE, MATRIX_PATH]); // 4: changed
                 f.call("vgTranslate", &[f32_arg(-10.0), f32_arg(-20.0)]); // 5: to identity
                 f.call("vgLoadIdentity", &[]); // 6
@@ -1531,26 +1360,28 @@ mod tests {
                 }
             }
         };
-        let found = Vg::new().frame(frame(5, 0)).findings("vg-redundant-state");
+        let found = SessionBuilder::new()
+            .frame(frame(5, 0))
+            .findings("vg-redundant-state");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].call, Some(1));
         assert_eq!(
             found[0].title,
             "5 of 6 VG state calls set the value already set (vgSetPaint ×5)"
         );
-        assert!(Vg::new()
+        assert!(SessionBuilder::new()
             .frame(frame(4, 0))
             .findings("vg-redundant-state")
             .is_empty());
         // 5 of 50 fires, 5 of 51 not.
         assert_eq!(
-            Vg::new()
+            SessionBuilder::new()
                 .frame(frame(5, 44))
                 .findings("vg-redundant-state")
                 .len(),
             1
         );
-        assert!(Vg::new()
+        assert!(SessionBuilder::new()
             .frame(frame(5, 45))
             .findings("vg-redundant-state")
             .is_empty());
@@ -1558,7 +1389,7 @@ mod tests {
 
     #[test]
     fn alternating_paints_are_not_redundant() {
-        let vg = Vg::new().frame(|f| {
+        let vg = SessionBuilder::new().frame(|f| {
             for _ in 0..10 {
                 f.call("vgSetPaint", &[9, 1]);
                 f.call("vgDrawPath", &[7, 2]);
@@ -1590,7 +1421,7 @@ mod tests {
 
     #[test]
     fn a_path_with_every_capability_only_drawn_fires_once() {
-        let vg = Vg::new()
+        let vg = SessionBuilder::new()
             .frame(|f| {
                 f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 0xFFF], 7);
                 f.call("vguRect", &[7, 0, 0, 0, 0]);
@@ -1607,7 +1438,7 @@ mod tests {
 
     #[test]
     fn a_path_queried_or_made_with_fewer_capabilities_is_quiet() {
-        let vg = Vg::new()
+        let vg = SessionBuilder::new()
             .frame(|f| {
                 f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 0xFFF], 7);
                 f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 2], 8);
@@ -1622,7 +1453,7 @@ mod tests {
             });
         assert!(vg.findings("vg-path-all-capabilities").is_empty());
         // Created with every capability, then cleared to APPEND_TO alone.
-        let vg = Vg::new().frame(|f| {
+        let vg = SessionBuilder::new().frame(|f| {
             f.made("vgCreatePath", &[0, 3, f32_arg(1.0), 0, 0, 0, 0xFFF], 7);
             f.call("vgClearPath", &[7, 2]);
             f.call("vgDrawPath", &[7, 2]);
@@ -1632,13 +1463,14 @@ mod tests {
 
     #[test]
     fn a_path_made_before_the_capture_is_known_by_its_recorded_capabilities() {
-        let vg = Vg::new()
-            .path(7, 1, 0xFFF, polygon(4))
-            .path(8, 1, 2, polygon(4))
+        let vg = SessionBuilder::new()
+            .vg_path(7, 1, 0xFFF, polygon(4))
+            .vg_path(8, 1, 2, polygon(4))
             .frame(|f| {
+                f.heat_map(64, 64);
                 f.call("vgClear", &[0, 0, 64, 64]);
-                f.draw_path(7, 1, 100);
-                f.draw_path(8, 1, 100);
+                draw_path(f, 7, 1, 100);
+                draw_path(f, 8, 1, 100);
             });
         let found = vg.findings("vg-path-all-capabilities");
         assert_eq!(found.len(), 1, "{found:?}");
@@ -1656,12 +1488,12 @@ mod tests {
         f.call("vgDrawPath", &[7, 2]);
         let finish = f.call("vgFinish", &[]);
         let child = f.call("glFinish", &[]);
-        f.record(finish).children.push(child);
+        f.vg_record(finish).children.push(child);
     }
 
     #[test]
     fn sync_in_every_frame_fires_once_and_not_as_a_gl_stall() {
-        let vg = Vg::new().frame(sync).frame(sync).frame(sync);
+        let vg = SessionBuilder::new().frame(sync).frame(sync).frame(sync);
         let found = vg.findings("vg-sync-every-frame");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].frame, found[0].call), (1, Some(1)));
@@ -1681,9 +1513,9 @@ mod tests {
         let clean = |f: &mut VgFrame| {
             f.call("vgDrawPath", &[7, 2]);
         };
-        let vg = Vg::new().frame(sync).frame(clean).frame(sync);
+        let vg = SessionBuilder::new().frame(sync).frame(clean).frame(sync);
         assert!(vg.findings("vg-sync-every-frame").is_empty());
-        assert!(Vg::new()
+        assert!(SessionBuilder::new()
             .frame(sync)
             .findings("vg-sync-every-frame")
             .is_empty());
@@ -1692,11 +1524,11 @@ mod tests {
     #[test]
     fn a_vg_librarys_gl_state_calls_are_not_counted_as_redundant() {
         // Each vgDrawPath binds the same GL state again; the program does not.
-        let vg = Vg::new().frame(|f| {
+        let vg = SessionBuilder::new().frame(|f| {
             for _ in 0..20 {
                 let d = f.call("vgDrawPath", &[7, 2]);
                 let c = f.call("glUseProgram", &[3]);
-                f.record(d).children.push(c);
+                f.vg_record(d).children.push(c);
             }
         });
         assert!(vg.findings("redundant-state").is_empty());
@@ -1705,27 +1537,30 @@ mod tests {
     // A clean frame sequence: nothing fires.
     #[test]
     fn a_clean_vg_scene_fires_no_vg_rule() {
-        let mut vg = Vg::new()
-            .path(7, 1, 2, polygon(4))
-            .path(8, 1, 2, polygon(64));
+        let mut vg =
+            SessionBuilder::new()
+                .vg_path(7, 1, 2, polygon(4))
+                .vg_path(8, 1, 2, polygon(64));
         vg = vg.frame(|f| {
             f.made("vgCreatePaint", &[], 9);
             f.made("vgCreatePaint", &[], 10);
             f.call("vgSetPaint", &[11, 2]);
-            f.upload(5, 16, 16, 1);
+            f.vg_upload(5, 16, 16, 1);
         });
         for _ in 0..3 {
             vg = vg.frame(|f| {
+                f.heat_map(64, 64);
                 f.call("vgClear", &[0, 0, 64, 64]);
                 f.call("vgSetPaint", &[9, 1]);
-                f.draw_path(7, 1, 1200);
+                draw_path(f, 7, 1, 1200);
                 f.call("vgSetPaint", &[10, 1]);
-                f.draw_path(8, 1, 1257);
+                draw_path(f, 8, 1, 1257);
                 f.call("vgDrawImage", &[5]);
             });
         }
-        let all = crate::checklist::check(&vg.s, &crate::analyse(&vg.s));
-        let vg_rules: Vec<&Finding> = all.iter().filter(|f| f.rule.starts_with("vg_")).collect();
+        let s = vg.build();
+        let all = crate::checklist::check(&s, &crate::analyse(&s));
+        let vg_rules: Vec<&Finding> = all.iter().filter(|f| f.rule.starts_with("vg-")).collect();
         assert!(vg_rules.is_empty(), "{vg_rules:?}");
     }
 }

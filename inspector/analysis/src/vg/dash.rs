@@ -111,3 +111,91 @@ impl Dasher<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Expected dashes worked out by hand from the OpenVG 1.1 rules (section 8.7.4), not
+    //! from the OpenVG fixture library's dasher, which this walker shares its shape with: a
+    //! fault common to both would pass any comparison of the two.
+
+    use super::dash;
+    use lyon_path::math::point;
+    use lyon_path::{Event, Path};
+
+    /// The dashes of `path`, each the points of its polyline.
+    fn dashes(path: &Path, pattern: &[f32], phase: f32) -> Vec<Vec<[f32; 2]>> {
+        let d = dash(path, pattern, phase, 0.01).expect("a dashing pattern");
+        let mut out: Vec<Vec<[f32; 2]>> = Vec::new();
+        for e in d.iter() {
+            match e {
+                Event::Begin { at } => out.push(vec![at.to_array()]),
+                Event::Line { to, .. } => out.last_mut().unwrap().push(to.to_array()),
+                Event::End { close, .. } => assert!(!close, "a dash is open"),
+                other => panic!("a dash is made of lines: {other:?}"),
+            }
+        }
+        out
+    }
+
+    fn assert_close(got: &[Vec<[f32; 2]>], want: &[&[[f32; 2]]]) {
+        assert_eq!(got.len(), want.len(), "{got:?}");
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!(g.len(), w.len(), "{got:?}");
+            for (a, b) in g.iter().zip(*w) {
+                assert!(
+                    (a[0] - b[0]).abs() < 1e-4 && (a[1] - b[1]).abs() < 1e-4,
+                    "{got:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn dashes_turn_corners_and_the_closing_side_is_dashed() {
+        // A closed 40 × 40 square (perimeter 160) under [50 on, 10 off]: on over 0–50,
+        // 60–110 and 120–160 of the outline, the first two round a corner each; the last
+        // runs down the closing side and stops where the subpath does.
+        let mut b = Path::builder();
+        b.begin(point(0.0, 0.0));
+        b.line_to(point(40.0, 0.0));
+        b.line_to(point(40.0, 40.0));
+        b.line_to(point(0.0, 40.0));
+        b.end(true);
+        let got = dashes(&b.build(), &[50.0, 10.0], 0.0);
+        assert_close(
+            &got,
+            &[
+                &[[0.0, 0.0], [40.0, 0.0], [40.0, 10.0]],
+                &[[40.0, 20.0], [40.0, 40.0], [10.0, 40.0]],
+                &[[0.0, 40.0], [0.0, 0.0]],
+            ],
+        );
+    }
+
+    #[test]
+    fn the_pattern_carries_on_into_the_next_subpath_and_a_negative_phase_wraps() {
+        // Two 15-long lines under [10, 10]: 0–10 on; the off interval's last 5 units fall
+        // at the start of the second line (VG_DASH_PHASE_RESET is false).
+        let mut b = Path::builder();
+        b.begin(point(0.0, 0.0));
+        b.line_to(point(15.0, 0.0));
+        b.end(false);
+        b.begin(point(0.0, 10.0));
+        b.line_to(point(15.0, 10.0));
+        b.end(false);
+        let two = b.build();
+        assert_close(
+            &dashes(&two, &[10.0, 10.0], 0.0),
+            &[&[[0.0, 0.0], [10.0, 0.0]], &[[5.0, 10.0], [15.0, 10.0]]],
+        );
+        // Phase −5 is phase 15 (a whole pattern added): 5 off first, then on 5–15, 25–30.
+        let mut b = Path::builder();
+        b.begin(point(0.0, 0.0));
+        b.line_to(point(30.0, 0.0));
+        b.end(false);
+        assert_close(
+            &dashes(&b.build(), &[10.0, 10.0], -5.0),
+            &[&[[5.0, 0.0], [15.0, 0.0]], &[[25.0, 0.0], [30.0, 0.0]]],
+        );
+    }
+}

@@ -305,10 +305,8 @@ fn add_geometry(s: &mut Session, p: &Painted) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuheat_session::testing::{SessionBuilder, CONTEXT};
-    use gpuheat_session::{VgCall, VgPathDraw, VgStroke};
-
-    const IDENTITY: [f32; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    use gpuheat_session::{VgCall, VgPathDraw};
+    use gpuheat_testkit::{path_draw, SessionBuilder, CONTEXT};
 
     /// vguRect(x, y, w, h) as path 7, version `serial`.
     fn rect(serial: u64, x: f32, y: f32, w: f32, h: f32) -> VgPath {
@@ -329,22 +327,10 @@ mod tests {
             context: CONTEXT,
             call,
             children: Vec::new(),
+            // VG_NON_ZERO.
             draw: Some(VgDraw::Path(VgPathDraw {
-                path: 7,
-                serial,
-                paint_modes: 2,
-                matrix: IDENTITY,
                 fill_rule: 0x1901,
-                stroke: VgStroke {
-                    width: 1.0,
-                    cap: 0x1700,
-                    join: 0x1800,
-                    miter_limit: 4.0,
-                    dash: Vec::new(),
-                    dash_phase: 0.0,
-                },
-                bounds: None,
-                scissor: Vec::new(),
+                ..path_draw(7, serial)
             })),
             upload: None,
             values: Vec::new(),

@@ -27,7 +27,7 @@ pub fn example(name: &str) -> PathBuf {
     p
 }
 
-pub use gpuheat_session::scratch::Scratch;
+pub use gpuheat_testkit::Scratch;
 
 /// Directories of [`shared_scratch`], removed when the test process exits.
 static SHARED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());

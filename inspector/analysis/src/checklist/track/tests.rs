@@ -10,8 +10,7 @@ use crate::enums::gl::{
 const F1: u64 = 0x3F80_0000; // 1.0f
 const F2: u64 = 0x4000_0000; // 2.0f
 
-use crate::testkit::{session, Seq};
-use gpuheat_session::testing::CONTEXT;
+use gpuheat_testkit::{session, Seq, CONTEXT};
 
 fn run(frames: &[Seq], program: Option<u32>) -> Vec<FrameState> {
     let s = session(frames, program, 1);

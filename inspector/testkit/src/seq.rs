@@ -1,19 +1,20 @@
-//! Small sessions for the crate's unit tests: call sequences by entry-point name, with a
-//! function table made for each (the testing builder's table lacks most setters).
+//! Sessions of bare call sequences, by entry-point name, with a function table made for each
+//! (the builder's table lacks most setters): for the rules that read the order of calls and
+//! their arguments, nothing else (no times, one call site).
 
-use gpuheat_session::testing::{SessionBuilder, CONTEXT};
+use crate::builder::{SessionBuilder, CONTEXT};
 use gpuheat_session::{
     Call, CallClass, Frame, FunctionInfo, FunctionTable, ParamInfo, Session, ValueKind,
 };
 
 /// One frame's calls: entry point and arguments.
-pub(crate) type Seq<'a> = &'a [(&'a str, &'a [u64])];
+pub type Seq<'a> = &'a [(&'a str, &'a [u64])];
 
 /// A session of `frames` numbered from `first`, each a call sequence (a swap appended), with
 /// a table of the entry points they name (every parameter an unsigned integer); `program`
 /// seeds the start state when given. Frames from 0 are a launched program seen from its
 /// start.
-pub(crate) fn session(frames: &[Seq], program: Option<u32>, first: u64) -> Session {
+pub fn session(frames: &[Seq], program: Option<u32>, first: u64) -> Session {
     let mut b = SessionBuilder::new();
     if let Some(p) = program {
         b = b.start_state(CONTEXT, p);

@@ -1,19 +1,20 @@
-//! Small sessions built in code, for the unit tests of the crates that read sessions (the
-//! `testing` feature; enable it in `[dev-dependencies]` only).
+//! The one session builder of the workspace's tests.
 //!
 //! A [`SessionBuilder`] starts from a full-mode session with one context ([`CONTEXT`]) that
 //! offers every counter in [`COUNTERS`], and a function table ([`function_table`]) holding the
 //! entry points the analysis reads: draws, clears, the state setters, the calls that stall, a
-//! swap. Each [`SessionBuilder::frame`] gets a [`FrameBuilder`] to record calls, counter
+//! swap; OpenVG entry points (`vg…`) join the table on their first call, as a capture's table
+//! holds them. Each [`SessionBuilder::frame`] gets a [`FrameBuilder`] to record calls, counter
 //! values, pipelined times, a heat map painted from rectangles, offscreen render targets
 //! painted the same way ([`FrameBuilder::target`]), what draws sampled (the `FLOW` records,
-//! [`FrameBuilder::samples`]), and geometry; the frame's swap is appended when the closure
-//! returns. The records are those a capture writes, with
-//! consistent numbers (heat conserved, overdraw counted), so code under test cannot tell them
-//! from a real session's.
+//! [`FrameBuilder::samples`]), geometry, and the OpenVG records of VG calls
+//! ([`FrameBuilder::vg_draw_path`], [`FrameBuilder::vg_record`], [`SessionBuilder::vg_path`]);
+//! the frame's swap is appended when the closure returns. The records are those a capture
+//! writes, with consistent numbers (heat conserved, overdraw counted), so code under test
+//! cannot tell them from a real session's.
 //!
 //! ```
-//! use gpuheat_session::testing::SessionBuilder;
+//! use gpuheat_testkit::SessionBuilder;
 //!
 //! let s = SessionBuilder::new()
 //!     .frame(|f| {
@@ -29,7 +30,7 @@
 //! A pass into a texture, then a draw on screen sampling it:
 //!
 //! ```
-//! use gpuheat_session::testing::{texture_target, SessionBuilder};
+//! use gpuheat_testkit::{texture_target, SessionBuilder};
 //!
 //! let s = SessionBuilder::new()
 //!     .frame(|f| {
@@ -46,15 +47,15 @@
 //! assert_eq!(flows[1].coverage.len(), 16 * 16); // kept: it sampled a texture drawn before
 //! ```
 
-use crate::model::Attachment;
-use crate::model::{
-    Call, CallClass, CaptureMode, ClientApi, ContextInfo, ContextState, CounterInfo, CounterValue,
-    DrawCoverage, DrawFlow, DrawGeometry, DrawSample, Frame, FrameFlow, FrameGeometry,
-    FunctionInfo, FunctionTable, GeometryMissing, HeatMap, HeatMissing, Module, ModuleMap,
-    ParamInfo, PipelinedBatch, PipelinedTime, ProgramInfo, Record, RenderTarget, SessionInfo,
-    TargetHeat, ValueKind,
+use gpuheat_session::{
+    Attachment, Call, CallClass, CaptureMode, ClientApi, ContextInfo, ContextState, CounterInfo,
+    CounterValue, DrawCoverage, DrawFlow, DrawGeometry, DrawSample, Frame, FrameFlow,
+    FrameGeometry, FunctionInfo, FunctionTable, GeometryMissing, HeatMap, HeatMissing, Module,
+    ModuleMap, ParamInfo, PipelinedBatch, PipelinedTime, ProgramInfo, Record, RenderTarget,
+    SessionInfo, TargetHeat, ValueKind, VgCall,
 };
-use crate::reader::Session;
+use gpuheat_session::{Session, SessionWriter};
+use std::path::Path;
 
 /// The handle of the context a builder starts with; calls are recorded on it unless a frame
 /// switches with [`FrameBuilder::on_context`].
@@ -615,7 +616,7 @@ impl SessionBuilder {
     /// Records the next frame: `build` makes its calls; its swap follows them.
     pub fn frame(mut self, build: impl FnOnce(&mut FrameBuilder)) -> Self {
         let mut f = FrameBuilder {
-            functions: &self.session.functions,
+            functions: &mut self.session.functions,
             contexts: &self.session.contexts,
             frame: Frame {
                 index: self.next_frame,
@@ -636,6 +637,7 @@ impl SessionBuilder {
             flow: false,
             geometry: Vec::new(),
             missing: Vec::new(),
+            vg: Vec::new(),
         };
         build(&mut f);
         let swap_context = f.context;
@@ -660,6 +662,7 @@ impl SessionBuilder {
         s.flow.extend(built.flow);
         s.heat_missing.extend(built.missing);
         s.geometry.extend(built.geometry);
+        s.vg_calls.extend(built.vg);
         self
     }
 
@@ -671,6 +674,11 @@ impl SessionBuilder {
             reason: reason.into(),
         });
         self
+    }
+
+    /// The session so far, for the other parts of the builder.
+    pub(crate) fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
     }
 
     /// The session.
@@ -724,13 +732,27 @@ pub fn records(session: &Session) -> Vec<Record> {
     out
 }
 
+/// Writes `session` to a session file at `path`, as a capture would have (see [`records`]),
+/// for the tests of the commands and the viewer that open one.
+pub fn write(session: &Session, path: &Path) {
+    let mut w =
+        SessionWriter::create(path).unwrap_or_else(|e| panic!("creating {}: {e}", path.display()));
+    for r in records(session) {
+        w.append(&r)
+            .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    }
+    w.finish()
+        .unwrap_or_else(|e| panic!("finishing {}: {e}", path.display()));
+}
+
 /// Records the calls and measurements of one frame (see [`SessionBuilder::frame`]).
 #[derive(Debug)]
 pub struct FrameBuilder<'a> {
-    functions: &'a FunctionTable,
+    /// Mutable: VG entry points join it on first use.
+    functions: &'a mut FunctionTable,
     contexts: &'a [ContextInfo],
-    frame: Frame,
-    context: u64,
+    pub(crate) frame: Frame,
+    pub(crate) context: u64,
     clock_ns: u64,
     pipelined: Vec<PipelinedTime>,
     disjoint: bool,
@@ -748,6 +770,8 @@ pub struct FrameBuilder<'a> {
     flow: bool,
     geometry: Vec<FrameGeometry>,
     missing: Vec<HeatMissing>,
+    /// The OpenVG records of this frame's VG calls.
+    pub(crate) vg: Vec<VgCall>,
 }
 
 /// What a [`FrameBuilder`] made.
@@ -760,6 +784,7 @@ struct Built {
     flow: Vec<FrameFlow>,
     geometry: Vec<FrameGeometry>,
     missing: Vec<HeatMissing>,
+    vg: Vec<VgCall>,
 }
 
 impl FrameBuilder<'_> {
@@ -779,15 +804,19 @@ impl FrameBuilder<'_> {
         self
     }
 
-    /// Records a call of `name` (an entry point of [`function_table`]) with `args`, taking
-    /// [`CALL_NS`] of wall and CPU time; returns its index in the frame.
+    /// Records a call of `name` (an entry point of [`function_table`], or an OpenVG one, which
+    /// joins the table on its first call) with `args`, taking [`CALL_NS`] of wall and CPU
+    /// time; returns its index in the frame.
     pub fn call(&mut self, name: &str, args: &[u64]) -> u32 {
-        let func = self
-            .functions
-            .functions
-            .iter()
-            .position(|f| f.name == name)
-            .unwrap_or_else(|| panic!("{name} is not in the testing function table"));
+        let table = &mut self.functions.functions;
+        let func = match table.iter().position(|f| f.name == name) {
+            Some(i) => i,
+            None if name.starts_with("vg") => {
+                table.push(crate::vg::entry_point(name, args.len()));
+                table.len() - 1
+            }
+            None => panic!("{name} is not in the testing function table"),
+        };
         let info = &self.functions.functions[func];
         assert_eq!(
             info.params.len(),
@@ -810,6 +839,14 @@ impl FrameBuilder<'_> {
         self.clock_ns += 2 * CALL_NS;
         self.frame.end_ns = self.clock_ns;
         index
+    }
+
+    /// Records a call of `name` with `args` that returned `ret` (a handle: `vgCreatePath`,
+    /// `glCreateShader`…); returns its index.
+    pub fn made(&mut self, name: &str, args: &[u64], ret: u64) -> u32 {
+        let call = self.call(name, args);
+        self.frame.calls[call as usize].ret = Some(ret);
+        call
     }
 
     /// Sets the call site (return address) of call `call`: calls made from one line of a loop
@@ -923,6 +960,26 @@ impl FrameBuilder<'_> {
             map.height
         );
         self.covers.push((self.context, 0, call, rect));
+        self
+    }
+
+    /// Paints draw `call` over `pixels` pixels of the current context's heat map, whole rows
+    /// from its origin then part of one: for tests that need a draw's fragment count, not
+    /// its shape.
+    pub fn cover_pixels(&mut self, call: u32, pixels: u32) -> &mut Self {
+        let width = self
+            .maps
+            .iter()
+            .find(|m| m.context == self.context)
+            .expect("cover_pixels needs a heat_map on this context first")
+            .width;
+        let (rows, rest) = (pixels / width, pixels % width);
+        if rows > 0 {
+            self.cover(call, [0, 0, width, rows]);
+        }
+        if rest > 0 || rows == 0 {
+            self.cover(call, [0, rows, rest, rows + u32::from(rest > 0)]);
+        }
         self
     }
 
@@ -1108,6 +1165,7 @@ impl FrameBuilder<'_> {
             flow,
             geometry: self.geometry,
             missing: self.missing,
+            vg: self.vg,
         }
     }
 
@@ -1263,8 +1321,7 @@ fn paint(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scratch::Scratch;
-    use crate::writer::SessionWriter;
+    use crate::Scratch;
 
     #[test]
     fn offscreen_targets_and_flow_survive_a_file() {

@@ -1,11 +1,10 @@
-//! Sample records, temporary directories and a PRNG shared by the tests.
-#![allow(dead_code)] // each test binary uses a different subset
-
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+//! One record of every kind, with the values a capture of a real program (glmark2 on Mesa's
+//! llvmpipe) gives them, for the tests of the session file itself: encoding, chunks, columns,
+//! the reader. [`every_record`] lists them in the order the agent sends them.
 
 use gpuheat_session::*;
 
+/// The program and capture settings.
 pub fn info() -> SessionInfo {
     SessionInfo {
         agent_version: "0.1.0".into(),
@@ -21,6 +20,8 @@ pub fn info() -> SessionInfo {
     }
 }
 
+/// A function table of four entry points: `glClear`, `glDrawArrays`, `glUniform4fv`,
+/// `eglSwapBuffers` (indices 0 to 3, as [`frame`] uses them).
 pub fn functions() -> FunctionTable {
     let param = |name: &str, c_type: &str, kind, len: Option<&str>| ParamInfo {
         name: name.into(),
@@ -70,6 +71,7 @@ pub fn functions() -> FunctionTable {
     }
 }
 
+/// A GLES context offering the serialized time and, unavailable, samples passed.
 pub fn context() -> ContextInfo {
     ContextInfo {
         handle: 0x5555_0000_1000,
@@ -99,6 +101,7 @@ pub fn context() -> ContextInfo {
     }
 }
 
+/// The program and its GLES library mapped.
 pub fn modules() -> ModuleMap {
     ModuleMap {
         modules: vec![
@@ -170,6 +173,7 @@ pub fn frame(index: u64, calls: usize) -> Frame {
     }
 }
 
+/// Pipelined times of four draws of `frame`, odd frames disjoint.
 pub fn pipelined(frame: u64) -> PipelinedBatch {
     PipelinedBatch {
         frame,
@@ -183,6 +187,7 @@ pub fn pipelined(frame: u64) -> PipelinedBatch {
     }
 }
 
+/// The end of a capture whose program was killed.
 pub fn end() -> EndInfo {
     EndInfo {
         reason: EndReason::TargetExited,
@@ -254,67 +259,4 @@ pub fn file_bytes(records: &[Record]) -> Vec<u8> {
         out.extend_from_slice(&encode(r));
     }
     out
-}
-
-/// A directory under the system temporary directory, removed when dropped.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(name: &str) -> Self {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!(
-            "gpuheat-session-test-{}-{name}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-
-    pub fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// xorshift64*: enough randomness for fuzzing, reproducible from the seed.
-pub struct XorShift(u64);
-
-impl XorShift {
-    pub fn new(seed: u64) -> Self {
-        XorShift(seed.max(1))
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Uniform-ish in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
-    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        let mut out = Vec::with_capacity(len + 8);
-        while out.len() < len {
-            out.extend_from_slice(&self.next_u64().to_le_bytes());
-        }
-        out.truncate(len);
-        out
-    }
 }
