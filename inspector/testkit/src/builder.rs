@@ -812,7 +812,7 @@ impl FrameBuilder<'_> {
         let func = match table.iter().position(|f| f.name == name) {
             Some(i) => i,
             None if name.starts_with("vg") => {
-                table.push(crate::vg::entry_point(name, args.len()));
+                table.push(crate::vg_table::entry_point(name, args.len()));
                 table.len() - 1
             }
             None => panic!("{name} is not in the testing function table"),

@@ -17,6 +17,7 @@ pub mod sample;
 mod scratch;
 mod seq;
 mod vg;
+mod vg_table;
 
 pub use builder::{
     context, function_table, records, texture_target, write, FrameBuilder, SessionBuilder, CALL_NS,

@@ -2,44 +2,10 @@
 //! the `VGCL` records of VG calls and the `VGPA` path data the agent sends.
 
 use crate::builder::{FrameBuilder, SessionBuilder, CONTEXT};
-use gpuheat_session::{
-    CallClass, FunctionInfo, ParamInfo, ValueKind, VgCall, VgDraw, VgPath, VgPathDraw, VgStroke,
-};
+use gpuheat_session::{VgCall, VgDraw, VgPath, VgPathDraw, VgStroke};
 
 /// The identity matrix, column-major as `vgLoadMatrix` takes it.
 pub const IDENTITY: [f32; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-
-/// The VG entry points that do work (the rest set state), as the agent's generator classes them.
-const WORK: [&str; 6] = [
-    "vgClear",
-    "vgDrawPath",
-    "vgDrawImage",
-    "vgReadPixels",
-    "vgWritePixels",
-    "vgGetPixels",
-];
-
-/// VG entry point `name` taking `params` integer parameters, for the function table.
-pub(crate) fn entry_point(name: &str, params: usize) -> FunctionInfo {
-    FunctionInfo {
-        name: name.into(),
-        params: (0..params)
-            .map(|i| ParamInfo {
-                name: format!("a{i}"),
-                c_type: "VGint".into(),
-                kind: ValueKind::Int,
-                len: None,
-                group: None,
-            })
-            .collect(),
-        ret: None,
-        class: if WORK.contains(&name) {
-            CallClass::Work
-        } else {
-            CallClass::State
-        },
-    }
-}
 
 /// What a `vgDrawPath(path, VG_FILL_PATH)` of data version `serial` records: the identity
 /// matrix, `VG_EVEN_ODD`, the default stroke, no scissor; tests change the fields they need.
