@@ -175,7 +175,7 @@ fn open(path: &std::path::Path) -> gpuheat_session::Session {
 /// Per captured frame: (VG calls, VG work calls, vgDrawPath calls), counting only calls the
 /// program made (not those a VG call made inside it).
 fn vg_counts(s: &gpuheat_session::Session) -> Vec<(usize, usize, usize)> {
-    let nested = gpuheat_session::Nested::of(&s.vg_calls);
+    let nested = gpuheat_analysis::measure::nested::Nested::of(&s.vg_calls);
     s.frames
         .iter()
         .map(|f| {

@@ -30,7 +30,6 @@ pub use header::{FileHeader, FILE_HEADER_LEN, FORMAT_VERSION, MAGIC};
 pub use model::*;
 pub use reader::{CallGpuTime, ChunkReader, PipelinedIndex, Session};
 pub use vg::{
-    Nested, VgCall, VgDraw, VgImageDraw, VgPath, VgPathDraw, VgStroke, MAX_VG_CHILDREN,
-    MAX_VG_PATH_COORDS,
+    VgCall, VgDraw, VgImageDraw, VgPath, VgPathDraw, VgStroke, MAX_VG_CHILDREN, MAX_VG_PATH_COORDS,
 };
 pub use writer::SessionWriter;

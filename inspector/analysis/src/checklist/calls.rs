@@ -11,7 +11,8 @@ use super::context::Context;
 use super::finding::{Cost, Evidence, Finding, Severity};
 use super::rule::{Family, Rule};
 use crate::enums::enum_name;
-use gpuheat_session::{Call, CallClass, Frame, Nested, Session, Upload, ValueKind};
+use crate::measure::nested::Nested;
+use gpuheat_session::{Call, CallClass, Frame, Session, Upload, ValueKind};
 // Fx: small integer keys looked up per call.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeMap;

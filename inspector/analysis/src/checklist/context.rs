@@ -4,7 +4,8 @@
 
 use super::walk::{fragments, walk, Walk};
 use crate::measure::cost::{Analysis, DrawCost};
-use gpuheat_session::{Nested, Session, Upload};
+use crate::measure::nested::Nested;
+use gpuheat_session::{Session, Upload};
 // Fx: small integer keys looked up per call.
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;

@@ -5,7 +5,8 @@
 
 use super::track::{track_with, FrameState, View};
 use crate::measure::cost::Analysis;
-use gpuheat_session::{Call, CallClass, Frame, Nested, Session};
+use crate::measure::nested::Nested;
+use gpuheat_session::{Call, CallClass, Frame, Session};
 // Fx: small integer keys looked up per draw.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 

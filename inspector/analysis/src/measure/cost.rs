@@ -132,7 +132,7 @@ pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
     let pipelined = s.pipelined_index();
     let contexts: BTreeMap<u64, &ContextInfo> = s.contexts.iter().map(|c| (c.handle, c)).collect();
     let funcs = &s.functions.functions;
-    let nested = gpuheat_session::Nested::of(&s.vg_calls);
+    let nested = crate::measure::nested::Nested::of(&s.vg_calls);
     // The previous frame's end starts each frame's wall time.
     let prev_ends: Vec<Option<u64>> = std::iter::once(None)
         .chain(s.frames.iter().map(|f| Some(f.end_ns)))

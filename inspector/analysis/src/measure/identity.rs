@@ -110,7 +110,7 @@ pub fn identify(s: &Session) -> Identities {
         .map(|f| hash_of(&f.name))
         .collect();
     let sites = site_names(s);
-    let nested = gpuheat_session::Nested::of(&s.vg_calls);
+    let nested = crate::measure::nested::Nested::of(&s.vg_calls);
     let per_frame: Vec<Vec<FrameDraw>> = s
         .frames
         .par_iter()
@@ -218,7 +218,7 @@ struct Tables<'a> {
     programs: &'a HashMap<(u64, u32), u64>,
     names: &'a [u64],
     sites: &'a HashMap<u64, String>,
-    nested: &'a gpuheat_session::Nested,
+    nested: &'a crate::measure::nested::Nested,
 }
 
 fn frame_keys(

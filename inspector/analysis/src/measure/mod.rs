@@ -4,7 +4,9 @@
 //! [`pick`] (which draws a pixel's heat came from) and [`flow`] (how offscreen passes' cost
 //! reaches the pixels they feed).
 //!
-//! Layers, lowest first: `stats`, `pick`; `cost`; `identity`; `aggregate`; `flow`.
+//! Layers, lowest first: `nested`, `stats`, `pick`; `cost`; `identity`; `aggregate`; `flow`.
+
+pub mod nested;
 
 pub mod stats;
 

@@ -47,7 +47,8 @@ mod table;
 
 pub use table::{Role, Scope, Special, TABLE};
 
-use gpuheat_session::{Call, CallClass, Frame, Nested, Session};
+use crate::measure::nested::Nested;
+use gpuheat_session::{Call, CallClass, Frame, Session};
 // Fx: the tracker hashes a few small integer keys per call, millions of times a session.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
