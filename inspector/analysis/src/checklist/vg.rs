@@ -999,6 +999,16 @@ mod tests {
     //! entry points join the function table on first call, as a capture's table holds them).
 
     use super::*;
+    use crate::enums::gl;
+
+    // The VG enums the tests' calls pass, as the calls record them (64-bit arguments).
+    const FILL_RULE: u64 = vg::FILL_RULE as u64;
+    const EVEN_ODD: u64 = vg::EVEN_ODD as u64;
+    const NON_ZERO: u64 = vg::NON_ZERO as u64;
+    const STROKE_LINE_WIDTH: u64 = vg::STROKE_LINE_WIDTH as u64;
+    const CLEAR_COLOR: u64 = vg::CLEAR_COLOR as u64;
+    const PAINT_TYPE: u64 = vg::PAINT_TYPE as u64;
+    const PAINT_TYPE_COLOR: u64 = vg::PAINT_TYPE_COLOR as u64;
     use gpuheat_testkit::{FrameBuilder, SessionBuilder};
 
     type VgFrame<'a> = FrameBuilder<'a>;
@@ -1236,7 +1246,7 @@ mod tests {
             .frame(|f| {
                 f.heat_map(64, 64);
                 let d = f.vg_draw_path(7, 1);
-                let child = f.call("glDrawElements", &[4, 300, 0x1403, 0]);
+                let child = f.call("glDrawElements", &[4, 300, gl::UNSIGNED_SHORT, 0]);
                 f.vg_record(d).children.push(child);
                 f.cover_pixels(child, 10);
                 assert_eq!(d, 0);
@@ -1280,29 +1290,29 @@ mod tests {
         let hits = redundant_calls(
             |f| {
                 f.call("vgSetPaint", &[9, 3]);
-                f.call("vgSeti", &[0x1101, 0x1900]);
-                f.call("vgSetf", &[0x1110, f32_arg(6.0)]);
-                f.vg_values("vgSetfv", &[0x1121, 4, 0], &[0.0, 0.0, 0.0, 1.0]);
+                f.call("vgSeti", &[FILL_RULE, EVEN_ODD]);
+                f.call("vgSetf", &[STROKE_LINE_WIDTH, f32_arg(6.0)]);
+                f.vg_values("vgSetfv", &[CLEAR_COLOR, 4, 0], &[0.0, 0.0, 0.0, 1.0]);
                 f.call("vgSetColor", &[9, 0xFF00_00FF]);
-                f.call("vgSetParameteri", &[9, 0x1A00, 0x1B00]);
+                f.call("vgSetParameteri", &[9, PAINT_TYPE, PAINT_TYPE_COLOR]);
             },
             |f| {
                 f.call("vgSetPaint", &[9, 1]); // 0: fill was 9
                 f.call("vgSetPaint", &[10, 1]); // 1: changed
                 f.call("vgSetPaint", &[9, 3]); // 2: fill changed back
-                f.call("vgSeti", &[0x1101, 0x1900]); // 3
-                f.call("vgSeti", &[0x1101, 0x1901]); // 4: changed
-                f.call("vgSetf", &[0x1110, f32_arg(6.0)]); // 5
-                f.vg_values("vgSetfv", &[0x1121, 4, 0], &[0.0, 0.0, 0.0, 1.0]); // 6
+                f.call("vgSeti", &[FILL_RULE, EVEN_ODD]); // 3
+                f.call("vgSeti", &[FILL_RULE, NON_ZERO]); // 4: changed
+                f.call("vgSetf", &[STROKE_LINE_WIDTH, f32_arg(6.0)]); // 5
+                f.vg_values("vgSetfv", &[CLEAR_COLOR, 4, 0], &[0.0, 0.0, 0.0, 1.0]); // 6
                 f.vg_values(
                     "vgSetParameterfv",
                     &[9, PAINT_COLOR, 4, 0],
                     &[1.0, 0.0, 0.0, 1.0],
                 ); // 7: as vgSetColor
                 f.call("vgSetColor", &[9, 0x00FF_00FF]); // 8: changed
-                f.call("vgSetParameteri", &[9, 0x1A00, 0x1B00]); // 9
-                f.call("vgSetfv", &[0x1121, 4, 0]); // 10: values unknown
-                f.call("vgSetfv", &[0x1121, 4, 0]); // 11: still unknown
+                f.call("vgSetParameteri", &[9, PAINT_TYPE, PAINT_TYPE_COLOR]); // 9
+                f.call("vgSetfv", &[CLEAR_COLOR, 4, 0]); // 10: values unknown
+                f.call("vgSetfv", &[CLEAR_COLOR, 4, 0]); // 11: still unknown
             },
         );
         assert_eq!(hits, vec![0, 3, 5, 6, 7, 9]);
@@ -1314,7 +1324,7 @@ mod tests {
             |_| {},
             |f| {
                 f.call("vgSetPaint", &[9, 1]);
-                f.call("vgSeti", &[0x1101, 0x1900]);
+                f.call("vgSeti", &[FILL_RULE, EVEN_ODD]);
                 f.call("vgLoadIdentity", &[]);
                 f.call("vgSetPaint", &[9, 1]); // 3: seen set at 0
             },

@@ -1,6 +1,7 @@
 //! Tests of [`super::coverage`] on hand-built draws.
 
 use super::*;
+use crate::enums::vg::{CAP_BUTT, JOIN_MITER};
 use gpuheat_session::VgImageDraw;
 use std::f64::consts::PI;
 
@@ -23,7 +24,7 @@ pub(crate) fn solid(width: f32, cap: u32) -> VgStroke {
     VgStroke {
         width,
         cap,
-        join: 0x1800,
+        join: JOIN_MITER,
         miter_limit: 4.0,
         dash: Vec::new(),
         dash_phase: 0.0,
@@ -48,7 +49,7 @@ fn cover(d: &VgPathDraw, p: &VgPath) -> Coverage {
 }
 
 fn fill(p: &VgPath) -> Coverage {
-    cover(&path_draw(FILL, IDENTITY, solid(1.0, 0x1700)), p)
+    cover(&path_draw(FILL, IDENTITY, solid(1.0, CAP_BUTT)), p)
 }
 
 /// vguRect(x, y, w, h): MOVE_TO, HLINE_TO, VLINE_TO, HLINE_TO, CLOSE_PATH.
@@ -131,7 +132,7 @@ fn a_pentagram_is_hollow_under_even_odd_and_full_under_non_zero() {
         ]);
     }
     let p = vg_path(&[2, 4, 4, 4, 4, 0], &coords);
-    let mut d = path_draw(FILL, IDENTITY, solid(1.0, 0x1700));
+    let mut d = path_draw(FILL, IDENTITY, solid(1.0, CAP_BUTT));
     d.fill_rule = EVEN_ODD;
     let even_odd = cover(&d, &p);
     d.fill_rule = NON_ZERO;
@@ -154,7 +155,7 @@ fn a_pentagram_is_hollow_under_even_odd_and_full_under_non_zero() {
 #[test]
 fn a_stroked_line_covers_length_times_width_plus_its_caps() {
     let line = vg_path(&[2, 4], &[10.0, 50.0, 110.0, 50.0]);
-    let butt = cover(&path_draw(STROKE, IDENTITY, solid(6.0, 0x1700)), &line);
+    let butt = cover(&path_draw(STROKE, IDENTITY, solid(6.0, CAP_BUTT)), &line);
     assert_eq!(butt.fragments(), 600);
     assert_eq!(butt.bbox, [10, 47, 110, 53]);
     let square = cover(&path_draw(STROKE, IDENTITY, solid(6.0, CAP_SQUARE)), &line);
@@ -175,7 +176,7 @@ fn a_stroked_line_covers_length_times_width_plus_its_caps() {
 #[test]
 fn a_dashed_line_covers_its_dashes() {
     let line = vg_path(&[2, 4], &[10.0, 50.0, 110.0, 50.0]);
-    let mut s = solid(6.0, 0x1700);
+    let mut s = solid(6.0, CAP_BUTT);
     s.dash = vec![10.0, 10.0];
     let c = cover(&path_draw(STROKE, IDENTITY, s.clone()), &line);
     assert_eq!(c.fragments(), 300);
@@ -204,7 +205,10 @@ fn a_dashed_line_covers_its_dashes() {
 #[test]
 fn fill_and_stroke_count_once_each() {
     let p = rect(20.0, 20.0, 40.0, 40.0);
-    let c = cover(&path_draw(FILL | STROKE, IDENTITY, solid(4.0, 0x1700)), &p);
+    let c = cover(
+        &path_draw(FILL | STROKE, IDENTITY, solid(4.0, CAP_BUTT)),
+        &p,
+    );
     // Stroke ring 44² − 36² = 640 px, half of it (40² − 36² = 304) over the fill.
     assert_eq!(c.bbox, [18, 18, 62, 62]);
     assert_eq!(c.counts.iter().filter(|&&v| v == 2).count(), 304);
@@ -216,25 +220,25 @@ fn fill_and_stroke_count_once_each() {
 fn the_matrix_moves_scales_and_turns_the_path() {
     let p = rect(0.0, 0.0, 30.0, 40.0);
     let translate = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 10.0, 20.0, 1.0];
-    let c = cover(&path_draw(FILL, translate, solid(1.0, 0x1700)), &p);
+    let c = cover(&path_draw(FILL, translate, solid(1.0, CAP_BUTT)), &p);
     assert_eq!((c.fragments(), c.bbox), (1200, [10, 20, 40, 60]));
     let scale = [2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 5.0, 5.0, 1.0];
-    let c = cover(&path_draw(FILL, scale, solid(1.0, 0x1700)), &p);
+    let c = cover(&path_draw(FILL, scale, solid(1.0, CAP_BUTT)), &p);
     assert_eq!((c.fragments(), c.bbox), (4800, [5, 5, 65, 85]));
     // 90° counter-clockwise, then to (100, 10): x' = −y + 100, y' = x + 10.
     let turn = [0.0, 1.0, 0.0, -1.0, 0.0, 0.0, 100.0, 10.0, 1.0];
-    let c = cover(&path_draw(FILL, turn, solid(1.0, 0x1700)), &p);
+    let c = cover(&path_draw(FILL, turn, solid(1.0, CAP_BUTT)), &p);
     assert_eq!((c.fragments(), c.bbox), (1200, [60, 10, 100, 40]));
     // A stroke's width scales with the matrix too: 100 × 6 user units at scale 2.
     let line = vg_path(&[2, 4], &[0.0, 20.0, 50.0, 20.0]);
-    let c = cover(&path_draw(STROKE, scale, solid(3.0, 0x1700)), &line);
+    let c = cover(&path_draw(STROKE, scale, solid(3.0, CAP_BUTT)), &line);
     assert_eq!((c.fragments(), c.bbox), (600, [5, 42, 105, 48]));
 }
 
 #[test]
 fn scissor_rectangles_clip_to_their_union() {
     let p = rect(10.0, 20.0, 30.0, 40.0);
-    let mut d = path_draw(FILL, IDENTITY, solid(1.0, 0x1700));
+    let mut d = path_draw(FILL, IDENTITY, solid(1.0, CAP_BUTT));
     d.scissor = vec![[0, 0, 20, 128]];
     let c = cover(&d, &p);
     assert_eq!((c.fragments(), c.bbox), (400, [10, 20, 20, 60]));
@@ -279,7 +283,7 @@ fn an_image_covers_its_mapped_rectangle() {
 
 #[test]
 fn unknown_data_falls_back_to_the_bounds_or_fails() {
-    let mut d = path_draw(FILL, IDENTITY, solid(1.0, 0x1700));
+    let mut d = path_draw(FILL, IDENTITY, solid(1.0, CAP_BUTT));
     d.serial = 0;
     let e = coverage(&VgDraw::Path(d.clone()), None, SURFACE).unwrap_err();
     assert!(e.contains("unknown") && !e.contains('\n'), "{e}");
@@ -296,14 +300,14 @@ fn non_finite_input_draws_nothing() {
     let mut m = IDENTITY;
     m[6] = f32::NAN;
     let c = cover(
-        &path_draw(FILL | STROKE, m, solid(2.0, 0x1700)),
+        &path_draw(FILL | STROKE, m, solid(2.0, CAP_BUTT)),
         &rect(1.0, 1.0, 9.0, 9.0),
     );
     assert_eq!(c.fragments(), 0);
     // Coordinates that overflow on the way to the surface too.
     let huge = [1e30, 0.0, 0.0, 0.0, 1e30, 0.0, 0.0, 0.0, 1.0];
     let c = cover(
-        &path_draw(FILL | STROKE, huge, solid(2.0, 0x1700)),
+        &path_draw(FILL | STROKE, huge, solid(2.0, CAP_BUTT)),
         &rect(1e9, 1e9, 9e9, 9e9),
     );
     assert_eq!(c.fragments(), 0);

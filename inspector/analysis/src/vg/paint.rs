@@ -327,9 +327,8 @@ mod tests {
             context: CONTEXT,
             call,
             children: Vec::new(),
-            // VG_NON_ZERO.
             draw: Some(VgDraw::Path(VgPathDraw {
-                fill_rule: 0x1901,
+                fill_rule: crate::enums::vg::NON_ZERO,
                 ..path_draw(7, serial)
             })),
             upload: None,

@@ -483,16 +483,17 @@ impl Tracker<'_> {
     /// buffer, framebuffer or texture bound, texture unit 0 active, the capabilities off
     /// (dithering on), colour and depth writes on, blending `ONE, ZERO`.
     fn seed_initial(&mut self, context: u64) {
+        use crate::enums::gl;
         const CAPS_OFF: [u64; 9] = [
-            0x0B71, // DEPTH_TEST
-            0x0BE2, // BLEND
-            0x0B44, // CULL_FACE
-            0x0C11, // SCISSOR_TEST
-            0x0B90, // STENCIL_TEST
-            0x8037, // POLYGON_OFFSET_FILL
-            0x809E, // SAMPLE_ALPHA_TO_COVERAGE
-            0x80A0, // SAMPLE_COVERAGE
-            0x8C89, // RASTERIZER_DISCARD
+            gl::DEPTH_TEST,
+            gl::BLEND,
+            gl::CULL_FACE,
+            gl::SCISSOR_TEST,
+            gl::STENCIL_TEST,
+            gl::POLYGON_OFFSET_FILL,
+            gl::SAMPLE_ALPHA_TO_COVERAGE,
+            gl::SAMPLE_COVERAGE,
+            gl::RASTERIZER_DISCARD,
         ];
         let mut put = |name: &str, obj: Obj, args: &[u64]| {
             let Some(st) = setter(name) else {
@@ -553,7 +554,7 @@ impl Tracker<'_> {
         for cap in CAPS_OFF {
             put("glDisable", Obj::Context, &[cap]);
         }
-        put("glEnable", Obj::Context, &[0x0BD0]); // DITHER
+        put("glEnable", Obj::Context, &[gl::DITHER]);
         put("glColorMask", Obj::Context, &[1, 1, 1, 1]);
         put("glDepthMask", Obj::Context, &[1]);
         put("glBlendFunc", Obj::Context, &[1, 0]);
@@ -885,9 +886,13 @@ impl View<'_> {
 
     /// The renderbuffer bound.
     pub fn renderbuffer(&self) -> Option<u64> {
-        self.value(known().bind_renderbuffer, Obj::Context, &[0x8D41, 0])?
-            .first()
-            .copied()
+        self.value(
+            known().bind_renderbuffer,
+            Obj::Context,
+            &[crate::enums::gl::RENDERBUFFER, 0],
+        )?
+        .first()
+        .copied()
     }
 
     /// The active texture unit (0-based), once the capture has seen it set.

@@ -5,7 +5,9 @@
 use super::*;
 
 use crate::enums::gl::{
-    ALWAYS, BLEND, LINEAR, TEXTURE0, TEXTURE1, TEXTURE_2D, TEXTURE_MIN_FILTER as MIN_FILTER,
+    ALWAYS, ARRAY_BUFFER, BACK, BLEND, COLOR_BUFFER_BIT, DRAW_FRAMEBUFFER, ELEMENT_ARRAY_BUFFER,
+    FLOAT, FRAMEBUFFER, FRONT, FRONT_AND_BACK, LINEAR, TEXTURE0, TEXTURE1, TEXTURE_2D,
+    TEXTURE_MIN_FILTER as MIN_FILTER, VIEWPORT,
 };
 const F1: u64 = 0x3F80_0000; // 1.0f
 const F2: u64 = 0x4000_0000; // 2.0f
@@ -174,11 +176,11 @@ fn vertex_array_state_follows_the_bound_vao() {
             ("glEnableVertexAttribArray", &[0]),  // 5: redundant
             ("glDisableVertexAttribArray", &[0]), // 6: changes
             ("glDisableVertexAttribArray", &[0]), // 7: redundant
-            ("glBindBuffer", &[0x8893, 9]),       // 8: element array, VAO 1
+            ("glBindBuffer", &[ELEMENT_ARRAY_BUFFER, 9]), // 8: element array, VAO 1
             ("glBindVertexArray", &[2]),
-            ("glBindBuffer", &[0x8893, 9]), // 10: VAO 2's own
+            ("glBindBuffer", &[ELEMENT_ARRAY_BUFFER, 9]), // 10: VAO 2's own
             ("glBindVertexArray", &[1]),
-            ("glBindBuffer", &[0x8893, 9]), // 12: redundant
+            ("glBindBuffer", &[ELEMENT_ARRAY_BUFFER, 9]), // 12: redundant
             ("glDrawArrays", &[4, 0, 3]),
         ]],
         None,
@@ -188,14 +190,14 @@ fn vertex_array_state_follows_the_bound_vao() {
 
 #[test]
 fn attribute_pointers_take_the_array_buffer() {
-    let vap = |off: u64| [0, 4, 0x1406, 0, 16, off];
+    let vap = |off: u64| [0, 4, FLOAT, 0, 16, off];
     let (a, b) = (vap(0), vap(0));
     let r = run(
         &[&[
             ("glBindVertexArray", &[1]),
-            ("glBindBuffer", &[0x8892, 1]),
+            ("glBindBuffer", &[ARRAY_BUFFER, 1]),
             ("glVertexAttribPointer", &a),
-            ("glBindBuffer", &[0x8892, 2]),
+            ("glBindBuffer", &[ARRAY_BUFFER, 2]),
             ("glVertexAttribPointer", &b), // 4: another buffer
             ("glVertexAttribPointer", &b), // 5: redundant
             ("glDrawArrays", &[4, 0, 3]),
@@ -231,10 +233,10 @@ fn enable_and_disable_share_a_slot_and_indexed_forms_overlap() {
 fn front_and_back_is_both_faces() {
     let r = run(
         &[&[
-            ("glStencilFuncSeparate", &[0x0404, ALWAYS, 1, 0xff]),
-            ("glStencilFuncSeparate", &[0x0408, ALWAYS, 2, 0xff]),
-            ("glStencilFuncSeparate", &[0x0404, ALWAYS, 1, 0xff]), // 2: front changed
-            ("glStencilFuncSeparate", &[0x0405, ALWAYS, 2, 0xff]), // 3: redundant
+            ("glStencilFuncSeparate", &[FRONT, ALWAYS, 1, 0xff]),
+            ("glStencilFuncSeparate", &[FRONT_AND_BACK, ALWAYS, 2, 0xff]),
+            ("glStencilFuncSeparate", &[FRONT, ALWAYS, 1, 0xff]), // 2: front changed
+            ("glStencilFuncSeparate", &[BACK, ALWAYS, 2, 0xff]),  // 3: redundant
             ("glDrawArrays", &[4, 0, 3]),
         ]],
         None,
@@ -248,10 +250,10 @@ fn front_and_back_is_both_faces() {
 fn framebuffer_binds_both_targets() {
     let r = run(
         &[&[
-            ("glBindFramebuffer", &[0x8D40, 3]),
-            ("glBindFramebuffer", &[0x8CA9, 3]), // redundant: draw is 3
-            ("glBindFramebuffer", &[0x8CA9, 4]), // overwrites draw only
-            ("glClear", &[0x4000]),
+            ("glBindFramebuffer", &[FRAMEBUFFER, 3]),
+            ("glBindFramebuffer", &[DRAW_FRAMEBUFFER, 3]), // redundant: draw is 3
+            ("glBindFramebuffer", &[DRAW_FRAMEBUFFER, 4]), // overwrites draw only
+            ("glClear", &[COLOR_BUFFER_BIT]),
         ]],
         None,
     );
@@ -267,13 +269,16 @@ fn eclipsed_until_something_reads_the_state() {
                 ("glClearColor", &[F1, 0, 0, F1]),
                 ("glFlush", &[]),
                 ("glClearColor", &[F2, 0, 0, F1]), // eclipses 0 (glFlush reads nothing)
-                ("glGetIntegerv", &[0x0BA2, 0xcafe]),
+                ("glGetIntegerv", &[VIEWPORT, 0xcafe]),
                 ("glClearColor", &[F1, 0, 0, F1]), // 4: 2 was read by the query
-                ("glClear", &[0x4000]),
+                ("glClear", &[COLOR_BUFFER_BIT]),
                 ("glViewport", &[0, 0, 10, 10]),
             ],
             // Overwritten in the next frame, across the swap: frame 1's call 6 is eclipsed.
-            &[("glViewport", &[0, 0, 20, 20]), ("glClear", &[0x4000])],
+            &[
+                ("glViewport", &[0, 0, 20, 20]),
+                ("glClear", &[COLOR_BUFFER_BIT]),
+            ],
         ],
         None,
     );
