@@ -1,14 +1,15 @@
-//! What every rule of the checklist reads, computed once per check: the session and its
-//! analysis, which GL calls a VG library made (not the program's), each frame's work calls,
-//! the fragments of each draw, the session's uploads by call, and the one state-tracker pass.
+//! What every rule of the checklist reads, computed once per check: the session, which GL
+//! calls a VG library made (not the program's), each frame's work calls with its heat map and
+//! their fragments, the fragments of each draw over the capture, the session's uploads by
+//! call, the VG records by call, and the one state-tracker pass.
 
 use super::walk::{fragments, walk, Walk};
 use crate::measure::cost::{Analysis, DrawCost};
 use crate::measure::nested::Nested;
-use gpuheat_session::{Session, Upload};
+use crate::measure::pick::heat_map;
+use gpuheat_session::{Call, Frame, HeatMap, Session, Upload, VgCall};
 // Fx: small integer keys looked up per call.
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::BTreeMap;
 
 /// Everything a rule reads. Built by [`super::check`]; rules only read it.
 pub struct Context<'a> {
@@ -18,10 +19,8 @@ pub struct Context<'a> {
     pub(super) nested: Nested,
     /// The first frame after an attach, where the capture's own set-up lands.
     pub(super) first_after_attach: Option<u64>,
-    /// Each frame's work calls, by frame index, in call order.
-    pub(super) draws: BTreeMap<u64, Vec<&'a DrawCost>>,
-    /// Each frame's glDraw* calls, by frame index.
-    pub(super) draw_calls: HashMap<u64, usize>,
+    /// Each frame as the frame rules read it, by frame index.
+    views: HashMap<u64, FrameView<'a>>,
     /// Fragments of each draw by (frame, call): the heat maps' exact counts where painted,
     /// else the fragment-shader counter, else samples passed.
     pub(super) fragments: HashMap<(u64, u32), u64>,
@@ -29,8 +28,24 @@ pub struct Context<'a> {
     pub(super) names: Vec<&'a str>,
     /// What each upload call copied in, by frame and call (the agent's `UPLD` records).
     pub(super) uploads: HashMap<(u64, u32), &'a Upload>,
+    /// The VG records, looked up by call.
+    pub(super) vg: VgIndex<'a>,
     /// The state tracker's one pass over the capture.
     pub(super) walk: Walk,
+}
+
+/// One frame as the frame rules read it.
+#[derive(Default)]
+pub(super) struct FrameView<'a> {
+    /// Its work calls, in call order.
+    pub(super) draws: Vec<&'a DrawCost>,
+    /// How many of them are glDraw* calls.
+    pub(super) draw_calls: usize,
+    /// Its screen heat map, when painted.
+    pub(super) map: Option<&'a HeatMap>,
+    /// Fragments of its draws by call: the heat map's exact count when painted, else the
+    /// fragment-shader counter.
+    pub(super) fragments: HashMap<u32, u64>,
 }
 
 impl<'a> Context<'a> {
@@ -48,14 +63,19 @@ impl<'a> Context<'a> {
         fragments: HashMap<(u64, u32), u64>,
     ) -> Context<'a> {
         let nested = Nested::of(&s.vg_calls);
-        let mut draws: BTreeMap<u64, Vec<&DrawCost>> = BTreeMap::new();
+        let mut views: HashMap<u64, FrameView> = HashMap::default();
         for d in &a.draws {
-            draws.entry(d.frame).or_default().push(d);
+            views.entry(d.frame).or_default().draws.push(d);
         }
-        for list in draws.values_mut() {
-            list.sort_by_key(|d| d.call);
+        for st in &a.frames {
+            views.entry(st.index).or_default().draw_calls = st.draws;
         }
-        let draw_calls = a.frames.iter().map(|st| (st.index, st.draws)).collect();
+        for f in &s.frames {
+            let v = views.entry(f.index).or_default();
+            v.draws.sort_by_key(|d| d.call);
+            v.map = heat_map(s, f.index);
+            v.fragments = frame_fragments(v.map, &v.draws);
+        }
         let first_after_attach = s
             .attach
             .as_ref()
@@ -71,22 +91,65 @@ impl<'a> Context<'a> {
             s,
             nested,
             first_after_attach,
-            draws,
-            draw_calls,
+            views,
             fragments,
             names: s.functions.names(),
             uploads,
+            vg: VgIndex::new(s),
             walk,
         }
     }
 
-    /// The work calls of frame `index`, in call order.
-    pub(super) fn draws(&self, index: u64) -> &[&'a DrawCost] {
-        self.draws.get(&index).map_or(&[], Vec::as_slice)
+    /// The session's frames in order, each with its view.
+    pub(super) fn frames(&self) -> impl Iterator<Item = (&'a Frame, &FrameView<'a>)> + '_ {
+        let s = self.s;
+        s.frames
+            .iter()
+            .filter_map(|f| Some((f, self.views.get(&f.index)?)))
+    }
+}
+
+/// Fragments of each draw: the heat map's exact count when painted, else the fragment-shader
+/// counter.
+fn frame_fragments(map: Option<&HeatMap>, draws: &[&DrawCost]) -> HashMap<u32, u64> {
+    if let Some(map) = map {
+        return map.draws.iter().map(|d| (d.call, d.fragments)).collect();
+    }
+    draws
+        .iter()
+        .filter_map(|d| {
+            let n = d
+                .counters
+                .get(gpuheat_session::counter_names::FRAGMENT_SHADER_INVOCATIONS)?;
+            Some((d.call, *n))
+        })
+        .collect()
+}
+
+/// The VG records, looked up by call.
+pub(super) struct VgIndex<'a> {
+    /// (frame, call) → the call's VG record.
+    pub(super) calls: HashMap<(u64, u32), &'a VgCall>,
+    /// The VG records in capture order (frame, then call).
+    pub(super) ordered: Vec<&'a VgCall>,
+    /// frame → the frame.
+    pub(super) frames: HashMap<u64, &'a Frame>,
+}
+
+impl<'a> VgIndex<'a> {
+    /// The index of session `s`'s VG records.
+    pub(super) fn new(s: &'a Session) -> Self {
+        let mut ordered: Vec<&VgCall> = s.vg_calls.iter().collect();
+        ordered.sort_by_key(|v| (v.frame, v.call));
+        VgIndex {
+            calls: ordered.iter().map(|v| ((v.frame, v.call), *v)).collect(),
+            ordered,
+            frames: s.frames.iter().map(|f| (f.index, f)).collect(),
+        }
     }
 
-    /// How many glDraw* calls frame `index` made.
-    pub(super) fn draw_calls(&self, index: u64) -> usize {
-        self.draw_calls.get(&index).copied().unwrap_or(0)
+    /// Call `call` of frame `frame`.
+    pub(super) fn call(&self, frame: u64, call: u32) -> Option<&'a Call> {
+        self.frames.get(&frame)?.calls.get(call as usize)
     }
 }

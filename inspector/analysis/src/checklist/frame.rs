@@ -10,9 +10,10 @@ use super::context::Context;
 use super::finding::{Cost, Evidence, Finding, Severity};
 use super::rule::{Family, Rule};
 use crate::measure::cost::DrawCost;
-use crate::measure::pick::heat_map;
 use gpuheat_session::{Frame, HeatMap, Session};
-use std::collections::{BTreeMap, HashMap};
+// Fx: the per-frame fragment maps are the context's.
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 /// A draw taking at least this share of its frame's GPU time is called out.
 const DOMINANT_SHARE: f64 = 0.25;
@@ -64,19 +65,9 @@ pub(super) const DOMINANT_DRAW: Rule = Rule {
     severity: Severity::Warning,
     summary: "one draw holds a large share of its frame's GPU time",
     check: |ctx, out| {
-        for f in ctx.s.frames.iter().filter(|f| steady(ctx, f)) {
-            let draws = ctx.draws(f.index);
-            let frags = frame_fragments(heat_map(ctx.s, f.index), draws);
+        for (f, v) in ctx.frames().filter(|(f, _)| steady(ctx, f)) {
             let floor = |call: u32| noise_floor(ctx.s, f, call);
-            dominant_draws(
-                ctx.s,
-                f,
-                ctx.draw_calls(f.index),
-                draws,
-                &frags,
-                &floor,
-                out,
-            );
+            dominant_draws(ctx.s, f, v.draw_calls, &v.draws, &v.fragments, &floor, out);
         }
     },
 };
@@ -88,12 +79,10 @@ pub(super) const EXPENSIVE_FRAGMENTS: Rule = Rule {
     severity: Severity::Warning,
     summary: "a draw's cost per fragment is far above its frame's median",
     check: |ctx, out| {
-        for f in ctx.s.frames.iter().filter(|f| steady(ctx, f)) {
-            let draws = ctx.draws(f.index);
-            let map = heat_map(ctx.s, f.index);
-            let frags = frame_fragments(map, draws);
+        for (f, v) in ctx.frames().filter(|(f, _)| steady(ctx, f)) {
             let floor = |call: u32| noise_floor(ctx.s, f, call);
-            fragment_cost(f.index, draws, &frags, map.is_some(), &floor, out);
+            let painted = v.map.is_some();
+            fragment_cost(f.index, &v.draws, &v.fragments, painted, &floor, out);
         }
     },
 };
@@ -106,13 +95,12 @@ pub(super) const OVERDRAW: Rule = Rule {
     severity: Severity::Warning,
     summary: "covered pixels are shaded several times on average",
     check: |ctx, out| {
-        let s = ctx.s;
-        for f in &s.frames {
-            if let Some(m) = heat_map(s, f.index) {
+        for (f, v) in ctx.frames() {
+            if let Some(m) = v.map {
                 overdraw(&m.overdraw, None, f.index, out);
             }
             let mut targets: BTreeMap<(u64, u32), Vec<u32>> = BTreeMap::new();
-            for t in s.target_heat.iter().filter(|t| t.frame == f.index) {
+            for t in ctx.s.target_heat.iter().filter(|t| t.frame == f.index) {
                 let sum = targets.entry((t.context, t.target.id)).or_default();
                 if sum.len() < t.overdraw.len() {
                     sum.resize(t.overdraw.len(), 0);
@@ -135,11 +123,9 @@ pub(super) const SMALL_DRAWS: Rule = Rule {
     severity: Severity::Warning,
     summary: "many draws of few fragments each",
     check: |ctx, out| {
-        for f in &ctx.s.frames {
-            let draws = ctx.draws(f.index);
-            let map = heat_map(ctx.s, f.index);
-            let frags = frame_fragments(map, draws);
-            small_draws(map, f.index, ctx.draw_calls(f.index), draws, &frags, out);
+        for (f, v) in ctx.frames() {
+            let (draws, frags) = (&v.draws, &v.fragments);
+            small_draws(v.map, f.index, v.draw_calls, draws, frags, out);
         }
     },
 };
@@ -254,23 +240,6 @@ fn dominant_draws(
             });
         }
     }
-}
-
-/// Fragments of each draw: the heat map's exact count when painted, else the fragment-shader
-/// counter.
-fn frame_fragments(map: Option<&HeatMap>, draws: &[&DrawCost]) -> HashMap<u32, u64> {
-    if let Some(map) = map {
-        return map.draws.iter().map(|d| (d.call, d.fragments)).collect();
-    }
-    draws
-        .iter()
-        .filter_map(|d| {
-            let n = d
-                .counters
-                .get(gpuheat_session::counter_names::FRAGMENT_SHADER_INVOCATIONS)?;
-            Some((d.call, *n))
-        })
-        .collect()
 }
 
 /// Cost per fragment against the frame's median, over the draws it can be trusted for:

@@ -5,10 +5,11 @@
 //! never saw set (anything set before the first captured frame) is unknown, and a rule never
 //! guesses it: a call is redundant only against a value the capture saw.
 
+use super::context::VgIndex;
 use super::finding::{Cost, Evidence, Finding, Severity};
 use super::rule::{Family, Rule};
 use crate::enums::vg;
-use gpuheat_session::{Call, Frame, HeatMap, Session, VgCall, VgDraw, VgPath};
+use gpuheat_session::{Call, HeatMap, Session, VgCall, VgDraw, VgPath};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Fewest captured frames an every-frame rule (churn, sync) needs: one frame is no pattern.
@@ -65,7 +66,7 @@ pub(super) const VG_IMAGE_REUPLOAD: Rule = Rule {
     family: Family::Vg,
     severity: Severity::Warning,
     summary: "the same VG image data uploaded again",
-    check: |ctx, out| image_reupload(ctx.s, &Index::new(ctx.s), out),
+    check: |ctx, out| image_reupload(ctx.s, &ctx.vg, out),
 };
 
 /// `vg-tiny-complex-path`.
@@ -74,7 +75,7 @@ pub(super) const VG_TINY_COMPLEX_PATH: Rule = Rule {
     family: Family::Vg,
     severity: Severity::Warning,
     summary: "complex VG paths drawn tiny",
-    check: |ctx, out| tiny_complex_paths(ctx.s, &Index::new(ctx.s), out),
+    check: |ctx, out| tiny_complex_paths(ctx.s, &ctx.vg, out),
 };
 
 /// `vg-redundant-state`.
@@ -83,7 +84,7 @@ pub(super) const VG_REDUNDANT_STATE: Rule = Rule {
     family: Family::Vg,
     severity: Severity::Info,
     summary: "VG state set to what is already current",
-    check: |ctx, out| redundant_state(ctx.s, &Index::new(ctx.s), out),
+    check: |ctx, out| redundant_state(ctx.s, &ctx.vg, out),
 };
 
 /// `vg-path-all-capabilities`.
@@ -103,32 +104,6 @@ pub(super) const VG_SYNC_EVERY_FRAME: Rule = Rule {
     summary: "vgFinish or a read-back every frame",
     check: |ctx, out| sync_every_frame(ctx.s, out),
 };
-
-/// The VG records, looked up by call.
-struct Index<'a> {
-    /// (frame, call) → the call's VG record.
-    calls: HashMap<(u64, u32), &'a VgCall>,
-    /// The VG records in capture order (frame, then call).
-    ordered: Vec<&'a VgCall>,
-    /// frame → the frame.
-    frames: HashMap<u64, &'a Frame>,
-}
-
-impl<'a> Index<'a> {
-    fn new(s: &'a Session) -> Self {
-        let mut ordered: Vec<&VgCall> = s.vg_calls.iter().collect();
-        ordered.sort_by_key(|v| (v.frame, v.call));
-        Index {
-            calls: ordered.iter().map(|v| ((v.frame, v.call), *v)).collect(),
-            ordered,
-            frames: s.frames.iter().map(|f| (f.index, f)).collect(),
-        }
-    }
-
-    fn call(&self, frame: u64, call: u32) -> Option<&'a Call> {
-        self.frames.get(&frame)?.calls.get(call as usize)
-    }
-}
 
 /// The entry point's name of `call` (empty for an index outside the table).
 fn name<'a>(s: &'a Session, call: &Call) -> &'a str {
@@ -277,7 +252,7 @@ fn upload_bytes(name: &str, call: &Call) -> Option<u64> {
 
 /// `vg-image-reupload`: uploads whose pixels hash to data uploaded before in the capture.
 /// One finding for the session, at the first repeat.
-fn image_reupload(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
+fn image_reupload(s: &Session, vg: &VgIndex, out: &mut Vec<Finding>) {
     let mut seen: HashSet<u64> = HashSet::new();
     let mut repeated: HashSet<u64> = HashSet::new();
     let mut frames: HashSet<u64> = HashSet::new();
@@ -381,7 +356,7 @@ type TinyDraws = (u32, usize, usize, u64);
 
 /// `vg-tiny-complex-path`: a path of many segments drawn over few pixels. One finding per
 /// frame and path, at its first such draw.
-fn tiny_complex_paths(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
+fn tiny_complex_paths(s: &Session, vg: &VgIndex, out: &mut Vec<Finding>) {
     let mut paths: HashMap<(u64, u64, u64), &VgPath> = HashMap::new();
     let mut any_context: HashMap<(u64, u64), &VgPath> = HashMap::new();
     for p in &s.vg_paths {
@@ -688,7 +663,7 @@ impl VgState {
 
 /// `vg-redundant-state`: VG state calls that set the value already set, tracked across the
 /// capture per context, reported per frame.
-fn redundant_state(s: &Session, vg: &Index, out: &mut Vec<Finding>) {
+fn redundant_state(s: &Session, vg: &VgIndex, out: &mut Vec<Finding>) {
     let mut state = VgState::default();
     for f in &s.frames {
         let (mut state_calls, mut redundant) = (0usize, 0usize);
@@ -1268,7 +1243,7 @@ mod tests {
     ) -> Vec<u32> {
         let s = SessionBuilder::new().frame(setup).frame(calls).build();
         let mut state = VgState::default();
-        let index = Index::new(&s);
+        let index = VgIndex::new(&s);
         let mut hits = Vec::new();
         for f in &s.frames {
             for (i, c) in f.calls.iter().enumerate() {
