@@ -260,6 +260,40 @@ fn frames_with_the_same_calls_and_arguments_are_identical_and_any_change_is_not(
 }
 
 #[test]
+fn identical_frames_cost_what_the_frame_costs_the_program_not_the_capture() {
+    // Full mode: each frame's work calls took 1 ms and 3 ms measured alone, whatever the
+    // capture stretched the frame to: the repeat cost 4 ms of GPU time.
+    let s = frames(3, |f, _| {
+        f.draw(1_000_000);
+        f.draw(3_000_000);
+    });
+    let found = of(&s, "identical-frames");
+    assert_eq!(found.len(), 1, "frame 0 is the set-up's: {found:?}");
+    let cost = found[0].cost.as_ref().unwrap();
+    assert_eq!(cost.ns, 4_001_000, "{cost:?}");
+    assert!(cost.measured.contains("one at a time"), "{cost:?}");
+
+    // A timeline capture where pipelined timestamps mean a call's own cost: their sum.
+    let s = SessionBuilder::new()
+        .mode(gpuheat_session::CaptureMode::Timeline)
+        .frame_index(1)
+        .frame(|f| {
+            let d = f.draw_untimed();
+            f.pipelined(d, 700_000);
+        })
+        .frame(|f| {
+            let d = f.draw_untimed();
+            f.pipelined(d, 700_000);
+        })
+        .build();
+    let found = of(&s, "identical-frames");
+    assert_eq!(found.len(), 1, "{found:?}");
+    let cost = found[0].cost.as_ref().unwrap();
+    assert_eq!(cost.ns, 700_000, "{cost:?}");
+    assert!(cost.measured.contains("pipelined"), "{cost:?}");
+}
+
+#[test]
 fn frames_passing_data_the_capture_cannot_see_are_not_called_identical() {
     let s = frames(3, |f, _| {
         f.call("glUniform4fv", &[0, 1, DATA]);

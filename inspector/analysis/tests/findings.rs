@@ -157,14 +157,14 @@ fn dominant_draw_needs_time_above_the_noise_floor() {
         fillers(f, 17);
     });
     assert!(of(&findings(&s), "dominant-draw").is_empty());
-    // The floor is also ten times the context's calibrated bracket overhead.
+    // The floor is also three times the context's calibrated bracket overhead.
     let mut s = one_frame(|f| {
         f.draw(500_000);
         f.draw(250_000);
         f.draw(250_000);
         fillers(f, 17);
     });
-    s.contexts[0].serialized_overhead_ns = 50_001;
+    s.contexts[0].serialized_overhead_ns = 166_667;
     assert!(of(&findings(&s), "dominant-draw").is_empty());
 }
 
@@ -299,6 +299,97 @@ fn expensive_fragments_take_fragments_from_the_heat_map_first() {
             .cover(d[2], [0, 0, 32, 32]); // 1024: 40 ns each
     });
     assert_eq!(calls(&findings(&s), "expensive-fragments"), vec![d[2]]);
+}
+
+#[test]
+fn expensive_fragments_judge_a_draw_by_its_median_over_frames() {
+    // Three frames of the same three draws at 10, 10 and 40 ns per fragment. In the second
+    // frame the first draw took 4x its time once (a preemption): its median over the frames
+    // is still 10 ns, so it is not flagged. The 40 ns draw is one finding, not one per frame,
+    // and states the medians over its three frames.
+    let third = std::cell::Cell::new(0);
+    let frame = |spike: u64| {
+        let third = &third;
+        move |f: &mut FrameBuilder| {
+            let d = by_counter(f, &[(20_480 * spike, 2048), (20_480, 2048), (81_920, 2048)]);
+            third.set(d[2]);
+        }
+    };
+    let s = SessionBuilder::new()
+        .frame_index(1)
+        .frame(frame(1))
+        .frame(frame(4))
+        .frame(frame(1))
+        .build();
+    let found = findings(&s);
+    let e = of(&found, "expensive-fragments");
+    assert_eq!(e.len(), 1, "{found:?}");
+    assert_eq!(e[0].call, Some(third.get()));
+    assert!(
+        e[0].title.contains("medians over 3 frames"),
+        "{}",
+        e[0].title
+    );
+    assert!(
+        e[0].title.contains("4.0x the median draw's"),
+        "{}",
+        e[0].title
+    );
+    assert!(e[0]
+        .evidence
+        .values
+        .contains(&("ns_per_fragment_range".into(), "40.00-40.00".into())));
+
+    // The spike alone, in one frame of three: nothing.
+    let s = SessionBuilder::new()
+        .frame_index(1)
+        .frame(|f| {
+            by_counter(f, &[(20_480, 2048), (20_480, 2048)]);
+        })
+        .frame(|f| {
+            by_counter(f, &[(81_920, 2048), (20_480, 2048)]);
+        })
+        .frame(|f| {
+            by_counter(f, &[(20_480, 2048), (20_480, 2048)]);
+        })
+        .build();
+    assert!(of(&findings(&s), "expensive-fragments").is_empty());
+}
+
+#[test]
+fn dominant_draw_is_judged_on_its_median_share() {
+    // Twenty draws of 10 µs; in one frame of three, the first took 300 µs (61% of that
+    // frame): its median share is 5%, not a dominant draw. A draw at 40% in every frame is
+    // one finding over the three frames.
+    let frame = |first: u64| {
+        move |f: &mut FrameBuilder| {
+            f.draw(first);
+            for _ in 0..19 {
+                f.draw(10_000);
+            }
+        }
+    };
+    let s = SessionBuilder::new()
+        .frame_index(1)
+        .frame(frame(10_000))
+        .frame(frame(300_000))
+        .frame(frame(10_000))
+        .build();
+    assert!(of(&findings(&s), "dominant-draw").is_empty());
+    let s = SessionBuilder::new()
+        .frame_index(1)
+        .frame(frame(127_000))
+        .frame(frame(127_000))
+        .frame(frame(127_000))
+        .build();
+    let found = findings(&s);
+    let d = of(&found, "dominant-draw");
+    assert_eq!(d.len(), 1, "{found:?}");
+    assert!(
+        d[0].title.contains("medians over 3 frames"),
+        "{}",
+        d[0].title
+    );
 }
 
 #[test]

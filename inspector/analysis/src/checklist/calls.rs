@@ -12,7 +12,7 @@ use super::finding::{Cost, Evidence, Finding, Severity};
 use super::rule::{Family, Rule};
 use crate::enums::enum_name;
 use crate::measure::nested::Nested;
-use gpuheat_session::{Call, CallClass, Frame, Session, Upload, ValueKind};
+use gpuheat_session::{Call, CallClass, CaptureMode, Frame, Session, Upload, ValueKind};
 // Fx: small integer keys looked up per call.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeMap;
@@ -159,7 +159,7 @@ pub(super) const IDENTICAL_FRAMES: Rule = Rule {
     family: Family::Calls,
     severity: Severity::Warning,
     summary: "consecutive frames with the same calls and arguments",
-    check: |ctx, out| identical_frames(&Calls::of_context(ctx), out),
+    check: |ctx, out| identical_frames(ctx, &Calls::of_context(ctx), out),
 };
 
 /// `same-upload`.
@@ -915,7 +915,7 @@ fn same_uploads(calls: &Calls, out: &mut Vec<Finding>) {
 
 /// Consecutive frames with the same calls and arguments (and no data the capture cannot
 /// compare), drawing something: the program renders again what is already shown.
-fn identical_frames(calls: &Calls, out: &mut Vec<Finding>) {
+fn identical_frames(ctx: &Context, calls: &Calls, out: &mut Vec<Finding>) {
     let frames: Vec<&Frame> = calls.s.frames.iter().filter(|f| f.index >= 1).collect();
     for pair in frames.windows(2) {
         let (a, b) = (pair[0], pair[1]);
@@ -937,7 +937,7 @@ fn identical_frames(calls: &Calls, out: &mut Vec<Finding>) {
         if !same {
             continue;
         }
-        let frame_ns = b.end_ns.saturating_sub(b.begin_ns);
+        let cost = program_frame_cost(ctx, b);
         out.push(Finding {
             frame: b.index,
             call: None,
@@ -959,12 +959,41 @@ fn identical_frames(calls: &Calls, out: &mut Vec<Finding>) {
                 .with("previous_frame", a.index)
                 .with("calls", b.calls.len())
                 .with("draws", draws),
-            cost: Some(Cost {
-                ns: frame_ns,
-                measured: "the frame's duration".into(),
-            }),
+            cost,
         });
     }
+}
+
+/// What frame `f` costs the program itself, not under the capture: a full-mode capture
+/// stretches a frame many times (117 ms for a 3.2 ms frame on an H100), so its duration says
+/// nothing of what rendering it again wasted. The GPU's time for it, in order of trust:
+/// pipelined timestamps where the renderer makes them mean a call's own cost (the program's
+/// own pace), else the sum of its work calls measured one at a time; a timeline capture's
+/// duration is the program's own within a few percent. `None` when nothing says.
+fn program_frame_cost(ctx: &Context, f: &Frame) -> Option<Cost> {
+    let stats = ctx.view(f.index)?.stats?;
+    let meaningful =
+        !ctx.s.contexts.is_empty() && ctx.s.contexts.iter().all(|c| c.pipelined_meaningful);
+    let ns = |ms: f64| (ms * 1e6).round() as u64;
+    if let Some(ms) = stats.gpu_pipelined_ms.filter(|_| meaningful) {
+        return Some(Cost {
+            ns: ns(ms),
+            measured: "the frame's GPU time from pipelined timestamps (the program's own pace)"
+                .into(),
+        });
+    }
+    if let Some(ms) = stats.gpu_serialized_ms {
+        return Some(Cost {
+            ns: ns(ms),
+            measured: "the frame's GPU time, its work calls measured one at a time".into(),
+        });
+    }
+    (ctx.s.info.mode == CaptureMode::Timeline).then(|| Cost {
+        ns: f.end_ns.saturating_sub(f.begin_ns),
+        measured: "the frame's duration in a timeline capture (the program's own, within a \
+                   few percent)"
+            .into(),
+    })
 }
 
 /// Calls that make the CPU wait for the GPU.

@@ -4,7 +4,8 @@
 //! call, the VG records by call, and the one state-tracker pass.
 
 use super::walk::{fragments, walk, Walk};
-use crate::measure::cost::{Analysis, DrawCost};
+use crate::measure::cost::{Analysis, DrawCost, FrameStats};
+use crate::measure::identity::identify;
 use crate::measure::nested::Nested;
 use crate::measure::pick::heat_map;
 use gpuheat_session::{Call, Frame, HeatMap, Session, Upload, VgCall};
@@ -32,6 +33,9 @@ pub struct Context<'a> {
     pub(super) vg: VgIndex<'a>,
     /// The state tracker's one pass over the capture.
     pub(super) walk: Walk,
+    /// The identity of each work call by (frame, call): the same draw in every frame, for the
+    /// rules that judge a draw by its median over the frames.
+    pub(super) identity: HashMap<(u64, u32), u32>,
 }
 
 /// One frame as the frame rules read it.
@@ -46,6 +50,8 @@ pub(super) struct FrameView<'a> {
     /// Fragments of its draws by call: the heat map's exact count when painted, else the
     /// fragment-shader counter.
     pub(super) fragments: HashMap<u32, u64>,
+    /// Its totals (times, calls).
+    pub(super) stats: Option<&'a FrameStats>,
 }
 
 impl<'a> Context<'a> {
@@ -68,7 +74,9 @@ impl<'a> Context<'a> {
             views.entry(d.frame).or_default().draws.push(d);
         }
         for st in &a.frames {
-            views.entry(st.index).or_default().draw_calls = st.draws;
+            let v = views.entry(st.index).or_default();
+            v.draw_calls = st.draws;
+            v.stats = Some(st);
         }
         for f in &s.frames {
             let v = views.entry(f.index).or_default();
@@ -87,6 +95,13 @@ impl<'a> Context<'a> {
             .flat_map(|fu| fu.uploads.iter().map(move |u| ((fu.frame, u.call), u)))
             .collect();
         let walk = walk(s, &nested, &fragments);
+        let identities = identify(s);
+        let identity = s
+            .frames
+            .iter()
+            .zip(&identities.frames)
+            .flat_map(|(f, calls)| calls.iter().map(move |&(c, id)| ((f.index, c), id)))
+            .collect();
         Context {
             s,
             nested,
@@ -97,7 +112,13 @@ impl<'a> Context<'a> {
             uploads,
             vg: VgIndex::new(s),
             walk,
+            identity,
         }
+    }
+
+    /// Frame `index`'s view.
+    pub(super) fn view(&self, index: u64) -> Option<&FrameView<'a>> {
+        self.views.get(&index)
     }
 
     /// The session's frames in order, each with its view.

@@ -34,9 +34,12 @@ pub const MIN_FRAGMENTS: u64 = 256;
 /// queries resolve a microsecond or so, and the calibrated bracket overhead subtracted from
 /// each time varies between draws by about its own size.
 pub const NOISE_FLOOR_NS: u64 = 10_000;
-/// ...nor under this many times the context's calibrated bracket overhead (the error of the
-/// subtraction is then at most about a tenth of the time).
-pub const NOISE_OVERHEADS: u64 = 10;
+/// ...nor under this many times the context's calibrated bracket overhead: the error of the
+/// subtraction is then at most about a third of the time, so a draw judged 4× the median is
+/// at least 2× it. (Ten times, before, left llvmpipe's full-screen draws of a debug agent,
+/// 330 µs against a 37 µs bracket, unjudged in half the runs: expensive-fragments then had
+/// nothing to compare the hot spot with.)
+pub const NOISE_OVERHEADS: u64 = 3;
 /// Mean fragments per covered pixel from which overdraw is called out.
 const OVERDRAW_MEAN: f64 = 3.0;
 /// Draws per frame from which small draws are worth batching.
@@ -65,10 +68,11 @@ pub(super) const DOMINANT_DRAW: Rule = Rule {
     severity: Severity::Warning,
     summary: "one draw holds a large share of its frame's GPU time",
     check: |ctx, out| {
+        let mut seen = Vec::new();
         for (f, v) in ctx.frames().filter(|(f, _)| steady(ctx, f)) {
-            let floor = |call: u32| noise_floor(ctx.s, f, call);
-            dominant_draws(ctx.s, f, v.draw_calls, &v.draws, &v.fragments, &floor, out);
+            dominant_shares(ctx.s, f, v.draw_calls, &v.draws, &v.fragments, &mut seen);
         }
+        dominant_draws(by_identity(ctx, seen), out);
     },
 };
 
@@ -77,13 +81,27 @@ pub(super) const EXPENSIVE_FRAGMENTS: Rule = Rule {
     id: "expensive-fragments",
     family: Family::Frame,
     severity: Severity::Warning,
-    summary: "a draw's cost per fragment is far above its frame's median",
+    summary: "a draw's cost per fragment is far above the median draw's",
     check: |ctx, out| {
+        let mut seen = Vec::new();
+        let (mut frames, mut painted) = (0, false);
         for (f, v) in ctx.frames().filter(|(f, _)| steady(ctx, f)) {
-            let floor = |call: u32| noise_floor(ctx.s, f, call);
-            let painted = v.map.is_some();
-            fragment_cost(f.index, &v.draws, &v.fragments, painted, &floor, out);
+            frames += 1;
+            painted |= v.map.is_some();
+            for d in &v.draws {
+                let (Some(&n), Some(t)) = (v.fragments.get(&d.call), d.gpu_serialized_ns) else {
+                    continue;
+                };
+                if n >= MIN_FRAGMENTS && t >= noise_floor(ctx.s, f, d.call) {
+                    seen.push(Seen {
+                        frame: f.index,
+                        draw: d,
+                        figures: (n, t),
+                    });
+                }
+            }
         }
+        fragment_cost(by_identity(ctx, seen), frames, painted, out);
     },
 };
 
@@ -141,20 +159,86 @@ fn noise_floor(s: &Session, f: &Frame, call: u32) -> u64 {
     NOISE_FLOOR_NS.max(NOISE_OVERHEADS * overhead)
 }
 
+/// One occurrence, in a steady frame, of a draw that a rule judges, with the figures it
+/// judges it by.
+struct Seen<'a, T> {
+    frame: u64,
+    draw: &'a DrawCost,
+    figures: T,
+}
+
+/// The occurrences grouped by draw identity (the same draw in every frame), in order of
+/// first appearance; a call without an identity stands alone. A rule judges each group by its
+/// medians: one slow frame (a preemption, a page fault) does not make a draw expensive.
+fn by_identity<'a, T>(ctx: &Context, seen: Vec<Seen<'a, T>>) -> Vec<Vec<Seen<'a, T>>> {
+    let mut groups: Vec<Vec<Seen<T>>> = Vec::new();
+    let mut index: HashMap<u32, usize> = HashMap::default();
+    for s in seen {
+        match ctx.identity.get(&(s.frame, s.draw.call)) {
+            Some(&id) => {
+                let g = *index.entry(id).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                });
+                groups[g].push(s);
+            }
+            None => groups.push(vec![s]),
+        }
+    }
+    groups
+}
+
+/// The median of `values` (the upper one of an even count, so it is a value seen).
+fn median_of<T: Copy + PartialOrd>(values: impl Iterator<Item = T>) -> Option<T> {
+    let mut v: Vec<T> = values.collect();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    v.get(v.len() / 2).copied()
+}
+
+/// The occurrence of a group whose `key` is the group's median: the one a finding points at.
+fn representative<'g, 'a, T>(group: &'g [Seen<'a, T>], key: impl Fn(&T) -> f64) -> &'g Seen<'a, T> {
+    let mut order: Vec<&Seen<T>> = group.iter().collect();
+    order.sort_by(|a, b| key(&a.figures).total_cmp(&key(&b.figures)));
+    order[order.len() / 2]
+}
+
+/// What expensive-fragments judges of one draw in one frame: its fragments and its
+/// serialized time.
+type Fragments = (u64, u64);
+
+/// What dominant-draw judges of one draw in one frame.
+#[derive(Clone, Copy)]
+struct Share {
+    /// The draw's time (serialized, else pipelined).
+    ns: u64,
+    /// The frame's total of those times.
+    frame_ns: u64,
+    /// `ns` over `frame_ns`.
+    share: f64,
+    /// The draw's share of the frame's fragments, when known.
+    pixel_share: Option<f64>,
+    /// Far enough above its fair share: of many work calls, or 4× its share of fragments.
+    above_fair: bool,
+    /// The draw's time is above the noise floor.
+    above_floor: bool,
+    /// Serialized time (else pipelined).
+    serialized: bool,
+    /// The frame's work calls that have a time.
+    work_calls: usize,
+}
+
 /// `draw_calls` counts the frame's glDraw* calls: a frame of one draw (and a clear) has no
 /// draw that dominates others. Shares are of serialized time when the frame has any (each
 /// draw measured alone); else of pipelined time, but only when every work call's context
 /// says pipelined times measure a draw's own cost there (not on llvmpipe, where they measure
-/// when the rasterizer got to it). The draw's own time must be above the noise floor.
-#[allow(clippy::too_many_arguments)]
-fn dominant_draws(
+/// when the rasterizer got to it). Adds each timed draw's share of frame `f` to `seen`.
+fn dominant_shares<'a>(
     s: &Session,
     f: &Frame,
     draw_calls: usize,
-    draws: &[&DrawCost],
+    draws: &[&'a DrawCost],
     frags: &HashMap<u32, u64>,
-    floor: &dyn Fn(u32) -> u64,
-    out: &mut Vec<Finding>,
+    seen: &mut Vec<Seen<'a, Share>>,
 ) {
     if draw_calls < 2 {
         return;
@@ -184,81 +268,128 @@ fn dominant_draws(
     if total == 0 {
         return;
     }
-    let measured = if serialized {
-        "serialized GPU time"
-    } else {
-        "pipelined GPU time"
-    };
     // A frame's largest draw always holds a good share of a few draws: among few, it
     // dominates only far above its share of the fragments.
     let many = times.len() >= DOMINANT_MIN_CALLS;
     let fragments: u64 = times.iter().filter_map(|(d, _)| frags.get(&d.call)).sum();
-    for (d, t) in times {
+    for &(d, t) in &times {
         let share = t as f64 / total as f64;
         let pixel_share = frags
             .get(&d.call)
             .filter(|_| fragments > 0)
             .map(|&n| n as f64 / fragments as f64);
-        let above_fair = many || pixel_share.is_some_and(|p| share >= DOMINANT_OVER_FAIR * p);
-        if share >= DOMINANT_SHARE && above_fair && t >= floor(d.call) {
-            out.push(Finding {
-                frame: f.index,
-                call: Some(d.call),
-                rule: DOMINANT_DRAW.id,
-                severity: if share >= 0.5 {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                },
-                title: format!(
-                    "{} takes {:.0}% of the frame's {measured} ({:.3} of {:.3} ms)",
-                    d.function,
-                    share * 100.0,
-                    t as f64 / 1e6,
-                    total as f64 / 1e6
-                ),
-                detail: "One draw out of many holds a large share of the frame: it is where \
-                         an optimisation pays first."
-                    .into(),
-                fix: "Its fragment cost and coverage say whether to shade less or cover \
-                      fewer pixels."
-                    .into(),
-                evidence: Evidence::calls([d.call])
-                    .with("measured", measured)
-                    .with("share", format!("{share:.3}"))
-                    .with("gpu_ns", t)
-                    .with("frame_gpu_ns", total)
-                    .with("work_calls", draws.len())
-                    .with(
-                        "fragment_share",
-                        pixel_share.map_or("unknown".into(), |p| format!("{p:.3}")),
-                    ),
-                cost: Some(Cost {
-                    ns: t,
-                    measured: format!("the draw's {measured}"),
-                }),
-            });
-        }
+        seen.push(Seen {
+            frame: f.index,
+            draw: d,
+            figures: Share {
+                ns: t,
+                frame_ns: total,
+                share,
+                pixel_share,
+                above_fair: many || pixel_share.is_some_and(|p| share >= DOMINANT_OVER_FAIR * p),
+                above_floor: t >= noise_floor(s, f, d.call),
+                serialized,
+                work_calls: times.len(),
+            },
+        });
     }
 }
 
-/// Cost per fragment against the frame's median, over the draws it can be trusted for:
-/// serialized time (full mode; pipelined times overlap other draws) above the noise floor,
-/// and at least [`MIN_FRAGMENTS`] fragments.
+/// A draw dominates when, over the steady frames it was drawn in, its median share is at
+/// least [`DOMINANT_SHARE`], it was above its fair share and above the noise floor in at
+/// least half of them.
+fn dominant_draws(groups: Vec<Vec<Seen<Share>>>, out: &mut Vec<Finding>) {
+    for g in groups {
+        let half =
+            |p: fn(&Share) -> bool| 2 * g.iter().filter(|x| p(&x.figures)).count() >= g.len();
+        let Some(share) = median_of(g.iter().map(|x| x.figures.share)) else {
+            continue;
+        };
+        if share < DOMINANT_SHARE || !half(|x| x.above_fair) || !half(|x| x.above_floor) {
+            continue;
+        }
+        let rep = representative(&g, |x| x.share);
+        let d = rep.draw;
+        let t = median_of(g.iter().map(|x| x.figures.ns)).unwrap_or(0);
+        let total = median_of(g.iter().map(|x| x.figures.frame_ns)).unwrap_or(0);
+        let measured = if rep.figures.serialized {
+            "serialized GPU time"
+        } else {
+            "pipelined GPU time"
+        };
+        let over = if g.len() > 1 {
+            format!(", medians over {} frames", g.len())
+        } else {
+            String::new()
+        };
+        out.push(Finding {
+            frame: rep.frame,
+            call: Some(d.call),
+            rule: DOMINANT_DRAW.id,
+            severity: if share >= 0.5 {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            title: format!(
+                "{} takes {:.0}% of the frame's {measured} ({:.3} of {:.3} ms{over})",
+                d.function,
+                share * 100.0,
+                t as f64 / 1e6,
+                total as f64 / 1e6
+            ),
+            detail: "One draw out of many holds a large share of the frame: it is where an \
+                     optimisation pays first."
+                .into(),
+            fix: "Its fragment cost and coverage say whether to shade less or cover fewer \
+                  pixels."
+                .into(),
+            evidence: Evidence::calls([d.call])
+                .with("measured", measured)
+                .with("share", format!("{share:.3}"))
+                .with("share_range", range(g.iter().map(|x| x.figures.share), 3))
+                .with("frames", g.len())
+                .with("gpu_ns", t)
+                .with("frame_gpu_ns", total)
+                .with("work_calls", rep.figures.work_calls)
+                .with(
+                    "fragment_share",
+                    rep.figures
+                        .pixel_share
+                        .map_or("unknown".into(), |p| format!("{p:.3}")),
+                ),
+            cost: Some(Cost {
+                ns: t,
+                measured: format!("the draw's {measured}"),
+            }),
+        });
+    }
+}
+
+/// `min-max` of `values`, with `digits` decimals.
+fn range(values: impl Iterator<Item = f64>, digits: usize) -> String {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    format!("{lo:.digits$}-{hi:.digits$}")
+}
+
+/// Cost per fragment of each draw (its median time over its median fragments, over the
+/// steady frames it was drawn in) against the median draw's, over the draws it can be
+/// trusted for: serialized time (full mode; pipelined times overlap other draws) above the
+/// noise floor, and at least [`MIN_FRAGMENTS`] fragments. `frames` counts the steady frames.
 fn fragment_cost(
-    frame: u64,
-    draws: &[&DrawCost],
-    frags: &HashMap<u32, u64>,
+    groups: Vec<Vec<Seen<Fragments>>>,
+    frames: usize,
     from_map: bool,
-    floor: &dyn Fn(u32) -> u64,
     out: &mut Vec<Finding>,
 ) {
-    let per_fragment: Vec<(&DrawCost, u64, u64, f64)> = draws
+    let per_fragment: Vec<(&[Seen<Fragments>], u64, u64, f64)> = groups
         .iter()
-        .filter_map(|d| {
-            let n = *frags.get(&d.call)?;
-            let t = d.gpu_serialized_ns?;
-            (n >= MIN_FRAGMENTS && t >= floor(d.call)).then(|| (*d, n, t, t as f64 / n as f64))
+        .filter_map(|g| {
+            let n = median_of(g.iter().map(|x| x.figures.0))?;
+            let t = median_of(g.iter().map(|x| x.figures.1))?;
+            Some((g.as_slice(), n, t, t as f64 / n as f64))
         })
         .collect();
     if per_fragment.len() < 2 {
@@ -275,47 +406,63 @@ fn fragment_cost(
     } else {
         "fragment_shader_invocations counter"
     };
-    for (d, n, t, c) in per_fragment {
+    let whose = if frames > 1 {
+        "the median draw's"
+    } else {
+        "the frame's median"
+    };
+    for (g, n, t, c) in per_fragment {
         let ratio = c / median;
-        if ratio >= FRAGMENT_COST_RATIO {
-            out.push(Finding {
-                frame,
-                call: Some(d.call),
-                rule: EXPENSIVE_FRAGMENTS.id,
-                severity: Severity::Warning,
-                title: format!(
-                    "{c:.1} ns per fragment ({n} fragments, {:.3} ms serialized), {ratio:.1}x \
-                     the frame's median ({median:.2} ns)",
-                    t as f64 / 1e6
-                ),
-                detail: "Each pixel this draw covers costs far more than the frame's other \
-                         draws: its fragment shader is the expense."
-                    .into(),
-                fix: "Shade less (fewer texture reads and loop iterations, lower precision) \
-                      or cover fewer pixels."
-                    .into(),
-                evidence: Evidence::calls([d.call])
-                    .with("measured", "serialized GPU time")
-                    .with("serialized_ns", t)
-                    .with("fragments", n)
-                    .with("fragments_from", source)
-                    .with("ns_per_fragment", format!("{c:.2}"))
-                    .with("median_ns_per_fragment", format!("{median:.2}"))
-                    .with(
-                        "draws_compared",
-                        format!(
-                            "{} (at least {MIN_FRAGMENTS} fragments and above the noise floor)",
-                            costs.len()
-                        ),
-                    ),
-                cost: Some(Cost {
-                    ns: t - (median * n as f64).min(t as f64) as u64,
-                    measured: "the draw's serialized GPU time above the frame's median cost \
-                               per fragment"
-                        .into(),
-                }),
-            });
+        if ratio < FRAGMENT_COST_RATIO {
+            continue;
         }
+        let rep = representative(g, |&(n, t)| t as f64 / n as f64);
+        let d = rep.draw;
+        let over = if g.len() > 1 {
+            format!(", medians over {} frames", g.len())
+        } else {
+            String::new()
+        };
+        out.push(Finding {
+            frame: rep.frame,
+            call: Some(d.call),
+            rule: EXPENSIVE_FRAGMENTS.id,
+            severity: Severity::Warning,
+            title: format!(
+                "{c:.1} ns per fragment ({n} fragments, {:.3} ms serialized{over}), \
+                 {ratio:.1}x {whose} ({median:.2} ns)",
+                t as f64 / 1e6
+            ),
+            detail: "Each pixel this draw covers costs far more than the frame's other draws: \
+                     its fragment shader is the expense."
+                .into(),
+            fix: "Shade less (fewer texture reads and loop iterations, lower precision) or \
+                  cover fewer pixels."
+                .into(),
+            evidence: Evidence::calls([d.call])
+                .with("measured", "serialized GPU time")
+                .with("serialized_ns", t)
+                .with("fragments", n)
+                .with("fragments_from", source)
+                .with("frames", g.len())
+                .with("ns_per_fragment", format!("{c:.2}"))
+                .with(
+                    "ns_per_fragment_range",
+                    range(g.iter().map(|x| x.figures.1 as f64 / x.figures.0 as f64), 2),
+                )
+                .with("median_ns_per_fragment", format!("{median:.2}"))
+                .with(
+                    "draws_compared",
+                    format!(
+                        "{} (at least {MIN_FRAGMENTS} fragments and above the noise floor)",
+                        costs.len()
+                    ),
+                ),
+            cost: Some(Cost {
+                ns: t - (median * n as f64).min(t as f64) as u64,
+                measured: format!("the draw's serialized GPU time above {whose} cost per fragment"),
+            }),
+        });
     }
 }
 
