@@ -135,6 +135,15 @@ fn target_bit(target: u32) -> Option<u32> {
 
 const OCCLUSION_BITS: u32 = 0b111;
 
+/// Whether replaying a draw (the painter's, the geometry capture's) while the program has a
+/// query of `target` active would change the query's result: every counting query does
+/// (samples, primitives, pipeline statistics). A time-elapsed query only measures longer, as
+/// every bracket of full mode already makes it: mpv wraps each of its passes in one, and
+/// treating those like counting queries left its heat map empty.
+pub fn replay_changes_query(target: u32) -> bool {
+    target != gl::TIME_ELAPSED && target != gl::TIMESTAMP
+}
+
 /// CLOCK_MONOTONIC in nanoseconds.
 pub fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec {
@@ -999,5 +1008,8 @@ mod tests {
             seen |= 1 << bit;
         }
         assert_eq!(target_bit(gl::TIME_ELAPSED), None);
+        assert!(!replay_changes_query(gl::TIME_ELAPSED));
+        assert!(replay_changes_query(gl::SAMPLES_PASSED));
+        assert!(replay_changes_query(gl::PRIMITIVES_GENERATED));
     }
 }

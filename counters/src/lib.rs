@@ -29,7 +29,8 @@ pub mod thermal;
 
 pub use catalogue::{CounterDef, CounterKind, COUNTERS};
 pub use context::{
-    monotonic_ns, parse_version, pipelined_caveat, Bracket, ContextCounters, DEFAULT_TIMESTAMP_CAP,
+    monotonic_ns, parse_version, pipelined_caveat, replay_changes_query, Bracket, ContextCounters,
+    DEFAULT_TIMESTAMP_CAP,
 };
 pub use geometry::{GeometryCapture, ProgramLink};
 pub use gl::{GeometryFns, GlFns, ThermalFns};

@@ -4,8 +4,10 @@
 //!
 //! Flags: `--layers K` (default 3, min 1) cheap full-screen quads (1 loop iteration each),
 //! `--spot S` (default 24, min 1) side of the hot square, `--loop L` (default 300, min 1)
-//! its loop iterations, `--size WxH` (default 256x256; needs S < W/2 and S < H/2), plus the
-//! common flags (`--frames N`, `--api gles|gl`, `--timing`, `--checksum`).
+//! its loop iterations, `--time-query 1` (default 0) wraps the frame's draws in a
+//! `GL_TIME_ELAPSED` query of the program's own, never read (mpv times each of its passes
+//! so; desktop GL: `--api gl`), `--size WxH` (default 256x256; needs S < W/2 and S < H/2),
+//! plus the common flags (`--frames N`, `--api gles|gl`, `--timing`, `--checksum`).
 //!
 //! Set-up (before frame 0, not counted): program p (RECT_VS + the loop shader of
 //! fill_cost), `u_viewport` = (W, H), `u_color` = (1, 0.75, 0.5, 1), unit-quad VAO, additive
@@ -23,19 +25,21 @@
 //! glClear(GL_COLOR_BUFFER_BIT)
 //! glUseProgram(p)
 //! glBindVertexArray(quad)
+//! [glBeginQuery(GL_TIME_ELAPSED, q)]          only with --time-query 1
 //! K x { glUniform4f(u_rect, 0, 0, W, H)
 //!       glUniform1i(u_iterations, 1)
 //!       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4) }
 //! glUniform4f(u_rect, W/2, H/2, S, S)
 //! glUniform1i(u_iterations, L)
 //! glDrawArrays(GL_TRIANGLE_STRIP, 0, 4)
+//! [glEndQuery(GL_TIME_ELAPSED)]                only with --time-query 1
 //! [glFinish]                                   only with --timing
 //! eglSwapBuffers
 //! ```
 //!
 //! Expected numbers per frame:
 //!
-//! - calls      = 3K + 9   (+1 glFinish with `--timing`); default 18
+//! - calls      = 3K + 9   (+1 glFinish with `--timing`, +2 with `--time-query 1`); default 18
 //! - draws      = K + 1; default 4
 //! - work calls = K + 2    (draws + glClear); default 5
 //! - samples passed: W·H per cheap quad, S·S for the hot square (default 65 536 / 576)
@@ -80,12 +84,19 @@ const SPEC: Spec = Spec {
             min: 1,
             help: "loop iterations of the hot square's fragment shader",
         },
+        IntFlag {
+            name: "time-query",
+            value: "Q",
+            default: 0,
+            min: 0,
+            help: "1: wrap the draws in a GL_TIME_ELAPSED query of the program's own (--api gl)",
+        },
     ],
     expected: "\
 per frame: glViewport, glClearColor, glClear, glUseProgram, glBindVertexArray,
            K x (glUniform4f u_rect 0,0,W,H, glUniform1i 1, glDrawArrays),
            glUniform4f u_rect W/2,H/2,S,S, glUniform1i L, glDrawArrays, [glFinish], eglSwapBuffers
-calls      = 3K + 9  (+1 with --timing)   default 18
+calls      = 3K + 9  (+1 with --timing, +2 with --time-query 1)   default 18
 draws      = K + 1                        default 4
 work calls = K + 2   (draws + glClear)    default 5
 samples passed: W*H per cheap quad, S*S for the hot square   default 65536 / 576
@@ -100,6 +111,7 @@ fn main() {
             usage_error(&SPEC, "--spot: must be smaller than half the surface");
         }
         let l = l.min(i32::MAX as u32) as i32;
+        let timed = args.get("time-query") > 0;
         let gfx = gfx_for(args)?;
         let rp = gfx.rect_program_with(LOOP_FS)?;
         let u_iterations = rp.program.uniform("u_iterations")?;
@@ -116,6 +128,11 @@ fn main() {
             glDisable(GL_STENCIL_TEST);
             glDisable(GL_SCISSOR_TEST);
         }
+        let mut query = 0;
+        if timed {
+            // SAFETY: as above; `query` has room for one name.
+            unsafe { glGenQueries(1, &mut query) };
+        }
         gfx.check("hot_spot set-up")?;
 
         // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
@@ -126,6 +143,9 @@ fn main() {
             glClear(GL_COLOR_BUFFER_BIT);
             glUseProgram(rp.program.id);
             glBindVertexArray(quad.vao);
+            if timed {
+                glBeginQuery(GL_TIME_ELAPSED, query);
+            }
             for _ in 0..layers {
                 glUniform4f(rp.u_rect, 0.0, 0.0, w as f32, h as f32);
                 glUniform1i(u_iterations, 1);
@@ -134,6 +154,9 @@ fn main() {
             glUniform4f(rp.u_rect, x, y, s, s);
             glUniform1i(u_iterations, l);
             glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // gpuheat: the hot draw
+            if timed {
+                glEndQuery(GL_TIME_ELAPSED);
+            }
         })
     });
 }

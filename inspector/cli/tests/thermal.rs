@@ -127,6 +127,22 @@ fn a_small_expensive_draw_is_the_hottest() {
 }
 
 #[test]
+fn draws_inside_a_time_elapsed_query_of_the_programs_own_are_painted() {
+    // hot_spot --time-query 1 wraps its draws in a GL_TIME_ELAPSED query, as mpv wraps each
+    // of its passes: a replay only makes that query read longer, so every draw is painted
+    // (3 full-screen quads of 256x256 and the 24x24 square), the map conserving their time.
+    let dir = scratch("thermal-time-query");
+    let s = heat_capture(&dir, "hot_spot", 2, &["--api", "gl", "--time-query", "1"]);
+    for map in &s.heat {
+        let mut fragments: Vec<u64> = map.draws.iter().map(|d| d.fragments).collect();
+        fragments.sort_unstable();
+        assert_eq!(fragments, [576, 65_536, 65_536, 65_536], "{:?}", map.draws);
+        let (err, _) = conservation_error(map);
+        assert!(err < 1e-4, "heat conserves the draws' time: {err}");
+    }
+}
+
+#[test]
 fn where_k_equal_layers_overlap_heat_is_k_times_one_layer() {
     let dir = scratch("thermal-k-layers");
     // overdraw --layers 2 --offset 128 at 512x512: two identical 384x512 layers, the second

@@ -116,7 +116,7 @@ fn geometry_capture<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut G
 pub fn geometry(ctx: u64, frame: u64, call: u32, name: &str, args: &[u64], replay: &dyn Fn()) {
     let Some(gl) = gl() else { return };
     with_entry(ctx, |e| {
-        let program_query = !e.program_queries.is_empty();
+        let program_query = counting_query(e);
         let capture = geometry_capture(e, ctx, gl);
         match (thermal_fns(), geometry_fns()) {
             // SAFETY: `ctx` is current on this thread; `replay` re-issues `name(args)`; `gl`
@@ -420,7 +420,7 @@ pub fn paint(ctx: u64, frame: u64, call: u32, time_ns: u64, replay: &dyn Fn()) {
         return;
     };
     let (records, textures) = with_entry(ctx, |e| {
-        let program_query = !e.program_queries.is_empty();
+        let program_query = counting_query(e);
         let p = painter(e, ctx, gl);
         let mut records = Vec::new();
         if let Some(old) = p.pending_frame().filter(|&old| old != frame) {
@@ -564,6 +564,14 @@ pub fn heat_frame_end(ctx: u64, frame: u64) -> Vec<Record> {
         let out = unsafe { p.finish(f, frame, ctx) };
         flushed_records(ctx, label, out)
     })
+}
+
+/// The program has a query active whose result a replay of ours would change (a time-elapsed
+/// one only reads longer).
+fn counting_query(e: &Entry) -> bool {
+    e.program_queries
+        .iter()
+        .any(|&t| gpuheat_counters::replay_changes_query(t))
 }
 
 /// The program began or ended a query of `target`.
