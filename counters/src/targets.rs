@@ -104,6 +104,15 @@ unsafe fn attachment(f: &ThermalFns, point: GLenum) -> Option<Attachment> {
     }
 }
 
+/// Size and internal format of an attachment, when GL can tell.
+///
+/// # Safety
+/// As [`size_and_format`].
+pub(crate) unsafe fn size_of(f: &ThermalFns, a: &Attachment) -> (Option<[u32; 2]>, u32) {
+    // SAFETY: our caller's promise.
+    unsafe { size_and_format(f, a) }
+}
+
 /// Size and internal format of an attachment. A texture is probed bound to `GL_TEXTURE_2D`
 /// on the active unit (the binding restored after); another kind of texture raises
 /// `GL_INVALID_OPERATION` there, which the caller drains, and gives no size.
@@ -189,6 +198,29 @@ fn binding_of(ty: GLenum) -> Option<GLenum> {
     })
 }
 
+/// Whether uniform type `ty` is an image a shader can store to whose level is a 2D map of
+/// texels (layered images are counted by their bound layer's extent).
+fn is_image(ty: GLenum) -> bool {
+    matches!(
+        ty,
+        IMAGE_2D
+            | IMAGE_2D_RECT
+            | IMAGE_2D_ARRAY
+            | IMAGE_3D
+            | IMAGE_CUBE
+            | INT_IMAGE_2D
+            | INT_IMAGE_2D_RECT
+            | INT_IMAGE_2D_ARRAY
+            | INT_IMAGE_3D
+            | INT_IMAGE_CUBE
+            | UNSIGNED_INT_IMAGE_2D
+            | UNSIGNED_INT_IMAGE_2D_RECT
+            | UNSIGNED_INT_IMAGE_2D_ARRAY
+            | UNSIGNED_INT_IMAGE_3D
+            | UNSIGNED_INT_IMAGE_CUBE
+    )
+}
+
 /// Most sampler elements read per program (array elements count one each).
 const MAX_SAMPLERS: usize = 64;
 
@@ -197,12 +229,68 @@ const MAX_SAMPLERS: usize = 64;
 #[derive(Debug, Default)]
 pub(crate) struct Samplers {
     programs: HashMap<GLuint, Vec<(GLint, GLenum)>>,
+    /// The locations of each program's image uniform elements.
+    images: HashMap<GLuint, Vec<GLint>>,
 }
 
 impl Samplers {
     /// Forgets what was read (a program may be relinked between frames).
     pub fn clear(&mut self) {
         self.programs.clear();
+        self.images.clear();
+    }
+
+    /// The texture levels the current program can store to: the image bound to the unit of
+    /// each of its image uniforms, unless bound read-only. Empty when it has none (a dispatch
+    /// writing storage buffers only); `Err`: why they could not be read.
+    ///
+    /// # Safety
+    /// A GL 3.0+ / GLES 3.0+ context must be current and `f` its real functions.
+    pub unsafe fn stored(&mut self, f: &ThermalFns) -> Result<Vec<Attachment>, String> {
+        let Some(indexed) = f.get_integeri_v else {
+            return Err("glGetIntegeri_v is missing: the image units are not read".into());
+        };
+        // SAFETY: our caller's promise; every query reads state only.
+        unsafe {
+            let program = f.integer(CURRENT_PROGRAM) as GLuint;
+            if program == 0 {
+                return Err(
+                    "no program in use (a program pipeline): its images are not read".into(),
+                );
+            }
+            let images = self.images.entry(program).or_insert_with(|| {
+                read_uniforms(f, program, |ty| is_image(ty).then_some(0))
+                    .into_iter()
+                    .map(|(l, _)| l)
+                    .collect()
+            });
+            let mut out = Vec::new();
+            for &location in images.iter() {
+                let mut unit = [0 as GLint; 4];
+                (f.get_uniformiv)(program, location, unit.as_mut_ptr());
+                let Ok(unit) = GLuint::try_from(unit[0]) else {
+                    continue;
+                };
+                let at = |pname| {
+                    let mut v = [0 as GLint; 4];
+                    indexed(pname, unit, v.as_mut_ptr());
+                    v[0]
+                };
+                let name = at(IMAGE_BINDING_NAME) as u32;
+                if name == 0 || at(IMAGE_BINDING_ACCESS) as GLenum == READ_ONLY {
+                    continue;
+                }
+                let a = Attachment::Texture {
+                    name,
+                    level: at(IMAGE_BINDING_LEVEL).max(0) as u32,
+                    layer: at(IMAGE_BINDING_LAYER).max(0) as u32,
+                };
+                if !out.contains(&a) {
+                    out.push(a);
+                }
+            }
+            Ok(out)
+        }
     }
 
     /// The textures bound to the units the current program's samplers read, without
@@ -224,7 +312,7 @@ impl Samplers {
             let samplers = self
                 .programs
                 .entry(program)
-                .or_insert_with(|| read_samplers(f, program));
+                .or_insert_with(|| read_uniforms(f, program, binding_of));
             if samplers.is_empty() {
                 return Ok(Vec::new());
             }
@@ -248,8 +336,13 @@ impl Samplers {
     }
 }
 
-/// (location, binding) of each sampler element of `program`'s default uniform block.
-unsafe fn read_samplers(f: &ThermalFns, program: GLuint) -> Vec<(GLint, GLenum)> {
+/// (location, `kind(type)`) of each element of `program`'s default uniform block whose type
+/// `kind` accepts: samplers with the texture binding they read, images.
+unsafe fn read_uniforms(
+    f: &ThermalFns,
+    program: GLuint,
+    kind: impl Fn(GLenum) -> Option<GLenum>,
+) -> Vec<(GLint, GLenum)> {
     let mut out = Vec::new();
     // SAFETY: our caller's promise; every index is below the active count and every name
     // passed is NUL-terminated.
@@ -268,7 +361,7 @@ unsafe fn read_samplers(f: &ThermalFns, program: GLuint) -> Vec<(GLint, GLenum)>
                 &mut ty,
                 buf.as_mut_ptr().cast(),
             );
-            let Some(binding) = binding_of(ty) else {
+            let Some(binding) = kind(ty) else {
                 continue;
             };
             let name = &buf[..len.clamp(0, 255) as usize];

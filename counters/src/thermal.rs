@@ -456,10 +456,27 @@ impl Painter {
             .iter()
             .filter_map(Attachment::texture)
             .collect();
+        self.register(
+            framebuffer,
+            found.attachments,
+            [width, height],
+            found.format,
+        )
+    }
+
+    /// The offscreen target of `attachments` at `size`, numbered the first time it is seen;
+    /// `Err` when its maps would go over the budget.
+    fn register(
+        &mut self,
+        framebuffer: u32,
+        attachments: Vec<Attachment>,
+        [width, height]: [u32; 2],
+        format: u32,
+    ) -> Result<Destination, (String, bool)> {
         if self.known.len() >= MAX_KNOWN_TARGETS {
             self.known.clear();
         }
-        let key = (found.attachments.clone(), [width, height]);
+        let key = (attachments.clone(), [width, height]);
         let next_id = &mut self.next_id;
         let target = self.known.entry(key).or_insert_with(|| {
             let id = *next_id;
@@ -467,10 +484,10 @@ impl Painter {
             RenderTarget {
                 id,
                 framebuffer,
-                attachments: found.attachments,
+                attachments,
                 width,
                 height,
-                format: found.format,
+                format,
             }
         });
         let id = target.id;
@@ -490,6 +507,125 @@ impl Painter {
             ));
         }
         Ok(Destination { id, width, height })
+    }
+
+    /// Paints compute dispatch `call` of frame `frame`, of serialized time `time_ns`: a
+    /// dispatch has no fragments, so its time is spread evenly over the texels of the image
+    /// level it stores to (`T/N` on each of its `N` texels), that level being a render target
+    /// of its own (several images: one target, as several draw buffers are), so the draws
+    /// that later sample it carry the cost downstream, and it consumes what it samples like
+    /// a draw. A dispatch storing to no image (storage buffers only) is listed unpainted with
+    /// why.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    pub unsafe fn dispatch(&mut self, f: &ThermalFns, frame: u64, call: u32, time_ns: u64) {
+        self.frame.get_or_insert(frame);
+        self.drawn_textures.clear();
+        if self.unsupported.is_some() || self.failure.is_some() {
+            self.list(0, call, time_ns);
+            return;
+        }
+        // SAFETY: our caller's promise: this painter's context is current and `f` its real
+        // functions.
+        let ours = unsafe {
+            let errors = ErrorScope::enter(f);
+            self.dispatch_inner(f, call, time_ns);
+            errors.leave()
+        };
+        if ours != NO_ERROR {
+            self.fail(format!(
+                "GL error 0x{ours:04X} while painting dispatch {call} (the map would be wrong)"
+            ));
+        }
+    }
+
+    unsafe fn dispatch_inner(&mut self, f: &ThermalFns, call: u32, time_ns: u64) {
+        // SAFETY: `dispatch`'s caller's promise: this painter's context is current and `f`
+        // its real functions; the objects bound are our maps, and `saved` restores what is
+        // changed.
+        unsafe {
+            let (sampled, note) = match self.samplers.sampled(f) {
+                Ok(s) => (s, String::new()),
+                Err(why) => (Vec::new(), why),
+            };
+            let stored = self.samplers.stored(f);
+            drain_errors(f);
+            let stored = match stored {
+                Ok(s) if s.is_empty() => {
+                    let why = "a compute dispatch storing to no image (storage buffers only): \
+                               its time has no texel"
+                        .to_string();
+                    return self.unpainted(call, time_ns, 0, sampled, why);
+                }
+                Ok(s) => s,
+                Err(why) => return self.unpainted(call, time_ns, 0, sampled, why),
+            };
+            let (size, format) = targets::size_of(f, &stored[0]);
+            drain_errors(f);
+            let Some(size) = size else {
+                let why = format!(
+                    "the size of the image it stores to ({:?}) is unknown: not a 2D texture, \
+                     or no glGetTexLevelParameteriv (GLES 3.0)",
+                    stored[0]
+                );
+                return self.unpainted(call, time_ns, 0, sampled, why);
+            };
+            let textures: Vec<u32> = stored.iter().filter_map(Attachment::texture).collect();
+            let dest = match self.register(0, stored, size, format) {
+                Ok(d) => d,
+                Err((why, _)) => {
+                    self.skipped_budget += 1;
+                    return self.unpainted(call, time_ns, 0, sampled, why);
+                }
+            };
+            let saved = self.save(f);
+            let [w, h] = size;
+            if let Err(e) = self.ensure(f, dest.id, w, h) {
+                self.list(0, call, time_ns);
+                return self.fail(e);
+            }
+            let accum = self.accums[&dest.id].fbo;
+            let (program, uniform, vao) = self.program.expect("program");
+            let n = u64::from(w) * u64::from(h);
+            // One pass of our own program over the whole level: T/N and 1 on every texel.
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
+            for cap in [SCISSOR_TEST, STENCIL_TEST, CULL_FACE, RASTERIZER_DISCARD] {
+                (f.disable)(cap);
+            }
+            if let (Some(pm), false) = (f.polygon_mode, self.gles) {
+                pm(FRONT_AND_BACK, FILL);
+            }
+            (f.use_program)(program);
+            (f.bind_vertex_array)(vao);
+            (f.viewport)(0, 0, w as GLsizei, h as GLsizei);
+            (f.enable)(BLEND);
+            (f.blend_func_separate)(ONE, ONE, ONE, ONE);
+            (f.blend_equation_separate)(FUNC_ADD, FUNC_ADD);
+            (f.color_mask)(1, 1, 1, 1);
+            (f.uniform2f)(uniform, (time_ns as f64 / n as f64) as f32, 1.0);
+            (f.draw_arrays)(TRIANGLES, 0, 3);
+            drop(saved);
+            if let Some(a) = self.accums.get_mut(&dest.id) {
+                a.used = true;
+            }
+            let bbox = [0, 0, w, h];
+            self.draws.entry(dest.id).or_default().push(DrawCoverage {
+                call,
+                fragments: n,
+                time_ns,
+                bbox,
+            });
+            self.flow.push(DrawFlow {
+                call,
+                target: dest.id,
+                sampled,
+                bbox,
+                coverage: Vec::new(),
+                note,
+            });
+            self.drawn_textures = textures;
+        }
     }
 
     /// Records a draw that is not painted, with why, in the screen's list (0 fragments) and

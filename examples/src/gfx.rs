@@ -42,6 +42,18 @@ impl Api {
         }
     }
 
+    /// The header prepended to a compute shader by [`Gfx::compute_program`] (GL 4.3,
+    /// GLES 3.1: the examples' contexts are 4.5 core and 3.2).
+    pub fn compute_header(self) -> &'static str {
+        match self {
+            Api::Gles => {
+                "#version 310 es\nprecision highp float;\nprecision highp int;\n\
+                 precision highp image2D;\n"
+            }
+            Api::Gl => "#version 430 core\n",
+        }
+    }
+
     /// The header prepended to every shader source by [`Gfx::program`].
     pub fn shader_header(self) -> &'static str {
         match self {
@@ -567,6 +579,28 @@ impl Gfx {
         }
     }
 
+    /// Compiles compute shader `body` (without `#version`; [`Api::compute_header`] is
+    /// prepended) and links it alone.
+    pub fn compute_program(&self, body: &str) -> Result<Program, String> {
+        // SAFETY: the context is current on this thread.
+        unsafe {
+            let c = compile_with(self.api.compute_header(), self.api, GL_COMPUTE_SHADER, body)?;
+            let p = glCreateProgram();
+            glAttachShader(p, c);
+            glLinkProgram(p);
+            glDetachShader(p, c);
+            glDeleteShader(c);
+            let mut ok = 0;
+            glGetProgramiv(p, GL_LINK_STATUS, &mut ok);
+            if ok == 0 {
+                glDeleteProgram(p);
+                return Err(format!("compute program link failed ({})", self.api));
+            }
+            self.check("linking compute program")?;
+            Ok(Program { id: p })
+        }
+    }
+
     /// Builds [`RECT_VS`] + [`SOLID_FS`], sets `u_viewport` to the surface size and
     /// `u_color` to opaque white, and leaves the program bound (`glUseProgram`).
     pub fn rect_program(&self) -> Result<RectProgram, String> {
@@ -718,12 +752,22 @@ impl Drop for Gfx {
 ///
 /// A GL context must be current on the calling thread.
 unsafe fn compile(api: Api, stage: GLenum, body: &str) -> Result<GLuint, String> {
-    let stage_name = if stage == GL_VERTEX_SHADER {
-        "vertex"
-    } else {
-        "fragment"
+    // SAFETY: our caller's promise.
+    unsafe { compile_with(api.shader_header(), api, stage, body) }
+}
+
+/// [`compile`] with `header` prepended instead of the API's vertex/fragment header.
+unsafe fn compile_with(
+    header: &str,
+    api: Api,
+    stage: GLenum,
+    body: &str,
+) -> Result<GLuint, String> {
+    let stage_name = match stage {
+        GL_VERTEX_SHADER => "vertex",
+        GL_COMPUTE_SHADER => "compute",
+        _ => "fragment",
     };
-    let header = api.shader_header();
     let srcs = [
         header.as_ptr().cast::<GLchar>(),
         body.as_ptr().cast::<GLchar>(),

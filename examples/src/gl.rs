@@ -196,6 +196,10 @@ pub const GL_STATIC_DRAW: GLenum = 0x88E4;
 
 pub const GL_FRAGMENT_SHADER: GLenum = 0x8B30;
 pub const GL_VERTEX_SHADER: GLenum = 0x8B31;
+pub const GL_COMPUTE_SHADER: GLenum = 0x91B9;
+pub const GL_RGBA16F: GLenum = 0x881A;
+pub const GL_WRITE_ONLY: GLenum = 0x88B9;
+pub const GL_TEXTURE_FETCH_BARRIER_BIT: GLbitfield = 0x0000_0008;
 pub const GL_COMPILE_STATUS: GLenum = 0x8B81;
 pub const GL_LINK_STATUS: GLenum = 0x8B82;
 pub const GL_INFO_LOG_LENGTH: GLenum = 0x8B84;
@@ -406,6 +410,25 @@ extern "C" {
         dst_y1: GLint,
         mask: GLbitfield,
         filter: GLenum,
+    );
+
+    pub fn glDispatchCompute(x: GLuint, y: GLuint, z: GLuint);
+    pub fn glMemoryBarrier(barriers: GLbitfield);
+    pub fn glBindImageTexture(
+        unit: GLuint,
+        texture: GLuint,
+        level: GLint,
+        layered: GLboolean,
+        layer: GLint,
+        access: GLenum,
+        format: GLenum,
+    );
+    pub fn glTexStorage2D(
+        target: GLenum,
+        levels: GLsizei,
+        internalformat: GLenum,
+        width: GLsizei,
+        height: GLsizei,
     );
 
     pub fn glGenQueries(n: GLsizei, ids: *mut GLuint);

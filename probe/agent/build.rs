@@ -567,6 +567,9 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                     "        hook::leave_draw(g, &args, false, &|| {call});\n        r"
                 )
                 .unwrap();
+            } else if c.name.starts_with("glDispatchCompute") {
+                // The heat map spreads its time over the images it stores to.
+                writeln!(out, "        hook::leave_dispatch(g, &args);\n        r").unwrap();
             } else if let Some(spec) = upload_spec(c).filter(|_| c.ret == CType::Void) {
                 // Its size and content hash, after the call is recorded.
                 writeln!(

@@ -415,14 +415,37 @@ fn flushed_records(ctx: u64, frame: u64, out: thermal::Flushed) -> Vec<Record> {
 /// draw again with the same arguments. Maps of an earlier frame this context still holds
 /// (it drew and was never switched away from nor swapped) are sent first.
 pub fn paint(ctx: u64, frame: u64, call: u32, time_ns: u64, replay: &dyn Fn()) {
+    with_painter(ctx, frame, |e, p, f, drawn| {
+        let program_query = counting_query(e);
+        // SAFETY: `ctx` is current on this thread (`with_painter`'s promise).
+        unsafe { p.paint(f, frame, call, time_ns, program_query, drawn, replay) };
+    });
+}
+
+/// Paints compute dispatch `call` (serialized time `time_ns`) of frame `frame`: its time
+/// over the texels of the images it stores to (see [`Painter::dispatch`]).
+pub fn dispatch(ctx: u64, frame: u64, call: u32, time_ns: u64) {
+    with_painter(ctx, frame, |_, p, f, _| {
+        // SAFETY: `ctx` is current on this thread (`with_painter`'s promise).
+        unsafe { p.dispatch(f, frame, call, time_ns) };
+    });
+}
+
+/// Runs `paint` with `ctx`'s painter (`ctx` current on this thread), after sending the maps
+/// of an earlier frame it still holds; `paint` gets whether a texture was drawn into earlier
+/// in this frame. The textures it drew into join the frame's list.
+fn with_painter(
+    ctx: u64,
+    frame: u64,
+    paint: impl FnOnce(&Entry, &mut Painter, &ThermalFns, &dyn Fn(u32) -> bool),
+) {
     // Without the functions the frame's end reports why (`heat_frame_end`).
     let (Some(gl), Ok(f)) = (gl(), thermal_fns()) else {
         return;
     };
     let (records, textures) = with_entry(ctx, |e| {
-        let program_query = counting_query(e);
-        let p = painter(e, ctx, gl);
         let mut records = Vec::new();
+        let p = painter(e, ctx, gl);
         if let Some(old) = p.pending_frame().filter(|&old| old != frame) {
             // SAFETY: `ctx` is current on this thread.
             let out = unsafe { p.flush(f, ctx, p.has_screen_draws()) };
@@ -436,19 +459,14 @@ pub fn paint(ctx: u64, frame: u64, call: u32, time_ns: u64, replay: &dyn Fn()) {
                 Vec::new()
             }
         };
-        // SAFETY: `ctx` is current on this thread.
-        unsafe {
-            p.paint(
-                f,
-                frame,
-                call,
-                time_ns,
-                program_query,
-                &|t| textures.contains(&t),
-                replay,
-            )
+        // Out of the entry while it paints, so `paint` may read the entry too.
+        let Some(mut p) = e.painter.take() else {
+            return (records, Vec::new());
         };
-        (records, std::mem::take(&mut p.drawn_textures))
+        paint(e, &mut p, f, &|t| textures.contains(&t));
+        let drew = std::mem::take(&mut p.drawn_textures);
+        e.painter = Some(p);
+        (records, drew)
     });
     if !textures.is_empty() {
         let mut d = drawn();

@@ -258,6 +258,26 @@ pub fn leave_draw(g: Guard, args: &[u64], with_geometry: bool, replay: &dyn Fn()
     }
 }
 
+/// [`leave`] for compute dispatches: after the call is recorded, its time is painted over
+/// the images it stores to when the capture asked for heat.
+#[inline(never)]
+pub fn leave_dispatch(g: Guard, args: &[u64]) {
+    let paint = !g.skip && g.bracket.is_some() && !vg::inside() && capture::heat();
+    let (ctx, seq, frame) = (g.ctx, g.seq, g.frame);
+    leave(g, args, None);
+    if !paint {
+        return;
+    }
+    let Some(_inside) = Reentry::enter() else {
+        return;
+    };
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if let Some(time) = LAST_SERIALIZED.with(|t| t.get()) {
+            contexts::dispatch(ctx, frame, seq, time);
+        }
+    }));
+}
+
 /// [`leave`] for the calls that copy the program's memory into GL (build.rs's
 /// `upload_spec`): after the call is recorded (so its time does not include ours), the bytes
 /// it read and their hash.
