@@ -40,6 +40,38 @@ fn at(map: &[f64], x: usize, y: usize) -> f64 {
 }
 
 #[test]
+fn work_calls_no_map_holds_are_named_not_placed() {
+    // A clear (600 ns) and a draw the screen's map holds (4 µs): the clear has no fragments,
+    // so it is listed as not placed, and the frame's work is 4.6 µs.
+    let mut clear = 0;
+    let s = SessionBuilder::new()
+        .frame(|f| {
+            f.heat_map(64, 64);
+            clear = f.clear(600);
+            let d = f.draw(4_000);
+            f.cover(d, [0, 0, 32, 32]);
+        })
+        .build();
+    let f = flow(&s);
+    assert_eq!(f.unplaced.len(), 1, "{:?}", f.unplaced);
+    let u = &f.unplaced[0];
+    assert_eq!(
+        (u.call, u.function.as_str(), u.ns),
+        (clear, "glClear", 600.0)
+    );
+    let (screens, rest, painted) = f.balance();
+    let unplaced: f64 = f.unplaced.iter().map(|u| u.ns).sum();
+    close(screens + rest + unplaced, 4_600.0);
+    close(painted, 4_000.0);
+    let sum = summarise(&s).unwrap();
+    assert_eq!(sum.unplaced.len(), 1);
+    assert_eq!(
+        (sum.unplaced[0].function.as_str(), sum.unplaced[0].ns.median),
+        ("glClear", 600.0)
+    );
+}
+
+#[test]
 fn one_pass_flows_to_the_pixels_that_sampled_it() {
     let s = SessionBuilder::new()
         .frame(|f| {

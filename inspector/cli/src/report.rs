@@ -620,6 +620,22 @@ render targets in {} frames with maps (ms per frame, median ±MAD; total = own +
             );
         }
     }
+    if !f.unplaced.is_empty() {
+        let _ = writeln!(
+            o,
+            "not placed (work calls with no fragments of their own; ms per frame they occur in):"
+        );
+        for u in &f.unplaced {
+            let _ = writeln!(
+                o,
+                "  {:<41} {:>15} in {} frames, {} per frame",
+                u.function,
+                ms_spread(&u.ns),
+                u.frames,
+                u.calls
+            );
+        }
+    }
     let _ = writeln!(o, "upstream cost is spread {}", f.spreading);
     for n in &f.notes {
         let _ = writeln!(o, "note: {n}");

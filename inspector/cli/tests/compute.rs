@@ -53,6 +53,7 @@ fn a_dispatch_costs_its_image_and_flows_to_the_draw_that_samples_it() {
         let s = Session::open(&path).unwrap();
         assert!(s.heat_missing.is_empty(), "{api}: {:?}", s.heat_missing);
         assert_eq!(s.heat.len(), 2, "{api}: one screen map per frame");
+        let frames = gpuheat_analysis::analyse(&s).frames;
         for map in &s.heat {
             let what = format!("{api} frame {}", map.frame);
             let (k, bind) = (
@@ -132,6 +133,21 @@ fn a_dispatch_costs_its_image_and_flows_to_the_draw_that_samples_it() {
             assert!(
                 (got - expected).abs() <= expected * CONSERVATION,
                 "{what}: Σ total {got} vs T_K + T_C + T_D = {expected}"
+            );
+            // The clear has no fragments: named, not placed; with it, every work call's time
+            // is accounted for (the report's frame total).
+            let names: Vec<&str> = fc.unplaced.iter().map(|u| u.function.as_str()).collect();
+            assert_eq!(names, ["glClear"], "{what}");
+            let unplaced: f64 = fc.unplaced.iter().map(|u| u.ns).sum();
+            let frame_ns = frames
+                .iter()
+                .find(|f| f.index == map.frame)
+                .and_then(|f| f.gpu_serialized_ms)
+                .unwrap()
+                * 1e6;
+            assert!(
+                (got + unplaced - frame_ns).abs() <= frame_ns * CONSERVATION,
+                "{what}: Σ total {got} + not placed {unplaced} vs every work call {frame_ns}"
             );
         }
     }

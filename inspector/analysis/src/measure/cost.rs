@@ -119,6 +119,18 @@ impl RankedBy {
 const SERIALIZED: &str = gpuheat_session::counter_names::GPU_TIME_SERIALIZED;
 const PIPELINED: &str = gpuheat_session::counter_names::GPU_TIME_PIPELINED;
 
+/// The serialized time of call `call` of frame `s.frames[fi]`, read through its context's
+/// counter names.
+pub fn serialized_ns(s: &Session, fi: usize, call: u32) -> Option<u64> {
+    let f = &s.frames[fi];
+    let ctx = f.calls.get(call as usize)?.context;
+    let info = s.contexts.iter().find(|c| c.handle == ctx)?;
+    let sample = f.samples.iter().find(|d| d.call == call)?;
+    sample.values.iter().find_map(|v| {
+        (info.counters.get(usize::from(v.counter))?.name == SERIALIZED).then_some(v.value)
+    })
+}
+
 /// Per-frame totals and per-draw costs of a session, the draws costliest first. Frames are
 /// analysed in parallel; call sites are resolved to source lines once each, afterwards.
 pub fn analyse(s: &Session) -> Analysis {

@@ -29,9 +29,11 @@
 //!   or one the agent could not paint, a screen consumer with neither coverage nor a box. So `Σ total(screen) + Σ remainders =
 //!   Σ T_d` over every painted draw of the frame ([`FrameFlowCost::balance`]).
 
+use crate::measure::cost::serialized_ns;
+use crate::measure::nested::Nested;
 use crate::measure::stats::Summary;
-use gpuheat_session::{Attachment, DrawFlow, RenderTarget, Session};
-use rustc_hash::FxHashMap;
+use gpuheat_session::{Attachment, CallClass, DrawFlow, RenderTarget, Session};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 /// How a consumer's inflow is spread over its pixels, said with every result.
@@ -118,6 +120,17 @@ pub struct Remainder {
     pub ns: f64,
     /// The agent's reason, for [`RemainderKind::NotPainted`]; empty otherwise.
     pub note: String,
+}
+
+/// A work call whose time no map holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unplaced {
+    /// Index in the frame's calls.
+    pub call: u32,
+    /// Its entry point, e.g. `glClear`.
+    pub function: String,
+    /// Its serialized time, in ns.
+    pub ns: f64,
 }
 
 /// One painted draw of the frame, with where its cost came from.
@@ -212,6 +225,10 @@ pub struct FrameFlowCost {
     pub remainders: Vec<Remainder>,
     /// `Σ T_d` over every painted draw of the frame (screen and offscreen).
     pub painted_ns: f64,
+    /// The frame's work calls with a time that no map holds: clears, blits, copies, mipmap
+    /// generation (no fragments of their own), in call order. Their time is named, not
+    /// placed: `Σ total(screen) + Σ remainders + Σ unplaced` is the time of every work call.
+    pub unplaced: Vec<Unplaced>,
     /// How a consumer's inflow is spread ([`SPREADING`]).
     pub spreading: &'static str,
     /// What else the reader should know: consumers spread over their box, feedback loops,
@@ -728,6 +745,7 @@ fn build(s: &Session, frame: u64, labels: &Labels, maps: bool) -> Option<FrameFl
         t.consumers.dedup();
     }
     let painted_ns = draws.iter().map(|d| d.time_ns as f64).sum();
+    let unplaced = unplaced(s, frame, &draws);
     Some(FrameFlowCost {
         frame,
         targets,
@@ -735,9 +753,38 @@ fn build(s: &Session, frame: u64, labels: &Labels, maps: bool) -> Option<FrameFl
         draws,
         remainders,
         painted_ns,
+        unplaced,
         spreading: SPREADING,
         notes,
     })
+}
+
+/// The work calls of `frame` with a serialized time that `draws` (every call some map lists)
+/// does not hold, leaving out the GL calls a VG library made inside a VG call (the VG call
+/// holds their time).
+fn unplaced(s: &Session, frame: u64, draws: &[FlowDraw]) -> Vec<Unplaced> {
+    let Some(fi) = s.frames.iter().position(|f| f.index == frame) else {
+        return Vec::new();
+    };
+    let f = &s.frames[fi];
+    let listed: FxHashSet<u32> = draws.iter().map(|d| d.call).collect();
+    let nested = Nested::of(&s.vg_calls);
+    let funcs = &s.functions.functions;
+    f.samples
+        .iter()
+        .filter(|d| !listed.contains(&d.call) && nested.parent(frame, d.call).is_none())
+        .filter_map(|d| {
+            let info = funcs.get(usize::from(f.calls.get(d.call as usize)?.func))?;
+            if !matches!(info.class, CallClass::Work | CallClass::Draw) {
+                return None;
+            }
+            Some(Unplaced {
+                call: d.call,
+                function: info.name.clone(),
+                ns: serialized_ns(s, fi, d.call)? as f64,
+            })
+        })
+        .collect()
 }
 
 /// `1, 2, 3`.
@@ -1104,6 +1151,19 @@ pub struct RemainderSummary {
     pub note: String,
 }
 
+/// The work calls of one entry point whose time no map holds, over the frames.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnplacedSummary {
+    /// The entry point, e.g. `glClear`.
+    pub function: String,
+    /// Frames it occurs in.
+    pub frames: usize,
+    /// Calls per frame it occurs in (median).
+    pub calls: f64,
+    /// ns per frame it occurs in (all its calls of the frame).
+    pub ns: Summary,
+}
+
 /// Render targets and remainders over the frames of a session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FlowSummary {
@@ -1113,6 +1173,9 @@ pub struct FlowSummary {
     pub targets: Vec<TargetSummary>,
     /// Remainders by kind and target, largest median first.
     pub remainders: Vec<RemainderSummary>,
+    /// Work calls whose time no map holds (clears, blits, copies), by entry point, largest
+    /// median first.
+    pub unplaced: Vec<UnplacedSummary>,
     /// Notes of the frames, each once.
     pub notes: Vec<String>,
     /// How inflow is spread within a consumer.
@@ -1140,6 +1203,8 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
     }
     let mut acc: Vec<(TargetRole, String, Acc)> = Vec::new();
     let mut rem: Vec<(RemainderKind, String, Vec<f64>, String)> = Vec::new();
+    // Per entry point: calls and ns of each frame it occurs in.
+    let mut unplaced: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     let mut count = 0usize;
     for f in frames {
@@ -1203,6 +1268,22 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
                 None => rem.push((k, l, vec![ns], note)),
             }
         }
+        let mut this: Vec<(&str, f64, f64)> = Vec::new();
+        for u in &f.unplaced {
+            match this.iter_mut().find(|(n, _, _)| *n == u.function) {
+                Some(e) => (e.1, e.2) = (e.1 + 1.0, e.2 + u.ns),
+                None => this.push((&u.function, 1.0, u.ns)),
+            }
+        }
+        for (name, calls, ns) in this {
+            match unplaced.iter_mut().find(|(n, _, _)| n == name) {
+                Some(e) => {
+                    e.1.push(calls);
+                    e.2.push(ns);
+                }
+                None => unplaced.push((name.to_string(), vec![calls], vec![ns])),
+            }
+        }
         for n in &f.notes {
             // Frame-specific call numbers differ; keep the first few distinct notes.
             if !notes.contains(n) && notes.len() < 20 {
@@ -1250,6 +1331,18 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
         })
         .collect();
     remainders.sort_by(|a, b| b.ns.median.total_cmp(&a.ns.median));
+    let mut unplaced: Vec<UnplacedSummary> = unplaced
+        .into_iter()
+        .filter_map(|(function, calls, ns)| {
+            Some(UnplacedSummary {
+                function,
+                frames: ns.len(),
+                calls: median(&calls),
+                ns: Summary::of(&ns)?,
+            })
+        })
+        .collect();
+    unplaced.sort_by(|a, b| b.ns.median.total_cmp(&a.ns.median));
     if count == 0 {
         return None;
     }
@@ -1257,6 +1350,7 @@ pub fn summarise(s: &Session) -> Option<FlowSummary> {
         frames: count,
         targets,
         remainders,
+        unplaced,
         notes,
         spreading: SPREADING,
     })

@@ -11,9 +11,8 @@ use gpuheat_session::{
 use rayon::prelude::*;
 
 use super::coverage::{coverage, to_clip, Coverage};
+use crate::measure::cost::serialized_ns;
 
-/// The counter a draw's time `T` is read from.
-const SERIALIZED: &str = gpuheat_session::counter_names::GPU_TIME_SERIALIZED;
 /// `GL_TRIANGLES`.
 const TRIANGLES: u32 = crate::enums::gl::TRIANGLES as u32;
 
@@ -172,18 +171,6 @@ pub fn complete(s: &mut Session) -> VgPainting {
     s.heat_missing
         .retain(|h| !made.contains(&(h.frame, h.context)));
     out
-}
-
-/// The serialized time of call `call` of frame `s.frames[fi]`, read through its context's
-/// counter names.
-fn serialized_ns(s: &Session, fi: usize, call: u32) -> Option<u64> {
-    let f = &s.frames[fi];
-    let ctx = f.calls.get(call as usize)?.context;
-    let info = s.contexts.iter().find(|c| c.handle == ctx)?;
-    let sample = f.samples.iter().find(|d| d.call == call)?;
-    sample.values.iter().find_map(|v| {
-        (info.counters.get(usize::from(v.counter))?.name == SERIALIZED).then_some(v.value)
-    })
 }
 
 /// The surface size of `context` from its start states: the latest one at or before
