@@ -658,6 +658,19 @@ impl Gfx {
         height: u32,
         filter: GLint,
     ) -> Result<RenderTexture, String> {
+        self.render_texture_as(width, height, filter, GL_RGBA8 as GLenum)
+    }
+
+    /// [`Gfx::render_texture`] in sized internal format `format`: `GL_RGBA8` as
+    /// `glTexImage2D` makes it, any other with immutable storage (`glTexStorage2D`: any
+    /// colour-renderable format, integer ones included).
+    pub fn render_texture_as(
+        &self,
+        width: u32,
+        height: u32,
+        filter: GLint,
+        format: GLenum,
+    ) -> Result<RenderTexture, String> {
         let (mut texture, mut framebuffer) = (0, 0);
         // SAFETY: the context is current; the out-pointers are to locals and glTexImage2D
         // is given no pixels (null: storage only).
@@ -669,17 +682,29 @@ impl Gfx {
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-            glTexImage2D(
-                GL_TEXTURE_2D,
-                0,
-                GL_RGBA8,
-                width as GLsizei,
-                height as GLsizei,
-                0,
-                GL_RGBA,
-                GL_UNSIGNED_BYTE,
-                ptr::null(),
-            );
+            if format == GL_RGBA8 as GLenum {
+                // Mutable storage, as the examples have always made it (their set-up calls
+                // are documented).
+                glTexImage2D(
+                    GL_TEXTURE_2D,
+                    0,
+                    GL_RGBA8,
+                    width as GLsizei,
+                    height as GLsizei,
+                    0,
+                    GL_RGBA,
+                    GL_UNSIGNED_BYTE,
+                    ptr::null(),
+                );
+            } else {
+                glTexStorage2D(
+                    GL_TEXTURE_2D,
+                    1,
+                    format,
+                    width as GLsizei,
+                    height as GLsizei,
+                );
+            }
             glGenFramebuffers(1, &mut framebuffer);
             glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
             glFramebufferTexture2D(
@@ -696,7 +721,8 @@ impl Gfx {
         self.check("creating render texture")?;
         if status != GL_FRAMEBUFFER_COMPLETE {
             return Err(format!(
-                "framebuffer of a {width}x{height} RGBA8 texture incomplete (status 0x{status:04X})"
+                "framebuffer of a {width}x{height} texture of format 0x{format:04X} incomplete \
+                 (status 0x{status:04X})"
             ));
         }
         Ok(RenderTexture {

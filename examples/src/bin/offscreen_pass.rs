@@ -5,8 +5,12 @@
 //! its cost belongs to the composited rectangle in the window's total-cost map.
 //!
 //! Flags: `--target S` (default 256, min 1) side of the offscreen texture T, `--loop L`
-//! (default 64, min 1) loop iterations of the offscreen pass, `--size WxH` (default 512x512;
-//! needs S ≤ W/2, S ≤ H/2 and H ≥ 4), plus the common flags.
+//! (default 64, min 1) loop iterations of the offscreen pass, `--format F` (default 0) T's
+//! internal format: 0 `GL_RGBA8`, 1 `GL_RGBA16F`, 2 `GL_RG8`, 3 `GL_R8`, 4 `GL_RGB10_A2`,
+//! 5 `GL_SRGB8_ALPHA8`, 6 `GL_RGBA8UI` (an integer target: P writes a `uvec4`, C reads it
+//! with a `usampler2D`), formats other than 0 made with `glTexStorage2D`; `--size WxH`
+//! (default 512x512; needs S ≤ W/2, S ≤ H/2 and H ≥ 4), plus the common flags. The format
+//! changes no call of the frame and no count below.
 //!
 //! Set-up (before frame 0, not counted):
 //! - T: an S×S `GL_RGBA8` texture (one level, `GL_NEAREST`, clamped), colour attachment 0 of
@@ -78,6 +82,39 @@ use std::time::Instant;
 
 use gpuheat_examples::args::{parse_with_switch_or_exit, usage_error, Args, IntFlag, Spec};
 use gpuheat_examples::gfx::{LOOP_FS, TEX_FS};
+
+/// T's internal formats, by `--format`.
+const FORMATS: [GLenum; 7] = [
+    GL_RGBA8 as GLenum,
+    GL_RGBA16F,
+    GL_RG8,
+    GL_R8,
+    GL_RGB10_A2,
+    GL_SRGB8_ALPHA8,
+    GL_RGBA8UI,
+];
+
+/// P into an integer target: `LOOP_FS` writing its colour scaled to 0..255 as a `uvec4`.
+const LOOP_FS_UINT: &str = r"uniform vec4 u_color;
+uniform int u_iterations;
+out uvec4 o_color;
+void main() {
+    vec3 v = vec3(gl_FragCoord.xy * (1.0 / 97.0), 0.5) * u_color.rgb;
+    for (int i = 0; i < u_iterations; ++i) {
+        v = fract(v * 1.7 + sin(v.yzx * 3.0 + float(i) * 0.013));
+    }
+    o_color = uvec4(uvec3(v * 0.25 * 255.0), 255u);
+}
+";
+
+/// C from an integer texture: `TEX_FS` through a `usampler2D`.
+const TEX_FS_UINT: &str = r"uniform highp usampler2D u_tex;
+in vec2 v_uv;
+out vec4 o_color;
+void main() {
+    o_color = vec4(texture(u_tex, v_uv)) * (1.0 / 255.0) * step(0.0, gl_FragCoord.x);
+}
+";
 use gpuheat_examples::gl::*;
 use gpuheat_examples::{gfx_for, run_frames};
 
@@ -100,6 +137,14 @@ const SPEC: Spec = Spec {
             default: 64,
             min: 1,
             help: "loop iterations per fragment of the offscreen pass P",
+        },
+        IntFlag {
+            name: "format",
+            value: "F",
+            default: 0,
+            min: 0,
+            help: "T's format: 0 RGBA8, 1 RGBA16F, 2 RG8, 3 R8, 4 RGB10_A2, 5 SRGB8_ALPHA8, \
+                   6 RGBA8UI",
         },
     ],
     expected: "\
@@ -131,6 +176,9 @@ fn main() {
         "print frame_ms_frames=<each frame's start-to-start ms> at exit",
     );
     let (s, l) = (args.get("target"), args.get("loop"));
+    let Some(&format) = FORMATS.get(args.get("format") as usize) else {
+        usage_error(&SPEC, "--format: must be 0 to 6");
+    };
     if s > args.width / 2 || s > args.height / 2 {
         usage_error(
             &SPEC,
@@ -146,21 +194,22 @@ fn main() {
             "--report-frame-ms needs --timing and --frames N with N >= 2",
         );
     }
-    if let Err(e) = run(&args, s, l, report) {
+    if let Err(e) = run(&args, s, l, format, report) {
         eprintln!("{}: {}", SPEC.name, e.replace('\n', " "));
         std::process::exit(1);
     }
 }
 
-/// Set-up, then the frames; `report`: `--report-frame-ms`.
-fn run(args: &Args, s: u32, l: u32, report: bool) -> Result<(), String> {
+/// Set-up, then the frames; `format`: T's; `report`: `--report-frame-ms`.
+fn run(args: &Args, s: u32, l: u32, format: GLenum, report: bool) -> Result<(), String> {
+    let integer = format == GL_RGBA8UI;
     let l = l.min(i32::MAX as u32) as i32;
     let gfx = gfx_for(args)?;
     let (w, h) = (gfx.width as i32, gfx.height as i32);
     let si = s as i32;
-    let t = gfx.render_texture(s, s, GL_NEAREST)?;
+    let t = gfx.render_texture_as(s, s, GL_NEAREST, format)?;
 
-    let p_loop = gfx.rect_program_with(LOOP_FS)?;
+    let p_loop = gfx.rect_program_with(if integer { LOOP_FS_UINT } else { LOOP_FS })?;
     let u_iterations = p_loop.program.uniform("u_iterations")?;
     // SAFETY: GL calls on the context `gfx` made current on this thread, with a program it
     // linked and left bound.
@@ -170,7 +219,10 @@ fn run(args: &Args, s: u32, l: u32, report: bool) -> Result<(), String> {
         glUniform4f(p_loop.u_color, 1.0, 0.75, 0.5, 1.0);
         glUniform1i(u_iterations, l);
     }
-    let p_tex = gfx.tex_program(TEX_FS, (gfx.width, gfx.height))?;
+    let p_tex = gfx.tex_program(
+        if integer { TEX_FS_UINT } else { TEX_FS },
+        (gfx.width, gfx.height),
+    )?;
     // SAFETY: as above, p_tex being bound.
     unsafe {
         glUniform4f(

@@ -234,6 +234,11 @@ fn overdraw_is_exactly(map: &HeatMap, rects: &[[u32; 4]], what: &str) {
 
 /// Checks a target's own map: a whole `side × side` RGBA8 texture drawn once by `call`.
 fn texture_target(t: &TargetHeat, texture: u32, side: u32, call: u32, what: &str) {
+    texture_target_as(t, texture, side, call, GL_RGBA8, what);
+}
+
+/// [`texture_target`] of internal format `format`.
+fn texture_target_as(t: &TargetHeat, texture: u32, side: u32, call: u32, format: u32, what: &str) {
     assert_eq!(
         t.target.attachments,
         vec![Attachment::Texture {
@@ -245,7 +250,7 @@ fn texture_target(t: &TargetHeat, texture: u32, side: u32, call: u32, what: &str
     );
     assert_ne!(t.target.id, 0, "{what}: target ids are never 0");
     assert_eq!((t.target.width, t.target.height), (side, side), "{what}");
-    assert_eq!(t.target.format, GL_RGBA8, "{what}: format");
+    assert_eq!(t.target.format, format, "{what}: format");
     assert_eq!(t.draws.len(), 1, "{what}: one draw into it: {:?}", t.draws);
     let d = &t.draws[0];
     assert_eq!(d.call, call, "{what}: the pass's call");
@@ -300,6 +305,59 @@ fn offscreen_pass_texture_has_its_own_map() {
                 "{what}: one offscreen target: {targets:?}"
             );
             texture_target(&targets[0], t[0], OFF_S, 6, &what);
+        }
+    }
+}
+
+#[test]
+fn targets_of_every_colour_format_are_painted_and_feed_the_window() {
+    // offscreen_pass --format F: T in RGBA16F, RG8, R8, RGB10_A2, SRGB8_ALPHA8 and the
+    // integer RGBA8UI (values from the GL registry, gl.xml). The painter counts into its own
+    // buffers, so T's format changes nothing: T's map is P's S² fragments, Σ = T_P, all of
+    // it on C's rectangle, and the frames are bit-identical with and without --heat.
+    let formats: [(&str, u32); 6] = [
+        ("1", 0x881A),
+        ("2", 0x822B),
+        ("3", 0x8229),
+        ("4", 0x8059),
+        ("5", 0x8C43),
+        ("6", 0x8D7C),
+    ];
+    let dir = scratch("offscreen-formats");
+    let (size, side) = (format!("{OFF_W}x{OFF_H}"), OFF_S.to_string());
+    for api in APIS {
+        for (flag, format) in formats {
+            let what = format!("offscreen_pass {api} --format {flag}");
+            let args = [
+                "--api", api, "--size", &size, "--target", &side, "--loop", "8", "--format", flag,
+            ];
+            let path = capture(&dir, "offscreen_pass", &["--heat", "--frames", "2"], &args);
+            let s = Session::open(&path).unwrap();
+            assert!(s.heat_missing.is_empty(), "{what}: {:?}", s.heat_missing);
+            assert_eq!(s.heat.len(), 2, "{what}");
+            for map in &s.heat {
+                let t = bound_textures(&s, map.frame)[0];
+                let targets = targets(&s, map.frame);
+                assert_eq!(targets.len(), 1, "{what}: {targets:?}");
+                texture_target_as(&targets[0], t, OFF_S, 6, format, &what);
+                let t_p: f64 = targets[0].draws.iter().map(|d| d.time_ns as f64).sum();
+                let fc = flow_conserved(&s, map, &what);
+                let c = fc.draws.iter().find(|d| d.call == 12).expect("C");
+                assert!(
+                    (c.inflow_ns - t_p).abs() <= t_p * 1e-9 + 1e-9,
+                    "{what}: C received {} of T_P = {t_p}",
+                    c.inflow_ns
+                );
+            }
+            let mut frames = args.to_vec();
+            frames.extend(["--frames", "3", "--checksum"]);
+            let (plain, traced) = checksums_plain_and_traced(
+                &dir.join(format!("{api}-{flag}-keep.gpuheat")),
+                "offscreen_pass",
+                &["--heat", "--frames", "2"],
+                &frames,
+            );
+            assert_eq!(traced, plain, "{what}");
         }
     }
 }
