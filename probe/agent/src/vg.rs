@@ -57,9 +57,10 @@ struct Fns {
     vector_size: unsafe extern "C" fn(i32) -> i32,
     getfv: unsafe extern "C" fn(i32, i32, *mut f32),
     getiv: unsafe extern "C" fn(i32, i32, *mut i32),
-    parameteri: unsafe extern "C" fn(u32, i32) -> i32,
-    path_caps: unsafe extern "C" fn(u32) -> u32,
-    transformed_bounds: unsafe extern "C" fn(u32, *mut f32, *mut f32, *mut f32, *mut f32),
+    // Handles are passed pointer-sized, as the wrappers pass them (`CType::Handle`).
+    parameteri: unsafe extern "C" fn(usize, i32) -> i32,
+    path_caps: unsafe extern "C" fn(usize) -> u32,
+    transformed_bounds: unsafe extern "C" fn(usize, *mut f32, *mut f32, *mut f32, *mut f32),
 }
 
 /// The real functions, once all are found (the program made a VG call, so its library is
@@ -309,7 +310,7 @@ fn draw_state(f: &Fns, name: &str, ctx: u64, frame: u64, a: &[u64]) -> Option<Vg
             arg(3) as i32,
         ])),
         "vgDrawPath" => {
-            let path = arg(0) & 0xFFFF_FFFF;
+            let path = arg(0);
             let serial = path_serial(ctx, path, frame);
             // SAFETY: the real getters with valid parameter names and buffers of the sizes
             // they write; `vgPathTransformedBounds` only on a path that allows it.
@@ -318,11 +319,11 @@ fn draw_state(f: &Fns, name: &str, ctx: u64, frame: u64, a: &[u64]) -> Option<Vg
                 if serial == 0 {
                     let caps = vgpaths::version(ctx, path)
                         .map(|(_, _, caps)| caps)
-                        .unwrap_or_else(|| (f.path_caps)(path as u32));
+                        .unwrap_or_else(|| (f.path_caps)(path as usize));
                     if caps & VG_PATH_CAPABILITY_PATH_TRANSFORMED_BOUNDS != 0 {
                         let mut b = [0f32; 4];
                         let [x, y, w, h] = b.each_mut().map(|v| v as *mut f32);
-                        (f.transformed_bounds)(path as u32, x, y, w, h);
+                        (f.transformed_bounds)(path as usize, x, y, w, h);
                         bounds = Some([b[0], b[1], b[0] + b[2], b[1] + b[3]]);
                     }
                 }
@@ -355,12 +356,12 @@ fn draw_state(f: &Fns, name: &str, ctx: u64, frame: u64, a: &[u64]) -> Option<Vg
             }
         }
         "vgDrawImage" => {
-            let image = arg(0) as u32;
+            let image = arg(0) as usize;
             // SAFETY: as above; an invalid handle raises the same error the program's own
             // vgDrawImage raises right after, and the first error is the one kept.
             unsafe {
                 Some(VgDraw::Image(VgImageDraw {
-                    image: u64::from(image),
+                    image: image as u64,
                     width: (f.parameteri)(image, VG_IMAGE_WIDTH).max(0) as u32,
                     height: (f.parameteri)(image, VG_IMAGE_HEIGHT).max(0) as u32,
                     format: (f.parameteri)(image, VG_IMAGE_FORMAT) as u32,
