@@ -258,7 +258,7 @@ fn shivavg_scene_draws_the_same_frames_with_the_agent() {
 /// Each captured frame has vg_scene's six VG work calls (vgClear, five vgDrawPath), and each
 /// has the GL calls ShivaVG made for it as its children: a `glClear` for vgClear; for every
 /// vgDrawPath its stencil set-up (`glStencilFunc`, `glColorMask`) and draws
-/// (`glDrawArrays` from client arrays, `glVertexAttribPointer`).
+/// (`glDrawArrays` from client arrays, `glVertexAttribPointer`), as many as apitrace counts.
 fn library_draws_are_children(s: &Session, frames: usize) {
     assert_eq!(s.frames.len(), frames);
     let names: Vec<&str> = s
@@ -298,6 +298,27 @@ fn library_draws_are_children(s: &Session, frames: usize) {
                     f.index,
                     c.call,
                     name(c.call)
+                );
+            }
+            // Exactly what apitrace shows ShivaVG make for a one-subpath path, per paint
+            // mode (fill, and stroke wider than 0.1): its stencil clear, four colour masks,
+            // and three client-array draws (into the stencil, the paint, the bounding box
+            // clearing the stencil).
+            if let Some(VgDraw::Path(d)) = &c.draw {
+                let k = d.paint_modes.count_ones() as usize;
+                let count = |n: &str| children.iter().filter(|c| **c == n).count();
+                assert_eq!(
+                    [
+                        "glClear",
+                        "glColorMask",
+                        "glDrawArrays",
+                        "glVertexAttribPointer"
+                    ]
+                    .map(count),
+                    [k, 4 * k, 3 * k, 3 * k],
+                    "frame {} call {}: {children:?}",
+                    f.index,
+                    c.call
                 );
             }
         }
@@ -418,7 +439,7 @@ fn coloured(pixels: &[u8]) -> usize {
 /// Waits (bounded) for the screen to leave `before` and then hold still for 300 ms: a frame
 /// of test_vgu fully shown.
 fn next_screen(x: &Xvfb, before: &[u8], what: &str) -> Vec<u8> {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(60);
     let mut last = screen(x);
     let mut since = Instant::now();
     loop {
@@ -438,7 +459,7 @@ fn next_screen(x: &Xvfb, before: &[u8], what: &str) -> Vec<u8> {
 
 /// Waits (bounded) for the screen to show `want`; on a timeout, says how many pixels differ.
 fn shows(x: &Xvfb, want: &[u8], what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let now = screen(x);
         if now == want {
