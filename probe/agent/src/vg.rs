@@ -29,7 +29,7 @@ use crate::enums::{
     VG_STROKE_LINE_WIDTH, VG_STROKE_MITER_LIMIT,
 };
 use crate::generated::NAMES;
-use crate::{capture, outbox, real, vgpaths};
+use crate::{capture, contexts, outbox, real, vgpaths};
 use gpuheat_counters::catalogue::GPU_TIME_SERIALIZED;
 use gpuheat_session::{
     CounterValue, Record, VgCall, VgDraw, VgImageDraw, VgPathDraw, VgStroke, MAX_VG_CHILDREN,
@@ -113,6 +113,10 @@ struct Open {
     child_time: u64,
     /// CLOCK_MONOTONIC after the drain before the call.
     start: u64,
+    /// Whether its library's GL draws are counted into its coverage, painted when it ends
+    /// (`contexts::paint_vg_call`): a timed work call in a heat capture whose coverage the
+    /// host cannot compute (a path whose data is unknown, a call with no draw state).
+    paints_children: bool,
 }
 
 thread_local! {
@@ -145,6 +149,23 @@ pub fn child(frame: u64, seq: u32, overhead: u64, time: Option<u64>) {
     });
 }
 
+/// Whether the draws recorded now are counted into the coverage of the VG call in flight
+/// (the outermost one: only it is timed).
+pub fn counts_children() -> bool {
+    OPEN.try_with(|o| o.borrow().first().is_some_and(|o| o.paints_children))
+        .unwrap_or(false)
+}
+
+/// Wall time (`ns`) the agent spent inside the VG call in flight beyond its children's
+/// brackets (counting a child's coverage): taken out of the call's time like theirs.
+pub fn agent_ns(ns: u64) {
+    let _ = OPEN.try_with(|o| {
+        if let Some(open) = o.borrow_mut().last_mut() {
+            open.child_overhead += ns;
+        }
+    });
+}
+
 /// Before VG call `func` (`seq` of `frame`, context `ctx`, arguments `args`), inside the
 /// agent: reads what the draw will cover, then, for a work call in full mode that is not
 /// itself inside a VG call, drains the VG pipeline and reads the clock.
@@ -162,6 +183,13 @@ pub fn enter(func: usize, frame: u64, seq: u32, ctx: u64, args: &[u64], work: bo
             unsafe { (f.finish)() };
             true
         });
+    let paints_children = timed
+        && capture::heat()
+        && match &draw {
+            None => true,
+            Some(VgDraw::Path(d)) => d.serial == 0,
+            Some(_) => false,
+        };
     let _ = OPEN.try_with(|o| {
         o.borrow_mut().push(Open {
             frame,
@@ -173,6 +201,7 @@ pub fn enter(func: usize, frame: u64, seq: u32, ctx: u64, args: &[u64], work: bo
             child_overhead: 0,
             child_time: 0,
             start: monotonic_ns(),
+            paints_children,
         })
     });
 }
@@ -200,6 +229,9 @@ pub fn leave(func: usize, args: &[u64]) -> Vec<CounterValue> {
                 value: own.max(open.child_time),
             });
         }
+    }
+    if let (true, Some(time)) = (open.paints_children, values.first()) {
+        contexts::paint_vg_call(open.ctx, open.frame, open.seq, time.value);
     }
     let name = NAMES[func].trim_end_matches('\0');
     // SAFETY: the arguments the program just passed to the real call, which read them.
