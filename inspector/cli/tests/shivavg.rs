@@ -379,6 +379,128 @@ fn attaching_to_a_shivavg_program_keeps_its_frames() {
     library_draws_are_children(&Session::open(&session).unwrap(), 2);
 }
 
+/// Attached with `--heat` to a running vg_scene: the four paths it built before the agent
+/// came have no data the host could paint them from, so the agent paints each of their
+/// draws over the GL draws ShivaVG made for it, each pixel once, with the VG call's own
+/// time; the pie made in every frame (its data known) is painted on the host. Each frame's
+/// map conserves the time of the draws it lists, and the program's frame stays its own.
+#[test]
+fn attached_vg_draws_of_unknown_paths_are_painted_over_their_library_draws() {
+    let Some(b) = built() else { return };
+    let x = Xvfb::start();
+    let dir = scratch("shivavg-attach-heat");
+    let plain = {
+        let out = within(60, &x, &b.vg_scene, &["--frames", "3"]);
+        frame(&out.stdout, &out.stderr)
+    };
+    let stdout = dir.join("vg_scene.out");
+    let mut child = Killed(
+        Command::new(&b.vg_scene)
+            .args(["--frames", "0"])
+            .env("DISPLAY", &x.display)
+            .env_remove("LD_LIBRARY_PATH")
+            .stdout(std::fs::File::create(&stdout).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = child.0.id();
+    wait_for_frame_loop(pid);
+    let session = dir.join("attach-heat.gpuheat");
+    let out = run_gpuheat(&[
+        "attach",
+        &pid.to_string(),
+        "--frames",
+        "2",
+        "--heat",
+        "-o",
+        session.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "attach failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // SAFETY: kill(2) on our own child: it finishes its frame, prints and exits.
+    unsafe { libc::kill(pid as i32, libc::SIGUSR1) };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.0.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "vg_scene did not exit on SIGUSR1"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(frame(&std::fs::read(&stdout).unwrap(), b""), plain);
+
+    let mut s = Session::open(&session).unwrap();
+    // Before the host's completion: what the agent painted.
+    let agent: Vec<(u64, gpuheat_session::DrawCoverage)> = s
+        .heat
+        .iter()
+        .flat_map(|m| m.draws.iter().map(move |d| (m.frame, *d)))
+        .collect();
+    let unknown: Vec<&gpuheat_session::VgCall> = s
+        .vg_calls
+        .iter()
+        .filter(|c| matches!(&c.draw, Some(VgDraw::Path(d)) if d.serial == 0))
+        .collect();
+    assert_eq!(unknown.len(), 8, "four pre-attach paths, two frames");
+    for c in &unknown {
+        let (_, d) = agent
+            .iter()
+            .find(|(f, d)| *f == c.frame && d.call == c.call)
+            .unwrap_or_else(|| panic!("frame {} call {} not painted", c.frame, c.call));
+        let f = s.frames.iter().find(|f| f.index == c.frame).unwrap();
+        // The VG call's own time, which holds its library's.
+        assert_eq!(Some(d.time_ns), serialized(&s, f, c.call), "{d:?}");
+        assert!(d.fragments > 0, "{d:?}");
+        // ShivaVG's draws for a path are its stencil fan and two bounding-box quads, so
+        // their union is the box: each pixel counted once, never once per pass.
+        let [x0, y0, x1, y1] = d.bbox;
+        assert_eq!(
+            d.fragments,
+            u64::from((x1 - x0) * (y1 - y0)),
+            "frame {} call {}",
+            f.index,
+            c.call
+        );
+    }
+    let painting = gpuheat_analysis::vg::complete(&mut s);
+    // Per frame, vgClear's rectangle and the pie.
+    assert_eq!(painting.painted, 4, "{painting:?}");
+    assert_eq!(painting.not_painted.len(), 8, "{painting:?}");
+    for m in &s.heat {
+        let heat: f64 = m.heat.iter().map(|&v| f64::from(v)).sum();
+        let time: f64 = m
+            .draws
+            .iter()
+            .filter(|d| d.fragments > 0)
+            .map(|d| d.time_ns as f64)
+            .sum();
+        assert!(
+            (heat - time).abs() <= 1e-3 * time,
+            "frame {}: Σ heat {heat} against Σ time {time}",
+            m.frame
+        );
+    }
+}
+
+/// The serialized time of call `call` of `f`.
+fn serialized(s: &Session, f: &gpuheat_session::Frame, call: u32) -> Option<u64> {
+    let ctx = s
+        .contexts
+        .iter()
+        .find(|c| c.handle == f.calls[call as usize].context)?;
+    f.samples
+        .iter()
+        .find(|x| x.call == call)?
+        .values
+        .iter()
+        .find(|v| ctx.counters[usize::from(v.counter)].name == "gpu_time_serialized")
+        .map(|v| v.value)
+}
+
 /// A child process ended (and reaped) on drop, so a failed assertion leaves none behind:
 /// SIGTERM first, which `timeout` passes on to gpuheat, which ends the program it runs;
 /// SIGKILL after 10 s.
