@@ -351,7 +351,7 @@ fn attaching_to_a_shivavg_program_keeps_its_frames() {
     let pid = child.0.id();
     wait_for_frame_loop(pid);
     let session = dir.join("attach.gpuheat");
-    let out = run_gpuheat(&[
+    let out = attach(&[
         "attach",
         &pid.to_string(),
         "--frames",
@@ -407,7 +407,7 @@ fn attached_vg_draws_of_unknown_paths_are_painted_over_their_library_draws() {
     let pid = child.0.id();
     wait_for_frame_loop(pid);
     let session = dir.join("attach-heat.gpuheat");
-    let out = run_gpuheat(&[
+    let out = attach(&[
         "attach",
         &pid.to_string(),
         "--frames",
@@ -484,6 +484,23 @@ fn attached_vg_draws_of_unknown_paths_are_painted_over_their_library_draws() {
             m.frame
         );
     }
+}
+
+/// `gpuheat attach ...`, tried once more when the injector could not stop the program's
+/// threads within its 2 s bound: at a load of 8–9 on this 2-core machine shared with other
+/// builds that happened to 3 of about 15 attaches to vg_scene in these tests (none of 6 by
+/// hand at the same load); the error itself says to try again, and this test is about what
+/// happens once the agent is in.
+fn attach(args: &[&str]) -> Output {
+    let out = run_gpuheat(args);
+    if String::from_utf8_lossy(&out.stderr).contains("did not stop within") {
+        eprintln!(
+            "attach: threads did not stop in time, trying once more: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return run_gpuheat(args);
+    }
+    out
 }
 
 /// The serialized time of call `call` of `f`.

@@ -55,8 +55,6 @@ int main(int argc, char **argv) {
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--frames"))
             frames = strtol(argv[i + 1], NULL, 10);
-    if (frames == 0)
-        signal(SIGUSR1, on_sigusr1);
 
     if (shGLESinit(W, H) != 0) {
         fprintf(stderr, "shGLESinit failed\n");
@@ -89,6 +87,10 @@ int main(int argc, char **argv) {
     VGPaint amber = colour(1.0f, 0.7f, 0.0f, 1);
 
     uint8_t *pixels = malloc((size_t)W * H * 4);
+    /* Installed only now, so that a test waiting for the handler (SigCgt) attaches to the
+     * frame loop, not to the set-up (its driver threads still starting). */
+    if (frames == 0)
+        signal(SIGUSR1, on_sigusr1);
     for (long f = 0; frames == 0 ? 1 : f < frames; f++) {
         int last = frames == 0 ? stop : f == frames - 1;
         vgSetfv(VG_CLEAR_COLOR, 4, clear);
