@@ -258,7 +258,7 @@ fn shivavg_scene_draws_the_same_frames_with_the_agent() {
 /// Each captured frame has vg_scene's six VG work calls (vgClear, five vgDrawPath), and each
 /// has the GL calls ShivaVG made for it as its children: a `glClear` for vgClear; for every
 /// vgDrawPath its stencil set-up (`glStencilFunc`, `glColorMask`) and draws
-/// (`glDrawArrays` from client arrays, `glVertexAttribPointer`), as many as apitrace counts.
+/// (`glDrawArrays` from client arrays, `glVertexAttribPointer`), as many as it makes.
 fn library_draws_are_children(s: &Session, frames: usize) {
     assert_eq!(s.frames.len(), frames);
     let names: Vec<&str> = s
@@ -300,10 +300,12 @@ fn library_draws_are_children(s: &Session, frames: usize) {
                     name(c.call)
                 );
             }
-            // Exactly what apitrace shows ShivaVG make for a one-subpath path, per paint
-            // mode (fill, and stroke wider than 0.1): its stencil clear, four colour masks,
+            // Exactly what ShivaVG makes for a one-subpath path per paint mode (fill, and
+            // stroke wider than 0.1; shPipeline.c): its stencil clear, four colour masks,
             // and three client-array draws (into the stencil, the paint, the bounding box
-            // clearing the stencil).
+            // clearing the stencil). The apitrace of a 50-path scene counts the
+            // same per path: 150 glDrawArrays, 51 glClear (one is vgClear's), 200
+            // glColorMask, 151 glVertexAttribPointer.
             if let Some(VgDraw::Path(d)) = &c.draw {
                 let k = d.paint_modes.count_ones() as usize;
                 let count = |n: &str| children.iter().filter(|c| **c == n).count();
