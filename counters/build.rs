@@ -179,6 +179,7 @@ const NAMES: &[&str] = &[
     "LESS",
     "KEEP",
     "INCR",
+    "REPLACE",
     "COLOR_WRITEMASK",
     "BLEND_SRC_RGB",
     "BLEND_DST_RGB",

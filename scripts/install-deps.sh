@@ -54,6 +54,9 @@ packages=(
   # Programs nobody here wrote that the tests attach to (GLX, desktop GL, GTK 4, Qt Quick),
   # and xwd to see that they keep rendering; a test whose program is missing is skipped.
   glmark2-x11 gtk-4-examples qmlscene qml-module-qtquick2 x11-apps
+  # ShivaVG-es (../shared/real-programs), a VG library the tests build with its build.sh:
+  # gcc (build-essential), the X11, EGL and GLES 3 headers.
+  libx11-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(apitrace linux-perf)

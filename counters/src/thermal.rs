@@ -184,6 +184,19 @@ pub struct Painter {
     pub skipped_budget: u32,
     /// Draws skipped because the program had a query active or transform feedback on.
     pub skipped_other: u32,
+    /// The draws of the VG call in flight whose coverage only they know.
+    group: Option<Group>,
+}
+
+/// The GL draws a VG library makes inside one VG call, counted together in the work stencil
+/// (each pixel once, as the call covers it once) and painted as that call when it ends: the
+/// call's time holds theirs, and on the host only a known path gives its coverage.
+#[derive(Default)]
+struct Group {
+    /// Where the counted draws go; `None` until one is counted.
+    dest: Option<Destination>,
+    /// Why a draw of the call was not counted (the first reason).
+    note: String,
 }
 
 impl std::fmt::Debug for Painter {
@@ -244,6 +257,7 @@ fn crop(counts: &[u8], w: u32, bbox: [u32; 4]) -> Vec<u8> {
 }
 
 /// Where a draw goes, decided before it is painted.
+#[derive(Clone, Copy)]
 struct Destination {
     /// 0: the default framebuffer; else the target's id.
     id: u32,
@@ -281,6 +295,7 @@ impl Painter {
             failure: None,
             skipped_budget: 0,
             skipped_other: 0,
+            group: None,
         }
     }
 
@@ -403,6 +418,208 @@ impl Painter {
             self.fail(format!(
                 "GL error 0x{ours:04X} while painting call {call} (the map would be wrong)"
             ));
+        }
+    }
+
+    /// Counts a draw a VG library makes inside a VG call into that call's coverage (see
+    /// [`Group`]); [`Painter::paint_vg_call`] paints it when the call ends. Arguments as for
+    /// [`Painter::paint`]. The caller flushes first when [`Painter::pending_frame`] is
+    /// another frame.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    pub unsafe fn count_vg_draw(
+        &mut self,
+        f: &ThermalFns,
+        frame: u64,
+        program_query: bool,
+        replay: &dyn Fn(),
+    ) {
+        self.frame.get_or_insert(frame);
+        self.group.get_or_insert_with(Group::default);
+        if self.unsupported.is_some() || self.failure.is_some() {
+            return;
+        }
+        // SAFETY: our caller's promise.
+        let ours = unsafe {
+            let errors = ErrorScope::enter(f);
+            self.count_vg_draw_inner(f, program_query, replay);
+            errors.leave()
+        };
+        if ours != NO_ERROR {
+            self.fail(format!(
+                "GL error 0x{ours:04X} while counting a VG call's draw (the map would be wrong)"
+            ));
+        }
+    }
+
+    unsafe fn count_vg_draw_inner(
+        &mut self,
+        f: &ThermalFns,
+        program_query: bool,
+        replay: &dyn Fn(),
+    ) {
+        let skip = |p: &mut Painter, why: String| {
+            let g = p.group.get_or_insert_with(Group::default);
+            if g.note.is_empty() {
+                g.note = format!("a draw of its VG library not counted: {why}");
+            }
+        };
+        // SAFETY: as in `paint_inner`.
+        unsafe {
+            let framebuffer = f.integer(DRAW_FRAMEBUFFER_BINDING) as u32;
+            drain_errors(f);
+            let dest = match self.destination(f, framebuffer, f.integers4(VIEWPORT)) {
+                Ok(d) => d,
+                Err((why, true)) => return self.fail(why),
+                Err((why, false)) => return skip(self, why),
+            };
+            if program_query
+                || f.integer(TRANSFORM_FEEDBACK_ACTIVE) != 0
+                || f.current_program_deleting()
+            {
+                let why = "the program had a query of its own active, transform feedback on, \
+                           or its program flagged for deletion";
+                return skip(self, why.into());
+            }
+            let first = match self.group.as_ref().and_then(|g| g.dest) {
+                None => true,
+                Some(d) if d.id == dest.id => false,
+                Some(d) => {
+                    let why = format!("it drew into target {} after target {}", dest.id, d.id);
+                    return skip(self, why);
+                }
+            };
+            let saved = self.save(f);
+            let (w, h) = (dest.width, dest.height);
+            if let Err(e) = self.ensure(f, dest.id, w, h) {
+                return self.fail(e);
+            }
+            let counting = self.work.as_ref().expect("work").fbos;
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
+            (f.disable)(SCISSOR_TEST);
+            (f.stencil_mask_separate)(FRONT_AND_BACK, 0xFF);
+            if first {
+                (f.clear_bufferiv)(STENCIL, 0, &0);
+            }
+            let whole = [0, 0, w as GLint, h as GLint];
+            let clip = if saved.enabled(SCISSOR_TEST) {
+                intersect(saved.scissor_box(), whole)
+            } else {
+                whole
+            };
+            (f.enable)(SCISSOR_TEST);
+            (f.scissor)(clip[0], clip[1], clip[2], clip[3]);
+            (f.enable)(STENCIL_TEST);
+            // 1 where any of the call's draws falls: the call covers a pixel once however
+            // many passes its library makes over it (stencil, cover, clean-up).
+            (f.stencil_func_separate)(FRONT_AND_BACK, ALWAYS, 1, 0xFF);
+            (f.stencil_op_separate)(FRONT_AND_BACK, REPLACE, REPLACE, REPLACE);
+            (f.color_mask)(0, 0, 0, 0);
+            let before = drain_errors(f);
+            if before != NO_ERROR {
+                return self.fail(format!(
+                    "GL error 0x{before:04X} setting up the count of a VG call's draw"
+                ));
+            }
+            replay();
+            // The draw itself raises an error: it drew nothing.
+            if drain_errors(f) == NO_ERROR {
+                if let Some(g) = self.group.as_mut() {
+                    g.dest = Some(dest);
+                }
+            }
+        }
+    }
+
+    /// Ends VG call `call` of `frame`, whose serialized time is `time_ns`: when its library's
+    /// draws were counted ([`Painter::count_vg_draw`]) the time is spread over the pixels
+    /// they covered, each counted once, and the call is listed in its target's draws
+    /// (with 0 fragments and why when none could be counted); `false` when it made no draw
+    /// (nothing listed: the host paints the call from its path when it can).
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    pub unsafe fn paint_vg_call(
+        &mut self,
+        f: &ThermalFns,
+        frame: u64,
+        call: u32,
+        time_ns: u64,
+    ) -> bool {
+        let Some(group) = self.group.take() else {
+            return false;
+        };
+        self.frame.get_or_insert(frame);
+        let Some(dest) = group.dest else {
+            let why = if group.note.is_empty() {
+                "each draw of its VG library raised a GL error".to_string()
+            } else {
+                group.note
+            };
+            self.unpainted(call, time_ns, 0, Vec::new(), why);
+            return true;
+        };
+        if self.unsupported.is_some() || self.failure.is_some() {
+            self.list(dest.id, call, time_ns);
+            return true;
+        }
+        // SAFETY: our caller's promise.
+        let ours = unsafe {
+            let errors = ErrorScope::enter(f);
+            self.paint_vg_call_inner(f, call, time_ns, dest, group.note);
+            errors.leave()
+        };
+        if ours != NO_ERROR {
+            self.fail(format!(
+                "GL error 0x{ours:04X} while painting VG call {call} (the map would be wrong)"
+            ));
+        }
+        true
+    }
+
+    unsafe fn paint_vg_call_inner(
+        &mut self,
+        f: &ThermalFns,
+        call: u32,
+        time_ns: u64,
+        dest: Destination,
+        note: String,
+    ) {
+        // SAFETY: as in `paint_inner`; the work stencil holds the call's count.
+        unsafe {
+            let saved = self.save(f);
+            let (w, h) = (dest.width, dest.height);
+            if let Err(e) = self.ensure(f, dest.id, w, h) {
+                self.list(dest.id, call, time_ns);
+                return self.fail(e);
+            }
+            let counting = self.work.as_ref().expect("work").fbos;
+            let accum = self.accums[&dest.id].fbo;
+            let (program, uniform, vao) = self.program.expect("program");
+            let counts = self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
+            let (n, bbox, _) = total_and_box(&counts, w);
+            if n > 0 {
+                Self::add_share(f, accum, uniform, bbox, time_ns as f64 / n as f64, true);
+            }
+            drop(saved);
+            if let Some(a) = self.accums.get_mut(&dest.id) {
+                a.used = true;
+            }
+            self.draws.entry(dest.id).or_default().push(DrawCoverage {
+                call,
+                fragments: n,
+                time_ns,
+                bbox,
+            });
+            self.flow.push(DrawFlow {
+                call,
+                target: dest.id,
+                sampled: Vec::new(),
+                bbox,
+                coverage: Vec::new(),
+                note,
+            });
         }
     }
 
@@ -725,97 +942,16 @@ impl Painter {
                 return self.list(0, call, time_ns);
             }
 
-            // Our passes: full-screen triangles of our own program over the target's area.
-            (f.disable)(SCISSOR_TEST);
-            (f.disable)(CULL_FACE);
-            (f.disable)(RASTERIZER_DISCARD);
-            if let (Some(pm), false) = (f.polygon_mode, self.gles) {
-                pm(FRONT_AND_BACK, FILL);
-            }
-            (f.use_program)(program);
-            (f.bind_vertex_array)(vao);
-            (f.viewport)(0, 0, w as GLsizei, h as GLsizei);
-            (f.enable)(BLEND);
-            (f.blend_func_separate)(ONE, ONE, ONE, ONE);
-            (f.blend_equation_separate)(FUNC_ADD, FUNC_ADD);
-            (f.color_mask)(1, 1, 1, 1);
-            (f.stencil_op_separate)(FRONT_AND_BACK, KEEP, KEEP, KEEP);
-            (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
-            let bit_passes = |add: &dyn Fn(u32) -> (f32, f32), single: bool| {
-                if single {
-                    (f.stencil_func_separate)(FRONT_AND_BACK, NOTEQUAL, 0, 0xFF);
-                    let (x, y) = add(0);
-                    (f.uniform2f)(uniform, x, y);
-                    (f.draw_arrays)(TRIANGLES, 0, 3);
-                    return;
-                }
-                for b in 0..8u32 {
-                    (f.stencil_func_separate)(FRONT_AND_BACK, EQUAL, 1 << b, 1 << b);
-                    let (x, y) = add(b);
-                    (f.uniform2f)(uniform, x, y);
-                    (f.draw_arrays)(TRIANGLES, 0, 3);
-                }
-            };
-
-            // c_d(p) as bytes: the stencil itself where the context can read it (desktop
-            // GL, GLES with GL_NV_read_stencil): one read, no passes. Elsewhere two passes
-            // into the RGBA8 buffer say where and whether: red where c_d ≥ 1, green where
-            // c_d ≥ 2, read back as bytes (a quarter of an R32F read on GLES, the drivers'
-            // fast format). Without green, c_d is red. With it, the eight bit passes sum c_d
-            // into the R32F buffer, read back as floats.
-            (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[0]);
-            pack_defaults(f);
-            let stencil = if self.stencil_readable {
-                self.read_stencil(f, w, h)
-            } else {
-                None
-            };
-            let counts = match stencil {
-                Some(c) => c,
-                None => {
-                    (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
-                    (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
-                    (f.uniform2f)(uniform, 1.0, 1.0);
-                    (f.color_mask)(1, 0, 0, 0);
-                    (f.stencil_func_separate)(FRONT_AND_BACK, NOTEQUAL, 0, 0xFF);
-                    (f.draw_arrays)(TRIANGLES, 0, 3);
-                    (f.color_mask)(0, 1, 0, 0);
-                    (f.stencil_func_separate)(FRONT_AND_BACK, LESS, 1, 0xFF);
-                    (f.draw_arrays)(TRIANGLES, 0, 3);
-                    (f.color_mask)(1, 1, 1, 1);
-                    let (mask, overlapping) = self.read_mask(f, w, h);
-                    if overlapping {
-                        (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[1]);
-                        (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
-                        bit_passes(&|b| ((1u32 << b) as f32, (1u32 << b) as f32), false);
-                        (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[1]);
-                        // Exact: the stencil saturates at 255.
-                        let floats = self.read_floats(f, w, h);
-                        floats.iter().map(|&c| c.clamp(0.0, 255.0) as u8).collect()
-                    } else {
-                        mask
-                    }
-                }
-            };
+            let counts = self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
             let (n, bbox, most) = total_and_box(&counts, w);
-            let single = most <= 1;
             if n > 0 {
-                // Add 2^b·T/N and 2^b where bit b of c_d is set, inside the box only.
-                let share = time_ns as f64 / n as f64;
-                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
-                (f.enable)(SCISSOR_TEST);
-                (f.scissor)(
-                    bbox[0] as GLint,
-                    bbox[1] as GLint,
-                    (bbox[2] - bbox[0]) as GLsizei,
-                    (bbox[3] - bbox[1]) as GLsizei,
-                );
-                bit_passes(
-                    &|b| {
-                        let k = f64::from(1u32 << b);
-                        ((k * share) as f32, k as f32)
-                    },
-                    single,
+                Self::add_share(
+                    f,
+                    accum,
+                    uniform,
+                    bbox,
+                    time_ns as f64 / n as f64,
+                    most <= 1,
                 );
             }
             drop(saved);
@@ -850,6 +986,155 @@ impl Painter {
                 coverage,
                 note,
             });
+        }
+    }
+
+    /// Sets up our passes (full-screen triangles of our own program over the target's area,
+    /// additive, tested against the work stencil, which they leave alone) and reads `c(p)`,
+    /// the count the replays left in the work stencil, as bytes.
+    ///
+    /// # Safety
+    /// This painter's context must be current with `f` its real functions, the program's
+    /// state saved, and `counting`, `program`, `uniform` and `vao` this painter's work objects
+    /// for a `w`×`h` target.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn our_passes_and_counts(
+        &mut self,
+        f: &ThermalFns,
+        counting: [GLuint; 2],
+        uniform: GLint,
+        program: GLuint,
+        vao: GLuint,
+        w: u32,
+        h: u32,
+    ) -> Vec<u8> {
+        // SAFETY: our caller's promise; every object bound is ours.
+        unsafe {
+            (f.disable)(SCISSOR_TEST);
+            (f.disable)(CULL_FACE);
+            (f.disable)(RASTERIZER_DISCARD);
+            if let (Some(pm), false) = (f.polygon_mode, self.gles) {
+                pm(FRONT_AND_BACK, FILL);
+            }
+            (f.use_program)(program);
+            (f.bind_vertex_array)(vao);
+            (f.viewport)(0, 0, w as GLsizei, h as GLsizei);
+            (f.enable)(BLEND);
+            (f.blend_func_separate)(ONE, ONE, ONE, ONE);
+            (f.blend_equation_separate)(FUNC_ADD, FUNC_ADD);
+            (f.color_mask)(1, 1, 1, 1);
+            (f.stencil_op_separate)(FRONT_AND_BACK, KEEP, KEEP, KEEP);
+            (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
+
+            // c_d(p) as bytes: the stencil itself where the context can read it (desktop
+            // GL, GLES with GL_NV_read_stencil): one read, no passes. Elsewhere two passes
+            // into the RGBA8 buffer say where and whether: red where c_d ≥ 1, green where
+            // c_d ≥ 2, read back as bytes (a quarter of an R32F read on GLES, the drivers'
+            // fast format). Without green, c_d is red. With it, the eight bit passes sum c_d
+            // into the R32F buffer, read back as floats.
+            (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[0]);
+            pack_defaults(f);
+            let stencil = if self.stencil_readable {
+                self.read_stencil(f, w, h)
+            } else {
+                None
+            };
+            match stencil {
+                Some(c) => c,
+                None => {
+                    (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
+                    (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
+                    (f.uniform2f)(uniform, 1.0, 1.0);
+                    (f.color_mask)(1, 0, 0, 0);
+                    (f.stencil_func_separate)(FRONT_AND_BACK, NOTEQUAL, 0, 0xFF);
+                    (f.draw_arrays)(TRIANGLES, 0, 3);
+                    (f.color_mask)(0, 1, 0, 0);
+                    (f.stencil_func_separate)(FRONT_AND_BACK, LESS, 1, 0xFF);
+                    (f.draw_arrays)(TRIANGLES, 0, 3);
+                    (f.color_mask)(1, 1, 1, 1);
+                    let (mask, overlapping) = self.read_mask(f, w, h);
+                    if overlapping {
+                        (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[1]);
+                        (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
+                        Self::bit_passes(
+                            f,
+                            uniform,
+                            &|b| ((1u32 << b) as f32, (1u32 << b) as f32),
+                            false,
+                        );
+                        (f.bind_framebuffer)(READ_FRAMEBUFFER, counting[1]);
+                        // Exact: the stencil saturates at 255.
+                        let floats = self.read_floats(f, w, h);
+                        floats.iter().map(|&c| c.clamp(0.0, 255.0) as u8).collect()
+                    } else {
+                        mask
+                    }
+                }
+            }
+        }
+    }
+
+    /// Our passes over the work stencil, `add(b)` the (heat, overdraw) added where bit `b`
+    /// of the count is set; `single`: every count is at most 1, one pass where it is not 0.
+    ///
+    /// # Safety
+    /// As [`Painter::our_passes_and_counts`], after it set the passes up.
+    unsafe fn bit_passes(
+        f: &ThermalFns,
+        uniform: GLint,
+        add: &dyn Fn(u32) -> (f32, f32),
+        single: bool,
+    ) {
+        // SAFETY: our caller's promise.
+        unsafe {
+            if single {
+                (f.stencil_func_separate)(FRONT_AND_BACK, NOTEQUAL, 0, 0xFF);
+                let (x, y) = add(0);
+                (f.uniform2f)(uniform, x, y);
+                (f.draw_arrays)(TRIANGLES, 0, 3);
+                return;
+            }
+            for b in 0..8u32 {
+                (f.stencil_func_separate)(FRONT_AND_BACK, EQUAL, 1 << b, 1 << b);
+                let (x, y) = add(b);
+                (f.uniform2f)(uniform, x, y);
+                (f.draw_arrays)(TRIANGLES, 0, 3);
+            }
+        }
+    }
+
+    /// Adds `2^b·share` and `2^b` into the target's maps (`accum`) where bit b of the count
+    /// is set, inside `bbox` only.
+    ///
+    /// # Safety
+    /// As [`Painter::bit_passes`].
+    unsafe fn add_share(
+        f: &ThermalFns,
+        accum: GLuint,
+        uniform: GLint,
+        bbox: [u32; 4],
+        share: f64,
+        single: bool,
+    ) {
+        // SAFETY: our caller's promise; `accum` is ours.
+        unsafe {
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
+            (f.enable)(SCISSOR_TEST);
+            (f.scissor)(
+                bbox[0] as GLint,
+                bbox[1] as GLint,
+                (bbox[2] - bbox[0]) as GLsizei,
+                (bbox[3] - bbox[1]) as GLsizei,
+            );
+            Self::bit_passes(
+                f,
+                uniform,
+                &|b| {
+                    let k = f64::from(1u32 << b);
+                    ((k * share) as f32, k as f32)
+                },
+                single,
+            );
         }
     }
 

@@ -484,6 +484,46 @@ fn with_painter(
     }
 }
 
+/// Counts a draw a VG library made inside a VG call, painted by [`paint_vg_call`] (the
+/// painter's `count_vg_draw`); returns after the replay has run on the GPU, so that the
+/// caller's clock holds all of its cost.
+pub fn count_vg_draw(ctx: u64, frame: u64, replay: &dyn Fn()) {
+    let (Some(gl), Ok(f)) = (gl(), thermal_fns()) else {
+        return;
+    };
+    let records = with_entry(ctx, |e| {
+        let program_query = !e.program_queries.is_empty();
+        let p = painter(e, ctx, gl);
+        let mut records = Vec::new();
+        if let Some(old) = p.pending_frame().filter(|&old| old != frame) {
+            // SAFETY: `ctx` is current on this thread.
+            let out = unsafe { p.flush(f, ctx, p.has_screen_draws()) };
+            records = flushed_records(ctx, old, out);
+        }
+        // SAFETY: `ctx` is current on this thread.
+        unsafe { p.count_vg_draw(f, frame, program_query, replay) };
+        records
+    });
+    // SAFETY: the real glFinish of the current context.
+    unsafe { (gl.finish)() };
+    for r in records {
+        outbox::send_record(r);
+    }
+}
+
+/// Paints VG call `call` of `frame` (serialized time `time_ns`) over the coverage of the
+/// draws [`count_vg_draw`] counted inside it; `false` when none was.
+pub fn paint_vg_call(ctx: u64, frame: u64, call: u32, time_ns: u64) -> bool {
+    let (Some(gl), Ok(f)) = (gl(), thermal_fns()) else {
+        return false;
+    };
+    with_entry(ctx, |e| {
+        let p = painter(e, ctx, gl);
+        // SAFETY: `ctx` is current on this thread.
+        unsafe { p.paint_vg_call(f, frame, call, time_ns) }
+    })
+}
+
 /// The program is about to make another context current on this thread (or release
 /// `ctx`): the offscreen maps `ctx` painted, and the geometry replays it recorded, are read
 /// back while it is still current.

@@ -230,18 +230,28 @@ fn use_program(func: u16) -> bool {
 /// same arguments).
 #[inline(never)]
 pub fn leave_draw(g: Guard, args: &[u64], with_geometry: bool, replay: &dyn Fn()) {
-    // A VG library's draws are painted as their VG call, on the host, from its path.
-    let live = !g.skip && g.bracket.is_some() && !vg::inside();
+    // A VG library's draws are painted as their VG call: on the host from its path, or,
+    // when the host cannot know its coverage, from theirs counted together (`vg_child`).
+    let bracketed = !g.skip && g.bracket.is_some();
+    let live = bracketed && !vg::inside();
+    let vg_child = bracketed && capture::heat() && vg::inside() && vg::counts_children();
     let paint = live && capture::heat();
     let geometry = live && with_geometry && capture::geometry();
     let (ctx, seq, frame, func) = (g.ctx, g.seq, g.frame, usize::from(g.func));
     leave(g, args, None);
-    if !paint && !geometry {
+    if !paint && !geometry && !vg_child {
         return;
     }
     let Some(_inside) = Reentry::enter() else {
         return;
     };
+    if vg_child {
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            let t0 = monotonic_ns();
+            contexts::count_vg_draw(ctx, frame, replay);
+            vg::agent_ns(monotonic_ns() - t0);
+        }));
+    }
     if paint {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let time = LAST_SERIALIZED.with(|t| t.get());

@@ -29,7 +29,7 @@ use crate::enums::{
     VG_STROKE_LINE_WIDTH, VG_STROKE_MITER_LIMIT,
 };
 use crate::generated::NAMES;
-use crate::{capture, outbox, real, vgpaths};
+use crate::{capture, contexts, outbox, real, vgpaths};
 use gpuheat_counters::catalogue::GPU_TIME_SERIALIZED;
 use gpuheat_session::{
     CounterValue, Record, VgCall, VgDraw, VgImageDraw, VgPathDraw, VgStroke, MAX_VG_CHILDREN,
@@ -57,9 +57,10 @@ struct Fns {
     vector_size: unsafe extern "C" fn(i32) -> i32,
     getfv: unsafe extern "C" fn(i32, i32, *mut f32),
     getiv: unsafe extern "C" fn(i32, i32, *mut i32),
-    parameteri: unsafe extern "C" fn(u32, i32) -> i32,
-    path_caps: unsafe extern "C" fn(u32) -> u32,
-    transformed_bounds: unsafe extern "C" fn(u32, *mut f32, *mut f32, *mut f32, *mut f32),
+    // Handles are passed pointer-sized, as the wrappers pass them (`CType::Handle`).
+    parameteri: unsafe extern "C" fn(usize, i32) -> i32,
+    path_caps: unsafe extern "C" fn(usize) -> u32,
+    transformed_bounds: unsafe extern "C" fn(usize, *mut f32, *mut f32, *mut f32, *mut f32),
 }
 
 /// The real functions, once all are found (the program made a VG call, so its library is
@@ -112,6 +113,10 @@ struct Open {
     child_time: u64,
     /// CLOCK_MONOTONIC after the drain before the call.
     start: u64,
+    /// Whether its library's GL draws are counted into its coverage, painted when it ends
+    /// (`contexts::paint_vg_call`): a timed work call in a heat capture whose coverage the
+    /// host cannot compute (a path whose data is unknown, a call with no draw state).
+    paints_children: bool,
 }
 
 thread_local! {
@@ -144,6 +149,23 @@ pub fn child(frame: u64, seq: u32, overhead: u64, time: Option<u64>) {
     });
 }
 
+/// Whether the draws recorded now are counted into the coverage of the VG call in flight
+/// (the outermost one: only it is timed).
+pub fn counts_children() -> bool {
+    OPEN.try_with(|o| o.borrow().first().is_some_and(|o| o.paints_children))
+        .unwrap_or(false)
+}
+
+/// Wall time (`ns`) the agent spent inside the VG call in flight beyond its children's
+/// brackets (counting a child's coverage): taken out of the call's time like theirs.
+pub fn agent_ns(ns: u64) {
+    let _ = OPEN.try_with(|o| {
+        if let Some(open) = o.borrow_mut().last_mut() {
+            open.child_overhead += ns;
+        }
+    });
+}
+
 /// Before VG call `func` (`seq` of `frame`, context `ctx`, arguments `args`), inside the
 /// agent: reads what the draw will cover, then, for a work call in full mode that is not
 /// itself inside a VG call, drains the VG pipeline and reads the clock.
@@ -161,6 +183,13 @@ pub fn enter(func: usize, frame: u64, seq: u32, ctx: u64, args: &[u64], work: bo
             unsafe { (f.finish)() };
             true
         });
+    let paints_children = timed
+        && capture::heat()
+        && match &draw {
+            None => true,
+            Some(VgDraw::Path(d)) => d.serial == 0,
+            Some(_) => false,
+        };
     let _ = OPEN.try_with(|o| {
         o.borrow_mut().push(Open {
             frame,
@@ -172,6 +201,7 @@ pub fn enter(func: usize, frame: u64, seq: u32, ctx: u64, args: &[u64], work: bo
             child_overhead: 0,
             child_time: 0,
             start: monotonic_ns(),
+            paints_children,
         })
     });
 }
@@ -199,6 +229,9 @@ pub fn leave(func: usize, args: &[u64]) -> Vec<CounterValue> {
                 value: own.max(open.child_time),
             });
         }
+    }
+    if let (true, Some(time)) = (open.paints_children, values.first()) {
+        contexts::paint_vg_call(open.ctx, open.frame, open.seq, time.value);
     }
     let name = NAMES[func].trim_end_matches('\0');
     // SAFETY: the arguments the program just passed to the real call, which read them.
@@ -309,7 +342,7 @@ fn draw_state(f: &Fns, name: &str, ctx: u64, frame: u64, a: &[u64]) -> Option<Vg
             arg(3) as i32,
         ])),
         "vgDrawPath" => {
-            let path = arg(0) & 0xFFFF_FFFF;
+            let path = arg(0);
             let serial = path_serial(ctx, path, frame);
             // SAFETY: the real getters with valid parameter names and buffers of the sizes
             // they write; `vgPathTransformedBounds` only on a path that allows it.
@@ -318,11 +351,11 @@ fn draw_state(f: &Fns, name: &str, ctx: u64, frame: u64, a: &[u64]) -> Option<Vg
                 if serial == 0 {
                     let caps = vgpaths::version(ctx, path)
                         .map(|(_, _, caps)| caps)
-                        .unwrap_or_else(|| (f.path_caps)(path as u32));
+                        .unwrap_or_else(|| (f.path_caps)(path as usize));
                     if caps & VG_PATH_CAPABILITY_PATH_TRANSFORMED_BOUNDS != 0 {
                         let mut b = [0f32; 4];
                         let [x, y, w, h] = b.each_mut().map(|v| v as *mut f32);
-                        (f.transformed_bounds)(path as u32, x, y, w, h);
+                        (f.transformed_bounds)(path as usize, x, y, w, h);
                         bounds = Some([b[0], b[1], b[0] + b[2], b[1] + b[3]]);
                     }
                 }
@@ -355,12 +388,12 @@ fn draw_state(f: &Fns, name: &str, ctx: u64, frame: u64, a: &[u64]) -> Option<Vg
             }
         }
         "vgDrawImage" => {
-            let image = arg(0) as u32;
+            let image = arg(0) as usize;
             // SAFETY: as above; an invalid handle raises the same error the program's own
             // vgDrawImage raises right after, and the first error is the one kept.
             unsafe {
                 Some(VgDraw::Image(VgImageDraw {
-                    image: u64::from(image),
+                    image: image as u64,
                     width: (f.parameteri)(image, VG_IMAGE_WIDTH).max(0) as u32,
                     height: (f.parameteri)(image, VG_IMAGE_HEIGHT).max(0) as u32,
                     format: (f.parameteri)(image, VG_IMAGE_FORMAT) as u32,

@@ -106,13 +106,13 @@ fn f(bits: u64) -> f32 {
 /// them: arrays of the lengths its other arguments give.
 pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
     let arg = |k: usize| a.get(k).copied().unwrap_or(0);
-    let key = |k: usize| (ctx, arg(k) & 0xFFFF_FFFF);
+    let key = |k: usize| (ctx, arg(k));
     match name {
         "vgCreatePath" if ret != 0 && arg(0) == 0 && f(arg(2)) != 0.0 && arg(1) <= 3 => {
             with_store(|s| {
                 let serial = s.bump();
                 let old = s.paths.insert(
-                    (ctx, ret & 0xFFFF_FFFF),
+                    (ctx, ret),
                     Entry {
                         format: Format {
                             datatype: arg(1) as u32,
@@ -237,7 +237,7 @@ pub unsafe fn changed(ctx: u64, name: &str, a: &[u64], ret: u64) {
 /// unknown; a record with an empty `segments` list and `serial` when only its existence is.
 pub fn current(ctx: u64, path: u64) -> Option<(VgPath, bool)> {
     with_store(|s| {
-        let e = s.paths.get(&(ctx, path & 0xFFFF_FFFF))?;
+        let e = s.paths.get(&(ctx, path))?;
         let known = e.data.is_some();
         let (segments, coords) = e.data.clone().unwrap_or_default();
         Some((
@@ -258,7 +258,7 @@ pub fn current(ctx: u64, path: u64) -> Option<(VgPath, bool)> {
 /// The serial and coordinate count of a known path, without copying its data.
 pub fn version(ctx: u64, path: u64) -> Option<(u64, usize, u32)> {
     with_store(|s| {
-        let e = s.paths.get(&(ctx, path & 0xFFFF_FFFF))?;
+        let e = s.paths.get(&(ctx, path))?;
         let (_, c) = e.data.as_ref()?;
         Some((e.serial, c.len(), e.caps))
     })

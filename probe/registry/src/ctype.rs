@@ -28,6 +28,13 @@ pub enum CType {
     F64,
     /// Pointers, handles and function pointers: one pointer-sized integer register.
     Ptr,
+    /// An OpenVG object handle (`VGHandle`, `VGPath`, ...): an integer value, recorded as one
+    /// (not a pointer to data), passed as a whole pointer-sized register. Khronos' openvg.h
+    /// makes it a `VGuint`, but real 64-bit libraries make it a pointer (ShivaVG's
+    /// `typedef void *VGHandle`): a 32-bit wrapper cut their handles in half, so every
+    /// object call of such a library failed with `VG_BAD_HANDLE_ERROR`. Passing the whole
+    /// register is exact for both: a 32-bit callee reads only the lower half.
+    Handle,
     /// GLenum / EGLenum: a 32-bit unsigned integer with a symbolic name.
     Enum,
     /// GLbitfield.
@@ -104,9 +111,7 @@ impl CType {
             | "EGLNativeFileDescriptorKHR" => I32,
             // GLhandleARB is `unsigned int` everywhere but Apple.
             "GLuint" | "GLhandleARB" | "unsigned int" | "GLXVideoDeviceNV" | "VGuint" => U32,
-            // OpenVG handles are `typedef VGuint VGHandle` in Khronos' openvg.h: 32-bit
-            // integers, not pointers, so the upper half of their register means nothing.
-            "VGHandle" | "VGPath" | "VGImage" | "VGMaskLayer" | "VGFont" | "VGPaint" => U32,
+            "VGHandle" | "VGPath" | "VGImage" | "VGMaskLayer" | "VGFont" | "VGPaint" => Handle,
             "GLint64" | "GLint64EXT" | "int64_t" | "EGLnsecsANDROID" | "GLintptr"
             | "GLintptrARB" | "GLsizeiptr" | "GLsizeiptrARB" | "GLvdpauSurfaceNV" | "EGLAttrib"
             | "EGLAttribKHR" => I64,
@@ -182,7 +187,7 @@ impl CType {
             CType::U64 => "u64",
             CType::F32 => "f32",
             CType::F64 => "f64",
-            CType::Ptr => "usize",
+            CType::Ptr | CType::Handle => "usize",
         }
     }
 
@@ -202,7 +207,9 @@ impl CType {
     pub fn value_kind(self) -> &'static str {
         match self {
             CType::I8 | CType::I16 | CType::I32 | CType::I64 => "Int",
-            CType::U8 | CType::U16 | CType::U32 | CType::U64 | CType::Void => "Uint",
+            CType::U8 | CType::U16 | CType::U32 | CType::U64 | CType::Handle | CType::Void => {
+                "Uint"
+            }
             CType::Enum => "Enum",
             CType::Bitfield => "Bitfield",
             CType::Bool8 | CType::Bool32 => "Bool",

@@ -177,7 +177,7 @@ fn signatures_are_exact() {
             ("VGbitfield", "paintModes", None, Some("VGPaintMode"), None),
         ]
     );
-    assert_eq!(types(draw), [CType::U32, CType::Bitfield]);
+    assert_eq!(types(draw), [CType::Handle, CType::Bitfield]);
 
     let append = cmd("vgAppendPathData");
     assert_eq!(
@@ -203,7 +203,7 @@ fn signatures_are_exact() {
     );
     assert_eq!(
         types(append),
-        [CType::U32, CType::I32, CType::Ptr, CType::Ptr]
+        [CType::Handle, CType::I32, CType::Ptr, CType::Ptr]
     );
 
     let setfv = cmd("vgSetfv");
@@ -240,7 +240,7 @@ fn signatures_are_exact() {
     let create = cmd("vgCreatePath");
     assert_eq!(
         (create.ret, create.ret_c_type.as_str()),
-        (CType::U32, "VGPath")
+        (CType::Handle, "VGPath")
     );
     assert_eq!(create.ret_handle.as_deref(), Some("VGPath"));
     assert_eq!(
@@ -323,7 +323,7 @@ fn signatures_are_exact() {
     );
     assert_eq!(
         types(polygon),
-        [CType::U32, CType::Ptr, CType::I32, CType::Bool32]
+        [CType::Handle, CType::Ptr, CType::I32, CType::Bool32]
     );
     // 16 floats and a pointer: more arguments than fit in registers (8 vector registers).
     let quad = cmd("vguComputeWarpQuadToQuad");
@@ -359,14 +359,15 @@ fn every_type_is_classified_and_every_enum_parameter_has_a_group() {
                     p.name
                 );
             }
-            // Only the handle types are handles, and they are 32-bit like VGuint.
+            // Only the handle types are handles, passed pointer-sized whatever the library
+            // made them (a VGuint in Khronos' header, a pointer in ShivaVG's).
             let is_handle = matches!(
                 p.c_type.as_str(),
                 "VGHandle" | "VGPath" | "VGImage" | "VGMaskLayer" | "VGFont" | "VGPaint"
             );
             assert_eq!(p.handle.is_some(), is_handle, "{}.{}", c.name, p.name);
             if is_handle {
-                assert_eq!(p.ty, CType::U32, "{}.{}", c.name, p.name);
+                assert_eq!(p.ty, CType::Handle, "{}.{}", c.name, p.name);
             }
             // Arrays say how long they are; scalars don't.
             assert_eq!(

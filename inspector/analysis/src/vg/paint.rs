@@ -53,7 +53,8 @@ struct Painted {
 /// `draws`; a frame given a map this way loses its `heat_missing` record. Path and image
 /// draws also add their triangles (clip space, viewport the whole surface) to the frame's
 /// geometry, in a record of `vertex_budget` 0 (host-made) when the agent sent none. A call
-/// whose GL children the map already paints is left out (its time is theirs already).
+/// whose GL children the map already paints, or that the map lists itself (the agent
+/// painted it over its library's draws), is left out (its time is there already).
 pub fn complete(s: &mut Session) -> VgPainting {
     let mut out = VgPainting {
         requested: !s.heat.is_empty() || !s.heat_missing.is_empty(),
@@ -92,8 +93,14 @@ pub fn complete(s: &mut Session) -> VgPainting {
                 let map = maps.get(&(v.frame, v.context));
                 // The GL draws a VG library made inside the call, painted by the agent,
                 // already hold the call's time (T includes theirs): painting the call too
-                // would count it twice.
+                // would count it twice. So does the call itself when the agent painted it
+                // over its library's draws (its path data unknown here).
                 if let Some(m) = map {
+                    if m.draws.iter().any(|d| d.call == v.call) {
+                        return Err(fail(
+                            "painted by the agent over the GL draws of its library".into(),
+                        ));
+                    }
                     if m.draws
                         .iter()
                         .any(|d| d.fragments > 0 && v.children.contains(&d.call))
@@ -510,6 +517,24 @@ mod tests {
         let out = complete(&mut s);
         assert_eq!(out.painted, 0);
         assert!(out.not_painted[0].2.contains("already painted"));
+        assert!(close(heat_sum(&s.heat[0]), 900.0));
+    }
+
+    #[test]
+    fn a_call_the_agent_painted_over_its_library_draws_is_not_painted_again() {
+        let mut call = 0;
+        let s = SessionBuilder::new().frame(|f| {
+            f.heat_map(64, 64);
+            call = f.draw(900);
+            f.cover(call, [0, 0, 10, 10]);
+        });
+        let mut s = s.build();
+        let frame = s.frames[0].index;
+        // Its path data unknown (serial 0, no bounds): the host could not paint it anyway.
+        s.vg_calls = vec![draw_path(frame, call, 0)];
+        let out = complete(&mut s);
+        assert_eq!(out.painted, 0);
+        assert!(out.not_painted[0].2.contains("painted by the agent"));
         assert!(close(heat_sum(&s.heat[0]), 900.0));
     }
 
