@@ -388,6 +388,17 @@ gl_group! {
             get_program_interfaceiv: c"glGetProgramInterfaceiv" = fn(GLuint, GLenum, GLenum, *mut GLint);
             /// `glGetProgramStageiv` (GL 4.0): subroutine uniforms.
             get_program_stageiv: c"glGetProgramStageiv" = fn(GLuint, GLenum, GLenum, *mut GLint);
+            /// The matrix stack (compatibility contexts), which a display list's replay
+            /// must leave as it found it.
+            matrix_mode: c"glMatrixMode" = fn(GLenum);
+            /// `glPushMatrix`.
+            push_matrix: c"glPushMatrix" = fn();
+            /// `glPopMatrix`.
+            pop_matrix: c"glPopMatrix" = fn();
+            /// `glLoadMatrixf`.
+            load_matrixf: c"glLoadMatrixf" = fn(*const GLfloat);
+            /// `glGetFloatv`: the matrices.
+            get_floatv: c"glGetFloatv" = fn(GLenum, *mut GLfloat);
         }
     }
 }

@@ -225,15 +225,15 @@ fn use_program(func: u16) -> bool {
 }
 
 /// [`leave`] for draws and display lists: after the call is recorded, paints it into the
-/// frame's heat map when the capture asked for one, and (`with_geometry`) records its
-/// post-transform positions in full mode (`replay` calls the real function again with the
+/// frame's heat map when the capture asked for one, and records its post-transform
+/// positions in full mode (`replay` calls the real function again with the
 /// same arguments).
 #[inline(never)]
-pub fn leave_draw(g: Guard, args: &[u64], with_geometry: bool, replay: &dyn Fn()) {
+pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
     // A VG library's draws are painted as their VG call, on the host, from its path.
     let live = !g.skip && g.bracket.is_some() && !vg::inside();
     let paint = live && capture::heat();
-    let geometry = live && with_geometry && capture::geometry();
+    let geometry = live && capture::geometry();
     let (ctx, seq, frame, func) = (g.ctx, g.seq, g.frame, usize::from(g.func));
     leave(g, args, None);
     if !paint && !geometry {

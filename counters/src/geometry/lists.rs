@@ -1,0 +1,296 @@
+//! Display lists (`glCallList`, `glCallLists`): their vertices were compiled into the list
+//! (`glBegin`/`glVertex`/`glEnd` between `glNewList` and `glEndList`), so no argument of the
+//! call says how many there are, nor which kind of primitive they make. Running the list
+//! again is the only way to learn it: a first replay records nothing (a 4-byte range) and
+//! counts what the list generates with `GL_PRIMITIVES_GENERATED`, read back at once (one
+//! wait per list; lists are a GL 1.x idiom, a handful per frame where they are used); a
+//! second replay records that many vertices. Transform feedback takes one kind of primitive
+//! per replay: the count tries triangles (which take quads and polygons too), then lines,
+//! then points, and a list that mixes kinds gets a `GeometryMissing`.
+//!
+//! A list may hold matrix commands. Each replay runs with the modelview and projection
+//! stacks pushed, and puts them back exactly as they were, whatever the list did to them
+//! (a list that pops more than it pushed is the one case where matrices below the top are
+//! lost: the program's own call of it lost them too). The replay runs after the program's
+//! call, from the matrices the call left: a list that changes them for good (a
+//! `glTranslate` without push and pop) is replayed from a different transform than the
+//! program's call was, so it gets no positions, with that reason.
+
+use std::cell::Cell;
+
+use gpuheat_session::DrawGeometry;
+
+use crate::gl::*;
+use crate::state::drain_errors;
+
+use super::draw::{DrawCall, Plan};
+use super::replay::Replay;
+use super::{GeometryCapture, ProgramLink, Recorded};
+
+/// Whether entry point `name` runs display lists.
+pub(super) fn is_list(name: &str) -> bool {
+    matches!(name, "glCallList" | "glCallLists")
+}
+
+/// The matrix stacks a list's replay saves: (matrix mode, its matrix, its stack depth).
+const STACKS: [(GLenum, GLenum, GLenum); 2] = [
+    (MODELVIEW, MODELVIEW_MATRIX, MODELVIEW_STACK_DEPTH),
+    (PROJECTION, PROJECTION_MATRIX, PROJECTION_STACK_DEPTH),
+];
+
+/// The matrix-stack functions of a compatibility context.
+#[derive(Clone, Copy)]
+struct MatrixFns {
+    mode: unsafe extern "system" fn(GLenum),
+    push: unsafe extern "system" fn(),
+    pop: unsafe extern "system" fn(),
+    load: unsafe extern "system" fn(*const GLfloat),
+    get: unsafe extern "system" fn(GLenum, *mut GLfloat),
+}
+
+impl MatrixFns {
+    fn of(g: &GeometryFns) -> Option<MatrixFns> {
+        Some(MatrixFns {
+            mode: g.matrix_mode?,
+            push: g.push_matrix?,
+            pop: g.pop_matrix?,
+            load: g.load_matrixf?,
+            get: g.get_floatv?,
+        })
+    }
+}
+
+/// The modelview and projection stacks as a list's replay found them, both pushed.
+struct Pushed {
+    fns: MatrixFns,
+    mode: GLenum,
+    /// Per stack of [`STACKS`]: its depth and its top before the push.
+    saved: [(GLint, [GLfloat; 16]); 2],
+}
+
+impl Pushed {
+    /// Saves and pushes both stacks (a full stack fails the push: it is undone, and the
+    /// replay does not run).
+    ///
+    /// # Safety
+    /// A compatibility context must be current, `t`, `f` its real functions, inside an
+    /// [`crate::state::ErrorScope`].
+    unsafe fn enter(t: &ThermalFns, f: MatrixFns) -> Result<Pushed, String> {
+        // SAFETY: our caller's promise; each matrix query writes 16 floats into its array.
+        unsafe {
+            let mode = t.integer(MATRIX_MODE) as GLenum;
+            let mut saved = [(0, [0.0; 16]); 2];
+            for (s, &(_, matrix, depth)) in saved.iter_mut().zip(&STACKS) {
+                s.0 = t.integer(depth);
+                (f.get)(matrix, s.1.as_mut_ptr());
+            }
+            for &(m, _, _) in &STACKS {
+                (f.mode)(m);
+                (f.push)();
+            }
+            (f.mode)(mode);
+            let e = drain_errors(t);
+            if e != NO_ERROR {
+                for (s, &(m, _, depth)) in saved.iter().zip(&STACKS) {
+                    if t.integer(depth) > s.0 {
+                        (f.mode)(m);
+                        (f.pop)();
+                    }
+                }
+                (f.mode)(mode);
+                drain_errors(t);
+                return Err(format!(
+                    "GL error 0x{e:04X} pushing the matrices for the display list's replay"
+                ));
+            }
+            Ok(Pushed {
+                fns: f,
+                mode,
+                saved,
+            })
+        }
+    }
+
+    /// Puts both stacks back as [`Pushed::enter`] found them; `Some(why)` when the list
+    /// left them changed (its replay then started from another transform than the
+    /// program's call).
+    ///
+    /// # Safety
+    /// As [`Pushed::enter`], with the same context current.
+    unsafe fn leave(self, t: &ThermalFns) -> Option<String> {
+        let f = self.fns;
+        let mut changed = false;
+        // SAFETY: our caller's promise; each matrix query writes 16 floats into its array,
+        // and each pop removes an entry above the depth saved.
+        unsafe {
+            for (&(depth, top), &(m, matrix, depth_q)) in self.saved.iter().zip(&STACKS) {
+                let now = t.integer(depth_q);
+                let mut current = [0.0; 16];
+                (f.get)(matrix, current.as_mut_ptr());
+                (f.mode)(m);
+                if now > depth {
+                    // Our pushed copy is still there: popping down to it gives the
+                    // program's entries back untouched.
+                    changed |= now != depth + 1 || current != top;
+                    for _ in depth..now {
+                        (f.pop)();
+                    }
+                } else {
+                    // The list popped our copy (and maybe more): the top is put back; what
+                    // it popped below it is gone, as after the program's own call.
+                    changed = true;
+                    for _ in now..depth {
+                        (f.push)();
+                    }
+                    (f.load)(top.as_ptr());
+                }
+            }
+            (f.mode)(self.mode);
+        }
+        changed.then(|| {
+            "the display list changes the matrices it leaves behind (its replay would start \
+             from another transform than the program's call)"
+                .to_string()
+        })
+    }
+}
+
+impl GeometryCapture {
+    /// Replays display list call `draw` twice (count, then record) with the shadow of its
+    /// vertex stage, each run inside saved matrix stacks.
+    ///
+    /// # Safety
+    /// As [`GeometryCapture::capture`], inside an [`crate::state::ErrorScope`].
+    pub(super) unsafe fn replay_list(
+        &mut self,
+        t: &ThermalFns,
+        g: &GeometryFns,
+        draw: DrawCall<'_>,
+        call: u32,
+        link: &dyn Fn(GLuint) -> ProgramLink,
+        replay: &dyn Fn(),
+    ) -> Result<Recorded, String> {
+        let Some(fns) = MatrixFns::of(g) else {
+            return Err(format!(
+                "{}: the GL loader has no matrix stack functions (glPushMatrix & co)",
+                draw.name
+            ));
+        };
+        // Why a run of the list left the matrices changed, or could not push them.
+        let spoiled: Cell<Option<String>> = Cell::new(None);
+        let run = || {
+            // SAFETY: the caller's promise (a compatibility context current: it just ran a
+            // display list), inside `record`'s error handling.
+            unsafe {
+                match Pushed::enter(t, fns) {
+                    Ok(p) => {
+                        replay();
+                        if let Some(why) = p.leave(t) {
+                            spoiled.set(Some(why));
+                        }
+                    }
+                    Err(why) => spoiled.set(Some(why)),
+                }
+            }
+        };
+        let flags = (self.pipelines, self.vertex_program_arb);
+        // SAFETY: our caller's promise.
+        let (program, shadow) =
+            unsafe { Self::vertex_stage(&mut self.shadows, flags, t, g, link)? };
+        // Replays read back with the count, filed into the frame once `shadow` (a borrow of
+        // `self`) is done with.
+        let mut read_back = Vec::new();
+        let result = 'kinds: {
+            let kinds = [(TRIANGLES, 3), (LINES, 2), (POINTS, 1)];
+            let mut first_error = None;
+            for (primitive, per) in kinds {
+                let r = Replay {
+                    program,
+                    shadow,
+                    plan: Plan {
+                        primitive,
+                        per,
+                        expected: u64::MAX,
+                        indexed: false,
+                        list: false,
+                    },
+                    keep: 0,
+                    budget: self.budget,
+                    generated_query: true,
+                    call,
+                    name: draw.name,
+                    unroll: None,
+                };
+                // SAFETY: our caller's promise; `run` runs the list `draw` calls.
+                let counted = unsafe { self.feedback.record(t, g, r, &run) };
+                if let Some(why) = spoiled.take() {
+                    if counted.is_ok() {
+                        self.feedback.forget_last(call);
+                    }
+                    break 'kinds Err(why);
+                }
+                if let Err(why) = counted {
+                    first_error.get_or_insert(why);
+                    continue;
+                }
+                // SAFETY: our caller's promise. Reads back every pending replay, ours last.
+                read_back = unsafe { self.feedback.resolve(t, g) };
+                let generated = match read_back.pop() {
+                    Some((_, Ok(d))) => d.dropped_vertices,
+                    Some((_, Err(m))) => break 'kinds Err(m.reason),
+                    None => break 'kinds Err("the display list's count was not read back".into()),
+                };
+                if generated == 0 {
+                    break 'kinds Ok(Recorded::Now(DrawGeometry {
+                        call: 0,
+                        primitive,
+                        positions: Vec::new(),
+                        dropped_vertices: 0,
+                        // SAFETY: our caller's promise.
+                        viewport: unsafe { t.integers4(VIEWPORT) },
+                    }));
+                }
+                let left = self.budget.saturating_sub(self.used) / per * per;
+                let keep = left.min(generated);
+                let r = Replay {
+                    program,
+                    shadow,
+                    plan: Plan {
+                        primitive,
+                        per,
+                        expected: generated,
+                        indexed: false,
+                        list: false,
+                    },
+                    keep,
+                    budget: self.budget,
+                    generated_query: keep < generated,
+                    call,
+                    name: draw.name,
+                    unroll: None,
+                };
+                // SAFETY: as above.
+                let recorded = unsafe { self.feedback.record(t, g, r, &run) };
+                if let Some(why) = spoiled.take() {
+                    if recorded.is_ok() {
+                        self.feedback.forget_last(call);
+                    }
+                    break 'kinds Err(why);
+                }
+                if let Err(why) = recorded {
+                    break 'kinds Err(why);
+                }
+                self.used += keep;
+                break 'kinds Ok(Recorded::Pending(keep));
+            }
+            Err(format!(
+                "{}: the display list's replay was refused as triangles, lines and points (it \
+             mixes kinds of primitive, which one transform feedback cannot record): {}",
+                draw.name,
+                first_error.unwrap_or_default()
+            ))
+        };
+        self.settle_into_frame(read_back);
+        result
+    }
+}
