@@ -414,3 +414,31 @@ extern "C" {
     pub fn glEndQuery(target: GLenum);
     pub fn glGetQueryObjectuiv(id: GLuint, pname: GLenum, params: *mut GLuint);
 }
+
+// ---------------------------------------------------------------------------------------
+// GL 1.x fixed function (compatibility contexts only: `fixed_function`), from glvnd's
+// libOpenGL, which dispatches to the current context like libGLESv2 (which does not export
+// these).
+// ---------------------------------------------------------------------------------------
+
+pub const GL_MODELVIEW: GLenum = 0x1700;
+pub const GL_PROJECTION: GLenum = 0x1701;
+pub const GL_VERTEX_ARRAY: GLenum = 0x8074;
+pub const GL_QUADS: GLenum = 0x0007;
+pub const GL_COMPILE: GLenum = 0x1300;
+
+#[link(name = "OpenGL")]
+extern "C" {
+    pub fn glMatrixMode(mode: GLenum);
+    pub fn glLoadMatrixf(m: *const GLfloat);
+    pub fn glEnableClientState(array: GLenum);
+    pub fn glVertexPointer(size: GLint, ty: GLenum, stride: GLsizei, pointer: *const c_void);
+    pub fn glColor4f(red: GLfloat, green: GLfloat, blue: GLfloat, alpha: GLfloat);
+    pub fn glGenLists(range: GLsizei) -> GLuint;
+    pub fn glNewList(list: GLuint, mode: GLenum);
+    pub fn glEndList();
+    pub fn glCallList(list: GLuint);
+    pub fn glBegin(mode: GLenum);
+    pub fn glEnd();
+    pub fn glVertex3f(x: GLfloat, y: GLfloat, z: GLfloat);
+}
