@@ -377,6 +377,7 @@ gl_group! {
             end_transform_feedback: c"glEndTransformFeedback" = fn();
             gen_buffers: c"glGenBuffers" = fn(GLsizei, *mut GLuint);
             buffer_data: c"glBufferData" = fn(GLenum, GLsizeiptr, *const c_void, GLenum);
+            buffer_sub_data: c"glBufferSubData" = fn(GLenum, GLsizeiptr, GLsizeiptr, *const c_void);
             bind_buffer_range: c"glBindBufferRange" = fn(GLenum, GLuint, GLuint, GLsizeiptr, GLsizeiptr);
             map_buffer_range: c"glMapBufferRange" = fn(GLenum, GLsizeiptr, GLsizeiptr, GLenum) -> *mut c_void;
             unmap_buffer: c"glUnmapBuffer" = fn(GLenum) -> GLboolean;

@@ -426,6 +426,11 @@ pub const GL_PROJECTION: GLenum = 0x1701;
 pub const GL_VERTEX_ARRAY: GLenum = 0x8074;
 pub const GL_QUADS: GLenum = 0x0007;
 pub const GL_COMPILE: GLenum = 0x1300;
+pub const GL_MATRIX_MODE: GLenum = 0x0BA0;
+pub const GL_MODELVIEW_STACK_DEPTH: GLenum = 0x0BA3;
+pub const GL_PROJECTION_STACK_DEPTH: GLenum = 0x0BA4;
+pub const GL_MODELVIEW_MATRIX: GLenum = 0x0BA6;
+pub const GL_PROJECTION_MATRIX: GLenum = 0x0BA7;
 
 #[link(name = "OpenGL")]
 extern "C" {
@@ -441,4 +446,8 @@ extern "C" {
     pub fn glBegin(mode: GLenum);
     pub fn glEnd();
     pub fn glVertex3f(x: GLfloat, y: GLfloat, z: GLfloat);
+    pub fn glPushMatrix();
+    pub fn glPopMatrix();
+    pub fn glTranslatef(x: GLfloat, y: GLfloat, z: GLfloat);
+    pub fn glGetFloatv(pname: GLenum, data: *mut GLfloat);
 }

@@ -4,9 +4,12 @@
 //! again is the only way to learn it: a first replay records nothing (a 4-byte range) and
 //! counts what the list generates with `GL_PRIMITIVES_GENERATED`, read back at once (one
 //! wait per list; lists are a GL 1.x idiom, a handful per frame where they are used); a
-//! second replay records that many vertices. Transform feedback takes one kind of primitive
-//! per replay: the count tries triangles (which take quads and polygons too), then lines,
-//! then points, and a list that mixes kinds gets a `GeometryMissing`.
+//! second replay records up to three vertices per primitive. Transform feedback takes one
+//! kind of primitive per replay: a driver that checks refuses the other kinds (the count
+//! tries triangles, which take quads and polygons too, then lines, then points); Mesa does
+//! not check a list's primitives and records them as they are, so the kind is learnt from
+//! the vertices written per primitive, the second replay's range being filled with a
+//! sentinel first (`replay.rs`). A list that mixes kinds gets a `GeometryMissing`.
 //!
 //! A list may hold matrix commands. Each replay runs with the modelview and projection
 //! stacks pushed, and puts them back exactly as they were, whatever the list did to them
@@ -201,15 +204,17 @@ impl GeometryCapture {
         // `self`) is done with.
         let mut read_back = Vec::new();
         let result = 'kinds: {
-            let kinds = [(TRIANGLES, 3), (LINES, 2), (POINTS, 1)];
             let mut first_error = None;
-            for (primitive, per) in kinds {
-                let r = Replay {
+            // A driver that checks the list's primitives against the transform feedback's
+            // refuses the wrong kinds; Mesa records them as they are, and the kind is
+            // learnt from what was written (`replay.rs`).
+            for primitive in [TRIANGLES, LINES, POINTS] {
+                let count = Replay {
                     program,
                     shadow,
                     plan: Plan {
                         primitive,
-                        per,
+                        per: 1,
                         expected: u64::MAX,
                         indexed: false,
                         list: false,
@@ -220,9 +225,10 @@ impl GeometryCapture {
                     call,
                     name: draw.name,
                     unroll: None,
+                    deduce_kind: false,
                 };
                 // SAFETY: our caller's promise; `run` runs the list `draw` calls.
-                let counted = unsafe { self.feedback.record(t, g, r, &run) };
+                let counted = unsafe { self.feedback.record(t, g, count, &run) };
                 if let Some(why) = spoiled.take() {
                     if counted.is_ok() {
                         self.feedback.forget_last(call);
@@ -233,7 +239,8 @@ impl GeometryCapture {
                     first_error.get_or_insert(why);
                     continue;
                 }
-                // SAFETY: our caller's promise. Reads back every pending replay, ours last.
+                // SAFETY: our caller's promise. Reads back every pending replay, ours last:
+                // the list's primitives (what the driver counts as one: at most 3 vertices).
                 read_back = unsafe { self.feedback.resolve(t, g) };
                 let generated = match read_back.pop() {
                     Some((_, Ok(d))) => d.dropped_vertices,
@@ -250,24 +257,25 @@ impl GeometryCapture {
                         viewport: unsafe { t.integers4(VIEWPORT) },
                     }));
                 }
-                let left = self.budget.saturating_sub(self.used) / per * per;
-                let keep = left.min(generated);
+                let most = generated.saturating_mul(3);
+                let keep = self.budget.saturating_sub(self.used).min(most);
                 let r = Replay {
                     program,
                     shadow,
                     plan: Plan {
                         primitive,
-                        per,
-                        expected: generated,
+                        per: 1,
+                        expected: most,
                         indexed: false,
                         list: false,
                     },
                     keep,
                     budget: self.budget,
-                    generated_query: keep < generated,
+                    generated_query: keep < most,
                     call,
                     name: draw.name,
                     unroll: None,
+                    deduce_kind: true,
                 };
                 // SAFETY: as above.
                 let recorded = unsafe { self.feedback.record(t, g, r, &run) };
@@ -285,7 +293,7 @@ impl GeometryCapture {
             }
             Err(format!(
                 "{}: the display list's replay was refused as triangles, lines and points (it \
-             mixes kinds of primitive, which one transform feedback cannot record): {}",
+                 mixes kinds of primitive, which one transform feedback cannot record): {}",
                 draw.name,
                 first_error.unwrap_or_default()
             ))

@@ -529,6 +529,7 @@ impl GeometryCapture {
                         call,
                         name: draw.name,
                         unroll: Some((u, plan.primitive)),
+                        deduce_kind: false,
                     },
                     &|| (t.draw_arrays)(POINTS, first, span),
                 )?;
@@ -551,6 +552,7 @@ impl GeometryCapture {
                     call,
                     name: draw.name,
                     unroll: None,
+                    deduce_kind: false,
                 },
                 replay,
             )?;
