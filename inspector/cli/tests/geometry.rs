@@ -526,7 +526,11 @@ fn fixed_function_vertices_land_where_their_matrices_say() {
                 .unwrap_or_else(|| panic!("list vertex {i}: {got:?} is none of {corners:?}"));
             seen[k] = true;
         }
-        assert_eq!(seen, [true; 4], "every corner of the quad: {:?}", list.positions);
+        assert_eq!(
+            seen, [true; 4],
+            "every corner of the quad: {:?}",
+            list.positions
+        );
         for t in list.positions.chunks(3) {
             assert!(
                 t[0] != t[1] && t[1] != t[2] && t[0] != t[2],
