@@ -553,7 +553,7 @@ fn neverball_attached_has_every_draws_geometry() {
         "neverball does not render before the attach"
     );
     attach_once(&mut p, &dir, "neverball.gpuheat", 2);
-    let s = gpuheat_session::Session::open(&dir.join("neverball.gpuheat")).unwrap();
+    let s = gpuheat_session::Session::open(dir.join("neverball.gpuheat")).unwrap();
     assert_eq!(s.geometry.len(), 2, "one GEOM per captured frame");
     for f in &s.frames {
         let draws: Vec<u32> = f
