@@ -400,6 +400,10 @@ gl_group! {
             load_matrixf: c"glLoadMatrixf" = fn(*const GLfloat);
             /// `glGetFloatv`: the matrices.
             get_floatv: c"glGetFloatv" = fn(GLenum, *mut GLfloat);
+            /// `glPushAttrib`: the state a display list's replay may change.
+            push_attrib: c"glPushAttrib" = fn(GLenum);
+            /// `glPopAttrib`.
+            pop_attrib: c"glPopAttrib" = fn();
         }
     }
 }

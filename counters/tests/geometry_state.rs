@@ -109,12 +109,15 @@ fn a_replay_records_positions_and_leaves_the_programs_state() {
 /// A draw call: its name, its arguments as recorded, and the call itself.
 type Call = (&'static str, Vec<u64>, Box<dyn Fn()>);
 
-/// The matrix state a display list's replay must leave as it found it: mode, both stacks'
-/// depths and tops.
-fn matrices() -> (i32, [i32; 2], [[f32; 16]; 2]) {
+/// The state a display list's replay must leave as it found it: matrix mode, the modelview,
+/// projection and texture stacks' depths and tops, and the raster position.
+type Matrices = (i32, [i32; 2], [[f32; 16]; 3], [f32; 4]);
+
+fn matrices() -> Matrices {
     let mut mode = [0; 4];
     let mut depths = [[0; 4]; 2];
-    let mut tops = [[0.0; 16]; 2];
+    let mut tops = [[0.0; 16]; 3];
+    let mut raster = [0.0; 4];
     // SAFETY: a compatibility context is current; each query writes at most the array given.
     unsafe {
         glGetIntegerv(GL_MATRIX_MODE, mode.as_mut_ptr());
@@ -122,8 +125,10 @@ fn matrices() -> (i32, [i32; 2], [[f32; 16]; 2]) {
         glGetIntegerv(GL_PROJECTION_STACK_DEPTH, depths[1].as_mut_ptr());
         glGetFloatv(GL_MODELVIEW_MATRIX, tops[0].as_mut_ptr());
         glGetFloatv(GL_PROJECTION_MATRIX, tops[1].as_mut_ptr());
+        glGetFloatv(GL_TEXTURE_MATRIX, tops[2].as_mut_ptr());
+        glGetFloatv(GL_CURRENT_RASTER_POSITION, raster.as_mut_ptr());
     }
-    (mode[0], [depths[0][0], depths[1][0]], tops)
+    (mode[0], [depths[0][0], depths[1][0]], tops, raster)
 }
 
 #[test]
@@ -141,16 +146,21 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
         .with_vertex_program_arb(cc.has_extension("GL_ARB_vertex_program"));
     static TRIANGLE: [[f32; 2]; 3] = [[0.0, 0.0], [0.5, 0.0], [0.0, 0.5]];
     // One list per case: a balanced matrix change, one that drifts (a translation left
-    // behind), lines, and triangles mixed with lines.
-    let (balanced, drifting, lines, mixed);
+    // behind), lines, triangles mixed with lines, and state that does not repeat: a bitmap
+    // that moves the raster position (Mesa does not move it under rasterizer discard, so
+    // this one passes without the attribute push too), a texture matrix translated (twice
+    // the translation without the replay's saved stacks).
+    let (balanced, drifting, lines, mixed, bitmap, texture);
     // SAFETY: as above; the client array is static and stays bound for the draws below.
     unsafe {
         glMatrixMode(GL_MODELVIEW);
         glTranslatef(0.0, 0.0, -0.5);
         glEnableClientState(GL_VERTEX_ARRAY);
         glVertexPointer(2, GL_FLOAT, 0, TRIANGLE.as_ptr().cast());
-        let base = glGenLists(4);
-        (balanced, drifting, lines, mixed) = (base, base + 1, base + 2, base + 3);
+        glRasterPos2f(0.0, 0.0);
+        let base = glGenLists(6);
+        (balanced, drifting, lines, mixed, bitmap, texture) =
+            (base, base + 1, base + 2, base + 3, base + 4, base + 5);
         let triangle = || {
             glBegin(GL_TRIANGLES);
             glVertex3f(0.0, 0.0, 0.0);
@@ -181,9 +191,21 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
         triangle();
         line();
         glEndList();
+        glNewList(bitmap, GL_COMPILE);
+        // (Mesa fails an empty bitmap compiled into a list with GL_OUT_OF_MEMORY.)
+        let one_pixel = [0x80u8; 4];
+        glBitmap(1, 1, 0.0, 0.0, 5.0, 0.0, one_pixel.as_ptr());
+        triangle();
+        glEndList();
+        glNewList(texture, GL_COMPILE);
+        glMatrixMode(GL_TEXTURE);
+        glTranslatef(1.0, 0.0, 0.0);
+        glMatrixMode(GL_MODELVIEW);
+        triangle();
+        glEndList();
         assert_eq!(glGetError(), GL_NO_ERROR);
     }
-    let calls: [Call; 5] = [
+    let calls: [Call; 7] = [
         (
             "glDrawArrays",
             vec![u64::from(GL_TRIANGLES), 0, 3],
@@ -213,6 +235,18 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
             vec![u64::from(mixed)],
             // SAFETY: as above.
             Box::new(move || unsafe { glCallList(mixed) }),
+        ),
+        (
+            "glCallList",
+            vec![u64::from(bitmap)],
+            // SAFETY: as above.
+            Box::new(move || unsafe { glCallList(bitmap) }),
+        ),
+        (
+            "glCallList",
+            vec![u64::from(texture)],
+            // SAFETY: as above.
+            Box::new(move || unsafe { glCallList(texture) }),
         ),
     ];
     for (call, (name, args, draw)) in calls.iter().enumerate() {
@@ -251,7 +285,7 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
     let f = &frames[0];
     assert_eq!(
         f.draws.iter().map(|d| d.call).collect::<Vec<_>>(),
-        [0, 1, 3],
+        [0, 1, 3, 5, 6],
         "{:?}",
         f.missing
     );
@@ -277,6 +311,17 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
     assert_eq!(f.draws[2].primitive, cgl::LINES);
     // The program's call of the drifting list left its translation in the modelview.
     assert_eq!(at(2), [[0.25, 0.0, -0.5, 1.0], [0.75, 0.5, -0.5, 1.0]]);
+    for d in 3..5 {
+        assert_eq!(f.draws[d].primitive, cgl::TRIANGLES);
+        assert_eq!(
+            at(d),
+            [
+                [0.25, 0.0, -0.5, 1.0],
+                [0.75, 0.0, -0.5, 1.0],
+                [0.25, 0.5, -0.5, 1.0]
+            ]
+        );
+    }
     let reasons: Vec<(u32, &str)> = f
         .missing
         .iter()

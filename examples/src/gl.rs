@@ -431,6 +431,9 @@ pub const GL_MODELVIEW_STACK_DEPTH: GLenum = 0x0BA3;
 pub const GL_PROJECTION_STACK_DEPTH: GLenum = 0x0BA4;
 pub const GL_MODELVIEW_MATRIX: GLenum = 0x0BA6;
 pub const GL_PROJECTION_MATRIX: GLenum = 0x0BA7;
+pub const GL_TEXTURE: GLenum = 0x1702;
+pub const GL_TEXTURE_MATRIX: GLenum = 0x0BA8;
+pub const GL_CURRENT_RASTER_POSITION: GLenum = 0x0B07;
 
 #[link(name = "OpenGL")]
 extern "C" {
@@ -450,4 +453,14 @@ extern "C" {
     pub fn glPopMatrix();
     pub fn glTranslatef(x: GLfloat, y: GLfloat, z: GLfloat);
     pub fn glGetFloatv(pname: GLenum, data: *mut GLfloat);
+    pub fn glRasterPos2f(x: GLfloat, y: GLfloat);
+    pub fn glBitmap(
+        width: GLsizei,
+        height: GLsizei,
+        xorig: GLfloat,
+        yorig: GLfloat,
+        xmove: GLfloat,
+        ymove: GLfloat,
+        bitmap: *const GLubyte,
+    );
 }

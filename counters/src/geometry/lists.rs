@@ -11,10 +11,13 @@
 //! the vertices written per primitive, the second replay's range being filled with a
 //! sentinel first (`replay.rs`). A list that mixes kinds gets a `GeometryMissing`.
 //!
-//! A list may hold matrix commands. Each replay runs with the modelview and projection
-//! stacks pushed, and puts them back exactly as they were, whatever the list did to them
-//! (a list that pops more than it pushed is the one case where matrices below the top are
-//! lost: the program's own call of it lost them too). The replay runs after the program's
+//! A list holds state commands too. Each replay runs with every attribute group pushed
+//! (`glPushAttrib(GL_ALL_ATTRIB_BITS)`: a `glBitmap` text list run again could otherwise
+//! move the raster position of the program's next string) and with the modelview, projection and
+//! active texture matrix stacks pushed, and puts them back exactly as they were, whatever the
+//! list did to them (a list that pops more than it pushed is the one case where what it
+//! popped is lost: the program's own call of it lost it too; a list that pops attributes it
+//! did not push gets no positions). The replay runs after the program's
 //! call, from the matrices the call left: a list that changes them for good (a
 //! `glTranslate` without push and pop) is replayed from a different transform than the
 //! program's call was, so it gets no positions, with that reason.
@@ -35,13 +38,15 @@ pub(super) fn is_list(name: &str) -> bool {
     matches!(name, "glCallList" | "glCallLists")
 }
 
-/// The matrix stacks a list's replay saves: (matrix mode, its matrix, its stack depth).
-const STACKS: [(GLenum, GLenum, GLenum); 2] = [
-    (MODELVIEW, MODELVIEW_MATRIX, MODELVIEW_STACK_DEPTH),
-    (PROJECTION, PROJECTION_MATRIX, PROJECTION_STACK_DEPTH),
+/// The matrix stacks a list's replay saves: (matrix mode, its matrix, its stack depth,
+/// whether the list's positions depend on it). The texture stack is the active unit's.
+const STACKS: [(GLenum, GLenum, GLenum, bool); 3] = [
+    (MODELVIEW, MODELVIEW_MATRIX, MODELVIEW_STACK_DEPTH, true),
+    (PROJECTION, PROJECTION_MATRIX, PROJECTION_STACK_DEPTH, true),
+    (TEXTURE, TEXTURE_MATRIX, TEXTURE_STACK_DEPTH, false),
 ];
 
-/// The matrix-stack functions of a compatibility context.
+/// The matrix and attribute stack functions of a compatibility context.
 #[derive(Clone, Copy)]
 struct MatrixFns {
     mode: unsafe extern "system" fn(GLenum),
@@ -49,6 +54,8 @@ struct MatrixFns {
     pop: unsafe extern "system" fn(),
     load: unsafe extern "system" fn(*const GLfloat),
     get: unsafe extern "system" fn(GLenum, *mut GLfloat),
+    push_attrib: unsafe extern "system" fn(GLenum),
+    pop_attrib: unsafe extern "system" fn(),
 }
 
 impl MatrixFns {
@@ -59,21 +66,29 @@ impl MatrixFns {
             pop: g.pop_matrix?,
             load: g.load_matrixf?,
             get: g.get_floatv?,
+            push_attrib: g.push_attrib?,
+            pop_attrib: g.pop_attrib?,
         })
     }
 }
 
-/// The modelview and projection stacks as a list's replay found them, both pushed.
+/// The state as a list's replay found it: every attribute group pushed (a list's commands
+/// set state, mostly to the values the program's call of it left, but not all: `glBitmap`
+/// moves the raster position, so a text list run again could move the program's next
+/// string; Mesa does not move it under rasterizer discard, which GL does not promise), and
+/// the matrix stacks saved and pushed (matrices are no attribute).
 struct Pushed {
     fns: MatrixFns,
     mode: GLenum,
+    /// The attribute stack's depth before our push.
+    attrib_depth: GLint,
     /// Per stack of [`STACKS`]: its depth and its top before the push.
-    saved: [(GLint, [GLfloat; 16]); 2],
+    saved: [(GLint, [GLfloat; 16]); 3],
 }
 
 impl Pushed {
-    /// Saves and pushes both stacks (a full stack fails the push: it is undone, and the
-    /// replay does not run).
+    /// Saves and pushes the attributes and the stacks (a full stack fails the push: it is
+    /// undone, and the replay does not run).
     ///
     /// # Safety
     /// A compatibility context must be current, `t`, `f` its real functions, inside an
@@ -82,41 +97,48 @@ impl Pushed {
         // SAFETY: our caller's promise; each matrix query writes 16 floats into its array.
         unsafe {
             let mode = t.integer(MATRIX_MODE) as GLenum;
-            let mut saved = [(0, [0.0; 16]); 2];
-            for (s, &(_, matrix, depth)) in saved.iter_mut().zip(&STACKS) {
+            let attrib_depth = t.integer(ATTRIB_STACK_DEPTH);
+            let mut saved = [(0, [0.0; 16]); 3];
+            for (s, &(_, matrix, depth, _)) in saved.iter_mut().zip(&STACKS) {
                 s.0 = t.integer(depth);
                 (f.get)(matrix, s.1.as_mut_ptr());
             }
-            for &(m, _, _) in &STACKS {
+            (f.push_attrib)(ALL_ATTRIB_BITS);
+            for &(m, ..) in &STACKS {
                 (f.mode)(m);
                 (f.push)();
             }
             (f.mode)(mode);
             let e = drain_errors(t);
             if e != NO_ERROR {
-                for (s, &(m, _, depth)) in saved.iter().zip(&STACKS) {
+                for (s, &(m, _, depth, _)) in saved.iter().zip(&STACKS) {
                     if t.integer(depth) > s.0 {
                         (f.mode)(m);
                         (f.pop)();
                     }
                 }
                 (f.mode)(mode);
+                if t.integer(ATTRIB_STACK_DEPTH) > attrib_depth {
+                    (f.pop_attrib)();
+                }
                 drain_errors(t);
                 return Err(format!(
-                    "GL error 0x{e:04X} pushing the matrices for the display list's replay"
+                    "GL error 0x{e:04X} pushing the state for the display list's replay (a \
+                     full stack?)"
                 ));
             }
             Ok(Pushed {
                 fns: f,
                 mode,
+                attrib_depth,
                 saved,
             })
         }
     }
 
-    /// Puts both stacks back as [`Pushed::enter`] found them; `Some(why)` when the list
-    /// left them changed (its replay then started from another transform than the
-    /// program's call).
+    /// Puts the stacks and attributes back as [`Pushed::enter`] found them; `Some(why)`
+    /// when the list left the modelview or projection changed (its replay then started from
+    /// another transform than the program's call) or popped attributes it did not push.
     ///
     /// # Safety
     /// As [`Pushed::enter`], with the same context current.
@@ -126,7 +148,8 @@ impl Pushed {
         // SAFETY: our caller's promise; each matrix query writes 16 floats into its array,
         // and each pop removes an entry above the depth saved.
         unsafe {
-            for (&(depth, top), &(m, matrix, depth_q)) in self.saved.iter().zip(&STACKS) {
+            for (&(depth, top), &(m, matrix, depth_q, positions)) in self.saved.iter().zip(&STACKS)
+            {
                 let now = t.integer(depth_q);
                 let mut current = [0.0; 16];
                 (f.get)(matrix, current.as_mut_ptr());
@@ -134,14 +157,14 @@ impl Pushed {
                 if now > depth {
                     // Our pushed copy is still there: popping down to it gives the
                     // program's entries back untouched.
-                    changed |= now != depth + 1 || current != top;
+                    changed |= positions && (now != depth + 1 || current != top);
                     for _ in depth..now {
                         (f.pop)();
                     }
                 } else {
                     // The list popped our copy (and maybe more): the top is put back; what
                     // it popped below it is gone, as after the program's own call.
-                    changed = true;
+                    changed |= positions;
                     for _ in now..depth {
                         (f.push)();
                     }
@@ -149,6 +172,17 @@ impl Pushed {
                 }
             }
             (f.mode)(self.mode);
+            let now = t.integer(ATTRIB_STACK_DEPTH);
+            for _ in self.attrib_depth..now {
+                (f.pop_attrib)();
+            }
+            if now <= self.attrib_depth {
+                return Some(
+                    "the display list pops attributes it did not push (its replay cannot put \
+                     them back)"
+                        .into(),
+                );
+            }
         }
         changed.then(|| {
             "the display list changes the matrices it leaves behind (its replay would start \

@@ -38,6 +38,9 @@ pub(super) const MAX_PENDING: usize = 8192;
 /// no transform feedback writes, so the vertices written are those before the first one.
 const SENTINEL: [f32; 4] = [f32::from_bits(0x7FC0_DEAD); 4];
 
+/// Vertices of [`SENTINEL`] written per `glBufferSubData` (16 KiB on the stack).
+const SENTINEL_BLOCK: usize = 1024;
+
 /// Smallest allocation of our buffer, so small frames do not grow it draw by draw.
 const MIN_BUFFER_BYTES: u64 = 1 << 20;
 
@@ -227,14 +230,20 @@ impl Feedback {
             (t.enable)(RASTERIZER_DISCARD);
             if r.deduce_kind && r.keep > 0 {
                 // Through the generic binding `glBindBufferRange` just set (put back by
-                // `saved`).
-                let fill = vec![SENTINEL; r.keep as usize];
-                (g.buffer_sub_data)(
-                    TRANSFORM_FEEDBACK_BUFFER,
-                    offset as GLsizeiptr,
-                    range as GLsizeiptr,
-                    fill.as_ptr().cast(),
-                );
+                // `saved`), in pieces of a fixed block: a list's range may be the whole
+                // budget (64 MiB by default).
+                let fill = [SENTINEL; SENTINEL_BLOCK];
+                let mut at = 0;
+                while at < r.keep {
+                    let n = (r.keep - at).min(SENTINEL_BLOCK as u64);
+                    (g.buffer_sub_data)(
+                        TRANSFORM_FEEDBACK_BUFFER,
+                        (offset + at * VERTEX_BYTES) as GLsizeiptr,
+                        (n * VERTEX_BYTES) as GLsizeiptr,
+                        fill.as_ptr().cast(),
+                    );
+                    at += n;
+                }
             }
             let e = drain_errors(t);
             if e != NO_ERROR {
