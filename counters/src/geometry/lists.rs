@@ -148,6 +148,13 @@ impl Pushed {
         // SAFETY: our caller's promise; each matrix query writes 16 floats into its array,
         // and each pop removes an entry above the depth saved.
         unsafe {
+            // Attributes first: they hold the active texture unit, whose texture stack is
+            // the one saved.
+            let now = t.integer(ATTRIB_STACK_DEPTH);
+            for _ in self.attrib_depth..now {
+                (f.pop_attrib)();
+            }
+            let popped_ours = now <= self.attrib_depth;
             for (&(depth, top), &(m, matrix, depth_q, positions)) in self.saved.iter().zip(&STACKS)
             {
                 let now = t.integer(depth_q);
@@ -172,11 +179,7 @@ impl Pushed {
                 }
             }
             (f.mode)(self.mode);
-            let now = t.integer(ATTRIB_STACK_DEPTH);
-            for _ in self.attrib_depth..now {
-                (f.pop_attrib)();
-            }
-            if now <= self.attrib_depth {
+            if popped_ours {
                 return Some(
                     "the display list pops attributes it did not push (its replay cannot put \
                      them back)"
@@ -213,7 +216,8 @@ impl GeometryCapture {
                 draw.name
             ));
         };
-        // Why a run of the list left the matrices changed, or could not push them.
+        // Why a run of the list spoiled its replay: it left the matrices changed, popped
+        // attributes it did not push, or the state could not be pushed.
         let spoiled: Cell<Option<String>> = Cell::new(None);
         let run = || {
             // SAFETY: the caller's promise (a compatibility context current: it just ran a
