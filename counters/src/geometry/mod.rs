@@ -8,7 +8,10 @@
 //! `P`, or, when the program detached them after linking (as most programs do), from the
 //! sources the agent read when it saw `P` link ([`ProgramLink`]). `S` is cached per `P` with
 //! the generation of `P`'s last link the agent saw, so a relink (or a deletion and reuse of
-//! the name) builds a new `S` instead of returning stale positions.
+//! the name) builds a new `S` instead of returning stale positions. A draw with no program
+//! current (fixed-function vertex processing) is replayed with the context's fixed-function
+//! shadow (`ftransform()`, `shadow.rs`), and a display list (`glCallList(s)`) by running it
+//! again under the shadow (`lists.rs`).
 //!
 //! Each replay: `P`'s default-block uniform values and uniform block bindings are copied to
 //! `S`, rasterization is discarded, our transform feedback object records into the replay's
@@ -39,9 +42,10 @@
 //!
 //! Files, each depending only on those below it: `draw.rs` (a draw call's plan: primitive and
 //! vertex count), `uniforms.rs` (copying `P`'s uniforms to `S`), `shadow.rs` (building and
-//! caching `S`), `replay.rs` (replays under transform feedback and their read-back), and
-//! this file (the per-context capture: checks, the frame's vertex budget, the reasons a draw
-//! is missing).
+//! caching `S`, and the fixed-function shadow), `replay.rs` (replays under transform
+//! feedback and their read-back), `lists.rs` (display lists: counted, then recorded, inside
+//! saved state; it extends this file's capture), and this file (the per-context capture:
+//! checks, the frame's vertex budget, the reasons a draw is missing).
 //!
 //! A draw whose positions cannot be recorded gets a [`GeometryMissing`] with the reason,
 //! never a silent hole.
