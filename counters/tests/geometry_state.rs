@@ -205,7 +205,9 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
         glEndList();
         assert_eq!(glGetError(), GL_NO_ERROR);
     }
-    let calls: [Call; 7] = [
+    // glCallLists of two triangle lists (the balanced one and the texture-scrolling one).
+    let pair: &'static [GLuint; 2] = Box::leak(Box::new([balanced, texture]));
+    let calls: [Call; 8] = [
         (
             "glDrawArrays",
             vec![u64::from(GL_TRIANGLES), 0, 3],
@@ -248,6 +250,12 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
             // SAFETY: as above.
             Box::new(move || unsafe { glCallList(texture) }),
         ),
+        (
+            "glCallLists",
+            vec![2, u64::from(GL_UNSIGNED_INT), pair.as_ptr() as u64],
+            // SAFETY: as above; `pair` lives for the program's life.
+            Box::new(move || unsafe { glCallLists(2, GL_UNSIGNED_INT, pair.as_ptr().cast()) }),
+        ),
     ];
     for (call, (name, args, draw)) in calls.iter().enumerate() {
         draw();
@@ -285,7 +293,7 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
     let f = &frames[0];
     assert_eq!(
         f.draws.iter().map(|d| d.call).collect::<Vec<_>>(),
-        [0, 1, 3, 5, 6],
+        [0, 1, 3, 5, 6, 7],
         "{:?}",
         f.missing
     );
@@ -311,6 +319,19 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
     assert_eq!(f.draws[2].primitive, cgl::LINES);
     // The program's call of the drifting list left its translation in the modelview.
     assert_eq!(at(2), [[0.25, 0.0, -0.5, 1.0], [0.75, 0.5, -0.5, 1.0]]);
+    // Both lists of the glCallLists, in order.
+    assert_eq!(f.draws[5].primitive, cgl::TRIANGLES);
+    assert_eq!(
+        at(5),
+        [
+            [0.5, 0.0, -0.5, 1.0],
+            [1.0, 0.0, -0.5, 1.0],
+            [0.5, 0.5, -0.5, 1.0],
+            [0.25, 0.0, -0.5, 1.0],
+            [0.75, 0.0, -0.5, 1.0],
+            [0.25, 0.5, -0.5, 1.0]
+        ]
+    );
     for d in 3..5 {
         assert_eq!(f.draws[d].primitive, cgl::TRIANGLES);
         assert_eq!(

@@ -426,6 +426,7 @@ pub const GL_PROJECTION: GLenum = 0x1701;
 pub const GL_VERTEX_ARRAY: GLenum = 0x8074;
 pub const GL_QUADS: GLenum = 0x0007;
 pub const GL_COMPILE: GLenum = 0x1300;
+pub const GL_UNSIGNED_INT: GLenum = 0x1405;
 pub const GL_MATRIX_MODE: GLenum = 0x0BA0;
 pub const GL_MODELVIEW_STACK_DEPTH: GLenum = 0x0BA3;
 pub const GL_PROJECTION_STACK_DEPTH: GLenum = 0x0BA4;
@@ -446,6 +447,7 @@ extern "C" {
     pub fn glNewList(list: GLuint, mode: GLenum);
     pub fn glEndList();
     pub fn glCallList(list: GLuint);
+    pub fn glCallLists(n: GLsizei, ty: GLenum, lists: *const c_void);
     pub fn glBegin(mode: GLenum);
     pub fn glEnd();
     pub fn glVertex3f(x: GLfloat, y: GLfloat, z: GLfloat);
