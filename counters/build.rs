@@ -32,6 +32,21 @@ const NAMES: &[&str] = &[
     "QUERY_BUFFER",
     "QUERY_BUFFER_BINDING",
     "PRIMITIVES_GENERATED",
+    // Fixed-function vertex processing (compatibility contexts): the matrices a display
+    // list's replay must leave as it found them, and the assembly vertex program that
+    // replaces the fixed transform when enabled.
+    "MATRIX_MODE",
+    "MODELVIEW",
+    "PROJECTION",
+    "MODELVIEW_MATRIX",
+    "PROJECTION_MATRIX",
+    "MODELVIEW_STACK_DEPTH",
+    "PROJECTION_STACK_DEPTH",
+    "TEXTURE_MATRIX",
+    "TEXTURE_STACK_DEPTH",
+    "ALL_ATTRIB_BITS",
+    "ATTRIB_STACK_DEPTH",
+    "VERTEX_PROGRAM_ARB",
     "TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN",
     // Pipeline statistics.
     "VERTICES_SUBMITTED",

@@ -47,6 +47,8 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(
   libegl1 libegl-mesa0 libgles2 libgl1 libgl1-mesa-dri libglx-mesa0
   libegl-dev libgles-dev libgl-dev
+  # The fixed_function example's GL 1.x entry points (glvnd's libOpenGL).
+  libopengl-dev
   mesa-vulkan-drivers xvfb xauth mesa-utils glmark2-es2-x11 strace util-linux
   pkg-config build-essential ca-certificates curl make
   # The viewer's window (winit) loads these X11 client libraries at run time.
@@ -57,6 +59,8 @@ packages=(
   # ShivaVG-es (../shared/real-programs), a VG library the tests build with its build.sh:
   # gcc (build-essential), the X11, EGL and GLES 3 headers.
   libx11-dev
+  # A fixed-function GL game (issue 24: its draws' geometry).
+  neverball
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(apitrace linux-perf)

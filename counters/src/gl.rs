@@ -380,6 +380,7 @@ gl_group! {
             end_transform_feedback: c"glEndTransformFeedback" = fn();
             gen_buffers: c"glGenBuffers" = fn(GLsizei, *mut GLuint);
             buffer_data: c"glBufferData" = fn(GLenum, GLsizeiptr, *const c_void, GLenum);
+            buffer_sub_data: c"glBufferSubData" = fn(GLenum, GLsizeiptr, GLsizeiptr, *const c_void);
             bind_buffer_range: c"glBindBufferRange" = fn(GLenum, GLuint, GLuint, GLsizeiptr, GLsizeiptr);
             map_buffer_range: c"glMapBufferRange" = fn(GLenum, GLsizeiptr, GLsizeiptr, GLenum) -> *mut c_void;
             unmap_buffer: c"glUnmapBuffer" = fn(GLenum) -> GLboolean;
@@ -391,6 +392,21 @@ gl_group! {
             get_program_interfaceiv: c"glGetProgramInterfaceiv" = fn(GLuint, GLenum, GLenum, *mut GLint);
             /// `glGetProgramStageiv` (GL 4.0): subroutine uniforms.
             get_program_stageiv: c"glGetProgramStageiv" = fn(GLuint, GLenum, GLenum, *mut GLint);
+            /// The matrix stack (compatibility contexts), which a display list's replay
+            /// must leave as it found it.
+            matrix_mode: c"glMatrixMode" = fn(GLenum);
+            /// `glPushMatrix`.
+            push_matrix: c"glPushMatrix" = fn();
+            /// `glPopMatrix`.
+            pop_matrix: c"glPopMatrix" = fn();
+            /// `glLoadMatrixf`.
+            load_matrixf: c"glLoadMatrixf" = fn(*const GLfloat);
+            /// `glGetFloatv`: the matrices.
+            get_floatv: c"glGetFloatv" = fn(GLenum, *mut GLfloat);
+            /// `glPushAttrib`: the state a display list's replay may change.
+            push_attrib: c"glPushAttrib" = fn(GLenum);
+            /// `glPopAttrib`.
+            pop_attrib: c"glPopAttrib" = fn();
         }
     }
 }

@@ -105,3 +105,252 @@ fn a_replay_records_positions_and_leaves_the_programs_state() {
         }
     }
 }
+
+/// A draw call: its name, its arguments as recorded, and the call itself.
+type Call = (&'static str, Vec<u64>, Box<dyn Fn()>);
+
+/// The state a display list's replay must leave as it found it: matrix mode, the modelview,
+/// projection and texture stacks' depths and tops, and the raster position.
+type Matrices = (i32, [i32; 2], [[f32; 16]; 3], [f32; 4]);
+
+fn matrices() -> Matrices {
+    let mut mode = [0; 4];
+    let mut depths = [[0; 4]; 2];
+    let mut tops = [[0.0; 16]; 3];
+    let mut raster = [0.0; 4];
+    // SAFETY: a compatibility context is current; each query writes at most the array given.
+    unsafe {
+        glGetIntegerv(GL_MATRIX_MODE, mode.as_mut_ptr());
+        glGetIntegerv(GL_MODELVIEW_STACK_DEPTH, depths[0].as_mut_ptr());
+        glGetIntegerv(GL_PROJECTION_STACK_DEPTH, depths[1].as_mut_ptr());
+        glGetFloatv(GL_MODELVIEW_MATRIX, tops[0].as_mut_ptr());
+        glGetFloatv(GL_PROJECTION_MATRIX, tops[1].as_mut_ptr());
+        glGetFloatv(GL_TEXTURE_MATRIX, tops[2].as_mut_ptr());
+        glGetFloatv(GL_CURRENT_RASTER_POSITION, raster.as_mut_ptr());
+    }
+    (mode[0], [depths[0][0], depths[1][0]], tops, raster)
+}
+
+#[test]
+fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
+    let gfx = Gfx::new_compat(W, H).expect("EGL compatibility context");
+    let gl = load_fns();
+    let t = gl.thermal.as_ref().expect("painting functions");
+    let g = gl.geometry.as_ref().expect("geometry functions");
+    let ctx = gfx.context as u64;
+    // SAFETY: the context `Gfx::new_compat` made is current on this thread.
+    let cc = unsafe { ContextCounters::new(&gl, ctx) };
+    let (client, major, minor) = cc.api_version();
+    let support = geometry::support(client, major, minor, |e| cc.has_extension(e));
+    let mut capture = GeometryCapture::new(client, major, minor, support, 1 << 20)
+        .with_vertex_program_arb(cc.has_extension("GL_ARB_vertex_program"));
+    static TRIANGLE: [[f32; 2]; 3] = [[0.0, 0.0], [0.5, 0.0], [0.0, 0.5]];
+    // One list per case: a balanced matrix change, one that drifts (a translation left
+    // behind), lines, triangles mixed with lines, and state that does not repeat: a bitmap
+    // that moves the raster position (Mesa does not move it under rasterizer discard, so
+    // this one passes without the attribute push too), a texture matrix translated (twice
+    // the translation without the replay's saved stacks).
+    let (balanced, drifting, lines, mixed, bitmap, texture);
+    // SAFETY: as above; the client array is static and stays bound for the draws below.
+    unsafe {
+        glMatrixMode(GL_MODELVIEW);
+        glTranslatef(0.0, 0.0, -0.5);
+        glEnableClientState(GL_VERTEX_ARRAY);
+        glVertexPointer(2, GL_FLOAT, 0, TRIANGLE.as_ptr().cast());
+        glRasterPos2f(0.0, 0.0);
+        let base = glGenLists(6);
+        (balanced, drifting, lines, mixed, bitmap, texture) =
+            (base, base + 1, base + 2, base + 3, base + 4, base + 5);
+        let triangle = || {
+            glBegin(GL_TRIANGLES);
+            glVertex3f(0.0, 0.0, 0.0);
+            glVertex3f(0.5, 0.0, 0.0);
+            glVertex3f(0.0, 0.5, 0.0);
+            glEnd();
+        };
+        let line = || {
+            glBegin(GL_LINES);
+            glVertex3f(0.0, 0.0, 0.0);
+            glVertex3f(0.5, 0.5, 0.0);
+            glEnd();
+        };
+        glNewList(balanced, GL_COMPILE);
+        glPushMatrix();
+        glTranslatef(0.25, 0.0, 0.0);
+        triangle();
+        glPopMatrix();
+        glEndList();
+        glNewList(drifting, GL_COMPILE);
+        glTranslatef(0.25, 0.0, 0.0);
+        triangle();
+        glEndList();
+        glNewList(lines, GL_COMPILE);
+        line();
+        glEndList();
+        glNewList(mixed, GL_COMPILE);
+        triangle();
+        line();
+        glEndList();
+        glNewList(bitmap, GL_COMPILE);
+        // (Mesa fails an empty bitmap compiled into a list with GL_OUT_OF_MEMORY.)
+        let one_pixel = [0x80u8; 4];
+        glBitmap(1, 1, 0.0, 0.0, 5.0, 0.0, one_pixel.as_ptr());
+        triangle();
+        glEndList();
+        glNewList(texture, GL_COMPILE);
+        glMatrixMode(GL_TEXTURE);
+        glTranslatef(1.0, 0.0, 0.0);
+        glMatrixMode(GL_MODELVIEW);
+        triangle();
+        glEndList();
+        assert_eq!(glGetError(), GL_NO_ERROR);
+    }
+    // glCallLists of two triangle lists (the balanced one and the texture-scrolling one).
+    let pair: &'static [GLuint; 2] = Box::leak(Box::new([balanced, texture]));
+    let calls: [Call; 8] = [
+        (
+            "glDrawArrays",
+            vec![u64::from(GL_TRIANGLES), 0, 3],
+            // SAFETY: as above.
+            Box::new(|| unsafe { glDrawArrays(GL_TRIANGLES, 0, 3) }),
+        ),
+        (
+            "glCallList",
+            vec![u64::from(balanced)],
+            // SAFETY: as above.
+            Box::new(move || unsafe { glCallList(balanced) }),
+        ),
+        (
+            "glCallList",
+            vec![u64::from(drifting)],
+            // SAFETY: as above.
+            Box::new(move || unsafe { glCallList(drifting) }),
+        ),
+        (
+            "glCallList",
+            vec![u64::from(lines)],
+            // SAFETY: as above.
+            Box::new(move || unsafe { glCallList(lines) }),
+        ),
+        (
+            "glCallList",
+            vec![u64::from(mixed)],
+            // SAFETY: as above.
+            Box::new(move || unsafe { glCallList(mixed) }),
+        ),
+        (
+            "glCallList",
+            vec![u64::from(bitmap)],
+            // SAFETY: as above.
+            Box::new(move || unsafe { glCallList(bitmap) }),
+        ),
+        (
+            "glCallList",
+            vec![u64::from(texture)],
+            // SAFETY: as above.
+            Box::new(move || unsafe { glCallList(texture) }),
+        ),
+        (
+            "glCallLists",
+            vec![2, u64::from(GL_UNSIGNED_INT), pair.as_ptr() as u64],
+            // SAFETY: as above; `pair` lives for the program's life.
+            Box::new(move || unsafe { glCallLists(2, GL_UNSIGNED_INT, pair.as_ptr().cast()) }),
+        ),
+    ];
+    for (call, (name, args, draw)) in calls.iter().enumerate() {
+        draw();
+        let before = matrices();
+        // SAFETY: as above; `draw` re-issues `name(args)`.
+        unsafe {
+            // The program's own pending error.
+            glEnable(0);
+            capture.capture(
+                t,
+                g,
+                1,
+                ctx,
+                call as u32,
+                DrawCall { name, args },
+                false,
+                &|_| ProgramLink::default(),
+                draw.as_ref(),
+            );
+            assert_eq!(
+                glGetError(),
+                cgl::INVALID_ENUM,
+                "call {call}: the program's error"
+            );
+            assert_eq!(glGetError(), GL_NO_ERROR, "call {call}");
+            let mut program = [0; 4];
+            glGetIntegerv(cgl::CURRENT_PROGRAM, program.as_mut_ptr());
+            assert_eq!(program[0], 0, "call {call}");
+            assert_eq!(glIsEnabled(cgl::RASTERIZER_DISCARD), 0, "call {call}");
+        }
+        assert_eq!(matrices(), before, "call {call}: the matrices");
+    }
+    let frames = capture.take(1);
+    assert_eq!(frames.len(), 1);
+    let f = &frames[0];
+    assert_eq!(
+        f.draws.iter().map(|d| d.call).collect::<Vec<_>>(),
+        [0, 1, 3, 5, 6, 7],
+        "{:?}",
+        f.missing
+    );
+    // z_eye = -0.5 and no projection: clip = eye position, w 1.
+    let at = |d: usize| f.draws[d].positions.clone();
+    assert_eq!(
+        at(0),
+        [
+            [0.0, 0.0, -0.5, 1.0],
+            [0.5, 0.0, -0.5, 1.0],
+            [0.0, 0.5, -0.5, 1.0]
+        ]
+    );
+    assert_eq!(f.draws[1].primitive, cgl::TRIANGLES);
+    assert_eq!(
+        at(1),
+        [
+            [0.25, 0.0, -0.5, 1.0],
+            [0.75, 0.0, -0.5, 1.0],
+            [0.25, 0.5, -0.5, 1.0]
+        ]
+    );
+    assert_eq!(f.draws[2].primitive, cgl::LINES);
+    // The program's call of the drifting list left its translation in the modelview.
+    assert_eq!(at(2), [[0.25, 0.0, -0.5, 1.0], [0.75, 0.5, -0.5, 1.0]]);
+    // Both lists of the glCallLists, in order.
+    assert_eq!(f.draws[5].primitive, cgl::TRIANGLES);
+    assert_eq!(
+        at(5),
+        [
+            [0.5, 0.0, -0.5, 1.0],
+            [1.0, 0.0, -0.5, 1.0],
+            [0.5, 0.5, -0.5, 1.0],
+            [0.25, 0.0, -0.5, 1.0],
+            [0.75, 0.0, -0.5, 1.0],
+            [0.25, 0.5, -0.5, 1.0]
+        ]
+    );
+    for d in 3..5 {
+        assert_eq!(f.draws[d].primitive, cgl::TRIANGLES);
+        assert_eq!(
+            at(d),
+            [
+                [0.25, 0.0, -0.5, 1.0],
+                [0.75, 0.0, -0.5, 1.0],
+                [0.25, 0.5, -0.5, 1.0]
+            ]
+        );
+    }
+    let reasons: Vec<(u32, &str)> = f
+        .missing
+        .iter()
+        .map(|m| (m.call, m.reason.as_str()))
+        .collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert_eq!(reasons[0].0, 2);
+    assert!(reasons[0].1.contains("changes the matrices"), "{reasons:?}");
+    assert_eq!(reasons[1].0, 4);
+    assert!(reasons[1].1.contains("mixes kinds"), "{reasons:?}");
+}

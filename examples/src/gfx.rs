@@ -338,6 +338,17 @@ impl Gfx {
     /// Creates the display, a `width × height` RGBA8 pbuffer, a context for `api`, and makes
     /// them current. Viewport is left at its default (the whole surface).
     pub fn new(api: Api, width: u32, height: u32) -> Result<Gfx, String> {
+        Gfx::create(api, width, height, false)
+    }
+
+    /// As [`Gfx::new`] with a desktop GL context of the compatibility profile (the highest
+    /// version the driver has: Mesa llvmpipe gives 4.5), where the GL 1.x fixed-function
+    /// pipeline, matrix stacks and display lists still exist (`fixed_function`).
+    pub fn new_compat(width: u32, height: u32) -> Result<Gfx, String> {
+        Gfx::create(Api::Gl, width, height, true)
+    }
+
+    fn create(api: Api, width: u32, height: u32, compat: bool) -> Result<Gfx, String> {
         if width == 0 || height == 0 || width > 16384 || height > 16384 {
             return Err(format!("bad surface size {width}x{height}"));
         }
@@ -413,6 +424,8 @@ impl Gfx {
 
             #[rustfmt::skip]
             let context_attribs: &[EGLint] = match api {
+                // No version asked: EGL then gives a compatibility context.
+                Api::Gl if compat => &[EGL_NONE],
                 Api::Gles => &[
                     EGL_CONTEXT_MAJOR_VERSION, 3,
                     EGL_CONTEXT_MINOR_VERSION, 2,
@@ -432,6 +445,7 @@ impl Gfx {
                     "eglCreateContext({})",
                     match api {
                         Api::Gles => "GLES 3.2",
+                        Api::Gl if compat => "GL compatibility profile",
                         Api::Gl => "GL 4.5 core",
                     }
                 ));

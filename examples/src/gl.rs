@@ -442,3 +442,55 @@ extern "C" {
     pub fn glEndQuery(target: GLenum);
     pub fn glGetQueryObjectuiv(id: GLuint, pname: GLenum, params: *mut GLuint);
 }
+
+// ---------------------------------------------------------------------------------------
+// GL 1.x fixed function (compatibility contexts only: `fixed_function`), from glvnd's
+// libOpenGL, which dispatches to the current context like libGLESv2 (which does not export
+// these).
+// ---------------------------------------------------------------------------------------
+
+pub const GL_MODELVIEW: GLenum = 0x1700;
+pub const GL_PROJECTION: GLenum = 0x1701;
+pub const GL_VERTEX_ARRAY: GLenum = 0x8074;
+pub const GL_QUADS: GLenum = 0x0007;
+pub const GL_COMPILE: GLenum = 0x1300;
+pub const GL_UNSIGNED_INT: GLenum = 0x1405;
+pub const GL_MATRIX_MODE: GLenum = 0x0BA0;
+pub const GL_MODELVIEW_STACK_DEPTH: GLenum = 0x0BA3;
+pub const GL_PROJECTION_STACK_DEPTH: GLenum = 0x0BA4;
+pub const GL_MODELVIEW_MATRIX: GLenum = 0x0BA6;
+pub const GL_PROJECTION_MATRIX: GLenum = 0x0BA7;
+pub const GL_TEXTURE: GLenum = 0x1702;
+pub const GL_TEXTURE_MATRIX: GLenum = 0x0BA8;
+pub const GL_CURRENT_RASTER_POSITION: GLenum = 0x0B07;
+
+#[link(name = "OpenGL")]
+extern "C" {
+    pub fn glMatrixMode(mode: GLenum);
+    pub fn glLoadMatrixf(m: *const GLfloat);
+    pub fn glEnableClientState(array: GLenum);
+    pub fn glVertexPointer(size: GLint, ty: GLenum, stride: GLsizei, pointer: *const c_void);
+    pub fn glColor4f(red: GLfloat, green: GLfloat, blue: GLfloat, alpha: GLfloat);
+    pub fn glGenLists(range: GLsizei) -> GLuint;
+    pub fn glNewList(list: GLuint, mode: GLenum);
+    pub fn glEndList();
+    pub fn glCallList(list: GLuint);
+    pub fn glCallLists(n: GLsizei, ty: GLenum, lists: *const c_void);
+    pub fn glBegin(mode: GLenum);
+    pub fn glEnd();
+    pub fn glVertex3f(x: GLfloat, y: GLfloat, z: GLfloat);
+    pub fn glPushMatrix();
+    pub fn glPopMatrix();
+    pub fn glTranslatef(x: GLfloat, y: GLfloat, z: GLfloat);
+    pub fn glGetFloatv(pname: GLenum, data: *mut GLfloat);
+    pub fn glRasterPos2f(x: GLfloat, y: GLfloat);
+    pub fn glBitmap(
+        width: GLsizei,
+        height: GLsizei,
+        xorig: GLfloat,
+        yorig: GLfloat,
+        xmove: GLfloat,
+        ymove: GLfloat,
+        bitmap: *const GLubyte,
+    );
+}

@@ -97,6 +97,26 @@ fn chain_is_deterministic() {
     deterministic(BINS[5].0, BINS[5].1);
 }
 
+#[test]
+fn fixed_function_is_deterministic() {
+    // `--api` is ignored (always a compatibility context): both runs of `deterministic`
+    // draw the same.
+    deterministic("fixed_function", env!("CARGO_BIN_EXE_fixed_function"));
+    let gl = checksum(
+        "fixed_function",
+        env!("CARGO_BIN_EXE_fixed_function"),
+        "gl",
+        &[],
+    );
+    let gles = checksum(
+        "fixed_function",
+        env!("CARGO_BIN_EXE_fixed_function"),
+        "gles",
+        &[],
+    );
+    assert_eq!(gl, gles);
+}
+
 /// The offscreen examples' own flags change what reaches the window (the textures' content
 /// is what the window shows), and their size checks are usage errors.
 #[test]

@@ -550,21 +550,16 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             .unwrap();
             writeln!(out, "        let g = hook::enter({i}, site, &args);").unwrap();
             writeln!(out, "        let r = {call};").unwrap();
-            if class(&c.name) == "Draw" && c.ret == CType::Void {
+            if (class(&c.name) == "Draw" && c.ret == CType::Void)
+                || WORK_CALLS.contains(&c.name.as_str())
+            {
                 // The heat map replays the draw, with the same arguments, into its counter;
-                // geometry capture replays it under transform feedback.
+                // geometry capture replays it under transform feedback. Display lists too:
+                // the replay runs the list again with the program's state (counters'
+                // geometry/lists.rs learns their vertex count by running them).
                 writeln!(
                     out,
-                    "        hook::leave_draw(g, &args, true, &|| {call});\n        r"
-                )
-                .unwrap();
-            } else if WORK_CALLS.contains(&c.name.as_str()) {
-                // Display lists are painted like draws (the replay runs the list again with
-                // the program's state); their vertices come from no buffer geometry capture
-                // can read back.
-                writeln!(
-                    out,
-                    "        hook::leave_draw(g, &args, false, &|| {call});\n        r"
+                    "        hook::leave_draw(g, &args, &|| {call});\n        r"
                 )
                 .unwrap();
             } else if c.name.starts_with("glDispatchCompute") {

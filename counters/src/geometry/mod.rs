@@ -8,7 +8,10 @@
 //! `P`, or, when the program detached them after linking (as most programs do), from the
 //! sources the agent read when it saw `P` link ([`ProgramLink`]). `S` is cached per `P` with
 //! the generation of `P`'s last link the agent saw, so a relink (or a deletion and reuse of
-//! the name) builds a new `S` instead of returning stale positions.
+//! the name) builds a new `S` instead of returning stale positions. A draw with no program
+//! current (fixed-function vertex processing) is replayed with the context's fixed-function
+//! shadow (`ftransform()`, `shadow.rs`), and a display list (`glCallList(s)`) by running it
+//! again under the shadow (`lists.rs`).
 //!
 //! Each replay: `P`'s default-block uniform values and uniform block bindings are copied to
 //! `S`, rasterization is discarded, our transform feedback object records into the replay's
@@ -39,15 +42,17 @@
 //!
 //! Files, each depending only on those below it: `draw.rs` (a draw call's plan: primitive and
 //! vertex count), `uniforms.rs` (copying `P`'s uniforms to `S`), `shadow.rs` (building and
-//! caching `S`), `replay.rs` (replays under transform feedback and their read-back), and
-//! this file (the per-context capture: checks, the frame's vertex budget, the reasons a draw
-//! is missing).
+//! caching `S`, and the fixed-function shadow), `replay.rs` (replays under transform
+//! feedback and their read-back), `lists.rs` (display lists: counted, then recorded, inside
+//! saved state; it extends this file's capture), and this file (the per-context capture:
+//! checks, the frame's vertex budget, the reasons a draw is missing).
 //!
 //! A draw whose positions cannot be recorded gets a [`GeometryMissing`] with the reason,
 //! never a silent hole.
 
 mod distinct;
 mod draw;
+mod lists;
 mod replay;
 mod shadow;
 mod uniforms;
@@ -63,8 +68,8 @@ pub use draw::DrawCall;
 use draw::{plan, Plan};
 pub use replay::{recycle, release_pool};
 use replay::{Feedback, Replay, Resolved};
-use shadow::Shadows;
 pub use shadow::{link_sources, ProgramLink};
+use shadow::{Shadow, Shadows};
 
 /// Default per-frame vertex budget: 4 Mi vertices, 64 MiB of positions.
 pub const DEFAULT_VERTEX_BUDGET: u64 = 4 << 20;
@@ -105,6 +110,9 @@ pub fn support(
 pub struct GeometryCapture {
     /// GLES 3.1+ or GL 4.1+ (program pipelines exist).
     pipelines: bool,
+    /// The context has `GL_ARB_vertex_program`, whose enabled assembly program replaces the
+    /// fixed transform.
+    vertex_program_arb: bool,
     unsupported: Option<String>,
     relaxed: bool,
     /// The primitive restart capabilities this context has (a distinct-vertex replay needs
@@ -151,6 +159,7 @@ impl GeometryCapture {
             |gl: (u32, u32), es: (u32, u32)| (major, minor) >= if gles { es } else { gl };
         GeometryCapture {
             pipelines: at_least((4, 1), (3, 1)),
+            vertex_program_arb: false,
             relaxed: *support.as_ref().unwrap_or(&false),
             restart: match (gles, major, minor) {
                 (true, ..) => &[PRIMITIVE_RESTART_FIXED_INDEX],
@@ -170,6 +179,13 @@ impl GeometryCapture {
             used: 0,
             fns: None,
         }
+    }
+
+    /// Whether the context has `GL_ARB_vertex_program` (a draw with no GLSL program
+    /// current may then run an assembly program instead of the fixed transform).
+    pub fn with_vertex_program_arb(mut self, has: bool) -> GeometryCapture {
+        self.vertex_program_arb = has;
+        self
     }
 
     /// The per-frame vertex budget.
@@ -324,13 +340,23 @@ impl GeometryCapture {
                 "the program has a query of its own active (a replay would count in it)".into(),
             );
         }
-        let plan = match plan(draw) {
-            Ok(p) => p,
-            Err(why) => return self.missing(frame, context, call, why),
+        // A display list's vertex count is known only by running it (`lists.rs`).
+        let plan = if lists::is_list(draw.name) {
+            if !self.relaxed {
+                return self.missing(frame, context, call, strict_reason(draw.name));
+            }
+            None
+        } else {
+            match plan(draw) {
+                Ok(p) => Some(p),
+                Err(why) => return self.missing(frame, context, call, why),
+            }
         };
         let maybe_distinct = distinct::candidate(draw.name, draw.args).is_some();
-        if !self.relaxed && (!plan.list || (plan.indexed && !maybe_distinct)) {
-            return self.missing(frame, context, call, strict_reason(draw.name));
+        if let Some(plan) = plan {
+            if !self.relaxed && (!plan.list || (plan.indexed && !maybe_distinct)) {
+                return self.missing(frame, context, call, strict_reason(draw.name));
+            }
         }
         // SAFETY: our caller's promise: this capture's context is current, `t` and `g` its
         // real functions, and `replay` re-issues `draw`.
@@ -393,36 +419,38 @@ impl GeometryCapture {
         }
     }
 
-    /// Checks the draw's state, finds (or builds) the current program's shadow and replays
-    /// the draw with what the frame's budget has left.
+    /// The program whose vertex stage the draw ran (0: fixed-function vertex processing)
+    /// and the shadow that replays it: the current program's, or the fixed-function one.
     ///
     /// # Safety
     /// As [`GeometryCapture::capture`], inside an [`ErrorScope`].
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn replay(
-        &mut self,
+    unsafe fn vertex_stage<'s>(
+        shadows: &'s mut Shadows,
+        (pipelines, vertex_program_arb): (bool, bool),
         t: &ThermalFns,
         g: &GeometryFns,
-        plan: Plan,
-        draw: DrawCall<'_>,
-        call: u32,
         link: &dyn Fn(GLuint) -> ProgramLink,
-        replay: &dyn Fn(),
-    ) -> Result<Recorded, String> {
+    ) -> Result<(GLuint, &'s Shadow), String> {
         // SAFETY: our caller's promise: the context is current (GL 3.1+ or GLES 3.0+, as
-        // `support` checked, so every name queried exists).
+        // `support` checked, so every name queried exists; `VERTEX_PROGRAM_ARB` only where
+        // the context has the extension).
         unsafe {
             if t.integer(TRANSFORM_FEEDBACK_ACTIVE) != 0 {
                 return Err("the program's own transform feedback is active".into());
             }
             let program = t.integer(CURRENT_PROGRAM) as GLuint;
             if program == 0 {
-                if self.pipelines && t.integer(PROGRAM_PIPELINE_BINDING) != 0 {
+                if pipelines && t.integer(PROGRAM_PIPELINE_BINDING) != 0 {
                     return Err("separable program pipelines are not replayed".into());
                 }
-                return Err("no program is current (fixed-function vertex processing)".into());
-            }
-            if t.current_program_deleting() {
+                if vertex_program_arb && (t.is_enabled)(VERTEX_PROGRAM_ARB) != 0 {
+                    return Err(
+                        "an ARB assembly vertex program is enabled (only GLSL programs and \
+                         the fixed-function transform are replayed)"
+                            .into(),
+                    );
+                }
+            } else if t.current_program_deleting() {
                 return Err(format!(
                     "program {program} is flagged for deletion (switching away from it \
                      would delete it)"
@@ -432,7 +460,39 @@ impl GeometryCapture {
             if e != NO_ERROR {
                 return Err(format!("GL error 0x{e:04X} reading the draw's state"));
             }
-            let shadow = self.shadows.get(t, g, program, link)?;
+            let shadow = if program == 0 {
+                shadows.fixed_function(t, g)?
+            } else {
+                shadows.get(t, g, program, link)?
+            };
+            Ok((program, shadow))
+        }
+    }
+
+    /// Checks the draw's state, finds (or builds) the shadow of its vertex stage and
+    /// replays the draw with what the frame's budget has left (`plan` `None`: a display
+    /// list, planned by running it, `lists.rs`).
+    ///
+    /// # Safety
+    /// As [`GeometryCapture::capture`], inside an [`ErrorScope`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn replay(
+        &mut self,
+        t: &ThermalFns,
+        g: &GeometryFns,
+        plan: Option<Plan>,
+        draw: DrawCall<'_>,
+        call: u32,
+        link: &dyn Fn(GLuint) -> ProgramLink,
+        replay: &dyn Fn(),
+    ) -> Result<Recorded, String> {
+        // SAFETY: our caller's promise: the context is current, `replay` re-issues `draw`.
+        unsafe {
+            let Some(plan) = plan else {
+                return self.replay_list(t, g, draw, call, link, replay);
+            };
+            let flags = (self.pipelines, self.vertex_program_arb);
+            let (program, shadow) = Self::vertex_stage(&mut self.shadows, flags, t, g, link)?;
 
             // Whole primitives that fit in what the frame's budget has left.
             let left = self.budget.saturating_sub(self.used) / plan.per * plan.per;
@@ -473,6 +533,7 @@ impl GeometryCapture {
                         call,
                         name: draw.name,
                         unroll: Some((u, plan.primitive)),
+                        deduce_kind: false,
                     },
                     &|| (t.draw_arrays)(POINTS, first, span),
                 )?;
@@ -495,6 +556,7 @@ impl GeometryCapture {
                     call,
                     name: draw.name,
                     unroll: None,
+                    deduce_kind: false,
                 },
                 replay,
             )?;

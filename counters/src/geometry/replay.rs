@@ -34,6 +34,13 @@ pub(super) const VERTEX_BYTES: u64 = 16;
 /// query pool at twice as many names.
 pub(super) const MAX_PENDING: usize = 8192;
 
+/// What a display list's replay range is filled with before it records: a NaN whose payload
+/// no transform feedback writes, so the vertices written are those before the first one.
+const SENTINEL: [f32; 4] = [f32::from_bits(0x7FC0_DEAD); 4];
+
+/// Vertices of [`SENTINEL`] written per `glBufferSubData` (16 KiB on the stack).
+const SENTINEL_BLOCK: usize = 1024;
+
 /// Smallest allocation of our buffer, so small frames do not grow it draw by draw.
 const MIN_BUFFER_BYTES: u64 = 1 << 20;
 
@@ -56,6 +63,8 @@ struct Pending {
     /// Index of its written query in the pool; its generated query is the next one.
     query: usize,
     generated: bool,
+    /// A display list's replay: the kind of primitive is learnt from what it wrote.
+    deduce_kind: bool,
 }
 
 impl Pending {
@@ -115,6 +124,11 @@ pub(super) struct Replay<'a> {
     /// `replay` draws the distinct vertices as points (`plan` says so): the read-back
     /// unrolls them through these indices into `primitive`.
     pub(super) unroll: Option<(Unroll, GLenum)>,
+    /// A display list's replay (`lists.rs`): its range is filled with [`SENTINEL`] first,
+    /// and the kind of primitive it made is learnt from the vertices written per primitive
+    /// (Mesa does not check a list's primitives against the transform feedback's, and
+    /// records them as they are).
+    pub(super) deduce_kind: bool,
 }
 
 impl Feedback {
@@ -214,6 +228,23 @@ impl Feedback {
                 range as GLsizeiptr,
             );
             (t.enable)(RASTERIZER_DISCARD);
+            if r.deduce_kind && r.keep > 0 {
+                // Through the generic binding `glBindBufferRange` just set (put back by
+                // `saved`), in pieces of a fixed block: a list's range may be the whole
+                // budget (64 MiB by default).
+                let fill = [SENTINEL; SENTINEL_BLOCK];
+                let mut at = 0;
+                while at < r.keep {
+                    let n = (r.keep - at).min(SENTINEL_BLOCK as u64);
+                    (g.buffer_sub_data)(
+                        TRANSFORM_FEEDBACK_BUFFER,
+                        (offset + at * VERTEX_BYTES) as GLsizeiptr,
+                        (n * VERTEX_BYTES) as GLsizeiptr,
+                        fill.as_ptr().cast(),
+                    );
+                    at += n;
+                }
+            }
             let e = drain_errors(t);
             if e != NO_ERROR {
                 return Err(format!("GL error 0x{e:04X} setting up the replay"));
@@ -258,6 +289,7 @@ impl Feedback {
                 offset,
                 query,
                 generated: r.generated_query,
+                deduce_kind: r.deduce_kind,
             });
             self.end = offset + room;
         }
@@ -376,6 +408,19 @@ impl Feedback {
                 .map(|p| {
                     let mut written = 0;
                     (g.get_query_objectuiv)(self.queries[p.query], QUERY_RESULT, &mut written);
+                    if p.deduce_kind {
+                        // Primitives written and generated; the vertices are counted in the
+                        // mapping.
+                        let mut n = 0;
+                        if p.generated {
+                            (g.get_query_objectuiv)(
+                                self.queries[p.query + 1],
+                                QUERY_RESULT,
+                                &mut n,
+                            );
+                        }
+                        return (u64::from(written), u64::from(n));
+                    }
                     let held = (u64::from(written) * p.per).min(p.keep);
                     let generated = if p.generated {
                         let mut n = 0;
@@ -394,7 +439,9 @@ impl Feedback {
             let bytes = pending
                 .iter()
                 .zip(&counts)
-                .map(|(p, &(held, _))| p.offset + held * VERTEX_BYTES)
+                .map(|(p, &(held, _))| {
+                    p.offset + if p.deduce_kind { p.keep } else { held } * VERTEX_BYTES
+                })
                 .max()
                 .unwrap_or(0);
             let mut mapped: *const [f32; 4] = std::ptr::null();
@@ -415,7 +462,32 @@ impl Feedback {
                         reason,
                     })
                 };
+                let mut primitive = p.primitive;
                 let result = match &p.unroll {
+                    _ if p.deduce_kind => {
+                        if held == 0 {
+                            // Nothing fitted: at least a vertex per primitive was dropped.
+                            Ok((Vec::new(), generated))
+                        } else if mapped.is_null() {
+                            missing(format!(
+                                "mapping the transform feedback buffer failed (GL error \
+                                 0x{map_error:04X})"
+                            ))
+                        } else {
+                            // The mapping holds this whole range (`bytes` covers it).
+                            let range = std::slice::from_raw_parts(
+                                mapped.add((p.offset / VERTEX_BYTES) as usize),
+                                p.keep as usize,
+                            );
+                            match deduce(range, held, generated) {
+                                Ok((positions, dropped, kind)) => {
+                                    primitive = kind;
+                                    Ok((positions, dropped))
+                                }
+                                Err(why) => missing(why),
+                            }
+                        }
+                    }
                     Some(u) if held != u64::from(u.span) => missing(format!(
                         "its replay as {} distinct vertices wrote {held}",
                         u.span
@@ -451,7 +523,7 @@ impl Feedback {
                     p.budget(),
                     result.map(|(positions, dropped_vertices)| DrawGeometry {
                         call: p.call,
-                        primitive: p.primitive,
+                        primitive,
                         positions,
                         dropped_vertices,
                         viewport: p.viewport,
@@ -539,6 +611,34 @@ impl Feedback {
         }
         Ok(())
     }
+}
+
+/// The positions a display list's replay wrote into its `range` (those before the first
+/// [`SENTINEL`]) for `written` primitives, and their kind (from the vertices per primitive),
+/// with the vertices dropped of `generated` primitives (0: not counted, none dropped). A list
+/// that mixes kinds writes a number of vertices no single kind explains (except as many
+/// triangles as points, which reads as lines).
+fn deduce(
+    range: &[[f32; 4]],
+    written: u64,
+    generated: u64,
+) -> Result<(Vec<[f32; 4]>, u64, GLenum), String> {
+    let sentinel = SENTINEL.map(f32::to_bits);
+    let v = range
+        .iter()
+        .position(|x| x.map(f32::to_bits) == sentinel)
+        .unwrap_or(range.len()) as u64;
+    let per = v / written.max(1);
+    if written == 0 || !v.is_multiple_of(written) || !(1..=3).contains(&per) {
+        return Err(format!(
+            "the display list mixes kinds of primitive: its replay wrote {v} vertices for \
+             {written} primitives (one transform feedback records one kind)"
+        ));
+    }
+    let kind = [POINTS, LINES, TRIANGLES][per as usize - 1];
+    let mut positions = pooled(v as usize);
+    positions.extend_from_slice(&range[..v as usize]);
+    Ok((positions, (generated * per).saturating_sub(v), kind))
 }
 
 /// Position buffers the writer is done with, kept for the next frame's read-back: a frame of

@@ -3,6 +3,12 @@
 //! from the shaders attached to `P` or from the sources the agent saved when it saw `P`
 //! link ([`ProgramLink`]), and cached per `P` with that link's generation. `P` itself is
 //! never touched (relinking it would reset its uniforms).
+//!
+//! Draws with no program current (fixed-function vertex processing, compatibility contexts)
+//! get one shadow of their own, built from [`FIXED_FUNCTION_VS`]: `ftransform()` applies the
+//! current modelview and projection matrices to the position array as the fixed pipeline
+//! does (the GLSL spec makes it invariant with it), reading every piece of state the fixed
+//! transform reads, so nothing is copied at a replay.
 
 use std::collections::HashMap;
 use std::ffi::{c_char, CString};
@@ -87,6 +93,14 @@ unsafe fn attached_shaders(t: &ThermalFns, g: &GeometryFns, program: GLuint) -> 
     }
 }
 
+/// The vertex stage of the fixed-function shadow program. `ftransform()` is specified to
+/// produce exactly the position fixed-function vertex processing produces (GLSL 1.10, 7.5),
+/// from the same state: the conventional vertex array (or generic attribute 0), the
+/// modelview and projection matrices current at the draw. GLSL 1.10 so that any
+/// compatibility context compiles it.
+pub(super) const FIXED_FUNCTION_VS: &std::ffi::CStr =
+    c"#version 110\nvoid main() { gl_Position = ftransform(); }\n";
+
 /// A built shadow program and what each replay copies into it.
 #[derive(Debug)]
 pub(super) struct Shadow {
@@ -114,6 +128,8 @@ pub(super) struct Shadows {
     /// GL 4.0+ (subroutines).
     subroutines: bool,
     cache: HashMap<GLuint, CacheEntry>,
+    /// The fixed-function shadow, built at the first draw with no program current.
+    fixed: Option<Result<Shadow, String>>,
 }
 
 impl Shadows {
@@ -124,6 +140,7 @@ impl Shadows {
             resources,
             subroutines,
             cache: HashMap::new(),
+            fixed: None,
         }
     }
 
@@ -171,6 +188,41 @@ impl Shadows {
                     .insert(program, CacheEntry { generation, shadow });
             }
             self.cache[&program].shadow.as_ref().map_err(Clone::clone)
+        }
+    }
+
+    /// The shadow program of fixed-function vertex processing ([`FIXED_FUNCTION_VS`]),
+    /// built the first time; `Err` (kept) where the context cannot build it (a core
+    /// profile has no fixed function and no `ftransform()`).
+    ///
+    /// # Safety
+    /// As [`Shadows::get`].
+    pub(super) unsafe fn fixed_function(
+        &mut self,
+        t: &ThermalFns,
+        g: &GeometryFns,
+    ) -> Result<&Shadow, String> {
+        if self.fixed.is_none() {
+            // SAFETY: our caller's promise.
+            let built = unsafe { build_fixed_function(t, g) };
+            // SAFETY: as above.
+            let e = unsafe { drain_errors(t) };
+            self.fixed = Some(match (built, e) {
+                (Ok(s), NO_ERROR) => Ok(s),
+                (Ok(s), e) => {
+                    // SAFETY: as above; the program is our own.
+                    unsafe { (g.delete_program)(s.program) };
+                    Err(format!(
+                        "GL error 0x{e:04X} building the fixed-function shadow program"
+                    ))
+                }
+                (Err(why), _) => Err(why),
+            });
+        }
+        match &self.fixed {
+            Some(Ok(s)) => Ok(s),
+            Some(Err(why)) => Err(why.clone()),
+            None => Err("no fixed-function shadow program".into()),
         }
     }
 
@@ -369,6 +421,59 @@ impl Shadows {
             }
             Ok(())
         }
+    }
+}
+
+/// Builds the fixed-function shadow program: [`FIXED_FUNCTION_VS`] alone (a compatibility
+/// context runs fixed-function fragment processing after it, and rasterization is discarded
+/// anyway), `gl_Position` captured.
+///
+/// # Safety
+/// A GL context must be current, and `t`, `g` its real functions.
+unsafe fn build_fixed_function(t: &ThermalFns, g: &GeometryFns) -> Result<Shadow, String> {
+    // SAFETY: our caller's promise; the source is NUL-terminated and static, and every name
+    // used is one created here.
+    unsafe {
+        let sh = (t.create_shader)(VERTEX_SHADER);
+        if sh == 0 {
+            return Err("glCreateShader failed for the fixed-function shadow".into());
+        }
+        (t.shader_source)(sh, 1, &FIXED_FUNCTION_VS.as_ptr(), std::ptr::null());
+        (t.compile_shader)(sh);
+        let mut ok = 0;
+        (t.get_shaderiv)(sh, COMPILE_STATUS, &mut ok);
+        if ok == 0 {
+            let log = shader_log(t, g, sh);
+            (t.delete_shader)(sh);
+            return Err(format!(
+                "no program is current and ftransform() does not compile here (a context \
+                 without fixed-function vertex processing?): {log}"
+            ));
+        }
+        let program = (t.create_program)();
+        if program == 0 {
+            (t.delete_shader)(sh);
+            return Err("glCreateProgram failed for the fixed-function shadow".into());
+        }
+        (t.attach_shader)(program, sh);
+        // Flagged now, freed with the program.
+        (t.delete_shader)(sh);
+        let varying = c"gl_Position";
+        (g.transform_feedback_varyings)(program, 1, &varying.as_ptr(), INTERLEAVED_ATTRIBS);
+        (t.link_program)(program);
+        (t.get_programiv)(program, LINK_STATUS, &mut ok);
+        if ok == 0 {
+            let log = program_log(t, g, program);
+            (g.delete_program)(program);
+            return Err(format!(
+                "the fixed-function shadow program does not link: {log}"
+            ));
+        }
+        Ok(Shadow {
+            program,
+            uniforms: Vec::new(),
+            blocks: Vec::new(),
+        })
     }
 }
 

@@ -375,3 +375,199 @@ fn attach_records_geometry_when_the_shaders_stay_attached() {
         }
     }
 }
+
+/// `fixed_function`'s documented matrices (rows, as its doc writes them) and vertices, typed
+/// again here so the expected positions do not come from the program under test.
+mod fixed {
+    pub const P: [[f64; 4]; 4] = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 2.0, 0.0, 0.0],
+        [0.0, 0.0, -1.25, -2.25],
+        [0.0, 0.0, -1.0, 0.0],
+    ];
+    pub const MV_A: [[f64; 4]; 4] = [
+        [1.0, 0.0, 0.0, -0.75],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, -3.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    pub const MV_B: [[f64; 4]; 4] = [
+        [0.0, -0.5, 0.0, 0.75],
+        [0.5, 0.0, 0.0, -0.25],
+        [0.0, 0.0, 1.0, -2.5],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    pub const MV_C: [[f64; 4]; 4] = [
+        [0.25, 0.0, 0.0, 0.0],
+        [0.0, 0.25, 0.0, 0.25],
+        [0.0, 0.0, 0.25, -2.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    pub const A: [[f64; 3]; 6] = [
+        [-0.5, -0.5, 0.0],
+        [0.5, -0.5, 0.0],
+        [0.0, 0.5, 0.0],
+        [-0.5, -0.5, -1.0],
+        [0.5, -0.5, -1.0],
+        [0.5, 0.5, -1.0],
+    ];
+    /// B's vertices (z 0) taken through its indices 0 1 2 2 1 3.
+    pub const B: [[f64; 3]; 6] = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+    ];
+    pub const C: [[f64; 3]; 4] = [
+        [-1.0, -1.0, 0.0],
+        [1.0, -1.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [-1.0, 1.0, 0.0],
+    ];
+
+    /// P · MV · (v, 1).
+    pub fn clip(mv: &[[f64; 4]; 4], v: [f64; 3]) -> [f64; 4] {
+        let mul = |m: &[[f64; 4]; 4], x: [f64; 4]| {
+            let mut out = [0.0; 4];
+            for (o, row) in out.iter_mut().zip(m) {
+                *o = row.iter().zip(x).map(|(a, b)| a * b).sum();
+            }
+            out
+        };
+        mul(&P, mul(mv, [v[0], v[1], v[2], 1.0]))
+    }
+
+    /// Window coordinates (x, y) of clip position `c` in viewport `[x, y, w, h]`.
+    pub fn window(c: [f64; 4], viewport: [f64; 4]) -> [f64; 2] {
+        [
+            viewport[0] + (c[0] / c[3] + 1.0) / 2.0 * viewport[2],
+            viewport[1] + (c[1] / c[3] + 1.0) / 2.0 * viewport[3],
+        ]
+    }
+}
+
+fn close(got: [f32; 4], want: [f64; 4]) -> bool {
+    got.iter()
+        .zip(want)
+        .all(|(&g, w)| (f64::from(g) - w).abs() <= 1e-5 * w.abs().max(1.0))
+}
+
+#[test]
+fn fixed_function_vertices_land_where_their_matrices_say() {
+    let dir = scratch("geometry-fixed-function");
+    let (w, h) = (128.0, 96.0);
+    let s = capture_env(
+        &dir,
+        "gl",
+        "fixed_function",
+        &["--frames", "2"],
+        &["--size", "128x96", "--frames", "4"],
+        &[],
+    );
+    assert_eq!(s.geometry.len(), 2, "one GEOM per captured frame");
+    for g in &s.geometry {
+        g.validate().unwrap();
+        assert!(g.missing.is_empty(), "missing: {:?}", g.missing);
+        let f = s.frames.iter().find(|f| f.index == g.frame).unwrap();
+        let name = |call: u32| {
+            s.functions.functions[f.calls[call as usize].func as usize]
+                .name
+                .as_str()
+        };
+        let names: Vec<&str> = g.draws.iter().map(|d| name(d.call)).collect();
+        assert_eq!(
+            names,
+            ["glDrawArrays", "glDrawElements", "glCallList"],
+            "frame {}",
+            g.frame
+        );
+        for d in &g.draws {
+            assert_eq!(d.primitive, TRIANGLES, "{}", name(d.call));
+            assert_eq!(d.dropped_vertices, 0, "{}", name(d.call));
+            assert_eq!(d.viewport, [0, 0, 128, 96], "{}", name(d.call));
+            assert_eq!(d.positions.len(), 6, "{}", name(d.call));
+        }
+        // The arrays' vertices in their draw order (B's through its indices).
+        for (d, (mv, vertices)) in g.draws[..2]
+            .iter()
+            .zip([(&fixed::MV_A, &fixed::A), (&fixed::MV_B, &fixed::B)])
+        {
+            for (i, (&got, &v)) in d.positions.iter().zip(vertices).enumerate() {
+                let want = fixed::clip(mv, v);
+                assert!(
+                    close(got, want),
+                    "{} vertex {i}: clip {got:?}, expected {want:?}",
+                    name(d.call)
+                );
+                let [x, y] = fixed::window(want, [0.0, 0.0, w, h]);
+                let got_xy = fixed::window(got.map(f64::from), [0.0, 0.0, w, h]);
+                assert!(
+                    (got_xy[0] - x).abs() < 1e-3 && (got_xy[1] - y).abs() < 1e-3,
+                    "{} vertex {i}: window {got_xy:?}, expected {:?}",
+                    name(d.call),
+                    [x, y]
+                );
+            }
+        }
+        // The list's quad: two triangles over its four corners (which diagonal splits it
+        // is the driver's).
+        let corners: Vec<[f64; 4]> = fixed::C
+            .iter()
+            .map(|&v| fixed::clip(&fixed::MV_C, v))
+            .collect();
+        let list = &g.draws[2];
+        let mut seen = [false; 4];
+        for (i, &got) in list.positions.iter().enumerate() {
+            let k = corners
+                .iter()
+                .position(|&c| close(got, c))
+                .unwrap_or_else(|| panic!("list vertex {i}: {got:?} is none of {corners:?}"));
+            seen[k] = true;
+        }
+        assert_eq!(
+            seen, [true; 4],
+            "every corner of the quad: {:?}",
+            list.positions
+        );
+        for t in list.positions.chunks(3) {
+            assert!(
+                t[0] != t[1] && t[1] != t[2] && t[0] != t[2],
+                "a degenerate triangle {t:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fixed_function_renders_the_same_and_sees_no_error_with_geometry_and_heat() {
+    let dir = scratch("geometry-fixed-function-checksum");
+    let exe = example("fixed_function");
+    let args = ["--frames", "5", "--checksum"];
+    let plain = Command::new(&exe).args(args).output().unwrap();
+    assert!(plain.status.success(), "{plain:?}");
+    let session = dir.join("ff.gpuheat");
+    let mut run = vec![
+        "run",
+        "--frames",
+        "3",
+        "--heat",
+        "-o",
+        session.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+    ];
+    run.extend_from_slice(&args);
+    let traced = run_gpuheat(&run);
+    let stderr = String::from_utf8_lossy(&traced.stderr);
+    assert!(traced.status.success(), "{stderr}");
+    // The program checks glGetError after its frames and says so on stderr when it is set.
+    assert!(!stderr.contains("GL error"), "{stderr}");
+    assert_eq!(checksum(&traced.stdout), checksum(&plain.stdout));
+    let s = Session::open(&session).unwrap();
+    assert_eq!(s.geometry.len(), 3, "the traced run captured geometry");
+    for g in &s.geometry {
+        assert_eq!(g.vertices(), 18, "frame {}: {:?}", g.frame, g.missing);
+    }
+}

@@ -468,6 +468,126 @@ fn glxgears_display_lists_are_timed_as_work() {
 }
 
 #[test]
+fn glxgears_display_lists_have_their_geometry() {
+    let Some(glxgears) = installed("glxgears") else {
+        return;
+    };
+    let dir = scratch("glxgears-geometry");
+    let session = capture_glxgears(&glxgears, &dir, &[]);
+    let s = gpuheat_session::Session::open(&session).unwrap();
+    assert_eq!(s.geometry.len(), 2, "one GEOM per captured frame");
+    let mut per_frame = Vec::new();
+    for g in &s.geometry {
+        g.validate().unwrap();
+        assert!(g.missing.is_empty(), "frame {}: {:?}", g.frame, g.missing);
+        let f = s.frames.iter().find(|f| f.index == g.frame).unwrap();
+        let names: Vec<&str> = g
+            .draws
+            .iter()
+            .map(|d| {
+                s.functions.functions[f.calls[d.call as usize].func as usize]
+                    .name
+                    .as_str()
+            })
+            .collect();
+        // The three gears, each a display list of quads and quad strips: triangles.
+        assert_eq!(names, ["glCallList"; 3], "frame {}", g.frame);
+        let mut inside = 0;
+        let mut all = 0;
+        for d in &g.draws {
+            assert_eq!(d.primitive, 4, "GL_TRIANGLES");
+            assert_eq!(d.dropped_vertices, 0);
+            assert!(!d.positions.is_empty() && d.positions.len() % 3 == 0);
+            for p in &d.positions {
+                assert!(p[3] > 0.0, "a gear vertex behind the eye: {p:?}");
+                let [x, y] = [p[0] / p[3], p[1] / p[3]];
+                all += 1;
+                inside += usize::from(x.abs() <= 1.0 && y.abs() <= 1.0);
+            }
+        }
+        // The gears are in view (a tooth tip may cross the window's edge as they turn).
+        assert!(inside * 10 >= all * 9, "{inside} of {all} vertices in view");
+        per_frame.push(
+            g.draws
+                .iter()
+                .map(|d| d.positions.len())
+                .collect::<Vec<_>>(),
+        );
+    }
+    // The same lists each frame; the first gear has 20 teeth, the others 10.
+    assert_eq!(per_frame[0], per_frame[1]);
+    let v = &per_frame[0];
+    assert!(v[0] > v[1] && v[0] > v[2], "{v:?}");
+}
+
+/// Issue 24: neverball draws with no program current (vertex arrays and buffer objects
+/// through the fixed-function transform); attached, every draw of its frames has its
+/// post-transform positions.
+#[test]
+fn neverball_attached_has_every_draws_geometry() {
+    // Debian installs it in /usr/games, which PATH may lack.
+    let games = Path::new("/usr/games/neverball");
+    let neverball = if games.is_file() {
+        Some(games.display().to_string())
+    } else {
+        installed("neverball")
+    };
+    let (Some(neverball), Some(_)) = (neverball, installed("xwd")) else {
+        return;
+    };
+    let x = Xvfb::start();
+    let dir = scratch("attach-neverball");
+    let child = Command::new(&neverball)
+        .env("DISPLAY", &x.display)
+        .env("SDL_AUDIODRIVER", "dummy")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut p = Running {
+        child,
+        display: x.display.clone(),
+    };
+    assert!(
+        p.renders(Duration::from_secs(30)),
+        "neverball does not render before the attach"
+    );
+    attach_once(&mut p, &dir, "neverball.gpuheat", 2);
+    let s = gpuheat_session::Session::open(dir.join("neverball.gpuheat")).unwrap();
+    assert_eq!(s.geometry.len(), 2, "one GEOM per captured frame");
+    for f in &s.frames {
+        let draws: Vec<u32> = f
+            .calls
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                s.functions.functions[c.func as usize].class == gpuheat_session::CallClass::Draw
+            })
+            .map(|(i, _)| i as u32)
+            .collect();
+        assert!(
+            draws.len() > 100,
+            "frame {}: {} draws",
+            f.index,
+            draws.len()
+        );
+        let g = s.geometry.iter().find(|g| g.frame == f.index).unwrap();
+        g.validate().unwrap();
+        assert!(
+            g.missing.is_empty(),
+            "frame {}: {} of {} draws without geometry, first {:?}",
+            f.index,
+            g.missing.len(),
+            draws.len(),
+            g.missing.first()
+        );
+        let with: Vec<u32> = g.draws.iter().map(|d| d.call).collect();
+        assert_eq!(with, draws, "frame {}", f.index);
+        assert!(g.vertices() > 10_000, "frame {}: {}", f.index, g.vertices());
+    }
+}
+
+#[test]
 fn glxgears_display_lists_are_painted_into_the_heat_map() {
     let Some(glxgears) = installed("glxgears") else {
         return;

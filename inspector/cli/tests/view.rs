@@ -183,6 +183,45 @@ fn screenshots_render_every_tab_offscreen() {
     }
 }
 
+/// Issue 24: the draws of a program with no program current (fixed function: arrays and a
+/// display list) are meshes in the 3D tab.
+#[test]
+fn fixed_function_draws_show_as_meshes_in_the_3d_tab() {
+    let dir = scratch("view-fixed-function");
+    let s = capture(
+        &dir,
+        "fixed_function",
+        &["--frames", "1"],
+        &["--frames", "3"],
+    );
+    let png = dir.join("3d.png");
+    let out = run_gpuheat(&[
+        "view",
+        s.to_str().unwrap(),
+        "--screenshot",
+        png.to_str().unwrap(),
+        "--tab",
+        "3d",
+        "--size",
+        "1280x800",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = read_png(&png);
+    // The costliest of the three draws takes the palette's hot end; the frame strip at the
+    // bottom, which uses the palette too, is left out.
+    let above_strip = Png {
+        width: img.width,
+        height: img.height - 100,
+        rgb: img.rgb[..(img.width * (img.height - 100) * 3) as usize].to_vec(),
+    };
+    let hot = count_colour(&above_strip, hot_colour(), 6);
+    assert!(hot > 500, "3d tab: {hot} pixels of the hot colour");
+}
+
 /// The outline of the selected draw and its match on A's and B's maps (`HIGHLIGHT` in
 /// viz/src/ui/diff.rs), and of the selected draw on the difference map (`DIFF_HIGHLIGHT`).
 const HIGHLIGHT: [u8; 3] = [0x30, 0xff, 0x60];

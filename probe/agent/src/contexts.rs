@@ -100,13 +100,10 @@ fn geometry_capture<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut G
         let (api, major, minor) = c.api_version();
         let support = geometry::support(api, major, minor, |e| c.has_extension(e))
             .and_then(|relaxed| thermal_fns().and(geometry_fns()).map(|_| relaxed));
-        entry.geometry = Some(GeometryCapture::new(
-            api,
-            major,
-            minor,
-            support,
-            crate::config::geometry_budget(),
-        ));
+        entry.geometry = Some(
+            GeometryCapture::new(api, major, minor, support, crate::config::geometry_budget())
+                .with_vertex_program_arb(c.has_extension("GL_ARB_vertex_program")),
+        );
     }
     entry.geometry.as_mut().expect("geometry")
 }

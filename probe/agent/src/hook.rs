@@ -225,18 +225,18 @@ fn use_program(func: u16) -> bool {
 }
 
 /// [`leave`] for draws and display lists: after the call is recorded, paints it into the
-/// frame's heat map when the capture asked for one, and (`with_geometry`) records its
-/// post-transform positions in full mode (`replay` calls the real function again with the
+/// frame's heat map when the capture asked for one, and records its post-transform
+/// positions in full mode (`replay` calls the real function again with the
 /// same arguments).
 #[inline(never)]
-pub fn leave_draw(g: Guard, args: &[u64], with_geometry: bool, replay: &dyn Fn()) {
+pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
     // A VG library's draws are painted as their VG call: on the host from its path, or,
     // when the host cannot know its coverage, from theirs counted together (`vg_child`).
     let bracketed = !g.skip && g.bracket.is_some();
     let live = bracketed && !vg::inside();
     let vg_child = bracketed && capture::heat() && vg::inside() && vg::counts_children();
     let paint = live && capture::heat();
-    let geometry = live && with_geometry && capture::geometry();
+    let geometry = live && capture::geometry();
     let (ctx, seq, frame, func) = (g.ctx, g.seq, g.frame, usize::from(g.func));
     leave(g, args, None);
     if !paint && !geometry && !vg_child {

@@ -1,0 +1,225 @@
+//! `fixed_function`: GL 1.x drawing with no program current — the fixed-function transform
+//! (projection × modelview × vertex) of a client-memory vertex array, a buffer-object
+//! vertex array drawn through indices, and a display list of one quad. Every vertex lands
+//! where the documented matrices put it, so a profiler's recorded geometry can be checked
+//! against an independent computation.
+//!
+//! Flags: the common ones (`--frames N`, `--size WxH` default 128x96, `--timing`,
+//! `--checksum`). Always a desktop GL compatibility-profile context (fixed function exists
+//! in no other): `--api` is ignored.
+//!
+//! Matrices, written as rows (GL takes them column by column):
+//!
+//! ```text
+//! P    = glFrustum(-1, 1, -0.5, 0.5, 1, 9)   MV_A = translate(-0.75, 0, -3)
+//!        [1 0  0     0   ]                          [1 0 0 -0.75]
+//!        [0 2  0     0   ]                          [0 1 0  0   ]
+//!        [0 0 -1.25 -2.25]                          [0 0 1 -3   ]
+//!        [0 0 -1     0   ]                          [0 0 0  1   ]
+//!
+//! MV_B = translate(0.75, -0.25, -2.5)        MV_C = translate(0, 0.25, -2)
+//!        · rotate 90° about z · scale 0.5           · scale 0.25
+//!        [0   -0.5 0  0.75]                         [0.25 0    0     0   ]
+//!        [0.5  0   0 -0.25]                         [0    0.25 0     0.25]
+//!        [0    0   1 -2.5 ]                         [0    0    0.25 -2   ]
+//!        [0    0   0  1   ]                         [0    0    0     1   ]
+//! ```
+//!
+//! Vertices (object space):
+//!
+//! - A, client memory, 3 floats each: (-0.5,-0.5,0) (0.5,-0.5,0) (0,0.5,0) (-0.5,-0.5,-1)
+//!   (0.5,-0.5,-1) (0.5,0.5,-1): two triangles.
+//! - B, a buffer object, 2 floats each (z 0): (0,0) (1,0) (0,1) (1,1); indices (client
+//!   memory, unsigned short) 0 1 2 2 1 3: two triangles.
+//! - C, display list `list` compiled at set-up: `glColor4f(0.5, 0.5, 1, 1)`,
+//!   `glBegin(GL_QUADS)`, `glVertex3f` (-1,-1,0) (1,-1,0) (1,1,0) (-1,1,0), `glEnd`: one quad
+//!   (two triangles).
+//!
+//! Clip position of vertex v of draw X: P · MV_X · (v, 1); every w is positive (between 2
+//! and 4), so all three draws are in front of the eye, inside the view.
+//!
+//! Set-up (before frame 0, not counted): the buffer object, the display list,
+//! `glEnableClientState(GL_VERTEX_ARRAY)`; no program, lighting, texturing or depth test.
+//!
+//! Per-frame call sequence (fixed):
+//!
+//! ```text
+//! glViewport(0, 0, W, H)
+//! glClearColor(0, 0, 0, 1)
+//! glClear(GL_COLOR_BUFFER_BIT)
+//! glMatrixMode(GL_PROJECTION)
+//! glLoadMatrixf(P)
+//! glMatrixMode(GL_MODELVIEW)
+//! glLoadMatrixf(MV_A)
+//! glColor4f(1, 0.5, 0.25, 1)
+//! glVertexPointer(3, GL_FLOAT, 0, A)
+//! glDrawArrays(GL_TRIANGLES, 0, 6)                          draw A
+//! glLoadMatrixf(MV_B)
+//! glColor4f(0.25, 1, 0.5, 1)
+//! glBindBuffer(GL_ARRAY_BUFFER, vbo)
+//! glVertexPointer(2, GL_FLOAT, 0, 0)
+//! glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, B)     draw B
+//! glBindBuffer(GL_ARRAY_BUFFER, 0)
+//! glLoadMatrixf(MV_C)
+//! glCallList(list)                                          draw C
+//! [glFinish]                                                only with --timing
+//! eglSwapBuffers
+//! ```
+//!
+//! Expected numbers per frame:
+//!
+//! - calls      = 19 (+1 glFinish with `--timing`)
+//! - draws      = 2 (glDrawArrays, glDrawElements), plus the display list as work
+//! - work calls = 4 (the two draws, glCallList, glClear)
+//! - post-transform vertices: 6 per draw (C's quad is two triangles), 18 in all
+//!
+//! After the last frame (and `--checksum`'s `glReadPixels`) the program calls `glGetError`
+//! once and exits 1 if it is not `GL_NO_ERROR`: a profiler that leaks an error of its own
+//! fails it.
+
+use gpuheat_examples::args::Spec;
+use gpuheat_examples::gfx::Gfx;
+use gpuheat_examples::gl::*;
+use gpuheat_examples::{main_with, run_frames};
+
+const SPEC: Spec = Spec {
+    name: "fixed_function",
+    about: "fixed-function GL 1.x draws: a client array, a buffer through indices, a display list",
+    default_size: (128, 96),
+    flags: &[],
+    expected: "\
+per frame: glViewport, glClearColor, glClear, glMatrixMode, glLoadMatrixf P, glMatrixMode,
+           glLoadMatrixf MV_A, glColor4f, glVertexPointer, glDrawArrays(GL_TRIANGLES, 0, 6),
+           glLoadMatrixf MV_B, glColor4f, glBindBuffer, glVertexPointer,
+           glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT), glBindBuffer,
+           glLoadMatrixf MV_C, glCallList, [glFinish], eglSwapBuffers
+calls      = 19  (+1 with --timing)
+draws      = 2, plus the display list
+work calls = 4   (the two draws, glCallList, glClear)
+vertices   = 6 per draw, 18 in all, at P * MV * v (matrices and vertices: see the source)
+after the last frame: glGetError must be GL_NO_ERROR (else exit 1)",
+};
+
+/// A row-major 4×4 matrix as the doc writes it, in the column-major order GL takes.
+const fn columns(rows: [[f32; 4]; 4]) -> [f32; 16] {
+    let mut out = [0.0; 16];
+    let mut c = 0;
+    while c < 4 {
+        let mut r = 0;
+        while r < 4 {
+            out[c * 4 + r] = rows[r][c];
+            r += 1;
+        }
+        c += 1;
+    }
+    out
+}
+
+const P: [f32; 16] = columns([
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 2.0, 0.0, 0.0],
+    [0.0, 0.0, -1.25, -2.25],
+    [0.0, 0.0, -1.0, 0.0],
+]);
+const MV_A: [f32; 16] = columns([
+    [1.0, 0.0, 0.0, -0.75],
+    [0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, -3.0],
+    [0.0, 0.0, 0.0, 1.0],
+]);
+const MV_B: [f32; 16] = columns([
+    [0.0, -0.5, 0.0, 0.75],
+    [0.5, 0.0, 0.0, -0.25],
+    [0.0, 0.0, 1.0, -2.5],
+    [0.0, 0.0, 0.0, 1.0],
+]);
+const MV_C: [f32; 16] = columns([
+    [0.25, 0.0, 0.0, 0.0],
+    [0.0, 0.25, 0.0, 0.25],
+    [0.0, 0.0, 0.25, -2.0],
+    [0.0, 0.0, 0.0, 1.0],
+]);
+
+const A: [[f32; 3]; 6] = [
+    [-0.5, -0.5, 0.0],
+    [0.5, -0.5, 0.0],
+    [0.0, 0.5, 0.0],
+    [-0.5, -0.5, -1.0],
+    [0.5, -0.5, -1.0],
+    [0.5, 0.5, -1.0],
+];
+const B: [[f32; 2]; 4] = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]];
+const B_INDICES: [u16; 6] = [0, 1, 2, 2, 1, 3];
+const C: [[f32; 3]; 4] = [
+    [-1.0, -1.0, 0.0],
+    [1.0, -1.0, 0.0],
+    [1.0, 1.0, 0.0],
+    [-1.0, 1.0, 0.0],
+];
+
+fn main() {
+    main_with(&SPEC, |args| {
+        let gfx = Gfx::new_compat(args.width, args.height)?;
+        let (w, h) = (gfx.width as i32, gfx.height as i32);
+        // SAFETY: GL calls on the compatibility context `gfx` made current on this thread;
+        // `B` is static, and the buffer size given is its size.
+        let (vbo, list) = unsafe {
+            let mut vbo = 0;
+            glGenBuffers(1, &mut vbo);
+            glBindBuffer(GL_ARRAY_BUFFER, vbo);
+            glBufferData(
+                GL_ARRAY_BUFFER,
+                std::mem::size_of_val(&B) as GLsizeiptr,
+                B.as_ptr().cast(),
+                GL_STATIC_DRAW,
+            );
+            glBindBuffer(GL_ARRAY_BUFFER, 0);
+            let list = glGenLists(1);
+            glNewList(list, GL_COMPILE);
+            glColor4f(0.5, 0.5, 1.0, 1.0);
+            glBegin(GL_QUADS);
+            for [x, y, z] in C {
+                glVertex3f(x, y, z);
+            }
+            glEnd();
+            glEndList();
+            glEnableClientState(GL_VERTEX_ARRAY);
+            (vbo, list)
+        };
+        gfx.check("fixed_function set-up")?;
+
+        // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread;
+        // the client arrays are static, and the buffer object and list are its own.
+        run_frames(&gfx, args, |_, _| unsafe {
+            glViewport(0, 0, w, h);
+            glClearColor(0.0, 0.0, 0.0, 1.0);
+            glClear(GL_COLOR_BUFFER_BIT);
+            glMatrixMode(GL_PROJECTION);
+            glLoadMatrixf(P.as_ptr());
+            glMatrixMode(GL_MODELVIEW);
+            glLoadMatrixf(MV_A.as_ptr());
+            glColor4f(1.0, 0.5, 0.25, 1.0);
+            glVertexPointer(3, GL_FLOAT, 0, A.as_ptr().cast());
+            glDrawArrays(GL_TRIANGLES, 0, 6);
+            glLoadMatrixf(MV_B.as_ptr());
+            glColor4f(0.25, 1.0, 0.5, 1.0);
+            glBindBuffer(GL_ARRAY_BUFFER, vbo);
+            glVertexPointer(2, GL_FLOAT, 0, std::ptr::null());
+            glDrawElements(
+                GL_TRIANGLES,
+                6,
+                GL_UNSIGNED_SHORT,
+                B_INDICES.as_ptr().cast(),
+            );
+            glBindBuffer(GL_ARRAY_BUFFER, 0);
+            glLoadMatrixf(MV_C.as_ptr());
+            glCallList(list);
+        })?;
+        // SAFETY: the context is still current.
+        let e = unsafe { glGetError() };
+        if e != GL_NO_ERROR {
+            return Err(format!("GL error 0x{e:04X} after the frames"));
+        }
+        Ok(())
+    });
+}
