@@ -77,13 +77,36 @@ pub(crate) unsafe fn draw_target(f: &ThermalFns, framebuffer: u32, gles: bool) -
 
 /// What is attached at `point` of the bound draw framebuffer.
 unsafe fn attachment(f: &ThermalFns, point: GLenum) -> Option<Attachment> {
+    // SAFETY: our caller's promise.
+    unsafe { attachment_of(f, DRAW_FRAMEBUFFER, point) }
+}
+
+/// What a blit reads: the attachment at the read buffer of the bound read framebuffer
+/// object (`None`: the default framebuffer is bound for reading, or nothing is attached).
+///
+/// # Safety
+/// A GL 3.0+ / GLES 3.0+ context must be current and `f` its real functions.
+pub(crate) unsafe fn read_source(f: &ThermalFns) -> Option<Attachment> {
+    // SAFETY: our caller's promise; the queries read state only.
+    unsafe {
+        if f.integer(READ_FRAMEBUFFER_BINDING) == 0 {
+            return None;
+        }
+        let point = f.integer(READ_BUFFER) as GLenum;
+        if point == NONE {
+            return None;
+        }
+        attachment_of(f, READ_FRAMEBUFFER, point)
+    }
+}
+
+/// What is attached at `point` of the framebuffer object bound to `target`.
+unsafe fn attachment_of(f: &ThermalFns, target: GLenum, point: GLenum) -> Option<Attachment> {
     let param = |pname| {
         let mut v = 0;
-        // SAFETY: our caller's promise (a framebuffer object is bound for drawing); `v`
+        // SAFETY: our caller's promise (a framebuffer object is bound to `target`); `v`
         // receives the one value.
-        unsafe {
-            (f.get_framebuffer_attachment_parameteriv)(DRAW_FRAMEBUFFER, point, pname, &mut v)
-        };
+        unsafe { (f.get_framebuffer_attachment_parameteriv)(target, point, pname, &mut v) };
         v
     };
     let kind = param(FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as GLenum;

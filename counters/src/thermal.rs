@@ -796,23 +796,156 @@ impl Painter {
                     return self.unpainted(call, time_ns, 0, sampled, why);
                 }
             };
+            self.spread(
+                f,
+                dest,
+                [0, 0, size[0], size[1]],
+                call,
+                time_ns,
+                sampled,
+                note,
+            );
+            self.drawn_textures = textures;
+        }
+    }
+
+    /// Paints blit `call` of frame `frame` (`glBlitFramebuffer`, serialized time `time_ns`,
+    /// destination rectangle `dst` = x0, y0, x1, y1 as passed): its time spread evenly over the
+    /// destination pixels it writes (scissored, clipped to the target), and the texture it
+    /// reads as what it sampled, so a pass it copies flows on. A renderbuffer or the default
+    /// framebuffer as source is said in the flow's note: cost flows only from textures.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    pub unsafe fn blit(
+        &mut self,
+        f: &ThermalFns,
+        frame: u64,
+        call: u32,
+        time_ns: u64,
+        dst: [GLint; 4],
+    ) {
+        self.frame.get_or_insert(frame);
+        self.drawn_textures.clear();
+        if self.unsupported.is_some() || self.failure.is_some() {
+            self.list(0, call, time_ns);
+            return;
+        }
+        // SAFETY: our caller's promise: this painter's context is current and `f` its real
+        // functions.
+        let ours = unsafe {
+            let errors = ErrorScope::enter(f);
+            self.blit_inner(f, call, time_ns, dst);
+            errors.leave()
+        };
+        if ours != NO_ERROR {
+            self.fail(format!(
+                "GL error 0x{ours:04X} while painting blit {call} (the map would be wrong)"
+            ));
+        }
+    }
+
+    unsafe fn blit_inner(&mut self, f: &ThermalFns, call: u32, time_ns: u64, dst: [GLint; 4]) {
+        // SAFETY: `blit`'s caller's promise: this painter's context is current and `f` its
+        // real functions.
+        unsafe {
+            let (sampled, note) = match targets::read_source(f) {
+                Some(Attachment::Texture { name, .. }) => (vec![name], String::new()),
+                Some(Attachment::Renderbuffer { name }) => (
+                    Vec::new(),
+                    format!("its source is renderbuffer {name}: cost flows only from textures"),
+                ),
+                None => (
+                    Vec::new(),
+                    "its source is the default framebuffer: cost flows only from textures"
+                        .to_string(),
+                ),
+            };
+            drain_errors(f);
+            let framebuffer = f.integer(DRAW_FRAMEBUFFER_BINDING) as u32;
+            let dest = match self.destination(f, framebuffer, f.integers4(VIEWPORT)) {
+                Ok(d) => d,
+                Err((why, fatal)) => {
+                    if fatal {
+                        self.list(0, call, time_ns);
+                        return self.fail(why);
+                    }
+                    self.skipped_budget += 1;
+                    return self.unpainted(call, time_ns, 0, sampled, why);
+                }
+            };
+            let (w, h) = (dest.width as GLint, dest.height as GLint);
+            let [x0, y0, x1, y1] = dst;
+            let mut rect = [x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)];
+            if (f.is_enabled)(SCISSOR_TEST) != 0 {
+                let [sx, sy, sw, sh] = f.integers4(SCISSOR_BOX);
+                rect = [
+                    rect[0].max(sx),
+                    rect[1].max(sy),
+                    rect[2].min(sx + sw),
+                    rect[3].min(sy + sh),
+                ];
+            }
+            let clip = |v: GLint, hi: GLint| v.clamp(0, hi) as u32;
+            let rect = [
+                clip(rect[0], w),
+                clip(rect[1], h),
+                clip(rect[2], w),
+                clip(rect[3], h),
+            ];
+            if rect[2] <= rect[0] || rect[3] <= rect[1] {
+                let why = "its destination rectangle is empty".to_string();
+                return self.unpainted(call, time_ns, dest.id, sampled, why);
+            }
+            self.spread(f, dest, rect, call, time_ns, sampled, note);
+        }
+    }
+
+    /// Adds `time_ns` evenly over `rect` (x0, y0, x1, y1 in `dest`'s pixels, not empty) of
+    /// `dest`'s heat map, nothing on its overdraw (the call shades no fragment), and lists
+    /// call `call` with `rect`'s pixels as its fragments, its box `rect` and no kept coverage
+    /// (its inflow is spread over the box): for the work calls without fragments of their own.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn spread(
+        &mut self,
+        f: &ThermalFns,
+        dest: Destination,
+        rect: [u32; 4],
+        call: u32,
+        time_ns: u64,
+        sampled: Vec<u32>,
+        note: String,
+    ) {
+        // SAFETY: our caller's promise: this painter's context is current and `f` its real
+        // functions; the objects bound are our maps, and `saved` restores what is changed.
+        unsafe {
             let saved = self.save(f);
-            let [w, h] = size;
+            let (w, h) = (dest.width, dest.height);
             if let Err(e) = self.ensure(f, dest.id, w, h) {
                 self.list(0, call, time_ns);
                 return self.fail(e);
             }
             let accum = self.accums[&dest.id].fbo;
             let (program, uniform, vao) = self.program.expect("program");
-            let n = u64::from(w) * u64::from(h);
-            // One pass of our own program over the whole level: T/N and 1 on every texel.
+            let n = u64::from(rect[2] - rect[0]) * u64::from(rect[3] - rect[1]);
+            // One pass of our program over the rectangle: T/N on each pixel.
             (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
-            for cap in [SCISSOR_TEST, STENCIL_TEST, CULL_FACE, RASTERIZER_DISCARD] {
+            for cap in [STENCIL_TEST, CULL_FACE, RASTERIZER_DISCARD] {
                 (f.disable)(cap);
             }
             if let (Some(pm), false) = (f.polygon_mode, self.gles) {
                 pm(FRONT_AND_BACK, FILL);
             }
+            (f.enable)(SCISSOR_TEST);
+            (f.scissor)(
+                rect[0] as GLint,
+                rect[1] as GLint,
+                (rect[2] - rect[0]) as GLsizei,
+                (rect[3] - rect[1]) as GLsizei,
+            );
             (f.use_program)(program);
             (f.bind_vertex_array)(vao);
             (f.viewport)(0, 0, w as GLsizei, h as GLsizei);
@@ -820,28 +953,26 @@ impl Painter {
             (f.blend_func_separate)(ONE, ONE, ONE, ONE);
             (f.blend_equation_separate)(FUNC_ADD, FUNC_ADD);
             (f.color_mask)(1, 1, 1, 1);
-            (f.uniform2f)(uniform, (time_ns as f64 / n as f64) as f32, 1.0);
+            (f.uniform2f)(uniform, (time_ns as f64 / n as f64) as f32, 0.0);
             (f.draw_arrays)(TRIANGLES, 0, 3);
             drop(saved);
             if let Some(a) = self.accums.get_mut(&dest.id) {
                 a.used = true;
             }
-            let bbox = [0, 0, w, h];
             self.draws.entry(dest.id).or_default().push(DrawCoverage {
                 call,
                 fragments: n,
                 time_ns,
-                bbox,
+                bbox: rect,
             });
             self.flow.push(DrawFlow {
                 call,
                 target: dest.id,
                 sampled,
-                bbox,
+                bbox: rect,
                 coverage: Vec::new(),
                 note,
             });
-            self.drawn_textures = textures;
         }
     }
 

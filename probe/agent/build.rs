@@ -300,6 +300,19 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
     }
 }
 
+/// The work calls without fragments of their own whose time the heat map spreads over what
+/// they write (`hook::Spread`'s variant), by name; `glBlitNamedFramebuffer` names its
+/// framebuffers in its arguments and is left to the frame's not-placed work.
+fn spread_kind(name: &str) -> Option<&'static str> {
+    if name.starts_with("glDispatchCompute") {
+        Some("Dispatch")
+    } else if name.starts_with("glBlitFramebuffer") {
+        Some("Blit")
+    } else {
+        None
+    }
+}
+
 /// The upload entry points (calls that copy the program's memory into a texture or buffer)
 /// and where their size and data arguments are, as a `crate::uploads::Spec` expression:
 /// decided here once per entry point, from the name and the registry's parameter names, so
@@ -562,9 +575,14 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                     "        hook::leave_draw(g, &args, &|| {call});\n        r"
                 )
                 .unwrap();
-            } else if c.name.starts_with("glDispatchCompute") {
-                // The heat map spreads its time over the images it stores to.
-                writeln!(out, "        hook::leave_dispatch(g, &args);\n        r").unwrap();
+            } else if let Some(kind) = spread_kind(&c.name) {
+                // The heat map spreads its time over what it writes: the images a dispatch
+                // stores to, a blit's destination rectangle.
+                writeln!(
+                    out,
+                    "        hook::leave_spread(g, &args, hook::Spread::{kind});\n        r"
+                )
+                .unwrap();
             } else if let Some(spec) = upload_spec(c).filter(|_| c.ret == CType::Void) {
                 // Its size and content hash, after the call is recorded.
                 writeln!(

@@ -9,8 +9,10 @@
 //! internal format: 0 `GL_RGBA8`, 1 `GL_RGBA16F`, 2 `GL_RG8`, 3 `GL_R8`, 4 `GL_RGB10_A2`,
 //! 5 `GL_SRGB8_ALPHA8`, 6 `GL_RGBA8UI` (an integer target: P writes a `uvec4`, C reads it
 //! with a `usampler2D`), formats other than 0 made with `glTexStorage2D`; `--size WxH`
-//! (default 512x512; needs S ≤ W/2, S ≤ H/2 and H ≥ 4), plus the common flags. The format
-//! changes no call of the frame and no count below.
+//! (default 512x512; needs S ≤ W/2, S ≤ H/2 and H ≥ 4), `--blit 1` (default 0) copies T
+//! onto C's rectangle with `glBlitFramebuffer` instead of drawing C (not with `--format 6`:
+//! an integer buffer blits only to an integer one), plus the common flags. The format
+//! changes no call of the frame and no count below; `--blit 1` changes C (see the end).
 //!
 //! Set-up (before frame 0, not counted):
 //! - T: an S×S `GL_RGBA8` texture (one level, `GL_NEAREST`, clamped), colour attachment 0 of
@@ -74,6 +76,25 @@
 //! decimals, N-1 values): each period is a frame, its `glFinish` and its swap, the same span
 //! as a capture's swap-to-swap period. Needs `--frames N` (N ≥ 2) and `--timing` (without
 //! the `glFinish` a pbuffer frame is queued, not rendered).
+//!
+//! With `--blit 1`, the window's part of the frame becomes (the same pixels: C sampled T
+//! texel for texel with `GL_NEAREST`, which is what a 1:1 blit copies):
+//!
+//! ```text
+//! glBindFramebuffer(GL_FRAMEBUFFER, 0)           -> the window
+//! glViewport(0, 0, W, H)
+//! glClear(GL_COLOR_BUFFER_BIT)                   clears the window
+//! glBindFramebuffer(GL_READ_FRAMEBUFFER, F)
+//! glBlitFramebuffer(0, 0, S, S, W/2, H/2, W/2 + S, H/2 + S, GL_COLOR_BUFFER_BIT, GL_NEAREST)
+//!                                                B: copies T onto (W/2, H/2, S, S)
+//! glBindFramebuffer(GL_READ_FRAMEBUFFER, 0)
+//! glUseProgram(p_solid)
+//! glDrawArrays(GL_TRIANGLE_STRIP, 0, 4)          D
+//! ```
+//!
+//! calls = 16 (+1 with `--timing`), draws = 2 (P, D), work calls = 5 (P, B, D, 2 glClear);
+//! B (call 11) writes S·S window pixels and carries all of P's cost onto them: T_P / S² per
+//! pixel, besides its own T_B / S².
 //!
 //! After the last frame, `--checksum` adds one glReadPixels (of the window, framebuffer 0
 //! being bound) outside any frame.
@@ -146,6 +167,13 @@ const SPEC: Spec = Spec {
             help: "T's format: 0 RGBA8, 1 RGBA16F, 2 RG8, 3 R8, 4 RGB10_A2, 5 SRGB8_ALPHA8, \
                    6 RGBA8UI",
         },
+        IntFlag {
+            name: "blit",
+            value: "B",
+            default: 0,
+            min: 0,
+            help: "1: copy T onto C's rectangle with glBlitFramebuffer instead of drawing C",
+        },
     ],
     expected: "\
 per frame: glBindFramebuffer F, glViewport 0,0,S,S, glClearColor, glClear (T),
@@ -179,6 +207,13 @@ fn main() {
     let Some(&format) = FORMATS.get(args.get("format") as usize) else {
         usage_error(&SPEC, "--format: must be 0 to 6");
     };
+    let blit = args.get("blit") > 0;
+    if blit && format == GL_RGBA8UI {
+        usage_error(
+            &SPEC,
+            "--blit: an integer texture (--format 6) blits only to an integer buffer",
+        );
+    }
     if s > args.width / 2 || s > args.height / 2 {
         usage_error(
             &SPEC,
@@ -194,14 +229,21 @@ fn main() {
             "--report-frame-ms needs --timing and --frames N with N >= 2",
         );
     }
-    if let Err(e) = run(&args, s, l, format, report) {
+    if let Err(e) = run(&args, s, l, (format, blit), report) {
         eprintln!("{}: {}", SPEC.name, e.replace('\n', " "));
         std::process::exit(1);
     }
 }
 
-/// Set-up, then the frames; `format`: T's; `report`: `--report-frame-ms`.
-fn run(args: &Args, s: u32, l: u32, format: GLenum, report: bool) -> Result<(), String> {
+/// Set-up, then the frames; `format`: T's, and whether C is a blit; `report`:
+/// `--report-frame-ms`.
+fn run(
+    args: &Args,
+    s: u32,
+    l: u32,
+    (format, blit): (GLenum, bool),
+    report: bool,
+) -> Result<(), String> {
     let integer = format == GL_RGBA8UI;
     let l = l.min(i32::MAX as u32) as i32;
     let gfx = gfx_for(args)?;
@@ -266,9 +308,28 @@ fn run(args: &Args, s: u32, l: u32, format: GLenum, report: bool) -> Result<(), 
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         glViewport(0, 0, w, h);
         glClear(GL_COLOR_BUFFER_BIT);
-        glUseProgram(p_tex.program.id);
-        glBindTexture(GL_TEXTURE_2D, t.texture);
-        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // C: composites T
+        if blit {
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, t.framebuffer);
+            let (x, y) = (w / 2, h / 2);
+            // B: copies T onto C's rectangle.
+            glBlitFramebuffer(
+                0,
+                0,
+                si,
+                si,
+                x,
+                y,
+                x + si,
+                y + si,
+                GL_COLOR_BUFFER_BIT,
+                GL_NEAREST as GLenum,
+            );
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+        } else {
+            glUseProgram(p_tex.program.id);
+            glBindTexture(GL_TEXTURE_2D, t.texture);
+            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // C: composites T
+        }
         glUseProgram(p_solid.program.id);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // D: cheap, on screen
     })?;

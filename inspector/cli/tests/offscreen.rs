@@ -363,6 +363,67 @@ fn targets_of_every_colour_format_are_painted_and_feed_the_window() {
 }
 
 #[test]
+fn a_blit_carries_the_pass_it_copies_onto_its_destination() {
+    // offscreen_pass --blit 1: B = glBlitFramebuffer of T onto C's rectangle (call 11). B
+    // writes S² window pixels and reads T: all of P's cost lands on its rectangle, T_P / S²
+    // per pixel, nothing elsewhere; its own T_B is spread over the same pixels; the screen's
+    // total holds T_P + T_B + T_D; the frames are the pixels of the drawn composite.
+    let (w, h, s) = (OFF_W, OFF_H, OFF_S);
+    let rect = [w / 2, h / 2, w / 2 + s, h / 2 + s];
+    let dir = scratch("offscreen-blit");
+    let (size, side) = (format!("{w}x{h}"), s.to_string());
+    for api in APIS {
+        let args = [
+            "--api", api, "--size", &size, "--target", &side, "--loop", "8", "--blit", "1",
+        ];
+        let path = capture(&dir, "offscreen_pass", &["--heat", "--frames", "2"], &args);
+        let session = Session::open(&path).unwrap();
+        assert!(
+            session.heat_missing.is_empty(),
+            "{:?}",
+            session.heat_missing
+        );
+        for map in &session.heat {
+            let what = format!("offscreen_pass --blit 1 {api} frame {}", map.frame);
+            let blits = calls_to(&session, map.frame, "glBlitFramebuffer");
+            assert_eq!(blits.len(), 1, "{what}");
+            let b = blits[0].0;
+            assert_eq!(b, 11, "{what}: documented call index");
+            window_draw(map, b, u64::from(s * s), rect, &what);
+            let t = targets(&session, map.frame);
+            assert_eq!(t.len(), 1, "{what}: {t:?}");
+            let texture = match t[0].target.attachments[0] {
+                Attachment::Texture { name, .. } => name,
+                Attachment::Renderbuffer { .. } => panic!("{what}: T is a texture"),
+            };
+            let flow = flow_of(&flows(&session, map.frame), b, &what);
+            assert_eq!(
+                (flow.target, &flow.sampled[..], flow.bbox),
+                (0, &[texture][..], rect),
+                "{what}: B's flow"
+            );
+            let t_p: f64 = t[0].draws.iter().map(|d| d.time_ns as f64).sum();
+            let fc = flow_conserved(&session, map, &what);
+            let screen = TargetKey {
+                context: map.context,
+                id: 0,
+            };
+            let per_pixel = t_p / f64::from(s * s);
+            upstream_is(&upstream_map(&fc, screen), w, &[rect], per_pixel, &what);
+        }
+        let mut frames = args.to_vec();
+        frames.extend(["--frames", "3", "--checksum"]);
+        let (plain, traced) = checksums_plain_and_traced(
+            &dir.join(format!("{api}-keep.gpuheat")),
+            "offscreen_pass",
+            &["--heat", "--frames", "2"],
+            &frames,
+        );
+        assert_eq!(traced, plain, "{api}");
+    }
+}
+
+#[test]
 fn offscreen_pass_composite_sampled_the_texture() {
     for (api, session) in offscreen_pass() {
         for map in &session.heat {

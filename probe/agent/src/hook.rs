@@ -268,10 +268,11 @@ pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
     }
 }
 
-/// [`leave`] for compute dispatches: after the call is recorded, its time is painted over
-/// the images it stores to when the capture asked for heat.
+/// [`leave`] for the work calls with no fragments of their own that the heat map places:
+/// compute dispatches (over the images they store to) and blits (over their destination
+/// rectangle, `args` being glBlitFramebuffer's).
 #[inline(never)]
-pub fn leave_dispatch(g: Guard, args: &[u64]) {
+pub fn leave_spread(g: Guard, args: &[u64], kind: Spread) {
     let paint = !g.skip && g.bracket.is_some() && !vg::inside() && capture::heat();
     let (ctx, seq, frame) = (g.ctx, g.seq, g.frame);
     leave(g, args, None);
@@ -282,10 +283,27 @@ pub fn leave_dispatch(g: Guard, args: &[u64]) {
         return;
     };
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        if let Some(time) = LAST_SERIALIZED.with(|t| t.get()) {
-            contexts::dispatch(ctx, frame, seq, time);
+        let Some(time) = LAST_SERIALIZED.with(|t| t.get()) else {
+            return;
+        };
+        match kind {
+            Spread::Dispatch => contexts::dispatch(ctx, frame, seq, time),
+            Spread::Blit => {
+                // GLint arguments, recorded widened: their low 32 bits are the value.
+                let at = |i: usize| args.get(i).map_or(0, |&v| v as u32 as i32);
+                contexts::blit(ctx, frame, seq, time, [at(4), at(5), at(6), at(7)]);
+            }
         }
     }));
+}
+
+/// Which kind of [`leave_spread`] call.
+#[derive(Clone, Copy)]
+pub enum Spread {
+    /// `glDispatchCompute*`.
+    Dispatch,
+    /// `glBlitFramebuffer` (and its extension aliases).
+    Blit,
 }
 
 /// [`leave`] for the calls that copy the program's memory into GL (build.rs's

@@ -391,13 +391,17 @@ fn mesh(
     }
     let triangles: u64 = info.draws.iter().map(|d| u64::from(d.triangles)).sum();
     lines.push(format!(
-        "{} draws shown ({triangles} triangles), {} draws without geometry",
-        info.draws.len(),
-        info.without_geometry
+        "{} draws shown ({triangles} triangles)",
+        info.draws.len()
     ));
+    // Points and lines have their positions recorded; only the mesh leaves them out.
+    let missing = info.without_geometry.saturating_sub(info.untriangled);
+    if missing > 0 {
+        lines.push(format!("{missing} draws without geometry"));
+    }
     if info.untriangled > 0 {
         lines.push(format!(
-            "{} of them drew points or lines, not shown",
+            "{} draws of points or lines (positions recorded; the mesh shows triangles)",
             info.untriangled
         ));
     }
