@@ -264,6 +264,7 @@ impl Fallback {
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
             notes: vec![self.note.clone()],
+            warmup_frames: 0,
         }
     }
 }
