@@ -86,13 +86,25 @@ impl Loaded {
     }
 
     /// The frame to show first: the first with a heat map (of the screen, else of an
-    /// offscreen target), else the first.
+    /// offscreen target), else the first; warm-up frames
+    /// ([`gpuheat_analysis::measure::warmup`]) only when every frame is one, since their
+    /// times hold the capture's own first-time work.
     pub fn default_frame(&self) -> Option<u64> {
-        self.frames
+        let warmup = gpuheat_analysis::measure::warmup::WarmUp::of(&self.session);
+        let steady: Vec<&FrameEntry> = self
+            .frames
             .iter()
+            .filter(|f| !warmup.contains(f.index))
+            .collect();
+        let pool: Vec<&FrameEntry> = if steady.is_empty() {
+            self.frames.iter().collect()
+        } else {
+            steady
+        };
+        pool.iter()
             .find(|f| f.heat.is_some())
-            .or_else(|| self.frames.iter().find(|f| f.targets))
-            .or(self.frames.first())
+            .or_else(|| pool.iter().find(|f| f.targets))
+            .or(pool.first())
             .map(|f| f.index)
     }
 
