@@ -96,6 +96,7 @@ fn link_of(program: u32) -> ProgramLink {
 /// The geometry capture of `ctx`, created the first time (checking the context can do it).
 fn geometry_capture<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut GeometryCapture {
     if entry.geometry.is_none() {
+        capture::note_setup(format!("made the geometry capture of context {ctx:#x}"));
         let c = counters(entry, ctx, gl);
         let (api, major, minor) = c.api_version();
         let support = geometry::support(api, major, minor, |e| c.has_extension(e))
@@ -156,6 +157,7 @@ fn thermal_fns() -> Result<&'static ThermalFns, String> {
 /// The painter of `ctx`, created the first time (checking the context can host it).
 fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
     if entry.painter.is_none() {
+        capture::note_setup(format!("made the heat painter of context {ctx:#x}"));
         let surface = entry.surface;
         let c = counters(entry, ctx, gl);
         let (api, major, minor) = c.api_version();
@@ -195,6 +197,9 @@ fn with_entry<R>(ctx: u64, f: impl FnOnce(&mut Entry) -> R) -> R {
 /// Counters of `ctx`, measuring the context the first time (it must be current).
 fn counters<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut ContextCounters {
     entry.counters.get_or_insert_with(|| {
+        capture::note_setup(format!(
+            "measured context {ctx:#x} (its counters and brackets)"
+        ));
         // SAFETY: `ctx` is current on this thread.
         let mut c = unsafe { ContextCounters::new(gl, ctx) };
         for &t in &entry.program_queries {
