@@ -135,6 +135,7 @@ fn connect_from_env() {
     let Ok(stream) = UnixStream::connect(&config.socket) else {
         return;
     };
+    crate::writer::prepare_ahead();
     // The warm-up takes frames the program would have skipped anyway, and starts at a swap:
     // frame k runs from the k-th swap, so with `--skip 1` the one frame before the capture is
     // frame 0, which starts at the program's first call, not at a swap (and is its own
@@ -359,6 +360,8 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     let Some(active) = st.active.as_mut() else {
         return false;
     };
+    // Asked before this frame's own hand-over, which the writer has not had time to drop.
+    let writer_busy = !agent.writer.idle();
     let frame = capture::frame();
     recorder::flush();
     let _ = uploads::take(frame);
@@ -375,7 +378,7 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     }
     active.warm_left -= 1;
     active.warmed += 1;
-    let busy = !agent.writer.idle()
+    let busy = writer_busy
         && active.warmed < active.request.warmup + WARMUP_MORE_FRAMES
         && monotonic_ns().saturating_sub(active.warm_since) < WARMUP_MORE_NS;
     if active.warm_left == 0 && busy {

@@ -40,6 +40,21 @@ fn function_chunk() -> &'static [u8] {
     })
 }
 
+/// The first-time work of a connection's writer, done ahead on a thread of its own as soon
+/// as a CLI is coming (at the attach entry, at launch mode's connection): the function table
+/// encoded and the call buffers' pages touched. Done by the writer itself, the first captured
+/// frames waited behind the table and competed with it for the machine's cores.
+pub(crate) fn prepare_ahead() {
+    let _ = std::thread::Builder::new()
+        .name("gpuheat-prepare".into())
+        .spawn(|| {
+            let _ = std::panic::catch_unwind(|| {
+                function_chunk();
+                calls::prepare_buffers();
+            });
+        });
+}
+
 /// Messages in flight at most; beyond it senders wait (bounded) and then drop.
 const QUEUE: usize = 256;
 /// Longest a program thread waits for the writer before dropping a buffer.
