@@ -352,7 +352,7 @@ fn warm_up_frames_are_left_out_of_the_draws_and_the_frames() {
     // Frames 1 and 2 ten times slower, as the first captured frames after an attach were
     // before the agent warmed up; the agent marked them.
     let marked = steady_program(5, 12, 200_000.0, 1_000_000.0, &[1, 2], 10.0)
-        .attached(1)
+        .attached(Some(1))
         .warmup(1, "measured context 0x1")
         .warmup(2, "made the heat painter of context 0x1")
         .build();
@@ -365,7 +365,7 @@ fn warm_up_frames_are_left_out_of_the_draws_and_the_frames() {
     assert!(t.max < 2_000_000.0, "{t:?}");
     // Against a capture of the same program without slow frames: nothing changed.
     let clean = steady_program(6, 12, 200_000.0, 1_000_000.0, &[], 1.0)
-        .attached(1)
+        .attached(Some(1))
         .build();
     assert!(WarmUp::of(&clean).is_empty());
     let d = diff(&clean, &marked, &DiffOptions::default());
@@ -376,7 +376,7 @@ fn warm_up_frames_are_left_out_of_the_draws_and_the_frames() {
     // Unmarked, the second slow frame is a steady frame (the first is taken for a shader
     // compiled on first use), and in the figures.
     let unmarked = steady_program(5, 12, 200_000.0, 1_000_000.0, &[1, 2], 10.0)
-        .attached(1)
+        .attached(Some(1))
         .build();
     let st = aggregate(&unmarked, false);
     assert!(!st.frames[1].warmup && !st.frames[1].first_use);
@@ -386,23 +386,28 @@ fn warm_up_frames_are_left_out_of_the_draws_and_the_frames() {
 #[test]
 fn the_first_frame_of_an_attach_without_warm_up_is_a_warm_up_frame() {
     use gpuheat_analysis::measure::warmup::WarmUp;
-    // Agents before the warm-up ran none (SessionInfo::warmup_frames 0): their first frame
+    // Agents before the warm-up ran none (SessionInfo::warmup_frames None): their first frame
     // after an attach held the capture's first-time work.
     let old = steady_program(7, 5, 200_000.0, 1_000_000.0, &[], 1.0)
-        .attached(0)
+        .attached(None)
         .build();
     assert_eq!(WarmUp::of(&old).frames().collect::<Vec<_>>(), vec![1]);
     let new = steady_program(7, 5, 200_000.0, 1_000_000.0, &[], 1.0)
-        .attached(1)
+        .attached(Some(1))
         .build();
     assert!(WarmUp::of(&new).is_empty());
+    // A later capture of the same process needed none: its agent said so.
+    let again = steady_program(7, 5, 200_000.0, 1_000_000.0, &[], 1.0)
+        .attached(Some(0))
+        .build();
+    assert!(WarmUp::of(&again).is_empty());
     // A launched program's frames are its own (frame 0 is its set-up, the checklist's to
     // judge).
     let launched = steady_program(7, 5, 200_000.0, 1_000_000.0, &[], 1.0).build();
     assert!(WarmUp::of(&launched).is_empty());
     // Every frame a warm-up frame (a one-frame attach): its values are all there is.
     let one = steady_program(7, 1, 200_000.0, 1_000_000.0, &[], 1.0)
-        .attached(0)
+        .attached(None)
         .build();
     let st = aggregate(&one, false);
     assert_eq!(st.draws[0].metric(st.rank_metric()).unwrap().n, 1);

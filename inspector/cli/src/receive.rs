@@ -279,7 +279,7 @@ impl Fallback {
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
             notes: vec![self.note.clone()],
-            warmup_frames: 0,
+            warmup_frames: None,
         }
     }
 }

@@ -31,11 +31,13 @@ pub struct SessionInfo {
     pub notes: Vec<String>,
     /// Frames the agent ran its capture on, unrecorded, right before the first captured frame,
     /// so that the first captured frame does not pay its first-time costs (the driver's shader
-    /// variants for the agent's queries, its query objects, its buffers' pages). 0 in sessions
-    /// of agents that did not warm up: there the first frame after an attach is such a frame.
-    /// The agent may run more (while its writer is still busy with the capture's start).
-    #[serde(default)]
-    pub warmup_frames: u32,
+    /// variants for the agent's queries, its query objects, its buffers' pages); it may run
+    /// more (while its writer is still busy with the capture's start). `Some(0)`: the capture
+    /// needed none (an earlier capture of the process warmed the context up in this mode).
+    /// `None` in sessions of agents from before the warm-up (their first frame after an
+    /// attach is such a frame) and in INFO records the CLI wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_frames: Option<u32>,
 }
 
 /// How much the agent measures.

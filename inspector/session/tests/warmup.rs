@@ -34,13 +34,13 @@ fn sessions_written_before_the_warm_up_read_as_none() {
     let mut json = serde_json::to_value(info()).unwrap();
     json.as_object_mut().unwrap().remove("warmup_frames");
     let old: SessionInfo = serde_json::from_value(json).unwrap();
-    assert_eq!(old.warmup_frames, 0);
+    assert_eq!(old.warmup_frames, None);
     // A mark with no reasons (the field is optional too).
     let bare: WarmUp = serde_json::from_str(r#"{"frame":3}"#).unwrap();
     assert_eq!(bare.reasons, Vec::<String>::new());
     for v in ["v1-hot_spot", "v2-hot_spot", "v3-hot_spot"] {
         let s = Session::open(fixture(v)).unwrap();
         assert!(s.warmup.is_empty(), "{v}");
-        assert_eq!(s.info.warmup_frames, 0, "{v}");
+        assert_eq!(s.info.warmup_frames, None, "{v}");
     }
 }

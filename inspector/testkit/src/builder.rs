@@ -498,7 +498,7 @@ impl SessionBuilder {
                     clock_origin_ns: 0,
                     started_unix_s: 0,
                     notes: Vec::new(),
-                    warmup_frames: 0,
+                    warmup_frames: None,
                 },
                 functions: function_table(),
                 contexts: vec![context(CONTEXT)],
@@ -688,9 +688,10 @@ impl SessionBuilder {
         self
     }
 
-    /// Makes the session an attach session (an `ATCH` record) whose agent ran `frames`
-    /// unrecorded warm-up frames before the first captured one.
-    pub fn attached(mut self, warmup_frames: u32) -> Self {
+    /// Makes the session an attach session (an `ATCH` record) whose agent ran `warmup_frames`
+    /// unrecorded warm-up frames before the first captured one (`None`: an agent from before
+    /// the warm-up).
+    pub fn attached(mut self, warmup_frames: Option<u32>) -> Self {
         self.session.info.warmup_frames = warmup_frames;
         self.session.attach = Some(gpuheat_session::AttachInfo {
             thread: 1,

@@ -64,6 +64,10 @@ pub struct Request {
     pub first_frame: Option<u64>,
     /// Warm-up frames run from swap `start_after` on, before the first captured frame.
     pub warmup: u32,
+    /// Warm-up frames it may add while the writer is busy ([`WARMUP_MORE_FRAMES`] in attach
+    /// mode; none in launch mode, whose frames are numbered by the program's swaps and asked
+    /// for by number: a short program would end before them).
+    pub warmup_more: u32,
 }
 
 /// What a connection adds to the session's INFO and END records.
@@ -98,6 +102,8 @@ struct Active {
     /// Warm-up frames run so far, and when the warm-up began.
     warmed: u32,
     warm_since: u64,
+    /// What the capture warms up (`contexts::warm_bits`), noted at each frame's end.
+    warm: u8,
     frame_begin: u64,
 }
 
@@ -148,6 +154,7 @@ fn connect_from_env() {
         start_after: u64::from(config.skip - warmup),
         first_frame: None,
         warmup,
+        warmup_more: 0,
     };
     let origin = Origin {
         skip: config.skip,
@@ -225,6 +232,7 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
                         start_after: capture::swaps() + 1,
                         first_frame: Some(1),
                         warmup: WARMUP,
+                        warmup_more: WARMUP_MORE_FRAMES,
                     });
                 }
             }
@@ -279,6 +287,22 @@ enum StartPoint {
 
 fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint) {
     let now = monotonic_ns();
+    let settings = Settings {
+        mode: request.mode,
+        heat: request.heat,
+        geometry: crate::config::geometry_budget() > 0,
+    };
+    let warm = contexts::warm_bits(settings);
+    // A context an earlier capture of the process ran on in this mode is warm already: the
+    // warm-up is the first capture's, and a later one starts at once.
+    let request = Request {
+        warmup: if contexts::is_warm(recorder::current_context(), warm) {
+            0
+        } else {
+            request.warmup
+        },
+        ..request
+    };
     if !st.info_sent {
         st.info_sent = true;
         let info = SessionInfo {
@@ -297,7 +321,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
             notes: agent.origin.notes.clone(),
-            warmup_frames: request.warmup,
+            warmup_frames: Some(request.warmup),
         };
         agent.writer.send(Msg::Origin(now));
         agent.writer.send(Msg::Record(Record::Info(info)));
@@ -308,11 +332,6 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
             agent.writer.send(Msg::Record(record));
         }
     }
-    let settings = Settings {
-        mode: request.mode,
-        heat: request.heat,
-        geometry: crate::config::geometry_budget() > 0,
-    };
     if let StartPoint::Swap { ok } = at {
         // Measure the context's counters now, not inside the first captured draw.
         contexts::prepare(recorder::current_context());
@@ -326,6 +345,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         warm_left: request.warmup,
         warmed: 0,
         warm_since: now,
+        warm,
         frame_begin: monotonic_ns(),
     });
     uploads::clear();
@@ -366,6 +386,7 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     recorder::flush();
     let _ = uploads::take(frame);
     let ctx = recorder::current_context();
+    contexts::mark_warm(ctx, active.warm);
     // Naming the programs used (linked before an attach) is first-time work too.
     programs::name_used(ctx, contexts::attached_sources);
     if capture::geometry() {
@@ -379,7 +400,7 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     active.warm_left -= 1;
     active.warmed += 1;
     let busy = writer_busy
-        && active.warmed < active.request.warmup + WARMUP_MORE_FRAMES
+        && active.warmed < active.request.warmup + active.request.warmup_more
         && monotonic_ns().saturating_sub(active.warm_since) < WARMUP_MORE_NS;
     if active.warm_left == 0 && busy {
         active.warm_left = 1;
@@ -444,6 +465,7 @@ pub fn frame_ended(swap_ok: bool) {
         return;
     }
     let frame = capture::frame();
+    contexts::mark_warm(recorder::current_context(), active.warm);
     active.captured += 1;
     let last = active.captured >= active.request.frames || st.stop;
     if last {

@@ -6,8 +6,8 @@
 //! Two sources, both from the session alone:
 //! - the agent's `WARM` records: a captured frame in which it measured a new context, made its
 //!   painter or geometry capture, or waited for its writer;
-//! - an attach session whose agent ran no warm-up frames before the first captured one
-//!   ([`gpuheat_session::SessionInfo::warmup_frames`] 0, every agent before the warm-up
+//! - an attach session whose agent did not warm up
+//!   ([`gpuheat_session::SessionInfo::warmup_frames`] `None`: every agent before the warm-up
 //!   existed): its first captured frame. Measured on es2gears_x11 (llvmpipe, full mode) with
 //!   such an agent: that frame's CPU time in GL was about ten times the later frames', the
 //!   driver compiling new shader variants for the agent's queries and the agent faulting in
@@ -27,7 +27,7 @@ impl WarmUp {
     /// The warm-up frames of `s`.
     pub fn of(s: &Session) -> WarmUp {
         let mut frames: BTreeSet<u64> = s.warmup.iter().map(|w| w.frame).collect();
-        if s.attach.is_some() && s.info.warmup_frames == 0 {
+        if s.attach.is_some() && s.info.warmup_frames.is_none() {
             if let Some(first) = s.frames.iter().map(|f| f.index).min() {
                 frames.insert(first);
             }
