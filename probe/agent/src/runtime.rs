@@ -37,15 +37,17 @@ const DRAIN: Duration = Duration::from_secs(3);
 
 /// Frames the capture runs on, unrecorded, before its first captured frame
 /// ([`capture::WARMUP_FRAMES`]): the first frame a capture brackets pays the driver's
-/// compiles of shader variants for the agent's queries, the agent's query objects and page
-/// faults. Measured on es2gears_x11 (llvmpipe, full mode) before the warm-up: the first
-/// capture after an attach spent 2.06 ms per frame in GL over ten frames, the next two 0.17
-/// and 0.30; one warm-up frame took the first capture to the later ones' figures.
+/// compiles of shader variants for the agent's queries, the agent's query objects, its
+/// painter's and geometry capture's set-up and page faults. Measured on es2gears_x11
+/// (llvmpipe, full mode, a loaded 2-core machine) before the warm-up: the first capture after
+/// an attach spent 0.25-0.38 ms per frame in GL, over all its frames, the next capture of the
+/// same program 0.11-0.16, and `gpuheat diff` called the next one faster; with it the pairs'
+/// draw and frame rows were noise.
 const WARMUP: u32 = 1;
 /// The warm-up also goes on while the writer still works through what the capture's start
-/// queued (the session's function table, encoded once per process, the module map, the
-/// contexts' records): on a machine with few cores that work slows the program's first
-/// captured frames. At most this many frames more …
+/// queued (the module map, the contexts' records, and the function table when its encoding
+/// ahead, `writer::prepare_ahead`, has not finished): on a machine with few cores that work
+/// slows the program's first captured frames. At most this many frames more …
 const WARMUP_MORE_FRAMES: u32 = 30;
 /// … and this long.
 const WARMUP_MORE_NS: u64 = 200_000_000;

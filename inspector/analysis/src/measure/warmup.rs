@@ -8,11 +8,11 @@
 //!   painter or geometry capture, or waited for its writer;
 //! - an attach session whose agent did not warm up
 //!   ([`gpuheat_session::SessionInfo::warmup_frames`] `None`: every agent before the warm-up
-//!   existed): its first captured frame. Measured on es2gears_x11 (llvmpipe, full mode) with
-//!   such an agent: that frame's CPU time in GL was about ten times the later frames', the
-//!   driver compiling new shader variants for the agent's queries and the agent faulting in
-//!   its pages, so three captures in a row gave 2.06, 0.17 and 0.30 ms per frame over ten
-//!   frames.
+//!   existed): its first captured frame, which held the agent's set-up of the context (its
+//!   counters measured, its query objects made) and the driver's compiles for its queries.
+//!   Such a capture was slower than the next over all its frames too (es2gears_x11 on
+//!   llvmpipe: 0.25-0.38 against 0.11-0.16 ms of CPU time in GL per frame), which no mark of
+//!   one frame undoes: capture again for figures to compare.
 
 use gpuheat_session::Session;
 use std::collections::BTreeSet;
