@@ -86,13 +86,25 @@ impl Loaded {
     }
 
     /// The frame to show first: the first with a heat map (of the screen, else of an
-    /// offscreen target), else the first.
+    /// offscreen target), else the first; warm-up frames
+    /// ([`gpuheat_analysis::measure::warmup`]) only when every frame is one, since their
+    /// times hold the capture's own first-time work.
     pub fn default_frame(&self) -> Option<u64> {
-        self.frames
+        let warmup = gpuheat_analysis::measure::warmup::WarmUp::of(&self.session);
+        let steady: Vec<&FrameEntry> = self
+            .frames
             .iter()
+            .filter(|f| !warmup.contains(f.index))
+            .collect();
+        let pool: Vec<&FrameEntry> = if steady.is_empty() {
+            self.frames.iter().collect()
+        } else {
+            steady
+        };
+        pool.iter()
             .find(|f| f.heat.is_some())
-            .or_else(|| self.frames.iter().find(|f| f.targets))
-            .or(self.frames.first())
+            .or_else(|| pool.iter().find(|f| f.targets))
+            .or(pool.first())
             .map(|f| f.index)
     }
 
@@ -372,5 +384,58 @@ fn index(
         ranked_by,
         bytes,
         load_ms: started.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuheat_testkit::SessionBuilder;
+
+    fn loaded(s: Session) -> Loaded {
+        let analysis = gpuheat_analysis::analyse(&s);
+        index(
+            Path::new("test.gpuheat"),
+            s,
+            analysis,
+            Vec::new(),
+            0,
+            Instant::now(),
+        )
+    }
+
+    /// Frames 1 to `n`, each one painted draw.
+    fn painted(n: u64) -> SessionBuilder {
+        (0..n).fold(SessionBuilder::new().frame_index(1), |b, _| {
+            b.frame(|f| {
+                let c = f.draw(1_000_000);
+                f.heat_map(8, 8).cover(c, [0, 0, 4, 4]);
+            })
+        })
+    }
+
+    #[test]
+    fn the_viewer_opens_on_a_frame_that_is_no_warm_up_frame() {
+        // An attach by an agent from before the warm-up: its first frame held the set-up.
+        assert_eq!(
+            loaded(painted(3).attached(None).build()).default_frame(),
+            Some(2)
+        );
+        let marked = painted(3)
+            .attached(Some(1))
+            .warmup(1, "measured context 0x1")
+            .warmup(2, "made the heat painter of context 0x1")
+            .build();
+        assert_eq!(loaded(marked).default_frame(), Some(3));
+        // A warmed-up capture's first frame is as good as any.
+        assert_eq!(
+            loaded(painted(3).attached(Some(1)).build()).default_frame(),
+            Some(1)
+        );
+        // Only warm-up frames: the first with a map all the same.
+        assert_eq!(
+            loaded(painted(1).attached(None).build()).default_frame(),
+            Some(1)
+        );
     }
 }

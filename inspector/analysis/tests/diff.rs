@@ -315,3 +315,120 @@ fn three_frames_are_too_few_to_call_anything() {
         .iter()
         .all(|m| m.time().verdict == Verdict::TooFew));
 }
+
+/// `frames` frames of one draw and one state call; each frame's CPU time in GL is about
+/// `cpu_ns` (the draw's, with noise), its draw `gpu_ns` of GPU time; frames in `slow` take
+/// `slow_factor` times both.
+fn steady_program(
+    seed: u64,
+    frames: u64,
+    cpu_ns: f64,
+    gpu_ns: f64,
+    slow: &[u64],
+    slow_factor: f64,
+) -> SessionBuilder {
+    let mut noise = Noise(seed);
+    let mut b = SessionBuilder::new();
+    for k in 1..=frames {
+        let f = if slow.contains(&k) { slow_factor } else { 1.0 };
+        b = b.frame_index(k).frame(|fr| {
+            fr.call("glUseProgram", &[3]);
+            let c = fr.call("glDrawArrays", &[GL_TRIANGLES, 0, 6]);
+            let cpu = (cpu_ns * f * noise.factor(0.05)) as u64;
+            fr.timed(c, cpu, cpu);
+            fr.counter(
+                c,
+                "gpu_time_serialized",
+                (gpu_ns * f * noise.factor(0.05)) as u64,
+            );
+        });
+    }
+    b
+}
+
+#[test]
+fn warm_up_frames_are_left_out_of_the_draws_and_the_frames() {
+    use gpuheat_analysis::measure::warmup::{is_warmup, WarmUp};
+    // Frames 1 and 2 ten times slower, as the first captured frames after an attach were
+    // before the agent warmed up; the agent marked them.
+    let marked = steady_program(5, 12, 200_000.0, 1_000_000.0, &[1, 2], 10.0)
+        .attached(Some(1))
+        .warmup(1, "measured context 0x1")
+        .warmup(2, "made the heat painter of context 0x1")
+        .build();
+    assert!(is_warmup(&marked, 1) && is_warmup(&marked, 2) && !is_warmup(&marked, 3));
+    let st = aggregate(&marked, false);
+    assert!(st.frames[0].warmup && st.frames[1].warmup && !st.frames[2].warmup);
+    assert_eq!(st.steady_frames().len(), 10);
+    let t = st.draws[0].metric(st.rank_metric()).unwrap();
+    assert_eq!(t.n, 10, "the draw's figures leave the marked frames out");
+    assert!(t.max < 2_000_000.0, "{t:?}");
+    // Against a capture of the same program without slow frames: nothing changed.
+    let clean = steady_program(6, 12, 200_000.0, 1_000_000.0, &[], 1.0)
+        .attached(Some(1))
+        .build();
+    assert!(WarmUp::of(&clean).is_empty());
+    let d = diff(&clean, &marked, &DiffOptions::default());
+    for c in &d.frames {
+        assert!(!c.verdict.significant(), "{c:?}");
+    }
+    assert!(d.matched.iter().all(|m| !m.time().verdict.significant()));
+    // Unmarked, the second slow frame is a steady frame (the first is taken for a shader
+    // compiled on first use), and in the figures.
+    let unmarked = steady_program(5, 12, 200_000.0, 1_000_000.0, &[1, 2], 10.0)
+        .attached(Some(1))
+        .build();
+    let st = aggregate(&unmarked, false);
+    assert!(!st.frames[1].warmup && !st.frames[1].first_use);
+    assert!(st.draws[0].metric(st.rank_metric()).unwrap().max > 5_000_000.0);
+}
+
+#[test]
+fn the_first_frame_of_an_attach_without_warm_up_is_a_warm_up_frame() {
+    use gpuheat_analysis::measure::warmup::WarmUp;
+    // Agents before the warm-up ran none (SessionInfo::warmup_frames None): their first frame
+    // after an attach held the capture's first-time work.
+    let old = steady_program(7, 5, 200_000.0, 1_000_000.0, &[], 1.0)
+        .attached(None)
+        .build();
+    assert_eq!(WarmUp::of(&old).frames().collect::<Vec<_>>(), vec![1]);
+    let new = steady_program(7, 5, 200_000.0, 1_000_000.0, &[], 1.0)
+        .attached(Some(1))
+        .build();
+    assert!(WarmUp::of(&new).is_empty());
+    // A later capture of the same process needed none: its agent said so.
+    let again = steady_program(7, 5, 200_000.0, 1_000_000.0, &[], 1.0)
+        .attached(Some(0))
+        .build();
+    assert!(WarmUp::of(&again).is_empty());
+    // A launched program's frames are its own (frame 0 is its set-up, the checklist's to
+    // judge).
+    let launched = steady_program(7, 5, 200_000.0, 1_000_000.0, &[], 1.0).build();
+    assert!(WarmUp::of(&launched).is_empty());
+    // Every frame a warm-up frame (a one-frame attach): its values are all there is.
+    let one = steady_program(7, 1, 200_000.0, 1_000_000.0, &[], 1.0)
+        .attached(None)
+        .build();
+    let st = aggregate(&one, false);
+    assert_eq!(st.draws[0].metric(st.rank_metric()).unwrap().n, 1);
+}
+
+#[test]
+fn frame_rows_are_held_to_the_draws_noise_model() {
+    use gpuheat_analysis::compare::diff::{FRAME_CPU, FRAME_GPU};
+    let row = |d: &gpuheat_analysis::compare::diff::Diff, name: &str| {
+        d.frames.iter().find(|c| c.metric == name).unwrap().verdict
+    };
+    // CPU time in GL 15 µs apart in every frame (0.047 against 0.062 ms, as two captures of
+    // one program on an H100 measured): consistent over ten frames a side, but below the
+    // shift a draw's CPU time must make, and the draws agree it is noise.
+    let a = steady_program(8, 10, 47_000.0, 1_000_000.0, &[], 1.0).build();
+    let b = steady_program(9, 10, 62_000.0, 1_000_000.0, &[], 1.0).build();
+    let d = diff(&a, &b, &DiffOptions::default());
+    assert_eq!(row(&d, FRAME_CPU), Verdict::Noise);
+    assert_eq!(row(&d, FRAME_GPU), Verdict::Noise);
+    // Ten times the CPU time is a change, at frame level as at draw level.
+    let c = steady_program(10, 10, 470_000.0, 1_000_000.0, &[], 1.0).build();
+    let d = diff(&a, &c, &DiffOptions::default());
+    assert_eq!(row(&d, FRAME_CPU), Verdict::Higher);
+}

@@ -122,12 +122,25 @@ pub struct Received {
     pub end: Option<EndInfo>,
 }
 
+/// The chunks the receiver stores without decoding: the bulk ones and the function table.
+const STORED_AS_IS: [ChunkKind; 9] = [
+    ChunkKind::FRAME,
+    ChunkKind::FRAME_COLUMNS,
+    ChunkKind::PIPELINED,
+    ChunkKind::HEAT,
+    ChunkKind::GEOMETRY,
+    ChunkKind::GEOMETRY_PLANES,
+    ChunkKind::TARGET_HEAT,
+    ChunkKind::FLOW,
+    ChunkKind::FUNCTIONS,
+];
+
 /// Copies chunks from the agent into the session until the agent's END record, or the
 /// stream ends, or `keep_waiting` (asked whenever nothing arrived for 200 ms) says to give
 /// up, or nothing at all arrived for `idle_limit` (the session then ends with
 /// [`EndReason::TimedOut`]). Every chunk is flushed to the file as it arrives; `on_chunk`
 /// runs after each is stored, with its kind and, unless it is bulk data stored without
-/// decoding ([`ChunkKind::BULK`]), its record. When the agent sent no END, one is written; when it
+/// decoding ([`STORED_AS_IS`]), its record. When the agent sent no END, one is written; when it
 /// did not even send its INFO and function table (no capture started), `fallback` describes
 /// the program instead, so the session stays readable.
 pub fn pump(
@@ -150,12 +163,14 @@ pub fn pump(
         keep_waiting()
     };
     // Bulk chunks are stored as they come, checked but not decoded: decoding every call of
-    // every frame would take as much of the program's machine as the agent's encoding.
+    // every frame would take as much of the program's machine as the agent's encoding. So is
+    // the function table (3,500 entry points of JSON, which nothing here reads): it comes
+    // right before the first frame, and decoding it delayed that frame.
     let mut reader = ChunkReader::new(RetryRead {
         inner: stream,
         keep_waiting: &mut wait,
     })
-    .without_decoding(&ChunkKind::BULK);
+    .without_decoding(&STORED_AS_IS);
     let progress = Progress::new(frames_wanted);
     let mut end = None;
     let (mut saw_info, mut saw_functions) = (false, false);
@@ -165,7 +180,7 @@ pub fn pump(
                 last_chunk.set(Instant::now());
                 let record = chunk.record();
                 saw_info |= matches!(record, Some(Record::Info(_)));
-                saw_functions |= matches!(record, Some(Record::Functions(_)));
+                saw_functions |= chunk.kind() == ChunkKind::FUNCTIONS;
                 if let Some(Record::End(e)) = record {
                     end = Some(e.clone());
                 }
@@ -264,6 +279,7 @@ impl Fallback {
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
             notes: vec![self.note.clone()],
+            warmup_frames: None,
         }
     }
 }
@@ -379,5 +395,12 @@ mod tests {
     fn the_progress_bar_looks_as_documented() {
         assert!(progress_style().is_ok());
         assert_eq!(megabytes(1_234_567), "1.2 MB");
+    }
+
+    #[test]
+    fn every_bulk_kind_is_stored_as_is() {
+        for k in ChunkKind::BULK {
+            assert!(STORED_AS_IS.contains(&k), "{k}");
+        }
     }
 }

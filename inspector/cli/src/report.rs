@@ -226,10 +226,22 @@ fn text(
         "\n{:>7} {:>7} {:>6} {:>6} {:>9} {:>9} {:>14} {:>13}",
         "frame", "calls", "draws", "work", "wall ms", "cpu ms", "gpu ms serial", "gpu ms piped"
     );
+    let warmup = gpuheat_analysis::measure::warmup::WarmUp::of(s);
     for f in &a.frames {
+        // Left out of the draws' figures below, and of diffs.
+        let warm = if warmup.contains(f.index) {
+            let why = gpuheat_analysis::measure::warmup::reasons(s, f.index);
+            if why.is_empty() {
+                "  warm-up: the first frame after an attach (left out of the figures)".to_string()
+            } else {
+                format!("  warm-up: {} (left out of the figures)", why.join("; "))
+            }
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             o,
-            "{:>7} {:>7} {:>6} {:>6} {:>9.3} {:>9.3} {:>14} {:>13}",
+            "{:>7} {:>7} {:>6} {:>6} {:>9.3} {:>9.3} {:>14} {:>13}{warm}",
             f.index,
             f.calls,
             f.draws,

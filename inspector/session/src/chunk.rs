@@ -86,6 +86,7 @@ impl Record {
             Record::VgCall(_) => ChunkKind::VG_CALL,
             Record::VgPath(_) => ChunkKind::VG_PATH,
             Record::Uploads(_) => ChunkKind::UPLOADS,
+            Record::WarmUp(_) => ChunkKind::WARM_UP,
         }
     }
 }
@@ -208,6 +209,7 @@ pub fn try_encode_into(
         Record::HeatMissing(v) => json!(v, "HeatMissing"),
         Record::Hooks(v) => json!(v, "HookSummary"),
         Record::Program(v) => json!(v, "ProgramInfo"),
+        Record::WarmUp(v) => json!(v, "WarmUp"),
         Record::Heat(v) => post!(v, "HeatMap"),
         Record::Frame(v) => crate::columns::FrameEncoder::default().encode(v, payload),
         Record::TargetHeat(v) => post!(v, "TargetHeat"),
@@ -590,6 +592,7 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::HEAT_MISSING => Record::HeatMissing(json(raw)?),
         ChunkKind::HOOKS => Record::Hooks(json(raw)?),
         ChunkKind::PROGRAM => Record::Program(json(raw)?),
+        ChunkKind::WARM_UP => Record::WarmUp(json(raw)?),
         ChunkKind::GEOMETRY | ChunkKind::GEOMETRY_PLANES => {
             let geometry: FrameGeometry = if kind == ChunkKind::GEOMETRY {
                 post(raw)?

@@ -56,9 +56,11 @@ impl ChunkKind {
     pub const VG_PATH: ChunkKind = ChunkKind::from_fourcc(*b"VGPT");
     /// [`Record::Uploads`].
     pub const UPLOADS: ChunkKind = ChunkKind::from_fourcc(*b"UPLD");
+    /// [`Record::WarmUp`].
+    pub const WARM_UP: ChunkKind = ChunkKind::from_fourcc(*b"WARM");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 21] = [
+    pub const KNOWN: [ChunkKind; 22] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -80,6 +82,7 @@ impl ChunkKind {
         ChunkKind::VG_CALL,
         ChunkKind::VG_PATH,
         ChunkKind::UPLOADS,
+        ChunkKind::WARM_UP,
     ];
 
     /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,

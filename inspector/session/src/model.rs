@@ -29,6 +29,15 @@ pub struct SessionInfo {
     /// Remarks from the agent for the report (e.g. how frames were delimited).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Frames the agent ran its capture on, unrecorded, right before the first captured frame,
+    /// so that the first captured frame does not pay its first-time costs (the driver's shader
+    /// variants for the agent's queries, its query objects, its buffers' pages); it may run
+    /// more (while its writer is still busy with the capture's start). `Some(0)`: the capture
+    /// needed none (an earlier capture of the process warmed the context up in this mode).
+    /// `None` in sessions of agents from before the warm-up (their first frame after an
+    /// attach is such a frame) and in INFO records the CLI wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_frames: Option<u32>,
 }
 
 /// How much the agent measures.
@@ -371,6 +380,19 @@ pub struct AttachInfo {
     pub hiccup_ns: u64,
     /// The whole injection, from seizing the threads to detaching them.
     pub injection_ns: u64,
+}
+
+/// A captured frame in which the agent did first-time work of its own (measured a context,
+/// made its painter or geometry capture, waited for its writer): the frame's times include
+/// that work, so it is no steady-state frame. Stored as the `WARM` chunk (JSON), sent after
+/// the frame; analysis reads the marks through `gpuheat_analysis::measure::warmup`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarmUp {
+    /// The frame, as in [`Frame::index`].
+    pub frame: u64,
+    /// What the agent did in it, one short line each.
+    #[serde(default)]
+    pub reasons: Vec<String>,
 }
 
 /// What the agent hooked when `gpuheat attach` injected it, sent right after it connects,
@@ -1014,6 +1036,8 @@ pub enum Record {
     VgPath(crate::vg::VgPath),
     /// The uploads of a captured frame, with their sizes and content hashes (`UPLD`).
     Uploads(FrameUploads),
+    /// A captured frame the agent's own first-time work made unsteady (`WARM`).
+    WarmUp(WarmUp),
 }
 
 #[cfg(test)]

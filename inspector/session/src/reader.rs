@@ -11,7 +11,7 @@ use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
     AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameFlow, FrameGeometry, FrameUploads,
     FunctionTable, HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch, ProgramInfo,
-    Record, SessionInfo, TargetHeat,
+    Record, SessionInfo, TargetHeat, WarmUp,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -212,6 +212,9 @@ pub struct Session {
     /// Each captured frame's uploads (client memory copied into textures and buffers: size
     /// and content hash per call), in the order written; frames without uploads have none.
     pub uploads: Vec<FrameUploads>,
+    /// Captured frames the agent's own first-time work made unsteady, in the order written
+    /// (none in sessions of agents that did not mark them).
+    pub warmup: Vec<WarmUp>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -325,6 +328,7 @@ struct Builder {
     hooks: Option<HookSummary>,
     programs: Vec<ProgramInfo>,
     uploads: Vec<FrameUploads>,
+    warmup: Vec<WarmUp>,
 }
 
 impl Builder {
@@ -361,6 +365,7 @@ impl Builder {
             }
             Record::Program(v) => self.programs.push(v),
             Record::Uploads(v) => self.uploads.push(v),
+            Record::WarmUp(v) => self.warmup.push(v),
         }
     }
 
@@ -400,6 +405,7 @@ impl Builder {
             hooks: self.hooks,
             programs: self.programs,
             uploads: self.uploads,
+            warmup: self.warmup,
             truncated_at,
         })
     }

@@ -498,6 +498,7 @@ impl SessionBuilder {
                     clock_origin_ns: 0,
                     started_unix_s: 0,
                     notes: Vec::new(),
+                    warmup_frames: None,
                 },
                 functions: function_table(),
                 contexts: vec![context(CONTEXT)],
@@ -517,6 +518,7 @@ impl SessionBuilder {
                 vg_calls: Vec::new(),
                 vg_paths: Vec::new(),
                 geometry: Vec::new(),
+                warmup: Vec::new(),
                 truncated_at: None,
             },
             next_frame: 1,
@@ -672,6 +674,31 @@ impl SessionBuilder {
             frame,
             context: CONTEXT,
             reason: reason.into(),
+        });
+        self
+    }
+
+    /// Marks frame `frame` as one the agent's own first-time work made unsteady (a `WARM`
+    /// record), for `reason`.
+    pub fn warmup(mut self, frame: u64, reason: &str) -> Self {
+        self.session.warmup.push(gpuheat_session::WarmUp {
+            frame,
+            reasons: vec![reason.into()],
+        });
+        self
+    }
+
+    /// Makes the session an attach session (an `ATCH` record) whose agent ran `warmup_frames`
+    /// unrecorded warm-up frames before the first captured one (`None`: an agent from before
+    /// the warm-up).
+    pub fn attached(mut self, warmup_frames: Option<u32>) -> Self {
+        self.session.info.warmup_frames = warmup_frames;
+        self.session.attach = Some(gpuheat_session::AttachInfo {
+            thread: 1,
+            safe_point: "eglSwapBuffers".into(),
+            latency_ns: 100_000_000,
+            hiccup_ns: 10_000_000,
+            injection_ns: 20_000_000,
         });
         self
     }

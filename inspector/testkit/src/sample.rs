@@ -17,6 +17,7 @@ pub fn info() -> SessionInfo {
         clock_origin_ns: 123_456_789_000,
         started_unix_s: 1_760_000_000,
         notes: vec!["frames delimited by eglSwapBuffers".into()],
+        warmup_frames: None,
     }
 }
 

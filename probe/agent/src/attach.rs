@@ -49,6 +49,7 @@ fn attach(arg: &str) -> AttachStatus {
     let started = std::time::Instant::now();
     let table = crate::live::install_dispatch();
     let held = started.elapsed();
+    crate::writer::prepare_ahead();
     let socket = arg.socket.clone();
     // A panic on our thread must end quietly there, as everywhere in the agent.
     let rest = move || {

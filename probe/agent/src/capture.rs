@@ -51,6 +51,47 @@ pub fn start(settings: Settings, first_frame: u64) {
     RECORDING.store(true, Relaxed);
 }
 
+/// Frames numbered from here on are warm-up frames: the capture runs on them as on any
+/// captured frame (brackets, painting, geometry, recording), so that the driver compiles the
+/// shader variants the agent's queries need, the agent makes its query objects and faults in
+/// its buffers, but nothing of them is sent (`writer` drops them). Far above any frame a
+/// program reaches, so no numbering of real frames collides.
+pub const WARMUP_FRAMES: u64 = 1 << 62;
+
+/// Whether frame number `frame` is a warm-up frame.
+pub fn is_warmup(frame: u64) -> bool {
+    frame >= WARMUP_FRAMES
+}
+
+/// Goes on recording, the frame in progress numbered `frame`: the switch from warm-up frames
+/// to captured ones. Not a new capture ([`generation`] stays): what was sent once per capture
+/// during the warm-up (VG path data) was sent to the same session.
+pub fn renumber(frame: u64) {
+    FRAME.store(frame, Relaxed);
+    CALL_SEQ.store(0, Relaxed);
+}
+
+/// First-time work the agent did in the frame being recorded (measuring a context, making
+/// its painter): the frame's times include it, and the CLI is told (a `WARM` record).
+static SETUP: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes first-time work of the agent's in the frame being recorded (rare: once per context
+/// and kind of work).
+pub fn note_setup(what: String) {
+    if recording() {
+        let mut s = SETUP.lock().unwrap_or_else(|e| e.into_inner());
+        // Bounded: a program making contexts every frame must not grow this without end.
+        if s.len() < 16 {
+            s.push(what);
+        }
+    }
+}
+
+/// Takes the first-time work noted since the last call.
+pub fn take_setup() -> Vec<String> {
+    std::mem::take(&mut *SETUP.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
 /// Captures started so far in this process: what was sent to one capture's CLI is not known
 /// to the next.
 pub fn generation() -> u64 {

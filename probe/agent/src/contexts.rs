@@ -22,6 +22,10 @@ static GL: OnceLock<Option<GlFns>> = OnceLock::new();
 #[derive(Default)]
 struct Entry {
     counters: Option<ContextCounters>,
+    /// What captures have run on this context so far ([`WARM_FULL`], [`WARM_HEAT`],
+    /// [`WARM_GEOMETRY`], [`WARM_TIMELINE`]): a capture that asks for nothing more needs no
+    /// warm-up.
+    warm: u8,
     /// Query targets the program has active (all targets, not only the counters' ones).
     program_queries: Vec<u32>,
     /// The draw surface's size, when the window system told us.
@@ -96,6 +100,7 @@ fn link_of(program: u32) -> ProgramLink {
 /// The geometry capture of `ctx`, created the first time (checking the context can do it).
 fn geometry_capture<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut GeometryCapture {
     if entry.geometry.is_none() {
+        capture::note_setup(format!("made the geometry capture of context {ctx:#x}"));
         let c = counters(entry, ctx, gl);
         let (api, major, minor) = c.api_version();
         let support = geometry::support(api, major, minor, |e| c.has_extension(e))
@@ -153,6 +158,7 @@ fn thermal_fns() -> Result<&'static ThermalFns, String> {
 /// The painter of `ctx`, created the first time (checking the context can host it).
 fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
     if entry.painter.is_none() {
+        capture::note_setup(format!("made the heat painter of context {ctx:#x}"));
         let surface = entry.surface;
         let c = counters(entry, ctx, gl);
         let (api, major, minor) = c.api_version();
@@ -192,6 +198,9 @@ fn with_entry<R>(ctx: u64, f: impl FnOnce(&mut Entry) -> R) -> R {
 /// Counters of `ctx`, measuring the context the first time (it must be current).
 fn counters<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut ContextCounters {
     entry.counters.get_or_insert_with(|| {
+        capture::note_setup(format!(
+            "measured context {ctx:#x} (its counters and brackets)"
+        ));
         // SAFETY: `ctx` is current on this thread.
         let mut c = unsafe { ContextCounters::new(gl, ctx) };
         for &t in &entry.program_queries {
@@ -213,6 +222,40 @@ pub fn known() -> Vec<Record> {
         .filter_map(|e| e.counters.as_ref())
         .map(|c| Record::Context(c.info()))
         .collect()
+}
+
+/// A timeline capture ran on the context.
+pub const WARM_TIMELINE: u8 = 1;
+/// A full-mode capture ran on it (its queries begun, so the driver has their shader variants).
+pub const WARM_FULL: u8 = 2;
+/// It was painted.
+pub const WARM_HEAT: u8 = 4;
+/// Its geometry was recorded.
+pub const WARM_GEOMETRY: u8 = 8;
+
+/// The warm bits a capture with `settings` needs.
+pub fn warm_bits(settings: capture::Settings) -> u8 {
+    let full = settings.mode == gpuheat_session::CaptureMode::Full;
+    let mut bits = if full { WARM_FULL } else { WARM_TIMELINE };
+    if full && settings.heat {
+        bits |= WARM_HEAT;
+    }
+    if full && settings.geometry {
+        bits |= WARM_GEOMETRY;
+    }
+    bits
+}
+
+/// Whether captures with every one of `bits` have run on `ctx` (a frame of theirs ended).
+pub fn is_warm(ctx: u64, bits: u8) -> bool {
+    ctx != 0 && with_entry(ctx, |e| e.counters.is_some() && e.warm & bits == bits)
+}
+
+/// A frame of a capture needing `bits` ended on `ctx`.
+pub fn mark_warm(ctx: u64, bits: u8) {
+    if ctx != 0 {
+        with_entry(ctx, |e| e.warm |= bits);
+    }
 }
 
 /// Measures `ctx` ahead of its first captured draw.

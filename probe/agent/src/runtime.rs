@@ -14,7 +14,7 @@ use crate::{contexts, outbox, programs, recorder, uploads};
 use gpuheat_session::control::{Command, LaunchRequest};
 use gpuheat_session::{
     AgentLoad, CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record, RendererQuery,
-    SessionInfo,
+    SessionInfo, WarmUp,
 };
 use std::io::BufRead;
 use std::os::unix::net::UnixStream;
@@ -35,6 +35,23 @@ static HAS_CONNECTED: AtomicBool = AtomicBool::new(false);
 /// Longest the program's exit, or a detach, waits for queued chunks to reach the CLI.
 const DRAIN: Duration = Duration::from_secs(3);
 
+/// Frames the capture runs on, unrecorded, before its first captured frame
+/// ([`capture::WARMUP_FRAMES`]): the first frame a capture brackets pays the driver's
+/// compiles of shader variants for the agent's queries, the agent's query objects, its
+/// painter's and geometry capture's set-up and page faults. Measured on es2gears_x11
+/// (llvmpipe, full mode, a loaded 2-core machine) before the warm-up: the first capture after
+/// an attach spent 0.25-0.38 ms per frame in GL, over all its frames, the next capture of the
+/// same program 0.11-0.16, and `gpuheat diff` called the next one faster; with it the pairs'
+/// draw and frame rows were noise.
+const WARMUP: u32 = 1;
+/// The warm-up also goes on while the writer still works through what the capture's start
+/// queued (the module map, the contexts' records, and the function table when its encoding
+/// ahead, `writer::prepare_ahead`, has not finished): on a machine with few cores that work
+/// slows the program's first captured frames. At most this many frames more …
+const WARMUP_MORE_FRAMES: u32 = 30;
+/// … and this long.
+const WARMUP_MORE_NS: u64 = 200_000_000;
+
 /// A capture the CLI asked for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Request {
@@ -47,6 +64,12 @@ pub struct Request {
     /// Number of the first captured frame; `None`: the number of swaps seen so far (launch
     /// mode, where that counts from the program's start).
     pub first_frame: Option<u64>,
+    /// Warm-up frames run from swap `start_after` on, before the first captured frame.
+    pub warmup: u32,
+    /// Warm-up frames it may add while the writer is busy ([`WARMUP_MORE_FRAMES`] in attach
+    /// mode; none in launch mode, whose frames are numbered by the program's swaps and asked
+    /// for by number: a short program would end before them).
+    pub warmup_more: u32,
 }
 
 /// What a connection adds to the session's INFO and END records.
@@ -76,6 +99,13 @@ struct State {
 struct Active {
     request: Request,
     captured: u32,
+    /// Warm-up frames still to run before the first captured one.
+    warm_left: u32,
+    /// Warm-up frames run so far, and when the warm-up began.
+    warmed: u32,
+    warm_since: u64,
+    /// What the capture warms up (`contexts::warm_bits`), noted at each frame's end.
+    warm: u8,
     frame_begin: u64,
 }
 
@@ -113,12 +143,20 @@ fn connect_from_env() {
     let Ok(stream) = UnixStream::connect(&config.socket) else {
         return;
     };
+    crate::writer::prepare_ahead();
+    // The warm-up takes frames the program would have skipped anyway, and starts at a swap:
+    // frame k runs from the k-th swap, so with `--skip 1` the one frame before the capture is
+    // frame 0, which starts at the program's first call, not at a swap (and is its own
+    // set-up, whose costs no warm-up takes away).
+    let warmup = config.skip.saturating_sub(1).min(WARMUP);
     let request = Request {
         frames: config.frames,
         mode: config.mode,
         heat: config.heat && config.mode == CaptureMode::Full,
-        start_after: u64::from(config.skip),
+        start_after: u64::from(config.skip - warmup),
         first_frame: None,
+        warmup,
+        warmup_more: 0,
     };
     let origin = Origin {
         skip: config.skip,
@@ -195,6 +233,8 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
                         heat,
                         start_after: capture::swaps() + 1,
                         first_frame: Some(1),
+                        warmup: WARMUP,
+                        warmup_more: WARMUP_MORE_FRAMES,
                     });
                 }
             }
@@ -249,6 +289,22 @@ enum StartPoint {
 
 fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint) {
     let now = monotonic_ns();
+    let settings = Settings {
+        mode: request.mode,
+        heat: request.heat,
+        geometry: crate::config::geometry_budget() > 0,
+    };
+    let warm = contexts::warm_bits(settings);
+    // A context an earlier capture of the process ran on in this mode is warm already: the
+    // warm-up is the first capture's, and a later one starts at once.
+    let request = Request {
+        warmup: if contexts::is_warm(recorder::current_context(), warm) {
+            0
+        } else {
+            request.warmup
+        },
+        ..request
+    };
     if !st.info_sent {
         st.info_sent = true;
         let info = SessionInfo {
@@ -267,6 +323,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
             notes: agent.origin.notes.clone(),
+            warmup_frames: Some(request.warmup),
         };
         agent.writer.send(Msg::Origin(now));
         agent.writer.send(Msg::Record(Record::Info(info)));
@@ -277,33 +334,95 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
             agent.writer.send(Msg::Record(record));
         }
     }
-    let first_frame = request.first_frame.unwrap_or_else(capture::swaps);
     if let StartPoint::Swap { ok } = at {
-        // Measure the context's counters now, not inside the first captured draw, and record
-        // what the program bound before the first captured call.
-        let ctx = recorder::current_context();
-        contexts::prepare(ctx);
-        // eglQuerySurface resets the thread's EGL error: only after a swap that succeeded.
-        if let Some(state) = contexts::snapshot(ctx, first_frame, ok) {
-            // Bound before the capture: the frame may use it without a glUseProgram.
-            programs::used(state.program);
-            agent.writer.send(Msg::Record(Record::State(state)));
+        // Measure the context's counters now, not inside the first captured draw.
+        contexts::prepare(recorder::current_context());
+        if request.warmup == 0 {
+            snapshot(agent, request, ok);
         }
     }
     st.active = Some(Active {
         request,
         captured: 0,
+        warm_left: request.warmup,
+        warmed: 0,
+        warm_since: now,
+        warm,
         frame_begin: monotonic_ns(),
     });
     uploads::clear();
-    capture::start(
-        Settings {
-            mode: request.mode,
-            heat: request.heat,
-            geometry: crate::config::geometry_budget() > 0,
-        },
-        first_frame,
-    );
+    // First-time work before the first frame belongs to no frame.
+    capture::take_setup();
+    let first = if request.warmup > 0 {
+        capture::WARMUP_FRAMES
+    } else {
+        request.first_frame.unwrap_or_else(capture::swaps)
+    };
+    capture::start(settings, first);
+}
+
+/// The first captured frame begins (at a swap whose result was `ok`): record what the
+/// program bound before its first call.
+fn snapshot(agent: &Agent, request: Request, ok: bool) {
+    let first_frame = request.first_frame.unwrap_or_else(capture::swaps);
+    let ctx = recorder::current_context();
+    // eglQuerySurface resets the thread's EGL error: only after a swap that succeeded.
+    if let Some(state) = contexts::snapshot(ctx, first_frame, ok) {
+        // Bound before the capture: the frame may use it without a glUseProgram.
+        programs::used(state.program);
+        agent.writer.send(Msg::Record(Record::State(state)));
+    }
+}
+
+/// A warm-up frame ended (at a swap whose result was `swap_ok`): what it recorded goes
+/// nowhere (the writer drops warm-up frames), its frame-end work runs as a captured frame's
+/// would; after the last one, the first captured frame begins. `false` when the capture was
+/// asked to stop meanwhile (the caller ends it).
+fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
+    let Some(active) = st.active.as_mut() else {
+        return false;
+    };
+    // Asked before this frame's own hand-over, which the writer has not had time to drop.
+    let writer_busy = !agent.writer.idle();
+    let frame = capture::frame();
+    recorder::flush();
+    let _ = uploads::take(frame);
+    let ctx = recorder::current_context();
+    contexts::mark_warm(ctx, active.warm);
+    // Naming the programs used (linked before an attach) is first-time work too.
+    programs::name_used(ctx, contexts::attached_sources);
+    if capture::geometry() {
+        for record in contexts::geometry_frame_end(ctx, frame) {
+            agent.writer.send(Msg::Record(record));
+        }
+    }
+    for batch in contexts::poll(ctx, false) {
+        agent.writer.send(Msg::Record(Record::Pipelined(batch)));
+    }
+    active.warm_left -= 1;
+    active.warmed += 1;
+    let busy = writer_busy
+        && active.warmed < active.request.warmup + active.request.warmup_more
+        && monotonic_ns().saturating_sub(active.warm_since) < WARMUP_MORE_NS;
+    if active.warm_left == 0 && busy {
+        active.warm_left = 1;
+    }
+    if st.stop {
+        return false;
+    }
+    if active.warm_left > 0 {
+        capture::next_frame();
+    } else {
+        let request = active.request;
+        snapshot(agent, request, swap_ok);
+        uploads::clear();
+        capture::take_setup();
+        capture::renumber(request.first_frame.unwrap_or_else(capture::swaps));
+    }
+    if let Some(active) = st.active.as_mut() {
+        active.frame_begin = monotonic_ns();
+    }
+    true
 }
 
 /// Called after every swap on the swapping thread; `swap_ok` is what the swap returned.
@@ -326,7 +445,29 @@ pub fn frame_ended(swap_ok: bool) {
         }
         return;
     };
+    if active.warm_left > 0 {
+        if warmup_frame_ended(&agent, st, swap_ok) {
+            return;
+        }
+        // Stopped before any frame was captured.
+        capture::stop();
+        st.active = None;
+        st.stop = false;
+        agent.writer.send(Msg::End(EndInfo {
+            reason: EndReason::Stopped,
+            frames_captured: 0,
+            dropped_calls: 0,
+            detail: Some("stopped during the warm-up, before the first captured frame".into()),
+            renderer_query: Some(renderer_query(agent.origin.loaded)),
+        }));
+        if st.detach {
+            drop(guard);
+            detach(&agent);
+        }
+        return;
+    }
     let frame = capture::frame();
+    contexts::mark_warm(recorder::current_context(), active.warm);
     active.captured += 1;
     let last = active.captured >= active.request.frames || st.stop;
     if last {
@@ -338,6 +479,13 @@ pub fn frame_ended(swap_ok: bool) {
     agent.writer.send(Msg::FrameEnd { frame, begin, end });
     if let Some(u) = uploads::take(frame) {
         agent.writer.send(Msg::Record(Record::Uploads(u)));
+    }
+    let setup = capture::take_setup();
+    if !setup.is_empty() {
+        agent.writer.send(Msg::Record(Record::WarmUp(WarmUp {
+            frame,
+            reasons: setup,
+        })));
     }
     // Programs the frame used that the agent never saw link (linked before an attach), while
     // their shaders are still attached; the context is current here, right after its swap.

@@ -40,6 +40,21 @@ fn function_chunk() -> &'static [u8] {
     })
 }
 
+/// The first-time work of a connection's writer, done ahead on a thread of its own as soon
+/// as a CLI is coming (at the attach entry, at launch mode's connection): the function table
+/// encoded and the call buffers' pages touched. Done by the writer itself, the first captured
+/// frames waited behind the table and competed with it for the machine's cores.
+pub(crate) fn prepare_ahead() {
+    let _ = std::thread::Builder::new()
+        .name("gpuheat-prepare".into())
+        .spawn(|| {
+            let _ = std::panic::catch_unwind(|| {
+                function_chunk();
+                calls::prepare_buffers();
+            });
+        });
+}
+
 /// Messages in flight at most; beyond it senders wait (bounded) and then drop.
 const QUEUE: usize = 256;
 /// Longest a program thread waits for the writer before dropping a buffer.
@@ -78,6 +93,7 @@ impl Writer {
         }
         let deadline = Instant::now() + MAX_WAIT;
         let mut msg = msg;
+        let mut waited = false;
         loop {
             match self.tx.try_send(msg) {
                 Ok(()) => {
@@ -86,6 +102,10 @@ impl Writer {
                 }
                 Err(TrySendError::Full(m)) if Instant::now() < deadline => {
                     msg = m;
+                    if !waited {
+                        waited = true;
+                        crate::capture::note_setup("waited for the agent's writer".into());
+                    }
                     std::thread::sleep(Duration::from_micros(200));
                 }
                 Err(TrySendError::Full(Msg::Calls(calls))) => {
@@ -107,6 +127,12 @@ impl Writer {
         {
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+
+    /// Whether everything queued so far has been written (or can never be).
+    pub fn idle(&self) -> bool {
+        self.shared.written.load(Relaxed) >= self.shared.queued.load(Relaxed)
+            || self.shared.broken.load(Relaxed)
     }
 
     /// The CLI went away: nothing more can be sent.
@@ -141,6 +167,14 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
     while let Ok(msg) = rx.recv() {
         match msg {
             Msg::Origin(o) => origin = o,
+            // Warm-up frames run the capture for its first-time costs; nothing of them is
+            // sent.
+            Msg::Calls(calls) if crate::capture::is_warmup(calls.frame) => calls::recycle(calls),
+            Msg::Record(r) if warmup_record(&r) => {
+                if let Record::Geometry(g) = r {
+                    gpuheat_counters::geometry::recycle(g.draws.into_iter().map(|d| d.positions));
+                }
+            }
             Msg::Calls(calls) => pending.entry(calls.frame).or_default().push(calls),
             Msg::FrameEnd { frame, begin, end } => {
                 let buffers = pending.remove(&frame).unwrap_or_default();
@@ -177,6 +211,25 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
         shared.written.fetch_add(1, Relaxed);
     }
     let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+/// Whether `r` belongs to a warm-up frame ([`crate::capture::WARMUP_FRAMES`]).
+fn warmup_record(r: &Record) -> bool {
+    let frame = match r {
+        Record::Frame(f) => f.index,
+        Record::Pipelined(b) => b.frame,
+        Record::Heat(h) => h.frame,
+        Record::HeatMissing(h) => h.frame,
+        Record::TargetHeat(t) => t.frame,
+        Record::Flow(f) => f.frame,
+        Record::Geometry(g) => g.frame,
+        Record::VgCall(c) => c.frame,
+        Record::Uploads(u) => u.frame,
+        Record::State(s) => s.frame,
+        Record::WarmUp(w) => w.frame,
+        _ => return false,
+    };
+    crate::capture::is_warmup(frame)
 }
 
 /// The writer's buffers and encoder state, reused from frame to frame (a frame of 20,000

@@ -1,12 +1,14 @@
 //! A session's draws aggregated by identity ([`crate::measure::identity`]): for each draw, the median
 //! and spread over the captured frames of every counter measured on it, with a first
 //! occurrence that is an outlier (a shader compiled on first use) labelled and left out of
-//! the steady-state figures. Frames are gathered in parallel.
+//! the steady-state figures. Frames the capture's own first-time work made unsteady
+//! ([`crate::measure::warmup`]) are left out of every figure. Frames are gathered in parallel.
 
 use crate::measure::cost::RankedBy;
 use crate::measure::identity::{identify, DrawKey, Identities, KeyHashes};
 use crate::measure::pick::heat_map;
 use crate::measure::stats::Summary;
+use crate::measure::warmup::WarmUp;
 use gpuheat_session::{ContextInfo, Frame, PipelinedIndex, Session};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -100,6 +102,9 @@ pub struct FrameTotals {
     pub wall_ns: f64,
     /// Whether a draw's first-use outlier is in this frame (left out of the steady state).
     pub first_use: bool,
+    /// Whether the capture's own first-time work made this frame unsteady
+    /// ([`crate::measure::warmup`]; left out of the steady state).
+    pub warmup: bool,
 }
 
 /// A session's draws by identity, costliest (by median ranking time) first.
@@ -129,9 +134,14 @@ impl SessionStats {
             .expect("both GPU times are always listed")
     }
 
-    /// The frames without a first-use outlier (all frames when every frame has one).
+    /// The frames without a first-use outlier or warm-up (all frames when every frame has
+    /// one).
     pub fn steady_frames(&self) -> Vec<&FrameTotals> {
-        let steady: Vec<&FrameTotals> = self.frames.iter().filter(|f| !f.first_use).collect();
+        let steady: Vec<&FrameTotals> = self
+            .frames
+            .iter()
+            .filter(|f| !f.first_use && !f.warmup)
+            .collect();
         if steady.is_empty() {
             self.frames.iter().collect()
         } else {
@@ -190,6 +200,13 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
         .position(|m| m.name == CPU_TIME)
         .expect("listed");
 
+    // Warm-up frames give no value, unless every frame is one (a one-frame capture still
+    // shows what it measured).
+    let warmup = WarmUp::of(s);
+    let mut warm: Vec<bool> = s.frames.iter().map(|f| warmup.contains(f.index)).collect();
+    if warm.iter().all(|&w| w) {
+        warm.fill(false);
+    }
     // Occurrences per identity, in frame order.
     let mut occurrences: Vec<Vec<(usize, usize)>> = vec![Vec::new(); ids.keys.len()];
     for (fi, draws) in ids.frames.iter().enumerate() {
@@ -203,18 +220,19 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
         .enumerate()
         .map(|(id, occ)| {
             let value = |&(fi, di): &(usize, usize), k: usize| values[fi][di * m + k];
-            let first_use = first_use(occ.iter().map(|o| value(o, cpu)).collect::<Vec<_>>()).map(
-                |(cpu_ns, steady_cpu_ns)| {
-                    let (fi, di) = occ[0];
+            let counted: Vec<(usize, usize)> =
+                occ.iter().copied().filter(|&(fi, _)| !warm[fi]).collect();
+            let first_use = first_use(counted.iter().map(|o| value(o, cpu)).collect::<Vec<_>>())
+                .map(|(cpu_ns, steady_cpu_ns)| {
+                    let (fi, di) = counted[0];
                     FirstUse {
                         frame: s.frames[fi].index,
                         call: ids.frames[fi][di].0,
                         cpu_ns,
                         steady_cpu_ns,
                     }
-                },
-            );
-            let steady = &occ[usize::from(first_use.is_some())..];
+                });
+            let steady = &counted[usize::from(first_use.is_some())..];
             // Sorted once here: every statistic sorts its input, and sorting sorted values
             // is a linear pass.
             let samples: Vec<Vec<f64>> = (0..m)
@@ -255,7 +273,8 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
         .frames
         .iter()
         .zip(&values)
-        .map(|(f, v)| {
+        .enumerate()
+        .map(|(i, (f, v))| {
             let ranked: Vec<f64> = v
                 .chunks(m)
                 .map(|d| d[rank])
@@ -267,6 +286,7 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
                 cpu_ns: f.calls.iter().map(|c| c.cpu_ns as f64).sum(),
                 wall_ns: f.end_ns.saturating_sub(prev_end.unwrap_or(f.begin_ns)) as f64,
                 first_use: first_use_frames.contains(&f.index),
+                warmup: warm[i],
             };
             prev_end = Some(f.end_ns);
             t

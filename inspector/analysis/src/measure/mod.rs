@@ -1,12 +1,16 @@
 //! What a session measured, arranged for reading: [`cost`] (per-frame totals and per-draw
 //! costs), [`identity`] (which draws are the same across frames and sessions), [`aggregate`]
 //! (a draw's figures over frames, by identity), [`stats`] (medians, spreads and tests),
-//! [`pick`] (which draws a pixel's heat came from) and [`flow`] (how offscreen passes' cost
-//! reaches the pixels they feed).
+//! [`pick`] (which draws a pixel's heat came from), [`flow`] (how offscreen passes' cost
+//! reaches the pixels they feed) and [`warmup`] (which frames the capture's own first-time
+//! work made unsteady).
 //!
-//! Layers, lowest first: `nested`, `stats`, `pick`; `cost`; `identity`; `aggregate`; `flow`.
+//! Layers, lowest first: `nested`, `stats`, `pick`, `warmup`; `cost`; `identity`; `aggregate`;
+//! `flow`.
 
 pub mod nested;
+
+pub mod warmup;
 
 pub mod stats;
 
