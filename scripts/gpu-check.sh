@@ -46,6 +46,25 @@ cd "$root"
 timeout 60 "$built/gpuheat" run --mode full --heat --skip 1 --frames 2 -o "$out/overdraw.gpuheat" \
     -- "$built/overdraw" --api gles --layers 4 --timing --frames 4 2>&1 | tail -3
 timeout 60 "$built/gpuheat" report "$out/overdraw.gpuheat" 2>&1 | head -40
+# Issue 24 on a real driver: a compute dispatch's heat (its image, then the window), draws
+# inside the program's own GL_TIME_ELAPSED query, a blit carrying a pass, fixed-function
+# geometry. Each prints its report's frame, target and finding lines.
+for spec in "compute_pass --api gles" "compute_pass --api gl" \
+    "hot_spot --api gl --time-query 1" "offscreen_pass --api gles --blit 1 --format 1"; do
+    name=${spec%% *}; args=${spec#* }
+    echo "== $spec (--heat)"
+    # shellcheck disable=SC2086
+    timeout 60 "$built/gpuheat" run --heat --frames 3 -o "$out/$name.gpuheat" \
+        -- "$built/$name" $args --timing 2>&1 | tail -1
+    timeout 60 "$built/gpuheat" report "$out/$name.gpuheat" 2>&1 |
+        grep -E "^ +[0-9]+ +[0-9]+ |^screen|^[0-9]+ +[0-9]+x|not placed|^  gl|remainders|warning|error" | head -24
+done
+if [ -x "$built/fixed_function" ]; then
+    echo "== fixed_function (full mode: geometry)"
+    timeout 60 "$built/gpuheat" run --mode full --frames 2 -o "$out/fixed.gpuheat" \
+        -- "$built/fixed_function" --timing 2>&1 | tail -1
+    timeout 60 "$built/gpuheat" report "$out/fixed.gpuheat" 2>&1 | grep -E "^geometry|without" | head -5
+fi
 for t in "$root"/.devbin/tests/*; do
     name=$(basename "$t")
     echo "== $name"

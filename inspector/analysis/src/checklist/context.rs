@@ -8,6 +8,7 @@ use crate::measure::cost::{Analysis, DrawCost, FrameStats};
 use crate::measure::identity::identify;
 use crate::measure::nested::Nested;
 use crate::measure::pick::heat_map;
+use crate::measure::warmup::WarmUp;
 use gpuheat_session::{Call, Frame, HeatMap, Session, Upload, VgCall};
 // Fx: small integer keys looked up per call.
 use rustc_hash::FxHashMap as HashMap;
@@ -18,8 +19,9 @@ pub struct Context<'a> {
     pub(super) s: &'a Session,
     /// The GL calls a VG library makes inside a VG call: the library's, not the program's.
     pub(super) nested: Nested,
-    /// The first frame after an attach, where the capture's own set-up lands.
-    pub(super) first_after_attach: Option<u64>,
+    /// The frames the capture's own first-time work made unsteady (the agent's marks, or an
+    /// older agent's first frame after an attach).
+    pub(super) warmup: WarmUp,
     /// Each frame as the frame rules read it, by frame index.
     views: HashMap<u64, FrameView<'a>>,
     /// Fragments of each draw by (frame, call): the heat maps' exact counts where painted,
@@ -84,11 +86,7 @@ impl<'a> Context<'a> {
             v.map = heat_map(s, f.index);
             v.fragments = frame_fragments(v.map, &v.draws);
         }
-        let first_after_attach = s
-            .attach
-            .as_ref()
-            .and_then(|_| s.frames.first())
-            .map(|f| f.index);
+        let warmup = WarmUp::of(s);
         let uploads = s
             .uploads
             .iter()
@@ -105,7 +103,7 @@ impl<'a> Context<'a> {
         Context {
             s,
             nested,
-            first_after_attach,
+            warmup,
             views,
             fragments,
             names: s.functions.names(),

@@ -54,11 +54,12 @@ pub(super) const RULES: &[&Rule] = &[
 ];
 
 /// Whether frame `f`'s times say what the program's frames cost. Frame 0 holds a launched
-/// program's set-up: its times are first-use compiles and uploads. Likewise the first frame
-/// after an attach, where the capture's own set-up (queries, the painter's programs) and the
-/// driver's recompiles for it land.
+/// program's set-up: its times are first-use compiles and uploads. Likewise a frame the
+/// capture's own first-time work made unsteady (`measure::warmup`: the agent's marks, or an
+/// older agent's first frame after an attach, where the capture's set-up and the driver's
+/// recompiles for it landed).
 fn steady(ctx: &Context, f: &Frame) -> bool {
-    f.index != 0 && Some(f.index) != ctx.first_after_attach
+    f.index != 0 && !ctx.warmup.contains(f.index)
 }
 
 /// `dominant-draw`.
