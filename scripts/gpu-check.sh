@@ -70,8 +70,10 @@ for t in "$root"/.devbin/tests/*; do
     echo "== $name"
     timeout 150 "$t" --test-threads=1 2>&1 | tee "$out/$name.log" | grep -E "^test |test result|panicked|assert" | head -60
 done
+[ -n "${SKIP_BENCH:-}" ] && exit 0
 echo "== bench"
-# BENCH_ARGS replaces the bench's arguments (e.g. one row's options for an A/B run).
+# BENCH_ARGS replaces the bench's arguments (e.g. one row's options for an A/B run);
+# SKIP_BENCH=1 leaves the bench out.
 # shellcheck disable=SC2086
 timeout 200 "$built/gpuheat-bench" ${BENCH_ARGS:---quick --attaches 3 --offscreen-frames 0} 2>&1 |
     tee "$out/bench.log" | tail -40
