@@ -167,6 +167,10 @@ const NAMES: &[&str] = &[
     // Fixed-function state.
     "VIEWPORT",
     "SCISSOR_BOX",
+    // Compatibility-profile state a fragment shader's output still goes through.
+    "ALPHA_TEST",
+    "POLYGON_STIPPLE",
+    "CLIP_DISTANCE0",
     "SCISSOR_TEST",
     "STENCIL_TEST",
     "BLEND",

@@ -148,6 +148,19 @@ pub struct Flushed {
 const VS: &str = "out vec2 unused_;\nvoid main() {\n  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);\n  unused_ = p;\n  gl_Position = vec4(p, 0.0, 1.0);\n}\n";
 const FS: &str = "uniform vec2 u_add;\nin vec2 unused_;\nlayout(location = 0) out vec4 o0;\nlayout(location = 1) out vec4 o1;\nvoid main() {\n  o0 = vec4(u_add.x);\n  o1 = vec4(u_add.y);\n}\n";
 
+/// The user clip planes a compatibility profile enables (`GL_CLIP_PLANEi` is
+/// `GL_CLIP_DISTANCEi`; GL 3.0 has at least 8).
+const CLIP_PLANES: [GLenum; 8] = [
+    CLIP_DISTANCE0,
+    CLIP_DISTANCE0 + 1,
+    CLIP_DISTANCE0 + 2,
+    CLIP_DISTANCE0 + 3,
+    CLIP_DISTANCE0 + 4,
+    CLIP_DISTANCE0 + 5,
+    CLIP_DISTANCE0 + 6,
+    CLIP_DISTANCE0 + 7,
+];
+
 /// Per-context painter: the working buffers, each target's maps, and the draws of the frame
 /// being painted.
 pub struct Painter {
@@ -184,6 +197,8 @@ pub struct Painter {
     pub skipped_budget: u32,
     /// Draws skipped because the program had a query active or transform feedback on.
     pub skipped_other: u32,
+    /// A desktop GL compatibility profile ([`Painter::set_compatibility`]).
+    compatibility: bool,
     /// The draws of the VG call in flight whose coverage only they know.
     group: Option<Group>,
 }
@@ -296,6 +311,35 @@ impl Painter {
             skipped_budget: 0,
             skipped_other: 0,
             group: None,
+            compatibility: false,
+        }
+    }
+
+    /// Tells the painter its context is a desktop GL compatibility profile, whose fixed
+    /// state (the alpha test, the polygon stipple, user clip planes, which Mesa applies to a
+    /// shader that does not write `gl_ClipVertex`) applies to our passes too: its own passes
+    /// turn them off (a program that left the alpha test on had the heat of its draws
+    /// discarded where T/N was under the reference: neverball lost 0.3-0.6% of its map).
+    pub fn set_compatibility(&mut self, compatibility: bool) {
+        self.compatibility = compatibility;
+    }
+
+    /// Turns off the compatibility state our passes must not go through (saved by
+    /// [`Painter::save`]).
+    ///
+    /// # Safety
+    /// As [`Painter::save`].
+    unsafe fn own_passes(&self, f: &ThermalFns) {
+        if self.compatibility {
+            // SAFETY: our caller's promise; both capabilities exist in a compatibility
+            // profile.
+            unsafe {
+                (f.disable)(ALPHA_TEST);
+                (f.disable)(POLYGON_STIPPLE);
+                for plane in CLIP_PLANES {
+                    (f.disable)(plane);
+                }
+            }
         }
     }
 
@@ -363,6 +407,10 @@ impl Painter {
         ];
         if !self.gles {
             pieces.push(Piece::PolygonMode);
+        }
+        if self.compatibility {
+            pieces.extend([Piece::Enabled(ALPHA_TEST), Piece::Enabled(POLYGON_STIPPLE)]);
+            pieces.extend(CLIP_PLANES.map(Piece::Enabled));
         }
         pieces.extend([
             Piece::Stencil,
@@ -932,6 +980,7 @@ impl Painter {
             let (program, uniform, vao) = self.program.expect("program");
             let n = u64::from(rect[2] - rect[0]) * u64::from(rect[3] - rect[1]);
             // One pass of our program over the rectangle: T/N on each pixel.
+            self.own_passes(f);
             (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
             for cap in [STENCIL_TEST, CULL_FACE, RASTERIZER_DISCARD] {
                 (f.disable)(cap);
@@ -1141,6 +1190,7 @@ impl Painter {
     ) -> Vec<u8> {
         // SAFETY: our caller's promise; every object bound is ours.
         unsafe {
+            self.own_passes(f);
             (f.disable)(SCISSOR_TEST);
             (f.disable)(CULL_FACE);
             (f.disable)(RASTERIZER_DISCARD);

@@ -453,6 +453,9 @@ pub const GL_MODELVIEW: GLenum = 0x1700;
 pub const GL_PROJECTION: GLenum = 0x1701;
 pub const GL_VERTEX_ARRAY: GLenum = 0x8074;
 pub const GL_QUADS: GLenum = 0x0007;
+pub const GL_ALPHA_TEST: GLenum = 0x0BC0;
+pub const GL_EQUAL: GLenum = 0x0202;
+pub const GL_CLIP_PLANE0: GLenum = 0x3000;
 pub const GL_COMPILE: GLenum = 0x1300;
 pub const GL_UNSIGNED_INT: GLenum = 0x1405;
 pub const GL_MATRIX_MODE: GLenum = 0x0BA0;
@@ -469,6 +472,8 @@ extern "C" {
     pub fn glMatrixMode(mode: GLenum);
     pub fn glLoadMatrixf(m: *const GLfloat);
     pub fn glEnableClientState(array: GLenum);
+    pub fn glAlphaFunc(func: GLenum, reference: GLfloat);
+    pub fn glClipPlane(plane: GLenum, equation: *const f64);
     pub fn glVertexPointer(size: GLint, ty: GLenum, stride: GLsizei, pointer: *const c_void);
     pub fn glColor4f(red: GLfloat, green: GLfloat, blue: GLfloat, alpha: GLfloat);
     pub fn glGenLists(range: GLsizei) -> GLuint;

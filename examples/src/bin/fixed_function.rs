@@ -39,7 +39,13 @@
 //! and 4), so all three draws are in front of the eye, inside the view.
 //!
 //! Set-up (before frame 0, not counted): the buffer object, the display list,
-//! `glEnableClientState(GL_VERTEX_ARRAY)`; no program, lighting, texturing or depth test.
+//! `glEnableClientState(GL_VERTEX_ARRAY)`, the alpha test on (`glAlphaFunc(GL_EQUAL, 1)`:
+//! every colour here has alpha 1, so it discards nothing of the program's; old programs leave
+//! it on, and a profiler's own passes, whose outputs are not 1, must not fall under it), and
+//! user clip plane 0 on (`glClipPlane(GL_CLIP_PLANE0, (0, 0, -1, -1))` under the identity
+//! modelview: keeps eye-space z ≤ -1, where every vertex here lies, z from -4 to -1.75; it
+//! clips nothing of the program's, and everything at z = 0, where a profiler's full-screen
+//! passes lie); no program, lighting, texturing or depth test.
 //!
 //! Per-frame call sequence (fixed):
 //!
@@ -184,6 +190,10 @@ fn main() {
             glEnd();
             glEndList();
             glEnableClientState(GL_VERTEX_ARRAY);
+            glEnable(GL_ALPHA_TEST);
+            glAlphaFunc(GL_EQUAL, 1.0);
+            glClipPlane(GL_CLIP_PLANE0, [0.0, 0.0, -1.0, -1.0].as_ptr());
+            glEnable(GL_CLIP_PLANE0);
             (vbo, list)
         };
         gfx.check("fixed_function set-up")?;

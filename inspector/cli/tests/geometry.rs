@@ -570,4 +570,20 @@ fn fixed_function_renders_the_same_and_sees_no_error_with_geometry_and_heat() {
     for g in &s.geometry {
         assert_eq!(g.vertices(), 18, "frame {}: {:?}", g.frame, g.missing);
     }
+    // Its heat: the program leaves the alpha test (GL_EQUAL 1) and a user clip plane on
+    // (z <= -1 in eye space), which a compatibility profile applies to the painter's own
+    // passes too unless it turns them off (neverball's clip planes lost 0.5-1% of its map):
+    // each map holds its draws' time (1e-4), each of the three draws painted.
+    assert_eq!(s.heat.len(), 3, "{:?}", s.heat_missing);
+    for m in &s.heat {
+        let painted: f64 = m.heat.iter().map(|&v| f64::from(v)).sum();
+        let drawn: Vec<_> = m.draws.iter().filter(|d| d.fragments > 0).collect();
+        assert_eq!(drawn.len(), 3, "frame {}: {:?}", m.frame, m.draws);
+        let expected: f64 = drawn.iter().map(|d| d.time_ns as f64).sum();
+        assert!(
+            (painted - expected).abs() <= expected * 1e-4,
+            "frame {}: Σ heat {painted} against Σ T {expected}",
+            m.frame
+        );
+    }
 }

@@ -166,7 +166,10 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
             .err()
             .or_else(|| thermal_fns().err());
         let stencil = thermal::stencil_readable(api, |e| c.has_extension(e));
-        entry.painter = Some(Painter::new(api, unsupported, surface, stencil));
+        let mut p = Painter::new(api, unsupported, surface, stencil);
+        // Mesa and NVIDIA name a compatibility profile by this extension.
+        p.set_compatibility(api == ClientApi::Gl && c.has_extension("GL_ARB_compatibility"));
+        entry.painter = Some(p);
     }
     entry.painter.as_mut().expect("painter")
 }
