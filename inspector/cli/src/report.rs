@@ -76,6 +76,10 @@ struct JsonReport<'a> {
     attach: Option<&'a gpuheat_session::AttachInfo>,
     states: &'a [gpuheat_session::ContextState],
     frames: &'a [gpuheat_analysis::FrameStats],
+    /// The frames left out of the figures because the capture's own first-time work landed
+    /// in them (`measure::warmup`), with the agent's reasons; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warmup: Vec<WarmUpFrame>,
     ranked_by: RankedBy,
     /// Metrics of `draws`, in the order of each draw's `metrics`.
     metrics: &'a [gpuheat_analysis::measure::aggregate::Metric],
@@ -91,6 +95,14 @@ struct JsonReport<'a> {
     /// What the host's VG painting did; absent without VG draws.
     #[serde(skip_serializing_if = "Option::is_none")]
     vg_painting: Option<&'a gpuheat_analysis::vg::VgPainting>,
+}
+
+/// A warm-up frame, as the JSON report lists it.
+#[derive(Serialize)]
+struct WarmUpFrame {
+    frame: u64,
+    /// What the agent did in it; empty for an older agent's first frame after an attach.
+    reasons: Vec<String>,
 }
 
 fn json(
@@ -109,6 +121,13 @@ fn json(
         attach: s.attach.as_ref(),
         states: &s.states,
         frames: &a.frames,
+        warmup: gpuheat_analysis::measure::warmup::WarmUp::of(s)
+            .frames()
+            .map(|frame| WarmUpFrame {
+                frame,
+                reasons: gpuheat_analysis::measure::warmup::reasons(s, frame),
+            })
+            .collect(),
         ranked_by: a.ranked_by,
         metrics: &stats.metrics,
         draws: &stats.draws[..top.min(stats.draws.len())],

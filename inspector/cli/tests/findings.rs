@@ -97,6 +97,12 @@ fn hot_spot_is_the_expensive_fragment_draw() {
         .filter(|&f| !warm.contains(f))
         .collect();
     assert!(steady.len() >= 4, "{steady:?}: steady frames of 5");
+    // The report lists the others as warm-up frames, each with what the agent did in it.
+    let listed = r["warmup"].as_array().map_or(0, Vec::len);
+    assert_eq!(listed, 5 - steady.len(), "{}", r["warmup"]);
+    for w in r["warmup"].as_array().into_iter().flatten() {
+        assert!(!w["reasons"].as_array().unwrap().is_empty(), "{w}");
+    }
     let overhead = session.contexts[0].serialized_overhead_ns;
     let floor = 10_000.max(3 * overhead);
     // The quads: the draws each frame's heat map says covered 65,536 fragments.
