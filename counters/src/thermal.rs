@@ -980,14 +980,9 @@ impl Painter {
             let (program, uniform, vao) = self.program.expect("program");
             let n = u64::from(rect[2] - rect[0]) * u64::from(rect[3] - rect[1]);
             // One pass of our program over the rectangle: T/N on each pixel.
-            self.own_passes(f);
+            self.our_pass_state(f, program, vao, w, h);
             (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
-            for cap in [STENCIL_TEST, CULL_FACE, RASTERIZER_DISCARD] {
-                (f.disable)(cap);
-            }
-            if let (Some(pm), false) = (f.polygon_mode, self.gles) {
-                pm(FRONT_AND_BACK, FILL);
-            }
+            (f.disable)(STENCIL_TEST);
             (f.enable)(SCISSOR_TEST);
             (f.scissor)(
                 rect[0] as GLint,
@@ -995,13 +990,6 @@ impl Painter {
                 (rect[2] - rect[0]) as GLsizei,
                 (rect[3] - rect[1]) as GLsizei,
             );
-            (f.use_program)(program);
-            (f.bind_vertex_array)(vao);
-            (f.viewport)(0, 0, w as GLsizei, h as GLsizei);
-            (f.enable)(BLEND);
-            (f.blend_func_separate)(ONE, ONE, ONE, ONE);
-            (f.blend_equation_separate)(FUNC_ADD, FUNC_ADD);
-            (f.color_mask)(1, 1, 1, 1);
             (f.uniform2f)(uniform, (time_ns as f64 / n as f64) as f32, 0.0);
             (f.draw_arrays)(TRIANGLES, 0, 3);
             drop(saved);
@@ -1169,6 +1157,33 @@ impl Painter {
         }
     }
 
+    /// Sets the state every pass of our own program runs in: the compatibility state off
+    /// ([`Painter::own_passes`]), no scissor, culling or rasterizer discard, filled polygons,
+    /// our program and empty vertex array, a `w`×`h` viewport, additive blending, every
+    /// colour channel written. Callers set the framebuffer, scissor and stencil they need.
+    ///
+    /// # Safety
+    /// As [`Painter::save`], with that state saved.
+    unsafe fn our_pass_state(&self, f: &ThermalFns, program: GLuint, vao: GLuint, w: u32, h: u32) {
+        // SAFETY: our caller's promise; `program` and `vao` are ours.
+        unsafe {
+            self.own_passes(f);
+            (f.disable)(SCISSOR_TEST);
+            (f.disable)(CULL_FACE);
+            (f.disable)(RASTERIZER_DISCARD);
+            if let (Some(pm), false) = (f.polygon_mode, self.gles) {
+                pm(FRONT_AND_BACK, FILL);
+            }
+            (f.use_program)(program);
+            (f.bind_vertex_array)(vao);
+            (f.viewport)(0, 0, w as GLsizei, h as GLsizei);
+            (f.enable)(BLEND);
+            (f.blend_func_separate)(ONE, ONE, ONE, ONE);
+            (f.blend_equation_separate)(FUNC_ADD, FUNC_ADD);
+            (f.color_mask)(1, 1, 1, 1);
+        }
+    }
+
     /// Sets up our passes (full-screen triangles of our own program over the target's area,
     /// additive, tested against the work stencil, which they leave alone) and reads `c(p)`,
     /// the count the replays left in the work stencil, as bytes.
@@ -1190,20 +1205,7 @@ impl Painter {
     ) -> Vec<u8> {
         // SAFETY: our caller's promise; every object bound is ours.
         unsafe {
-            self.own_passes(f);
-            (f.disable)(SCISSOR_TEST);
-            (f.disable)(CULL_FACE);
-            (f.disable)(RASTERIZER_DISCARD);
-            if let (Some(pm), false) = (f.polygon_mode, self.gles) {
-                pm(FRONT_AND_BACK, FILL);
-            }
-            (f.use_program)(program);
-            (f.bind_vertex_array)(vao);
-            (f.viewport)(0, 0, w as GLsizei, h as GLsizei);
-            (f.enable)(BLEND);
-            (f.blend_func_separate)(ONE, ONE, ONE, ONE);
-            (f.blend_equation_separate)(FUNC_ADD, FUNC_ADD);
-            (f.color_mask)(1, 1, 1, 1);
+            self.our_pass_state(f, program, vao, w, h);
             (f.stencil_op_separate)(FRONT_AND_BACK, KEEP, KEEP, KEEP);
             (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
 
