@@ -53,11 +53,27 @@ impl Endpoint {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     still_waiting()?;
-                    std::thread::sleep(Duration::from_millis(20));
+                    self.wait_readable(Duration::from_millis(20));
                 }
                 Err(e) => return Err(e).context("accepting the agent's connection"),
             }
         }
+    }
+}
+
+impl Endpoint {
+    /// Sleeps until a connection is pending or `bound` passes: a fixed sleep between tries
+    /// delayed every attach's first frame by up to its length.
+    fn wait_readable(&self, bound: Duration) {
+        use std::os::fd::AsRawFd;
+        let mut fds = libc::pollfd {
+            fd: self.listener.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the listener this value owns, for the call's duration.
+        // An error (EINTR from Ctrl-C) just ends the wait early; the caller tries again.
+        unsafe { libc::poll(&mut fds, 1, bound.as_millis() as libc::c_int) };
     }
 }
 

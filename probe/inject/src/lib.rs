@@ -213,11 +213,12 @@ fn inject_x86_64(req: &Request) -> Result<Injected, InjectError> {
     // does, after which the program calls its wrappers, not the originals): its own exports of
     // the safe-point functions are safe points too.
     let mut safe_points = plan.info.safe_points.clone();
-    for name in target::SAFE_POINTS {
-        if let Some(address) = target::find_entry(pid, &library, name)? {
+    let ours = target::find_functions(pid, &library, &target::SAFE_POINTS, prepared.as_ref())?;
+    for (name, address) in target::SAFE_POINTS.iter().zip(ours) {
+        if let Some(address) = address {
             if !safe_points.iter().any(|s| s.address == address) {
                 safe_points.push(Symbol {
-                    name: name.into(),
+                    name: (*name).into(),
                     library: library.clone(),
                     address,
                 });

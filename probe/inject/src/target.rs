@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::elf::{self, Image, Module};
+use crate::elf::{self, FileBytes, Image, Module};
 use crate::procfs;
 use crate::{InjectError, Symbol, TargetInfo};
 
@@ -163,7 +163,7 @@ pub(crate) fn predict_yama(pid: i32) -> Result<(), InjectError> {
 /// A loaded module's ELF, parsed lazily.
 struct Loaded {
     module: Module,
-    data: Vec<u8>,
+    data: FileBytes,
 }
 
 impl Loaded {
@@ -364,18 +364,12 @@ fn check_machine(_pid: i32, _machine: u16) -> Result<(), InjectError> {
     })
 }
 
-/// Where the library `path` (as passed to dlopen) is mapped in the target now, and the
-/// absolute address of `entry` in it.
-pub(crate) fn find_entry(pid: i32, path: &Path, entry: &str) -> Result<Option<u64>, InjectError> {
-    find_entry_with(pid, path, entry, None)
-}
-
 /// The injected library's entry point looked up in its file before the target is stopped:
 /// reading and searching the file (tens of megabytes with debug information) took 20–25 ms
 /// of the render thread's hold when done after the `dlopen`; only the load bias is left for
 /// then.
 pub(crate) struct PreparedEntry {
-    data: Vec<u8>,
+    data: FileBytes,
     /// Device (major, minor) and inode of the file read, to check the target mapped the same.
     id: (u32, u32, u64),
     /// The symbol's value in the file.
@@ -388,7 +382,7 @@ pub(crate) struct PreparedEntry {
 pub(crate) fn prepare_entry(path: &Path, entry: &str) -> Option<PreparedEntry> {
     use std::os::unix::fs::MetadataExt;
     let md = std::fs::metadata(path).ok()?;
-    let data = std::fs::read(path).ok()?;
+    let data = FileBytes::open(path).ok()?;
     let value = Image::parse(&data, path).ok()?.find_function(entry)?.value;
     Some(PreparedEntry {
         data,
@@ -397,14 +391,65 @@ pub(crate) fn prepare_entry(path: &Path, entry: &str) -> Option<PreparedEntry> {
     })
 }
 
-/// [`find_entry`], with the file already searched when `prepared` is the file the target
-/// mapped.
+/// Where the library `path` (as passed to dlopen) is mapped in the target now, and the
+/// absolute address of `entry` in it, the file already searched when `prepared` is the file
+/// the target mapped.
 pub(crate) fn find_entry_with(
     pid: i32,
     path: &Path,
     entry: &str,
     prepared: Option<&PreparedEntry>,
 ) -> Result<Option<u64>, InjectError> {
+    let Some(module) = locate(pid, path)? else {
+        return Ok(None);
+    };
+    if let Some(p) = prepared.filter(|p| p.is_file_of(&module)) {
+        let image = Image::parse(&p.data, Path::new(&module.path))?;
+        return address(&module, &image, p.value).map(Some);
+    }
+    Loaded::open(pid, &module)?.function(entry)
+}
+
+/// The absolute addresses of `names` in the library `path` as the target maps it now (each
+/// `None` when absent; all `None` when the library is not loaded), the file opened once and
+/// `prepared`'s mapping used when it is that file.
+pub(crate) fn find_functions(
+    pid: i32,
+    path: &Path,
+    names: &[&str],
+    prepared: Option<&PreparedEntry>,
+) -> Result<Vec<Option<u64>>, InjectError> {
+    let Some(module) = locate(pid, path)? else {
+        return Ok(vec![None; names.len()]);
+    };
+    let loaded;
+    let data: &[u8] = match prepared.filter(|p| p.is_file_of(&module)) {
+        Some(p) => &p.data,
+        None => {
+            loaded = Loaded::open(pid, &module)?;
+            &loaded.data
+        }
+    };
+    let image = Image::parse(data, Path::new(&module.path))?;
+    names
+        .iter()
+        .map(|name| match image.find_function(name) {
+            Some(sym) => address(&module, &image, sym.value).map(Some),
+            None => Ok(None),
+        })
+        .collect()
+}
+
+impl PreparedEntry {
+    /// Whether `module`, as the target maps it, is the file this was read from.
+    fn is_file_of(&self, module: &Module) -> bool {
+        let first = &module.mappings[0];
+        (self.id.0, self.id.1) == first.dev && self.id.2 == first.inode
+    }
+}
+
+/// The module of the library `path` (as passed to dlopen) in the target now, if mapped.
+fn locate(pid: i32, path: &Path) -> Result<Option<Module>, InjectError> {
     use std::os::unix::fs::MetadataExt;
     let maps = procfs::read_maps(pid)
         .map_err(|e| InjectError::io(format!("reading /proc/{pid}/maps"), e))?;
@@ -427,26 +472,17 @@ pub(crate) fn find_entry_with(
                 .map(|p| Path::new("/").join(p))
         })
         .unwrap_or_else(|| path.to_path_buf());
-    let module = modules
-        .iter()
-        .find(|m| {
-            let first = &m.mappings[0];
-            id.is_some_and(|(maj, min, ino)| first.dev == (maj, min) && first.inode == ino)
-        })
+    let by_id = modules.iter().find(|m| {
+        let first = &m.mappings[0];
+        id.is_some_and(|(maj, min, ino)| first.dev == (maj, min) && first.inode == ino)
+    });
+    Ok(by_id
         .or_else(|| {
             modules
                 .iter()
                 .find(|m| Path::new(&m.path) == canonical || Path::new(&m.path) == path)
-        });
-    let Some(module) = module else {
-        return Ok(None);
-    };
-    let first = &module.mappings[0];
-    if let Some(p) = prepared.filter(|p| (p.id.0, p.id.1) == first.dev && p.id.2 == first.inode) {
-        let image = Image::parse(&p.data, Path::new(&module.path))?;
-        return address(module, &image, p.value).map(Some);
-    }
-    Loaded::open(pid, module)?.function(entry)
+        })
+        .cloned())
 }
 
 #[cfg(test)]
