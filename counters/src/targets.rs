@@ -127,6 +127,146 @@ unsafe fn attachment_of(f: &ThermalFns, target: GLenum, point: GLenum) -> Option
     }
 }
 
+/// What a copy call writes, as its arguments name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyDest {
+    /// The texture bound to `target` on the active unit (`glCopyTexImage2D`,
+    /// `glCopyTexSubImage2D/3D`): `target` a 2D, rectangle or cube-face target, or a 3D or 2D
+    /// array one with `layer` the slice written.
+    Bound {
+        /// The call's texture target (a cube face for a cube map).
+        target: u32,
+        /// Mipmap level.
+        level: u32,
+        /// Slice of a 3D or array texture; 0 otherwise.
+        layer: u32,
+    },
+    /// A named object (`glCopyImageSubData`): `target` `GL_RENDERBUFFER` or a texture target,
+    /// `layer` the slice or cube face (its z).
+    Named {
+        /// The object's name.
+        name: u32,
+        /// `GL_RENDERBUFFER` or the texture's target.
+        target: u32,
+        /// Mipmap level.
+        level: u32,
+        /// Slice or cube face.
+        layer: u32,
+    },
+}
+
+/// What a copy call reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopySource {
+    /// The read buffer of the bound read framebuffer (`glCopyTex*`).
+    ReadFramebuffer,
+    /// A named object (`glCopyImageSubData`).
+    Object(Attachment),
+}
+
+/// A copy call, as the painter spreads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyCall {
+    /// What it writes.
+    pub dest: CopyDest,
+    /// What it reads.
+    pub source: CopySource,
+    /// The texels it writes: x0, y0, x1, y1 in the destination's level.
+    pub rect: [u32; 4],
+}
+
+/// The texture binding that holds a texture of `target` (a cube face counts as its cube map),
+/// and the face's index for a cube face.
+fn binding_of_target(target: GLenum) -> Option<(GLenum, Option<u32>)> {
+    Some(match target {
+        TEXTURE_2D => (TEXTURE_BINDING_2D, None),
+        TEXTURE_RECTANGLE => (TEXTURE_BINDING_RECTANGLE, None),
+        TEXTURE_3D => (TEXTURE_BINDING_3D, None),
+        TEXTURE_2D_ARRAY => (TEXTURE_BINDING_2D_ARRAY, None),
+        TEXTURE_CUBE_MAP => (TEXTURE_BINDING_CUBE_MAP, None),
+        TEXTURE_CUBE_MAP_POSITIVE_X..=TEXTURE_CUBE_MAP_NEGATIVE_Z => (
+            TEXTURE_BINDING_CUBE_MAP,
+            Some(target - TEXTURE_CUBE_MAP_POSITIVE_X),
+        ),
+        _ => return None,
+    })
+}
+
+/// What copy destination `dest` is (as an attachment, so a texture drawn into and copied
+/// into is one target), with its level's size and internal format when GL can tell. A named
+/// texture is bound to its target on the active unit for the query (the binding restored
+/// after); a wrong target raises an error the caller drains.
+///
+/// # Safety
+/// A GL 3.0+ / GLES 3.0+ context must be current and `f` its real functions.
+pub(crate) unsafe fn copy_destination(
+    f: &ThermalFns,
+    dest: &CopyDest,
+) -> (Option<Attachment>, Option<[u32; 2]>, u32) {
+    let level_size = |query: GLenum, level: u32| -> (Option<[u32; 2]>, u32) {
+        let Some(get) = f.get_tex_level_parameteriv else {
+            return (None, 0);
+        };
+        let mut v = [0; 3];
+        for (slot, pname) in
+            v.iter_mut()
+                .zip([TEXTURE_WIDTH, TEXTURE_HEIGHT, TEXTURE_INTERNAL_FORMAT])
+        {
+            // SAFETY: our caller's promise; `slot` receives the one value.
+            unsafe { get(query, level as GLint, pname, slot) };
+        }
+        (positive(v[0], v[1]), v[2] as u32)
+    };
+    // SAFETY: our caller's promise; the bindings changed are restored before returning.
+    unsafe {
+        match *dest {
+            CopyDest::Bound {
+                target,
+                level,
+                layer,
+            } => {
+                let Some((binding, face)) = binding_of_target(target) else {
+                    return (None, None, 0);
+                };
+                let name = f.integer(binding) as u32;
+                let a = Attachment::Texture {
+                    name,
+                    level,
+                    layer: face.unwrap_or(layer),
+                };
+                let (size, format) = level_size(target, level);
+                (Some(a), size, format)
+            }
+            CopyDest::Named { name, target, .. } if target == RENDERBUFFER => {
+                let a = Attachment::Renderbuffer { name };
+                let (size, format) = size_and_format(f, &a);
+                (Some(a), size, format)
+            }
+            CopyDest::Named {
+                name,
+                target,
+                level,
+                layer,
+            } => {
+                let Some((binding, _)) = binding_of_target(target) else {
+                    return (None, None, 0);
+                };
+                let a = Attachment::Texture { name, level, layer };
+                let query = if target == TEXTURE_CUBE_MAP {
+                    TEXTURE_CUBE_MAP_POSITIVE_X + layer.min(5)
+                } else {
+                    target
+                };
+                let saved = f.integer(binding) as GLuint;
+                (f.bind_texture)(target, name);
+                let (size, format) = level_size(query, level);
+                (f.bind_texture)(target, saved);
+                (Some(a), size, format)
+            }
+        }
+    }
+}
+
 /// Size and internal format of an attachment, when GL can tell.
 ///
 /// # Safety

@@ -41,6 +41,7 @@ use gpuheat_session::{
 use crate::gl::*;
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 use crate::targets::{self, Samplers};
+pub use crate::targets::{CopyCall, CopyDest, CopySource};
 
 /// Whether a context can host the painter's targets: R32F colour buffers that blend.
 /// `Err` says exactly why not.
@@ -859,9 +860,9 @@ impl Painter {
 
     /// Paints blit `call` of frame `frame` (`glBlitFramebuffer`, serialized time `time_ns`,
     /// destination rectangle `dst` = x0, y0, x1, y1 as passed): its time spread evenly over the
-    /// destination pixels it writes (scissored, clipped to the target), and the texture it
-    /// reads as what it sampled, so a pass it copies flows on. A renderbuffer or the default
-    /// framebuffer as source is said in the flow's note: cost flows only from textures.
+    /// destination pixels it writes (scissored, clipped to the target), and the texture or
+    /// renderbuffer it reads as what it sampled, so a pass it copies flows on. The default
+    /// framebuffer as source is said in the flow's note: its cost is on its own map already.
     ///
     /// # Safety
     /// As [`Painter::paint`].
@@ -897,18 +898,7 @@ impl Painter {
         // SAFETY: `blit`'s caller's promise: this painter's context is current and `f` its
         // real functions.
         unsafe {
-            let (sampled, note) = match targets::read_source(f) {
-                Some(Attachment::Texture { name, .. }) => (vec![name], String::new()),
-                Some(Attachment::Renderbuffer { name }) => (
-                    Vec::new(),
-                    format!("its source is renderbuffer {name}: cost flows only from textures"),
-                ),
-                None => (
-                    Vec::new(),
-                    "its source is the default framebuffer: cost flows only from textures"
-                        .to_string(),
-                ),
-            };
+            let (sampled, note) = read_framebuffer_source(f);
             drain_errors(f);
             let framebuffer = f.integer(DRAW_FRAMEBUFFER_BINDING) as u32;
             let dest = match self.destination(f, framebuffer, f.integers4(VIEWPORT)) {
@@ -946,6 +936,86 @@ impl Painter {
                 return self.unpainted(call, time_ns, dest.id, sampled, why);
             }
             self.spread(f, dest, rect, call, time_ns, sampled, note);
+        }
+    }
+
+    /// Paints copy `call` of frame `frame` (serialized time `time_ns`): its time spread evenly
+    /// over the texels it writes, `rect` (x0, y0, x1, y1 in the destination's level, clipped
+    /// to it), the destination being a target of its own (as a dispatch's images are), and
+    /// what it reads as what it sampled, so a pass it copies flows on to the destination's
+    /// consumers.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    pub unsafe fn copy(
+        &mut self,
+        f: &ThermalFns,
+        frame: u64,
+        call: u32,
+        time_ns: u64,
+        copy: &CopyCall,
+    ) {
+        self.frame.get_or_insert(frame);
+        self.drawn_textures.clear();
+        if self.unsupported.is_some() || self.failure.is_some() {
+            self.list(0, call, time_ns);
+            return;
+        }
+        // SAFETY: our caller's promise: this painter's context is current and `f` its real
+        // functions.
+        let ours = unsafe {
+            let errors = ErrorScope::enter(f);
+            self.copy_inner(f, call, time_ns, copy);
+            errors.leave()
+        };
+        if ours != NO_ERROR {
+            self.fail(format!(
+                "GL error 0x{ours:04X} while painting copy {call} (the map would be wrong)"
+            ));
+        }
+    }
+
+    unsafe fn copy_inner(&mut self, f: &ThermalFns, call: u32, time_ns: u64, copy: &CopyCall) {
+        // SAFETY: `copy`'s caller's promise: this painter's context is current and `f` its
+        // real functions; the queries restore what they bind.
+        unsafe {
+            let (sampled, note) = match copy.source {
+                CopySource::ReadFramebuffer => read_framebuffer_source(f),
+                CopySource::Object(a) => (vec![a.flow_key()], String::new()),
+            };
+            drain_errors(f);
+            let (dest, size, format) = targets::copy_destination(f, &copy.dest);
+            drain_errors(f);
+            let (Some(dest), Some(size)) = (dest, size) else {
+                let why = format!(
+                    "the size of what it writes ({:?}) is unknown: a texture of a kind other \
+                     than 2D, cube map, 3D or 2D array, or no glGetTexLevelParameteriv \
+                     (GLES 3.0)",
+                    copy.dest
+                );
+                return self.unpainted(call, time_ns, 0, sampled, why);
+            };
+            let textures: Vec<u32> = dest.texture().into_iter().collect();
+            let target = match self.register(0, vec![dest], size, format) {
+                Ok(d) => d,
+                Err((why, _)) => {
+                    self.skipped_budget += 1;
+                    return self.unpainted(call, time_ns, 0, sampled, why);
+                }
+            };
+            let [x0, y0, x1, y1] = copy.rect;
+            let rect = [
+                x0.min(size[0]),
+                y0.min(size[1]),
+                x1.min(size[0]),
+                y1.min(size[1]),
+            ];
+            if rect[2] <= rect[0] || rect[3] <= rect[1] {
+                let why = "its destination rectangle is empty".to_string();
+                return self.unpainted(call, time_ns, target.id, sampled, why);
+            }
+            self.spread(f, target, rect, call, time_ns, sampled, note);
+            self.drawn_textures = textures;
         }
     }
 
@@ -1875,6 +1945,23 @@ unsafe fn delete_accum(f: &ThermalFns, a: &Accum) {
     unsafe {
         (f.delete_framebuffers)(1, &a.fbo);
         (f.delete_renderbuffers)(2, a.rbs.as_ptr());
+    }
+}
+
+/// What a blit or `glCopyTex*` reads from the bound read framebuffer, for the flow, with a
+/// note when that is the default framebuffer (its cost is on its own map already: flowing it
+/// again would count it twice).
+///
+/// # Safety
+/// A GL 3.0+ / GLES 3.0+ context must be current and `f` its real functions.
+unsafe fn read_framebuffer_source(f: &ThermalFns) -> (Vec<u32>, String) {
+    // SAFETY: our caller's promise.
+    match unsafe { targets::read_source(f) } {
+        Some(a) => (vec![a.flow_key()], String::new()),
+        None => (
+            Vec::new(),
+            "its source is the default framebuffer, whose cost stays on its own map".to_string(),
+        ),
     }
 }
 

@@ -301,13 +301,26 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
 }
 
 /// The work calls without fragments of their own whose time the heat map spreads over what
-/// they write (`hook::Spread`'s variant), by name; `glBlitNamedFramebuffer` names its
-/// framebuffers in its arguments and is left to the frame's not-placed work.
+/// they write (`hook::Spread`'s variant), by name; `glBlitNamedFramebuffer` and the
+/// direct-state-access copies name their objects in their arguments and are left to the
+/// frame's not-placed work, as are 1D copies.
 fn spread_kind(name: &str) -> Option<&'static str> {
+    let is = |base: &str| {
+        name.strip_prefix(base)
+            .is_some_and(|suffix| ["", "EXT", "OES", "NV", "ARB"].contains(&suffix))
+    };
     if name.starts_with("glDispatchCompute") {
         Some("Dispatch")
     } else if name.starts_with("glBlitFramebuffer") {
         Some("Blit")
+    } else if is("glCopyTexImage2D") {
+        Some("CopyTexImage2D")
+    } else if is("glCopyTexSubImage2D") {
+        Some("CopyTexSubImage2D")
+    } else if is("glCopyTexSubImage3D") {
+        Some("CopyTexSubImage3D")
+    } else if is("glCopyImageSubData") {
+        Some("CopyImageSubData")
     } else {
         None
     }
@@ -577,7 +590,7 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                 .unwrap();
             } else if let Some(kind) = spread_kind(&c.name) {
                 // The heat map spreads its time over what it writes: the images a dispatch
-                // stores to, a blit's destination rectangle.
+                // stores to, a blit's destination rectangle, a copy's destination texels.
                 writeln!(
                     out,
                     "        hook::leave_spread(g, &args, hook::Spread::{kind});\n        r"

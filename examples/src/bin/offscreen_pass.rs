@@ -11,8 +11,12 @@
 //! with a `usampler2D`), formats other than 0 made with `glTexStorage2D`; `--size WxH`
 //! (default 512x512; needs S ≤ W/2, S ≤ H/2 and H ≥ 4), `--blit 1` (default 0) copies T
 //! onto C's rectangle with `glBlitFramebuffer` instead of drawing C (not with `--format 6`:
-//! an integer buffer blits only to an integer one), plus the common flags. The format
-//! changes no call of the frame and no count below; `--blit 1` changes C (see the end).
+//! an integer buffer blits only to an integer one), `--blit 2` the same with P drawn into an
+//! S×S `GL_RGBA8` renderbuffer instead of T, `--copy 1` (default 0) copies T into a second
+//! texture U with `glCopyTexSubImage2D` right after P, and C samples U, `--copy 2` the same
+//! with `glCopyImageSubData` (copies need `--format 0` and no `--blit`), plus the common
+//! flags. The format changes no call of the frame and no count below; `--blit` and `--copy`
+//! change the frame as said at the end.
 //!
 //! Set-up (before frame 0, not counted):
 //! - T: an S×S `GL_RGBA8` texture (one level, `GL_NEAREST`, clamped), colour attachment 0 of
@@ -96,13 +100,33 @@
 //! B (call 11) writes S·S window pixels and carries all of P's cost onto them: T_P / S² per
 //! pixel, besides its own T_B / S².
 //!
+//! With `--blit 2`, set-up adds R, an S×S `GL_RGBA8` renderbuffer (`glRenderbufferStorage
+//! Multisample` with 0 samples), colour attachment 0 of framebuffer object F_R; the frame is
+//! `--blit 1`'s with F_R in place of F (P draws into R, B reads R): the same calls and counts,
+//! and B carries all of P's cost onto the window rectangle, read from a renderbuffer.
+//!
+//! With `--copy 1`, set-up adds U, an S×S `GL_RGBA8` texture made as T is (its own unused
+//! framebuffer object); right after P, with F still bound for reading:
+//!
+//! ```text
+//! glBindTexture(GL_TEXTURE_2D, U)
+//! glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, S, S)   K: T's S·S texels into U
+//! ```
+//!
+//! and C binds U instead of T. `--copy 2` has instead the one call
+//! `glCopyImageSubData(T, GL_TEXTURE_2D, 0, 0, 0, 0, U, GL_TEXTURE_2D, 0, 0, 0, 0, S, S, 1)`.
+//! calls = 18 (`--copy 1`) or 17 (`--copy 2`) (+1 with `--timing`), draws = 3, work calls
+//! = 6 (P, K, C, D, 2 glClear); K writes S·S texels of U and carries P's cost into them; C
+//! samples U 1:1, so the window rectangle receives T_P + T_K + T_C spread evenly (the same
+//! pixels and the same cost flow as without the copy, plus K's own time).
+//!
 //! After the last frame, `--checksum` adds one glReadPixels (of the window, framebuffer 0
 //! being bound) outside any frame.
 
 use std::time::Instant;
 
 use gpuheat_examples::args::{parse_with_switch_or_exit, usage_error, Args, IntFlag, Spec};
-use gpuheat_examples::gfx::{LOOP_FS, TEX_FS};
+use gpuheat_examples::gfx::{Gfx, LOOP_FS, TEX_FS};
 
 /// T's internal formats, by `--format`.
 const FORMATS: [GLenum; 7] = [
@@ -172,7 +196,16 @@ const SPEC: Spec = Spec {
             value: "B",
             default: 0,
             min: 0,
-            help: "1: copy T onto C's rectangle with glBlitFramebuffer instead of drawing C",
+            help: "1: copy T onto C's rectangle with glBlitFramebuffer instead of drawing C; \
+                   2: the same from a renderbuffer P draws into",
+        },
+        IntFlag {
+            name: "copy",
+            value: "K",
+            default: 0,
+            min: 0,
+            help: "1: copy T into a texture U with glCopyTexSubImage2D after P, C samples U; \
+                   2: the same with glCopyImageSubData",
         },
     ],
     expected: "\
@@ -191,6 +224,11 @@ C's rectangle: x in [W/2, W/2+S), y in [H/2, H/2+S): it receives all of P's cost
 P dominates the frame time (L iterations per fragment against ~1 for C and D)
 --report-frame-ms: at exit print frame_ms_frames=<start-to-start ms of frames 0..N-2>
            (needs --frames N >= 2 and --timing)
+--blit 1|2: C replaced by glBlitFramebuffer from T (1) or from a renderbuffer P draws into
+           (2): same calls and counts, the blit carries P's cost onto C's rectangle
+--copy 1|2: K = glCopyTexSubImage2D (1, after a glBindTexture U) or glCopyImageSubData (2)
+           of T into U right after P; C samples U: calls 18 / 17, work calls 6; the window
+           rectangle receives P's, K's and C's time
 --checksum: one glReadPixels of the window after the last eglSwapBuffers (no frame)",
 };
 
@@ -207,8 +245,14 @@ fn main() {
     let Some(&format) = FORMATS.get(args.get("format") as usize) else {
         usage_error(&SPEC, "--format: must be 0 to 6");
     };
-    let blit = args.get("blit") > 0;
-    if blit && format == GL_RGBA8UI {
+    let (blit, copy) = (args.get("blit"), args.get("copy"));
+    if blit > 2 || copy > 2 {
+        usage_error(&SPEC, "--blit and --copy: 0, 1 or 2");
+    }
+    if copy > 0 && (blit > 0 || format != GL_RGBA8 as GLenum) {
+        usage_error(&SPEC, "--copy: needs --format 0 and no --blit");
+    }
+    if blit > 0 && format == GL_RGBA8UI {
         usage_error(
             &SPEC,
             "--blit: an integer texture (--format 6) blits only to an integer buffer",
@@ -229,19 +273,19 @@ fn main() {
             "--report-frame-ms needs --timing and --frames N with N >= 2",
         );
     }
-    if let Err(e) = run(&args, s, l, (format, blit), report) {
+    if let Err(e) = run(&args, s, l, (format, blit, copy), report) {
         eprintln!("{}: {}", SPEC.name, e.replace('\n', " "));
         std::process::exit(1);
     }
 }
 
-/// Set-up, then the frames; `format`: T's, and whether C is a blit; `report`:
+/// Set-up, then the frames; `format`: T's, `blit` and `copy` as their flags; `report`:
 /// `--report-frame-ms`.
 fn run(
     args: &Args,
     s: u32,
     l: u32,
-    (format, blit): (GLenum, bool),
+    (format, blit, copy): (GLenum, u32, u32),
     report: bool,
 ) -> Result<(), String> {
     let integer = format == GL_RGBA8UI;
@@ -250,6 +294,18 @@ fn run(
     let (w, h) = (gfx.width as i32, gfx.height as i32);
     let si = s as i32;
     let t = gfx.render_texture_as(s, s, GL_NEAREST, format)?;
+    // P's framebuffer: T's, or with --blit 2 one whose colour is a renderbuffer.
+    let p_framebuffer = if blit == 2 {
+        renderbuffer_target(&gfx, s)?
+    } else {
+        t.framebuffer
+    };
+    // What C samples: T, or with --copy U, the copy's destination.
+    let sampled = if copy > 0 {
+        gfx.render_texture_as(s, s, GL_NEAREST, format)?.texture
+    } else {
+        t.texture
+    };
 
     let p_loop = gfx.rect_program_with(if integer { LOOP_FS_UINT } else { LOOP_FS })?;
     let u_iterations = p_loop.program.uniform("u_iterations")?;
@@ -298,18 +354,42 @@ fn run(
         if report {
             starts.push(Instant::now());
         }
-        glBindFramebuffer(GL_FRAMEBUFFER, t.framebuffer);
+        glBindFramebuffer(GL_FRAMEBUFFER, p_framebuffer);
         glViewport(0, 0, si, si);
         glClearColor(0.0, 0.0, 0.0, 1.0);
         glClear(GL_COLOR_BUFFER_BIT);
         glUseProgram(p_loop.program.id);
         glBindVertexArray(quad.vao);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // P: the costly pass, into T
+        match copy {
+            1 => {
+                glBindTexture(GL_TEXTURE_2D, sampled);
+                glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, si, si); // K
+            }
+            2 => glCopyImageSubData(
+                t.texture,
+                GL_TEXTURE_2D,
+                0,
+                0,
+                0,
+                0,
+                sampled,
+                GL_TEXTURE_2D,
+                0,
+                0,
+                0,
+                0,
+                si,
+                si,
+                1,
+            ), // K
+            _ => {}
+        }
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         glViewport(0, 0, w, h);
         glClear(GL_COLOR_BUFFER_BIT);
-        if blit {
-            glBindFramebuffer(GL_READ_FRAMEBUFFER, t.framebuffer);
+        if blit > 0 {
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, p_framebuffer);
             let (x, y) = (w / 2, h / 2);
             // B: copies T onto C's rectangle.
             glBlitFramebuffer(
@@ -327,8 +407,8 @@ fn run(
             glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
         } else {
             glUseProgram(p_tex.program.id);
-            glBindTexture(GL_TEXTURE_2D, t.texture);
-            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // C: composites T
+            glBindTexture(GL_TEXTURE_2D, sampled);
+            glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // C: composites T (or U)
         }
         glUseProgram(p_solid.program.id);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // D: cheap, on screen
@@ -337,4 +417,41 @@ fn run(
         gpuheat_examples::report_frame_periods(&starts);
     }
     Ok(())
+}
+
+/// `--blit 2`'s F_R: a framebuffer object whose colour attachment 0 is an S×S `GL_RGBA8`
+/// renderbuffer R.
+fn renderbuffer_target(gfx: &Gfx, s: u32) -> Result<GLuint, String> {
+    let (mut renderbuffer, mut framebuffer) = (0, 0);
+    // SAFETY: GL calls on the context `gfx` made current on this thread; the out-pointers are
+    // to locals.
+    let status = unsafe {
+        glGenRenderbuffers(1, &mut renderbuffer);
+        glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer);
+        glRenderbufferStorageMultisample(
+            GL_RENDERBUFFER,
+            0,
+            GL_RGBA8 as GLenum,
+            s as GLsizei,
+            s as GLsizei,
+        );
+        glGenFramebuffers(1, &mut framebuffer);
+        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+        glFramebufferRenderbuffer(
+            GL_FRAMEBUFFER,
+            GL_COLOR_ATTACHMENT0,
+            GL_RENDERBUFFER,
+            renderbuffer,
+        );
+        let status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        status
+    };
+    gfx.check("offscreen_pass renderbuffer")?;
+    if status != GL_FRAMEBUFFER_COMPLETE {
+        return Err(format!(
+            "renderbuffer framebuffer incomplete: 0x{status:04X}"
+        ));
+    }
+    Ok(framebuffer)
 }

@@ -363,63 +363,112 @@ fn targets_of_every_colour_format_are_painted_and_feed_the_window() {
 }
 
 #[test]
-fn a_blit_carries_the_pass_it_copies_onto_its_destination() {
-    // offscreen_pass --blit 1: B = glBlitFramebuffer of T onto C's rectangle (call 11). B
-    // writes S² window pixels and reads T: all of P's cost lands on its rectangle, T_P / S²
-    // per pixel, nothing elsewhere; its own T_B is spread over the same pixels; the screen's
-    // total holds T_P + T_B + T_D; the frames are the pixels of the drawn composite.
+fn blits_and_copies_carry_the_pass_they_copy_onto_their_destination() {
+    // offscreen_pass --blit 1: B = glBlitFramebuffer of T onto C's rectangle (call 11); --blit
+    // 2: the same read from a renderbuffer P draws into. B writes S² window pixels and reads
+    // what P drew: all of P's cost lands on its rectangle, nothing elsewhere; its own T_B is
+    // spread over the same pixels.
+    // --copy 1|2: K = glCopyTexSubImage2D (call 8) or glCopyImageSubData (call 7) of T into U
+    // right after P, C samples U: K is painted over U's S² texels as a target of its own and
+    // consumes T's pass, C consumes K's: the window rectangle receives T_P + T_K (and the
+    // clear of T) evenly, nothing elsewhere.
+    // Every variant draws the same pixels as the plain composite, with and without the agent.
     let (w, h, s) = (OFF_W, OFF_H, OFF_S);
     let rect = [w / 2, h / 2, w / 2 + s, h / 2 + s];
     let dir = scratch("offscreen-blit");
     let (size, side) = (format!("{w}x{h}"), s.to_string());
+    // (flag, value, the call that carries the pass, its function, whether it is a copy into U)
+    let variants = [
+        ("--blit", "1", 11, "glBlitFramebuffer", false),
+        ("--blit", "2", 11, "glBlitFramebuffer", false),
+        ("--copy", "1", 8, "glCopyTexSubImage2D", true),
+        ("--copy", "2", 7, "glCopyImageSubData", true),
+    ];
     for api in APIS {
-        let args = [
-            "--api", api, "--size", &size, "--target", &side, "--loop", "8", "--blit", "1",
-        ];
-        let path = capture(&dir, "offscreen_pass", &["--heat", "--frames", "2"], &args);
-        let session = Session::open(&path).unwrap();
-        assert!(
-            session.heat_missing.is_empty(),
-            "{:?}",
-            session.heat_missing
-        );
-        for map in &session.heat {
-            let what = format!("offscreen_pass --blit 1 {api} frame {}", map.frame);
-            let blits = calls_to(&session, map.frame, "glBlitFramebuffer");
-            assert_eq!(blits.len(), 1, "{what}");
-            let b = blits[0].0;
-            assert_eq!(b, 11, "{what}: documented call index");
-            window_draw(map, b, u64::from(s * s), rect, &what);
-            let t = targets(&session, map.frame);
-            assert_eq!(t.len(), 1, "{what}: {t:?}");
-            let texture = match t[0].target.attachments[0] {
-                Attachment::Texture { name, .. } => name,
-                Attachment::Renderbuffer { .. } => panic!("{what}: T is a texture"),
-            };
-            let flow = flow_of(&flows(&session, map.frame), b, &what);
-            assert_eq!(
-                (flow.target, &flow.sampled[..], flow.bbox),
-                (0, &[texture][..], rect),
-                "{what}: B's flow"
+        for (flag, value, call, function, copy) in variants {
+            let args = [
+                "--api", api, "--size", &size, "--target", &side, "--loop", "8", flag, value,
+            ];
+            let name = format!("{api}{flag}{value}");
+            let path = capture(&dir, "offscreen_pass", &["--heat", "--frames", "2"], &args);
+            let session = Session::open(&path).unwrap();
+            assert!(
+                session.heat_missing.is_empty(),
+                "{name}: {:?}",
+                session.heat_missing
             );
-            let t_p: f64 = t[0].draws.iter().map(|d| d.time_ns as f64).sum();
-            let fc = flow_conserved(&session, map, &what);
-            let screen = TargetKey {
-                context: map.context,
-                id: 0,
-            };
-            let per_pixel = t_p / f64::from(s * s);
-            upstream_is(&upstream_map(&fc, screen), w, &[rect], per_pixel, &what);
+            for map in &session.heat {
+                let what = format!("offscreen_pass {flag} {value} {api} frame {}", map.frame);
+                let calls = calls_to(&session, map.frame, function);
+                assert_eq!(calls.len(), 1, "{what}");
+                let b = calls[0].0;
+                assert_eq!(b, call, "{what}: documented call index");
+                let t = targets(&session, map.frame);
+                let flows = flows(&session, map.frame);
+                let flow = flow_of(&flows, b, &what);
+                // P's target: the one P drew into (the first listed); what the carrier read.
+                let source = t
+                    .iter()
+                    .find(|t| t.draws.iter().any(|d| d.call == 6))
+                    .unwrap_or_else(|| panic!("{what}: no target of P in {t:?}"));
+                let read = source.target.attachments[0];
+                assert_eq!(
+                    matches!(read, Attachment::Renderbuffer { .. }),
+                    value == "2" && !copy,
+                    "{what}: P's target {read:?}"
+                );
+                assert_eq!(
+                    flow.sampled,
+                    [read.flow_key()],
+                    "{what}: what {function} read"
+                );
+                if copy {
+                    assert_eq!(t.len(), 2, "{what}: T and U: {t:?}");
+                    let u = t.iter().find(|t| t.target != source.target).unwrap();
+                    assert_eq!(
+                        (u.target.width, u.target.height),
+                        (s, s),
+                        "{what}: U's size"
+                    );
+                    assert_eq!(u.draws.len(), 1, "{what}: only K writes U");
+                    assert_eq!(u.draws[0].call, b, "{what}");
+                    assert_eq!(u.draws[0].fragments, u64::from(s * s), "{what}");
+                    assert_eq!(
+                        (flow.target, flow.bbox),
+                        (u.target.id, [0, 0, s, s]),
+                        "{what}: K's flow"
+                    );
+                    let u_name = u.target.attachments[0].flow_key();
+                    let c = flow_of(&flows, b + 6, &what);
+                    assert_eq!(c.sampled, [u_name], "{what}: C samples U");
+                } else {
+                    assert_eq!(t.len(), 1, "{what}: {t:?}");
+                    window_draw(map, b, u64::from(s * s), rect, &what);
+                    assert_eq!((flow.target, flow.bbox), (0, rect), "{what}: B's flow");
+                }
+                let upstream: f64 = t
+                    .iter()
+                    .flat_map(|t| &t.draws)
+                    .map(|d| d.time_ns as f64)
+                    .sum();
+                let fc = flow_conserved(&session, map, &what);
+                let screen = TargetKey {
+                    context: map.context,
+                    id: 0,
+                };
+                let per_pixel = upstream / f64::from(s * s);
+                upstream_is(&upstream_map(&fc, screen), w, &[rect], per_pixel, &what);
+            }
+            let mut frames = args.to_vec();
+            frames.extend(["--frames", "3", "--checksum"]);
+            let (plain, traced) = checksums_plain_and_traced(
+                &dir.join(format!("{name}-keep.gpuheat")),
+                "offscreen_pass",
+                &["--heat", "--frames", "2"],
+                &frames,
+            );
+            assert_eq!(traced, plain, "{name}");
         }
-        let mut frames = args.to_vec();
-        frames.extend(["--frames", "3", "--checksum"]);
-        let (plain, traced) = checksums_plain_and_traced(
-            &dir.join(format!("{api}-keep.gpuheat")),
-            "offscreen_pass",
-            &["--heat", "--frames", "2"],
-            &frames,
-        );
-        assert_eq!(traced, plain, "{api}");
     }
 }
 

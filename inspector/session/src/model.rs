@@ -595,6 +595,25 @@ impl Attachment {
             Attachment::Renderbuffer { .. } => None,
         }
     }
+
+    /// How [`DrawFlow::sampled`] names what this attachment holds: a texture by its name, a
+    /// renderbuffer by its name with [`SAMPLED_RENDERBUFFER`] set.
+    pub fn flow_key(&self) -> u32 {
+        match *self {
+            Attachment::Texture { name, .. } => name,
+            Attachment::Renderbuffer { name } => name | SAMPLED_RENDERBUFFER,
+        }
+    }
+}
+
+/// Set in a [`DrawFlow::sampled`] entry that names a renderbuffer (read by a blit or a copy)
+/// rather than a texture. GL names are small counters in every driver seen; a renderbuffer
+/// named 2³¹ or more would be read as another one (never seen, and only its flow is wrong).
+pub const SAMPLED_RENDERBUFFER: u32 = 1 << 31;
+
+/// The texture a [`DrawFlow::sampled`] entry names, `None` for a renderbuffer.
+pub fn sampled_texture(key: u32) -> Option<u32> {
+    (key & SAMPLED_RENDERBUFFER == 0).then_some(key)
 }
 
 /// An offscreen render target: the colour attachments a framebuffer object's draw buffers
@@ -676,7 +695,8 @@ pub struct DrawFlow {
     /// context.
     pub target: u32,
     /// Textures bound, at the draw, to the units its program's samplers read (names, shared
-    /// by the contexts of a share group), without repeats.
+    /// by the contexts of a share group), without repeats; for a blit or a copy, what it
+    /// reads, a renderbuffer as [`Attachment::flow_key`] names it.
     pub sampled: Vec<u32>,
     /// The draw's coverage box, as in [`DrawCoverage::bbox`].
     pub bbox: [u32; 4],

@@ -483,6 +483,15 @@ pub fn blit(ctx: u64, frame: u64, call: u32, time_ns: u64, dst: [i32; 4]) {
     });
 }
 
+/// Paints copy `call` (serialized time `time_ns`) of frame `frame` over the texels it writes
+/// (see [`Painter::copy`]).
+pub fn copy(ctx: u64, frame: u64, call: u32, time_ns: u64, copy: &thermal::CopyCall) {
+    with_painter(ctx, frame, |_, p, f, _| {
+        // SAFETY: `ctx` is current on this thread (`with_painter`'s promise).
+        unsafe { p.copy(f, frame, call, time_ns, copy) };
+    });
+}
+
 /// Runs `paint` with `ctx`'s painter (`ctx` current on this thread), after sending the maps
 /// of an earlier frame it still holds; `paint` gets whether a texture was drawn into earlier
 /// in this frame. The textures it drew into join the frame's list.

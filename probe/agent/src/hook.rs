@@ -12,8 +12,9 @@ use crate::generated::{wrapper_address, CLASSES, CPU, NAMES, VG};
 use crate::recorder::{self, Reentry};
 use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
+use gpuheat_counters::thermal::{CopyCall, CopyDest, CopySource};
 use gpuheat_counters::Bracket;
-use gpuheat_session::CallClass;
+use gpuheat_session::{Attachment, CallClass};
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -269,8 +270,8 @@ pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
 }
 
 /// [`leave`] for the work calls with no fragments of their own that the heat map places:
-/// compute dispatches (over the images they store to) and blits (over their destination
-/// rectangle, `args` being glBlitFramebuffer's).
+/// compute dispatches (over the images they store to), blits (over their destination
+/// rectangle, `args` being glBlitFramebuffer's) and copies (over the texels they write).
 #[inline(never)]
 pub fn leave_spread(g: Guard, args: &[u64], kind: Spread) {
     let paint = !g.skip && g.bracket.is_some() && !vg::inside() && capture::heat();
@@ -293,8 +294,76 @@ pub fn leave_spread(g: Guard, args: &[u64], kind: Spread) {
                 let at = |i: usize| args.get(i).map_or(0, |&v| v as u32 as i32);
                 contexts::blit(ctx, frame, seq, time, [at(4), at(5), at(6), at(7)]);
             }
+            copy => {
+                if let Some(copy) = copy_call(copy, args) {
+                    contexts::copy(ctx, frame, seq, time, &copy);
+                }
+            }
         }
     }));
+}
+
+/// A copy call's destination, source and written texels from its arguments (GLenum, GLint
+/// and GLsizei, recorded widened: their low 32 bits are the value); `None` for another kind
+/// or a negative size (an error the call raised: it wrote nothing).
+fn copy_call(kind: Spread, args: &[u64]) -> Option<CopyCall> {
+    use gpuheat_counters::gl::RENDERBUFFER;
+    let at = |i: usize| args.get(i).map_or(0, |&v| v as u32);
+    let signed = |i: usize| at(i) as i32;
+    let rect = |x: usize, y: usize, w: usize, h: usize| -> Option<[u32; 4]> {
+        let (x, y, w, h) = (signed(x), signed(y), signed(w), signed(h));
+        (x >= 0 && y >= 0 && w >= 0 && h >= 0).then(|| {
+            let (x, y) = (x as u32, y as u32);
+            [x, y, x.saturating_add(w as u32), y.saturating_add(h as u32)]
+        })
+    };
+    let bound = |layer: u32| CopyDest::Bound {
+        target: at(0),
+        level: at(1),
+        layer,
+    };
+    Some(match kind {
+        // (target, level, internalformat, x, y, width, height, border)
+        Spread::CopyTexImage2D => CopyCall {
+            dest: bound(0),
+            source: CopySource::ReadFramebuffer,
+            rect: [0, 0, at(5), at(6)],
+        },
+        // (target, level, xoffset, yoffset, x, y, width, height)
+        Spread::CopyTexSubImage2D => CopyCall {
+            dest: bound(0),
+            source: CopySource::ReadFramebuffer,
+            rect: rect(2, 3, 6, 7)?,
+        },
+        // (target, level, xoffset, yoffset, zoffset, x, y, width, height)
+        Spread::CopyTexSubImage3D => CopyCall {
+            dest: bound(at(4)),
+            source: CopySource::ReadFramebuffer,
+            rect: rect(2, 3, 7, 8)?,
+        },
+        // (srcName, srcTarget, srcLevel, srcX, srcY, srcZ,
+        //  dstName, dstTarget, dstLevel, dstX, dstY, dstZ, srcWidth, srcHeight, srcDepth):
+        // a copy of several slices is spread over the first one's texels.
+        Spread::CopyImageSubData => CopyCall {
+            dest: CopyDest::Named {
+                name: at(6),
+                target: at(7),
+                level: at(8),
+                layer: at(11),
+            },
+            source: CopySource::Object(if at(1) == RENDERBUFFER {
+                Attachment::Renderbuffer { name: at(0) }
+            } else {
+                Attachment::Texture {
+                    name: at(0),
+                    level: at(2),
+                    layer: at(5),
+                }
+            }),
+            rect: rect(9, 10, 12, 13)?,
+        },
+        Spread::Dispatch | Spread::Blit => return None,
+    })
 }
 
 /// Which kind of [`leave_spread`] call.
@@ -304,6 +373,14 @@ pub enum Spread {
     Dispatch,
     /// `glBlitFramebuffer` (and its extension aliases).
     Blit,
+    /// `glCopyTexImage2D` (and its aliases).
+    CopyTexImage2D,
+    /// `glCopyTexSubImage2D` (and its aliases).
+    CopyTexSubImage2D,
+    /// `glCopyTexSubImage3D` (and its aliases).
+    CopyTexSubImage3D,
+    /// `glCopyImageSubData` (and its aliases).
+    CopyImageSubData,
 }
 
 /// [`leave`] for the calls that copy the program's memory into GL (build.rs's
@@ -542,4 +619,79 @@ pub fn swapped(ok: u64) {
         return;
     };
     let _ = catch_unwind(|| runtime::frame_ended(ok != 0));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuheat_counters::gl::{RENDERBUFFER, TEXTURE_2D, TEXTURE_2D_ARRAY};
+
+    /// Arguments as the wrappers record them: each widened to 64 bits from its 32-bit value.
+    fn widened(args: &[i64]) -> Vec<u64> {
+        args.iter().map(|&v| v as i32 as u32 as u64).collect()
+    }
+
+    #[test]
+    fn copies_are_read_from_their_arguments() {
+        let sub2d = widened(&[TEXTURE_2D as i64, 1, 3, 4, 10, 20, 30, 40]);
+        assert_eq!(
+            copy_call(Spread::CopyTexSubImage2D, &sub2d),
+            Some(CopyCall {
+                dest: CopyDest::Bound {
+                    target: TEXTURE_2D,
+                    level: 1,
+                    layer: 0
+                },
+                source: CopySource::ReadFramebuffer,
+                rect: [3, 4, 33, 44],
+            })
+        );
+        let sub3d = widened(&[TEXTURE_2D_ARRAY as i64, 0, 0, 0, 5, 0, 0, 8, 8]);
+        let c = copy_call(Spread::CopyTexSubImage3D, &sub3d).unwrap();
+        assert_eq!(
+            (c.dest, c.rect),
+            (
+                CopyDest::Bound {
+                    target: TEXTURE_2D_ARRAY,
+                    level: 0,
+                    layer: 5
+                },
+                [0, 0, 8, 8]
+            )
+        );
+        let image = widened(&[
+            7,
+            RENDERBUFFER as i64,
+            0,
+            0,
+            0,
+            0,
+            9,
+            TEXTURE_2D as i64,
+            2,
+            16,
+            32,
+            0,
+            64,
+            64,
+            1,
+        ]);
+        assert_eq!(
+            copy_call(Spread::CopyImageSubData, &image),
+            Some(CopyCall {
+                dest: CopyDest::Named {
+                    name: 9,
+                    target: TEXTURE_2D,
+                    level: 2,
+                    layer: 0
+                },
+                source: CopySource::Object(Attachment::Renderbuffer { name: 7 }),
+                rect: [16, 32, 80, 96],
+            })
+        );
+        // A negative size is an error the call raised: nothing was written.
+        let negative = widened(&[TEXTURE_2D as i64, 0, 0, 0, 0, 0, -1, 4]);
+        assert_eq!(copy_call(Spread::CopyTexSubImage2D, &negative), None);
+        assert_eq!(copy_call(Spread::Blit, &negative), None);
+    }
 }

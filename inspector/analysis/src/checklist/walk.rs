@@ -373,7 +373,11 @@ pub(super) fn walk(s: &Session, nested: &Nested, fragments: &HashMap<(u64, u32),
         // Minified textures without mipmaps: those the draw sampled (the heat capture's
         // flow says), else the one on the active unit.
         let candidates: Vec<u64> = match sampled.get(&(f.index, i)) {
-            Some(list) => list.iter().map(|&t| u64::from(t)).collect(),
+            Some(list) => list
+                .iter()
+                .filter_map(|&t| gpuheat_session::sampled_texture(t))
+                .map(u64::from)
+                .collect(),
             None => v.active_texture(TEXTURE_2D).into_iter().collect(),
         };
         if let Some(n) = frags.filter(|&n| n > 0) {

@@ -11,7 +11,9 @@
 //!   unless that pass already has a consumer: then it starts a new one (ping-pong: the same
 //!   target redrawn after being read is a second pass).
 //! - **Consumers.** A draw consumes pass P when a texture it sampled is a texture attachment
-//!   of P's target and P is the latest pass written into a target holding that texture.
+//!   of P's target and P is the latest pass written into a target holding that texture (a blit
+//!   or a copy reading a renderbuffer names it as `Attachment::flow_key` does, and consumes
+//!   its pass the same way).
 //!   Texture names are matched across the contexts of the frame (contexts of one share group
 //!   share names; two unrelated contexts with the same texture name would be confused: a known
 //!   limit). A draw sampling a texture of the target it draws into (a feedback loop) does not
@@ -557,10 +559,7 @@ fn build(s: &Session, frame: u64, labels: &Labels, maps: bool) -> Option<FrameFl
             let r = t.target.as_ref()?;
             Some((
                 t.key,
-                r.attachments
-                    .iter()
-                    .filter_map(Attachment::texture)
-                    .collect(),
+                r.attachments.iter().map(Attachment::flow_key).collect(),
             ))
         })
         .collect();
