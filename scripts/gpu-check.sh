@@ -47,10 +47,13 @@ timeout 60 "$built/gpuheat" run --mode full --heat --skip 1 --frames 2 -o "$out/
     -- "$built/overdraw" --api gles --layers 4 --timing --frames 4 2>&1 | tail -3
 timeout 60 "$built/gpuheat" report "$out/overdraw.gpuheat" 2>&1 | head -40
 # Issue 24 on a real driver: a compute dispatch's heat (its image, then the window), draws
-# inside the program's own GL_TIME_ELAPSED query, a blit carrying a pass, fixed-function
+# inside the program's own GL_TIME_ELAPSED query, blits and copies carrying a pass (from a
+# texture, from a renderbuffer, glCopyTexSubImage2D, glCopyImageSubData), fixed-function
 # geometry. Each prints its report's frame, target and finding lines.
 for spec in "compute_pass --api gles" "compute_pass --api gl" \
-    "hot_spot --api gl --time-query 1" "offscreen_pass --api gles --blit 1 --format 1"; do
+    "hot_spot --api gl --time-query 1" "offscreen_pass --api gles --blit 1 --format 1" \
+    "offscreen_pass --api gles --blit 2" "offscreen_pass --api gl --copy 1" \
+    "offscreen_pass --api gles --copy 2"; do
     name=${spec%% *}; args=${spec#* }
     echo "== $spec (--heat)"
     # shellcheck disable=SC2086
