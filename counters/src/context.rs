@@ -571,6 +571,7 @@ impl ContextCounters {
         if mode == CaptureMode::Full {
             // SAFETY: this context is current (our caller's promise).
             unsafe { (gl.finish)() };
+            crate::waits::note();
             if let Some(q) = self.queries {
                 let mut bits = self.usable;
                 while bits != 0 {
@@ -641,6 +642,7 @@ impl ContextCounters {
         if bracket.mode == CaptureMode::Full {
             // SAFETY: as above.
             unsafe { (gl.finish)() };
+            crate::waits::note();
             monotonic_ns().saturating_sub(bracket.start_ns)
         } else {
             0
@@ -730,6 +732,10 @@ impl ContextCounters {
         };
         if self.pending.is_empty() {
             return batches;
+        }
+        if wait {
+            // The first read may wait; the later ones read queries written before it.
+            crate::waits::note();
         }
         // SAFETY: our caller's promise (this context is current).
         let unbound = unsafe { self.unbind_query_buffer(gl) };

@@ -15,8 +15,10 @@
 //!   [`ContextCounters::poll`].
 //! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.
 //! - [`geometry`]: each draw's post-transform positions, by transform feedback replay.
+//! - [`waits`]: how often the agent made the program's thread wait for the GPU (a leaf every
+//!   module above notes into).
 //!
-//! Each module depends only on those listed before it.
+//! Each module depends only on those listed before it, but for [`waits`], a leaf.
 
 pub mod catalogue;
 mod context;
@@ -26,6 +28,7 @@ pub mod gl;
 mod state;
 mod targets;
 pub mod thermal;
+pub mod waits;
 
 pub use catalogue::{CounterDef, CounterKind, COUNTERS};
 pub use context::{

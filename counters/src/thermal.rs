@@ -1402,6 +1402,7 @@ impl Painter {
         // least `w`×`h` bound, pack state at its defaults); `v` holds `w`×`h` RGBA8 pixels,
         // exactly what the read writes.
         unsafe {
+            crate::waits::note();
             (f.read_pixels)(
                 0,
                 0,
@@ -1431,6 +1432,7 @@ impl Painter {
         // least `w`×`h` bound, pack state at its defaults); `v` holds `w`×`h`×`channels`
         // floats, exactly what the read writes.
         unsafe {
+            crate::waits::note();
             (f.read_pixels)(
                 0,
                 0,
@@ -1460,6 +1462,7 @@ impl Painter {
         // padded to 4 bytes would overrun: the alignment is set to 1 around the read).
         unsafe {
             (f.pixel_storei)(PACK_ALIGNMENT, 1);
+            crate::waits::note();
             (f.read_pixels)(
                 0,
                 0,
@@ -1849,6 +1852,7 @@ impl Painter {
             };
             (f.read_buffer)(source);
             let mut colour = vec![0u8; 4 * n];
+            crate::waits::note();
             (f.read_pixels)(
                 0,
                 0,

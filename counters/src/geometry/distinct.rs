@@ -112,6 +112,7 @@ pub(super) unsafe fn read_indices(
             let raw = std::slice::from_raw_parts(indices as *const u8, bytes);
             return Ok(decode(raw));
         }
+        crate::waits::note();
         let mapped = (g.map_buffer_range)(
             ELEMENT_ARRAY_BUFFER,
             indices as GLsizeiptr,

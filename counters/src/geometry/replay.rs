@@ -381,6 +381,10 @@ impl Feedback {
         let Some(o) = self.objects.as_ref() else {
             return;
         };
+        if !pending.is_empty() {
+            // The first result read waits for the replays; the mapping after it does not.
+            crate::waits::note();
+        }
         let mut pieces = vec![Piece::Binding {
             query: COPY_READ_BUFFER_BINDING,
             target: COPY_READ_BUFFER,

@@ -65,16 +65,7 @@ impl HeatRow {
 
 /// Parses `--heat-layers`: a comma-separated list; empty or "0" means none.
 pub fn parse_layers(s: &str) -> Result<Vec<u32>> {
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let n: u32 = part
-            .parse()
-            .with_context(|| format!("--heat-layers: `{part}` is not a number"))?;
-        if n > 0 {
-            out.push(n);
-        }
-    }
-    Ok(out)
+    crate::table::parse_counts("--heat-layers", s)
 }
 
 fn frames_for(layers: u32) -> u32 {

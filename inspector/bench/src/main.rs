@@ -8,7 +8,8 @@
 //! frame whose cost is spent in an offscreen render target (`offscreen_pass`, offscreen.rs),
 //! with its spread over frames and the per-target maps' memory, and, unless `--geometry ""`,
 //! the cost of full mode's geometry capture on `many_draws` (1,000 draws × 1,000 triangles),
-//! against full mode without it and the frame uncaptured (geometry.rs).
+//! against full mode without it and the frame uncaptured (geometry.rs), and, unless
+//! `--waits ""`, the agent's waits for the GPU per frame in each mode (waits.rs).
 //!
 //! `gpuheat`, `call_cost` and `libgpuheat_agent.so` are taken from the directory of this
 //! executable (`cargo build --release --workspace`, then `target/release/gpuheat-bench`).
@@ -29,6 +30,7 @@ mod suite;
 mod table;
 mod targets;
 mod viewer;
+mod waits;
 
 use anyhow::Result;
 use clap::Parser;
@@ -79,6 +81,10 @@ struct Opts {
     /// Runs per configuration of the geometry cost, round-robin; frame times are pooled.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     geometry_runs: u32,
+    /// Draw counts of the agent-waits runs (many_draws --draws N, every capture mode),
+    /// comma-separated; empty or 0: skip.
+    #[arg(long, default_value = "10,100,1000")]
+    waits: String,
     /// Seconds one run may take before it is killed and the bench fails.
     #[arg(long, default_value_t = 300)]
     timeout: u64,
@@ -125,6 +131,7 @@ fn real_main() -> Result<()> {
     }
     let heat_layers = heat::parse_layers(&opts.heat_layers)?;
     let geometry = geometry::parse_workload(&opts.geometry)?;
+    let waits = waits::parse_draws(&opts.waits)?;
     suite::run(&suite::Plan {
         calls: calls::CallPlan {
             api: opts.api.clone(),
@@ -140,6 +147,7 @@ fn real_main() -> Result<()> {
         geometry,
         geometry_frames: opts.geometry_frames,
         geometry_runs: opts.geometry_runs,
+        waits,
     })
 }
 

@@ -1,6 +1,6 @@
 //! The default bench: the call cost (calls.rs), then, each unless skipped, the attach
 //! (attach.rs), heat (heat.rs), offscreen heat (offscreen.rs) and geometry (geometry.rs)
-//! costs, and the capture-cost targets they are held to (targets.rs), printed as one report
+//! costs, the agent's waits per frame (waits.rs), and the capture-cost targets they are held to (targets.rs), printed as one report
 //! or one JSON document.
 
 use anyhow::Result;
@@ -13,6 +13,7 @@ use crate::heat::{self, HeatRow};
 use crate::offscreen::{self, OffscreenRow};
 use crate::programs;
 use crate::table::Spread;
+use crate::waits::{self, WaitsRow};
 use crate::{attach, clock, targets};
 
 /// What the default bench measures.
@@ -28,6 +29,8 @@ pub struct Plan {
     pub geometry: Option<Workload>,
     pub geometry_frames: u32,
     pub geometry_runs: u32,
+    /// Draw counts of the agent-waits runs (none: skip).
+    pub waits: Vec<u32>,
 }
 
 /// What the bench measured besides the per-call cost (each `None` when skipped).
@@ -36,12 +39,13 @@ struct Extras<'a> {
     heat: Option<&'a [HeatRow]>,
     offscreen: Option<&'a OffscreenRow>,
     geometry: Option<&'a GeometryRow>,
+    waits: Option<&'a [WaitsRow]>,
 }
 
 /// Runs every bench of `plan` and prints the report (`json`: as JSON).
 pub fn run(plan: &Plan) -> Result<()> {
     let timeout = plan.calls.timeout;
-    let (started, results, attach, heat, offscreen, geometry) =
+    let (started, results, attach, heat, offscreen, geometry, waits) =
         programs::in_scratch(|tools, scratch| {
             let bench = Bench {
                 plan: &plan.calls,
@@ -95,7 +99,19 @@ pub fn run(plan: &Plan) -> Result<()> {
                     timeout,
                 )?),
             };
-            Ok((started, results, attach, heat, offscreen, geometry))
+            let waits = if plan.waits.is_empty() {
+                None
+            } else {
+                Some(waits::measure(
+                    &tools.gpuheat,
+                    &tools.agent,
+                    &tools.many_draws,
+                    scratch,
+                    &plan.waits,
+                    timeout,
+                )?)
+            };
+            Ok((started, results, attach, heat, offscreen, geometry, waits))
         })?;
     print(
         &plan.calls,
@@ -105,6 +121,7 @@ pub fn run(plan: &Plan) -> Result<()> {
             heat: heat.as_deref(),
             offscreen: offscreen.as_ref(),
             geometry: geometry.as_ref(),
+            waits: waits.as_deref(),
         },
         started.elapsed(),
     )
@@ -122,6 +139,7 @@ fn print(
         heat,
         offscreen,
         geometry,
+        waits,
     } = extras;
     let base = calls::base(outcomes)?;
     let renderer = calls::renderer(outcomes);
@@ -165,6 +183,7 @@ fn print(
             "heat": heat.map(heat::to_json),
             "offscreen": offscreen.map(offscreen::to_json),
             "geometry": geometry.map(geometry::to_json),
+            "waits": waits.map(waits::to_json),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
@@ -181,6 +200,9 @@ fn print(
     }
     if let Some(g) = geometry {
         geometry::print(g);
+    }
+    if let Some(w) = waits {
+        waits::print(w);
     }
     calls::print_note(elapsed);
     targets::print(&target_rows);

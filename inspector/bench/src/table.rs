@@ -80,6 +80,21 @@ pub fn ratio_json(s: &Spread, base: &Spread) -> Value {
     json!({"median": r, "from_quartiles": [lo, hi]})
 }
 
+/// Parses a comma-separated list of counts given to `flag`; empty or "0" entries mean none.
+pub fn parse_counts(flag: &str, s: &str) -> anyhow::Result<Vec<u32>> {
+    use anyhow::Context;
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let n: u32 = part
+            .parse()
+            .with_context(|| format!("{flag}: `{part}` is not a number"))?;
+        if n > 0 {
+            out.push(n);
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -80,6 +80,10 @@ struct JsonReport<'a> {
     /// in them (`measure::warmup`), with the agent's reasons; absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     warmup: Vec<WarmUpFrame>,
+    /// What the agent cost in each captured frame (its waits for the GPU); absent in sessions
+    /// of agents that did not count.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    agent_frames: &'a [gpuheat_session::AgentFrame],
     ranked_by: RankedBy,
     /// Metrics of `draws`, in the order of each draw's `metrics`.
     metrics: &'a [gpuheat_analysis::measure::aggregate::Metric],
@@ -128,6 +132,7 @@ fn json(
                 reasons: gpuheat_analysis::measure::warmup::reasons(s, frame),
             })
             .collect(),
+        agent_frames: &s.agent_frames,
         ranked_by: a.ranked_by,
         metrics: &stats.metrics,
         draws: &stats.draws[..top.min(stats.draws.len())],
@@ -184,6 +189,9 @@ fn text(
             a.hiccup_ns as f64 / 1e6,
             a.latency_ns as f64 / 1e6
         );
+    }
+    if let Some(line) = agent_waits_line(&s.agent_frames) {
+        let _ = writeln!(o, "{line}");
     }
     if let Some(dropped) = s.end.as_ref().map(|e| e.dropped_calls).filter(|&d| d > 0) {
         let _ = writeln!(
@@ -728,9 +736,51 @@ pub fn findings_text(found: &[Finding], o: &mut String) {
     }
 }
 
+/// The agent's waits for the GPU per captured frame, as the report's `agent` line says them
+/// (`None` for a session of an agent that did not count).
+fn agent_waits_line(frames: &[gpuheat_session::AgentFrame]) -> Option<String> {
+    let mut waits: Vec<u64> = frames.iter().map(|f| f.waits).collect();
+    waits.sort_unstable();
+    let (&lo, &hi) = (waits.first()?, waits.last()?);
+    let n = waits.len();
+    let median = if n % 2 == 1 {
+        waits[n / 2] as f64
+    } else {
+        (waits[n / 2 - 1] + waits[n / 2]) as f64 / 2.0
+    };
+    Some(format!(
+        "agent    waited for the GPU {median} times per frame (median of {n} frame{}, {lo}-{hi}): its own glFinish, read-backs and query reads",
+        if n == 1 { "" } else { "s" }
+    ))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::geometry_text;
+    use super::{agent_waits_line, geometry_text};
+
+    #[test]
+    fn the_agent_line_gives_the_median_and_range_of_the_waits() {
+        let frames = |w: &[u64]| -> Vec<gpuheat_session::AgentFrame> {
+            w.iter()
+                .enumerate()
+                .map(|(i, &waits)| gpuheat_session::AgentFrame {
+                    frame: i as u64,
+                    waits,
+                })
+                .collect()
+        };
+        assert_eq!(agent_waits_line(&[]), None);
+        let line = agent_waits_line(&frames(&[23, 22, 22])).unwrap();
+        assert!(
+            line.contains(" 22 times per frame (median of 3 frames, 22-23)"),
+            "{line}"
+        );
+        let line = agent_waits_line(&frames(&[4, 1])).unwrap();
+        assert!(
+            line.contains(" 2.5 times per frame (median of 2 frames, 1-4)"),
+            "{line}"
+        );
+    }
     use gpuheat_testkit::{SessionBuilder, CONTEXT};
 
     /// A triangle in clip space.

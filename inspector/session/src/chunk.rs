@@ -87,6 +87,7 @@ impl Record {
             Record::VgPath(_) => ChunkKind::VG_PATH,
             Record::Uploads(_) => ChunkKind::UPLOADS,
             Record::WarmUp(_) => ChunkKind::WARM_UP,
+            Record::AgentFrame(_) => ChunkKind::AGENT_FRAME,
         }
     }
 }
@@ -210,6 +211,7 @@ pub fn try_encode_into(
         Record::Hooks(v) => json!(v, "HookSummary"),
         Record::Program(v) => json!(v, "ProgramInfo"),
         Record::WarmUp(v) => json!(v, "WarmUp"),
+        Record::AgentFrame(v) => json!(v, "AgentFrame"),
         Record::Heat(v) => post!(v, "HeatMap"),
         Record::Frame(v) => crate::columns::FrameEncoder::default().encode(v, payload),
         Record::TargetHeat(v) => post!(v, "TargetHeat"),
@@ -593,6 +595,7 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::HOOKS => Record::Hooks(json(raw)?),
         ChunkKind::PROGRAM => Record::Program(json(raw)?),
         ChunkKind::WARM_UP => Record::WarmUp(json(raw)?),
+        ChunkKind::AGENT_FRAME => Record::AgentFrame(json(raw)?),
         ChunkKind::GEOMETRY | ChunkKind::GEOMETRY_PLANES => {
             let geometry: FrameGeometry = if kind == ChunkKind::GEOMETRY {
                 post(raw)?

@@ -58,9 +58,11 @@ impl ChunkKind {
     pub const UPLOADS: ChunkKind = ChunkKind::from_fourcc(*b"UPLD");
     /// [`Record::WarmUp`].
     pub const WARM_UP: ChunkKind = ChunkKind::from_fourcc(*b"WARM");
+    /// [`Record::AgentFrame`].
+    pub const AGENT_FRAME: ChunkKind = ChunkKind::from_fourcc(*b"AGNT");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 22] = [
+    pub const KNOWN: [ChunkKind; 23] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -83,6 +85,7 @@ impl ChunkKind {
         ChunkKind::VG_PATH,
         ChunkKind::UPLOADS,
         ChunkKind::WARM_UP,
+        ChunkKind::AGENT_FRAME,
     ];
 
     /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,

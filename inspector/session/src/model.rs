@@ -395,6 +395,19 @@ pub struct WarmUp {
     pub reasons: Vec<String>,
 }
 
+/// What the agent cost in one captured frame: how often it made the program's threads wait
+/// for the GPU (its own `glFinish`, read-backs, reads of query results not known to have
+/// landed: `gpuheat_counters::waits`). A wait is a CPU–GPU round trip, which on a real GPU
+/// is what a capture costs. Stored as the `AGNT` chunk (JSON), sent after the frame; sessions
+/// of agents that did not count have none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentFrame {
+    /// The frame, as in [`Frame::index`].
+    pub frame: u64,
+    /// Waits for the GPU during the frame, on every thread.
+    pub waits: u64,
+}
+
 /// What the agent hooked when `gpuheat attach` injected it, sent right after it connects,
 /// before any frame: lets the CLI say what it is waiting on when no frame comes (e.g. no swap
 /// entry point reached a wrapper). Stored as the `HOOK` chunk (JSON).
@@ -1058,6 +1071,8 @@ pub enum Record {
     Uploads(FrameUploads),
     /// A captured frame the agent's own first-time work made unsteady (`WARM`).
     WarmUp(WarmUp),
+    /// What the agent cost in a captured frame (`AGNT`).
+    AgentFrame(AgentFrame),
 }
 
 #[cfg(test)]

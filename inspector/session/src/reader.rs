@@ -9,9 +9,9 @@ use crate::chunk::{read_chunk_into, Chunk, ChunkHeader, ChunkKind};
 use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
-    AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameFlow, FrameGeometry, FrameUploads,
-    FunctionTable, HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch, ProgramInfo,
-    Record, SessionInfo, TargetHeat, WarmUp,
+    AgentFrame, AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameFlow, FrameGeometry,
+    FrameUploads, FunctionTable, HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch,
+    ProgramInfo, Record, SessionInfo, TargetHeat, WarmUp,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -215,6 +215,9 @@ pub struct Session {
     /// Captured frames the agent's own first-time work made unsteady, in the order written
     /// (none in sessions of agents that did not mark them).
     pub warmup: Vec<WarmUp>,
+    /// What the agent cost in each captured frame, in the order written (none in sessions of
+    /// agents that did not count).
+    pub agent_frames: Vec<AgentFrame>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -329,6 +332,7 @@ struct Builder {
     programs: Vec<ProgramInfo>,
     uploads: Vec<FrameUploads>,
     warmup: Vec<WarmUp>,
+    agent_frames: Vec<AgentFrame>,
 }
 
 impl Builder {
@@ -366,6 +370,7 @@ impl Builder {
             Record::Program(v) => self.programs.push(v),
             Record::Uploads(v) => self.uploads.push(v),
             Record::WarmUp(v) => self.warmup.push(v),
+            Record::AgentFrame(v) => self.agent_frames.push(v),
         }
     }
 
@@ -406,6 +411,7 @@ impl Builder {
             programs: self.programs,
             uploads: self.uploads,
             warmup: self.warmup,
+            agent_frames: self.agent_frames,
             truncated_at,
         })
     }

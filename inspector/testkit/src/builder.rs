@@ -519,6 +519,7 @@ impl SessionBuilder {
                 vg_paths: Vec::new(),
                 geometry: Vec::new(),
                 warmup: Vec::new(),
+                agent_frames: Vec::new(),
                 truncated_at: None,
             },
             next_frame: 1,

@@ -143,6 +143,7 @@ pub fn geometry(ctx: u64, frame: u64, call: u32, name: &str, args: &[u64], repla
                 // replay) 1.06-1.28 ms; the diff tests saw it as a change between captures
                 // of the same program.
                 (gl.finish)();
+                gpuheat_counters::waits::note();
             },
             (Err(why), _) | (_, Err(why)) => capture.missing_draw(frame, ctx, call, why),
         }
@@ -567,6 +568,7 @@ pub fn count_vg_draw(ctx: u64, frame: u64, replay: &dyn Fn()) {
     });
     // SAFETY: the real glFinish of the current context.
     unsafe { (gl.finish)() };
+    gpuheat_counters::waits::note();
     for r in records {
         outbox::send_record(r);
     }

@@ -13,8 +13,8 @@ use crate::writer::{Msg, Writer};
 use crate::{contexts, outbox, programs, recorder, uploads};
 use gpuheat_session::control::{Command, LaunchRequest};
 use gpuheat_session::{
-    AgentLoad, CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record, RendererQuery,
-    SessionInfo, WarmUp,
+    AgentFrame, AgentLoad, CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record,
+    RendererQuery, SessionInfo, WarmUp,
 };
 use std::io::BufRead;
 use std::os::unix::net::UnixStream;
@@ -351,8 +351,9 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         frame_begin: monotonic_ns(),
     });
     uploads::clear();
-    // First-time work before the first frame belongs to no frame.
+    // First-time work before the first frame belongs to no frame, nor do its waits.
     capture::take_setup();
+    gpuheat_counters::waits::take();
     let first = if request.warmup > 0 {
         capture::WARMUP_FRAMES
     } else {
@@ -399,6 +400,8 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     for batch in contexts::poll(ctx, false) {
         agent.writer.send(Msg::Record(Record::Pipelined(batch)));
     }
+    // A warm-up frame's waits are not the capture's.
+    gpuheat_counters::waits::take();
     active.warm_left -= 1;
     active.warmed += 1;
     let busy = writer_busy
@@ -499,6 +502,13 @@ pub fn frame_ended(swap_ok: bool) {
     for batch in contexts::poll(recorder::current_context(), last) {
         agent.writer.send(Msg::Record(Record::Pipelined(batch)));
     }
+    // After the frame's end work (maps, geometry read-backs, the last poll): the frame's own.
+    agent
+        .writer
+        .send(Msg::Record(Record::AgentFrame(AgentFrame {
+            frame,
+            waits: gpuheat_counters::waits::take(),
+        })));
     if !last {
         capture::next_frame();
         active.frame_begin = monotonic_ns();

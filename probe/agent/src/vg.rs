@@ -181,6 +181,7 @@ pub fn enter(func: usize, frame: u64, seq: u32, ctx: u64, args: &[u64], work: bo
             calibrate(f, ctx);
             // SAFETY: the real vgFinish; it takes nothing.
             unsafe { (f.finish)() };
+            gpuheat_counters::waits::note();
             true
         });
     let paints_children = timed
@@ -217,6 +218,7 @@ pub fn leave(func: usize, args: &[u64]) -> Vec<CounterValue> {
         if let Some(f) = fns() {
             // SAFETY: the real vgFinish.
             unsafe { (f.finish)() };
+            gpuheat_counters::waits::note();
             // The children's brackets (their drains included) ran inside: take them out
             // and put back what the children measured of their own.
             let raw = monotonic_ns().saturating_sub(open.start) + open.child_time;

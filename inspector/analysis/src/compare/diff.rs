@@ -649,6 +649,12 @@ pub(crate) fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
             .filter(|u| kept.contains(&u.frame))
             .cloned()
             .collect(),
+        agent_frames: s
+            .agent_frames
+            .iter()
+            .filter(|a| kept.contains(&a.frame))
+            .cloned()
+            .collect(),
         warmup: s
             .warmup
             .iter()

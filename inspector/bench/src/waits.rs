@@ -1,0 +1,134 @@
+//! How often the agent makes the program wait for the GPU per captured frame (its own
+//! `glFinish`, read-backs and query reads: the session's `AGNT` records), per capture mode,
+//! at several draw counts of `many_draws` (2 triangles a draw, 256×256). Issue 25's target:
+//! at most 2 per context per frame whatever the draw count; on a real GPU each wait is a
+//! CPU–GPU round trip, so this row, not llvmpipe's frame ratio, predicts a capture's cost there.
+
+use anyhow::{bail, Context, Result};
+use gpuheat_session::control::env;
+use gpuheat_session::Session;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::programs::run_bounded;
+use crate::table::median;
+
+/// The capture modes measured, as the row names them, with their `gpuheat run` flags and
+/// geometry budget.
+const MODES: [(&str, &[&str], &str); 4] = [
+    ("timeline", &["--mode", "timeline"], "0"),
+    ("full", &["--mode", "full"], "0"),
+    ("full + heat", &["--mode", "full", "--heat"], "0"),
+    ("full + geometry", &["--mode", "full"], "4194304"),
+];
+
+/// Captured frames per run; the first is left out (a launch capture's frame 0 compiles).
+const FRAMES: u32 = 4;
+
+/// One mode's waits per frame at each draw count.
+pub struct WaitsRow {
+    pub mode: &'static str,
+    /// (draws, median waits per captured frame, frames counted).
+    pub waits: Vec<(u32, f64, usize)>,
+}
+
+/// Parses `--waits`: a comma-separated list of draw counts; empty or "0" means none.
+pub fn parse_draws(s: &str) -> Result<Vec<u32>> {
+    crate::table::parse_counts("--waits", s)
+}
+
+/// Captures `many_draws --draws N` in every mode at every count of `draws` and reads each
+/// session's waits.
+pub fn measure(
+    gpuheat: &Path,
+    agent: &Path,
+    many_draws: &Path,
+    scratch: &Path,
+    draws: &[u32],
+    limit: Duration,
+) -> Result<Vec<WaitsRow>> {
+    MODES
+        .iter()
+        .map(|&(mode, flags, budget)| {
+            let waits = draws
+                .iter()
+                .map(|&n| {
+                    let file = scratch.join(format!("waits-{n}.gpuheat"));
+                    let mut cmd = Command::new(gpuheat);
+                    cmd.env(env::AGENT, agent)
+                        .env(env::GEOMETRY_VERTICES, budget)
+                        .arg("run")
+                        .arg("-o")
+                        .arg(&file)
+                        .args(flags)
+                        .args(["--timeout", "60", "--frames"])
+                        .arg(FRAMES.to_string())
+                        .arg("--")
+                        .arg(many_draws)
+                        .args(["--draws", &n.to_string(), "--tris", "2", "--frames"])
+                        .arg((FRAMES + 2).to_string());
+                    let out = run_bounded(cmd, limit)?;
+                    if !out.status.success() {
+                        bail!("gpuheat run ({mode}, {n} draws): {}", out.stderr.trim());
+                    }
+                    let session = Session::open(&file)
+                        .with_context(|| format!("reading {}", file.display()))?;
+                    let _ = std::fs::remove_file(&file);
+                    let mut w: Vec<f64> = session
+                        .agent_frames
+                        .iter()
+                        .skip(1)
+                        .map(|f| f.waits as f64)
+                        .collect();
+                    if w.is_empty() {
+                        bail!("{mode}, {n} draws: the session counts no waits (AGNT records)");
+                    }
+                    let frames = w.len();
+                    Ok((n, median(&mut w), frames))
+                })
+                .collect::<Result<Vec<_>>>()
+                .with_context(|| format!("agent waits, {mode}"))?;
+            Ok(WaitsRow { mode, waits })
+        })
+        .collect()
+}
+
+/// The rows as a table: one row per mode, named `agent waits per frame`.
+pub fn print(rows: &[WaitsRow]) {
+    let Some(first) = rows.first() else {
+        return;
+    };
+    println!();
+    println!(
+        "agent waits per frame (many_draws --draws N --tris 2; median over captured frames 2..={FRAMES}; \
+         target: at most 2 per context per frame whatever N)"
+    );
+    print!("{:<40}", "");
+    for (n, _, _) in &first.waits {
+        print!(" {:>10}", format!("N = {n}"));
+    }
+    println!();
+    for r in rows {
+        print!("{:<40}", format!("agent waits per frame, {}", r.mode));
+        for (_, w, _) in &r.waits {
+            print!(" {w:>10}");
+        }
+        println!();
+    }
+}
+
+/// The rows as JSON.
+pub fn to_json(rows: &[WaitsRow]) -> Value {
+    json!({
+        "workload": "many_draws --draws N --tris 2",
+        "frames": format!("median over captured frames 2..={FRAMES}"),
+        "rows": rows.iter().map(|r| json!({
+            "mode": r.mode,
+            "waits_per_frame": r.waits.iter().map(|&(n, w, frames)| json!({
+                "draws": n, "median": w, "frames": frames,
+            })).collect::<Vec<Value>>(),
+        })).collect::<Vec<Value>>(),
+    })
+}

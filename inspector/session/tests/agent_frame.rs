@@ -1,0 +1,33 @@
+//! The `AGNT` record (the agent's waits for the GPU in a captured frame), read and written as
+//! the agent does, and absent from older sessions without harm.
+
+use gpuheat_session::{decode, encode, AgentFrame, Record, Session};
+use gpuheat_testkit::fixture;
+use gpuheat_testkit::sample::{every_record, file_bytes};
+
+#[test]
+fn an_agent_frame_round_trips_and_lands_in_the_session() {
+    let agent = AgentFrame {
+        frame: 11,
+        waits: 2002,
+    };
+    let record = Record::AgentFrame(agent.clone());
+    let chunk = encode(&record);
+    assert_eq!(&chunk[..4], b"AGNT");
+    assert_eq!(
+        decode(&chunk).unwrap().unwrap().into_record(),
+        Some(record.clone())
+    );
+    let mut records = every_record();
+    records.push(record);
+    let s = Session::from_reader(&file_bytes(&records)[..]).unwrap();
+    assert_eq!(s.agent_frames, vec![agent]);
+}
+
+#[test]
+fn sessions_of_agents_that_did_not_count_have_none() {
+    for v in ["v1-hot_spot", "v2-hot_spot", "v3-hot_spot"] {
+        let s = Session::open(fixture(v)).unwrap();
+        assert!(s.agent_frames.is_empty(), "{v}");
+    }
+}
