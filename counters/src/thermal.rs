@@ -775,6 +775,41 @@ impl Painter {
         Ok(Destination { id, width, height })
     }
 
+    /// Runs `paint` (one of the placed work calls' painters: dispatch, blit, copy) for call
+    /// `call` of frame `frame` in its own error scope: a painter that has failed or cannot
+    /// paint here only lists the call; a GL error of ours fails the painter, naming `kind`.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`]; `paint` may assume the same.
+    unsafe fn placed(
+        &mut self,
+        f: &ThermalFns,
+        frame: u64,
+        call: u32,
+        time_ns: u64,
+        kind: &str,
+        paint: impl FnOnce(&mut Self),
+    ) {
+        self.frame.get_or_insert(frame);
+        self.drawn_textures.clear();
+        if self.unsupported.is_some() || self.failure.is_some() {
+            self.list(0, call, time_ns);
+            return;
+        }
+        // SAFETY: our caller's promise: this painter's context is current and `f` its real
+        // functions.
+        let ours = unsafe {
+            let errors = ErrorScope::enter(f);
+            paint(self);
+            errors.leave()
+        };
+        if ours != NO_ERROR {
+            self.fail(format!(
+                "GL error 0x{ours:04X} while painting {kind} {call} (the map would be wrong)"
+            ));
+        }
+    }
+
     /// Paints compute dispatch `call` of frame `frame`, of serialized time `time_ns`: a
     /// dispatch has no fragments, so its time is spread evenly over the texels of the image
     /// level it stores to (`T/N` on each of its `N` texels), that level being a render target
@@ -786,24 +821,13 @@ impl Painter {
     /// # Safety
     /// As [`Painter::paint`].
     pub unsafe fn dispatch(&mut self, f: &ThermalFns, frame: u64, call: u32, time_ns: u64) {
-        self.frame.get_or_insert(frame);
-        self.drawn_textures.clear();
-        if self.unsupported.is_some() || self.failure.is_some() {
-            self.list(0, call, time_ns);
-            return;
-        }
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
-        // functions.
-        let ours = unsafe {
-            let errors = ErrorScope::enter(f);
-            self.dispatch_inner(f, call, time_ns);
-            errors.leave()
+        // functions, which `placed` passes on to the closure.
+        unsafe {
+            self.placed(f, frame, call, time_ns, "dispatch", |p| {
+                p.dispatch_inner(f, call, time_ns)
+            })
         };
-        if ours != NO_ERROR {
-            self.fail(format!(
-                "GL error 0x{ours:04X} while painting dispatch {call} (the map would be wrong)"
-            ));
-        }
     }
 
     unsafe fn dispatch_inner(&mut self, f: &ThermalFns, call: u32, time_ns: u64) {
@@ -874,24 +898,13 @@ impl Painter {
         time_ns: u64,
         dst: [GLint; 4],
     ) {
-        self.frame.get_or_insert(frame);
-        self.drawn_textures.clear();
-        if self.unsupported.is_some() || self.failure.is_some() {
-            self.list(0, call, time_ns);
-            return;
-        }
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
-        // functions.
-        let ours = unsafe {
-            let errors = ErrorScope::enter(f);
-            self.blit_inner(f, call, time_ns, dst);
-            errors.leave()
+        // functions, which `placed` passes on to the closure.
+        unsafe {
+            self.placed(f, frame, call, time_ns, "blit", |p| {
+                p.blit_inner(f, call, time_ns, dst)
+            })
         };
-        if ours != NO_ERROR {
-            self.fail(format!(
-                "GL error 0x{ours:04X} while painting blit {call} (the map would be wrong)"
-            ));
-        }
     }
 
     unsafe fn blit_inner(&mut self, f: &ThermalFns, call: u32, time_ns: u64, dst: [GLint; 4]) {
@@ -955,24 +968,13 @@ impl Painter {
         time_ns: u64,
         copy: &CopyCall,
     ) {
-        self.frame.get_or_insert(frame);
-        self.drawn_textures.clear();
-        if self.unsupported.is_some() || self.failure.is_some() {
-            self.list(0, call, time_ns);
-            return;
-        }
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
-        // functions.
-        let ours = unsafe {
-            let errors = ErrorScope::enter(f);
-            self.copy_inner(f, call, time_ns, copy);
-            errors.leave()
+        // functions, which `placed` passes on to the closure.
+        unsafe {
+            self.placed(f, frame, call, time_ns, "copy", |p| {
+                p.copy_inner(f, call, time_ns, copy)
+            })
         };
-        if ours != NO_ERROR {
-            self.fail(format!(
-                "GL error 0x{ours:04X} while painting copy {call} (the map would be wrong)"
-            ));
-        }
     }
 
     unsafe fn copy_inner(&mut self, f: &ThermalFns, call: u32, time_ns: u64, copy: &CopyCall) {
