@@ -203,20 +203,6 @@ pub(crate) unsafe fn copy_destination(
     f: &ThermalFns,
     dest: &CopyDest,
 ) -> (Option<Attachment>, Option<[u32; 2]>, u32) {
-    let level_size = |query: GLenum, level: u32| -> (Option<[u32; 2]>, u32) {
-        let Some(get) = f.get_tex_level_parameteriv else {
-            return (None, 0);
-        };
-        let mut v = [0; 3];
-        for (slot, pname) in
-            v.iter_mut()
-                .zip([TEXTURE_WIDTH, TEXTURE_HEIGHT, TEXTURE_INTERNAL_FORMAT])
-        {
-            // SAFETY: our caller's promise; `slot` receives the one value.
-            unsafe { get(query, level as GLint, pname, slot) };
-        }
-        (positive(v[0], v[1]), v[2] as u32)
-    };
     // SAFETY: our caller's promise; the bindings changed are restored before returning.
     unsafe {
         match *dest {
@@ -234,7 +220,7 @@ pub(crate) unsafe fn copy_destination(
                     level,
                     layer: face.unwrap_or(layer),
                 };
-                let (size, format) = level_size(target, level);
+                let (size, format) = level_size(f, target, level);
                 (Some(a), size, format)
             }
             CopyDest::Named { name, target, .. } if target == RENDERBUFFER => {
@@ -257,10 +243,7 @@ pub(crate) unsafe fn copy_destination(
                 } else {
                     target
                 };
-                let saved = f.integer(binding) as GLuint;
-                (f.bind_texture)(target, name);
-                let (size, format) = level_size(query, level);
-                (f.bind_texture)(target, saved);
+                let (size, format) = named_level_size(f, (target, binding), name, query, level);
                 (Some(a), size, format)
             }
         }
@@ -298,22 +281,56 @@ unsafe fn size_and_format(f: &ThermalFns, a: &Attachment) -> (Option<[u32; 2]>, 
                 (positive(v[0], v[1]), v[2] as u32)
             }
             Attachment::Texture { name, level, .. } => {
-                let Some(get) = f.get_tex_level_parameteriv else {
-                    return (None, 0);
-                };
-                let saved = f.integer(TEXTURE_BINDING_2D) as GLuint;
-                (f.bind_texture)(TEXTURE_2D, name);
-                let mut v = [0; 3];
-                for (slot, pname) in
-                    v.iter_mut()
-                        .zip([TEXTURE_WIDTH, TEXTURE_HEIGHT, TEXTURE_INTERNAL_FORMAT])
-                {
-                    get(TEXTURE_2D, level as GLint, pname, slot);
-                }
-                (f.bind_texture)(TEXTURE_2D, saved);
-                (positive(v[0], v[1]), v[2] as u32)
+                named_level_size(f, (TEXTURE_2D, TEXTURE_BINDING_2D), name, TEXTURE_2D, level)
             }
         }
+    }
+}
+
+/// Size and internal format of level `level` of the texture bound to the target `query`
+/// names (a cube face for a cube map), when GL can tell (`glGetTexLevelParameteriv`: GL,
+/// GLES 3.1).
+///
+/// # Safety
+/// A GL 3.0+ / GLES 3.0+ context must be current and `f` its real functions.
+unsafe fn level_size(f: &ThermalFns, query: GLenum, level: u32) -> (Option<[u32; 2]>, u32) {
+    let Some(get) = f.get_tex_level_parameteriv else {
+        return (None, 0);
+    };
+    let mut v = [0; 3];
+    for (slot, pname) in v
+        .iter_mut()
+        .zip([TEXTURE_WIDTH, TEXTURE_HEIGHT, TEXTURE_INTERNAL_FORMAT])
+    {
+        // SAFETY: our caller's promise; `slot` receives the one value.
+        unsafe { get(query, level as GLint, pname, slot) };
+    }
+    (positive(v[0], v[1]), v[2] as u32)
+}
+
+/// [`level_size`] of texture `name`, bound to `target` on the active unit for the query
+/// (`binding` restored after; nothing bound without `glGetTexLevelParameteriv`). A texture
+/// of another kind than `target` raises an error the caller drains, and gives no size.
+///
+/// # Safety
+/// As [`level_size`].
+unsafe fn named_level_size(
+    f: &ThermalFns,
+    (target, binding): (GLenum, GLenum),
+    name: GLuint,
+    query: GLenum,
+    level: u32,
+) -> (Option<[u32; 2]>, u32) {
+    if f.get_tex_level_parameteriv.is_none() {
+        return (None, 0);
+    }
+    // SAFETY: our caller's promise; the binding changed is restored.
+    unsafe {
+        let saved = f.integer(binding) as GLuint;
+        (f.bind_texture)(target, name);
+        let size = level_size(f, query, level);
+        (f.bind_texture)(target, saved);
+        size
     }
 }
 

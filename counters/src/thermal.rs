@@ -450,24 +450,13 @@ impl Painter {
         drawn_this_frame: &dyn Fn(u32) -> bool,
         replay: &dyn Fn(),
     ) {
-        self.frame.get_or_insert(frame);
-        self.drawn_textures.clear();
-        if self.unsupported.is_some() || self.failure.is_some() {
-            self.list(0, call, time_ns);
-            return;
-        }
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
-        // functions.
-        let ours = unsafe {
-            let errors = ErrorScope::enter(f);
-            self.paint_inner(f, call, time_ns, program_query, drawn_this_frame, replay);
-            errors.leave()
+        // functions, which `placed` passes on to the closure.
+        unsafe {
+            self.placed(f, frame, call, time_ns, "call", |p| {
+                p.paint_inner(f, call, time_ns, program_query, drawn_this_frame, replay)
+            })
         };
-        if ours != NO_ERROR {
-            self.fail(format!(
-                "GL error 0x{ours:04X} while painting call {call} (the map would be wrong)"
-            ));
-        }
     }
 
     /// Counts a draw a VG library makes inside a VG call into that call's coverage (see
@@ -545,26 +534,9 @@ impl Painter {
                 return self.fail(e);
             }
             let counting = self.work.as_ref().expect("work").fbos;
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
-            (f.disable)(SCISSOR_TEST);
-            (f.stencil_mask_separate)(FRONT_AND_BACK, 0xFF);
-            if first {
-                (f.clear_bufferiv)(STENCIL, 0, &0);
-            }
-            let whole = [0, 0, w as GLint, h as GLint];
-            let clip = if saved.enabled(SCISSOR_TEST) {
-                intersect(saved.scissor_box(), whole)
-            } else {
-                whole
-            };
-            (f.enable)(SCISSOR_TEST);
-            (f.scissor)(clip[0], clip[1], clip[2], clip[3]);
-            (f.enable)(STENCIL_TEST);
             // 1 where any of the call's draws falls: the call covers a pixel once however
             // many passes its library makes over it (stencil, cover, clean-up).
-            (f.stencil_func_separate)(FRONT_AND_BACK, ALWAYS, 1, 0xFF);
-            (f.stencil_op_separate)(FRONT_AND_BACK, REPLACE, REPLACE, REPLACE);
-            (f.color_mask)(0, 0, 0, 0);
+            count_state(f, &saved, counting[0], [w, h], first, (1, REPLACE));
             let before = drain_errors(f);
             if before != NO_ERROR {
                 return self.fail(format!(
@@ -652,15 +624,7 @@ impl Painter {
                 Self::add_share(f, accum, uniform, bbox, time_ns as f64 / n as f64, true);
             }
             drop(saved);
-            if let Some(a) = self.accums.get_mut(&dest.id) {
-                a.used = true;
-            }
-            self.draws.entry(dest.id).or_default().push(DrawCoverage {
-                call,
-                fragments: n,
-                time_ns,
-                bbox,
-            });
+            self.painted(dest.id, call, n, time_ns, bbox);
             self.flow.push(DrawFlow {
                 call,
                 target: dest.id,
@@ -775,9 +739,9 @@ impl Painter {
         Ok(Destination { id, width, height })
     }
 
-    /// Runs `paint` (one of the placed work calls' painters: dispatch, blit, copy) for call
-    /// `call` of frame `frame` in its own error scope: a painter that has failed or cannot
-    /// paint here only lists the call; a GL error of ours fails the painter, naming `kind`.
+    /// Runs `paint` (the painting of a draw, a dispatch, a blit or a copy) for call `call` of
+    /// frame `frame` in its own error scope: a painter that has failed or cannot paint here
+    /// only lists the call; a GL error of ours fails the painter, naming `kind`.
     ///
     /// # Safety
     /// As [`Painter::paint`]; `paint` may assume the same.
@@ -1065,15 +1029,7 @@ impl Painter {
             (f.uniform2f)(uniform, (time_ns as f64 / n as f64) as f32, 0.0);
             (f.draw_arrays)(TRIANGLES, 0, 3);
             drop(saved);
-            if let Some(a) = self.accums.get_mut(&dest.id) {
-                a.used = true;
-            }
-            self.draws.entry(dest.id).or_default().push(DrawCoverage {
-                call,
-                fragments: n,
-                time_ns,
-                bbox: rect,
-            });
+            self.painted(dest.id, call, n, time_ns, rect);
             self.flow.push(DrawFlow {
                 call,
                 target: dest.id,
@@ -1083,6 +1039,20 @@ impl Painter {
                 note,
             });
         }
+    }
+
+    /// Records that call `call` was painted into target `target`'s map: its `n` fragments,
+    /// its time and box in the target's list, the map marked as holding something.
+    fn painted(&mut self, target: u32, call: u32, n: u64, time_ns: u64, bbox: [u32; 4]) {
+        if let Some(a) = self.accums.get_mut(&target) {
+            a.used = true;
+        }
+        self.draws.entry(target).or_default().push(DrawCoverage {
+            call,
+            fragments: n,
+            time_ns,
+            bbox,
+        });
     }
 
     /// Records a draw that is not painted, with why, in the screen's list (0 fragments) and
@@ -1152,22 +1122,7 @@ impl Painter {
 
             // Count: replay the draw with the program's own state into our stencil, clipped
             // to the target's size (our stencil may be larger).
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
-            (f.disable)(SCISSOR_TEST);
-            (f.stencil_mask_separate)(FRONT_AND_BACK, 0xFF);
-            (f.clear_bufferiv)(STENCIL, 0, &0);
-            let whole = [0, 0, w as GLint, h as GLint];
-            let clip = if saved.enabled(SCISSOR_TEST) {
-                intersect(saved.scissor_box(), whole)
-            } else {
-                whole
-            };
-            (f.enable)(SCISSOR_TEST);
-            (f.scissor)(clip[0], clip[1], clip[2], clip[3]);
-            (f.enable)(STENCIL_TEST);
-            (f.stencil_func_separate)(FRONT_AND_BACK, ALWAYS, 0, 0xFF);
-            (f.stencil_op_separate)(FRONT_AND_BACK, INCR, INCR, INCR);
-            (f.color_mask)(0, 0, 0, 0);
+            count_state(f, &saved, counting[0], [w, h], true, (0, INCR));
             let before = drain_errors(f);
             if before != NO_ERROR {
                 self.list(0, call, time_ns);
@@ -1195,15 +1150,7 @@ impl Painter {
                 );
             }
             drop(saved);
-            if let Some(a) = self.accums.get_mut(&dest.id) {
-                a.used = true;
-            }
-            self.draws.entry(dest.id).or_default().push(DrawCoverage {
-                call,
-                fragments: n,
-                time_ns,
-                bbox,
-            });
+            self.painted(dest.id, call, n, time_ns, bbox);
             // A consumer of a texture drawn this frame keeps where its fragments fell.
             let mut coverage = Vec::new();
             if n > 0 && sampled.iter().any(|&t| drawn_this_frame(t)) {
@@ -1951,6 +1898,45 @@ unsafe fn delete_accum(f: &ThermalFns, a: &Accum) {
     unsafe {
         (f.delete_framebuffers)(1, &a.fbo);
         (f.delete_renderbuffers)(2, a.rbs.as_ptr());
+    }
+}
+
+/// Sets the work stencil up for counting a replay: `counting` bound for drawing, its stencil
+/// cleared first when `clear`, every fragment of the replay applying `op` with reference
+/// `reference` (`ALWAYS`, all bits written), colour off, the replay clipped to the program's
+/// scissor (as `saved` holds it) and to the target's `w`×`h` (our stencil may be larger).
+///
+/// # Safety
+/// A GL 3.0+ / GLES 3.0+ context must be current, `f` its real functions, and `counting` our
+/// framebuffer with the work stencil; `saved` restores what is changed.
+unsafe fn count_state(
+    f: &ThermalFns,
+    saved: &Saved<'_>,
+    counting: GLuint,
+    [w, h]: [u32; 2],
+    clear: bool,
+    (reference, op): (GLint, GLenum),
+) {
+    // SAFETY: our caller's promise.
+    unsafe {
+        (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting);
+        (f.disable)(SCISSOR_TEST);
+        (f.stencil_mask_separate)(FRONT_AND_BACK, 0xFF);
+        if clear {
+            (f.clear_bufferiv)(STENCIL, 0, &0);
+        }
+        let whole = [0, 0, w as GLint, h as GLint];
+        let clip = if saved.enabled(SCISSOR_TEST) {
+            intersect(saved.scissor_box(), whole)
+        } else {
+            whole
+        };
+        (f.enable)(SCISSOR_TEST);
+        (f.scissor)(clip[0], clip[1], clip[2], clip[3]);
+        (f.enable)(STENCIL_TEST);
+        (f.stencil_func_separate)(FRONT_AND_BACK, ALWAYS, reference, 0xFF);
+        (f.stencil_op_separate)(FRONT_AND_BACK, op, op, op);
+        (f.color_mask)(0, 0, 0, 0);
     }
 }
 

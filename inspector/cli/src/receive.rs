@@ -59,9 +59,7 @@ impl Endpoint {
             }
         }
     }
-}
 
-impl Endpoint {
     /// Sleeps until a connection is pending or `bound` passes: a fixed sleep between tries
     /// delayed every attach's first frame by up to its length.
     fn wait_readable(&self, bound: Duration) {
@@ -138,18 +136,17 @@ pub struct Received {
     pub end: Option<EndInfo>,
 }
 
-/// The chunks the receiver stores without decoding: the bulk ones and the function table.
-const STORED_AS_IS: [ChunkKind; 9] = [
-    ChunkKind::FRAME,
-    ChunkKind::FRAME_COLUMNS,
-    ChunkKind::PIPELINED,
-    ChunkKind::HEAT,
-    ChunkKind::GEOMETRY,
-    ChunkKind::GEOMETRY_PLANES,
-    ChunkKind::TARGET_HEAT,
-    ChunkKind::FLOW,
-    ChunkKind::FUNCTIONS,
-];
+/// The chunks the receiver stores without decoding: the bulk ones ([`ChunkKind::BULK`]) and
+/// the function table.
+const STORED_AS_IS: [ChunkKind; ChunkKind::BULK.len() + 1] = {
+    let mut kinds = [ChunkKind::FUNCTIONS; ChunkKind::BULK.len() + 1];
+    let mut i = 0;
+    while i < ChunkKind::BULK.len() {
+        kinds[i] = ChunkKind::BULK[i];
+        i += 1;
+    }
+    kinds
+};
 
 /// Copies chunks from the agent into the session until the agent's END record, or the
 /// stream ends, or `keep_waiting` (asked whenever nothing arrived for 200 ms) says to give

@@ -318,11 +318,7 @@ fn dominant_draws(groups: Vec<Vec<Seen<Share>>>, out: &mut Vec<Finding>) {
         } else {
             "pipelined GPU time"
         };
-        let over = if g.len() > 1 {
-            format!(", medians over {} frames", g.len())
-        } else {
-            String::new()
-        };
+        let over = medians_over(g.len());
         out.push(Finding {
             frame: rep.frame,
             call: Some(d.call),
@@ -419,11 +415,7 @@ fn fragment_cost(
         }
         let rep = representative(g, |&(n, t)| t as f64 / n as f64);
         let d = rep.draw;
-        let over = if g.len() > 1 {
-            format!(", medians over {} frames", g.len())
-        } else {
-            String::new()
-        };
+        let over = medians_over(g.len());
         out.push(Finding {
             frame: rep.frame,
             call: Some(d.call),
@@ -563,4 +555,13 @@ fn small_draws(
             measured: "CPU time of the frame's work calls".into(),
         }),
     });
+}
+
+/// ", medians over N frames" when a finding's figures are medians of `frames` > 1 frames.
+fn medians_over(frames: usize) -> String {
+    if frames > 1 {
+        format!(", medians over {frames} frames")
+    } else {
+        String::new()
+    }
 }
