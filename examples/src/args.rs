@@ -286,6 +286,21 @@ pub fn usage_error(spec: &Spec, msg: &str) -> ! {
     std::process::exit(2);
 }
 
+/// Exits with a usage error unless the composite scenes' window holds their S×S rectangle at
+/// (W/2, H/2) and D's quarter-height strip: `side` at most half the width and the height, and
+/// a height of at least 4 (`offscreen_pass`, `compute_pass`).
+pub fn check_composite_side(spec: &Spec, args: &Args, side: u32) {
+    if side > args.width / 2 || side > args.height / 2 {
+        usage_error(
+            spec,
+            "--target: must be at most half the surface's width and height",
+        );
+    }
+    if args.height < 4 {
+        usage_error(spec, "--size: needs a height of at least 4");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

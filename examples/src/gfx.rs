@@ -531,6 +531,49 @@ impl Gfx {
         }
     }
 
+    /// The end of a set-up: blending and the depth, stencil and scissor tests off (as every
+    /// example's set-up documents), then [`Gfx::check`] naming `what`.
+    pub fn finish_setup(&self, what: &str) -> Result<(), String> {
+        // SAFETY: the context is current on this thread.
+        unsafe {
+            glDisable(GL_BLEND);
+            glDisable(GL_DEPTH_TEST);
+            glDisable(GL_STENCIL_TEST);
+            glDisable(GL_SCISSOR_TEST);
+        }
+        self.check(what)
+    }
+
+    /// The window's two programs of the composite scenes (`offscreen_pass`, `compute_pass`):
+    /// C, `fs` sampling unit 0 over the S×S rectangle (W/2, H/2, `side`, `side`), and D, a
+    /// solid (0.2, 0.6, 0.3, 1) rectangle (0, 0, W/2, H/4); their uniforms set (D's program
+    /// left bound).
+    pub fn composite_programs(
+        &self,
+        fs: &str,
+        side: u32,
+    ) -> Result<(TexProgram, RectProgram), String> {
+        let (w, h) = (self.width as i32, self.height as i32);
+        let p_tex = self.tex_program(fs, (self.width, self.height))?;
+        // SAFETY: the context is current on this thread, p_tex being bound.
+        unsafe {
+            glUniform4f(
+                p_tex.u_rect,
+                (w / 2) as f32,
+                (h / 2) as f32,
+                side as f32,
+                side as f32,
+            );
+        }
+        let p_solid = self.rect_program()?;
+        // SAFETY: as above, p_solid being bound.
+        unsafe {
+            glUniform4f(p_solid.u_rect, 0.0, 0.0, (w / 2) as f32, (h / 4) as f32);
+            glUniform4f(p_solid.u_color, 0.2, 0.6, 0.3, 1.0);
+        }
+        Ok((p_tex, p_solid))
+    }
+
     /// `glGetString(name)` as a Rust string (empty if null).
     pub fn gl_string(&self, name: GLenum) -> String {
         // SAFETY: glGetString returns null or a NUL-terminated string owned by the driver

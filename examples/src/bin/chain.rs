@@ -164,14 +164,7 @@ fn main() {
         }
         let p_tex = gfx.tex_program(TEX_FS, (gfx.width, gfx.height))?;
         let quad = gfx.unit_quad()?;
-        // SAFETY: GL calls on the context `gfx` made current on this thread.
-        unsafe {
-            glDisable(GL_BLEND);
-            glDisable(GL_DEPTH_TEST);
-            glDisable(GL_STENCIL_TEST);
-            glDisable(GL_SCISSOR_TEST);
-        }
-        gfx.check("chain set-up")?;
+        gfx.finish_setup("chain set-up")?;
 
         // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
         // naming objects it created.

@@ -59,7 +59,7 @@
 //!
 //! After the last frame, `--checksum` adds one glReadPixels of the window outside any frame.
 
-use gpuheat_examples::args::{usage_error, IntFlag, Spec};
+use gpuheat_examples::args::{check_composite_side, IntFlag, Spec};
 use gpuheat_examples::gfx::TEX_FS;
 use gpuheat_examples::gl::*;
 use gpuheat_examples::{gfx_for, main_with, run_frames};
@@ -122,15 +122,7 @@ void main() {
 fn main() {
     main_with(&SPEC, |args| {
         let (s, l) = (args.get("target"), args.get("loop"));
-        if s > args.width / 2 || s > args.height / 2 {
-            usage_error(
-                &SPEC,
-                "--target: must be at most half the surface's width and height",
-            );
-        }
-        if args.height < 4 {
-            usage_error(&SPEC, "--size: needs a height of at least 4");
-        }
+        check_composite_side(&SPEC, args, s);
         let l = l.min(i32::MAX as u32) as i32;
         let gfx = gfx_for(args)?;
         let (w, h) = (gfx.width as i32, gfx.height as i32);
@@ -155,32 +147,9 @@ fn main() {
             glUseProgram(p_comp.id);
             glUniform1i(u_iterations, l);
         }
-        let p_tex = gfx.tex_program(TEX_FS, (gfx.width, gfx.height))?;
-        // SAFETY: as above, p_tex being bound.
-        unsafe {
-            glUniform4f(
-                p_tex.u_rect,
-                (w / 2) as f32,
-                (h / 2) as f32,
-                s as f32,
-                s as f32,
-            );
-        }
-        let p_solid = gfx.rect_program()?;
-        // SAFETY: as above, p_solid being bound.
-        unsafe {
-            glUniform4f(p_solid.u_rect, 0.0, 0.0, (w / 2) as f32, (h / 4) as f32);
-            glUniform4f(p_solid.u_color, 0.2, 0.6, 0.3, 1.0);
-        }
+        let (p_tex, p_solid) = gfx.composite_programs(TEX_FS, s)?;
         let quad = gfx.unit_quad()?;
-        // SAFETY: GL calls on the context `gfx` made current on this thread.
-        unsafe {
-            glDisable(GL_BLEND);
-            glDisable(GL_DEPTH_TEST);
-            glDisable(GL_STENCIL_TEST);
-            glDisable(GL_SCISSOR_TEST);
-        }
-        gfx.check("compute_pass set-up")?;
+        gfx.finish_setup("compute_pass set-up")?;
 
         // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
         // naming objects it created.

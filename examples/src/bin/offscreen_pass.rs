@@ -125,7 +125,9 @@
 
 use std::time::Instant;
 
-use gpuheat_examples::args::{parse_with_switch_or_exit, usage_error, Args, IntFlag, Spec};
+use gpuheat_examples::args::{
+    check_composite_side, parse_with_switch_or_exit, usage_error, Args, IntFlag, Spec,
+};
 use gpuheat_examples::gfx::{Gfx, LOOP_FS, TEX_FS};
 
 /// T's internal formats, by `--format`.
@@ -258,15 +260,7 @@ fn main() {
             "--blit: an integer texture (--format 6) blits only to an integer buffer",
         );
     }
-    if s > args.width / 2 || s > args.height / 2 {
-        usage_error(
-            &SPEC,
-            "--target: must be at most half the surface's width and height",
-        );
-    }
-    if args.height < 4 {
-        usage_error(&SPEC, "--size: needs a height of at least 4");
-    }
+    check_composite_side(&SPEC, &args, s);
     if report && (!args.timing || !matches!(args.frames, Some(n) if n >= 2)) {
         usage_error(
             &SPEC,
@@ -317,35 +311,9 @@ fn run(
         glUniform4f(p_loop.u_color, 1.0, 0.75, 0.5, 1.0);
         glUniform1i(u_iterations, l);
     }
-    let p_tex = gfx.tex_program(
-        if integer { TEX_FS_UINT } else { TEX_FS },
-        (gfx.width, gfx.height),
-    )?;
-    // SAFETY: as above, p_tex being bound.
-    unsafe {
-        glUniform4f(
-            p_tex.u_rect,
-            (w / 2) as f32,
-            (h / 2) as f32,
-            s as f32,
-            s as f32,
-        );
-    }
-    let p_solid = gfx.rect_program()?;
-    // SAFETY: as above, p_solid being bound.
-    unsafe {
-        glUniform4f(p_solid.u_rect, 0.0, 0.0, (w / 2) as f32, (h / 4) as f32);
-        glUniform4f(p_solid.u_color, 0.2, 0.6, 0.3, 1.0);
-    }
+    let (p_tex, p_solid) = gfx.composite_programs(if integer { TEX_FS_UINT } else { TEX_FS }, s)?;
     let quad = gfx.unit_quad()?;
-    // SAFETY: GL calls on the context `gfx` made current on this thread.
-    unsafe {
-        glDisable(GL_BLEND);
-        glDisable(GL_DEPTH_TEST);
-        glDisable(GL_STENCIL_TEST);
-        glDisable(GL_SCISSOR_TEST);
-    }
-    gfx.check("offscreen_pass set-up")?;
+    gfx.finish_setup("offscreen_pass set-up")?;
 
     let mut starts: Vec<Instant> = Vec::new();
     // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
