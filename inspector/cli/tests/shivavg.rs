@@ -333,51 +333,7 @@ fn library_draws_are_children(s: &Session, frames: usize) {
 #[test]
 fn attaching_to_a_shivavg_program_keeps_its_frames() {
     let Some(b) = built() else { return };
-    let x = Xvfb::start();
-    let dir = scratch("shivavg-attach");
-    let plain = {
-        let out = within(60, &x, &b.vg_scene, &["--frames", "3"]);
-        frame(&out.stdout, &out.stderr)
-    };
-    let stdout = dir.join("vg_scene.out");
-    let mut child = Killed(
-        Command::new(&b.vg_scene)
-            .args(["--frames", "0"])
-            .env("DISPLAY", &x.display)
-            .env_remove("LD_LIBRARY_PATH")
-            .stdout(std::fs::File::create(&stdout).unwrap())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let pid = child.0.id();
-    wait_for_frame_loop(pid);
-    let session = dir.join("attach.gpuheat");
-    let out = attach(&[
-        "attach",
-        &pid.to_string(),
-        "--frames",
-        "2",
-        "-o",
-        session.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "attach failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(child.0.try_wait().unwrap().is_none(), "vg_scene died");
-    // SAFETY: kill(2) on our own child: it finishes its frame, prints and exits.
-    unsafe { libc::kill(pid as i32, libc::SIGUSR1) };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while child.0.try_wait().unwrap().is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "vg_scene did not exit on SIGUSR1"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(frame(&std::fs::read(&stdout).unwrap(), b""), plain);
+    let (_dir, session) = attached_round(b, "shivavg-attach", &[]);
     library_draws_are_children(&Session::open(&session).unwrap(), 2);
 }
 
@@ -389,51 +345,7 @@ fn attaching_to_a_shivavg_program_keeps_its_frames() {
 #[test]
 fn attached_vg_draws_of_unknown_paths_are_painted_over_their_library_draws() {
     let Some(b) = built() else { return };
-    let x = Xvfb::start();
-    let dir = scratch("shivavg-attach-heat");
-    let plain = {
-        let out = within(60, &x, &b.vg_scene, &["--frames", "3"]);
-        frame(&out.stdout, &out.stderr)
-    };
-    let stdout = dir.join("vg_scene.out");
-    let mut child = Killed(
-        Command::new(&b.vg_scene)
-            .args(["--frames", "0"])
-            .env("DISPLAY", &x.display)
-            .env_remove("LD_LIBRARY_PATH")
-            .stdout(std::fs::File::create(&stdout).unwrap())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let pid = child.0.id();
-    wait_for_frame_loop(pid);
-    let session = dir.join("attach-heat.gpuheat");
-    let out = attach(&[
-        "attach",
-        &pid.to_string(),
-        "--frames",
-        "2",
-        "--heat",
-        "-o",
-        session.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "attach failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // SAFETY: kill(2) on our own child: it finishes its frame, prints and exits.
-    unsafe { libc::kill(pid as i32, libc::SIGUSR1) };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while child.0.try_wait().unwrap().is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "vg_scene did not exit on SIGUSR1"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(frame(&std::fs::read(&stdout).unwrap(), b""), plain);
+    let (_dir, session) = attached_round(b, "shivavg-attach-heat", &["--heat"]);
 
     let mut s = Session::open(&session).unwrap();
     // Before the host's completion: what the agent painted.
@@ -486,6 +398,56 @@ fn attached_vg_draws_of_unknown_paths_are_painted_over_their_library_draws() {
             m.frame
         );
     }
+}
+
+/// One attach round on a running vg_scene (its paths made before the agent came): the frame
+/// it draws alone, then `gpuheat attach PID --frames 2 FLAGS` (the program alive after it),
+/// then SIGUSR1, and the frame it prints on exit must be the one it drew alone. Returns the
+/// scratch directory (kept while the caller reads) and the session.
+fn attached_round(b: &Built, name: &str, flags: &[&str]) -> (Scratch, PathBuf) {
+    let x = Xvfb::start();
+    let dir = scratch(name);
+    let plain = {
+        let out = within(60, &x, &b.vg_scene, &["--frames", "3"]);
+        frame(&out.stdout, &out.stderr)
+    };
+    let stdout = dir.join("vg_scene.out");
+    let mut child = Killed(
+        Command::new(&b.vg_scene)
+            .args(["--frames", "0"])
+            .env("DISPLAY", &x.display)
+            .env_remove("LD_LIBRARY_PATH")
+            .stdout(std::fs::File::create(&stdout).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = child.0.id();
+    wait_for_frame_loop(pid);
+    let session = dir.join(format!("{name}.gpuheat"));
+    let pid_text = pid.to_string();
+    let mut args = vec!["attach", &pid_text, "--frames", "2"];
+    args.extend_from_slice(flags);
+    args.extend(["-o", session.to_str().unwrap()]);
+    let out = attach(&args);
+    assert!(
+        out.status.success(),
+        "attach failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(child.0.try_wait().unwrap().is_none(), "vg_scene died");
+    // SAFETY: kill(2) on our own child: it finishes its frame, prints and exits.
+    unsafe { libc::kill(pid as i32, libc::SIGUSR1) };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.0.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "vg_scene did not exit on SIGUSR1"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(frame(&std::fs::read(&stdout).unwrap(), b""), plain);
+    (dir, session)
 }
 
 /// `gpuheat attach ...`, tried once more when the injector could not stop the program's
