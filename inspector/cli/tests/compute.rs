@@ -32,17 +32,6 @@ fn example_args(api: &str) -> Vec<String> {
         .collect()
 }
 
-/// Index and arguments of frame `frame`'s calls to `function`.
-fn calls_to(s: &Session, frame: u64, function: &str) -> Vec<(u32, Vec<u64>)> {
-    let f = s.frames.iter().find(|f| f.index == frame).unwrap();
-    f.calls
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| s.functions.functions[usize::from(c.func)].name == function)
-        .map(|(i, c)| (i as u32, c.args.clone()))
-        .collect()
-}
-
 #[test]
 fn a_dispatch_costs_its_image_and_flows_to_the_draw_that_samples_it() {
     let dir = scratch("compute-pass");

@@ -7,34 +7,6 @@ use common::*;
 use gpuheat_session::Session;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-
-/// An example started normally (not under gpuheat), killed on drop.
-struct Running(Child);
-
-impl Running {
-    fn start(name: &str, args: &[&str]) -> Running {
-        let child = Command::new(example(name))
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_for_frame_loop(child.id());
-        Running(child)
-    }
-
-    fn pid(&self) -> String {
-        self.0.id().to_string()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn attach(dir: &Path, pid: &str, name: &str, extra: &[&str]) -> PathBuf {
     let session = dir.join(format!("{name}.gpuheat"));

@@ -96,22 +96,6 @@ fn chain() -> &'static [(&'static str, Session)] {
     )
 }
 
-/// Indices in frame `frame`'s calls of the calls to `function`, in call order, with their
-/// arguments.
-fn calls_to(s: &Session, frame: u64, function: &str) -> Vec<(u32, Vec<u64>)> {
-    let f = s
-        .frames
-        .iter()
-        .find(|f| f.index == frame)
-        .unwrap_or_else(|| panic!("no frame {frame}"));
-    f.calls
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| s.functions.functions[usize::from(c.func)].name == function)
-        .map(|(i, c)| (i as u32, c.args.clone()))
-        .collect()
-}
-
 /// The frame's draw calls (every draw of both examples is a glDrawArrays).
 fn draw_calls(s: &Session, frame: u64) -> Vec<u32> {
     calls_to(s, frame, "glDrawArrays")

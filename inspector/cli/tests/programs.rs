@@ -8,7 +8,7 @@ use gpuheat_examples::gfx::{Api, LOOP_FS, RECT_VS, SOLID_FS};
 use gpuheat_examples::gl::{GL_FRAGMENT_SHADER, GL_VERTEX_SHADER};
 use gpuheat_session::{source_hash, ProgramInfo, Session};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 /// The hash of the examples' `RECT_VS` + `fs` program on `api`: each shader's source is the
 /// API's header followed by the body (`Gfx::program`), hashed sorted by stage.
@@ -126,30 +126,7 @@ fn a_launched_program_is_named_by_its_shaders_the_same_in_every_run() {
     assert_ne!(expected(Api::Gl, LOOP_FS), expected(Api::Gles, LOOP_FS));
 }
 
-/// An example started normally, running until dropped.
-struct Target(Child);
-
-impl Target {
-    fn start(name: &str, args: &[&str]) -> Target {
-        let child = Command::new(example(name))
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_for_frame_loop(child.id());
-        Target(child)
-    }
-}
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn attach(dir: &Path, target: &Target, n: u32) -> Session {
+fn attach(dir: &Path, target: &Running, n: u32) -> Session {
     let session = dir.join(format!("attach-{}-{n}.gpuheat", target.0.id()));
     let pid = target.0.id().to_string();
     let out = run_gpuheat(&[
@@ -174,7 +151,7 @@ fn an_attached_program_linked_before_the_attach_is_named_while_its_shaders_are_a
     for api in Api::ALL {
         // The program keeps its shaders attached: the agent reads them at the first
         // captured frame that uses the program.
-        let target = Target::start(
+        let target = Running::start(
             "hot_spot",
             &["--api", api.name(), "--size", "64x64", "--keep-shaders"],
         );
@@ -190,7 +167,7 @@ fn an_attached_program_linked_before_the_attach_is_named_while_its_shaders_are_a
 
         // Shaders detached after the link (the common case): their sources are gone, so
         // the program stays unnamed (a known limit of attach mode).
-        let target = Target::start("hot_spot", &["--api", api.name(), "--size", "64x64"]);
+        let target = Running::start("hot_spot", &["--api", api.name(), "--size", "64x64"]);
         let s = attach(&dir, &target, 3);
         assert!(s.programs.is_empty(), "{api}: {:?}", s.programs);
         assert_eq!(s.frames.len(), 2, "{api}");

@@ -274,3 +274,48 @@ pub fn evidence_value<'a>(f: &'a Value, name: &str) -> Option<&'a str> {
         .find(|v| v[0] == name)
         .and_then(|v| v[1].as_str())
 }
+
+/// An example started normally (not under gpuheat), in its frame loop once started, killed
+/// on drop: the program a test attaches to.
+pub struct Running(pub Child);
+
+impl Running {
+    /// Starts example `name` with `args` and waits for its frame loop.
+    pub fn start(name: &str, args: &[&str]) -> Running {
+        let child = Command::new(example(name))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_frame_loop(child.id());
+        Running(child)
+    }
+
+    /// Its pid, as `gpuheat attach` takes it.
+    pub fn pid(&self) -> String {
+        self.0.id().to_string()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Index and arguments of frame `frame`'s calls to `function`.
+pub fn calls_to(s: &gpuheat_session::Session, frame: u64, function: &str) -> Vec<(u32, Vec<u64>)> {
+    let f = s
+        .frames
+        .iter()
+        .find(|f| f.index == frame)
+        .unwrap_or_else(|| panic!("no frame {frame}"));
+    f.calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| s.functions.functions[usize::from(c.func)].name == function)
+        .map(|(i, c)| (i as u32, c.args.clone()))
+        .collect()
+}
