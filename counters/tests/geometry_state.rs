@@ -207,6 +207,14 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
     }
     // glCallLists of two triangle lists (the balanced one and the texture-scrolling one).
     let pair: &'static [GLuint; 2] = Box::leak(Box::new([balanced, texture]));
+    let call_list = |list: GLuint| -> Call {
+        (
+            "glCallList",
+            vec![u64::from(list)],
+            // SAFETY: as above.
+            Box::new(move || unsafe { glCallList(list) }),
+        )
+    };
     let calls: [Call; 8] = [
         (
             "glDrawArrays",
@@ -214,42 +222,12 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
             // SAFETY: as above.
             Box::new(|| unsafe { glDrawArrays(GL_TRIANGLES, 0, 3) }),
         ),
-        (
-            "glCallList",
-            vec![u64::from(balanced)],
-            // SAFETY: as above.
-            Box::new(move || unsafe { glCallList(balanced) }),
-        ),
-        (
-            "glCallList",
-            vec![u64::from(drifting)],
-            // SAFETY: as above.
-            Box::new(move || unsafe { glCallList(drifting) }),
-        ),
-        (
-            "glCallList",
-            vec![u64::from(lines)],
-            // SAFETY: as above.
-            Box::new(move || unsafe { glCallList(lines) }),
-        ),
-        (
-            "glCallList",
-            vec![u64::from(mixed)],
-            // SAFETY: as above.
-            Box::new(move || unsafe { glCallList(mixed) }),
-        ),
-        (
-            "glCallList",
-            vec![u64::from(bitmap)],
-            // SAFETY: as above.
-            Box::new(move || unsafe { glCallList(bitmap) }),
-        ),
-        (
-            "glCallList",
-            vec![u64::from(texture)],
-            // SAFETY: as above.
-            Box::new(move || unsafe { glCallList(texture) }),
-        ),
+        call_list(balanced),
+        call_list(drifting),
+        call_list(lines),
+        call_list(mixed),
+        call_list(bitmap),
+        call_list(texture),
         (
             "glCallLists",
             vec![2, u64::from(GL_UNSIGNED_INT), pair.as_ptr() as u64],
