@@ -170,14 +170,8 @@ fn screenshots_render_every_tab_offscreen() {
         if tab == "3d" {
             // The hottest draw's tile is a 64x64-pixel square of the 256x256 frame shown in
             // a view of about 500x650 pixels: thousands of pixels of the palette's hot end.
-            // The frame strip at the bottom also uses the palette, so it is left out, and
-            // text in palette colours is too thin to reach the bound.
-            let above_strip = Png {
-                width: img.width,
-                height: img.height - 100,
-                rgb: img.rgb[..(img.width * (img.height - 100) * 3) as usize].to_vec(),
-            };
-            let hot = count_colour(&above_strip, hot_colour(), 6);
+            // Text in palette colours is too thin to reach the bound.
+            let hot = hot_above_strip(&img);
             assert!(hot > 1000, "3d tab: {hot} pixels of the hot colour");
         }
     }
@@ -211,15 +205,20 @@ fn fixed_function_draws_show_as_meshes_in_the_3d_tab() {
         String::from_utf8_lossy(&out.stderr)
     );
     let img = read_png(&png);
-    // The costliest of the three draws takes the palette's hot end; the frame strip at the
-    // bottom, which uses the palette too, is left out.
+    // The costliest of the three draws takes the palette's hot end.
+    let hot = hot_above_strip(&img);
+    assert!(hot > 500, "3d tab: {hot} pixels of the hot colour");
+}
+
+/// Pixels of the palette's hot end in a screenshot, above the frame strip at the bottom
+/// (its last 100 rows), which uses the palette too.
+fn hot_above_strip(img: &Png) -> usize {
     let above_strip = Png {
         width: img.width,
         height: img.height - 100,
         rgb: img.rgb[..(img.width * (img.height - 100) * 3) as usize].to_vec(),
     };
-    let hot = count_colour(&above_strip, hot_colour(), 6);
-    assert!(hot > 500, "3d tab: {hot} pixels of the hot colour");
+    count_colour(&above_strip, hot_colour(), 6)
 }
 
 /// The outline of the selected draw and its match on A's and B's maps (`HIGHLIGHT` in
