@@ -505,9 +505,8 @@ impl Painter {
         };
         // SAFETY: as in `paint_inner`.
         unsafe {
-            let framebuffer = f.integer(DRAW_FRAMEBUFFER_BINDING) as u32;
             drain_errors(f);
-            let dest = match self.destination(f, framebuffer, f.integers4(VIEWPORT)) {
+            let dest = match self.destination(f) {
                 Ok(d) => d,
                 Err((why, true)) => return self.fail(why),
                 Err((why, false)) => return skip(self, why),
@@ -636,15 +635,20 @@ impl Painter {
         }
     }
 
-    /// Where the current draw goes: the default framebuffer (`framebuffer` 0) at the
-    /// surface's size, or an offscreen target, registered the first time. `Err`: the draw
+    /// Where the current draw goes (the bound draw framebuffer): the default framebuffer at
+    /// the surface's size, or an offscreen target, registered the first time. `Err`: the draw
     /// cannot be painted, and whether that fails the frame's maps.
-    unsafe fn destination(
-        &mut self,
-        f: &ThermalFns,
-        framebuffer: u32,
-        viewport: [GLint; 4],
-    ) -> Result<Destination, (String, bool)> {
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    unsafe fn destination(&mut self, f: &ThermalFns) -> Result<Destination, (String, bool)> {
+        // SAFETY: our caller's promise; both queries read state only.
+        let (framebuffer, viewport) = unsafe {
+            (
+                f.integer(DRAW_FRAMEBUFFER_BINDING) as u32,
+                f.integers4(VIEWPORT),
+            )
+        };
         let extent = || {
             let [x, y, w, h] = viewport;
             (w > 0 && h > 0).then(|| [(x.max(0) + w) as u32, (y.max(0) + h) as u32])
@@ -875,19 +879,10 @@ impl Painter {
         // SAFETY: `blit`'s caller's promise: this painter's context is current and `f` its
         // real functions.
         unsafe {
-            let (sampled, note) = read_framebuffer_source(f);
+            let (mut sampled, note) = read_framebuffer_source(f);
             drain_errors(f);
-            let framebuffer = f.integer(DRAW_FRAMEBUFFER_BINDING) as u32;
-            let dest = match self.destination(f, framebuffer, f.integers4(VIEWPORT)) {
-                Ok(d) => d,
-                Err((why, fatal)) => {
-                    if fatal {
-                        self.list(0, call, time_ns);
-                        return self.fail(why);
-                    }
-                    self.skipped_budget += 1;
-                    return self.unpainted(call, time_ns, 0, sampled, why);
-                }
+            let Some(dest) = self.draw_destination(f, call, time_ns, &mut sampled) else {
+                return;
             };
             let (w, h) = (dest.width as GLint, dest.height as GLint);
             let [x0, y0, x1, y1] = dst;
@@ -1041,6 +1036,35 @@ impl Painter {
         }
     }
 
+    /// [`Painter::destination`] for call `call` (serialized time `time_ns`) that samples
+    /// `sampled`; when the call cannot be painted there, it is listed unpainted with why
+    /// (`sampled` taken into its flow), or the painter fails, and `None` is returned.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    unsafe fn draw_destination(
+        &mut self,
+        f: &ThermalFns,
+        call: u32,
+        time_ns: u64,
+        sampled: &mut Vec<u32>,
+    ) -> Option<Destination> {
+        // SAFETY: our caller's promise.
+        match unsafe { self.destination(f) } {
+            Ok(d) => Some(d),
+            Err((why, true)) => {
+                self.list(0, call, time_ns);
+                self.fail(why);
+                None
+            }
+            Err((why, false)) => {
+                self.skipped_budget += 1;
+                self.unpainted(call, time_ns, 0, std::mem::take(sampled), why);
+                None
+            }
+        }
+    }
+
     /// Records that call `call` was painted into target `target`'s map: its `n` fragments,
     /// its time and box in the target's list, the map marked as holding something.
     fn painted(&mut self, target: u32, call: u32, n: u64, time_ns: u64, bbox: [u32; 4]) {
@@ -1082,22 +1106,13 @@ impl Painter {
         // GLES 3.0+, `support` checked) and `f` its real functions; the objects bound are our
         // targets or the program's saved bindings, and `saved` restores what is changed.
         unsafe {
-            let framebuffer = f.integer(DRAW_FRAMEBUFFER_BINDING) as u32;
-            let (sampled, mut note) = match self.samplers.sampled(f) {
+            let (mut sampled, mut note) = match self.samplers.sampled(f) {
                 Ok(s) => (s, String::new()),
                 Err(why) => (Vec::new(), why),
             };
             drain_errors(f);
-            let dest = match self.destination(f, framebuffer, f.integers4(VIEWPORT)) {
-                Ok(d) => d,
-                Err((why, fatal)) => {
-                    if fatal {
-                        self.list(0, call, time_ns);
-                        return self.fail(why);
-                    }
-                    self.skipped_budget += 1;
-                    return self.unpainted(call, time_ns, 0, sampled, why);
-                }
+            let Some(dest) = self.draw_destination(f, call, time_ns, &mut sampled) else {
+                return;
             };
             if program_query
                 || f.integer(TRANSFORM_FEEDBACK_ACTIVE) != 0
