@@ -762,18 +762,15 @@ impl Gfx {
                     height as GLsizei,
                 );
             }
-            glGenFramebuffers(1, &mut framebuffer);
-            glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-            glFramebufferTexture2D(
-                GL_FRAMEBUFFER,
-                GL_COLOR_ATTACHMENT0,
-                GL_TEXTURE_2D,
-                texture,
-                0,
-            );
-            let status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-            glBindFramebuffer(GL_FRAMEBUFFER, 0);
-            status
+            colour_framebuffer(&mut framebuffer, || {
+                glFramebufferTexture2D(
+                    GL_FRAMEBUFFER,
+                    GL_COLOR_ATTACHMENT0,
+                    GL_TEXTURE_2D,
+                    texture,
+                    0,
+                )
+            })
         };
         self.check("creating render texture")?;
         if status != GL_FRAMEBUFFER_COMPLETE {
@@ -788,6 +785,39 @@ impl Gfx {
             width,
             height,
         })
+    }
+
+    /// A framebuffer object whose colour attachment 0 is a `width`×`height` `GL_RGBA8`
+    /// renderbuffer (`glRenderbufferStorageMultisample` with 0 samples); its name.
+    pub fn render_renderbuffer(&self, width: u32, height: u32) -> Result<GLuint, String> {
+        let (mut renderbuffer, mut framebuffer) = (0, 0);
+        // SAFETY: the context is current; the out-pointers are to locals.
+        let status = unsafe {
+            glGenRenderbuffers(1, &mut renderbuffer);
+            glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer);
+            glRenderbufferStorageMultisample(
+                GL_RENDERBUFFER,
+                0,
+                GL_RGBA8 as GLenum,
+                width as GLsizei,
+                height as GLsizei,
+            );
+            colour_framebuffer(&mut framebuffer, || {
+                glFramebufferRenderbuffer(
+                    GL_FRAMEBUFFER,
+                    GL_COLOR_ATTACHMENT0,
+                    GL_RENDERBUFFER,
+                    renderbuffer,
+                )
+            })
+        };
+        self.check("creating a render renderbuffer")?;
+        if status != GL_FRAMEBUFFER_COMPLETE {
+            return Err(format!(
+                "framebuffer of a {width}x{height} renderbuffer incomplete (status 0x{status:04X})"
+            ));
+        }
+        Ok(framebuffer)
     }
 
     /// Creates a VAO + VBO holding the unit quad (see [`Quad`]) and leaves the VAO bound.
@@ -900,6 +930,23 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
+}
+
+/// Makes a framebuffer object into `framebuffer`, binds it, lets `attach` attach its colour
+/// buffer, and returns its completeness status with framebuffer 0 bound again.
+///
+/// # Safety
+/// A context must be current on this thread and `attach` valid GL calls on it.
+unsafe fn colour_framebuffer(framebuffer: &mut GLuint, attach: impl FnOnce()) -> GLenum {
+    // SAFETY: our caller's promise; the out-pointer is the caller's.
+    unsafe {
+        glGenFramebuffers(1, framebuffer);
+        glBindFramebuffer(GL_FRAMEBUFFER, *framebuffer);
+        attach();
+        let status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        status
+    }
 }
 
 #[cfg(test)]

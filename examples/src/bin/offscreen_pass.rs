@@ -128,7 +128,7 @@ use std::time::Instant;
 use gpuheat_examples::args::{
     check_composite_side, parse_with_switch_or_exit, usage_error, Args, IntFlag, Spec,
 };
-use gpuheat_examples::gfx::{Gfx, LOOP_FS, TEX_FS};
+use gpuheat_examples::gfx::{LOOP_FS, TEX_FS};
 
 /// T's internal formats, by `--format`.
 const FORMATS: [GLenum; 7] = [
@@ -290,7 +290,7 @@ fn run(
     let t = gfx.render_texture_as(s, s, GL_NEAREST, format)?;
     // P's framebuffer: T's, or with --blit 2 one whose colour is a renderbuffer.
     let p_framebuffer = if blit == 2 {
-        renderbuffer_target(&gfx, s)?
+        gfx.render_renderbuffer(s, s)?
     } else {
         t.framebuffer
     };
@@ -385,41 +385,4 @@ fn run(
         gpuheat_examples::report_frame_periods(&starts);
     }
     Ok(())
-}
-
-/// `--blit 2`'s F_R: a framebuffer object whose colour attachment 0 is an S×S `GL_RGBA8`
-/// renderbuffer R.
-fn renderbuffer_target(gfx: &Gfx, s: u32) -> Result<GLuint, String> {
-    let (mut renderbuffer, mut framebuffer) = (0, 0);
-    // SAFETY: GL calls on the context `gfx` made current on this thread; the out-pointers are
-    // to locals.
-    let status = unsafe {
-        glGenRenderbuffers(1, &mut renderbuffer);
-        glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer);
-        glRenderbufferStorageMultisample(
-            GL_RENDERBUFFER,
-            0,
-            GL_RGBA8 as GLenum,
-            s as GLsizei,
-            s as GLsizei,
-        );
-        glGenFramebuffers(1, &mut framebuffer);
-        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-        glFramebufferRenderbuffer(
-            GL_FRAMEBUFFER,
-            GL_COLOR_ATTACHMENT0,
-            GL_RENDERBUFFER,
-            renderbuffer,
-        );
-        let status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
-        status
-    };
-    gfx.check("offscreen_pass renderbuffer")?;
-    if status != GL_FRAMEBUFFER_COMPLETE {
-        return Err(format!(
-            "renderbuffer framebuffer incomplete: 0x{status:04X}"
-        ));
-    }
-    Ok(framebuffer)
 }
