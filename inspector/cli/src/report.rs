@@ -739,18 +739,15 @@ pub fn findings_text(found: &[Finding], o: &mut String) {
 /// The agent's waits for the GPU per captured frame, as the report's `agent` line says them
 /// (`None` for a session of an agent that did not count).
 fn agent_waits_line(frames: &[gpuheat_session::AgentFrame]) -> Option<String> {
-    let mut waits: Vec<u64> = frames.iter().map(|f| f.waits).collect();
-    waits.sort_unstable();
-    let (&lo, &hi) = (waits.first()?, waits.last()?);
-    let n = waits.len();
-    let median = if n % 2 == 1 {
-        waits[n / 2] as f64
-    } else {
-        (waits[n / 2 - 1] + waits[n / 2]) as f64 / 2.0
-    };
+    let waits: Vec<f64> = frames.iter().map(|f| f.waits as f64).collect();
+    let w = gpuheat_analysis::measure::stats::Summary::of(&waits)?;
     Some(format!(
-        "agent    waited for the GPU {median} times per frame (median of {n} frame{}, {lo}-{hi}): its own glFinish, read-backs and query reads",
-        if n == 1 { "" } else { "s" }
+        "agent    waited for the GPU {} times per frame (median of {} frame{}, {}-{}): its own glFinish, read-backs and query reads",
+        w.median,
+        w.n,
+        if w.n == 1 { "" } else { "s" },
+        w.min,
+        w.max
     ))
 }
 
