@@ -68,6 +68,23 @@ if [ -x "$built/fixed_function" ]; then
         -- "$built/fixed_function" --timing 2>&1 | tail -1
     timeout 60 "$built/gpuheat" report "$out/fixed.gpuheat" 2>&1 | grep -E "^geometry|without" | head -5
 fi
+# Issue 25 on a real driver: the same hot_spot frame timed isolated (a drain around each
+# draw) and deferred (timestamp pairs read at the frame's end: `auto`'s choice here), whose
+# per-draw times should agree where the driver's timestamps bracket a draw's own work; then
+# diff of a +10% hot shader, deferred; then the waits rows with their frame ratios.
+for timing in isolated deferred; do
+    echo "== hot_spot 1920x1080, 20 layers, --timing $timing"
+    for loop in 300 330; do
+        timeout 60 "$built/gpuheat" run --timing $timing --frames 10 -o "$out/hot-$timing-$loop.gpuheat" \
+            -- "$built/hot_spot" --api gl --size 1920x1080 --layers 20 --loop $loop --timing 2>&1 | tail -1
+    done
+    timeout 60 "$built/gpuheat" report "$out/hot-$timing-300.gpuheat" 2>&1 |
+        grep -E "^agent|^ +[0-9]+ +[0-9]+ |timed deferred|caution|^  +[1-5] " | head -14
+    timeout 60 "$built/gpuheat" diff "$out/hot-$timing-300.gpuheat" "$out/hot-$timing-330.gpuheat" 2>&1 | head -16
+done
+echo "== waits"
+timeout 240 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
+    --geometry 0 --waits 10,100,1000 2>&1 | sed -n '/^agent waits per frame (/,/^$/p' | head -20
 for t in "$root"/.devbin/tests/*; do
     name=$(basename "$t")
     echo "== $name"

@@ -57,6 +57,35 @@ struct Pending {
     disjoint: bool,
 }
 
+/// A work call timed deferred whose results are still on the GPU: read by
+/// [`ContextCounters::resolve`] at its frame's end.
+#[derive(Debug, Clone, Copy)]
+struct PendingCall {
+    frame: u64,
+    call: u32,
+    timestamps: Option<(GLuint, GLuint)>,
+    /// Catalogue indices (as bits) of the queries begun, and their objects.
+    begun: u32,
+    ids: [GLuint; COUNTERS.len()],
+}
+
+/// The counter values of a call timed deferred, known at its frame's end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LateValues {
+    /// The call's frame and place in it.
+    pub frame: u64,
+    pub call: u32,
+    /// In catalogue order, as [`ContextCounters::end`] would have returned them.
+    pub values: Vec<CounterValue>,
+}
+
+/// What [`ContextCounters::resolve`] read.
+#[derive(Debug, Default)]
+pub struct Resolved {
+    pub values: Vec<LateValues>,
+    pub pipelined: Vec<PipelinedBatch>,
+}
+
 /// The samples taken before a work call, handed back to [`ContextCounters::end`] after it.
 ///
 /// Every `Bracket` must be passed to `end` on the same context, with no other bracket begun in
@@ -69,8 +98,11 @@ pub struct Bracket {
     timestamps: Option<(GLuint, GLuint)>,
     /// Catalogue indices (as bits) of the queries begun.
     begun: u32,
-    /// CLOCK_MONOTONIC when the call was about to be made (Full mode).
+    /// CLOCK_MONOTONIC when the call was about to be made (Full mode, isolated).
     start_ns: u64,
+    /// Timed deferred: no drain, the queries' objects (`ids`) are the call's own.
+    deferred: bool,
+    ids: [GLuint; COUNTERS.len()],
 }
 
 /// Counter state of one GL/GLES context: its capabilities, its query objects and the pending
@@ -103,6 +135,12 @@ pub struct ContextCounters {
     usable: u32,
     /// One query object per catalogue index, read back right after each call (0: not made).
     immediate: [GLuint; COUNTERS.len()],
+    /// Free query objects per catalogue index for calls timed deferred (an object keeps the
+    /// target it was first begun on), and how many were made.
+    deferred_free: [Vec<GLuint>; COUNTERS.len()],
+    deferred_allocated: usize,
+    /// Calls timed deferred, in call order, waiting for [`ContextCounters::resolve`].
+    deferred: VecDeque<PendingCall>,
     /// Program-active query targets, as bits (see `target_bit`).
     program_active: u32,
 
@@ -493,6 +531,9 @@ impl ContextCounters {
             bind_buffer: gl.bind_buffer,
             usable,
             immediate: [0; COUNTERS.len()],
+            deferred_free: std::array::from_fn(|_| Vec::new()),
+            deferred_allocated: 0,
+            deferred: VecDeque::new(),
             program_active: 0,
             free: Vec::new(),
             allocated: 0,
@@ -542,7 +583,7 @@ impl ContextCounters {
         let mut runs = Vec::with_capacity(CALIBRATION_RUNS);
         for i in 0..CALIBRATION_WARMUP + CALIBRATION_RUNS {
             // SAFETY: the context is current (our caller's promise); no bracket is open.
-            let bracket = unsafe { self.begin(gl, CaptureMode::Full) };
+            let bracket = unsafe { self.begin(gl, CaptureMode::Full, false) };
             let timestamps = bracket.timestamps;
             // SAFETY: as above; `bracket` is the one just begun.
             let elapsed = unsafe { self.close(gl, &bracket) };
@@ -559,19 +600,44 @@ impl ContextCounters {
         runs[runs.len() / 2]
     }
 
+    /// Whether `deferred` timing can be had here: timestamps and query objects.
+    pub fn can_defer(&self) -> bool {
+        self.timer.is_some() && self.queries.is_some()
+    }
+
+    /// Whether this renderer's pipelined timestamps bracket a call's own work.
+    pub fn pipelined_meaningful(&self) -> bool {
+        self.pipelined_meaningful
+    }
+
     /// Takes the "before" samples of a work call; call [`ContextCounters::end`] right after
-    /// the call. Full mode: `glFinish` (drains earlier work, untimed), begins samples-passed
-    /// and the pipeline-statistics queries (except targets the program has active), writes the
-    /// "before" timestamp and reads CLOCK_MONOTONIC last. Timeline mode: only the timestamp.
+    /// the call. Full mode, isolated: `glFinish` (drains earlier work, untimed), begins
+    /// samples-passed and the pipeline-statistics queries (except targets the program has
+    /// active), writes the "before" timestamp and reads CLOCK_MONOTONIC last. Full mode,
+    /// `deferred` (honoured where [`ContextCounters::can_defer`]): the same queries on objects
+    /// of the call's own and the timestamp, no drain; the values come from
+    /// [`ContextCounters::resolve`]. Timeline mode: only the timestamp.
     ///
     /// # Safety
     /// This context must be current on this thread, and no other bracket of it open.
-    pub unsafe fn begin(&mut self, gl: &GlFns, mode: CaptureMode) -> Bracket {
+    pub unsafe fn begin(&mut self, gl: &GlFns, mode: CaptureMode, deferred: bool) -> Bracket {
         let mut begun = 0u32;
-        if mode == CaptureMode::Full {
+        let mut ids = [0; COUNTERS.len()];
+        let mut deferred = mode == CaptureMode::Full && deferred && self.can_defer();
+        // The pair is the deferred call's only time: without one (the pool at its cap), the
+        // call is isolated instead.
+        let mut pair = None;
+        if deferred {
+            // SAFETY: this context is current (our caller's promise).
+            pair = unsafe { self.alloc_pair() };
+            deferred = pair.is_some();
+        }
+        if mode == CaptureMode::Full && !deferred {
             // SAFETY: this context is current (our caller's promise).
             unsafe { (gl.finish)() };
             crate::waits::note();
+        }
+        if mode == CaptureMode::Full {
             if let Some(q) = self.queries {
                 let mut bits = self.usable;
                 while bits != 0 {
@@ -583,24 +649,34 @@ impl ContextCounters {
                     let Some(target) = COUNTERS[i].target else {
                         continue;
                     };
-                    if self.immediate[i] == 0 {
-                        // SAFETY: as above; the slot has room for one name.
-                        unsafe { (q.gen)(1, &mut self.immediate[i]) };
+                    let id = if deferred {
+                        // SAFETY: as above.
+                        unsafe { self.deferred_query(q, i) }
+                    } else {
                         if self.immediate[i] == 0 {
-                            continue;
+                            // SAFETY: as above; the slot has room for one name.
+                            unsafe { (q.gen)(1, &mut self.immediate[i]) };
                         }
+                        self.immediate[i]
+                    };
+                    if id == 0 {
+                        continue;
                     }
                     // SAFETY: as above; `target` is usable here and not active (the
                     // program has no query on it, and no bracket of ours is open).
-                    unsafe { (q.begin)(target, self.immediate[i]) };
+                    unsafe { (q.begin)(target, id) };
                     begun |= 1 << i;
+                    ids[i] = id;
                 }
             }
         }
         let mut timestamps = None;
         if let Some(t) = self.timer {
-            // SAFETY: as above.
-            if let Some((a, b)) = unsafe { self.alloc_pair() } {
+            if pair.is_none() {
+                // SAFETY: as above.
+                pair = unsafe { self.alloc_pair() };
+            }
+            if let Some((a, b)) = pair {
                 // SAFETY: as above; `a` is a free query object of this context.
                 unsafe { (t.counter)(a, gl::TIMESTAMP) };
                 timestamps = Some((a, b));
@@ -608,7 +684,7 @@ impl ContextCounters {
                 self.missed += 1;
             }
         }
-        let start_ns = if mode == CaptureMode::Full {
+        let start_ns = if mode == CaptureMode::Full && !deferred {
             monotonic_ns()
         } else {
             0
@@ -618,7 +694,32 @@ impl ContextCounters {
             timestamps,
             begun,
             start_ns,
+            deferred,
+            ids,
         }
+    }
+
+    /// A free query object for catalogue index `i` of a call timed deferred (0 when none can
+    /// be made: the pool is at its cap).
+    unsafe fn deferred_query(&mut self, q: QueryFns, i: usize) -> GLuint {
+        if let Some(id) = self.deferred_free[i].pop() {
+            return id;
+        }
+        let n = self
+            .deferred_allocated
+            .clamp(16, 1024)
+            .min(self.cap.saturating_sub(self.deferred_allocated));
+        if n == 0 {
+            return 0;
+        }
+        let free = &mut self.deferred_free[i];
+        free.resize(n, 0);
+        // SAFETY: this context is current (our caller's promise); the slice has room for the
+        // `n` names.
+        unsafe { (q.gen)(n as i32, free.as_mut_ptr()) };
+        self.deferred_allocated += n;
+        free.retain(|&id| id != 0);
+        free.pop().unwrap_or(0)
     }
 
     /// Writes the "after" timestamp and ends the queries; in Full mode also finishes the
@@ -639,7 +740,7 @@ impl ContextCounters {
                 }
             }
         }
-        if bracket.mode == CaptureMode::Full {
+        if bracket.mode == CaptureMode::Full && !bracket.deferred {
             // SAFETY: as above.
             unsafe { (gl.finish)() };
             crate::waits::note();
@@ -652,9 +753,10 @@ impl ContextCounters {
     /// Takes the "after" samples of the call bracketed by `bracket` and returns the values
     /// measured now, in catalogue order: in Full mode the serialized time (elapsed minus the
     /// calibrated overhead, at least 0), samples passed and the pipeline statistics; nothing
-    /// in Timeline mode. The timestamp pair is queued for [`ContextCounters::poll`] as
-    /// `(frame, call)`. Counters the context cannot measure, or whose target the program had
-    /// active, are left out (never reported as 0).
+    /// in Timeline mode, nor for a call timed deferred, whose values [`ContextCounters::resolve`]
+    /// reads. The timestamp pair is queued for [`ContextCounters::poll`] as `(frame, call)`.
+    /// Counters the context cannot measure, or whose target the program had active, are left
+    /// out (never reported as 0).
     ///
     /// # Safety
     /// This context must be current, and `bracket` come from its last [`ContextCounters::begin`].
@@ -667,6 +769,17 @@ impl ContextCounters {
     ) -> Vec<CounterValue> {
         // SAFETY: our caller's promise: this context is current and `bracket` its last.
         let elapsed = unsafe { self.close(gl, &bracket) };
+        if bracket.deferred {
+            crate::waits::note_deferred();
+            self.deferred.push_back(PendingCall {
+                frame,
+                call,
+                timestamps: bracket.timestamps,
+                begun: bracket.begun,
+                ids: bracket.ids,
+            });
+            return Vec::new();
+        }
         if let Some((before, after)) = bracket.timestamps {
             self.pending.push_back(Pending {
                 frame,
@@ -687,33 +800,81 @@ impl ContextCounters {
         if let (Some(q), true) = (self.queries, bracket.begun != 0) {
             // SAFETY: our caller's promise (this context is current).
             let unbound = unsafe { self.unbind_query_buffer(gl) };
-            let mut bits = bracket.begun;
-            while bits != 0 {
-                let i = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let id = self.immediate[i];
-                let value = match q.get_ui64 {
-                    Some(get_ui64) => {
-                        let mut v = 0u64;
-                        // SAFETY: as above; the query `id` has ended (no query buffer bound).
-                        unsafe { get_ui64(id, gl::QUERY_RESULT, &mut v) };
-                        v
-                    }
-                    None => {
-                        let mut v = 0u32;
-                        // SAFETY: as above.
-                        unsafe { (q.get_uiv)(id, gl::QUERY_RESULT, &mut v) };
-                        u64::from(v)
-                    }
-                };
-                values.push(CounterValue {
-                    counter: i as u16,
-                    value,
-                });
-            }
+            // SAFETY: as above; the queries have ended and no query buffer is bound.
+            unsafe { read_results(q, bracket.begun, &bracket.ids, &mut values) };
             drop(unbound);
         }
         values
+    }
+
+    /// Reads the results of every call timed deferred (the first read waits for the GPU: one
+    /// wait for all of them), in call order: each call's values as [`ContextCounters::end`]
+    /// would have returned them, its serialized time being its timestamp pair's difference,
+    /// and that pair again as its pipelined time. Their query objects go back to the pools.
+    ///
+    /// # Safety
+    /// This context must be current on this thread, with no bracket open.
+    pub unsafe fn resolve(&mut self, gl: &GlFns) -> Resolved {
+        let mut out = Resolved::default();
+        let Some(q) = self.queries else {
+            return out;
+        };
+        if self.deferred.is_empty() {
+            return out;
+        }
+        crate::waits::note();
+        // SAFETY: our caller's promise (this context is current).
+        let unbound = unsafe { self.unbind_query_buffer(gl) };
+        while let Some(p) = self.deferred.pop_front() {
+            let mut values = Vec::with_capacity(1 + p.begun.count_ones() as usize);
+            if let (Some(t), Some((before, after))) = (self.timer, p.timestamps) {
+                let (mut t0, mut t1) = (0u64, 0u64);
+                // SAFETY: as above; both were written (no query buffer is bound).
+                unsafe {
+                    (t.get_ui64)(before, gl::QUERY_RESULT, &mut t0);
+                    (t.get_ui64)(after, gl::QUERY_RESULT, &mut t1);
+                }
+                self.free.push(before);
+                self.free.push(after);
+                let gpu_ns = t1.wrapping_sub(t0) & t.mask;
+                values.push(CounterValue {
+                    counter: catalogue::GPU_TIME_SERIALIZED,
+                    value: gpu_ns,
+                });
+                let time = PipelinedTime {
+                    call: p.call,
+                    gpu_ns,
+                };
+                push_time(&mut out.pipelined, p.frame, false, time);
+            }
+            // SAFETY: as above; the call's queries have ended.
+            unsafe { read_results(q, p.begun, &p.ids, &mut values) };
+            let mut bits = p.begun;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                self.deferred_free[i].push(p.ids[i]);
+            }
+            out.values.push(LateValues {
+                frame: p.frame,
+                call: p.call,
+                values,
+            });
+        }
+        drop(unbound);
+        // SAFETY: as above; the context has GL_EXT_disjoint_timer_query (`disjoint_ext`).
+        if self.disjoint_ext && unsafe { gl.integer(gl::GPU_DISJOINT_EXT) } != 0 {
+            self.disjoint_for_program = true;
+            for b in &mut out.pipelined {
+                b.disjoint = true;
+            }
+        }
+        out
+    }
+
+    /// Calls timed deferred still waiting for [`ContextCounters::resolve`].
+    pub fn deferred_pending(&self) -> usize {
+        self.deferred.len()
     }
 
     /// Reads back pending timestamp pairs, in call order, grouped into one batch per run of
@@ -761,17 +922,7 @@ impl ContextCounters {
                 call: p.call,
                 gpu_ns: t1.wrapping_sub(t0) & t.mask,
             };
-            match batches.last_mut() {
-                Some(b) if b.frame == p.frame => {
-                    b.times.push(time);
-                    b.disjoint |= p.disjoint;
-                }
-                _ => batches.push(PipelinedBatch {
-                    frame: p.frame,
-                    disjoint: p.disjoint,
-                    times: vec![time],
-                }),
-            }
+            push_time(&mut batches, p.frame, p.disjoint, time);
         }
         drop(unbound);
         // SAFETY: as above; the context has GL_EXT_disjoint_timer_query (`disjoint_ext`).
@@ -940,11 +1091,66 @@ impl ContextCounters {
         let mut ids: Vec<GLuint> = std::mem::take(&mut self.free);
         ids.extend(self.pending.drain(..).flat_map(|p| [p.before, p.after]));
         ids.extend(self.immediate.iter().copied().filter(|&id| id != 0));
+        for p in std::mem::take(&mut self.deferred) {
+            ids.extend(p.timestamps.into_iter().flat_map(|(a, b)| [a, b]));
+            ids.extend(p.ids.iter().copied().filter(|&id| id != 0));
+        }
+        for free in &mut self.deferred_free {
+            ids.append(free);
+        }
         if !ids.is_empty() {
             // SAFETY: this context is current (our caller's promise); `ids` are its query
             // objects, none active.
             unsafe { (q.delete)(ids.len() as i32, ids.as_ptr()) };
         }
+    }
+}
+
+/// Adds a call's pipelined time to the last batch when it is of the same frame, else to a
+/// new one: calls come in order, so a frame's times form one run.
+fn push_time(batches: &mut Vec<PipelinedBatch>, frame: u64, disjoint: bool, time: PipelinedTime) {
+    match batches.last_mut() {
+        Some(b) if b.frame == frame => {
+            b.times.push(time);
+            b.disjoint |= disjoint;
+        }
+        _ => batches.push(PipelinedBatch {
+            frame,
+            disjoint,
+            times: vec![time],
+        }),
+    }
+}
+
+/// Reads the results of the ended queries `begun` (catalogue indices as bits, objects in
+/// `ids`) into `values`, in catalogue order.
+///
+/// # Safety
+/// The context owning the queries must be current, with no query buffer bound.
+unsafe fn read_results(q: QueryFns, begun: u32, ids: &[GLuint], values: &mut Vec<CounterValue>) {
+    let mut bits = begun;
+    while bits != 0 {
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let id = ids[i];
+        let value = match q.get_ui64 {
+            Some(get_ui64) => {
+                let mut v = 0u64;
+                // SAFETY: our caller's promise; the query `id` has ended.
+                unsafe { get_ui64(id, gl::QUERY_RESULT, &mut v) };
+                v
+            }
+            None => {
+                let mut v = 0u32;
+                // SAFETY: as above.
+                unsafe { (q.get_uiv)(id, gl::QUERY_RESULT, &mut v) };
+                u64::from(v)
+            }
+        };
+        values.push(CounterValue {
+            counter: i as u16,
+            value,
+        });
     }
 }
 

@@ -5,12 +5,16 @@
 //! context per frame, whatever the draw count). Reads after a wait, of results it made land,
 //! do not count again.
 //!
-//! One counter for the process: the agent takes it at each captured frame's end, so a frame's
-//! figure holds the waits of every thread during that frame.
+//! Beside it, the work calls timed deferred (a timestamp pair and queries read at the frame's
+//! end, [`crate::context::ContextCounters::resolve`]): calls that cost no wait of their own.
+//!
+//! One counter of each for the process: the agent takes them at each captured frame's end, so
+//! a frame's figures hold every thread's during that frame.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 static WAITS: AtomicU64 = AtomicU64::new(0);
+static DEFERRED: AtomicU64 = AtomicU64::new(0);
 
 /// Counts one wait for the GPU.
 pub fn note() {
@@ -20,4 +24,14 @@ pub fn note() {
 /// The waits counted since the last call, and starts counting again.
 pub fn take() -> u64 {
     WAITS.swap(0, Relaxed)
+}
+
+/// Counts one work call timed deferred.
+pub fn note_deferred() {
+    DEFERRED.fetch_add(1, Relaxed);
+}
+
+/// The work calls timed deferred since the last call, and starts counting again.
+pub fn take_deferred() -> u64 {
+    DEFERRED.swap(0, Relaxed)
 }

@@ -412,6 +412,61 @@ fn query_buffer_binding_is_untouched() {
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }
 
+/// A frame's calls timed deferred: nothing at their end, then, read together at the frame's
+/// end, the same counts as isolated brackets give (the areas, the strip's vertices), each call
+/// once and in order, its time a timestamp pair's, and the program's query buffer untouched.
+#[test]
+fn deferred_calls_count_what_isolated_ones_do() {
+    let s = scene();
+    let mut cc = s.counters();
+    assert!(cc.can_defer());
+    let mut buf = 0;
+    // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
+    // a live value of the size GL writes.
+    unsafe {
+        glGenBuffers(1, &mut buf);
+        glBindBuffer(cgl::QUERY_BUFFER, buf);
+        glBufferData(cgl::QUERY_BUFFER, 64, std::ptr::null(), GL_STATIC_DRAW);
+    }
+    let rects = [FULL, QUARTER, (10, 10, 20, 5), FULL];
+    for frame in 0..2u64 {
+        for (call, r) in rects.iter().enumerate() {
+            let v =
+                s.bracketed_rect_timed(&mut cc, CaptureMode::Full, true, frame, call as u32, *r);
+            assert!(v.is_empty(), "deferred: nothing known at the call's end");
+        }
+        assert_eq!(cc.deferred_pending(), rects.len());
+        // SAFETY: the scene's EGL context is current on this thread.
+        let resolved = unsafe { cc.resolve(&s.gl) };
+        assert_eq!(cc.deferred_pending(), 0);
+        let calls: Vec<u32> = resolved.values.iter().map(|l| l.call).collect();
+        assert_eq!(calls, [0, 1, 2, 3]);
+        for (late, r) in resolved.values.iter().zip(rects) {
+            assert_eq!(late.frame, frame);
+            let v = &late.values;
+            assert!(v.windows(2).all(|w| w[0].counter < w[1].counter));
+            assert_eq!(value(v, SAMPLES_PASSED), Some(u64::from(r.2 * r.3)));
+            assert_eq!(value(v, VERTICES_SUBMITTED), Some(4));
+            assert_eq!(value(v, PRIMITIVES_SUBMITTED), Some(2));
+            assert!(value(v, GPU_TIME_SERIALIZED).is_some());
+        }
+        let times: Vec<u32> = resolved
+            .pipelined
+            .iter()
+            .flat_map(|b| b.times.iter().map(|t| t.call))
+            .collect();
+        assert_eq!(times, [0, 1, 2, 3], "each call's pair, once");
+        // The pairs were the deferred calls' own: nothing left for poll.
+        // SAFETY: as above.
+        assert!(unsafe { cc.poll(&s.gl, true) }.is_empty());
+    }
+    let mut bound = 0;
+    // SAFETY: as above.
+    unsafe { glGetIntegerv(cgl::QUERY_BUFFER_BINDING, &mut bound) };
+    assert_eq!(bound as u32, buf);
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}
+
 /// Brackets only measure: the same frame renders bit-identically with and without them.
 #[test]
 fn brackets_do_not_change_the_image() {
@@ -432,12 +487,13 @@ fn brackets_do_not_change_the_image() {
             unsafe { glUniform4f(s.rp.u_color, c.0, c.1, c.2, 1.0) };
             match cc.as_deref_mut() {
                 Some(cc) => {
-                    let mode = if i % 2 == 0 {
-                        CaptureMode::Full
-                    } else {
-                        CaptureMode::Timeline
+                    // Full isolated, timeline, full deferred.
+                    let (mode, deferred) = match i % 3 {
+                        0 => (CaptureMode::Full, false),
+                        1 => (CaptureMode::Timeline, false),
+                        _ => (CaptureMode::Full, true),
                     };
-                    s.bracketed_rect(cc, mode, 0, i as u32, *r);
+                    s.bracketed_rect_timed(cc, mode, deferred, 0, i as u32, *r);
                 }
                 None => s.draw_rect(r.0, r.1, r.2, r.3),
             }
@@ -449,7 +505,10 @@ fn brackets_do_not_change_the_image() {
     let measured = frame(Some(&mut cc));
     // SAFETY: the scene's EGL context is current on this thread, and every pointer passed points to
     // a live value of the size GL writes.
-    unsafe { cc.poll(&s.gl, true) };
+    unsafe {
+        cc.resolve(&s.gl);
+        cc.poll(&s.gl, true);
+    }
     assert_eq!(plain, measured);
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }

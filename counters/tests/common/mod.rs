@@ -58,7 +58,7 @@ impl Scene {
         unsafe { ContextCounters::new(&self.gl, self.gfx.context as u64) }
     }
 
-    /// Brackets one rectangle draw like the agent brackets a work call.
+    /// Brackets one rectangle draw like the agent brackets a work call, isolated.
     pub fn bracketed_rect(
         &self,
         cc: &mut ContextCounters,
@@ -67,10 +67,24 @@ impl Scene {
         call: u32,
         rect: (u32, u32, u32, u32),
     ) -> Vec<CounterValue> {
+        self.bracketed_rect_timed(cc, mode, false, frame, call, rect)
+    }
+
+    /// [`Scene::bracketed_rect`], timed `deferred` when asked (full mode): its values then
+    /// come from `resolve`.
+    pub fn bracketed_rect_timed(
+        &self,
+        cc: &mut ContextCounters,
+        mode: CaptureMode,
+        deferred: bool,
+        frame: u64,
+        call: u32,
+        rect: (u32, u32, u32, u32),
+    ) -> Vec<CounterValue> {
         // SAFETY: this scene's EGL context is current on this thread (it was made current when
         // created, and tests use one thread).
         unsafe {
-            let b: Bracket = cc.begin(&self.gl, mode);
+            let b: Bracket = cc.begin(&self.gl, mode, deferred);
             self.draw_rect(rect.0, rect.1, rect.2, rect.3);
             cc.end(&self.gl, b, frame, call)
         }

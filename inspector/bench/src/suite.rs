@@ -13,7 +13,7 @@ use crate::heat::{self, HeatRow};
 use crate::offscreen::{self, OffscreenRow};
 use crate::programs;
 use crate::table::Spread;
-use crate::waits::{self, WaitsRow};
+use crate::waits::{self, Waits};
 use crate::{attach, clock, targets};
 
 /// What the default bench measures.
@@ -39,7 +39,7 @@ struct Extras<'a> {
     heat: Option<&'a [HeatRow]>,
     offscreen: Option<&'a OffscreenRow>,
     geometry: Option<&'a GeometryRow>,
-    waits: Option<&'a [WaitsRow]>,
+    waits: Option<&'a Waits>,
 }
 
 /// Runs every bench of `plan` and prints the report (`json`: as JSON).
@@ -121,7 +121,7 @@ pub fn run(plan: &Plan) -> Result<()> {
             heat: heat.as_deref(),
             offscreen: offscreen.as_ref(),
             geometry: geometry.as_ref(),
-            waits: waits.as_deref(),
+            waits: waits.as_ref(),
         },
         started.elapsed(),
     )

@@ -1,8 +1,12 @@
 //! How often the agent makes the program wait for the GPU per captured frame (its own
 //! `glFinish`, read-backs and query reads: the session's `AGNT` records), per capture mode,
-//! at several draw counts of `many_draws` (2 triangles a draw, 256×256). Issue 25's target:
-//! at most 2 per context per frame whatever the draw count; on a real GPU each wait is a
-//! CPU–GPU round trip, so this row, not llvmpipe's frame ratio, predicts a capture's cost there.
+//! at several draw counts of `many_draws` (2 triangles a draw, 256×256), with each mode's
+//! captured frame against the uncaptured one (`many_draws --timing` in both: the program
+//! finishes its frame before the swap, so a frame's time is its work's, same run). Issue 25's
+//! target: at most 2 per context per frame whatever the draw count; on a real GPU each wait
+//! is a CPU–GPU round trip, so this row, not llvmpipe's frame ratio, predicts a capture's cost
+//! there. The deferred rows force `--timing deferred`, which `auto` chooses on immediate-mode
+//! GPUs only: on llvmpipe their counts are exact and their times are not a call's cost.
 
 use anyhow::{bail, Context, Result};
 use gpuheat_session::control::env;
@@ -17,11 +21,25 @@ use crate::table::median;
 
 /// The capture modes measured, as the row names them, with their `gpuheat run` flags and
 /// geometry budget.
-const MODES: [(&str, &[&str], &str); 4] = [
+const MODES: [(&str, &[&str], &str); 6] = [
     ("timeline", &["--mode", "timeline"], "0"),
-    ("full", &["--mode", "full"], "0"),
+    ("full", &["--mode", "full", "--timing", "isolated"], "0"),
+    (
+        "full, deferred",
+        &["--mode", "full", "--timing", "deferred"],
+        "0",
+    ),
     ("full + heat", &["--mode", "full", "--heat"], "0"),
-    ("full + geometry", &["--mode", "full"], "4194304"),
+    (
+        "full + geometry",
+        &["--mode", "full", "--timing", "isolated"],
+        "4194304",
+    ),
+    (
+        "full + geometry, deferred",
+        &["--mode", "full", "--timing", "deferred"],
+        "4194304",
+    ),
 ];
 
 /// Captured frames per run; the first is left out (a launch capture's frame 0 compiles).
@@ -32,6 +50,15 @@ pub struct WaitsRow {
     pub mode: &'static str,
     /// (draws, median waits per captured frame, frames counted).
     pub waits: Vec<(u32, f64, usize)>,
+    /// Median captured frame (ms, swap to swap) at each draw count, in the order of `waits`.
+    pub frame_ms: Vec<f64>,
+}
+
+/// The uncaptured frame of `many_draws` at each draw count (ms, its own `frame_ms=`), and the
+/// modes' rows.
+pub struct Waits {
+    pub uncaptured_ms: Vec<(u32, f64)>,
+    pub rows: Vec<WaitsRow>,
 }
 
 /// Parses `--waits`: a comma-separated list of draw counts; empty or "0" means none.
@@ -48,8 +75,33 @@ pub fn measure(
     scratch: &Path,
     draws: &[u32],
     limit: Duration,
-) -> Result<Vec<WaitsRow>> {
-    MODES
+) -> Result<Waits> {
+    let uncaptured_ms = draws
+        .iter()
+        .map(|&n| {
+            let mut cmd = Command::new(many_draws);
+            cmd.args([
+                "--draws",
+                &n.to_string(),
+                "--tris",
+                "2",
+                "--timing",
+                "--frames",
+            ])
+            .arg((FRAMES + 2).to_string());
+            let out = run_bounded(cmd, limit)?;
+            let ms = out
+                .stdout
+                .lines()
+                .find_map(|l| l.strip_prefix("frame_ms="))
+                .and_then(|v| v.trim().parse::<f64>().ok());
+            match ms {
+                Some(ms) if out.status.success() => Ok((n, ms)),
+                _ => bail!("many_draws --draws {n} --timing: no frame_ms= line"),
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let rows = MODES
         .iter()
         .map(|&(mode, flags, budget)| {
             let waits = draws
@@ -67,7 +119,8 @@ pub fn measure(
                         .arg(FRAMES.to_string())
                         .arg("--")
                         .arg(many_draws)
-                        .args(["--draws", &n.to_string(), "--tris", "2", "--frames"])
+                        .args(["--draws", &n.to_string(), "--tris", "2", "--timing"])
+                        .arg("--frames")
                         .arg((FRAMES + 2).to_string());
                     let out = run_bounded(cmd, limit)?;
                     if !out.status.success() {
@@ -86,17 +139,34 @@ pub fn measure(
                         bail!("{mode}, {n} draws: the session counts no waits (AGNT records)");
                     }
                     let frames = w.len();
-                    Ok((n, median(&mut w), frames))
+                    // Swap to swap, as the heat rows: the agent's frame-end work included.
+                    let mut ms: Vec<f64> = session
+                        .frames
+                        .windows(2)
+                        .map(|w| w[1].end_ns.saturating_sub(w[0].end_ns) as f64 / 1e6)
+                        .collect();
+                    Ok(((n, median(&mut w), frames), median(&mut ms)))
                 })
                 .collect::<Result<Vec<_>>>()
                 .with_context(|| format!("agent waits, {mode}"))?;
-            Ok(WaitsRow { mode, waits })
+            let (waits, frame_ms) = waits.into_iter().unzip();
+            Ok(WaitsRow {
+                mode,
+                waits,
+                frame_ms,
+            })
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Waits {
+        uncaptured_ms,
+        rows,
+    })
 }
 
-/// The rows as a table: one row per mode, named `agent waits per frame`.
-pub fn print(rows: &[WaitsRow]) {
+/// The rows as a table: one row per mode named `agent waits per frame`, then one per mode
+/// of its captured frame against the uncaptured one.
+pub fn print(w: &Waits) {
+    let rows = &w.rows;
     let Some(first) = rows.first() else {
         return;
     };
@@ -117,17 +187,32 @@ pub fn print(rows: &[WaitsRow]) {
         }
         println!();
     }
+    print!("{:<40}", "uncaptured frame ms");
+    for (_, ms) in &w.uncaptured_ms {
+        print!(" {:>10}", format!("{ms:.3}"));
+    }
+    println!();
+    for r in rows {
+        print!("{:<40}", format!("frame ratio, {}", r.mode));
+        for (ms, (_, base)) in r.frame_ms.iter().zip(&w.uncaptured_ms) {
+            print!(" {:>10}", format!("{:.2}x", ms / base));
+        }
+        println!();
+    }
 }
 
 /// The rows as JSON.
-pub fn to_json(rows: &[WaitsRow]) -> Value {
+pub fn to_json(w: &Waits) -> Value {
     json!({
         "workload": "many_draws --draws N --tris 2",
         "frames": format!("median over captured frames 2..={FRAMES}"),
-        "rows": rows.iter().map(|r| json!({
+        "uncaptured_frame_ms": w.uncaptured_ms.iter().map(|&(n, ms)| json!({
+            "draws": n, "median": ms,
+        })).collect::<Vec<Value>>(),
+        "rows": w.rows.iter().map(|r| json!({
             "mode": r.mode,
-            "waits_per_frame": r.waits.iter().map(|&(n, w, frames)| json!({
-                "draws": n, "median": w, "frames": frames,
+            "waits_per_frame": r.waits.iter().zip(&r.frame_ms).map(|(&(n, w, frames), &ms)| json!({
+                "draws": n, "median": w, "frames": frames, "frame_ms": ms,
             })).collect::<Vec<Value>>(),
         })).collect::<Vec<Value>>(),
     })

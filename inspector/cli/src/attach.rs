@@ -2,10 +2,10 @@
 //! detach. The program keeps running throughout.
 
 use crate::receive::{self, Endpoint};
-use crate::{agent, shown, Mode};
+use crate::{agent, shown, Mode, TimingArg};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use gpuheat_session::control::{self, AttachArg, AttachStatus, Command};
+use gpuheat_session::control::{self, AttachArg, AttachStatus, Command, Timing};
 use gpuheat_session::{AttachInfo, EndReason, HookSummary, Record};
 use std::io::Write;
 use std::path::PathBuf;
@@ -29,6 +29,9 @@ pub struct AttachArgs {
     /// Paint each captured frame's heat and overdraw maps on the GPU (needs `--mode full`).
     #[arg(long)]
     heat: bool,
+    /// How `--mode full` times each draw (see `gpuheat run --help`).
+    #[arg(long, value_enum, default_value_t = TimingArg(Timing::Auto))]
+    timing: TimingArg,
     /// Session file to write [default: <name>-<pid>.gpuheat].
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
@@ -46,6 +49,12 @@ const CONNECT_BOUND: Duration = Duration::from_secs(5);
 pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     if args.heat && args.mode != Mode::FULL {
         bail!("--heat needs --mode full (heat spreads each draw's serialized time)");
+    }
+    if args.timing.0 != Timing::Auto && args.mode != Mode::FULL {
+        bail!(
+            "--timing {} needs --mode full (timeline mode never waits)",
+            args.timing
+        );
     }
     let start = Instant::now();
     let pid = match (args.pid, &args.name) {
@@ -143,6 +152,7 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         frames: args.frames,
         mode: args.mode.0,
         heat: args.heat,
+        timing: args.timing.0,
     };
     control
         .write_all(capture.line().as_bytes())

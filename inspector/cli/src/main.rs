@@ -56,6 +56,47 @@ impl std::fmt::Display for Mode {
     }
 }
 
+/// How full mode times each work call: the contract's [`control::Timing`] as a command-line
+/// value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimingArg(pub control::Timing);
+
+impl ValueEnum for TimingArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        use control::Timing;
+        &[
+            TimingArg(Timing::Auto),
+            TimingArg(Timing::Isolated),
+            TimingArg(Timing::Deferred),
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        use control::Timing;
+        let help = match self.0 {
+            Timing::Auto => {
+                "Deferred where the GPU's timestamps bracket a call's own work (immediate-mode \
+                 GPUs), isolated elsewhere (software rasterizers, tile-based GPUs)"
+            }
+            Timing::Isolated => {
+                "Finish the pipeline before and after each work call: exact everywhere, one \
+                 wait for the GPU per call"
+            }
+            Timing::Deferred => {
+                "Timestamp pairs and queries read once at each frame's end: no wait per call \
+                 (counts stay exact; times are the renderer's timestamps)"
+            }
+        };
+        Some(PossibleValue::new(control::timing_word(self.0)).help(help))
+    }
+}
+
+impl std::fmt::Display for TimingArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(control::timing_word(self.0))
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Start a program with the agent preloaded and capture frames.

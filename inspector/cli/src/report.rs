@@ -193,6 +193,9 @@ fn text(
     if let Some(line) = agent_waits_line(&s.agent_frames) {
         let _ = writeln!(o, "{line}");
     }
+    if let Some(line) = deferred_line(&s.agent_frames, &s.contexts) {
+        let _ = writeln!(o, "{line}");
+    }
     if let Some(dropped) = s.end.as_ref().map(|e| e.dropped_calls).filter(|&d| d > 0) {
         let _ = writeln!(
             o,
@@ -751,9 +754,35 @@ fn agent_waits_line(frames: &[gpuheat_session::AgentFrame]) -> Option<String> {
     ))
 }
 
+/// How many work calls per frame were timed deferred, and, where a context's timestamps do
+/// not bracket a call's own work, that their times are not its cost (`None` when none was).
+fn deferred_line(
+    frames: &[gpuheat_session::AgentFrame],
+    contexts: &[gpuheat_session::ContextInfo],
+) -> Option<String> {
+    let deferred: Vec<f64> = frames.iter().map(|f| f.deferred as f64).collect();
+    let d = gpuheat_analysis::measure::stats::Summary::of(&deferred)?;
+    if d.max == 0.0 {
+        return None;
+    }
+    let mut line = format!(
+        "         {} work calls per frame timed deferred (median, {}-{}): timestamp pairs and queries read once at the frame's end, no drain around each",
+        d.median, d.min, d.max
+    );
+    for c in contexts.iter().filter(|c| !c.pipelined_meaningful) {
+        line.push_str(&format!(
+            "\ncaution  {} ({:#x}) does not write a timestamp when a call's own work is done: \
+             its deferred serialized times are not the calls' cost (counts are exact); \
+             `--timing isolated` measures the cost",
+            c.renderer, c.handle
+        ));
+    }
+    Some(line)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{agent_waits_line, geometry_text};
+    use super::{agent_waits_line, deferred_line, geometry_text};
 
     #[test]
     fn the_agent_line_gives_the_median_and_range_of_the_waits() {
@@ -763,6 +792,7 @@ mod tests {
                 .map(|(i, &waits)| gpuheat_session::AgentFrame {
                     frame: i as u64,
                     waits,
+                    deferred: 0,
                 })
                 .collect()
         };
@@ -777,6 +807,21 @@ mod tests {
             line.contains(" 2.5 times per frame (median of 2 frames, 1-4)"),
             "{line}"
         );
+        assert_eq!(deferred_line(&frames(&[4, 1]), &[]), None);
+        let deferred: Vec<_> = [(1, 101), (1, 99)]
+            .iter()
+            .map(|&(waits, deferred)| gpuheat_session::AgentFrame {
+                frame: 1,
+                waits,
+                deferred,
+            })
+            .collect();
+        let line = deferred_line(&deferred, &[]).unwrap();
+        assert!(
+            line.contains(" 100 work calls per frame timed deferred (median, 99-101)"),
+            "{line}"
+        );
+        assert!(!line.contains("caution"), "{line}");
     }
     use gpuheat_testkit::{SessionBuilder, CONTEXT};
 

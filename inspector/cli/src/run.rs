@@ -3,10 +3,10 @@
 //! `--keep-running`).
 
 use crate::receive::{self, Endpoint};
-use crate::{agent, default_output, shown, Mode};
+use crate::{agent, default_output, shown, Mode, TimingArg};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use gpuheat_session::control::LaunchRequest;
+use gpuheat_session::control::{LaunchRequest, Timing};
 use gpuheat_session::EndReason;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitCode, ExitStatus};
@@ -34,6 +34,9 @@ pub struct RunArgs {
     /// see `gpuheat heatmap`.
     #[arg(long)]
     heat: bool,
+    /// How `--mode full` times each draw (heat always isolates).
+    #[arg(long, value_enum, default_value_t = TimingArg(Timing::Auto))]
+    timing: TimingArg,
     /// Seconds to wait for the program's first GL call before giving up.
     #[arg(long, default_value_t = 30)]
     timeout: u64,
@@ -67,12 +70,19 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if args.heat && args.mode != Mode::FULL {
         bail!("--heat needs --mode full (heat spreads each draw's serialized time)");
     }
+    if args.timing.0 != Timing::Auto && args.mode != Mode::FULL {
+        bail!(
+            "--timing {} needs --mode full (timeline mode never waits)",
+            args.timing
+        );
+    }
     let request = LaunchRequest {
         socket: endpoint.socket.to_string_lossy().into_owned(),
         frames: args.frames,
         skip: args.skip,
         mode: args.mode.0,
         heat: args.heat,
+        timing: args.timing.0,
     };
     let mut child = Command::new(program)
         .args(&args.command[1..])

@@ -2,6 +2,7 @@
 
 mod common;
 use common::*;
+use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -78,14 +79,23 @@ fn calls_and_draws_per_frame_match_the_examples_documentation() {
 fn samples_passed_equal_the_fragments_of_the_geometry() {
     let _serial = serial();
     let dir = scratch("samples");
+    // Both ways of timing a call count the same: isolated (a drain around each call) and
+    // deferred (queries of the call's own, read at the frame's end).
+    for timing in ["isolated", "deferred"] {
+        samples_passed_with(&dir, timing);
+    }
+}
+
+fn samples_passed_with(dir: &Path, timing: &str) {
+    let flags = |frames: &'static str| ["--frames", frames, "--timing", timing];
     // Full-screen quads: every draw passes W·H samples. llvmpipe also runs helper invocations
     // for the 2×2 quads straddling the strip's diagonal, once per triangle: about 4·W extra
     // (+1.56% at 256², +0.78% at 512²), so the 1% bound needs at least 512².
     let (w, h) = (512u64, 512u64);
     let s = capture(
-        &dir,
+        dir,
         "overdraw",
-        &["--frames", "2"],
+        &flags("2"),
         &["--api", "gl", "--layers", "3", "--size", "512x512"],
     );
     let r = report(&s);
@@ -94,9 +104,9 @@ fn samples_passed_equal_the_fragments_of_the_geometry() {
             .into_iter()
             .filter(|d| d["function"] == "glDrawArrays")
             .collect();
-        assert_eq!(draws.len(), 3);
+        assert_eq!(draws.len(), 3, "{timing}");
         for d in &draws {
-            assert_eq!(counter(d, "samples_passed"), Some(w * h));
+            assert_eq!(counter(d, "samples_passed"), Some(w * h), "{timing}");
             let inv = counter(d, "fragment_shader_invocations").unwrap() as f64;
             let err = (inv - (w * h) as f64).abs() / (w * h) as f64;
             assert!(
@@ -110,9 +120,9 @@ fn samples_passed_equal_the_fragments_of_the_geometry() {
     }
     // Tiny pixel-aligned quads: S·S samples each.
     let s = capture(
-        &dir,
+        dir,
         "tiny_batches",
-        &["--frames", "1"],
+        &flags("1"),
         &["--api", "gl", "--draws", "300", "--quad", "5"],
     );
     let r = report(&s);
@@ -126,9 +136,9 @@ fn samples_passed_equal_the_fragments_of_the_geometry() {
         .all(|d| counter(d, "samples_passed") == Some(25)));
     // A quarter of the area passes a quarter of the samples.
     let s = capture(
-        &dir,
+        dir,
         "fill_cost",
-        &["--frames", "1"],
+        &flags("1"),
         &["--api", "gl", "--loop", "1", "--size", "256x256"],
     );
     let r = report(&s);
@@ -137,7 +147,7 @@ fn samples_passed_equal_the_fragments_of_the_geometry() {
         .filter(|d| d["function"] == "glDrawArrays")
         .collect();
     let samples: Vec<_> = draws.iter().map(|d| counter(d, "samples_passed")).collect();
-    assert_eq!(samples, [Some(65536), Some(16384), Some(65536)]);
+    assert_eq!(samples, [Some(65536), Some(16384), Some(65536)], "{timing}");
 }
 
 #[test]

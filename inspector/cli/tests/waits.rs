@@ -1,22 +1,22 @@
 //! The agent's waits for the GPU per captured frame (`AGNT` records, `gpuheat_counters::waits`),
 //! counted on real captures of `many_draws` at 10 and 1,000 draws. Timeline mode never waits
-//! within a frame, whatever the draw count. Full mode today drains the GPU before and after
-//! each work call (its serialized bracket), so it waits exactly twice per work call: N draws +
-//! 1 glClear. Issue 25 takes full mode to at most 2 per context per frame; this test then
-//! asserts the two counts equal in every mode.
+//! within a frame, whatever the draw count. Full mode timed deferred (`--timing deferred`,
+//! `auto`'s choice on immediate-mode GPUs) waits once per frame whatever the draw count, every
+//! work call timed so. Full mode isolated (`auto`'s choice on llvmpipe) drains the GPU before
+//! and after each work call, so it waits exactly twice per work call: N draws + 1 glClear.
 
 mod common;
 
 use common::{example, gpuheat, scratch};
 use gpuheat_session::control::env;
-use gpuheat_session::Session;
+use gpuheat_session::{AgentFrame, Session};
 use std::path::Path;
 use std::process::Command;
 
 /// Captures `frames` frames of `many_draws --draws draws --tris 2` with `flags`, geometry off,
-/// and returns the waits of each captured frame but the last (which also waits for the
-/// capture's last pipelined timestamps).
-fn waits(dir: &Path, flags: &[&str], draws: u32, frames: u32) -> Vec<u64> {
+/// and returns the agent's record of each captured frame but the last (which also waits for
+/// the capture's last pipelined timestamps).
+fn agent_frames(dir: &Path, flags: &[&str], draws: u32, frames: u32) -> Vec<AgentFrame> {
     let file = dir.join(format!("waits-{draws}.gpuheat"));
     let out = Command::new("timeout")
         .args(["-k5", "240"])
@@ -46,7 +46,12 @@ fn waits(dir: &Path, flags: &[&str], draws: u32, frames: u32) -> Vec<u64> {
     let indices: Vec<u64> = s.frames.iter().map(|f| f.index).collect();
     let counted: Vec<u64> = s.agent_frames.iter().map(|a| a.frame).collect();
     assert_eq!(counted, indices, "the records name the captured frames");
-    s.agent_frames[..frames as usize - 1]
+    s.agent_frames[..frames as usize - 1].to_vec()
+}
+
+/// [`agent_frames`]' waits.
+fn waits(dir: &Path, flags: &[&str], draws: u32, frames: u32) -> Vec<u64> {
+    agent_frames(dir, flags, draws, frames)
         .iter()
         .map(|a| a.waits)
         .collect()
@@ -62,11 +67,32 @@ fn timeline_mode_never_waits_within_a_frame_whatever_the_draw_count() {
 }
 
 #[test]
-fn full_mode_waits_twice_per_work_call() {
-    // Today's full mode (issue 25 open): a drain before and after each work call.
+fn full_mode_timed_deferred_waits_once_per_frame_whatever_the_draw_count() {
+    let dir = scratch("waits-deferred");
+    let flags = ["--mode", "full", "--timing", "deferred"];
+    let mut per_count = Vec::new();
+    for draws in [10u32, 1000] {
+        let frames = agent_frames(&dir, &flags, draws, 4);
+        let work_calls = u64::from(draws) + 1;
+        assert!(
+            frames.iter().all(|a| a.deferred == work_calls),
+            "{draws} draws: every work call timed deferred: {frames:?}"
+        );
+        per_count.push(frames.iter().map(|a| a.waits).collect::<Vec<_>>());
+    }
+    assert_eq!(per_count[0], per_count[1], "waits at 10 and 1,000 draws");
+    assert!(
+        per_count[0].iter().all(|&w| w == 1),
+        "one wait per frame: {per_count:?}"
+    );
+}
+
+#[test]
+fn full_mode_isolated_waits_twice_per_work_call() {
+    // A drain before and after each work call.
     let dir = scratch("waits-full");
     for draws in [10u32, 1000] {
-        let w = waits(&dir, &["--mode", "full"], draws, 4);
+        let w = waits(&dir, &["--mode", "full", "--timing", "isolated"], draws, 4);
         let work_calls = u64::from(draws) + 1;
         assert!(
             w.iter().all(|&n| n == 2 * work_calls),

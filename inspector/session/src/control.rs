@@ -37,11 +37,48 @@ pub fn parse_mode(word: &str) -> Option<CaptureMode> {
     }
 }
 
+/// How full mode times a work call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Timing {
+    /// Deferred where the renderer's timestamps bracket a call's own work (an immediate-mode
+    /// GPU), isolated elsewhere (software rasterizers, tile-based GPUs).
+    #[default]
+    Auto,
+    /// The pipeline is finished before and after each work call and the wall time between
+    /// taken: exact everywhere, one CPU wait for the GPU per call.
+    Isolated,
+    /// A timestamp pair and the counting queries around each call, read once at the frame's
+    /// end: no wait per call. Where the renderer defers its work (llvmpipe) the pair does not
+    /// measure the call's cost; the counts stay exact.
+    Deferred,
+}
+
+/// The word naming a timing on the control line and in [`env::TIMING`] (`auto` is written as
+/// nothing on the control line).
+pub fn timing_word(timing: Timing) -> &'static str {
+    match timing {
+        Timing::Auto => "auto",
+        Timing::Isolated => "isolated",
+        Timing::Deferred => "deferred",
+    }
+}
+
+/// The timing a word names (see [`timing_word`]).
+pub fn parse_timing(word: &str) -> Option<Timing> {
+    match word {
+        "auto" => Some(Timing::Auto),
+        "isolated" => Some(Timing::Isolated),
+        "deferred" => Some(Timing::Deferred),
+        _ => None,
+    }
+}
+
 /// What the CLI sends the agent, one per line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
-    /// `capture FRAMES timeline|full [heat]`: capture from the next frame on; `heat` (full
-    /// mode only) paints each captured frame's heat map.
+    /// `capture FRAMES timeline|full [heat] [isolated|deferred]`: capture from the next frame
+    /// on; `heat` (full mode only) paints each captured frame's heat map; the last word (full
+    /// mode only) chooses how work calls are timed, [`Timing::Auto`] without it.
     Capture {
         /// Frames to capture (at least 1).
         frames: u32,
@@ -49,6 +86,8 @@ pub enum Command {
         mode: CaptureMode,
         /// Paint heat maps (full mode only).
         heat: bool,
+        /// How work calls are timed (full mode only).
+        timing: Timing,
     },
     /// `stop`: end the capture at the end of the current frame.
     Stop,
@@ -59,19 +98,26 @@ pub enum Command {
 
 impl Command {
     /// Parses one line (without its newline); `None` for anything that is not a valid
-    /// command, including `capture 0 …` and `heat` with the timeline mode.
+    /// command, including `capture 0 …`, and `heat` or a timing with the timeline mode.
     pub fn parse(line: &str) -> Option<Command> {
-        let mut words = line.split_whitespace();
+        let mut words = line.split_whitespace().peekable();
         let command = match words.next()? {
             "capture" => {
                 let frames = words.next()?.parse().ok().filter(|&n| n > 0)?;
                 let mode = parse_mode(words.next()?)?;
-                let heat = match words.next() {
-                    None => false,
-                    Some("heat") if mode == CaptureMode::Full => true,
+                let full = mode == CaptureMode::Full;
+                let heat = full && words.next_if_eq(&"heat").is_some();
+                let timing = match words.next_if(|w| *w == "isolated" || *w == "deferred") {
+                    Some(w) if full => parse_timing(w)?,
                     Some(_) => return None,
+                    None => Timing::Auto,
                 };
-                Command::Capture { frames, mode, heat }
+                Command::Capture {
+                    frames,
+                    mode,
+                    heat,
+                    timing,
+                }
             }
             "stop" => Command::Stop,
             "detach" => Command::Detach,
@@ -90,10 +136,18 @@ impl fmt::Display for Command {
     /// The command without its newline, as [`Command::parse`] reads it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Command::Capture { frames, mode, heat } => {
+            Command::Capture {
+                frames,
+                mode,
+                heat,
+                timing,
+            } => {
                 write!(f, "capture {frames} {}", mode_word(*mode))?;
                 if *heat {
                     f.write_str(" heat")?;
+                }
+                if *timing != Timing::Auto {
+                    write!(f, " {}", timing_word(*timing))?;
                 }
                 Ok(())
             }
@@ -197,6 +251,8 @@ pub mod env {
     pub const MODE: &str = "GPUHEAT_MODE";
     /// Launch mode: `1` paints heat maps (full mode only).
     pub const HEAT: &str = "GPUHEAT_HEAT";
+    /// Launch mode: `auto`, `isolated` or `deferred` (full mode only; default auto).
+    pub const TIMING: &str = "GPUHEAT_TIMING";
     /// Read by the agent from the program's environment in both modes: most post-transform
     /// vertices full-mode capture keeps per frame and context; `0` turns geometry off.
     pub const GEOMETRY_VERTICES: &str = "GPUHEAT_GEOMETRY_VERTICES";
@@ -219,6 +275,8 @@ pub struct LaunchRequest {
     pub mode: CaptureMode,
     /// Paint heat maps (honoured in full mode only).
     pub heat: bool,
+    /// How work calls are timed (full mode only).
+    pub timing: Timing,
 }
 
 impl LaunchRequest {
@@ -230,6 +288,7 @@ impl LaunchRequest {
             (env::SKIP, self.skip.to_string()),
             (env::MODE, mode_word(self.mode).to_string()),
             (env::HEAT, if self.heat { "1" } else { "0" }.to_string()),
+            (env::TIMING, timing_word(self.timing).to_string()),
         ]
     }
 
@@ -248,6 +307,9 @@ impl LaunchRequest {
             skip: num(env::SKIP, 1),
             mode,
             heat: var(env::HEAT).as_deref() == Some("1"),
+            timing: var(env::TIMING)
+                .and_then(|t| parse_timing(t.trim()))
+                .unwrap_or_default(),
         })
     }
 
@@ -269,7 +331,8 @@ mod tests {
             Some(Command::Capture {
                 frames: 10,
                 mode: CaptureMode::Full,
-                heat: false
+                heat: false,
+                timing: Timing::Auto,
             })
         );
         assert_eq!(
@@ -277,7 +340,8 @@ mod tests {
             Some(Command::Capture {
                 frames: 2,
                 mode: CaptureMode::Full,
-                heat: true
+                heat: true,
+                timing: Timing::Auto,
             })
         );
         assert_eq!(
@@ -285,7 +349,8 @@ mod tests {
             Some(Command::Capture {
                 frames: 1,
                 mode: CaptureMode::Timeline,
-                heat: false
+                heat: false,
+                timing: Timing::Auto,
             })
         );
         assert_eq!(Command::parse("stop"), Some(Command::Stop));
@@ -300,6 +365,10 @@ mod tests {
             "capture 2",
             "capture 2 timeline heat",
             "capture 2 full heat x",
+            "capture 2 timeline isolated",
+            "capture 2 full deferred heat",
+            "capture 2 full isolated deferred",
+            "capture 2 full fast",
             "capture 0 full",
             "capture -1 full",
             "capture 3 fast",
@@ -318,11 +387,25 @@ mod tests {
                 frames: 3,
                 mode: CaptureMode::Timeline,
                 heat: false,
+                timing: Timing::Auto,
             },
             Command::Capture {
                 frames: 7,
                 mode: CaptureMode::Full,
                 heat: true,
+                timing: Timing::Auto,
+            },
+            Command::Capture {
+                frames: 2,
+                mode: CaptureMode::Full,
+                heat: false,
+                timing: Timing::Deferred,
+            },
+            Command::Capture {
+                frames: 2,
+                mode: CaptureMode::Full,
+                heat: true,
+                timing: Timing::Isolated,
             },
             Command::Stop,
             Command::Detach,
@@ -335,7 +418,8 @@ mod tests {
             Command::Capture {
                 frames: 7,
                 mode: CaptureMode::Full,
-                heat: true
+                heat: true,
+                timing: Timing::Auto,
             }
             .to_string(),
             "capture 7 full heat"
@@ -382,6 +466,7 @@ mod tests {
             skip: 0,
             mode: CaptureMode::Timeline,
             heat: false,
+            timing: Timing::Deferred,
         };
         let vars: HashMap<&str, String> = r.to_env().into_iter().collect();
         assert_eq!(vars[env::MODE], "timeline");

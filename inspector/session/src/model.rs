@@ -406,6 +406,11 @@ pub struct AgentFrame {
     pub frame: u64,
     /// Waits for the GPU during the frame, on every thread.
     pub waits: u64,
+    /// Work calls of the frame timed deferred: a timestamp pair and queries read with the
+    /// frame's one wait at its end, instead of a drain before and after each (absent from
+    /// older sessions: 0).
+    #[serde(default)]
+    pub deferred: u64,
 }
 
 /// What the agent hooked when `gpuheat attach` injected it, sent right after it connects,

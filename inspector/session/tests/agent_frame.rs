@@ -10,6 +10,7 @@ fn an_agent_frame_round_trips_and_lands_in_the_session() {
     let agent = AgentFrame {
         frame: 11,
         waits: 2002,
+        deferred: 0,
     };
     let record = Record::AgentFrame(agent.clone());
     let chunk = encode(&record);
@@ -22,6 +23,21 @@ fn an_agent_frame_round_trips_and_lands_in_the_session() {
     records.push(record);
     let s = Session::from_reader(&file_bytes(&records)[..]).unwrap();
     assert_eq!(s.agent_frames, vec![agent]);
+}
+
+#[test]
+fn a_record_of_an_agent_that_did_not_defer_reads_as_none_deferred() {
+    // An AGNT record as the agent wrote it before deferred timing: no `deferred` field.
+    let json = br#"{"frame":3,"waits":22}"#;
+    let old: AgentFrame = serde_json::from_slice(json).unwrap();
+    assert_eq!(
+        old,
+        AgentFrame {
+            frame: 3,
+            waits: 22,
+            deferred: 0
+        }
+    );
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! atomics, written by the runtime (one writer at a time, under its lock), read lock-free by
 //! the wrappers.
 
+use gpuheat_session::control::Timing;
 use gpuheat_session::CaptureMode;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// True while frames are being captured.
 static RECORDING: AtomicBool = AtomicBool::new(false);
@@ -21,6 +22,11 @@ static HEAT: AtomicBool = AtomicBool::new(false);
 /// The capture in progress records each draw's post-transform positions (full mode, with a
 /// non-zero vertex budget).
 static GEOMETRY: AtomicBool = AtomicBool::new(false);
+/// How the capture in progress times work calls ([`Timing`] as 0, 1, 2).
+static TIMING: AtomicU8 = AtomicU8::new(0);
+/// The context current at the last swap: the one whose calls may be timed deferred, their
+/// results being read at its swap.
+static SWAP_CONTEXT: AtomicU64 = AtomicU64::new(0);
 
 /// Whether the current frame is being captured.
 #[inline(always)]
@@ -37,6 +43,8 @@ pub struct Settings {
     pub heat: bool,
     /// Record post-transform positions (full mode only).
     pub geometry: bool,
+    /// How work calls are timed (full mode only).
+    pub timing: Timing,
 }
 
 /// Starts recording with `settings`; the frame in progress is recorded as `first_frame`.
@@ -46,6 +54,14 @@ pub fn start(settings: Settings, first_frame: u64) {
     FULL_MODE.store(full, Relaxed);
     HEAT.store(full && settings.heat, Relaxed);
     GEOMETRY.store(full && settings.geometry, Relaxed);
+    TIMING.store(
+        match settings.timing {
+            Timing::Auto => 0,
+            Timing::Isolated => 1,
+            Timing::Deferred => 2,
+        },
+        Relaxed,
+    );
     FRAME.store(first_frame, Relaxed);
     CALL_SEQ.store(0, Relaxed);
     RECORDING.store(true, Relaxed);
@@ -163,6 +179,25 @@ pub fn heat() -> bool {
 /// Whether the capture in progress records geometry.
 pub fn geometry() -> bool {
     GEOMETRY.load(Relaxed)
+}
+
+/// How the capture in progress times work calls.
+pub fn timing() -> Timing {
+    match TIMING.load(Relaxed) {
+        1 => Timing::Isolated,
+        2 => Timing::Deferred,
+        _ => Timing::Auto,
+    }
+}
+
+/// Notes the context current at a swap (0: none known).
+pub fn set_swap_context(ctx: u64) {
+    SWAP_CONTEXT.store(ctx, Relaxed);
+}
+
+/// The context current at the last swap.
+pub fn swap_context() -> u64 {
+    SWAP_CONTEXT.load(Relaxed)
 }
 
 /// What the program asked of `glGetString`/`glGetStringi` since the agent was loaded: bits

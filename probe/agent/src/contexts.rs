@@ -1,12 +1,14 @@
 //! Per-context counter state, created the first time a context is seen during a capture.
 
 use crate::enums::{EGL_DRAW, EGL_HEIGHT, EGL_WIDTH, GLX_HEIGHT, GLX_WIDTH};
+use crate::writer::Msg;
 use crate::{capture, outbox, real, table};
 use gpuheat_counters::geometry::{self, DrawCall};
 use gpuheat_counters::{
     thermal, Bracket, ContextCounters, GeometryCapture, GeometryFns, GlFns, Painter, ProgramLink,
     ThermalFns,
 };
+use gpuheat_session::control::Timing;
 use gpuheat_session::{
     ClientApi, ContextState, CounterValue, FrameGeometry, HeatMissing, PipelinedBatch, Record,
 };
@@ -390,17 +392,59 @@ fn glx_surface_size() -> Option<[u32; 2]> {
     }
 }
 
-/// Before a work call.
-pub fn begin(ctx: u64) -> Option<Bracket> {
+/// Before a work call. `may_defer`: nothing needs the call's time before its frame ends (it
+/// is not a VG call's child, whose time its parent sums). It is then timed deferred when the
+/// capture's timing allows it here: not while painting heat (the painter weighs each draw by
+/// its time), only on the context that swaps (its results are read at the swap) and, with
+/// `Timing::Auto`, where the renderer's timestamps bracket a call's own work.
+pub fn begin(ctx: u64, may_defer: bool) -> Option<Bracket> {
     if ctx == 0 {
         return None;
     }
     let gl = gl()?;
     let mode = capture::mode();
+    let may_defer = may_defer && !capture::heat() && ctx == capture::swap_context();
     with_entry(ctx, |e| {
+        let c = counters(e, ctx, gl);
+        let deferred = may_defer
+            && match capture::timing() {
+                Timing::Auto => c.pipelined_meaningful(),
+                Timing::Isolated => false,
+                Timing::Deferred => true,
+            };
         // SAFETY: `ctx` is current on this thread.
-        Some(unsafe { counters(e, ctx, gl).begin(gl, mode) })
+        Some(unsafe { c.begin(gl, mode, deferred) })
     })
+}
+
+/// The results of `ctx`'s calls timed deferred (one wait for all), for the writer: their
+/// values as `Msg::Late` (before their frame's end) and their pipelined times.
+pub fn resolve(ctx: u64) -> Vec<Msg> {
+    let Some(gl) = gl() else { return Vec::new() };
+    let resolved = with_entry(ctx, |e| match e.counters.as_mut() {
+        // SAFETY: `ctx` is current on this thread.
+        Some(c) => unsafe { c.resolve(gl) },
+        None => Default::default(),
+    });
+    let mut out: Vec<Msg> = Vec::new();
+    for late in resolved.values {
+        match out.last_mut() {
+            Some(Msg::Late { frame, values }) if *frame == late.frame => {
+                values.push((late.call, late.values));
+            }
+            _ => out.push(Msg::Late {
+                frame: late.frame,
+                values: vec![(late.call, late.values)],
+            }),
+        }
+    }
+    out.extend(
+        resolved
+            .pipelined
+            .into_iter()
+            .map(|b| Msg::Record(Record::Pipelined(b))),
+    );
+    out
 }
 
 /// After a work call.
@@ -593,6 +637,11 @@ pub fn paint_vg_call(ctx: u64, frame: u64, call: u32, time_ns: u64) -> bool {
 pub fn switching_away(ctx: u64) {
     if ctx == 0 {
         return;
+    }
+    // Its calls timed deferred are read while it is current, and reach their frame before
+    // its end.
+    for msg in resolve(ctx) {
+        outbox::send(msg);
     }
     let (Some(_), Ok(f)) = (gl(), thermal_fns()) else {
         return;

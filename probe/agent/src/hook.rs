@@ -97,7 +97,7 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
             vg::enter(i, frame, seq, g.ctx, args, work);
         } else if work && recorder::may_bracket() {
             let b0 = vg::inside().then(monotonic_ns);
-            g.bracket = contexts::begin(g.ctx);
+            g.bracket = contexts::begin(g.ctx, b0.is_none());
             g.bracket_ns = b0.map_or(0, |b0| monotonic_ns() - b0);
         }
     }));

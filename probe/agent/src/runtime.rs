@@ -11,7 +11,7 @@ use crate::capture::{self, Settings};
 use crate::clock::monotonic_ns;
 use crate::writer::{Msg, Writer};
 use crate::{contexts, outbox, programs, recorder, uploads};
-use gpuheat_session::control::{Command, LaunchRequest};
+use gpuheat_session::control::{Command, LaunchRequest, Timing};
 use gpuheat_session::{
     AgentFrame, AgentLoad, CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record,
     RendererQuery, SessionInfo, WarmUp,
@@ -59,6 +59,8 @@ pub struct Request {
     pub mode: CaptureMode,
     /// Paint heat maps of the captured frames (full mode only).
     pub heat: bool,
+    /// How work calls are timed (full mode only).
+    pub timing: Timing,
     /// Start at the first swap with `SWAPS >= start_after`.
     pub start_after: u64,
     /// Number of the first captured frame; `None`: the number of swaps seen so far (launch
@@ -153,6 +155,7 @@ fn connect_from_env() {
         frames: config.frames,
         mode: config.mode,
         heat: config.heat && config.mode == CaptureMode::Full,
+        timing: config.timing,
         start_after: u64::from(config.skip - warmup),
         first_frame: None,
         warmup,
@@ -223,7 +226,12 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
     for line in std::io::BufReader::new(stream).lines() {
         let Ok(line) = line else { break };
         match Command::parse(&line) {
-            Some(Command::Capture { frames, mode, heat }) => {
+            Some(Command::Capture {
+                frames,
+                mode,
+                heat,
+                timing,
+            }) => {
                 let mut st = lock(&agent.state);
                 if st.active.is_none() {
                     st.stop = false;
@@ -231,6 +239,7 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
                         frames,
                         mode,
                         heat,
+                        timing,
                         start_after: capture::swaps() + 1,
                         first_frame: Some(1),
                         warmup: WARMUP,
@@ -293,6 +302,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         mode: request.mode,
         heat: request.heat,
         geometry: crate::config::geometry_budget() > 0,
+        timing: request.timing,
     };
     let warm = contexts::warm_bits(settings);
     // A context an earlier capture of the process ran on in this mode is warm already: the
@@ -335,6 +345,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         }
     }
     if let StartPoint::Swap { ok } = at {
+        capture::set_swap_context(recorder::current_context());
         // Measure the context's counters now, not inside the first captured draw.
         contexts::prepare(recorder::current_context());
         if request.warmup == 0 {
@@ -354,6 +365,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
     // First-time work before the first frame belongs to no frame, nor do its waits.
     capture::take_setup();
     gpuheat_counters::waits::take();
+    gpuheat_counters::waits::take_deferred();
     let first = if request.warmup > 0 {
         capture::WARMUP_FRAMES
     } else {
@@ -389,6 +401,11 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     recorder::flush();
     let _ = uploads::take(frame);
     let ctx = recorder::current_context();
+    capture::set_swap_context(ctx);
+    // Dropped by the writer with the rest of the warm-up frame: read to free their queries.
+    for msg in contexts::resolve(ctx) {
+        agent.writer.send(msg);
+    }
     contexts::mark_warm(ctx, active.warm);
     // Naming the programs used (linked before an attach) is first-time work too.
     programs::name_used(ctx, contexts::attached_sources);
@@ -402,6 +419,7 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     }
     // A warm-up frame's waits are not the capture's.
     gpuheat_counters::waits::take();
+    gpuheat_counters::waits::take_deferred();
     active.warm_left -= 1;
     active.warmed += 1;
     let busy = writer_busy
@@ -479,6 +497,13 @@ pub fn frame_ended(swap_ok: bool) {
     recorder::flush();
     let end = monotonic_ns();
     let begin = active.frame_begin;
+    let ctx = recorder::current_context();
+    capture::set_swap_context(ctx);
+    // After the frame's end time, the frame's one wait for its calls timed deferred, whose
+    // values join their calls before the frame is written.
+    for msg in contexts::resolve(ctx) {
+        agent.writer.send(msg);
+    }
     agent.writer.send(Msg::FrameEnd { frame, begin, end });
     if let Some(u) = uploads::take(frame) {
         agent.writer.send(Msg::Record(Record::Uploads(u)));
@@ -508,6 +533,7 @@ pub fn frame_ended(swap_ok: bool) {
         .send(Msg::Record(Record::AgentFrame(AgentFrame {
             frame,
             waits: gpuheat_counters::waits::take(),
+            deferred: gpuheat_counters::waits::take_deferred(),
         })));
     if !last {
         capture::next_frame();

@@ -4,7 +4,7 @@
 use crate::calls::{self, CallBuffer};
 use crate::clock;
 use crate::generated::MAX_ARGS;
-use gpuheat_session::{EndInfo, Record};
+use gpuheat_session::{CounterValue, EndInfo, Record};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::unix::net::UnixStream;
@@ -19,6 +19,12 @@ pub(crate) enum Msg {
     Origin(u64),
     /// A thread's calls of one frame (`CallBuffer::frame`).
     Calls(CallBuffer),
+    /// Counter values of calls timed deferred, read after their calls were handed over:
+    /// merged into their frame's samples at its `FrameEnd`, which must come after.
+    Late {
+        frame: u64,
+        values: Vec<(u32, Vec<CounterValue>)>,
+    },
     FrameEnd {
         frame: u64,
         begin: u64,
@@ -146,6 +152,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
     let mut scratch = Scratch::default();
     let mut origin = 0u64;
     let mut pending: BTreeMap<u64, Vec<CallBuffer>> = BTreeMap::new();
+    let mut late: BTreeMap<u64, Vec<(u32, Vec<CounterValue>)>> = BTreeMap::new();
     let write_bytes = |stream: &mut UnixStream, bytes: &[u8]| {
         if stream.write_all(bytes).is_err() {
             shared.broken.store(true, Relaxed);
@@ -176,8 +183,13 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                 }
             }
             Msg::Calls(calls) => pending.entry(calls.frame).or_default().push(calls),
+            Msg::Late { frame, .. } if crate::capture::is_warmup(frame) => {}
+            Msg::Late { frame, values } => late.entry(frame).or_default().extend(values),
             Msg::FrameEnd { frame, begin, end } => {
                 let buffers = pending.remove(&frame).unwrap_or_default();
+                let mut values = late.remove(&frame).unwrap_or_default();
+                values.sort_unstable_by_key(|(seq, _)| *seq);
+                late.retain(|&k, _| k > frame);
                 // Calls of earlier frames that arrived late cannot be placed any more.
                 let stale: Vec<u64> = pending.range(..frame).map(|(&k, _)| k).collect();
                 for k in stale {
@@ -186,7 +198,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                         calls::recycle(b);
                     }
                 }
-                if frame_chunk(frame, begin, end, origin, &buffers, &mut scratch).is_ok() {
+                if frame_chunk(frame, begin, end, origin, &buffers, &values, &mut scratch).is_ok() {
                     write_bytes(&mut stream, &scratch.chunk);
                 }
                 for b in buffers {
@@ -269,6 +281,7 @@ fn frame_chunk(
     end: u64,
     origin: u64,
     buffers: &[CallBuffer],
+    late: &[(u32, Vec<CounterValue>)],
     scratch: &mut Scratch,
 ) -> Result<(), gpuheat_session::SessionError> {
     // (buffer, index in it) of every call. One thread's buffers arrive in call order; several
@@ -294,6 +307,8 @@ fn frame_chunk(
         end.saturating_sub(origin),
     );
     let mut spill = [0; MAX_ARGS];
+    let mut late = late.iter().peekable();
+    let mut merged = Vec::new();
     for &(seq, b, i) in order.iter() {
         let buf = &buffers[b as usize];
         let c = buf.get(i as usize, &mut spill);
@@ -310,8 +325,17 @@ fn frame_chunk(
             callsite: c.site,
         });
         // Samples are a column of their own: pushed in call order beside the calls.
-        if !c.values.is_empty() {
-            frame.push_sample(seq, c.values);
+        while late.next_if(|(s, _)| *s < seq).is_some() {}
+        match late.next_if(|(s, _)| *s == seq) {
+            Some((_, values)) => {
+                merged.clear();
+                merged.extend_from_slice(c.values);
+                merged.extend_from_slice(values);
+                merged.sort_by_key(|v: &CounterValue| v.counter);
+                frame.push_sample(seq, &merged);
+            }
+            None if !c.values.is_empty() => frame.push_sample(seq, c.values),
+            None => {}
         }
     }
     frame.finish(&mut scratch.payload);
@@ -363,7 +387,15 @@ mod tests {
         push(&mut second, 1, 17, Vec::new());
         let buffers = vec![first, second];
         let mut scratch = Scratch::default();
-        frame_chunk(3, 4_000, 9_000, 1_000, &buffers, &mut scratch).unwrap();
+        // Late values (calls timed deferred) join a call's own, in counter order; one for a
+        // place no call has is dropped.
+        let value = |counter, value| CounterValue { counter, value };
+        let late = vec![
+            (0, vec![value(5, 3)]),
+            (2, vec![value(0, 11)]),
+            (9, vec![value(0, 1)]),
+        ];
+        frame_chunk(3, 4_000, 9_000, 1_000, &buffers, &late, &mut scratch).unwrap();
         let chunk = gpuheat_session::decode(&scratch.chunk).unwrap().unwrap();
         let Some(gpuheat_session::Record::Frame(f)) = chunk.into_record() else {
             panic!("not a frame");
@@ -390,7 +422,16 @@ mod tests {
             begin_ns: 3_000,
             end_ns: 8_000,
             calls: vec![call(0, 1), call(1, 0), call(0, 0)],
-            samples: vec![DrawSample { call: 0, values: v }],
+            samples: vec![
+                DrawSample {
+                    call: 0,
+                    values: vec![v[0], value(5, 3)],
+                },
+                DrawSample {
+                    call: 2,
+                    values: vec![value(0, 11)],
+                },
+            ],
         };
         assert_eq!(f, want);
         assert_eq!(f.calls[1].args.len(), 17);
