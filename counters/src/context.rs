@@ -302,6 +302,13 @@ fn tiled_note(name: &str) -> String {
     )
 }
 
+impl Bracket {
+    /// Whether the call is timed deferred: nothing waited for the GPU around it.
+    pub fn is_deferred(&self) -> bool {
+        self.deferred
+    }
+}
+
 impl ContextCounters {
     /// Inspects the current context (API, version, extensions, renderer), decides which
     /// counters it can measure and why not, and calibrates the serialized bracket overhead

@@ -57,6 +57,7 @@ fn a_replay_records_positions_and_leaves_the_programs_state() {
                     args: &[u64::from(GL_TRIANGLE_STRIP), 0, 4],
                 },
                 false,
+                false,
                 &|_| ProgramLink::default(),
                 &draw,
             );
@@ -250,6 +251,8 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
                 call as u32,
                 DrawCall { name, args },
                 false,
+                // Every other call as a deferred draw's: replayed without reading back.
+                call % 2 == 1,
                 &|_| ProgramLink::default(),
                 draw.as_ref(),
             );

@@ -115,6 +115,8 @@ pub struct GeometryCapture {
     vertex_program_arb: bool,
     unsupported: Option<String>,
     relaxed: bool,
+    /// The draw being captured may not wait for the GPU (see [`GeometryCapture::capture`]).
+    no_wait: bool,
     /// The primitive restart capabilities this context has (a distinct-vertex replay needs
     /// them off).
     restart: &'static [GLenum],
@@ -161,6 +163,7 @@ impl GeometryCapture {
             pipelines: at_least((4, 1), (3, 1)),
             vertex_program_arb: false,
             relaxed: *support.as_ref().unwrap_or(&false),
+            no_wait: false,
             restart: match (gles, major, minor) {
                 (true, ..) => &[PRIMITIVE_RESTART_FIXED_INDEX],
                 (false, ..) if at_least((4, 3), (3, 0)) => {
@@ -302,7 +305,10 @@ impl GeometryCapture {
     /// Records the geometry of draw `call` of `frame` (or why it cannot): `replay` issues
     /// the draw again with its own arguments; `program_query` tells that the program has a
     /// query of its own active (a replay would count in it); `link` says what the agent
-    /// saw of a program's links.
+    /// saw of a program's links. `no_wait`: the draw was timed deferred, so nothing may wait
+    /// for the GPU here: its indices are not read back from a buffer for a distinct-vertex
+    /// replay (mapping waits for the GPU), it is replayed as drawn, unless the context allows
+    /// nothing else (GLES 3.0/3.1 without geometry shaders).
     ///
     /// # Safety
     /// The context this capture belongs to must be current, `t` and `g` its real functions,
@@ -317,9 +323,11 @@ impl GeometryCapture {
         call: u32,
         draw: DrawCall<'_>,
         program_query: bool,
+        no_wait: bool,
         link: &dyn Fn(GLuint) -> ProgramLink,
         replay: &dyn Fn(),
     ) {
+        self.no_wait = no_wait && self.relaxed;
         if self.frame.as_ref().is_some_and(|g| g.frame != frame) {
             // SAFETY: our caller's promise: this capture's context is current.
             unsafe { self.settle(t, g) };
@@ -400,6 +408,7 @@ impl GeometryCapture {
     /// As [`GeometryCapture::capture`], inside an [`ErrorScope`].
     unsafe fn distinct(
         restart: &[GLenum],
+        no_wait: bool,
         t: &ThermalFns,
         g: &GeometryFns,
         draw: DrawCall<'_>,
@@ -410,6 +419,9 @@ impl GeometryCapture {
         // and the draw with these arguments just succeeded.
         unsafe {
             if restart.iter().any(|&cap| (t.is_enabled)(cap) != 0) {
+                return None;
+            }
+            if no_wait && t.integer(ELEMENT_ARRAY_BUFFER_BINDING) != 0 {
                 return None;
             }
             let read = distinct::read_indices(t, g, count, ty, indices).ok()?;
@@ -508,7 +520,7 @@ impl GeometryCapture {
                 }));
             }
             let distinct = if keep == plan.expected {
-                Self::distinct(self.restart, t, g, draw, plan)
+                Self::distinct(self.restart, self.no_wait, t, g, draw, plan)
             } else {
                 None
             };

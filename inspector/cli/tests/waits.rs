@@ -2,7 +2,8 @@
 //! counted on real captures of `many_draws` at 10 and 1,000 draws. Timeline mode never waits
 //! within a frame, whatever the draw count. Full mode timed deferred (`--timing deferred`,
 //! `auto`'s choice on immediate-mode GPUs) waits once per frame whatever the draw count, every
-//! work call timed so. Full mode isolated (`auto`'s choice on llvmpipe) drains the GPU before
+//! work call timed so; with geometry, twice (its replays read once, no drain or index read per
+//! draw). Full mode isolated (`auto`'s choice on llvmpipe) drains the GPU before
 //! and after each work call, so it waits exactly twice per work call: N draws + 1 glClear.
 
 mod common;
@@ -13,15 +14,24 @@ use gpuheat_session::{AgentFrame, Session};
 use std::path::Path;
 use std::process::Command;
 
-/// Captures `frames` frames of `many_draws --draws draws --tris 2` with `flags`, geometry off,
-/// and returns the agent's record of each captured frame but the last (which also waits for
-/// the capture's last pipelined timestamps).
-fn agent_frames(dir: &Path, flags: &[&str], draws: u32, frames: u32) -> Vec<AgentFrame> {
+/// Captures `frames` frames of `many_draws --draws draws --tris 2` with `flags`, geometry off
+/// unless `geometry`, and returns the agent's record of each captured frame but the last
+/// (which also waits for the capture's last pipelined timestamps).
+fn agent_frames(
+    dir: &Path,
+    flags: &[&str],
+    geometry: bool,
+    draws: u32,
+    frames: u32,
+) -> Vec<AgentFrame> {
     let file = dir.join(format!("waits-{draws}.gpuheat"));
     let out = Command::new("timeout")
         .args(["-k5", "240"])
         .arg(gpuheat())
-        .env(env::GEOMETRY_VERTICES, "0")
+        .env(
+            env::GEOMETRY_VERTICES,
+            if geometry { "4194304" } else { "0" },
+        )
         .arg("run")
         .arg("-o")
         .arg(&file)
@@ -51,7 +61,7 @@ fn agent_frames(dir: &Path, flags: &[&str], draws: u32, frames: u32) -> Vec<Agen
 
 /// [`agent_frames`]' waits.
 fn waits(dir: &Path, flags: &[&str], draws: u32, frames: u32) -> Vec<u64> {
-    agent_frames(dir, flags, draws, frames)
+    agent_frames(dir, flags, false, draws, frames)
         .iter()
         .map(|a| a.waits)
         .collect()
@@ -72,7 +82,7 @@ fn full_mode_timed_deferred_waits_once_per_frame_whatever_the_draw_count() {
     let flags = ["--mode", "full", "--timing", "deferred"];
     let mut per_count = Vec::new();
     for draws in [10u32, 1000] {
-        let frames = agent_frames(&dir, &flags, draws, 4);
+        let frames = agent_frames(&dir, &flags, false, draws, 4);
         let work_calls = u64::from(draws) + 1;
         assert!(
             frames.iter().all(|a| a.deferred == work_calls),
@@ -84,6 +94,22 @@ fn full_mode_timed_deferred_waits_once_per_frame_whatever_the_draw_count() {
     assert!(
         per_count[0].iter().all(|&w| w == 1),
         "one wait per frame: {per_count:?}"
+    );
+    // With geometry: its replays read back once at the frame's end, with no drain after
+    // each and no index buffer read (a deferred draw is replayed as drawn).
+    let with_geometry: Vec<Vec<u64>> = [10u32, 1000]
+        .iter()
+        .map(|&draws| {
+            agent_frames(&dir, &flags, true, draws, 4)
+                .iter()
+                .map(|a| a.waits)
+                .collect()
+        })
+        .collect();
+    assert_eq!(with_geometry[0], with_geometry[1], "with geometry");
+    assert!(
+        with_geometry[0].iter().all(|&w| w == 2),
+        "two waits per frame with geometry: {with_geometry:?}"
     );
 }
 

@@ -116,8 +116,17 @@ fn geometry_capture<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut G
 }
 
 /// Records the post-transform positions of draw `call` of `frame` (`name`, `args`: the
-/// entry point and its arguments; `replay` re-issues it).
-pub fn geometry(ctx: u64, frame: u64, call: u32, name: &str, args: &[u64], replay: &dyn Fn()) {
+/// entry point and its arguments; `replay` re-issues it). `deferred`: the draw was timed
+/// deferred, so the replay neither waits for the GPU nor is drained after.
+pub fn geometry(
+    ctx: u64,
+    frame: u64,
+    call: u32,
+    name: &str,
+    args: &[u64],
+    deferred: bool,
+    replay: &dyn Fn(),
+) {
     let Some(gl) = gl() else { return };
     with_entry(ctx, |e| {
         let program_query = counting_query(e);
@@ -134,6 +143,7 @@ pub fn geometry(ctx: u64, frame: u64, call: u32, name: &str, args: &[u64], repla
                     call,
                     DrawCall { name, args },
                     program_query,
+                    deferred,
                     &link_of,
                     replay,
                 );
@@ -143,9 +153,12 @@ pub fn geometry(ctx: u64, frame: u64, call: u32, name: &str, args: &[u64], repla
                 // time: in hot_spot captures, the layers that followed a replay measured
                 // 0.64-0.66 ms in 2 of 5 captures, the first layer (after a clear, no
                 // replay) 1.06-1.28 ms; the diff tests saw it as a change between captures
-                // of the same program.
-                (gl.finish)();
-                gpuheat_counters::waits::note();
+                // of the same program. A deferred draw's next one is not drained either: its
+                // "before" timestamp is written once the replay is done.
+                if !deferred {
+                    (gl.finish)();
+                    gpuheat_counters::waits::note();
+                }
             },
             (Err(why), _) | (_, Err(why)) => capture.missing_draw(frame, ctx, call, why),
         }

@@ -159,6 +159,7 @@ pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let nested = vg::inside();
         let bracketed = g.bracket.is_some();
+        let deferred = g.bracket.as_ref().is_some_and(Bracket::is_deferred);
         let e0 = nested.then(monotonic_ns);
         let (frame, seq) = (g.frame, g.seq);
         let values = if VG[func] {
@@ -176,6 +177,7 @@ pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
             // Read by `leave_draw`, for bracketed draws only.
             let serialized = serialized_of(&values);
             LAST_SERIALIZED.with(|t| t.set(serialized));
+            LAST_DEFERRED.with(|d| d.set(deferred));
         }
         let serialized = (nested && !VG[func]).then(|| serialized_of(&values));
         let call = NewCall {
@@ -264,7 +266,8 @@ pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
     if geometry {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let name = NAMES[func].trim_end_matches('\0');
-            contexts::geometry(ctx, frame, seq, name, args, replay);
+            let deferred = LAST_DEFERRED.with(Cell::get);
+            contexts::geometry(ctx, frame, seq, name, args, deferred, replay);
         }));
     }
 }
@@ -426,6 +429,8 @@ pub fn stringi_queried(_: u64, _: u64) {
 thread_local! {
     /// The serialized time of the last draw this thread recorded, for [`leave_draw`].
     static LAST_SERIALIZED: Cell<Option<u64>> = const { Cell::new(None) };
+    /// Whether that draw was timed deferred (nothing waited for the GPU around it).
+    static LAST_DEFERRED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Before every swap: the frame's heat map is finished while its colour buffer is intact.
