@@ -769,12 +769,19 @@ fn deferred_line(
         "         {} work calls per frame timed deferred (median, {}-{}): timestamp pairs and queries read once at the frame's end, no drain around each",
         d.median, d.min, d.max
     );
-    for c in contexts.iter().filter(|c| !c.pipelined_meaningful) {
+    // One line per renderer: a toolkit makes several contexts on one.
+    let mut renderers: Vec<&str> = contexts
+        .iter()
+        .filter(|c| !c.pipelined_meaningful)
+        .map(|c| c.renderer.as_str())
+        .collect();
+    renderers.sort_unstable();
+    renderers.dedup();
+    for r in renderers {
         line.push_str(&format!(
-            "\ncaution  {} ({:#x}) does not write a timestamp when a call's own work is done: \
-             its deferred serialized times are not the calls' cost (counts are exact); \
-             `--timing isolated` measures the cost",
-            c.renderer, c.handle
+            "\ncaution  {r} does not write a timestamp when a call's own work is done: \
+             deferred serialized times there are not the calls' cost (counts are exact); \
+             `--timing isolated` measures the cost"
         ));
     }
     Some(line)
@@ -822,6 +829,26 @@ mod tests {
             "{line}"
         );
         assert!(!line.contains("caution"), "{line}");
+        // Two contexts on a software rasterizer and one on a GPU: one caution, for the first.
+        let context = |handle, renderer: &str, meaningful| gpuheat_session::ContextInfo {
+            handle,
+            api: gpuheat_session::ClientApi::Gl,
+            vendor: String::new(),
+            renderer: renderer.into(),
+            version: String::new(),
+            counters: Vec::new(),
+            pipelined_meaningful: meaningful,
+            pipelined_note: String::new(),
+            serialized_overhead_ns: 0,
+        };
+        let contexts = [
+            context(1, "llvmpipe", false),
+            context(2, "llvmpipe", false),
+            context(3, "NVIDIA H100", true),
+        ];
+        let line = deferred_line(&deferred, &contexts).unwrap();
+        assert_eq!(line.matches("caution").count(), 1, "{line}");
+        assert!(line.contains("caution  llvmpipe does not"), "{line}");
     }
     use gpuheat_testkit::{SessionBuilder, CONTEXT};
 
