@@ -24,9 +24,26 @@ static HEAT: AtomicBool = AtomicBool::new(false);
 static GEOMETRY: AtomicBool = AtomicBool::new(false);
 /// How the capture in progress times work calls ([`Timing`] as 0, 1, 2).
 static TIMING: AtomicU8 = AtomicU8::new(0);
-/// The context current at the last swap: the one whose calls may be timed deferred, their
-/// results being read at its swap.
-static SWAP_CONTEXT: AtomicU64 = AtomicU64::new(0);
+/// The thread that swapped last: its calls may be timed deferred, their results being read
+/// at its swap or when it makes another context current (0: none yet).
+static SWAP_THREAD: AtomicU32 = AtomicU32::new(0);
+
+thread_local! {
+    static THIS_THREAD: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The calling thread's id, asked of the kernel once per thread.
+fn this_thread() -> u32 {
+    THIS_THREAD
+        .try_with(|t| {
+            if t.get() == 0 {
+                // SAFETY: gettid has no preconditions.
+                t.set(unsafe { libc::gettid() } as u32);
+            }
+            t.get()
+        })
+        .unwrap_or(0)
+}
 
 /// Whether the current frame is being captured.
 #[inline(always)]
@@ -190,14 +207,15 @@ pub fn timing() -> Timing {
     }
 }
 
-/// Notes the context current at a swap (0: none known).
-pub fn set_swap_context(ctx: u64) {
-    SWAP_CONTEXT.store(ctx, Relaxed);
+/// Notes that the calling thread swaps.
+pub fn note_swap_thread() {
+    SWAP_THREAD.store(this_thread(), Relaxed);
 }
 
-/// The context current at the last swap.
-pub fn swap_context() -> u64 {
-    SWAP_CONTEXT.load(Relaxed)
+/// Whether the calling thread is the one that swapped last.
+pub fn on_swap_thread() -> bool {
+    let t = this_thread();
+    t != 0 && SWAP_THREAD.load(Relaxed) == t
 }
 
 /// What the program asked of `glGetString`/`glGetStringi` since the agent was loaded: bits

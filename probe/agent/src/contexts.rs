@@ -408,7 +408,8 @@ fn glx_surface_size() -> Option<[u32; 2]> {
 /// Before a work call. `may_defer`: nothing needs the call's time before its frame ends (it
 /// is not a VG call's child, whose time its parent sums). It is then timed deferred when the
 /// capture's timing allows it here: not while painting heat (the painter weighs each draw by
-/// its time), only on the context that swaps (its results are read at the swap) and, with
+/// its time), only on the thread that swaps (its contexts' results are read at the swap, or
+/// when it makes another context current, before the frame is written) and, with
 /// `Timing::Auto`, where the renderer's timestamps bracket a call's own work.
 pub fn begin(ctx: u64, may_defer: bool) -> Option<Bracket> {
     if ctx == 0 {
@@ -416,7 +417,7 @@ pub fn begin(ctx: u64, may_defer: bool) -> Option<Bracket> {
     }
     let gl = gl()?;
     let mode = capture::mode();
-    let may_defer = may_defer && !capture::heat() && ctx == capture::swap_context();
+    let may_defer = may_defer && !capture::heat() && capture::on_swap_thread();
     with_entry(ctx, |e| {
         let c = counters(e, ctx, gl);
         let deferred = may_defer

@@ -470,9 +470,10 @@ pub fn proc_address(name: usize, real_fn: usize, site: u64) -> usize {
 }
 
 /// eglMakeCurrent & co, before the real call: the context being left still holds the
-/// offscreen maps it painted, read back now while it is current.
+/// offscreen maps it painted, its geometry replays and the results of its calls timed
+/// deferred, read back now while it is current.
 pub fn before_make_current() {
-    if !recording() || !capture::heat() {
+    if !recording() || capture::mode() != gpuheat_session::CaptureMode::Full {
         return;
     }
     let Some(_inside) = Reentry::enter() else {

@@ -345,7 +345,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         }
     }
     if let StartPoint::Swap { ok } = at {
-        capture::set_swap_context(recorder::current_context());
+        capture::note_swap_thread();
         // Measure the context's counters now, not inside the first captured draw.
         contexts::prepare(recorder::current_context());
         if request.warmup == 0 {
@@ -401,7 +401,7 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     recorder::flush();
     let _ = uploads::take(frame);
     let ctx = recorder::current_context();
-    capture::set_swap_context(ctx);
+    capture::note_swap_thread();
     // Dropped by the writer with the rest of the warm-up frame: read to free their queries.
     for msg in contexts::resolve(ctx) {
         agent.writer.send(msg);
@@ -498,7 +498,7 @@ pub fn frame_ended(swap_ok: bool) {
     let end = monotonic_ns();
     let begin = active.frame_begin;
     let ctx = recorder::current_context();
-    capture::set_swap_context(ctx);
+    capture::note_swap_thread();
     // After the frame's end time, the frame's one wait for its calls timed deferred, whose
     // values join their calls before the frame is written.
     for msg in contexts::resolve(ctx) {
