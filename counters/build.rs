@@ -228,6 +228,8 @@ const NAMES: &[&str] = &[
     "VERTEX_ARRAY_BINDING",
     // The bindings the agent snapshots at a capture's start.
     "ARRAY_BUFFER_BINDING",
+    "ARRAY_BUFFER",
+    "DYNAMIC_COPY",
     "ELEMENT_ARRAY_BUFFER_BINDING",
     "ELEMENT_ARRAY_BUFFER",
     "PRIMITIVE_RESTART",

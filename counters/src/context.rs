@@ -307,6 +307,13 @@ impl Bracket {
     pub fn is_deferred(&self) -> bool {
         self.deferred
     }
+
+    /// The call's timestamp query pair (before, after), when it has one: a deferred call's
+    /// time, for heat weighted on the GPU ([`crate::weights`]). The objects stay the call's
+    /// until its frame's [`ContextCounters::resolve`].
+    pub fn timestamps(&self) -> Option<(GLuint, GLuint)> {
+        self.timestamps
+    }
 }
 
 impl ContextCounters {

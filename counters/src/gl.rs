@@ -320,6 +320,30 @@ gl_group! {
             /// `glGetIntegeri_v` (GL 3.0, GLES 3.0): the image units a compute dispatch
             /// stores to.
             get_integeri_v: c"glGetIntegeri_v" = fn(GLenum, GLuint, *mut GLint);
+            /// Heat weighted on the GPU (desktop GL with query buffer objects,
+            /// [`crate::thermal::gpu_weighting`]): the replay's samples-passed query, the
+            /// results written into our buffer, read as our vertex array's attributes.
+            gen_queries_t: c"glGenQueries" = fn(GLsizei, *mut GLuint);
+            /// `glBeginQuery`.
+            begin_query_t: c"glBeginQuery" = fn(GLenum, GLuint);
+            /// `glEndQuery`.
+            end_query_t: c"glEndQuery" = fn(GLenum);
+            /// `glGetQueryObjectui64v` (into the bound `GL_QUERY_BUFFER`).
+            get_query_objectui64v_t: c"glGetQueryObjectui64v" = fn(GLuint, GLenum, *mut u64);
+            /// `glGenBuffers`.
+            gen_buffers_t: c"glGenBuffers" = fn(GLsizei, *mut GLuint);
+            /// `glDeleteBuffers`.
+            delete_buffers_t: c"glDeleteBuffers" = fn(GLsizei, *const GLuint);
+            /// `glBufferData`.
+            buffer_data_t: c"glBufferData" = fn(GLenum, GLsizeiptr, *const c_void, GLenum);
+            /// `glGetBufferSubData` (desktop GL).
+            get_buffer_sub_data: c"glGetBufferSubData" = fn(GLenum, GLsizeiptr, GLsizeiptr, *mut c_void);
+            /// `glVertexAttribIPointer`.
+            vertex_attrib_i_pointer: c"glVertexAttribIPointer" = fn(GLuint, GLint, GLenum, GLsizei, *const c_void);
+            /// `glVertexAttribDivisor` (GL 3.3).
+            vertex_attrib_divisor: c"glVertexAttribDivisor" = fn(GLuint, GLuint);
+            /// `glEnableVertexAttribArray`.
+            enable_vertex_attrib_array: c"glEnableVertexAttribArray" = fn(GLuint);
         }
     }
 }

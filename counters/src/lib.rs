@@ -10,9 +10,12 @@
 //! - [`facts`]: the default framebuffer and a few pieces of state at a capture's start,
 //!   read without the program seeing it.
 //! - [`ContextCounters`]: per-context capabilities and the bracket taken around each work call:
-//!   serialized timing (drain, time, drain), samples passed and pipeline statistics read right
-//!   after the call, and pipelined timestamp pairs read back frames later by
-//!   [`ContextCounters::poll`].
+//!   serialized timing (drain, time, drain) with samples passed and pipeline statistics read
+//!   right after the call, or deferred (a timestamp pair and the queries, read at the frame's
+//!   end by [`ContextCounters::resolve`]), and pipelined timestamp pairs read back frames later
+//!   by [`ContextCounters::poll`].
+//! - [`weights`]: heat weighted on the GPU for draws timed deferred (`T/N` from a buffer the
+//!   GPU writes the queries' results into).
 //! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.
 //! - [`geometry`]: each draw's post-transform positions, by transform feedback replay.
 //! - [`waits`]: how often the agent made the program's thread wait for the GPU (a leaf every
@@ -29,6 +32,7 @@ mod state;
 mod targets;
 pub mod thermal;
 pub mod waits;
+pub mod weights;
 
 pub use catalogue::{CounterDef, CounterKind, COUNTERS};
 pub use context::{
@@ -37,4 +41,4 @@ pub use context::{
 };
 pub use geometry::{GeometryCapture, ProgramLink};
 pub use gl::{GeometryFns, GlFns, ThermalFns};
-pub use thermal::Painter;
+pub use thermal::{Painter, Weight};

@@ -33,6 +33,7 @@
 //! `GL_INVALID_FRAMEBUFFER_OPERATION` pending from the program cannot be raised again.
 
 use std::collections::HashMap;
+use std::ffi::c_void;
 
 use gpuheat_session::{
     Attachment, ClientApi, DrawCoverage, DrawFlow, FrameFlow, HeatMap, RenderTarget, TargetHeat,
@@ -41,6 +42,20 @@ use gpuheat_session::{
 use crate::gl::*;
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 use crate::targets::{self, Samplers};
+use crate::weights::{self, Slot, Weights};
+
+/// How a painted draw's time is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weight {
+    /// Measured already (isolated timing), in ns.
+    Known(u64),
+    /// Timed deferred: its timestamp query pair (before, after), whose results the GPU
+    /// writes for the weighting passes to read ([`crate::weights`]).
+    Deferred(GLuint, GLuint),
+}
+
+/// A listed draw's fragments while they wait for its slot to be read (weighted on the GPU).
+const FRAGMENTS_PENDING: u64 = u64::MAX;
 pub use crate::targets::{CopyCall, CopyDest, CopySource};
 
 /// Whether a context can host the painter's targets: R32F colour buffers that blend.
@@ -202,6 +217,13 @@ pub struct Painter {
     compatibility: bool,
     /// The draws of the VG call in flight whose coverage only they know.
     group: Option<Group>,
+    /// Draws timed deferred may be weighted on the GPU here ([`Painter::set_weighting`]).
+    weighting: bool,
+    /// The weighting program and slot buffers, made on the first deferred draw.
+    weights: Option<Weights>,
+    /// Draws of the frame timed deferred and their slots: their listed time (and, when
+    /// painted on the GPU, fragments) come from the slot at the flush.
+    deferred: HashMap<u32, Slot>,
 }
 
 /// The GL draws a VG library makes inside one VG call, counted together in the work stencil
@@ -313,7 +335,16 @@ impl Painter {
             skipped_other: 0,
             group: None,
             compatibility: false,
+            weighting: false,
+            weights: None,
+            deferred: HashMap::new(),
         }
+    }
+
+    /// Tells the painter its context can weigh heat on the GPU
+    /// ([`weights::gpu_weighting`]): draws timed deferred are painted there.
+    pub fn set_weighting(&mut self, weighting: bool) {
+        self.weighting = weighting;
     }
 
     /// Tells the painter its context is a desktop GL compatibility profile, whose fixed
@@ -424,8 +455,9 @@ impl Painter {
             },
             Piece::Pack,
         ]);
+        pieces.extend(self.buffer_pieces(f));
         // SAFETY: our caller's promise; every piece exists in GL 3.0+ and GLES 3.0+ (polygon
-        // mode only taken on desktop GL).
+        // mode only taken on desktop GL, the buffer bindings only where `weighting`).
         unsafe { Saved::take(f, &pieces) }
     }
 
@@ -445,18 +477,106 @@ impl Painter {
         f: &ThermalFns,
         frame: u64,
         call: u32,
-        time_ns: u64,
+        weight: Weight,
         program_query: bool,
         drawn_this_frame: &dyn Fn(u32) -> bool,
         replay: &dyn Fn(),
     ) {
+        let time_ns = match weight {
+            Weight::Known(t) => t,
+            // Known at the flush, from the draw's slot.
+            Weight::Deferred(..) => 0,
+        };
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
         // functions, which `placed` passes on to the closure.
         unsafe {
             self.placed(f, frame, call, time_ns, "call", |p| {
-                p.paint_inner(f, call, time_ns, program_query, drawn_this_frame, replay)
+                let slot = match weight {
+                    Weight::Known(_) => None,
+                    Weight::Deferred(before, after) => match p.take_slot(f, before, after) {
+                        Ok(s) => {
+                            p.deferred.insert(call, s.0);
+                            Some(s)
+                        }
+                        Err(why) => {
+                            p.list(0, call, 0);
+                            return p.fail(why);
+                        }
+                    },
+                };
+                p.paint_inner(
+                    f,
+                    call,
+                    time_ns,
+                    slot,
+                    program_query,
+                    drawn_this_frame,
+                    replay,
+                )
             })
         };
+    }
+
+    /// A slot for a draw timed deferred, its timestamps' results written there by the GPU,
+    /// and the samples query its replay counts into.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`]; `before` and `after` are the draw's ended timestamp queries.
+    unsafe fn take_slot(
+        &mut self,
+        f: &ThermalFns,
+        before: GLuint,
+        after: GLuint,
+    ) -> Result<(Slot, GLuint), String> {
+        if !self.weighting {
+            return Err(
+                "a draw timed deferred reached a painter that cannot weigh on the GPU".into(),
+            );
+        }
+        let Some(get) = f.get_query_objectui64v_t else {
+            return Err("glGetQueryObjectui64v is missing".into());
+        };
+        // SAFETY: our caller's promise; the bindings changed are saved (`weighting`: the
+        // context has GL_QUERY_BUFFER) and every name bound is ours.
+        unsafe {
+            if self.weights.is_none() {
+                let (program, uniform) = self.build(f, weights::WEIGHT_VS, weights::WEIGHT_FS)?;
+                self.weights = Some(Weights {
+                    program,
+                    uniform,
+                    buffers: Vec::new(),
+                    used: 0,
+                    queries: Vec::new(),
+                });
+            }
+            let _saved = Saved::take(f, &self.buffer_pieces(f));
+            let w = self.weights.as_mut().expect("weights");
+            let (slot, query) = w.next(f)?;
+            (f.bind_buffer)(QUERY_BUFFER, w.buffers[slot.buffer].0);
+            let at = slot.offset();
+            get(before, QUERY_RESULT, at as *mut u64);
+            get(after, QUERY_RESULT, (at + 8) as *mut u64);
+            Ok((slot, query))
+        }
+    }
+
+    /// The buffer bindings weighting changes: `GL_ARRAY_BUFFER` and `GL_QUERY_BUFFER`.
+    fn buffer_pieces(&self, f: &ThermalFns) -> Vec<Piece> {
+        if !self.weighting {
+            return Vec::new();
+        }
+        vec![
+            Piece::Binding {
+                query: ARRAY_BUFFER_BINDING,
+                target: ARRAY_BUFFER,
+                bind: f.bind_buffer,
+            },
+            Piece::Binding {
+                query: QUERY_BUFFER_BINDING,
+                target: QUERY_BUFFER,
+                bind: f.bind_buffer,
+            },
+        ]
     }
 
     /// Counts a draw a VG library makes inside a VG call into that call's coverage (see
@@ -1093,11 +1213,13 @@ impl Painter {
         });
     }
 
+    #[allow(clippy::too_many_arguments)]
     unsafe fn paint_inner(
         &mut self,
         f: &ThermalFns,
         call: u32,
         time_ns: u64,
+        slot: Option<(Slot, GLuint)>,
         program_query: bool,
         drawn_this_frame: &dyn Fn(u32) -> bool,
         replay: &dyn Fn(),
@@ -1145,11 +1267,57 @@ impl Painter {
                     "GL error 0x{before:04X} setting up the count of call {call}"
                 ));
             }
+            // Weighted on the GPU, `N` is the replay's samples passed, written into the slot.
+            let samples =
+                slot.and_then(|(_, q)| f.begin_query_t.zip(f.end_query_t).map(|b| (q, b)));
+            if let Some((q, (begin, _))) = samples {
+                begin(SAMPLES_PASSED, q);
+            }
             replay();
+            if let Some((_, (_, end))) = samples {
+                end(SAMPLES_PASSED);
+            }
             let replayed = drain_errors(f);
             if replayed != NO_ERROR {
                 // The draw itself raises this error: it drew nothing.
                 return self.list(0, call, time_ns);
+            }
+            let keeps_coverage = sampled.iter().any(|&t| drawn_this_frame(t));
+            if let Some((slot, query)) = slot {
+                let (Some(get), Some(_)) = (f.get_query_objectui64v_t, samples) else {
+                    self.list(0, call, time_ns);
+                    return self.fail("the painter's query entry points are missing".into());
+                };
+                let buffer = self.weights.as_ref().expect("weights").buffers[slot.buffer].0;
+                (f.bind_buffer)(QUERY_BUFFER, buffer);
+                get(query, QUERY_RESULT, (slot.offset() + 16) as *mut u64);
+                // Counts are read back only for a consumer's coverage (the flow's).
+                let counted = keeps_coverage.then(|| {
+                    let counts =
+                        self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
+                    let (n, bbox, _) = total_and_box(&counts, w);
+                    (counts, n, bbox)
+                });
+                let bbox = counted.as_ref().map_or([0, 0, w, h], |c| c.2);
+                self.add_weighted(f, accum, vao, w, h, slot, bbox);
+                drop(saved);
+                let n = counted.as_ref().map_or(FRAGMENTS_PENDING, |c| c.1);
+                self.painted(dest.id, call, n, time_ns, bbox);
+                let coverage = match counted {
+                    Some((counts, n, bbox)) if n > 0 => {
+                        self.keep_coverage(&counts, w, bbox, &mut note)
+                    }
+                    _ => Vec::new(),
+                };
+                self.flow.push(DrawFlow {
+                    call,
+                    target: dest.id,
+                    sampled,
+                    bbox,
+                    coverage,
+                    note,
+                });
+                return;
             }
 
             let counts = self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
@@ -1168,17 +1336,8 @@ impl Painter {
             self.painted(dest.id, call, n, time_ns, bbox);
             // A consumer of a texture drawn this frame keeps where its fragments fell.
             let mut coverage = Vec::new();
-            if n > 0 && sampled.iter().any(|&t| drawn_this_frame(t)) {
-                let len = ((bbox[2] - bbox[0]) * (bbox[3] - bbox[1])) as usize;
-                if self.coverage_bytes + len <= MAX_COVERAGE_BYTES {
-                    self.coverage_bytes += len;
-                    coverage = crop(&counts, w, bbox);
-                } else if note.is_empty() {
-                    note = format!(
-                        "coverage not kept: the frame's {MAX_COVERAGE_BYTES} bytes of consumer \
-                         coverage are spent"
-                    );
-                }
+            if n > 0 && keeps_coverage {
+                coverage = self.keep_coverage(&counts, w, bbox, &mut note);
             }
             self.flow.push(DrawFlow {
                 call,
@@ -1188,6 +1347,129 @@ impl Painter {
                 coverage,
                 note,
             });
+        }
+    }
+
+    /// A consumer's coverage inside `bbox` (from `counts`, `w` wide), within the frame's
+    /// budget for it; past the budget, none, and `note` says so.
+    fn keep_coverage(
+        &mut self,
+        counts: &[u8],
+        w: u32,
+        bbox: [u32; 4],
+        note: &mut String,
+    ) -> Vec<u8> {
+        let len = ((bbox[2] - bbox[0]) * (bbox[3] - bbox[1])) as usize;
+        if self.coverage_bytes + len <= MAX_COVERAGE_BYTES {
+            self.coverage_bytes += len;
+            return crop(counts, w, bbox);
+        }
+        if note.is_empty() {
+            *note = format!(
+                "coverage not kept: the frame's {MAX_COVERAGE_BYTES} bytes of consumer coverage \
+                 are spent"
+            );
+        }
+        Vec::new()
+    }
+
+    /// Adds `2^b·T/N` and `2^b` into the target's maps (`accum`, `w`×`h`) where bit b of the
+    /// work stencil's count is set, inside `bbox`, `T/N` computed by the GPU from `slot`.
+    ///
+    /// # Safety
+    /// As [`Painter::add_share`], with the program's state saved (its array buffer binding
+    /// included) and the weights made.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn add_weighted(
+        &self,
+        f: &ThermalFns,
+        accum: GLuint,
+        vao: GLuint,
+        w: u32,
+        h: u32,
+        slot: Slot,
+        bbox: [u32; 4],
+    ) {
+        let weights = self.weights.as_ref().expect("weights");
+        let (Some(pointer), Some(divisor), Some(enable)) = (
+            f.vertex_attrib_i_pointer,
+            f.vertex_attrib_divisor,
+            f.enable_vertex_attrib_array,
+        ) else {
+            return;
+        };
+        // SAFETY: our caller's promise; the vertex array and buffer are ours, the attributes
+        // read one slot inside the buffer (every vertex reads element 0: divisor 1).
+        unsafe {
+            self.our_pass_state(f, weights.program, vao, w, h);
+            (f.stencil_op_separate)(FRONT_AND_BACK, KEEP, KEEP, KEEP);
+            (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
+            (f.bind_buffer)(ARRAY_BUFFER, weights.buffers[slot.buffer].0);
+            let at = slot.offset();
+            pointer(0, 4, UNSIGNED_INT, 0, at as *const c_void);
+            pointer(1, 2, UNSIGNED_INT, 0, (at + 16) as *const c_void);
+            for index in [0, 1] {
+                divisor(index, 1);
+                enable(index);
+            }
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
+            (f.enable)(SCISSOR_TEST);
+            (f.scissor)(
+                bbox[0] as GLint,
+                bbox[1] as GLint,
+                (bbox[2] - bbox[0]) as GLsizei,
+                (bbox[3] - bbox[1]) as GLsizei,
+            );
+            Self::bit_passes(
+                f,
+                weights.uniform,
+                &|b| ((1u32 << b) as f32, (1u32 << b) as f32),
+                false,
+            );
+        }
+    }
+
+    /// Gives each draw of the frame timed deferred its time, and its fragments when weighted
+    /// on the GPU, from its slot (one read of the slots, see [`Weights::read`]).
+    ///
+    /// # Safety
+    /// As [`Painter::flush`].
+    unsafe fn fill_deferred(&mut self, f: &ThermalFns) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let deferred = std::mem::take(&mut self.deferred);
+        let Some(w) = self.weights.as_mut() else {
+            return;
+        };
+        // SAFETY: our caller's promise; the array buffer binding is put back.
+        let read = unsafe {
+            let _saved = Saved::take(
+                f,
+                &[Piece::Binding {
+                    query: ARRAY_BUFFER_BINDING,
+                    target: ARRAY_BUFFER,
+                    bind: f.bind_buffer,
+                }],
+            );
+            w.read(f)
+        };
+        for list in self.draws.values_mut() {
+            for d in list.iter_mut() {
+                let Some(slot) = deferred.get(&d.call) else {
+                    continue;
+                };
+                let Some(v) = read
+                    .get(slot.buffer)
+                    .and_then(|b| b.get(slot.index as usize))
+                else {
+                    continue;
+                };
+                d.time_ns = v.time_ns;
+                if d.fragments == FRAGMENTS_PENDING {
+                    d.fragments = v.fragments;
+                }
+            }
         }
     }
 
@@ -1588,6 +1870,20 @@ impl Painter {
     /// # Safety
     /// This painter's context must be current, and `f` its real functions.
     unsafe fn build_program(&self, f: &ThermalFns) -> Result<(GLuint, GLint, GLuint), String> {
+        // SAFETY: our caller's promise.
+        unsafe {
+            let (program, uniform) = self.build(f, VS, FS)?;
+            let mut vao = 0;
+            (f.gen_vertex_arrays)(1, &mut vao);
+            Ok((program, uniform, vao))
+        }
+    }
+
+    /// Builds a program of ours from the bodies of its two stages; with its `u_add` location.
+    ///
+    /// # Safety
+    /// As [`Painter::build_program`].
+    unsafe fn build(&self, f: &ThermalFns, vs: &str, fs: &str) -> Result<(GLuint, GLint), String> {
         let header = if self.gles {
             "#version 300 es\nprecision highp float;\n"
         } else {
@@ -1597,7 +1893,7 @@ impl Painter {
         // and the uniform name is NUL-terminated.
         unsafe {
             let program = (f.create_program)();
-            for (stage, body) in [(VERTEX_SHADER, VS), (FRAGMENT_SHADER, FS)] {
+            for (stage, body) in [(VERTEX_SHADER, vs), (FRAGMENT_SHADER, fs)] {
                 let src = std::ffi::CString::new(format!("{header}{body}")).expect("no NUL");
                 let sh = (f.create_shader)(stage);
                 (f.shader_source)(sh, 1, &src.as_ptr(), std::ptr::null());
@@ -1617,9 +1913,7 @@ impl Painter {
                 return Err("the painter's program does not link in this context".into());
             }
             let uniform = (f.get_uniform_location)(program, c"u_add".as_ptr());
-            let mut vao = 0;
-            (f.gen_vertex_arrays)(1, &mut vao);
-            Ok((program, uniform, vao))
+            Ok((program, uniform))
         }
     }
 
@@ -1642,6 +1936,10 @@ impl Painter {
     /// # Safety
     /// As [`Painter::paint`].
     pub unsafe fn flush(&mut self, f: &ThermalFns, context: u64, with_screen: bool) -> Flushed {
+        if self.unsupported.is_none() {
+            // SAFETY: our caller's promise.
+            unsafe { self.fill_deferred(f) };
+        }
         let frame = self.frame.unwrap_or(0);
         let mut draws = std::mem::take(&mut self.draws);
         let screen_draws = draws.remove(&0).unwrap_or_default();

@@ -6,9 +6,12 @@
 mod common;
 
 use common::Scene;
+use gpuheat_counters::catalogue::GPU_TIME_SERIALIZED;
 use gpuheat_counters::thermal::{self, Painter};
+use gpuheat_counters::Weight;
 use gpuheat_examples::gfx::Api;
 use gpuheat_examples::gl::*;
+use gpuheat_session::CaptureMode;
 use gpuheat_session::{ClientApi, HeatMap};
 
 const W: u32 = 64;
@@ -49,7 +52,17 @@ fn paint(scene: &Scene, api: Api, stencil: bool) -> HeatMap {
         };
         replay();
         // SAFETY: the scene's context is current on this thread and `t` its real functions.
-        unsafe { painter.paint(t, 1, i as u32 + 1, TIMES[i], false, &|_| false, &replay) };
+        unsafe {
+            painter.paint(
+                t,
+                1,
+                i as u32 + 1,
+                Weight::Known(TIMES[i]),
+                false,
+                &|_| false,
+                &replay,
+            )
+        };
     }
     // SAFETY: as above.
     let flushed = unsafe { painter.finish(t, 1, scene.gfx.context as u64) };
@@ -97,4 +110,80 @@ fn stencil_read_and_mask_passes_count_the_same_fragments() {
         // SAFETY: as above: the program sees no error of ours.
         assert_eq!(unsafe { glGetError() }, GL_NO_ERROR, "{api:?}");
     }
+}
+
+/// Draws timed deferred, weighted on the GPU (`weights.rs`): the same fragments and overdraw
+/// as the CPU's count, each draw's listed time its timestamp pair's (as `resolve` reads it),
+/// and the map conserving those times, with no read-back of the counts.
+#[test]
+fn weighted_on_the_gpu_counts_and_conserves_as_the_cpu_does() {
+    let api = Api::Gl;
+    let scene = Scene::new(api, W, H, None);
+    let mut cc = scene.counters();
+    let t = scene.gl.thermal.as_ref().expect("painting functions");
+    let (client_api, major, minor) = cc.api_version();
+    assert!(gpuheat_counters::weights::gpu_weighting(
+        client_api,
+        (major, minor),
+        |e| cc.has_extension(e)
+    ));
+    let mut painter = Painter::new(client(api), None, Some([W, H]), true);
+    painter.set_weighting(true);
+    for (i, rects) in DRAWS.iter().enumerate() {
+        let replay = || {
+            for r in rects.iter() {
+                scene.draw_rect(r.0, r.1, r.2, r.3);
+            }
+        };
+        let call = i as u32 + 1;
+        // SAFETY: the scene's context is current on this thread and `t` its real functions.
+        unsafe {
+            let bracket = cc.begin(&scene.gl, CaptureMode::Full, true);
+            assert!(bracket.is_deferred());
+            let (before, after) = bracket.timestamps().expect("a timestamp pair");
+            replay();
+            assert!(cc.end(&scene.gl, bracket, 1, call).is_empty());
+            let weight = Weight::Deferred(before, after);
+            painter.paint(t, 1, call, weight, false, &|_| false, &replay);
+        }
+    }
+    // SAFETY: as above.
+    let flushed = unsafe { painter.finish(t, 1, scene.gfx.context as u64) };
+    let map = flushed.screen.expect("flushed").expect("the screen's map");
+    // SAFETY: as above.
+    let resolved = unsafe { cc.resolve(&scene.gl) };
+    let times: Vec<u64> = resolved
+        .values
+        .iter()
+        .map(|l| {
+            l.values
+                .iter()
+                .find(|v| v.counter == GPU_TIME_SERIALIZED)
+                .expect("a time")
+                .value
+        })
+        .collect();
+    let listed: Vec<u64> = map.draws.iter().map(|d| d.time_ns).collect();
+    assert_eq!(listed, times, "the listed times are the pairs'");
+    let fragments: Vec<u64> = map.draws.iter().map(|d| d.fragments).collect();
+    assert_eq!(fragments, vec![2 * 32 * 32, 60]);
+    for y in 0..H {
+        for x in 0..W {
+            let want: u32 = DRAWS.iter().map(|d| covered(d, x, y)).sum();
+            assert_eq!(map.overdraw[(y * W + x) as usize], want, "({x},{y})");
+        }
+    }
+    let sum: f64 = map.heat.iter().map(|&h| f64::from(h)).sum();
+    let want: f64 = times.iter().map(|&t| t as f64).sum();
+    assert!(
+        (sum - want).abs() <= want * 1e-4,
+        "Σ heat {sum} vs Σ T {want}"
+    );
+    // Where only the small draw lies, its share: T/N.
+    let (x, y) = (49, 33);
+    let share = times[1] as f64 / 60.0;
+    let got = f64::from(map.heat[(y * W + x) as usize]);
+    assert!((got - share).abs() <= share * 1e-4, "{got} vs {share}");
+    // SAFETY: as above: the program sees no error of ours.
+    assert_eq!(unsafe { glGetError() }, GL_NO_ERROR);
 }

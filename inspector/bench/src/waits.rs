@@ -1,6 +1,7 @@
 //! How often the agent makes the program wait for the GPU per captured frame (its own
 //! `glFinish`, read-backs and query reads: the session's `AGNT` records), per capture mode,
-//! at several draw counts of `many_draws` (2 triangles a draw, 256×256), with each mode's
+//! at several draw counts of `many_draws --api gl` (2 triangles a draw, 256×256; desktop GL,
+//! where heat of deferred draws is weighted on the GPU), with each mode's
 //! captured frame against the uncaptured one (`many_draws --timing` in both: the program
 //! finishes its frame before the swap, so a frame's time is its work's, same run). Issue 25's
 //! target: at most 2 per context per frame whatever the draw count; on a real GPU each wait
@@ -21,7 +22,7 @@ use crate::table::median;
 
 /// The capture modes measured, as the row names them, with their `gpuheat run` flags and
 /// geometry budget.
-const MODES: [(&str, &[&str], &str); 6] = [
+const MODES: [(&str, &[&str], &str); 7] = [
     ("timeline", &["--mode", "timeline"], "0"),
     ("full", &["--mode", "full", "--timing", "isolated"], "0"),
     (
@@ -29,7 +30,16 @@ const MODES: [(&str, &[&str], &str); 6] = [
         &["--mode", "full", "--timing", "deferred"],
         "0",
     ),
-    ("full + heat", &["--mode", "full", "--heat"], "0"),
+    (
+        "full + heat",
+        &["--mode", "full", "--heat", "--timing", "isolated"],
+        "0",
+    ),
+    (
+        "full + heat, deferred",
+        &["--mode", "full", "--heat", "--timing", "deferred"],
+        "0",
+    ),
     (
         "full + geometry",
         &["--mode", "full", "--timing", "isolated"],
@@ -81,6 +91,8 @@ pub fn measure(
         .map(|&n| {
             let mut cmd = Command::new(many_draws);
             cmd.args([
+                "--api",
+                "gl",
                 "--draws",
                 &n.to_string(),
                 "--tris",
@@ -119,7 +131,8 @@ pub fn measure(
                         .arg(FRAMES.to_string())
                         .arg("--")
                         .arg(many_draws)
-                        .args(["--draws", &n.to_string(), "--tris", "2", "--timing"])
+                        .args(["--api", "gl", "--draws", &n.to_string(), "--tris", "2"])
+                        .arg("--timing")
                         .arg("--frames")
                         .arg((FRAMES + 2).to_string());
                     let out = run_bounded(cmd, limit)?;
@@ -172,7 +185,7 @@ pub fn print(w: &Waits) {
     };
     println!();
     println!(
-        "agent waits per frame (many_draws --draws N --tris 2; median over captured frames 2..={FRAMES}; \
+        "agent waits per frame (many_draws --api gl --draws N --tris 2; median over captured frames 2..={FRAMES}; \
          target: at most 2 per context per frame whatever N)"
     );
     print!("{:<40}", "");
@@ -204,7 +217,7 @@ pub fn print(w: &Waits) {
 /// The rows as JSON.
 pub fn to_json(w: &Waits) -> Value {
     json!({
-        "workload": "many_draws --draws N --tris 2",
+        "workload": "many_draws --api gl --draws N --tris 2",
         "frames": format!("median over captured frames 2..={FRAMES}"),
         "uncaptured_frame_ms": w.uncaptured_ms.iter().map(|&(n, ms)| json!({
             "draws": n, "median": ms,

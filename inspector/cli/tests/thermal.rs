@@ -11,10 +11,35 @@ use std::process::Command;
 
 const APIS: [&str; 2] = ["gl", "gles"];
 
+/// The (API, timing) pairs heat is checked in: both APIs timed isolated, and timed deferred,
+/// which desktop GL weighs on the GPU (`weights.rs`) and GLES times isolated anyway.
+const TIMED: [(&str, &str); 4] = [
+    ("gl", "isolated"),
+    ("gl", "deferred"),
+    ("gles", "isolated"),
+    ("gles", "deferred"),
+];
+
 /// `gpuheat run --heat` of an example: the session and its heat maps (one per frame).
 fn heat_capture(dir: &Path, name: &str, frames: u32, example_args: &[&str]) -> Session {
+    heat_capture_timed(dir, name, frames, "auto", example_args)
+}
+
+/// [`heat_capture`] with `--timing timing`.
+fn heat_capture_timed(
+    dir: &Path,
+    name: &str,
+    frames: u32,
+    timing: &str,
+    example_args: &[&str],
+) -> Session {
     let n = frames.to_string();
-    let path = capture(dir, name, &["--heat", "--frames", &n], example_args);
+    let path = capture(
+        dir,
+        name,
+        &["--heat", "--frames", &n, "--timing", timing],
+        example_args,
+    );
     let s = Session::open(&path).unwrap();
     assert!(
         s.heat_missing.is_empty(),
@@ -50,7 +75,7 @@ fn at(map: &HeatMap, x: u32, y: u32) -> usize {
 #[test]
 fn heat_is_conserved_on_every_example() {
     let dir = scratch("thermal-conservation");
-    for api in APIS {
+    for (api, timing) in TIMED {
         for (name, args) in [
             ("overdraw", &["--layers", "5", "--size", "96x64"][..]),
             ("tiny_batches", &["--draws", "300", "--size", "96x64"][..]),
@@ -65,24 +90,29 @@ fn heat_is_conserved_on_every_example() {
         ] {
             let mut a = vec!["--api", api];
             a.extend_from_slice(args);
-            let s = heat_capture(&dir, name, 2, &a);
+            let s = heat_capture_timed(&dir, name, 2, timing, &a);
             for map in &s.heat {
                 map.validate().unwrap();
-                assert_eq!((map.width, map.height), (96, 64), "{name} {api}");
+                assert_eq!((map.width, map.height), (96, 64), "{name} {api} {timing}");
                 let (err, total_ns) = conservation_error(map);
                 eprintln!(
-                    "{name} {api} frame {}: Σ T_d = {total_ns} ns, conservation error {err:.2e}",
+                    "{name} {api} {timing} frame {}: Σ T_d = {total_ns} ns, conservation error \
+                     {err:.2e}",
                     map.frame
                 );
                 assert!(
                     err < 0.01,
-                    "{name} {api}: Σ heat off by {:.3}%",
+                    "{name} {api} {timing}: Σ heat off by {:.3}%",
                     err * 100.0
                 );
                 let total: u64 = map.draws.iter().map(|d| d.fragments).sum();
                 let overdraw: u64 = map.overdraw.iter().map(|&v| u64::from(v)).sum();
-                assert_eq!(overdraw, total, "{name} {api}: Σ overdraw = Σ N_d");
-                assert_eq!(map.colour.len(), 4 * 96 * 64, "{name} {api}: colour saved");
+                assert_eq!(overdraw, total, "{name} {api} {timing}: Σ overdraw = Σ N_d");
+                assert_eq!(
+                    map.colour.len(),
+                    4 * 96 * 64,
+                    "{name} {api} {timing}: colour saved"
+                );
             }
         }
     }
@@ -189,13 +219,14 @@ fn where_k_equal_layers_overlap_heat_is_k_times_one_layer() {
 fn overdraw_map_counts_the_layers_exactly() {
     let dir = scratch("thermal-overdraw");
     let (w, h, k) = (80u32, 60u32, 7u32);
-    for api in APIS {
+    for (api, timing) in TIMED {
         let size = format!("{w}x{h}");
         let layers = k.to_string();
-        let s = heat_capture(
+        let s = heat_capture_timed(
             &dir,
             "overdraw",
             1,
+            timing,
             &["--api", api, "--layers", &layers, "--size", &size],
         );
         let map = &s.heat[0];
@@ -277,13 +308,15 @@ fn frames_are_bit_identical_with_heat_capture() {
                 "128x96",
             ];
             args.extend_from_slice(extra);
-            let session = dir.join(format!("{name}-{api}.gpuheat"));
-            let flags = ["--heat", "--frames", "3"];
-            let (plain, traced) = checksums_plain_and_traced(&session, name, &flags, &args);
-            // The program checks glGetError after its frames: it stays clean.
-            assert_eq!(traced, plain, "{name} {api}");
-            let s = Session::open(&session).unwrap();
-            assert_eq!(s.heat.len(), 3, "{name} {api}: {:?}", s.heat_missing);
+            for timing in ["isolated", "deferred"] {
+                let session = dir.join(format!("{name}-{api}-{timing}.gpuheat"));
+                let flags = ["--heat", "--frames", "3", "--timing", timing];
+                let (plain, traced) = checksums_plain_and_traced(&session, name, &flags, &args);
+                // The program checks glGetError after its frames: it stays clean.
+                assert_eq!(traced, plain, "{name} {api} {timing}");
+                let s = Session::open(&session).unwrap();
+                assert_eq!(s.heat.len(), 3, "{name} {api}: {:?}", s.heat_missing);
+            }
         }
     }
 }

@@ -24,6 +24,18 @@ fn agent_frames(
     draws: u32,
     frames: u32,
 ) -> Vec<AgentFrame> {
+    agent_frames_of(dir, flags, geometry, draws, frames, "gles")
+}
+
+/// [`agent_frames`] of many_draws on a context of `api`.
+fn agent_frames_of(
+    dir: &Path,
+    flags: &[&str],
+    geometry: bool,
+    draws: u32,
+    frames: u32,
+    api: &str,
+) -> Vec<AgentFrame> {
     let file = dir.join(format!("waits-{draws}.gpuheat"));
     let out = Command::new("timeout")
         .args(["-k5", "240"])
@@ -38,7 +50,15 @@ fn agent_frames(
         .args(flags)
         .args(["--frames", &frames.to_string(), "--"])
         .arg(example("many_draws"))
-        .args(["--draws", &draws.to_string(), "--tris", "2", "--frames"])
+        .args([
+            "--api",
+            api,
+            "--draws",
+            &draws.to_string(),
+            "--tris",
+            "2",
+            "--frames",
+        ])
         .arg((frames + 2).to_string())
         .output()
         .unwrap();
@@ -111,6 +131,26 @@ fn full_mode_timed_deferred_waits_once_per_frame_whatever_the_draw_count() {
         with_geometry[0].iter().all(|&w| w == 2),
         "two waits per frame with geometry: {with_geometry:?}"
     );
+}
+
+#[test]
+fn heat_weighted_on_the_gpu_waits_as_often_at_10_and_1000_draws() {
+    // Desktop GL: each draw's T and N reach the weighting passes through a buffer the GPU
+    // writes; only the glClear (which heat times isolated) and the frame's reads wait.
+    let dir = scratch("waits-heat-deferred");
+    let flags = ["--mode", "full", "--heat", "--timing", "deferred"];
+    let per_count: Vec<Vec<AgentFrame>> = [10u32, 1000]
+        .iter()
+        .map(|&draws| agent_frames_of(&dir, &flags, false, draws, 4, "gl"))
+        .collect();
+    for (frames, draws) in per_count.iter().zip([10u64, 1000]) {
+        assert!(
+            frames.iter().all(|a| a.deferred == draws),
+            "{draws} draws: every draw deferred: {frames:?}"
+        );
+    }
+    let waits = |i: usize| per_count[i].iter().map(|a| a.waits).collect::<Vec<_>>();
+    assert_eq!(waits(0), waits(1), "waits at 10 and 1,000 draws");
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::{capture, outbox, real, table};
 use gpuheat_counters::geometry::{self, DrawCall};
 use gpuheat_counters::{
     thermal, Bracket, ContextCounters, GeometryCapture, GeometryFns, GlFns, Painter, ProgramLink,
-    ThermalFns,
+    ThermalFns, Weight,
 };
 use gpuheat_session::control::Timing;
 use gpuheat_session::{
@@ -185,6 +185,7 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
         let mut p = Painter::new(api, unsupported, surface, stencil);
         // Mesa and NVIDIA name a compatibility profile by this extension.
         p.set_compatibility(api == ClientApi::Gl && c.has_extension("GL_ARB_compatibility"));
+        p.set_weighting(weighs_on_gpu(c));
         entry.painter = Some(p);
     }
     entry.painter.as_mut().expect("painter")
@@ -405,22 +406,31 @@ fn glx_surface_size() -> Option<[u32; 2]> {
     }
 }
 
+/// Whether heat of `c`'s draws timed deferred is weighted on the GPU.
+fn weighs_on_gpu(c: &ContextCounters) -> bool {
+    let (api, major, minor) = c.api_version();
+    gpuheat_counters::weights::gpu_weighting(api, (major, minor), |e| c.has_extension(e))
+}
+
 /// Before a work call. `may_defer`: nothing needs the call's time before its frame ends (it
 /// is not a VG call's child, whose time its parent sums). It is then timed deferred when the
-/// capture's timing allows it here: not while painting heat (the painter weighs each draw by
-/// its time), only on the thread that swaps (its contexts' results are read at the swap, or
-/// when it makes another context current, before the frame is written) and, with
-/// `Timing::Auto`, where the renderer's timestamps bracket a call's own work.
-pub fn begin(ctx: u64, may_defer: bool) -> Option<Bracket> {
+/// capture's timing allows it here: while painting heat only for a `draw` on a context that
+/// weighs heat on the GPU (elsewhere the painter needs the time at once; dispatches, blits and
+/// copies spread it at once), only on the thread that swaps (its contexts' results are read
+/// at the swap, or when it makes another context current, before the frame is written) and,
+/// with `Timing::Auto`, where the renderer's timestamps bracket a call's own work.
+pub fn begin(ctx: u64, may_defer: bool, draw: bool) -> Option<Bracket> {
     if ctx == 0 {
         return None;
     }
     let gl = gl()?;
     let mode = capture::mode();
-    let may_defer = may_defer && !capture::heat() && capture::on_swap_thread();
+    let heat = capture::heat();
+    let may_defer = may_defer && (!heat || draw) && capture::on_swap_thread();
     with_entry(ctx, |e| {
         let c = counters(e, ctx, gl);
         let deferred = may_defer
+            && (!heat || weighs_on_gpu(c))
             && match capture::timing() {
                 Timing::Auto => c.pipelined_meaningful(),
                 Timing::Isolated => false,
@@ -516,11 +526,11 @@ fn flushed_records(ctx: u64, frame: u64, out: thermal::Flushed) -> Vec<Record> {
 /// Paints draw `call` (serialized time `time_ns`) of frame `frame`; `replay` calls the real
 /// draw again with the same arguments. Maps of an earlier frame this context still holds
 /// (it drew and was never switched away from nor swapped) are sent first.
-pub fn paint(ctx: u64, frame: u64, call: u32, time_ns: u64, replay: &dyn Fn()) {
+pub fn paint(ctx: u64, frame: u64, call: u32, weight: Weight, replay: &dyn Fn()) {
     with_painter(ctx, frame, |e, p, f, drawn| {
         let program_query = counting_query(e);
         // SAFETY: `ctx` is current on this thread (`with_painter`'s promise).
-        unsafe { p.paint(f, frame, call, time_ns, program_query, drawn, replay) };
+        unsafe { p.paint(f, frame, call, weight, program_query, drawn, replay) };
     });
 }
 

@@ -13,7 +13,7 @@ use crate::recorder::{self, Reentry};
 use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
 use gpuheat_counters::thermal::{CopyCall, CopyDest, CopySource};
-use gpuheat_counters::Bracket;
+use gpuheat_counters::{Bracket, Weight};
 use gpuheat_session::{Attachment, CallClass};
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -97,7 +97,8 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
             vg::enter(i, frame, seq, g.ctx, args, work);
         } else if work && recorder::may_bracket() {
             let b0 = vg::inside().then(monotonic_ns);
-            g.bracket = contexts::begin(g.ctx, b0.is_none());
+            let draw = CLASSES[i] == CallClass::Draw;
+            g.bracket = contexts::begin(g.ctx, b0.is_none(), draw);
             g.bracket_ns = b0.map_or(0, |b0| monotonic_ns() - b0);
         }
     }));
@@ -160,6 +161,7 @@ pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
         let nested = vg::inside();
         let bracketed = g.bracket.is_some();
         let deferred = g.bracket.as_ref().is_some_and(Bracket::is_deferred);
+        let pair = g.bracket.as_ref().and_then(Bracket::timestamps);
         let e0 = nested.then(monotonic_ns);
         let (frame, seq) = (g.frame, g.seq);
         let values = if VG[func] {
@@ -178,6 +180,7 @@ pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
             let serialized = serialized_of(&values);
             LAST_SERIALIZED.with(|t| t.set(serialized));
             LAST_DEFERRED.with(|d| d.set(deferred));
+            LAST_PAIR.with(|p| p.set(pair));
         }
         let serialized = (nested && !VG[func]).then(|| serialized_of(&values));
         let call = NewCall {
@@ -257,9 +260,15 @@ pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
     }
     if paint {
         let _ = catch_unwind(AssertUnwindSafe(|| {
-            let time = LAST_SERIALIZED.with(|t| t.get());
-            if let Some(time) = time {
-                contexts::paint(ctx, frame, seq, time, replay);
+            let weight = if LAST_DEFERRED.with(Cell::get) {
+                LAST_PAIR
+                    .with(Cell::get)
+                    .map(|(before, after)| Weight::Deferred(before, after))
+            } else {
+                LAST_SERIALIZED.with(Cell::get).map(Weight::Known)
+            };
+            if let Some(weight) = weight {
+                contexts::paint(ctx, frame, seq, weight, replay);
             }
         }));
     }
@@ -431,6 +440,8 @@ thread_local! {
     static LAST_SERIALIZED: Cell<Option<u64>> = const { Cell::new(None) };
     /// Whether that draw was timed deferred (nothing waited for the GPU around it).
     static LAST_DEFERRED: Cell<bool> = const { Cell::new(false) };
+    /// Its timestamp query pair, when it has one (a deferred draw's time, for heat).
+    static LAST_PAIR: Cell<Option<(u32, u32)>> = const { Cell::new(None) };
 }
 
 /// Before every swap: the frame's heat map is finished while its colour buffer is intact.

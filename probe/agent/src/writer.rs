@@ -213,6 +213,8 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
             }
             Msg::FunctionTable => write_bytes(&mut stream, function_chunk()),
             Msg::End(mut end) => {
+                // Values of frames that never ended (a capture stopped mid-frame) go with it.
+                late.clear();
                 end.dropped_calls = shared.dropped.swap(0, Relaxed);
                 write(&mut stream, &Record::End(end), &mut scratch);
                 let _ = stream.flush();

@@ -1,0 +1,266 @@
+//! Heat weighted on the GPU, for draws timed deferred: their time `T` is not known on the
+//! CPU until the frame's end, so the painter cannot pass `T/N` as a uniform. Instead the GPU
+//! writes `T`'s two timestamps and `N` (the replay's samples passed) into a slot of our
+//! buffer (`ARB_query_buffer_object`: `glGetQueryObjectui64v` with `GL_QUERY_BUFFER` bound,
+//! no CPU wait), and the weighting passes read the slot as instanced vertex attributes of our
+//! own vertex array and compute `T/N` in the vertex shader. The CPU reads the slots once, at
+//! the flush, for the draws' listed times and fragments.
+//!
+//! Only desktop GL 3.3+ with query buffer objects ([`gpu_weighting`]); elsewhere heat times
+//! its draws isolated.
+
+use gpuheat_session::ClientApi;
+
+use crate::gl::*;
+
+/// Whether a context of `api` and version `major.minor`, with `has_extension`, can weigh
+/// heat on the GPU: desktop GL 3.3 (integer attributes, divisors, GLSL 3.30) with query
+/// buffer objects (GL 4.4 or `GL_ARB_query_buffer_object`).
+pub fn gpu_weighting(
+    api: ClientApi,
+    (major, minor): (u32, u32),
+    has_extension: impl Fn(&str) -> bool,
+) -> bool {
+    api == ClientApi::Gl
+        && (major, minor) >= (3, 3)
+        && ((major, minor) >= (4, 4) || has_extension("GL_ARB_query_buffer_object"))
+}
+
+/// Bytes of one slot: the "before" and "after" timestamps and the replay's samples passed,
+/// each a `GLuint64`, then padding.
+pub(crate) const SLOT_BYTES: usize = 32;
+
+/// Slots of the first buffer; each later one doubles, up to [`MAX_SLOTS`] in a frame.
+const FIRST_SLOTS: u32 = 1024;
+
+/// Most slots a frame may use (2 MiB of buffers); later draws are listed unpainted.
+pub(crate) const MAX_SLOTS: u32 = 1 << 16;
+
+/// The vertex stage of the weighting passes: our full-screen triangle, and the draw's
+/// `T/N` from its slot (64-bit values as pairs of 32-bit words, little-endian).
+pub(crate) const WEIGHT_VS: &str = "layout(location = 0) in uvec4 a_times;\n\
+layout(location = 1) in uvec2 a_samples;\n\
+flat out float v_share;\n\
+float wide(uint lo, uint hi) { return float(hi) * 4294967296.0 + float(lo); }\n\
+void main() {\n\
+  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);\n\
+  uint borrow = a_times.z < a_times.x ? 1u : 0u;\n\
+  float t = wide(a_times.z - a_times.x, a_times.w - a_times.y - borrow);\n\
+  float n = wide(a_samples.x, a_samples.y);\n\
+  v_share = n > 0.0 ? t / n : 0.0;\n\
+  gl_Position = vec4(p, 0.0, 1.0);\n\
+}\n";
+
+/// The fragment stage: `u_add.x` (the bit's weight) times the share into the heat map,
+/// `u_add.y` into the overdraw map.
+pub(crate) const WEIGHT_FS: &str = "uniform vec2 u_add;\n\
+flat in float v_share;\n\
+layout(location = 0) out vec4 o0;\n\
+layout(location = 1) out vec4 o1;\n\
+void main() {\n\
+  o0 = vec4(u_add.x * v_share);\n\
+  o1 = vec4(u_add.y);\n\
+}\n";
+
+/// A draw's slot: which buffer, which index in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Slot {
+    pub buffer: usize,
+    pub index: u32,
+}
+
+impl Slot {
+    /// Byte offset of the slot in its buffer.
+    pub fn offset(self) -> usize {
+        self.index as usize * SLOT_BYTES
+    }
+}
+
+/// What a slot read back holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SlotValues {
+    /// The draw's time: after − before (ns).
+    pub time_ns: u64,
+    /// The replay's samples passed: the draw's fragments `N`.
+    pub fragments: u64,
+}
+
+/// Decodes the slots of one buffer read back (`SLOT_BYTES` each).
+pub(crate) fn decode(bytes: &[u8]) -> Vec<SlotValues> {
+    bytes
+        .chunks_exact(SLOT_BYTES)
+        .map(|s| {
+            let word = |i: usize| u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().expect("8"));
+            SlotValues {
+                time_ns: word(1).wrapping_sub(word(0)),
+                fragments: word(2),
+            }
+        })
+        .collect()
+}
+
+/// The weighting program and the frame's slot buffers of one painter.
+pub(crate) struct Weights {
+    pub program: GLuint,
+    /// `u_add`'s location.
+    pub uniform: GLint,
+    /// (buffer, slots it holds); a frame fills them in order.
+    pub buffers: Vec<(GLuint, u32)>,
+    /// Slots used in the last buffer.
+    pub used: u32,
+    /// One samples-passed query object per slot ever used (index: slots before it).
+    pub queries: Vec<GLuint>,
+}
+
+impl Weights {
+    /// The next free slot and its samples query, growing the buffers (a new one of twice the
+    /// last's slots: the earlier ones keep what the GPU writes into them) up to
+    /// [`MAX_SLOTS`] in the frame. `Err` when the frame has used them all.
+    ///
+    /// # Safety
+    /// The painter's context must be current, `f` its real functions with the weighting
+    /// entry points present; the `GL_ARRAY_BUFFER` binding is changed (the caller saved it).
+    pub unsafe fn next(&mut self, f: &ThermalFns) -> Result<(Slot, GLuint), String> {
+        let (gen_buffers, buffer_data, gen_queries) =
+            match (f.gen_buffers_t, f.buffer_data_t, f.gen_queries_t) {
+                (Some(a), Some(b), Some(c)) => (a, b, c),
+                _ => return Err("glGenBuffers, glBufferData or glGenQueries is missing".into()),
+            };
+        if self.buffers.last().is_none_or(|&(_, n)| self.used == n) {
+            let total: u32 = self.buffers.iter().map(|b| b.1).sum();
+            let slots = self.buffers.last().map_or(FIRST_SLOTS, |b| b.1 * 2);
+            if total + slots > MAX_SLOTS {
+                return Err(format!(
+                    "over the {MAX_SLOTS} draws a frame may weigh on the GPU"
+                ));
+            }
+            let mut buffer = 0;
+            // SAFETY: our caller's promise; `buffer` is ours, just generated.
+            unsafe {
+                gen_buffers(1, &mut buffer);
+                (f.bind_buffer)(ARRAY_BUFFER, buffer);
+                buffer_data(
+                    ARRAY_BUFFER,
+                    (slots as usize * SLOT_BYTES) as GLsizeiptr,
+                    std::ptr::null(),
+                    DYNAMIC_COPY,
+                );
+            }
+            self.buffers.push((buffer, slots));
+            self.used = 0;
+        }
+        let earlier: u32 = self.buffers[..self.buffers.len() - 1]
+            .iter()
+            .map(|b| b.1)
+            .sum();
+        let at = (earlier + self.used) as usize;
+        while self.queries.len() <= at {
+            let mut q = 0;
+            // SAFETY: our caller's promise.
+            unsafe { gen_queries(1, &mut q) };
+            if q == 0 {
+                return Err("glGenQueries gave no name".into());
+            }
+            self.queries.push(q);
+        }
+        let slot = Slot {
+            buffer: self.buffers.len() - 1,
+            index: self.used,
+        };
+        self.used += 1;
+        Ok((slot, self.queries[at]))
+    }
+
+    /// Reads back every slot used this frame (one wait: the GPU's writes of the frame land
+    /// first), in order, and starts the next frame with the largest buffer alone.
+    ///
+    /// # Safety
+    /// As [`Weights::next`].
+    pub unsafe fn read(&mut self, f: &ThermalFns) -> Vec<Vec<SlotValues>> {
+        let Some(get) = f.get_buffer_sub_data else {
+            return Vec::new();
+        };
+        let last = self.buffers.len().saturating_sub(1);
+        let mut out = Vec::with_capacity(self.buffers.len());
+        crate::waits::note();
+        for (i, &(buffer, slots)) in self.buffers.iter().enumerate() {
+            let n = if i == last { self.used } else { slots } as usize;
+            let mut bytes = vec![0u8; n * SLOT_BYTES];
+            if n > 0 {
+                // SAFETY: our caller's promise; `bytes` holds the `n` slots read, which the
+                // buffer (of `slots` slots) has.
+                unsafe {
+                    (f.bind_buffer)(ARRAY_BUFFER, buffer);
+                    get(
+                        ARRAY_BUFFER,
+                        0,
+                        bytes.len() as GLsizeiptr,
+                        bytes.as_mut_ptr().cast(),
+                    );
+                }
+            }
+            out.push(decode(&bytes));
+        }
+        if self.buffers.len() > 1 {
+            let keep = self.buffers.pop().expect("a buffer");
+            if let Some(delete) = f.delete_buffers_t {
+                let old: Vec<GLuint> = self.buffers.iter().map(|b| b.0).collect();
+                // SAFETY: our caller's promise; the names are ours.
+                unsafe { delete(old.len() as GLsizei, old.as_ptr()) };
+            }
+            self.buffers = vec![keep];
+        }
+        self.used = 0;
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weighting_needs_desktop_gl_with_query_buffers() {
+        let none = |_: &str| false;
+        let qbo = |e: &str| e == "GL_ARB_query_buffer_object";
+        assert!(gpu_weighting(ClientApi::Gl, (4, 6), none));
+        assert!(gpu_weighting(ClientApi::Gl, (4, 4), none));
+        assert!(!gpu_weighting(ClientApi::Gl, (4, 3), none));
+        assert!(gpu_weighting(ClientApi::Gl, (4, 3), qbo));
+        assert!(!gpu_weighting(ClientApi::Gl, (3, 2), qbo));
+        assert!(!gpu_weighting(ClientApi::Gles, (3, 2), qbo));
+    }
+
+    #[test]
+    fn slots_decode_to_a_time_and_fragments() {
+        let mut bytes = Vec::new();
+        for (t0, t1, n) in [(1_000u64, 4_500u64, 640u64), (u64::MAX - 5, 10, 0)] {
+            for w in [t0, t1, n, 0] {
+                bytes.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        let v = decode(&bytes);
+        assert_eq!(
+            v,
+            [
+                SlotValues {
+                    time_ns: 3_500,
+                    fragments: 640
+                },
+                // The counter wrapped between the two timestamps.
+                SlotValues {
+                    time_ns: 16,
+                    fragments: 0
+                }
+            ]
+        );
+        assert_eq!(
+            Slot {
+                buffer: 0,
+                index: 3
+            }
+            .offset(),
+            96
+        );
+    }
+}
