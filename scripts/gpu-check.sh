@@ -81,6 +81,11 @@ for timing in isolated deferred; do
     timeout 60 "$built/gpuheat" report "$out/hot-$timing-300.gpuheat" 2>&1 |
         grep -E "^agent|^ +[0-9]+ +[0-9]+ |timed deferred|caution|^  +[1-5] " | head -14
     timeout 60 "$built/gpuheat" diff "$out/hot-$timing-300.gpuheat" "$out/hot-$timing-330.gpuheat" 2>&1 | head -16
+    # Heat: deferred draws are weighted on the GPU (weights.rs); the maps should match.
+    timeout 60 "$built/gpuheat" run --heat --timing $timing --frames 5 -o "$out/hot-heat-$timing.gpuheat" \
+        -- "$built/hot_spot" --api gl --size 1920x1080 --layers 20 --timing 2>&1 | tail -1
+    timeout 60 "$built/gpuheat" report "$out/hot-heat-$timing.gpuheat" 2>&1 |
+        grep -E "^agent|^ +[0-9]+ +[0-9]+ |timed deferred|^screen|not placed|warning  (overdraw|expensive)" | head -12
 done
 echo "== waits"
 timeout 240 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
