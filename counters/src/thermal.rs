@@ -1412,14 +1412,7 @@ impl Painter {
                 divisor(index, 1);
                 enable(index);
             }
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
-            (f.enable)(SCISSOR_TEST);
-            (f.scissor)(
-                bbox[0] as GLint,
-                bbox[1] as GLint,
-                (bbox[2] - bbox[0]) as GLsizei,
-                (bbox[3] - bbox[1]) as GLsizei,
-            );
+            into_box(f, accum, bbox);
             Self::bit_passes(
                 f,
                 weights.uniform,
@@ -1617,14 +1610,7 @@ impl Painter {
     ) {
         // SAFETY: our caller's promise; `accum` is ours.
         unsafe {
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
-            (f.enable)(SCISSOR_TEST);
-            (f.scissor)(
-                bbox[0] as GLint,
-                bbox[1] as GLint,
-                (bbox[2] - bbox[0]) as GLsizei,
-                (bbox[3] - bbox[1]) as GLsizei,
-            );
+            into_box(f, accum, bbox);
             Self::bit_passes(
                 f,
                 uniform,
@@ -2187,6 +2173,24 @@ unsafe fn complete(f: &ThermalFns, name: &str, fbo: GLuint, w: u32, h: u32) -> R
             "the painter's {name} framebuffer ({w}x{h}) is incomplete: \
              glCheckFramebufferStatus = 0x{s:04X}"
         ))
+    }
+}
+
+/// Draws into the maps framebuffer `accum`, scissored to `bbox` (x0, y0, x1, y1).
+///
+/// # Safety
+/// The painter's context must be current, `f` its real functions, the program's state saved.
+unsafe fn into_box(f: &ThermalFns, accum: GLuint, bbox: [u32; 4]) {
+    // SAFETY: our caller's promise; `accum` is ours.
+    unsafe {
+        (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
+        (f.enable)(SCISSOR_TEST);
+        (f.scissor)(
+            bbox[0] as GLint,
+            bbox[1] as GLint,
+            (bbox[2] - bbox[0]) as GLsizei,
+            (bbox[3] - bbox[1]) as GLsizei,
+        );
     }
 }
 
