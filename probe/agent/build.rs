@@ -441,6 +441,11 @@ fn main() {
         writeln!(out, "    {},", c.name.starts_with("vg")).unwrap();
     }
     out.push_str("];\n");
+    out.push_str("/// Whether the heat map spreads each entry point's time at once over what it writes\n/// (`hook::leave_spread`): a dispatch, a blit, a copy.\npub static SPREADS: [bool; FUNCTION_COUNT] = [\n");
+    for c in &cmds {
+        writeln!(out, "    {},", spread_kind(&c.name).is_some()).unwrap();
+    }
+    out.push_str("];\n");
 
     // Parameter descriptions for the session's function table.
     out.push_str("/// Parameters of each entry point: (name, C type, kind, len, group).\npub static PARAMS: [&[ParamDesc]; FUNCTION_COUNT] = [\n");

@@ -414,19 +414,20 @@ fn weighs_on_gpu(c: &ContextCounters) -> bool {
 
 /// Before a work call. `may_defer`: nothing needs the call's time before its frame ends (it
 /// is not a VG call's child, whose time its parent sums). It is then timed deferred when the
-/// capture's timing allows it here: while painting heat only for a `draw` on a context that
-/// weighs heat on the GPU (elsewhere the painter needs the time at once; dispatches, blits and
-/// copies spread it at once), only on the thread that swaps (its contexts' results are read
-/// at the swap, or when it makes another context current, before the frame is written) and,
-/// with `Timing::Auto`, where the renderer's timestamps bracket a call's own work.
-pub fn begin(ctx: u64, may_defer: bool, draw: bool) -> Option<Bracket> {
+/// capture's timing allows it here: while painting heat, only on a context that weighs heat
+/// on the GPU (elsewhere the painter needs the time at once) and not for a call whose time
+/// the map `spreads` at once (a dispatch, a blit, a copy); only on the thread that swaps (its
+/// contexts' results are read at the swap, or when it makes another context current, before
+/// the frame is written); with `Timing::Auto`, where the renderer's timestamps bracket a
+/// call's own work.
+pub fn begin(ctx: u64, may_defer: bool, spreads: bool) -> Option<Bracket> {
     if ctx == 0 {
         return None;
     }
     let gl = gl()?;
     let mode = capture::mode();
     let heat = capture::heat();
-    let may_defer = may_defer && (!heat || draw) && capture::on_swap_thread();
+    let may_defer = may_defer && !(heat && spreads) && capture::on_swap_thread();
     with_entry(ctx, |e| {
         let c = counters(e, ctx, gl);
         let deferred = may_defer

@@ -8,7 +8,7 @@
 
 use crate::calls::NewCall;
 use crate::clock::{monotonic_ns, thread_cpu_ns, ticks};
-use crate::generated::{wrapper_address, CLASSES, CPU, NAMES, VG};
+use crate::generated::{wrapper_address, CLASSES, CPU, NAMES, SPREADS, VG};
 use crate::recorder::{self, Reentry};
 use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
@@ -97,8 +97,7 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
             vg::enter(i, frame, seq, g.ctx, args, work);
         } else if work && recorder::may_bracket() {
             let b0 = vg::inside().then(monotonic_ns);
-            let draw = CLASSES[i] == CallClass::Draw;
-            g.bracket = contexts::begin(g.ctx, b0.is_none(), draw);
+            g.bracket = contexts::begin(g.ctx, b0.is_none(), SPREADS[i]);
             g.bracket_ns = b0.map_or(0, |b0| monotonic_ns() - b0);
         }
     }));
