@@ -536,6 +536,24 @@ impl Painter {
         let Some(get) = f.get_query_objectui64v_t else {
             return Err("glGetQueryObjectui64v is missing".into());
         };
+        // Every entry point the weighting passes and the flush's read need, checked once here
+        // so that no draw is listed as painted that they could not paint.
+        let present = [
+            f.gen_queries_t.is_some(),
+            f.begin_query_t.is_some(),
+            f.end_query_t.is_some(),
+            f.gen_buffers_t.is_some(),
+            f.buffer_data_t.is_some(),
+            f.get_buffer_sub_data.is_some(),
+            f.vertex_attrib_i_pointer.is_some(),
+            f.vertex_attrib_divisor.is_some(),
+            f.enable_vertex_attrib_array.is_some(),
+        ];
+        if present.contains(&false) {
+            return Err(
+                "an entry point of the GPU weighting is missing (GL 3.3 has them all)".into(),
+            );
+        }
         // SAFETY: our caller's promise; the bindings changed are saved (`weighting`: the
         // context has GL_QUERY_BUFFER) and every name bound is ours.
         unsafe {
