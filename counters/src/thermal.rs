@@ -42,7 +42,7 @@ use gpuheat_session::{
 use crate::gl::*;
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 use crate::targets::{self, Samplers};
-use crate::weights::{self, Slot, Weights};
+use crate::weights::{self, Slot, WeightFns, Weights};
 
 /// How a painted draw's time is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -533,45 +533,20 @@ impl Painter {
                 "a draw timed deferred reached a painter that cannot weigh on the GPU".into(),
             );
         }
-        let Some(get) = f.get_query_objectui64v_t else {
-            return Err("glGetQueryObjectui64v is missing".into());
-        };
-        // Every entry point the weighting passes and the flush's read need, checked once here
-        // so that no draw is listed as painted that they could not paint.
-        let present = [
-            f.gen_queries_t.is_some(),
-            f.begin_query_t.is_some(),
-            f.end_query_t.is_some(),
-            f.gen_buffers_t.is_some(),
-            f.buffer_data_t.is_some(),
-            f.get_buffer_sub_data.is_some(),
-            f.vertex_attrib_i_pointer.is_some(),
-            f.vertex_attrib_divisor.is_some(),
-            f.enable_vertex_attrib_array.is_some(),
-        ];
-        if present.contains(&false) {
-            return Err(
-                "an entry point of the GPU weighting is missing (GL 3.3 has them all)".into(),
-            );
-        }
         // SAFETY: our caller's promise; the bindings changed are saved (`weighting`: the
         // context has GL_QUERY_BUFFER) and every name bound is ours.
         unsafe {
             if self.weights.is_none() {
+                let fns = WeightFns::of(f)?;
                 let (program, uniform) = self.build(f, weights::WEIGHT_VS, weights::WEIGHT_FS)?;
-                self.weights = Some(Weights {
-                    program,
-                    uniform,
-                    buffers: Vec::new(),
-                    used: 0,
-                    queries: Vec::new(),
-                });
+                self.weights = Some(Weights::new(fns, program, uniform));
             }
             let _saved = Saved::take(f, &self.buffer_pieces(f));
             let w = self.weights.as_mut().expect("weights");
             let (slot, query) = w.next(f)?;
             (f.bind_buffer)(QUERY_BUFFER, w.buffers[slot.buffer].0);
             let at = slot.offset();
+            let get = w.fns.get_query_objectui64v;
             get(before, QUERY_RESULT, at as *mut u64);
             get(after, QUERY_RESULT, (at + 8) as *mut u64);
             Ok((slot, query))
@@ -1286,14 +1261,14 @@ impl Painter {
                 ));
             }
             // Weighted on the GPU, `N` is the replay's samples passed, written into the slot.
-            let samples =
-                slot.and_then(|(_, q)| f.begin_query_t.zip(f.end_query_t).map(|b| (q, b)));
-            if let Some((q, (begin, _))) = samples {
-                begin(SAMPLES_PASSED, q);
+            let fns = self.weights.as_ref().map(|w| w.fns);
+            let samples = slot.zip(fns);
+            if let Some(((_, query), fns)) = samples {
+                (fns.begin_query)(SAMPLES_PASSED, query);
             }
             replay();
-            if let Some((_, (_, end))) = samples {
-                end(SAMPLES_PASSED);
+            if let Some((_, fns)) = samples {
+                (fns.end_query)(SAMPLES_PASSED);
             }
             let replayed = drain_errors(f);
             if replayed != NO_ERROR {
@@ -1301,60 +1276,50 @@ impl Painter {
                 return self.list(0, call, time_ns);
             }
             let keeps_coverage = sampled.iter().any(|&t| drawn_this_frame(t));
-            if let Some((slot, query)) = slot {
-                let (Some(get), Some(_)) = (f.get_query_objectui64v_t, samples) else {
-                    self.list(0, call, time_ns);
-                    return self.fail("the painter's query entry points are missing".into());
-                };
-                let buffer = self.weights.as_ref().expect("weights").buffers[slot.buffer].0;
-                (f.bind_buffer)(QUERY_BUFFER, buffer);
-                get(query, QUERY_RESULT, (slot.offset() + 16) as *mut u64);
-                // Counts are read back only for a consumer's coverage (the flow's).
-                let counted = keeps_coverage.then(|| {
+            // `counts` stays empty where they are not read: on the GPU without a consumer.
+            let (counts, n, bbox) = match samples {
+                Some(((slot, query), fns)) => {
+                    let buffer = self.weights.as_ref().expect("weights").buffers[slot.buffer].0;
+                    (f.bind_buffer)(QUERY_BUFFER, buffer);
+                    (fns.get_query_objectui64v)(
+                        query,
+                        QUERY_RESULT,
+                        (slot.offset() + 16) as *mut u64,
+                    );
+                    // Counts are read back only for a consumer's coverage (the flow's).
+                    let (counts, n, bbox) = if keeps_coverage {
+                        let counts =
+                            self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
+                        let (n, bbox, _) = total_and_box(&counts, w);
+                        (counts, n, bbox)
+                    } else {
+                        (Vec::new(), FRAGMENTS_PENDING, [0, 0, w, h])
+                    };
+                    self.add_weighted(f, accum, vao, w, h, slot, bbox);
+                    (counts, n, bbox)
+                }
+                None => {
                     let counts =
                         self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
-                    let (n, bbox, _) = total_and_box(&counts, w);
-                    (counts, n, bbox)
-                });
-                let bbox = counted.as_ref().map_or([0, 0, w, h], |c| c.2);
-                self.add_weighted(f, accum, vao, w, h, slot, bbox);
-                drop(saved);
-                let n = counted.as_ref().map_or(FRAGMENTS_PENDING, |c| c.1);
-                self.painted(dest.id, call, n, time_ns, bbox);
-                let coverage = match counted {
-                    Some((counts, n, bbox)) if n > 0 => {
-                        self.keep_coverage(&counts, w, bbox, &mut note)
+                    let (n, bbox, most) = total_and_box(&counts, w);
+                    if n > 0 {
+                        Self::add_share(
+                            f,
+                            accum,
+                            uniform,
+                            bbox,
+                            time_ns as f64 / n as f64,
+                            most <= 1,
+                        );
                     }
-                    _ => Vec::new(),
-                };
-                self.flow.push(DrawFlow {
-                    call,
-                    target: dest.id,
-                    sampled,
-                    bbox,
-                    coverage,
-                    note,
-                });
-                return;
-            }
-
-            let counts = self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
-            let (n, bbox, most) = total_and_box(&counts, w);
-            if n > 0 {
-                Self::add_share(
-                    f,
-                    accum,
-                    uniform,
-                    bbox,
-                    time_ns as f64 / n as f64,
-                    most <= 1,
-                );
-            }
+                    (counts, n, bbox)
+                }
+            };
             drop(saved);
             self.painted(dest.id, call, n, time_ns, bbox);
             // A consumer of a texture drawn this frame keeps where its fragments fell.
             let mut coverage = Vec::new();
-            if n > 0 && keeps_coverage {
+            if n > 0 && keeps_coverage && !counts.is_empty() {
                 coverage = self.keep_coverage(&counts, w, bbox, &mut note);
             }
             self.flow.push(DrawFlow {
@@ -1409,13 +1374,7 @@ impl Painter {
         bbox: [u32; 4],
     ) {
         let weights = self.weights.as_ref().expect("weights");
-        let (Some(pointer), Some(divisor), Some(enable)) = (
-            f.vertex_attrib_i_pointer,
-            f.vertex_attrib_divisor,
-            f.enable_vertex_attrib_array,
-        ) else {
-            return;
-        };
+        let fns = weights.fns;
         // SAFETY: our caller's promise; the vertex array and buffer are ours, the attributes
         // read one slot inside the buffer (every vertex reads element 0: divisor 1).
         unsafe {
@@ -1424,11 +1383,11 @@ impl Painter {
             (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
             (f.bind_buffer)(ARRAY_BUFFER, weights.buffers[slot.buffer].0);
             let at = slot.offset();
-            pointer(0, 4, UNSIGNED_INT, 0, at as *const c_void);
-            pointer(1, 2, UNSIGNED_INT, 0, (at + 16) as *const c_void);
+            (fns.vertex_attrib_i_pointer)(0, 4, UNSIGNED_INT, 0, at as *const c_void);
+            (fns.vertex_attrib_i_pointer)(1, 2, UNSIGNED_INT, 0, (at + 16) as *const c_void);
             for index in [0, 1] {
-                divisor(index, 1);
-                enable(index);
+                (fns.vertex_attrib_divisor)(index, 1);
+                (fns.enable_vertex_attrib_array)(index);
             }
             into_box(f, accum, bbox);
             Self::bit_passes(

@@ -11,6 +11,8 @@
 
 use gpuheat_session::ClientApi;
 
+use std::ffi::c_void;
+
 use crate::gl::*;
 
 /// Whether a context of `api` and version `major.minor`, with `has_extension`, can weigh
@@ -99,8 +101,61 @@ pub(crate) fn decode(bytes: &[u8]) -> Vec<SlotValues> {
         .collect()
 }
 
+/// The entry points weighting calls, all required: taken from [`ThermalFns`]'s optional ones
+/// once, when a painter first weighs a draw.
+#[derive(Clone, Copy)]
+pub(crate) struct WeightFns {
+    pub gen_queries: unsafe extern "system" fn(GLsizei, *mut GLuint),
+    pub begin_query: unsafe extern "system" fn(GLenum, GLuint),
+    pub end_query: unsafe extern "system" fn(GLenum),
+    pub get_query_objectui64v: unsafe extern "system" fn(GLuint, GLenum, *mut u64),
+    pub gen_buffers: unsafe extern "system" fn(GLsizei, *mut GLuint),
+    pub delete_buffers: unsafe extern "system" fn(GLsizei, *const GLuint),
+    pub buffer_data: unsafe extern "system" fn(GLenum, GLsizeiptr, *const c_void, GLenum),
+    pub get_buffer_sub_data: unsafe extern "system" fn(GLenum, GLsizeiptr, GLsizeiptr, *mut c_void),
+    pub vertex_attrib_i_pointer:
+        unsafe extern "system" fn(GLuint, GLint, GLenum, GLsizei, *const c_void),
+    pub vertex_attrib_divisor: unsafe extern "system" fn(GLuint, GLuint),
+    pub enable_vertex_attrib_array: unsafe extern "system" fn(GLuint),
+}
+
+impl WeightFns {
+    /// The weighting entry points of `f`; `Err` naming the first one missing (GL 3.3 with
+    /// query buffer objects has them all), so that no draw is listed as painted that the
+    /// passes could not paint.
+    pub fn of(f: &ThermalFns) -> Result<WeightFns, String> {
+        let missing = |name: &str| format!("{name} is missing (the GPU weighting needs it)");
+        Ok(WeightFns {
+            gen_queries: f.gen_queries_t.ok_or_else(|| missing("glGenQueries"))?,
+            begin_query: f.begin_query_t.ok_or_else(|| missing("glBeginQuery"))?,
+            end_query: f.end_query_t.ok_or_else(|| missing("glEndQuery"))?,
+            get_query_objectui64v: f
+                .get_query_objectui64v_t
+                .ok_or_else(|| missing("glGetQueryObjectui64v"))?,
+            gen_buffers: f.gen_buffers_t.ok_or_else(|| missing("glGenBuffers"))?,
+            delete_buffers: f
+                .delete_buffers_t
+                .ok_or_else(|| missing("glDeleteBuffers"))?,
+            buffer_data: f.buffer_data_t.ok_or_else(|| missing("glBufferData"))?,
+            get_buffer_sub_data: f
+                .get_buffer_sub_data
+                .ok_or_else(|| missing("glGetBufferSubData"))?,
+            vertex_attrib_i_pointer: f
+                .vertex_attrib_i_pointer
+                .ok_or_else(|| missing("glVertexAttribIPointer"))?,
+            vertex_attrib_divisor: f
+                .vertex_attrib_divisor
+                .ok_or_else(|| missing("glVertexAttribDivisor"))?,
+            enable_vertex_attrib_array: f
+                .enable_vertex_attrib_array
+                .ok_or_else(|| missing("glEnableVertexAttribArray"))?,
+        })
+    }
+}
+
 /// The weighting program and the frame's slot buffers of one painter.
 pub(crate) struct Weights {
+    pub fns: WeightFns,
     pub program: GLuint,
     /// `u_add`'s location.
     pub uniform: GLint,
@@ -113,19 +168,27 @@ pub(crate) struct Weights {
 }
 
 impl Weights {
+    /// A painter's weighting state, with nothing allocated yet.
+    pub fn new(fns: WeightFns, program: GLuint, uniform: GLint) -> Weights {
+        Weights {
+            fns,
+            program,
+            uniform,
+            buffers: Vec::new(),
+            used: 0,
+            queries: Vec::new(),
+        }
+    }
+
     /// The next free slot and its samples query, growing the buffers (a new one of twice the
     /// last's slots: the earlier ones keep what the GPU writes into them) up to
     /// [`MAX_SLOTS`] in the frame. `Err` when the frame has used them all.
     ///
     /// # Safety
-    /// The painter's context must be current, `f` its real functions with the weighting
-    /// entry points present; the `GL_ARRAY_BUFFER` binding is changed (the caller saved it).
+    /// The painter's context must be current and `f` its real functions; the
+    /// `GL_ARRAY_BUFFER` binding is changed (the caller saved it).
     pub unsafe fn next(&mut self, f: &ThermalFns) -> Result<(Slot, GLuint), String> {
-        let (gen_buffers, buffer_data, gen_queries) =
-            match (f.gen_buffers_t, f.buffer_data_t, f.gen_queries_t) {
-                (Some(a), Some(b), Some(c)) => (a, b, c),
-                _ => return Err("glGenBuffers, glBufferData or glGenQueries is missing".into()),
-            };
+        let fns = self.fns;
         if self.buffers.last().is_none_or(|&(_, n)| self.used == n) {
             let total: u32 = self.buffers.iter().map(|b| b.1).sum();
             let slots = self.buffers.last().map_or(FIRST_SLOTS, |b| b.1 * 2);
@@ -137,9 +200,9 @@ impl Weights {
             let mut buffer = 0;
             // SAFETY: our caller's promise; `buffer` is ours, just generated.
             unsafe {
-                gen_buffers(1, &mut buffer);
+                (fns.gen_buffers)(1, &mut buffer);
                 (f.bind_buffer)(ARRAY_BUFFER, buffer);
-                buffer_data(
+                (fns.buffer_data)(
                     ARRAY_BUFFER,
                     (slots as usize * SLOT_BYTES) as GLsizeiptr,
                     std::ptr::null(),
@@ -157,7 +220,7 @@ impl Weights {
         while self.queries.len() <= at {
             let mut q = 0;
             // SAFETY: our caller's promise.
-            unsafe { gen_queries(1, &mut q) };
+            unsafe { (fns.gen_queries)(1, &mut q) };
             if q == 0 {
                 return Err("glGenQueries gave no name".into());
             }
@@ -177,9 +240,6 @@ impl Weights {
     /// # Safety
     /// As [`Weights::next`].
     pub unsafe fn read(&mut self, f: &ThermalFns) -> Vec<Vec<SlotValues>> {
-        let Some(get) = f.get_buffer_sub_data else {
-            return Vec::new();
-        };
         let last = self.buffers.len().saturating_sub(1);
         let mut out = Vec::with_capacity(self.buffers.len());
         crate::waits::note();
@@ -191,7 +251,7 @@ impl Weights {
                 // buffer (of `slots` slots) has.
                 unsafe {
                     (f.bind_buffer)(ARRAY_BUFFER, buffer);
-                    get(
+                    (self.fns.get_buffer_sub_data)(
                         ARRAY_BUFFER,
                         0,
                         bytes.len() as GLsizeiptr,
@@ -203,11 +263,9 @@ impl Weights {
         }
         if self.buffers.len() > 1 {
             let keep = self.buffers.pop().expect("a buffer");
-            if let Some(delete) = f.delete_buffers_t {
-                let old: Vec<GLuint> = self.buffers.iter().map(|b| b.0).collect();
-                // SAFETY: our caller's promise; the names are ours.
-                unsafe { delete(old.len() as GLsizei, old.as_ptr()) };
-            }
+            let old: Vec<GLuint> = self.buffers.iter().map(|b| b.0).collect();
+            // SAFETY: our caller's promise; the names are ours.
+            unsafe { (self.fns.delete_buffers)(old.len() as GLsizei, old.as_ptr()) };
             self.buffers = vec![keep];
         }
         self.used = 0;
