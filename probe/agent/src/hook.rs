@@ -159,8 +159,12 @@ pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let nested = vg::inside();
         let bracketed = g.bracket.is_some();
-        let deferred = g.bracket.as_ref().is_some_and(Bracket::is_deferred);
-        let pair = g.bracket.as_ref().and_then(Bracket::timestamps);
+        // A deferred call's time is its timestamp pair, known to the GPU only.
+        let pair = g
+            .bracket
+            .as_ref()
+            .filter(|b| b.is_deferred())
+            .and_then(Bracket::timestamps);
         let e0 = nested.then(monotonic_ns);
         let (frame, seq) = (g.frame, g.seq);
         let values = if VG[func] {
@@ -175,11 +179,12 @@ pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
             }
         };
         if bracketed {
-            // Read by `leave_draw`, for bracketed draws only.
-            let serialized = serialized_of(&values);
-            LAST_SERIALIZED.with(|t| t.set(serialized));
-            LAST_DEFERRED.with(|d| d.set(deferred));
-            LAST_PAIR.with(|p| p.set(pair));
+            // Read by `leave_draw` and `leave_spread`, for bracketed calls only.
+            let weight = match pair {
+                Some((before, after)) => Some(Weight::Deferred(before, after)),
+                None => serialized_of(&values).map(Weight::Known),
+            };
+            LAST_WEIGHT.with(|w| w.set(weight));
         }
         let serialized = (nested && !VG[func]).then(|| serialized_of(&values));
         let call = NewCall {
@@ -259,14 +264,7 @@ pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
     }
     if paint {
         let _ = catch_unwind(AssertUnwindSafe(|| {
-            let weight = if LAST_DEFERRED.with(Cell::get) {
-                LAST_PAIR
-                    .with(Cell::get)
-                    .map(|(before, after)| Weight::Deferred(before, after))
-            } else {
-                LAST_SERIALIZED.with(Cell::get).map(Weight::Known)
-            };
-            if let Some(weight) = weight {
+            if let Some(weight) = LAST_WEIGHT.with(Cell::get) {
                 contexts::paint(ctx, frame, seq, weight, replay);
             }
         }));
@@ -274,7 +272,7 @@ pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
     if geometry {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let name = NAMES[func].trim_end_matches('\0');
-            let deferred = LAST_DEFERRED.with(Cell::get);
+            let deferred = matches!(LAST_WEIGHT.with(Cell::get), Some(Weight::Deferred(..)));
             contexts::geometry(ctx, frame, seq, name, args, deferred, replay);
         }));
     }
@@ -295,7 +293,8 @@ pub fn leave_spread(g: Guard, args: &[u64], kind: Spread) {
         return;
     };
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        let Some(time) = LAST_SERIALIZED.with(|t| t.get()) else {
+        // Spread calls are isolated under heat (`contexts::begin`): their time is known.
+        let Some(Weight::Known(time)) = LAST_WEIGHT.with(Cell::get) else {
             return;
         };
         match kind {
@@ -435,12 +434,9 @@ pub fn stringi_queried(_: u64, _: u64) {
 }
 
 thread_local! {
-    /// The serialized time of the last draw this thread recorded, for [`leave_draw`].
-    static LAST_SERIALIZED: Cell<Option<u64>> = const { Cell::new(None) };
-    /// Whether that draw was timed deferred (nothing waited for the GPU around it).
-    static LAST_DEFERRED: Cell<bool> = const { Cell::new(false) };
-    /// Its timestamp query pair, when it has one (a deferred draw's time, for heat).
-    static LAST_PAIR: Cell<Option<(u32, u32)>> = const { Cell::new(None) };
+    /// The time of the last work call this thread bracketed, for [`leave_draw`] and
+    /// [`leave_spread`]: its serialized time, or, timed deferred, its timestamp pair.
+    static LAST_WEIGHT: Cell<Option<Weight>> = const { Cell::new(None) };
 }
 
 /// Before every swap: the frame's heat map is finished while its colour buffer is intact.
