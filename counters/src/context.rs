@@ -842,15 +842,8 @@ impl ContextCounters {
         while let Some(p) = self.deferred.pop_front() {
             let mut values = Vec::with_capacity(1 + p.begun.count_ones() as usize);
             if let (Some(t), Some((before, after))) = (self.timer, p.timestamps) {
-                let (mut t0, mut t1) = (0u64, 0u64);
                 // SAFETY: as above; both were written (no query buffer is bound).
-                unsafe {
-                    (t.get_ui64)(before, gl::QUERY_RESULT, &mut t0);
-                    (t.get_ui64)(after, gl::QUERY_RESULT, &mut t1);
-                }
-                self.free.push(before);
-                self.free.push(after);
-                let gpu_ns = t1.wrapping_sub(t0) & t.mask;
+                let gpu_ns = unsafe { self.read_pair(t, before, after) };
                 values.push(CounterValue {
                     counter: catalogue::GPU_TIME_SERIALIZED,
                     value: gpu_ns,
@@ -876,14 +869,44 @@ impl ContextCounters {
             });
         }
         drop(unbound);
-        // SAFETY: as above; the context has GL_EXT_disjoint_timer_query (`disjoint_ext`).
+        // SAFETY: as above.
+        unsafe { self.check_disjoint(gl, &mut out.pipelined) };
+        out
+    }
+
+    /// Reads both timestamps of a pair whose results were written (no query buffer bound)
+    /// and gives the objects back to the pool: the time between them.
+    ///
+    /// # Safety
+    /// This context must be current on this thread.
+    unsafe fn read_pair(&mut self, t: TimerFns, before: GLuint, after: GLuint) -> u64 {
+        let (mut t0, mut t1) = (0u64, 0u64);
+        // SAFETY: our caller's promise; both are timestamp queries this context wrote.
+        unsafe {
+            (t.get_ui64)(before, gl::QUERY_RESULT, &mut t0);
+            (t.get_ui64)(after, gl::QUERY_RESULT, &mut t1);
+        }
+        self.free.push(before);
+        self.free.push(after);
+        t1.wrapping_sub(t0) & t.mask
+    }
+
+    /// After timestamps were read back: on GLES, when `GL_GPU_DISJOINT_EXT` was raised, marks
+    /// `batches` and every still-pending pair disjoint, and keeps the flag for the program
+    /// (reading it cleared it).
+    ///
+    /// # Safety
+    /// This context must be current on this thread.
+    unsafe fn check_disjoint(&mut self, gl: &GlFns, batches: &mut [PipelinedBatch]) {
+        // SAFETY: our caller's promise; the context has GL_EXT_disjoint_timer_query
+        // (`disjoint_ext`).
         if self.disjoint_ext && unsafe { gl.integer(gl::GPU_DISJOINT_EXT) } != 0 {
             self.disjoint_for_program = true;
-            for b in &mut out.pipelined {
+            self.mark_disjoint();
+            for b in batches {
                 b.disjoint = true;
             }
         }
-        out
     }
 
     /// Calls timed deferred still waiting for [`ContextCounters::resolve`].
@@ -923,31 +946,18 @@ impl ContextCounters {
                     break;
                 }
             }
-            let (mut t0, mut t1) = (0u64, 0u64);
-            // SAFETY: as above (both were written; no query buffer is bound).
-            unsafe {
-                (t.get_ui64)(p.before, gl::QUERY_RESULT, &mut t0);
-                (t.get_ui64)(p.after, gl::QUERY_RESULT, &mut t1);
-            }
             self.pending.pop_front();
-            self.free.push(p.before);
-            self.free.push(p.after);
+            // SAFETY: as above (both were written; no query buffer is bound).
+            let gpu_ns = unsafe { self.read_pair(t, p.before, p.after) };
             let time = PipelinedTime {
                 call: p.call,
-                gpu_ns: t1.wrapping_sub(t0) & t.mask,
+                gpu_ns,
             };
             push_time(&mut batches, p.frame, p.disjoint, time);
         }
         drop(unbound);
-        // SAFETY: as above; the context has GL_EXT_disjoint_timer_query (`disjoint_ext`).
-        if self.disjoint_ext && unsafe { gl.integer(gl::GPU_DISJOINT_EXT) } != 0 {
-            // Reading cleared the flag: keep it for the program's next read.
-            self.disjoint_for_program = true;
-            self.mark_disjoint();
-            for b in &mut batches {
-                b.disjoint = true;
-            }
-        }
+        // SAFETY: as above.
+        unsafe { self.check_disjoint(gl, &mut batches) };
         batches
     }
 
