@@ -5,8 +5,8 @@ use crate::receive::{self, Endpoint};
 use crate::{agent, shown, Mode, TimingArg};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use gpuheat_session::control::{self, AttachArg, AttachStatus, Command, Timing};
-use gpuheat_session::{AttachInfo, EndReason, HookSummary, Record};
+use gpuheat_session::control::{self, AttachArg, AttachStatus, Command, Timing, Trigger, Watch};
+use gpuheat_session::{AttachInfo, ChunkKind, EndReason, HookSummary, Record, TriggerHit};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,9 +20,21 @@ pub struct AttachArgs {
     /// Attach to the process with this exact name (its /proc/PID/comm or executable name).
     #[arg(long, conflicts_with = "pid")]
     name: Option<String>,
-    /// Frames to capture.
+    /// Frames to capture (with --trigger: after each trigger, in full mode).
     #[arg(long, short = 'n', default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     frames: u32,
+    /// Watch every frame in timeline mode instead of capturing now; a frame that crosses
+    /// this rule is kept with the frames before it, and the next --frames frames are captured
+    /// in full mode. RULE: frame-ms>MS (the frame's wall time) or gpu-ms>MS (its work calls'
+    /// GPU time); repeat for several (any one triggers).
+    #[arg(long = "trigger", value_name = "RULE", value_parser = parse_trigger)]
+    triggers: Vec<Trigger>,
+    /// With --trigger: watched frames kept before a triggering one.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=10_000), requires = "triggers")]
+    ring: u32,
+    /// With --trigger: end after this many triggers.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), requires = "triggers")]
+    max_triggers: u32,
     /// What to measure (see `gpuheat run --help`).
     #[arg(long, value_enum, default_value_t = Mode::FULL)]
     mode: Mode,
@@ -36,9 +48,27 @@ pub struct AttachArgs {
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
     /// Seconds to wait for the program to swap: to get in at a frame boundary, and then for
-    /// the captured frames (gpuheat gives up when nothing arrives for this long).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    timeout: u64,
+    /// the captured frames (gpuheat gives up when nothing arrives for this long). With
+    /// --trigger: how long to watch [default: 300].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
+}
+
+/// How long a capture waits for the program by default, and how long a watch lasts.
+const CAPTURE_TIMEOUT_S: u64 = 10;
+const WATCH_TIMEOUT_S: u64 = 300;
+
+fn parse_trigger(rule: &str) -> Result<Trigger, String> {
+    Trigger::parse(rule).ok_or_else(|| {
+        let metrics: Vec<&str> = control::TriggerMetric::ALL
+            .iter()
+            .map(|m| m.word())
+            .collect();
+        format!(
+            "`{rule}` is not a trigger rule: write METRIC>MS, METRIC one of {}, MS a positive number of milliseconds (e.g. frame-ms>20)",
+            metrics.join(", ")
+        )
+    })
 }
 
 /// How long a stopped capture may take to deliver its last frame.
@@ -55,6 +85,16 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             "--timing {} needs --mode full (timeline mode never waits)",
             args.timing
         );
+    }
+    if args.triggers.len() > control::MAX_TRIGGERS {
+        bail!(
+            "at most {} --trigger rules (any one of them triggers)",
+            control::MAX_TRIGGERS
+        );
+    }
+    let watching = !args.triggers.is_empty();
+    if watching && args.mode != Mode::FULL {
+        bail!("--trigger captures the frames after a trigger in full mode: leave out --mode timeline (watched frames are timeline already)");
     }
     let start = Instant::now();
     let pid = match (args.pid, &args.name) {
@@ -73,7 +113,18 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     let endpoint = Endpoint::new()?;
     // From here on Ctrl-C is ours: every stage below checks it and ends cleanly.
     receive::catch_ctrl_c();
-    let timeout = Duration::from_secs(args.timeout);
+    let timeout_s = args.timeout.unwrap_or(if watching {
+        WATCH_TIMEOUT_S
+    } else {
+        CAPTURE_TIMEOUT_S
+    });
+    // A watch bounds the wait for a swap, and for nothing arriving, as a capture does; its own
+    // length is the timeout.
+    let timeout = Duration::from_secs(if watching {
+        timeout_s.min(CAPTURE_TIMEOUT_S)
+    } else {
+        timeout_s
+    });
 
     let arg = AttachArg::new(endpoint.socket.to_string_lossy()).to_string();
     let injected = gpuheat_inject::inject(&gpuheat_inject::Request {
@@ -148,11 +199,22 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     // Commands are a few bytes, but never let a wedged agent block us on a full socket.
     stream.set_write_timeout(Some(Duration::from_secs(1)))?;
     let mut control = stream.try_clone()?;
-    let capture = Command::Capture {
-        frames: args.frames,
-        mode: args.mode.0,
-        heat: args.heat,
-        timing: args.timing.0,
+    let capture = if watching {
+        Command::Watch(Watch {
+            ring: args.ring,
+            frames: args.frames,
+            max_triggers: args.max_triggers,
+            heat: args.heat,
+            timing: args.timing.0,
+            rules: args.triggers.clone(),
+        })
+    } else {
+        Command::Capture {
+            frames: args.frames,
+            mode: args.mode.0,
+            heat: args.heat,
+            timing: args.timing.0,
+        }
     };
     control
         .write_all(capture.line().as_bytes())
@@ -162,10 +224,18 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     let mut first_frame = None;
     let mut seen = Seen::default();
     let mut stop_deadline: Option<Instant> = None;
+    let watch_ends = Instant::now() + Duration::from_secs(timeout_s);
+    let mut hits: Vec<TriggerHit> = Vec::new();
+    let mut watched = 0u64;
+    let wanted = if watching {
+        (args.ring + args.frames).saturating_mul(args.max_triggers)
+    } else {
+        args.frames
+    };
     let received = receive::pump(
         stream,
         &mut writer,
-        args.frames,
+        wanted,
         Some(timeout),
         &receive::Fallback {
             pid,
@@ -176,8 +246,9 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
                 .into(),
         },
         || {
-            if receive::interrupted() {
-                // Ctrl-C: ask for the capture to end at the frame boundary, keep what arrives.
+            if receive::interrupted() || (watching && Instant::now() >= watch_ends) {
+                // Ctrl-C, or a watch's time is up: ask for the capture to end at the frame
+                // boundary, keep what arrives.
                 let deadline = *stop_deadline.get_or_insert_with(|| {
                     let _ = control.write_all(Command::Stop.line().as_bytes());
                     Instant::now() + STOP_GRACE
@@ -189,8 +260,18 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         |w, kind, record| {
             if let Some(record) = record {
                 seen.note(record);
+                match record {
+                    Record::Trigger(hit) => {
+                        eprintln!("gpuheat: {}", trigger_line(hit));
+                        hits.push(hit.clone());
+                    }
+                    Record::Watch(status) => watched = status.frames_watched,
+                    _ => {}
+                }
             }
-            if kind.is_frame() && first_frame.is_none() {
+            // A watch's first frame is the first it watched: its status says it began.
+            let began = kind.is_frame() || (watching && kind == ChunkKind::WATCH);
+            if began && first_frame.is_none() {
                 let latency = start.elapsed();
                 first_frame = Some(latency);
                 w.append(&Record::Attach(AttachInfo {
@@ -212,10 +293,11 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
 
     if let Some(first) = first_frame {
         eprintln!(
-            "gpuheat: attached to {name} (pid {pid}) at {} on thread {}: render thread held {:.1} ms, first frame {:.0} ms after start",
+            "gpuheat: attached to {name} (pid {pid}) at {} on thread {}: render thread held {:.1} ms, {} {:.0} ms after start",
             injected.safe_point,
             injected.thread,
             ms(hiccup),
+            if watching { "watching from" } else { "first frame" },
             ms(first)
         );
     }
@@ -226,6 +308,17 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         shown(&output),
         receive::size(received.bytes)
     );
+    if watching {
+        return watch_ended(
+            &received,
+            &hits,
+            watched,
+            &name,
+            &output,
+            timeout_s,
+            args.max_triggers,
+        );
+    }
     match received.end.as_ref().map(|e| &e.reason) {
         Some(EndReason::Complete) => {
             eprintln!("gpuheat: captured {summary}; detached, {name} keeps running; see `gpuheat report {}`", shown(&output));
@@ -237,7 +330,7 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         }
         Some(EndReason::TimedOut) => bail!(
             "no frame arrived from {name} (pid {pid}) for {} s after {} of {} frames ({}); detached, {name} {}; the session keeps what arrived: {}",
-            args.timeout,
+            timeout_s,
             received.frames,
             args.frames,
             seen.describe(&hooked),
@@ -250,6 +343,68 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             args.frames,
             shown(&output)
         ),
+    }
+}
+
+/// "trigger 1: frame 4211 took 48.2 ms (frame-ms>20): kept frames 4182-4211, then 3 in full mode".
+fn trigger_line(hit: &TriggerHit) -> String {
+    format!(
+        "trigger {}: frame {} measured {:.1} ms ({}): kept watched frames {}-{}, capturing frames {}-{} in full mode",
+        hit.number,
+        hit.frame,
+        hit.value_ns as f64 / 1e6,
+        hit.rule,
+        hit.kept_first,
+        hit.kept_last,
+        hit.full_first,
+        hit.full_first + u64::from(hit.full_frames).saturating_sub(1),
+    )
+}
+
+/// How a watch ended: its summary line and exit status.
+fn watch_ended(
+    received: &receive::Received,
+    hits: &[TriggerHit],
+    watched: u64,
+    name: &str,
+    output: &std::path::Path,
+    timeout_s: u64,
+    max_triggers: u32,
+) -> Result<ExitCode> {
+    let kept = format!(
+        "watched {watched} frames, {} trigger{}; kept {} frames in {} ({})",
+        hits.len(),
+        if hits.len() == 1 { "" } else { "s" },
+        received.frames,
+        shown(output),
+        receive::size(received.bytes)
+    );
+    let reason = received.end.as_ref().map(|e| &e.reason);
+    match reason {
+        Some(EndReason::Complete) | Some(EndReason::Stopped) if !receive::interrupted() => {
+            let why = if hits.len() as u32 >= max_triggers {
+                "all triggers taken".to_string()
+            } else {
+                format!("{timeout_s} s up")
+            };
+            eprintln!(
+                "gpuheat: {why}: {kept}; detached, {name} keeps running{}",
+                if hits.is_empty() {
+                    String::new()
+                } else {
+                    format!("; see `gpuheat report {}`", shown(output))
+                }
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(EndReason::Complete) | Some(EndReason::Stopped) => {
+            eprintln!("gpuheat: stopped: {kept}; detached");
+            Ok(ExitCode::from(130))
+        }
+        Some(EndReason::TimedOut) => bail!(
+            "{name} stopped rendering for {CAPTURE_TIMEOUT_S} s while being watched: {kept}; detached"
+        ),
+        _ => bail!("{name} exited while being watched: {kept}"),
     }
 }
 

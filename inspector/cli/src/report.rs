@@ -99,6 +99,13 @@ struct JsonReport<'a> {
     /// What the host's VG painting did; absent without VG draws.
     #[serde(skip_serializing_if = "Option::is_none")]
     vg_painting: Option<&'a gpuheat_analysis::vg::VgPainting>,
+    /// How the watch went (`attach --trigger`); absent for a capture.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    watch: Option<&'a gpuheat_session::WatchStatus>,
+    /// Each trigger's frame against the steady frames kept around it, with its causes;
+    /// absent for a capture.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    hitches: Vec<gpuheat_analysis::measure::hitch::Hitch>,
 }
 
 /// A warm-up frame, as the JSON report lists it.
@@ -145,8 +152,49 @@ fn json(
             .iter()
             .any(|c| c.draw.is_some())
             .then_some(painting),
+        watch: s.watch.as_ref(),
+        hitches: gpuheat_analysis::measure::hitch::hitches(s),
     };
     Ok(serde_json::to_string_pretty(&report)? + "\n")
+}
+
+/// A watch's lines: what was watched and kept, and each trigger against its steady frames.
+fn watch_text(s: &Session, w: &gpuheat_session::WatchStatus, end: &str, o: &mut String) {
+    let _ = writeln!(
+        o,
+        "watch    {} frames watched in timeline mode, {} trigger{}, {} frames kept, {end}; ring of {} frames (at most {} MB)",
+        w.frames_watched,
+        w.triggers,
+        if w.triggers == 1 { "" } else { "s" },
+        s.frames.len(),
+        w.ring_capacity,
+        w.ring_limit_bytes >> 20
+    );
+    for h in gpuheat_analysis::measure::hitch::hitches(s) {
+        let _ = writeln!(o, "trigger  {}: {}", h.number, h.summary);
+        let span = |v: &[u64]| match (v.first(), v.last()) {
+            (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+            (Some(a), _) => a.to_string(),
+            _ => "none".to_string(),
+        };
+        let totals: Vec<String> = h
+            .totals
+            .iter()
+            .filter_map(|t| {
+                Some(format!(
+                    "{} {:.2} ms (usually {:.2} ±{:.2})",
+                    t.what, t.frame_ms?, t.median_ms?, t.spread_ms?
+                ))
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "         {}; steady frames {}, full-mode frames after it {}",
+            totals.join(", "),
+            span(&h.steady_frames),
+            span(&h.full_frames)
+        );
+    }
 }
 
 fn opt_ms(v: Option<f64>) -> String {
@@ -171,22 +219,27 @@ fn text(
         Some(EndReason::TimedOut) => "timed out: no more frames arrived",
         None => "no end record: gpuheat stopped during the capture",
     };
-    let _ = writeln!(
-        o,
-        "program  {} (pid {})\ncapture  {:?} mode, {} of {} frames, {end}",
-        i.args.join(" "),
-        i.pid,
-        i.mode,
-        s.frames.len(),
-        i.frames_requested
-    );
+    let _ = writeln!(o, "program  {} (pid {})", i.args.join(" "), i.pid);
+    match &s.watch {
+        None => {
+            let _ = writeln!(
+                o,
+                "capture  {:?} mode, {} of {} frames, {end}",
+                i.mode,
+                s.frames.len(),
+                i.frames_requested
+            );
+        }
+        Some(w) => watch_text(s, w, end, &mut o),
+    }
     if let Some(a) = &s.attach {
         let _ = writeln!(
             o,
-            "attach   at {} on thread {}: render thread held {:.1} ms, first frame {:.0} ms after the command",
+            "attach   at {} on thread {}: render thread held {:.1} ms, {} {:.0} ms after the command",
             a.safe_point,
             a.thread,
             a.hiccup_ns as f64 / 1e6,
+            if s.watch.is_some() { "watching from" } else { "first frame" },
             a.latency_ns as f64 / 1e6
         );
     }

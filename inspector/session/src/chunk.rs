@@ -88,6 +88,8 @@ impl Record {
             Record::Uploads(_) => ChunkKind::UPLOADS,
             Record::WarmUp(_) => ChunkKind::WARM_UP,
             Record::AgentFrame(_) => ChunkKind::AGENT_FRAME,
+            Record::Trigger(_) => ChunkKind::TRIGGER,
+            Record::Watch(_) => ChunkKind::WATCH,
         }
     }
 }
@@ -212,6 +214,8 @@ pub fn try_encode_into(
         Record::Program(v) => json!(v, "ProgramInfo"),
         Record::WarmUp(v) => json!(v, "WarmUp"),
         Record::AgentFrame(v) => json!(v, "AgentFrame"),
+        Record::Trigger(v) => json!(v, "TriggerHit"),
+        Record::Watch(v) => json!(v, "WatchStatus"),
         Record::Heat(v) => post!(v, "HeatMap"),
         Record::Frame(v) => crate::columns::FrameEncoder::default().encode(v, payload),
         Record::TargetHeat(v) => post!(v, "TargetHeat"),
@@ -596,6 +600,8 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::PROGRAM => Record::Program(json(raw)?),
         ChunkKind::WARM_UP => Record::WarmUp(json(raw)?),
         ChunkKind::AGENT_FRAME => Record::AgentFrame(json(raw)?),
+        ChunkKind::TRIGGER => Record::Trigger(json(raw)?),
+        ChunkKind::WATCH => Record::Watch(json(raw)?),
         ChunkKind::GEOMETRY | ChunkKind::GEOMETRY_PLANES => {
             let geometry: FrameGeometry = if kind == ChunkKind::GEOMETRY {
                 post(raw)?

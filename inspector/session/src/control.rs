@@ -73,8 +73,102 @@ pub fn parse_timing(word: &str) -> Option<Timing> {
     }
 }
 
+/// What a trigger watches in each frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TriggerMetric {
+    /// `frame-ms`: the frame's wall time, from the swap before it returned to its own swap
+    /// returned (known at its swap).
+    FrameMs,
+    /// `gpu-ms`: the GPU time of the frame's work calls, the sum of their pipelined times
+    /// (known when the frame's timestamps land, usually one to three frames later).
+    GpuMs,
+}
+
+impl TriggerMetric {
+    /// The word naming it in a rule.
+    pub fn word(self) -> &'static str {
+        match self {
+            TriggerMetric::FrameMs => "frame-ms",
+            TriggerMetric::GpuMs => "gpu-ms",
+        }
+    }
+
+    /// Every metric, in the order help texts list them.
+    pub const ALL: [TriggerMetric; 2] = [TriggerMetric::FrameMs, TriggerMetric::GpuMs];
+}
+
+/// One trigger rule, `METRIC>MS` (for example `frame-ms>20`): a watched frame whose metric
+/// exceeds the threshold triggers a capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Trigger {
+    /// What is compared.
+    pub metric: TriggerMetric,
+    /// The threshold, in nanoseconds (written in milliseconds).
+    pub above_ns: u64,
+}
+
+impl Trigger {
+    /// Parses `frame-ms>20` or `gpu-ms>12.5` (spaces around `>` allowed); `None` for anything
+    /// else, a threshold that is not a positive finite number of milliseconds included.
+    pub fn parse(rule: &str) -> Option<Trigger> {
+        let (metric, ms) = rule.split_once('>')?;
+        let metric = TriggerMetric::ALL
+            .into_iter()
+            .find(|m| m.word() == metric.trim())?;
+        let ms: f64 = ms.trim().parse().ok()?;
+        if !(ms.is_finite() && ms > 0.0 && ms < 3.6e6) {
+            return None;
+        }
+        Some(Trigger {
+            metric,
+            above_ns: (ms * 1e6).round() as u64,
+        })
+    }
+
+    /// Whether a frame whose metric measured `ns` triggers.
+    pub fn fires(&self, ns: u64) -> bool {
+        ns > self.above_ns
+    }
+}
+
+impl fmt::Display for Trigger {
+    /// `frame-ms>20`, as [`Trigger::parse`] reads it (no spaces: one word on the control line).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let whole = self.above_ns / 1_000_000;
+        let part = self.above_ns % 1_000_000;
+        write!(f, "{}>{whole}", self.metric.word())?;
+        if part != 0 {
+            let digits = format!("{part:06}");
+            write!(f, ".{}", digits.trim_end_matches('0'))?;
+        }
+        Ok(())
+    }
+}
+
+/// Most rules one watch takes.
+pub const MAX_TRIGGERS: usize = 4;
+
+/// A watch: timeline frames kept in a ring, each checked against the rules; a frame that
+/// triggers is kept with the ring's frames before it, the next frames are captured in full
+/// mode, and the watch goes on (see [`Command::Watch`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watch {
+    /// Watched frames kept before a triggering one (at least 1).
+    pub ring: u32,
+    /// Frames captured in full mode after each trigger (at least 1).
+    pub frames: u32,
+    /// Triggers after which the watch ends (at least 1).
+    pub max_triggers: u32,
+    /// Paint the full-mode frames' heat maps.
+    pub heat: bool,
+    /// How the full-mode frames time work calls.
+    pub timing: Timing,
+    /// The rules, 1 to [`MAX_TRIGGERS`]; any one firing triggers.
+    pub rules: Vec<Trigger>,
+}
+
 /// What the CLI sends the agent, one per line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// `capture FRAMES timeline|full [heat] [isolated|deferred]`: capture from the next frame
     /// on; `heat` (full mode only) paints each captured frame's heat map; the last word (full
@@ -89,6 +183,10 @@ pub enum Command {
         /// How work calls are timed (full mode only).
         timing: Timing,
     },
+    /// `watch RING FRAMES MAX [heat] [isolated|deferred] RULE...`: watch every frame in
+    /// timeline mode from the next one on (see [`Watch`]), until `MAX` triggers have had their
+    /// frames captured, or `stop`.
+    Watch(Watch),
     /// `stop`: end the capture at the end of the current frame.
     Stop,
     /// `detach`: stop, send what is queued, close the connection, go dormant (the hooks stay
@@ -119,6 +217,30 @@ impl Command {
                     timing,
                 }
             }
+            "watch" => {
+                let mut count = || words.next()?.parse().ok().filter(|&n: &u32| n > 0);
+                let (ring, frames, max_triggers) = (count()?, count()?, count()?);
+                let heat = words.next_if_eq(&"heat").is_some();
+                let timing = words
+                    .next_if(|w| *w == "isolated" || *w == "deferred")
+                    .and_then(parse_timing)
+                    .unwrap_or_default();
+                let rules = words
+                    .by_ref()
+                    .map(Trigger::parse)
+                    .collect::<Option<Vec<_>>>()?;
+                if rules.is_empty() || rules.len() > MAX_TRIGGERS {
+                    return None;
+                }
+                Command::Watch(Watch {
+                    ring,
+                    frames,
+                    max_triggers,
+                    heat,
+                    timing,
+                    rules,
+                })
+            }
             "stop" => Command::Stop,
             "detach" => Command::Detach,
             _ => return None,
@@ -148,6 +270,19 @@ impl fmt::Display for Command {
                 }
                 if *timing != Timing::Auto {
                     write!(f, " {}", timing_word(*timing))?;
+                }
+                Ok(())
+            }
+            Command::Watch(w) => {
+                write!(f, "watch {} {} {}", w.ring, w.frames, w.max_triggers)?;
+                if w.heat {
+                    f.write_str(" heat")?;
+                }
+                if w.timing != Timing::Auto {
+                    write!(f, " {}", timing_word(w.timing))?;
+                }
+                for rule in &w.rules {
+                    write!(f, " {rule}")?;
                 }
                 Ok(())
             }
@@ -374,6 +509,18 @@ mod tests {
             "capture 3 fast",
             "stop now",
             "detach 1",
+            "watch",
+            "watch 30 3 1",
+            "watch 0 3 1 frame-ms>20",
+            "watch 30 0 1 frame-ms>20",
+            "watch 30 3 0 frame-ms>20",
+            "watch 30 3 1 frame-ms<20",
+            "watch 30 3 1 fps>20",
+            "watch 30 3 1 frame-ms>0",
+            "watch 30 3 1 frame-ms>-4",
+            "watch 30 3 1 frame-ms>nan",
+            "watch 30 3 1 frame-ms>20 heat",
+            "watch 30 3 1 gpu-ms>1 gpu-ms>2 gpu-ms>3 gpu-ms>4 gpu-ms>5",
             "hello",
         ] {
             assert_eq!(Command::parse(bad), None, "{bad:?}");
@@ -407,12 +554,23 @@ mod tests {
                 heat: true,
                 timing: Timing::Isolated,
             },
+            Command::Watch(Watch {
+                ring: 30,
+                frames: 3,
+                max_triggers: 2,
+                heat: true,
+                timing: Timing::Deferred,
+                rules: vec![
+                    Trigger::parse("frame-ms>20").unwrap(),
+                    Trigger::parse("gpu-ms>12.25").unwrap(),
+                ],
+            }),
             Command::Stop,
             Command::Detach,
         ] {
             let line = c.line();
             assert!(line.ends_with('\n') && !line[..line.len() - 1].contains('\n'));
-            assert_eq!(Command::parse(line.trim_end()), Some(c));
+            assert_eq!(Command::parse(line.trim_end()), Some(c.clone()));
         }
         assert_eq!(
             Command::Capture {
@@ -424,6 +582,35 @@ mod tests {
             .to_string(),
             "capture 7 full heat"
         );
+    }
+
+    #[test]
+    fn trigger_rules_read_and_write_in_milliseconds() {
+        let t = Trigger::parse("frame-ms > 16.7").unwrap();
+        assert_eq!(t.metric, TriggerMetric::FrameMs);
+        assert_eq!(t.above_ns, 16_700_000);
+        assert_eq!(t.to_string(), "frame-ms>16.7");
+        assert_eq!(
+            Trigger::parse("gpu-ms>12").unwrap().to_string(),
+            "gpu-ms>12"
+        );
+        assert_eq!(
+            Trigger::parse("gpu-ms>0.000125").unwrap().to_string(),
+            "gpu-ms>0.000125"
+        );
+        // Strictly above: a frame of exactly the threshold is steady.
+        assert!(!t.fires(16_700_000));
+        assert!(t.fires(16_700_001));
+        for bad in [
+            "frame-ms",
+            "frame-ms>",
+            ">3",
+            "frame-ms>inf",
+            "frame-ms>1e9",
+            "cpu-ms>3",
+        ] {
+            assert_eq!(Trigger::parse(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -60,9 +60,13 @@ impl ChunkKind {
     pub const WARM_UP: ChunkKind = ChunkKind::from_fourcc(*b"WARM");
     /// [`Record::AgentFrame`].
     pub const AGENT_FRAME: ChunkKind = ChunkKind::from_fourcc(*b"AGNT");
+    /// [`Record::Trigger`].
+    pub const TRIGGER: ChunkKind = ChunkKind::from_fourcc(*b"TRIG");
+    /// [`Record::Watch`].
+    pub const WATCH: ChunkKind = ChunkKind::from_fourcc(*b"WTCH");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 23] = [
+    pub const KNOWN: [ChunkKind; 25] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -86,6 +90,8 @@ impl ChunkKind {
         ChunkKind::UPLOADS,
         ChunkKind::WARM_UP,
         ChunkKind::AGENT_FRAME,
+        ChunkKind::TRIGGER,
+        ChunkKind::WATCH,
     ];
 
     /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,

@@ -413,6 +413,61 @@ pub struct AgentFrame {
     pub deferred: u64,
 }
 
+/// A watched frame that crossed a trigger's threshold (`gpuheat attach --trigger`). Stored as
+/// the `TRIG` chunk (JSON), right before the frames it kept: the watched frames
+/// `kept_first..=kept_last` (timeline mode, the triggering one among them) and then the
+/// `full_frames` frames from `full_first` on, captured in full mode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriggerHit {
+    /// 1 for the watch's first trigger, and so on.
+    pub number: u32,
+    /// The frame that crossed the threshold.
+    pub frame: u64,
+    /// The rule it crossed, as written (`frame-ms>20`).
+    pub rule: String,
+    /// What the frame measured, in nanoseconds.
+    pub value_ns: u64,
+    /// The first watched frame kept (timeline mode): the ring's oldest.
+    pub kept_first: u64,
+    /// The last watched frame kept: the triggering one, or a later one watched before the
+    /// triggering frame's value was known (`gpu-ms`).
+    pub kept_last: u64,
+    /// The first frame captured in full mode after the trigger.
+    pub full_first: u64,
+    /// Frames asked for in full mode (fewer arrive when the watch is stopped among them).
+    pub full_frames: u32,
+}
+
+impl TriggerHit {
+    /// Whether `frame` is one of the watched (timeline-mode) frames this trigger kept.
+    pub fn keeps_watched(&self, frame: u64) -> bool {
+        (self.kept_first..=self.kept_last).contains(&frame)
+    }
+
+    /// Whether `frame` is one of the frames captured in full mode after this trigger.
+    pub fn is_full(&self, frame: u64) -> bool {
+        frame >= self.full_first && frame - self.full_first < u64::from(self.full_frames)
+    }
+}
+
+/// How a watch went, sent about once a second while it runs and once at its end (the last
+/// one has the totals). Stored as the `WTCH` chunk (JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchStatus {
+    /// Frames watched so far (timeline mode), kept or not.
+    pub frames_watched: u64,
+    /// Frames the ring holds now.
+    pub ring_frames: u32,
+    /// The most frames it holds.
+    pub ring_capacity: u32,
+    /// Bytes the ring holds now (encoded frames waiting for a trigger).
+    pub ring_bytes: u64,
+    /// The most bytes it holds: older frames leave first when a frame would pass it.
+    pub ring_limit_bytes: u64,
+    /// Triggers so far.
+    pub triggers: u32,
+}
+
 /// What the agent hooked when `gpuheat attach` injected it, sent right after it connects,
 /// before any frame: lets the CLI say what it is waiting on when no frame comes (e.g. no swap
 /// entry point reached a wrapper). Stored as the `HOOK` chunk (JSON).
@@ -1078,6 +1133,10 @@ pub enum Record {
     WarmUp(WarmUp),
     /// What the agent cost in a captured frame (`AGNT`).
     AgentFrame(AgentFrame),
+    /// A watched frame that crossed a trigger's threshold (`TRIG`).
+    Trigger(TriggerHit),
+    /// How a watch goes (`WTCH`).
+    Watch(WatchStatus),
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
     AgentFrame, AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameFlow, FrameGeometry,
     FrameUploads, FunctionTable, HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch,
-    ProgramInfo, Record, SessionInfo, TargetHeat, WarmUp,
+    ProgramInfo, Record, SessionInfo, TargetHeat, TriggerHit, WarmUp, WatchStatus,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -218,6 +218,10 @@ pub struct Session {
     /// What the agent cost in each captured frame, in the order written (none in sessions of
     /// agents that did not count).
     pub agent_frames: Vec<AgentFrame>,
+    /// The triggers of a watch (`gpuheat attach --trigger`), in order; none in a capture.
+    pub triggers: Vec<TriggerHit>,
+    /// How the watch went (its last status); `None` in a capture.
+    pub watch: Option<WatchStatus>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -333,6 +337,8 @@ struct Builder {
     uploads: Vec<FrameUploads>,
     warmup: Vec<WarmUp>,
     agent_frames: Vec<AgentFrame>,
+    triggers: Vec<TriggerHit>,
+    watch: Option<WatchStatus>,
 }
 
 impl Builder {
@@ -371,6 +377,9 @@ impl Builder {
             Record::Uploads(v) => self.uploads.push(v),
             Record::WarmUp(v) => self.warmup.push(v),
             Record::AgentFrame(v) => self.agent_frames.push(v),
+            Record::Trigger(v) => self.triggers.push(v),
+            // The last one has the totals.
+            Record::Watch(v) => self.watch = Some(v),
         }
     }
 
@@ -412,6 +421,8 @@ impl Builder {
             uploads: self.uploads,
             warmup: self.warmup,
             agent_frames: self.agent_frames,
+            triggers: self.triggers,
+            watch: self.watch,
             truncated_at,
         })
     }

@@ -520,6 +520,8 @@ impl SessionBuilder {
                 geometry: Vec::new(),
                 warmup: Vec::new(),
                 agent_frames: Vec::new(),
+                triggers: Vec::new(),
+                watch: None,
                 truncated_at: None,
             },
             next_frame: 1,
@@ -881,6 +883,14 @@ impl FrameBuilder<'_> {
     /// share it. By default each call has its own.
     pub fn at(&mut self, call: u32, callsite: u64) -> &mut Self {
         self.frame.calls[call as usize].callsite = callsite;
+        self
+    }
+
+    /// Lets `ns` pass before the next call: the program's own work between its GL calls
+    /// (the frame's wall time grows, no call's does).
+    pub fn elapse(&mut self, ns: u64) -> &mut Self {
+        self.clock_ns += ns;
+        self.frame.end_ns = self.clock_ns;
         self
     }
 

@@ -67,6 +67,15 @@ pub struct Settings {
 /// Starts recording with `settings`; the frame in progress is recorded as `first_frame`.
 pub fn start(settings: Settings, first_frame: u64) {
     STARTS.fetch_add(1, Relaxed);
+    switch(settings);
+    FRAME.store(first_frame, Relaxed);
+    CALL_SEQ.store(0, Relaxed);
+    RECORDING.store(true, Relaxed);
+}
+
+/// Goes on recording with other settings from the next frame on (a watch turning to full
+/// mode after a trigger, and back): the same capture, its frames numbered on.
+pub fn switch(settings: Settings) {
     let full = settings.mode == CaptureMode::Full;
     FULL_MODE.store(full, Relaxed);
     HEAT.store(full && settings.heat, Relaxed);
@@ -79,9 +88,6 @@ pub fn start(settings: Settings, first_frame: u64) {
         },
         Relaxed,
     );
-    FRAME.store(first_frame, Relaxed);
-    CALL_SEQ.store(0, Relaxed);
-    RECORDING.store(true, Relaxed);
 }
 
 /// Frames numbered from here on are warm-up frames: the capture runs on them as on any

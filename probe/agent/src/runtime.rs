@@ -11,10 +11,10 @@ use crate::capture::{self, Settings};
 use crate::clock::monotonic_ns;
 use crate::writer::{Msg, Writer};
 use crate::{contexts, outbox, programs, recorder, uploads};
-use gpuheat_session::control::{Command, LaunchRequest, Timing};
+use gpuheat_session::control::{Command, LaunchRequest, Timing, TriggerMetric, Watch};
 use gpuheat_session::{
-    AgentFrame, AgentLoad, CaptureMode, EndInfo, EndReason, Module, ModuleMap, Record,
-    RendererQuery, SessionInfo, WarmUp,
+    AgentFrame, AgentLoad, CaptureMode, EndInfo, EndReason, Module, ModuleMap, PipelinedBatch,
+    Record, RendererQuery, SessionInfo, TriggerHit, WarmUp,
 };
 use std::io::BufRead;
 use std::os::unix::net::UnixStream;
@@ -92,6 +92,8 @@ struct Agent {
 #[derive(Default)]
 struct State {
     request: Option<Request>,
+    /// The watch the pending request starts.
+    watch: Option<Watch>,
     active: Option<Active>,
     stop: bool,
     detach: bool,
@@ -109,6 +111,90 @@ struct Active {
     /// What the capture warms up (`contexts::warm_bits`), noted at each frame's end.
     warm: u8,
     frame_begin: u64,
+    /// A watch's state, when the capture is one.
+    watch: Option<Watching>,
+}
+
+/// Watched frames after the warm-up and after each trigger's full-mode frames that no rule
+/// judges: the writer still sends what the agent just produced, and on a machine with few
+/// cores that work slows the program's next frame or two (a trigger there would be the
+/// agent's own doing).
+const QUIET_FRAMES: u32 = 2;
+
+/// A watch in progress ([`Command::Watch`]).
+struct Watching {
+    spec: Watch,
+    /// Full-mode frames still to capture for the last trigger; 0 while watching.
+    full_left: u32,
+    /// Triggers so far.
+    triggers: u32,
+    /// The first frame of the current stretch of watching: pipelined times of earlier frames
+    /// (full-mode ones) are not judged.
+    since: u64,
+    /// Watched frames still to pass before the rules judge one ([`QUIET_FRAMES`]).
+    quiet: u32,
+}
+
+impl Watching {
+    /// The first rule `frame` crosses, with its value: `frame_ns` its wall time, `gpu` its
+    /// pipelined times where they landed at this frame end.
+    fn judge(
+        &self,
+        frame: u64,
+        frame_ns: u64,
+        gpu: &[PipelinedBatch],
+    ) -> Option<(u64, String, u64)> {
+        if self.full_left > 0 || self.quiet > 0 {
+            return None;
+        }
+        let gpu_ns = |f: u64| -> Option<u64> {
+            let batches: Vec<&PipelinedBatch> =
+                gpu.iter().filter(|b| b.frame == f && !b.disjoint).collect();
+            (!batches.is_empty()).then(|| {
+                batches
+                    .iter()
+                    .flat_map(|b| &b.times)
+                    .map(|t| t.gpu_ns)
+                    .sum()
+            })
+        };
+        for rule in &self.spec.rules {
+            let hit = match rule.metric {
+                TriggerMetric::FrameMs => Some((frame, frame_ns)),
+                // Each frame's times land once; frames from before this stretch of watching
+                // (full-mode ones, or quiet ones) are not judged.
+                TriggerMetric::GpuMs => gpu
+                    .iter()
+                    .map(|b| b.frame)
+                    .filter(|&f| f >= self.since)
+                    .find_map(|f| gpu_ns(f).filter(|&ns| rule.fires(ns)).map(|ns| (f, ns))),
+            };
+            if let Some((f, ns)) = hit.filter(|&(_, ns)| rule.fires(ns)) {
+                return Some((f, rule.to_string(), ns));
+            }
+        }
+        None
+    }
+
+    /// The settings of the frames captured after a trigger.
+    fn full_settings(&self) -> Settings {
+        Settings {
+            mode: CaptureMode::Full,
+            heat: self.spec.heat,
+            geometry: crate::config::geometry_budget() > 0,
+            timing: self.spec.timing,
+        }
+    }
+}
+
+/// The settings of watched frames.
+fn watch_settings() -> Settings {
+    Settings {
+        mode: CaptureMode::Timeline,
+        heat: false,
+        geometry: false,
+        timing: Timing::Auto,
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -247,6 +333,25 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
                     });
                 }
             }
+            Some(Command::Watch(watch)) => {
+                let mut st = lock(&agent.state);
+                if st.active.is_none() {
+                    st.stop = false;
+                    // Warmed up in full mode, as the frames after a trigger will be captured:
+                    // their first-time costs are paid before anything is watched.
+                    st.request = Some(Request {
+                        frames: u32::MAX,
+                        mode: CaptureMode::Full,
+                        heat: watch.heat,
+                        timing: watch.timing,
+                        start_after: capture::swaps() + 1,
+                        first_frame: Some(1),
+                        warmup: WARMUP,
+                        warmup_more: WARMUP_MORE_FRAMES,
+                    });
+                    st.watch = Some(watch);
+                }
+            }
             Some(Command::Stop) => lock(&agent.state).stop = true,
             Some(Command::Detach) => {
                 let capturing = {
@@ -326,13 +431,23 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
             args: std::env::args().collect(),
             mode: request.mode,
             skip: agent.origin.skip,
-            frames_requested: request.frames,
+            // A watch asks for its full-mode frames, per trigger.
+            frames_requested: st
+                .watch
+                .as_ref()
+                .map_or(request.frames, |w| w.frames.saturating_mul(w.max_triggers)),
             clock_origin_ns: now,
             started_unix_s: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
-            notes: agent.origin.notes.clone(),
+            notes: {
+                let mut notes = agent.origin.notes.clone();
+                if let Some(w) = &st.watch {
+                    notes.push(watch_note(w));
+                }
+                notes
+            },
             warmup_frames: Some(request.warmup),
         };
         agent.writer.send(Msg::Origin(now));
@@ -352,6 +467,13 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
             snapshot(agent, request, ok);
         }
     }
+    let watch = st.watch.take().map(|spec| Watching {
+        spec,
+        full_left: 0,
+        triggers: 0,
+        since: 0,
+        quiet: QUIET_FRAMES,
+    });
     st.active = Some(Active {
         request,
         captured: 0,
@@ -360,6 +482,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         warm_since: now,
         warm,
         frame_begin: monotonic_ns(),
+        watch,
     });
     uploads::clear();
     // First-time work before the first frame belongs to no frame, nor do its waits.
@@ -372,6 +495,41 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         request.first_frame.unwrap_or_else(capture::swaps)
     };
     capture::start(settings, first);
+    if request.warmup == 0 {
+        if let Some(active) = st.active.as_mut() {
+            begin_watching(agent, active, first);
+        }
+    }
+}
+
+/// A watch's warmed-up capture turns to watching, from frame `frame` on (also after each
+/// trigger's full-mode frames); a no-op for a capture.
+fn begin_watching(agent: &Agent, active: &mut Active, frame: u64) {
+    let Some(w) = active.watch.as_mut() else {
+        return;
+    };
+    w.since = frame;
+    w.quiet = QUIET_FRAMES;
+    capture::switch(watch_settings());
+    agent.writer.send(Msg::Hold {
+        frames: w.spec.ring,
+    });
+}
+
+/// The INFO note of a watch: what it keeps, and when it triggers.
+fn watch_note(w: &Watch) -> String {
+    let rules: Vec<String> = w.rules.iter().map(|r| r.to_string()).collect();
+    format!(
+        "watched in timeline mode, keeping the last {} frames in a ring of at most {} MB; on {}: the frames kept, then {} frame{} in full mode{}; at most {} trigger{}",
+        w.ring,
+        crate::writer::RING_LIMIT_BYTES >> 20,
+        rules.join(" or "),
+        w.frames,
+        if w.frames == 1 { "" } else { "s" },
+        if w.heat { " with heat" } else { "" },
+        w.max_triggers,
+        if w.max_triggers == 1 { "" } else { "s" },
+    )
 }
 
 /// The first captured frame begins (at a swap whose result was `ok`): record what the
@@ -438,7 +596,11 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
         snapshot(agent, request, swap_ok);
         uploads::clear();
         capture::take_setup();
-        capture::renumber(request.first_frame.unwrap_or_else(capture::swaps));
+        let first = request.first_frame.unwrap_or_else(capture::swaps);
+        capture::renumber(first);
+        if let Some(active) = st.active.as_mut() {
+            begin_watching(agent, active, first);
+        }
     }
     if let Some(active) = st.active.as_mut() {
         active.frame_begin = monotonic_ns();
@@ -488,9 +650,16 @@ pub fn frame_ended(swap_ok: bool) {
         return;
     }
     let frame = capture::frame();
-    contexts::mark_warm(recorder::current_context(), active.warm);
+    if active.watch.is_none() || capture::mode() == CaptureMode::Full {
+        contexts::mark_warm(recorder::current_context(), active.warm);
+    }
     active.captured += 1;
-    let last = active.captured >= active.request.frames || st.stop;
+    // A watch ends with its last trigger's last full-mode frame.
+    let watch_done = active
+        .watch
+        .as_ref()
+        .is_some_and(|w| w.full_left == 1 && w.triggers >= w.spec.max_triggers);
+    let last = active.captured >= active.request.frames || st.stop || watch_done;
     if last {
         capture::stop();
     }
@@ -524,7 +693,12 @@ pub fn frame_ended(swap_ok: bool) {
             agent.writer.send(Msg::Record(record));
         }
     }
-    for batch in contexts::poll(recorder::current_context(), last) {
+    let batches = contexts::poll(recorder::current_context(), last);
+    let judged = match active.watch.as_ref() {
+        Some(w) if !last => w.judge(frame, end.saturating_sub(begin), &batches),
+        _ => None,
+    };
+    for batch in batches {
         agent.writer.send(Msg::Record(Record::Pipelined(batch)));
     }
     // After the frame's end work (maps, geometry read-backs, the last poll): the frame's own.
@@ -536,11 +710,36 @@ pub fn frame_ended(swap_ok: bool) {
             deferred: gpuheat_counters::waits::take_deferred(),
         })));
     if !last {
+        if let Some(w) = active.watch.as_mut() {
+            if let Some((hit, rule, value_ns)) = judged {
+                w.triggers += 1;
+                w.full_left = w.spec.frames;
+                agent.writer.send(Msg::Release(TriggerHit {
+                    number: w.triggers,
+                    frame: hit,
+                    rule,
+                    value_ns,
+                    // The writer fills in what its ring held.
+                    kept_first: hit,
+                    kept_last: frame,
+                    full_first: frame + 1,
+                    full_frames: w.spec.frames,
+                }));
+                capture::switch(w.full_settings());
+            } else if w.full_left > 0 {
+                w.full_left -= 1;
+                if w.full_left == 0 {
+                    begin_watching(&agent, active, frame + 1);
+                }
+            } else {
+                w.quiet = w.quiet.saturating_sub(1);
+            }
+        }
         capture::next_frame();
         active.frame_begin = monotonic_ns();
         return;
     }
-    let complete = active.captured >= active.request.frames;
+    let complete = active.captured >= active.request.frames || watch_done;
     let captured = active.captured;
     st.active = None;
     st.stop = false;
@@ -586,4 +785,90 @@ fn modules() -> ModuleMap {
         })
         .collect();
     ModuleMap { modules }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuheat_session::control::Trigger;
+    use gpuheat_session::PipelinedTime;
+
+    fn watching(rules: &[&str]) -> Watching {
+        Watching {
+            spec: Watch {
+                ring: 10,
+                frames: 3,
+                max_triggers: 2,
+                heat: false,
+                timing: Timing::Auto,
+                rules: rules.iter().map(|r| Trigger::parse(r).unwrap()).collect(),
+            },
+            full_left: 0,
+            triggers: 0,
+            since: 10,
+            quiet: 0,
+        }
+    }
+
+    fn batch(frame: u64, times: &[u64], disjoint: bool) -> PipelinedBatch {
+        PipelinedBatch {
+            frame,
+            disjoint,
+            times: times
+                .iter()
+                .enumerate()
+                .map(|(i, &gpu_ns)| PipelinedTime {
+                    call: i as u32,
+                    gpu_ns,
+                })
+                .collect(),
+        }
+    }
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn a_frame_over_its_wall_time_rule_triggers_at_once() {
+        let w = watching(&["frame-ms>20"]);
+        assert_eq!(w.judge(12, 20 * MS, &[]), None);
+        assert_eq!(
+            w.judge(12, 20 * MS + 1, &[]),
+            Some((12, "frame-ms>20".to_string(), 20 * MS + 1))
+        );
+    }
+
+    #[test]
+    fn a_gpu_rule_judges_the_frames_whose_times_landed() {
+        let w = watching(&["frame-ms>100", "gpu-ms>5"]);
+        // Frame 11's times land at frame 13's end: 3 + 4 ms over two calls.
+        let landed = [batch(11, &[3 * MS, 4 * MS], false)];
+        assert_eq!(
+            w.judge(13, MS, &landed),
+            Some((11, "gpu-ms>5".to_string(), 7 * MS))
+        );
+        // Disjoint times are not trusted; frames from before the watch began (full-mode
+        // ones) are not judged.
+        assert_eq!(w.judge(13, MS, &[batch(11, &[9 * MS], true)]), None);
+        assert_eq!(w.judge(13, MS, &[batch(9, &[9 * MS], false)]), None);
+        assert_eq!(w.judge(13, MS, &[batch(11, &[MS], false)]), None);
+    }
+
+    #[test]
+    fn nothing_is_judged_while_quiet_or_capturing_a_trigger() {
+        let mut w = watching(&["frame-ms>20"]);
+        w.quiet = 1;
+        assert_eq!(w.judge(12, 90 * MS, &[]), None);
+        w.quiet = 0;
+        w.full_left = 2;
+        assert_eq!(w.judge(12, 90 * MS, &[]), None);
+    }
+
+    #[test]
+    fn a_watch_note_says_what_it_keeps_and_when_it_triggers() {
+        let w = watching(&["frame-ms>20", "gpu-ms>12.5"]);
+        assert_eq!(
+            watch_note(&w.spec),
+            "watched in timeline mode, keeping the last 10 frames in a ring of at most 64 MB; on frame-ms>20 or gpu-ms>12.5: the frames kept, then 3 frames in full mode; at most 2 triggers"
+        );
+    }
 }

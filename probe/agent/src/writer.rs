@@ -4,8 +4,8 @@
 use crate::calls::{self, CallBuffer};
 use crate::clock;
 use crate::generated::MAX_ARGS;
-use gpuheat_session::{CounterValue, EndInfo, Record};
-use std::collections::BTreeMap;
+use gpuheat_session::{CounterValue, EndInfo, Record, TriggerHit, WatchStatus};
+use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -33,6 +33,14 @@ pub(crate) enum Msg {
     Record(Record),
     /// The session's function table, built and encoded once per process on the writer thread.
     FunctionTable,
+    /// A watch begins watching (again): from the next frame on, frames and the records of
+    /// their own are kept in a ring of this many frames ([`Ring`]) instead of sent.
+    Hold {
+        frames: u32,
+    },
+    /// A watched frame triggered: the trigger record is sent (with the ring's frames filled
+    /// in), then the ring's frames; what follows is sent as it comes until the next `Hold`.
+    Release(TriggerHit),
     End(EndInfo),
 }
 
@@ -147,9 +155,99 @@ impl Writer {
     }
 }
 
+/// Most bytes a watch's ring holds (its frames encoded and compressed as they would be sent):
+/// older frames leave first. At 1.5 bytes per call a frame of 20,000 calls takes about 30 KB,
+/// so the cap only binds for rings of thousands of such frames.
+pub(crate) const RING_LIMIT_BYTES: u64 = 64 << 20;
+/// How often a watch sends its status (also what tells the CLI the program still renders
+/// while nothing else is sent).
+const STATUS_EVERY: Duration = Duration::from_secs(1);
+
+/// A watch's ring: the last watched frames, each as the chunks that would have been sent for
+/// it (its frame chunk, then its pipelined times, uploads and other records as they came).
+struct Ring {
+    frames: VecDeque<(u64, Vec<u8>)>,
+    capacity: u32,
+    bytes: u64,
+    /// Frames watched since the watch began, kept or not.
+    watched: u64,
+    triggers: u32,
+    /// When the last status went out.
+    status_at: Instant,
+}
+
+impl Ring {
+    fn new() -> Ring {
+        Ring {
+            frames: VecDeque::new(),
+            capacity: 0,
+            bytes: 0,
+            watched: 0,
+            triggers: 0,
+            status_at: Instant::now(),
+        }
+    }
+
+    /// Holds `chunk` as frame `frame`'s first bytes, letting the oldest frames go past the
+    /// capacity or the byte cap (their buffers are reused).
+    fn push(&mut self, frame: u64, chunk: &[u8]) {
+        self.watched += 1;
+        let mut reuse = None;
+        while !self.frames.is_empty()
+            && (self.frames.len() >= self.capacity as usize
+                || self.bytes + chunk.len() as u64 > RING_LIMIT_BYTES)
+        {
+            if let Some((_, old)) = self.frames.pop_front() {
+                self.bytes -= old.len() as u64;
+                reuse = Some(old);
+            }
+        }
+        let mut bytes = reuse.unwrap_or_default();
+        bytes.clear();
+        bytes.extend_from_slice(chunk);
+        self.bytes += bytes.len() as u64;
+        self.frames.push_back((frame, bytes));
+    }
+
+    /// Appends `chunk` to frame `frame`'s bytes; `false` when the ring does not hold it.
+    fn append(&mut self, frame: u64, chunk: &[u8]) -> bool {
+        match self.frames.iter_mut().find(|(f, _)| *f == frame) {
+            Some((_, bytes)) => {
+                bytes.extend_from_slice(chunk);
+                self.bytes += chunk.len() as u64;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn status(&self) -> WatchStatus {
+        WatchStatus {
+            frames_watched: self.watched,
+            ring_frames: self.frames.len() as u32,
+            ring_capacity: self.capacity,
+            ring_bytes: self.bytes,
+            ring_limit_bytes: RING_LIMIT_BYTES,
+            triggers: self.triggers,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.frames.clear();
+        self.bytes = 0;
+    }
+}
+
 fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
     calls::prepare_buffers();
     let mut scratch = Scratch::default();
+    // A watch holds frames here while `holding`; `sent` is the newest frame sent, whose
+    // late records (pipelined times landing frames later) still go out.
+    let mut ring: Option<Ring> = None;
+    let mut holding = false;
+    let mut sent: Option<u64> = None;
+    // Frame chunks sent in this capture: a watch's END counts these, not the frames watched.
+    let mut frames_sent = 0u64;
     let mut origin = 0u64;
     let mut pending: BTreeMap<u64, Vec<CallBuffer>> = BTreeMap::new();
     let mut late: BTreeMap<u64, Vec<(u32, Vec<CounterValue>)>> = BTreeMap::new();
@@ -158,16 +256,18 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
             shared.broken.store(true, Relaxed);
         }
     };
-    let write = |stream: &mut UnixStream, record: &Record, scratch: &mut Scratch| {
-        // A record too large to encode is dropped rather than taking the program down.
-        if gpuheat_session::try_encode_into(
+    // A record too large to encode is dropped rather than taking the program down.
+    let encode = |record: &Record, scratch: &mut Scratch| {
+        gpuheat_session::try_encode_into(
             record,
             &mut scratch.payload,
             &mut scratch.encoder,
             &mut scratch.chunk,
         )
         .is_ok()
-        {
+    };
+    let write = |stream: &mut UnixStream, record: &Record, scratch: &mut Scratch| {
+        if encode(record, scratch) {
             write_bytes(stream, &scratch.chunk);
         }
     };
@@ -199,22 +299,85 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                     }
                 }
                 if frame_chunk(frame, begin, end, origin, &buffers, &values, &mut scratch).is_ok() {
-                    write_bytes(&mut stream, &scratch.chunk);
+                    match ring.as_mut().filter(|_| holding) {
+                        Some(ring) => {
+                            ring.push(frame, &scratch.chunk);
+                            if ring.status_at.elapsed() >= STATUS_EVERY {
+                                ring.status_at = Instant::now();
+                                write(&mut stream, &Record::Watch(ring.status()), &mut scratch);
+                            }
+                        }
+                        None => {
+                            write_bytes(&mut stream, &scratch.chunk);
+                            sent = Some(frame);
+                            frames_sent += 1;
+                        }
+                    }
                 }
                 for b in buffers {
                     calls::recycle(b);
                 }
             }
             Msg::Record(r) => {
-                write(&mut stream, &r, &mut scratch);
+                match (record_frame(&r), ring.as_mut().filter(|_| holding)) {
+                    // A watched frame's own record: held with it, sent if it was sent, and
+                    // dropped if the frame left the ring.
+                    (Some(frame), Some(ring)) => {
+                        if encode(&r, &mut scratch)
+                            && !ring.append(frame, &scratch.chunk)
+                            && sent.is_some_and(|s| frame <= s)
+                        {
+                            write_bytes(&mut stream, &scratch.chunk);
+                        }
+                    }
+                    _ => write(&mut stream, &r, &mut scratch),
+                }
                 if let Record::Geometry(g) = r {
                     gpuheat_counters::geometry::recycle(g.draws.into_iter().map(|d| d.positions));
                 }
             }
             Msg::FunctionTable => write_bytes(&mut stream, function_chunk()),
+            Msg::Hold { frames } => {
+                let first = ring.is_none();
+                let ring = ring.get_or_insert_with(Ring::new);
+                ring.capacity = frames.max(1);
+                ring.clear();
+                holding = true;
+                // Tells the CLI at once that the watch began.
+                if first {
+                    ring.status_at = Instant::now();
+                    write(&mut stream, &Record::Watch(ring.status()), &mut scratch);
+                }
+            }
+            Msg::Release(mut hit) => {
+                if let Some(ring) = ring.as_mut() {
+                    ring.triggers += 1;
+                    hit.kept_first = ring.frames.front().map_or(hit.frame, |(f, _)| *f);
+                    hit.kept_last = ring.frames.back().map_or(hit.frame, |(f, _)| *f);
+                    write(&mut stream, &Record::Trigger(hit), &mut scratch);
+                    for (frame, bytes) in ring.frames.drain(..) {
+                        write_bytes(&mut stream, &bytes);
+                        sent = Some(frame);
+                        frames_sent += 1;
+                    }
+                    ring.bytes = 0;
+                    write(&mut stream, &Record::Watch(ring.status()), &mut scratch);
+                }
+                holding = false;
+            }
             Msg::End(mut end) => {
                 // Values of frames that never ended (a capture stopped mid-frame) go with it.
                 late.clear();
+                // A watch's last status has its totals; the frames still held triggered
+                // nothing and go.
+                if let Some(mut ring) = ring.take() {
+                    write(&mut stream, &Record::Watch(ring.status()), &mut scratch);
+                    ring.clear();
+                    end.frames_captured = frames_sent;
+                }
+                holding = false;
+                sent = None;
+                frames_sent = 0;
                 end.dropped_calls = shared.dropped.swap(0, Relaxed);
                 write(&mut stream, &Record::End(end), &mut scratch);
                 let _ = stream.flush();
@@ -229,7 +392,12 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
 
 /// Whether `r` belongs to a warm-up frame ([`crate::capture::WARMUP_FRAMES`]).
 fn warmup_record(r: &Record) -> bool {
-    let frame = match r {
+    record_frame(r).is_some_and(crate::capture::is_warmup)
+}
+
+/// The frame a record belongs to, for those sent about one frame.
+fn record_frame(r: &Record) -> Option<u64> {
+    Some(match r {
         Record::Frame(f) => f.index,
         Record::Pipelined(b) => b.frame,
         Record::Heat(h) => h.frame,
@@ -241,9 +409,9 @@ fn warmup_record(r: &Record) -> bool {
         Record::Uploads(u) => u.frame,
         Record::State(s) => s.frame,
         Record::WarmUp(w) => w.frame,
-        _ => return false,
-    };
-    crate::capture::is_warmup(frame)
+        Record::AgentFrame(a) => a.frame,
+        _ => return None,
+    })
 }
 
 /// The writer's buffers and encoder state, reused from frame to frame (a frame of 20,000
@@ -373,6 +541,38 @@ mod tests {
         let mut b = CallBuffer::new();
         (b.frame, b.tid, b.ctx) = (3, tid, 0xC0FFEE);
         b
+    }
+
+    #[test]
+    fn the_ring_keeps_the_last_frames_with_their_late_records_within_its_caps() {
+        let mut ring = Ring::new();
+        ring.capacity = 3;
+        for frame in 1..=5u64 {
+            ring.push(frame, &[frame as u8; 10]);
+        }
+        let held: Vec<u64> = ring.frames.iter().map(|(f, _)| *f).collect();
+        assert_eq!(held, [3, 4, 5]);
+        assert_eq!(ring.bytes, 30);
+        assert_eq!(ring.watched, 5);
+        // A record of a held frame joins its bytes; one of a frame gone is refused.
+        assert!(ring.append(4, &[0xEE; 6]));
+        assert!(!ring.append(2, &[0xEE; 6]));
+        assert_eq!(ring.bytes, 36);
+        assert_eq!(ring.frames[1].1.len(), 16);
+        let status = ring.status();
+        assert_eq!(
+            (status.ring_frames, status.ring_capacity, status.ring_bytes),
+            (3, 3, 36)
+        );
+        assert_eq!(status.ring_limit_bytes, RING_LIMIT_BYTES);
+        // The byte cap binds before the frame count: a frame as large as the cap leaves
+        // only itself.
+        let huge = vec![0u8; RING_LIMIT_BYTES as usize];
+        ring.push(6, &huge);
+        assert_eq!(ring.frames.len(), 1);
+        assert_eq!(ring.bytes, RING_LIMIT_BYTES);
+        ring.clear();
+        assert_eq!((ring.frames.len(), ring.bytes), (0, 0));
     }
 
     #[test]

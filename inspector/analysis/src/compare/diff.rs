@@ -643,6 +643,8 @@ pub(crate) fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
             .collect(),
         hooks: s.hooks.clone(),
         programs: s.programs.clone(),
+        triggers: s.triggers.clone(),
+        watch: s.watch.clone(),
         uploads: s
             .uploads
             .iter()

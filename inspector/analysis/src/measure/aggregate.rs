@@ -268,7 +268,7 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
         .iter()
         .filter_map(|d| d.first_use.map(|f| f.frame))
         .collect();
-    let mut prev_end = None;
+    let mut prev = None;
     let frames = s
         .frames
         .iter()
@@ -284,11 +284,11 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
                 index: f.index,
                 gpu_ns: (!ranked.is_empty()).then(|| ranked.iter().sum()),
                 cpu_ns: f.calls.iter().map(|c| c.cpu_ns as f64).sum(),
-                wall_ns: f.end_ns.saturating_sub(prev_end.unwrap_or(f.begin_ns)) as f64,
+                wall_ns: crate::measure::cost::wall_ns(prev, f) as f64,
                 first_use: first_use_frames.contains(&f.index),
                 warmup: warm[i],
             };
-            prev_end = Some(f.end_ns);
+            prev = Some(f);
             t
         })
         .collect();

@@ -145,21 +145,20 @@ pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
     let contexts: BTreeMap<u64, &ContextInfo> = s.contexts.iter().map(|c| (c.handle, c)).collect();
     let funcs = &s.functions.functions;
     let nested = crate::measure::nested::Nested::of(&s.vg_calls);
-    // The previous frame's end starts each frame's wall time.
-    let prev_ends: Vec<Option<u64>> = std::iter::once(None)
-        .chain(s.frames.iter().map(|f| Some(f.end_ns)))
+    let prevs: Vec<Option<&gpuheat_session::Frame>> = std::iter::once(None)
+        .chain(s.frames.iter().map(Some))
         .collect();
     let per_frame: Vec<(FrameStats, Vec<(DrawCost, u64)>)> = s
         .frames
         .par_iter()
-        .zip(prev_ends.par_iter())
-        .map(|(f, prev_end)| {
+        .zip(prevs.par_iter())
+        .map(|(f, prev)| {
             let mut stats = FrameStats {
                 index: f.index,
                 calls: f.calls.len(),
                 draws: 0,
                 work_calls: 0,
-                wall_ms: ms(f.end_ns.saturating_sub(prev_end.unwrap_or(f.begin_ns))),
+                wall_ms: ms(wall_ns(*prev, f)),
                 // A VG call's thread CPU time includes its children's.
                 cpu_ms: ms(f
                     .calls
@@ -318,6 +317,16 @@ pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
         ranked_by,
         unavailable,
     }
+}
+
+/// A frame's wall time, as the program lived it: from the previous frame's end when the
+/// session holds the frame before it, else from its own begin (the first frame, and the first
+/// after a gap: a watch keeps stretches of frames).
+pub fn wall_ns(prev: Option<&gpuheat_session::Frame>, f: &gpuheat_session::Frame) -> u64 {
+    let start = prev
+        .filter(|p| p.index + 1 == f.index)
+        .map_or(f.begin_ns, |p| p.end_ns);
+    f.end_ns.saturating_sub(start)
 }
 
 /// The time a draw is ranked by: serialized when measured, else pipelined.

@@ -2,11 +2,11 @@
 //! costs), [`identity`] (which draws are the same across frames and sessions), [`aggregate`]
 //! (a draw's figures over frames, by identity), [`stats`] (medians, spreads and tests),
 //! [`pick`] (which draws a pixel's heat came from), [`flow`] (how offscreen passes' cost
-//! reaches the pixels they feed) and [`warmup`] (which frames the capture's own first-time
-//! work made unsteady).
+//! reaches the pixels they feed), [`warmup`] (which frames the capture's own first-time
+//! work made unsteady) and [`hitch`] (why a watched frame triggered).
 //!
 //! Layers, lowest first: `nested`, `stats`, `pick`, `warmup`; `cost`; `identity`; `aggregate`;
-//! `flow`.
+//! `flow`; `hitch`.
 
 pub mod nested;
 
@@ -23,3 +23,5 @@ pub mod identity;
 pub mod aggregate;
 
 pub mod flow;
+
+pub mod hitch;

@@ -1,0 +1,154 @@
+//! Why a watched frame triggered (`measure::hitch`), on small synthetic watches whose causes
+//! are known by construction: a steady frame of one clear and two draws, and a hitch frame
+//! that adds a burst of draws from another call site, an upload, and work outside GL.
+
+use gpuheat_analysis::measure::hitch::hitches;
+use gpuheat_session::{FrameUploads, Session, TriggerHit, Upload};
+use gpuheat_testkit::builder::{FrameBuilder, SessionBuilder};
+
+const MS: u64 = 1_000_000;
+/// Call sites: the steady draws, the burst, the upload.
+const STEADY: u64 = 0x50_0000;
+const BURST: u64 = 0x60_0000;
+const UPLOAD: u64 = 0x70_0000;
+
+fn steady(f: &mut FrameBuilder) {
+    f.clear(0);
+    for _ in 0..2 {
+        let d = f.draw_untimed();
+        f.at(d, STEADY)
+            .timed(d, MS / 10, MS / 10)
+            .pipelined(d, MS / 5);
+    }
+}
+
+/// Frames 1-10: 6 is the hitch (5 burst draws of 2 ms on the GPU, a 30 ms upload of 4 MiB,
+/// 5 ms outside GL); 3 is long too (25 ms outside GL), so it is no steady frame; 9 and 10 are
+/// the full-mode frames after the trigger.
+fn watch(rule: &str, value_ns: u64) -> Session {
+    // Frame 6's wall time: the steady frame's, 35 ms of upload and own work, the burst.
+    let mut b = SessionBuilder::new();
+    for i in 1..=10u64 {
+        b = b.frame(|f| {
+            steady(f);
+            if i == 3 {
+                f.elapse(25 * MS);
+            }
+            if i == 6 {
+                for _ in 0..5 {
+                    let d = f.draw_untimed();
+                    f.at(d, BURST).pipelined(d, 2 * MS);
+                }
+                let u = f.call(
+                    "glTexImage2D",
+                    &[0x0DE1, 0, 0x8058, 1024, 1024, 0, 0x1908, 0x1401, 0xAB],
+                );
+                // The upload's 30 ms are the frame's too; 5 ms more go outside GL.
+                f.at(u, UPLOAD).timed(u, 30 * MS, 30 * MS);
+                f.elapse(35 * MS);
+            }
+        });
+    }
+    let mut s = b.build();
+    let call = s.frames[5]
+        .calls
+        .iter()
+        .position(|c| c.callsite == UPLOAD)
+        .unwrap() as u32;
+    s.uploads.push(FrameUploads {
+        frame: 6,
+        uploads: vec![Upload {
+            call,
+            bytes: 4 << 20,
+            hash: Some(7),
+            unhashed: None,
+        }],
+    });
+    s.triggers.push(TriggerHit {
+        number: 1,
+        frame: 6,
+        rule: rule.into(),
+        value_ns,
+        kept_first: 1,
+        kept_last: 8,
+        full_first: 9,
+        full_frames: 2,
+    });
+    s
+}
+
+#[test]
+fn the_hitch_frame_is_explained_by_its_upload_its_burst_and_its_own_work() {
+    let s = watch("frame-ms>20", 40 * MS);
+    let h = &hitches(&s)[0];
+    assert_eq!((h.number, h.frame), (1, 6));
+    // Frame 3 crossed the rule too: not steady.
+    assert_eq!(h.steady_frames, [1, 2, 4, 5, 7, 8]);
+    assert_eq!(h.full_frames, [9, 10]);
+    let names: Vec<&str> = h.causes.iter().map(|c| c.function.as_str()).collect();
+    assert_eq!(names, ["glTexImage2D", "glDrawArrays", ""], "{}", h.summary);
+    let upload = &h.causes[0];
+    assert_eq!(upload.upload_bytes, 4 << 20);
+    assert!((upload.extra_gl_ms - 30.0).abs() < 1e-9);
+    let burst = &h.causes[1];
+    assert_eq!((burst.calls, burst.usual_calls), (5, 0.0));
+    assert!((burst.extra_gpu_ms - 10.0).abs() < 1e-9);
+    // The 5 ms between calls, beyond the steady frames' own gaps.
+    assert!(
+        (h.causes[2].extra_gl_ms - 5.0).abs() < 0.01,
+        "{}",
+        h.summary
+    );
+    // The steady draws are the same in every frame: not a cause.
+    assert!(h.causes.iter().all(|c| !c.callsite.contains("500000")));
+    assert!(
+        h.summary
+            .starts_with("frame 6 took 40.0 ms (frame-ms>20) against a median of"),
+        "{}",
+        h.summary
+    );
+    assert!(h.summary.contains("1 more glTexImage2D"), "{}", h.summary);
+    assert!(
+        h.summary.contains("uploading 4.0 MiB: +30.0 ms in GL"),
+        "{}",
+        h.summary
+    );
+    assert!(h.summary.contains("5 more glDrawArrays"), "{}", h.summary);
+    assert!(h.summary.contains("+10.0 ms GPU"), "{}", h.summary);
+    // Totals: the GPU total is the steady 0.4 ms plus the burst's 10.
+    let gpu = h.totals.iter().find(|t| t.what == "gpu").unwrap();
+    assert!((gpu.frame_ms.unwrap() - 10.4).abs() < 1e-9);
+    assert!((gpu.median_ms.unwrap() - 0.4).abs() < 1e-9);
+}
+
+#[test]
+fn a_gpu_rule_compares_gpu_time_and_keeps_long_cpu_frames_as_steady() {
+    let s = watch("gpu-ms>5", 10_400_000);
+    let h = &hitches(&s)[0];
+    // Frame 3 is long on the CPU, not on the GPU: steady for this rule.
+    assert_eq!(h.steady_frames, [1, 2, 3, 4, 5, 7, 8]);
+    let steady = h.steady.unwrap();
+    assert!((steady.median - 0.4).abs() < 1e-9);
+    assert!(
+        h.summary
+            .starts_with("frame 6 took on the GPU 10.4 ms (gpu-ms>5)"),
+        "{}",
+        h.summary
+    );
+    // Work outside GL is no cause of GPU time.
+    assert!(
+        h.causes.iter().all(|c| !c.function.is_empty()),
+        "{}",
+        h.summary
+    );
+}
+
+#[test]
+fn a_capture_has_no_hitch_and_a_trigger_whose_frame_was_not_kept_is_left_out() {
+    let mut s = watch("frame-ms>20", 40 * MS);
+    assert_eq!(hitches(&s).len(), 1);
+    s.triggers[0].frame = 99;
+    assert!(hitches(&s).is_empty());
+    s.triggers.clear();
+    assert!(hitches(&s).is_empty());
+}

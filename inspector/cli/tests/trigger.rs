@@ -1,0 +1,169 @@
+//! Issue 26's triggers: `gpuheat attach PID --trigger RULE` watches a running program in
+//! timeline mode and keeps each frame that crosses the rule, with the frames before it and
+//! full-mode frames after it. Driven on `hitch`, whose every N-th frame uploads a 16 MiB
+//! texture and draws a burst of B heavy quads (see its --help): the hitch frames must all be
+//! caught and named, no steady frame may trigger, and the program must draw the same frames
+//! as without gpuheat.
+
+mod common;
+
+use common::{example, gpuheat, report, scratch};
+use serde_json::Value;
+use std::process::{Command, Stdio};
+
+/// hitch's period and burst here, and its default cheap layers.
+const EVERY: u64 = 20;
+const BURST: u64 = 20;
+const LAYERS: u64 = 3;
+/// Frames the program renders: about 10 s at 60 fps, time to attach and watch.
+const FRAMES: u64 = 600;
+
+/// The last frame's checksum that `hitch --checksum` prints.
+fn last_checksum(stdout: &[u8]) -> String {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("checksum=").map(str::to_string))
+        .expect("hitch printed no checksum")
+}
+
+#[test]
+fn every_hitch_is_caught_and_named_and_no_steady_frame_triggers() {
+    let dir = scratch("trigger");
+    let hitch_args = [
+        "--every",
+        &EVERY.to_string(),
+        "--burst",
+        &BURST.to_string(),
+        "--frames",
+        &FRAMES.to_string(),
+        "--checksum",
+    ]
+    .map(|s| s.to_string());
+    // The frames it draws alone, unpaced: the reference checksum of its last frame.
+    let plain = Command::new(example("hitch"))
+        .args(&hitch_args)
+        .output()
+        .unwrap();
+    assert!(plain.status.success());
+    let want = last_checksum(&plain.stdout);
+
+    let target = Command::new(example("hitch"))
+        .args(&hitch_args)
+        .args(["--fps", "60"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = target.id().to_string();
+    common::wait_for_frame_loop(target.id());
+    let session = dir.join("hitch.gpuheat");
+    // A steady frame takes 16.7 ms (paced at 60 fps), a hitch frame well over 100 ms on
+    // llvmpipe (its upload alone): 50 ms is far from both.
+    let out = Command::new("timeout")
+        .args(["-k5", "60"])
+        .arg(gpuheat())
+        .args(["attach", &pid, "--trigger", "frame-ms>50", "--frames", "2"])
+        .args(["--ring", "10", "--max-triggers", "100", "--timeout", "5"])
+        .arg("-o")
+        .arg(&session)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "attach --trigger failed: {stderr}");
+    // The program goes on to its last frame and draws what it draws alone.
+    let done = target.wait_with_output().unwrap();
+    assert!(done.status.success());
+    assert_eq!(
+        last_checksum(&done.stdout),
+        want,
+        "the watched program drew other frames"
+    );
+
+    let r: Value = report(&session);
+    let hitches = r["hitches"].as_array().expect("no hitches in the report");
+    let printed = stderr.lines().filter(|l| l.contains(": trigger ")).count();
+    assert_eq!(printed, hitches.len(), "one line per trigger: {stderr}");
+    let watched = r["watch"]["frames_watched"].as_u64().unwrap();
+    // Watched for 5 s at about 60 fps: a hitch every 20 frames, and each one caught.
+    assert!(watched >= 150, "watched only {watched} frames: {stderr}");
+    assert!(
+        hitches.len() as u64 >= watched / EVERY - 1,
+        "{} triggers in {watched} watched frames, a hitch every {EVERY}: {stderr}",
+        hitches.len()
+    );
+    let frames = r["frames"].as_array().unwrap();
+    let calls_of = |index: u64| {
+        frames
+            .iter()
+            .find(|f| f["index"] == index)
+            .map(|f| f["calls"].as_u64().unwrap())
+    };
+    let frame_numbers: Vec<u64> = hitches
+        .iter()
+        .map(|h| h["frame"].as_u64().unwrap())
+        .collect();
+    for (h, &frame) in hitches.iter().zip(&frame_numbers) {
+        // A hitch frame, by its calls (hitch --help: 3K + 3B + 10, and its upload), never a
+        // steady one (3K + 10).
+        assert_eq!(
+            calls_of(frame),
+            Some(3 * LAYERS + 3 * BURST + 11),
+            "trigger on frame {frame}, not a hitch frame: {h}"
+        );
+        // Named: the upload and the burst, each with its count.
+        let summary = h["summary"].as_str().unwrap();
+        let causes = h["causes"].as_array().unwrap();
+        let upload = causes
+            .iter()
+            .find(|c| c["function"] == "glTexImage2D")
+            .unwrap_or_else(|| panic!("the upload is not named: {summary}"));
+        assert_eq!(upload["upload_bytes"], 2048 * 2048 * 4, "{summary}");
+        let burst = causes
+            .iter()
+            .find(|c| c["function"] == "glDrawArrays" && c["calls"] == BURST)
+            .unwrap_or_else(|| panic!("the burst is not named: {summary}"));
+        assert_eq!(burst["usual_calls"], 0.0, "{summary}");
+        assert!(summary.contains("16.0 MiB"), "{summary}");
+        // The steady frames around it are steady ones, and the full-mode frames came.
+        let steady = h["steady_frames"].as_array().unwrap();
+        assert!(!steady.is_empty(), "{summary}");
+        for f in steady {
+            assert_eq!(calls_of(f.as_u64().unwrap()), Some(3 * LAYERS + 10));
+        }
+        assert_eq!(h["full_frames"].as_array().unwrap().len(), 2, "{h}");
+    }
+    // Every hitch between the first and the last trigger was caught: they are one period
+    // apart, the program's frames being the agent's swaps.
+    for pair in frame_numbers.windows(2) {
+        assert_eq!(
+            pair[1] - pair[0],
+            EVERY,
+            "a hitch was missed: {frame_numbers:?}"
+        );
+    }
+    // The ring is bounded, and says by how much.
+    assert_eq!(r["watch"]["ring_capacity"], 10);
+    assert!(r["watch"]["ring_limit_bytes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn bad_trigger_rules_are_one_line_errors() {
+    for (args, want) in [
+        (&["--trigger", "fps<20"][..], "is not a trigger rule"),
+        (&["--trigger", "frame-ms>0"][..], "is not a trigger rule"),
+        (&["--ring", "5"][..], "--trigger"),
+        (
+            &["--trigger", "frame-ms>20", "--mode", "timeline"][..],
+            "leave out --mode timeline",
+        ),
+    ] {
+        let out = Command::new(gpuheat())
+            .args(["attach", "1"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
