@@ -152,3 +152,36 @@ fn a_capture_has_no_hitch_and_a_trigger_whose_frame_was_not_kept_is_left_out() {
     s.triggers.clear();
     assert!(hitches(&s).is_empty());
 }
+
+#[test]
+fn the_checklist_reports_each_hitch_with_its_causes_and_its_cost() {
+    let s = watch("frame-ms>20", 40 * MS);
+    let a = gpuheat_analysis::analyse(&s);
+    let found = gpuheat_analysis::checklist::check(&s, &a);
+    let hitch: Vec<_> = found.iter().filter(|f| f.rule == "hitch").collect();
+    assert_eq!(hitch.len(), 1);
+    let f = hitch[0];
+    assert_eq!(f.frame, 6);
+    // Linked to the top cause's call: the upload.
+    let upload = s.frames[5]
+        .calls
+        .iter()
+        .position(|c| c.callsite == UPLOAD)
+        .unwrap() as u32;
+    assert_eq!(f.call, Some(upload));
+    assert!(
+        f.title
+            .starts_with("frame took 40.0 ms (frame-ms>20) against a median of"),
+        "{}",
+        f.title
+    );
+    assert!(f.detail.contains("uploading 4.0 MiB"), "{}", f.detail);
+    assert!(f.fix.starts_with("Upload ahead of time"), "{}", f.fix);
+    let median = hitches(&s)[0].steady.unwrap().median;
+    assert_eq!(f.cost.as_ref().unwrap().ns, ((40.0 - median) * 1e6) as u64);
+    // A capture has none.
+    let mut plain = s.clone();
+    plain.triggers.clear();
+    let found = gpuheat_analysis::checklist::check(&plain, &gpuheat_analysis::analyse(&plain));
+    assert!(found.iter().all(|f| f.rule != "hitch"));
+}

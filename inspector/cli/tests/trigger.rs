@@ -141,6 +141,20 @@ fn every_hitch_is_caught_and_named_and_no_steady_frame_triggers() {
             "a hitch was missed: {frame_numbers:?}"
         );
     }
+    // The checklist has a `hitch` finding on each of them, linked to a call of the frame.
+    let out = Command::new(gpuheat())
+        .args(["checklist", "--json", "--rule", "hitch"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<u64> = c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["frame"].as_u64().unwrap())
+        .collect();
+    assert_eq!(found, frame_numbers);
     // The ring is bounded, and says by how much.
     assert_eq!(r["watch"]["ring_capacity"], 10);
     assert!(r["watch"]["ring_limit_bytes"].as_u64().unwrap() > 0);

@@ -54,7 +54,7 @@ mod tests {
             assert!(!r.summary.is_empty(), "{}", r.id);
             assert_eq!(rule(r.id).map(|x| x.id), Some(r.id));
         }
-        assert_eq!(seen.len(), 32);
+        assert_eq!(seen.len(), 33);
     }
 
     #[test]

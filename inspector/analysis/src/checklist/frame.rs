@@ -1,6 +1,6 @@
 //! Checklist rules that read a frame's measured numbers: one draw holding a large share of
-//! the frame's GPU time, a cost per fragment far above the frame's median, overdraw, and
-//! many small draws.
+//! the frame's GPU time, a cost per fragment far above the frame's median, overdraw, many
+//! small draws, and a watched frame that triggered (a hitch).
 //!
 //! Every rule works from measurements (serialized time, fragments from the heat map or the
 //! fragment-shader counter, the overdraw map); a rule whose inputs were not captured stays
@@ -51,7 +51,87 @@ pub(super) const RULES: &[&Rule] = &[
     &EXPENSIVE_FRAGMENTS,
     &OVERDRAW,
     &SMALL_DRAWS,
+    &HITCH,
 ];
+
+/// `hitch`: each trigger of a watch (`gpuheat attach --trigger`), its frame against the steady
+/// frames kept around it and the call sites that made the difference (`measure::hitch`).
+pub(super) const HITCH: Rule = Rule {
+    id: "hitch",
+    family: Family::Frame,
+    severity: Severity::Warning,
+    summary: "a watched frame took far longer than the frames around it",
+    check: |ctx, out| {
+        for h in crate::measure::hitch::hitches(ctx.s) {
+            hitch(&h, out);
+        }
+    },
+};
+
+fn hitch(h: &crate::measure::hitch::Hitch, out: &mut Vec<Finding>) {
+    let usual = h.steady.map(|x| x.median);
+    let title = match usual {
+        Some(m) => format!(
+            "frame took {:.1} ms ({}) against a median of {m:.1} ms over {} steady frames",
+            h.value_ms,
+            h.rule,
+            h.steady_frames.len()
+        ),
+        None => format!("frame took {:.1} ms ({})", h.value_ms, h.rule),
+    };
+    let causes: Vec<&str> = h.causes.iter().map(|c| c.text.as_str()).collect();
+    let detail = if causes.is_empty() {
+        "No call site stands out beyond the noise: the time went to the program itself, or          to work the captured calls do not show."
+            .to_string()
+    } else {
+        format!(
+            "What the frame did beyond its neighbours: {}.",
+            causes.join("; ")
+        )
+    };
+    let names = |f: &str| h.causes.iter().any(|c| c.function.contains(f));
+    let mut fixes = Vec::new();
+    if h.causes.iter().any(|c| c.upload_bytes > 0) {
+        fixes.push(
+            "upload ahead of time, or spread a large upload over frames (glTexSubImage2D in              slices from a pixel buffer object)",
+        );
+    }
+    if names("Compile") || names("LinkProgram") || names("ProgramBinary") {
+        fixes.push("compile and link shaders at load time, not when first needed");
+    }
+    if h.causes.iter().any(|c| c.calls as f64 > c.usual_calls) {
+        fixes.push("spread bursts of work over several frames, or make them cheaper");
+    }
+    fixes.push("compare the full-mode frames captured right after it (gpuheat report --per-frame)");
+    let top = h.causes.first();
+    out.push(Finding {
+        frame: h.frame,
+        call: top.and_then(|c| c.frame_calls.first().copied()),
+        rule: HITCH.id,
+        severity: Severity::Warning,
+        title,
+        detail,
+        fix: {
+            let mut f = fixes.join("; ");
+            if let Some(c) = f.get_mut(0..1) {
+                c.make_ascii_uppercase();
+            }
+            f + "."
+        },
+        evidence: Evidence::calls(top.map_or(&[][..], |c| &c.frame_calls[..]).iter().copied())
+            .with("rule", &h.rule)
+            .with("frame_ms", format!("{:.3}", h.value_ms))
+            .with(
+                "steady_median_ms",
+                usual.map_or("unknown".into(), |m| format!("{m:.3}")),
+            )
+            .with("steady_frames", h.steady_frames.len()),
+        cost: usual.map(|m| Cost {
+            ns: ((h.value_ms - m).max(0.0) * 1e6) as u64,
+            measured: format!("the frame's {} beyond the steady median", h.rule),
+        }),
+    });
+}
 
 /// Whether frame `f`'s times say what the program's frames cost. Frame 0 holds a launched
 /// program's set-up: its times are first-use compiles and uploads. Likewise a frame the

@@ -69,6 +69,9 @@ pub struct Cause {
     pub extra_gpu_ms: f64,
     /// Bytes the site's calls uploaded in the triggering frame.
     pub upload_bytes: u64,
+    /// The site's calls in the triggering frame (indices in its calls; the first
+    /// [`MAX_CAUSE_CALLS`]).
+    pub frame_calls: Vec<u32>,
     /// How the report says it.
     pub text: String,
 }
@@ -78,6 +81,8 @@ pub struct Cause {
 #[derive(Debug, Clone, Copy, Default)]
 struct Site {
     calls: u32,
+    /// The first [`MAX_CAUSE_CALLS`] of them.
+    first: [u32; MAX_CAUSE_CALLS],
     gl_ns: f64,
     gpu_ns: f64,
     uploads: u64,
@@ -97,6 +102,8 @@ const NOISE_FLOOR_NS: f64 = 50_000.0;
 const NOISE_SPREADS: f64 = 3.0;
 /// Most causes named.
 const MAX_CAUSES: usize = 5;
+/// Most calls a cause lists.
+pub const MAX_CAUSE_CALLS: usize = 8;
 
 /// Every trigger of the session, explained, in order.
 pub fn hitches(s: &Session) -> Vec<Hitch> {
@@ -175,6 +182,9 @@ fn measure_frame(
     let mut gpu: Option<f64> = None;
     for (i, c) in f.calls.iter().enumerate() {
         let site = sites.entry((u32::from(c.func), c.callsite)).or_default();
+        if let Some(slot) = site.first.get_mut(site.calls as usize) {
+            *slot = i as u32;
+        }
         site.calls += 1;
         site.gl_ns += c.duration_ns as f64;
         if let Some(t) = pipelined.get(f.index, i as u32).filter(|t| !t.disjoint) {
@@ -306,6 +316,7 @@ fn explain(
                 extra_gl_ms: ms(extra_cpu),
                 extra_gpu_ms: ms(extra_gpu),
                 upload_bytes: now.uploads,
+                frame_calls: now.first[..(now.calls as usize).min(MAX_CAUSE_CALLS)].to_vec(),
                 text,
             },
         ));
@@ -334,6 +345,7 @@ fn explain(
             extra_gl_ms: ms(extra_outside),
             extra_gpu_ms: 0.0,
             upload_bytes: 0,
+            frame_calls: Vec::new(),
             text: format!(
                 "+{:.1} ms outside GL calls (the program's own work between them, or waiting)",
                 ms(extra_outside)
