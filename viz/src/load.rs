@@ -85,11 +85,20 @@ impl Loaded {
         Some(&self.analysis.draws[f.draws[pos]])
     }
 
-    /// The frame to show first: the first with a heat map (of the screen, else of an
-    /// offscreen target), else the first; warm-up frames
-    /// ([`gpuheat_analysis::measure::warmup`]) only when every frame is one, since their
-    /// times hold the capture's own first-time work.
+    /// The frame to show first: a watch's first triggering frame (the reason the session
+    /// exists: its findings say why it hitched; the full-mode frames after it follow), else
+    /// the first with a heat map (of the screen, else of an offscreen target), else the
+    /// first; warm-up frames ([`gpuheat_analysis::measure::warmup`]) only when every frame
+    /// is one, since their times hold the capture's own first-time work.
     pub fn default_frame(&self) -> Option<u64> {
+        if let Some(t) = self
+            .session
+            .triggers
+            .iter()
+            .find(|t| self.frame(t.frame).is_some())
+        {
+            return Some(t.frame);
+        }
         let warmup = gpuheat_analysis::measure::warmup::WarmUp::of(&self.session);
         let steady: Vec<&FrameEntry> = self
             .frames
@@ -437,5 +446,22 @@ mod tests {
             loaded(painted(1).attached(None).build()).default_frame(),
             Some(1)
         );
+    }
+
+    #[test]
+    fn a_watch_opens_on_its_first_triggering_frame_that_was_kept() {
+        let mut s = painted(4).build();
+        let hit = |frame| gpuheat_session::TriggerHit {
+            number: 1,
+            frame,
+            rule: "frame-ms>20".into(),
+            value_ns: 30_000_000,
+            kept_first: 1,
+            kept_last: frame,
+            full_first: frame + 1,
+            full_frames: 1,
+        };
+        s.triggers = vec![hit(9), hit(3)];
+        assert_eq!(loaded(s).default_frame(), Some(3));
     }
 }

@@ -81,7 +81,7 @@ fn hitch(h: &crate::measure::hitch::Hitch, out: &mut Vec<Finding>) {
     };
     let causes: Vec<&str> = h.causes.iter().map(|c| c.text.as_str()).collect();
     let detail = if causes.is_empty() {
-        "No call site stands out beyond the noise: the time went to the program itself, or          to work the captured calls do not show."
+        "No call site stands out beyond the noise: the time went to the program itself, or to work the captured calls do not show."
             .to_string()
     } else {
         format!(
@@ -93,7 +93,7 @@ fn hitch(h: &crate::measure::hitch::Hitch, out: &mut Vec<Finding>) {
     let mut fixes = Vec::new();
     if h.causes.iter().any(|c| c.upload_bytes > 0) {
         fixes.push(
-            "upload ahead of time, or spread a large upload over frames (glTexSubImage2D in              slices from a pixel buffer object)",
+            "upload ahead of time, or spread a large upload over frames (glTexSubImage2D in slices from a pixel buffer object)",
         );
     }
     if names("Compile") || names("LinkProgram") || names("ProgramBinary") {
