@@ -9,7 +9,8 @@
 //! with its spread over frames and the per-target maps' memory, and, unless `--geometry ""`,
 //! the cost of full mode's geometry capture on `many_draws` (1,000 draws × 1,000 triangles),
 //! against full mode without it and the frame uncaptured (geometry.rs), and, unless
-//! `--waits ""`, the agent's waits for the GPU per frame in each mode (waits.rs).
+//! `--waits ""`, the agent's waits for the GPU per frame in each mode (waits.rs), and, unless
+//! `--watch ""`, what watching with `attach --trigger` costs the program's frames (watch.rs).
 //!
 //! `gpuheat`, `call_cost` and `libgpuheat_agent.so` are taken from the directory of this
 //! executable (`cargo build --release --workspace`, then `target/release/gpuheat-bench`).
@@ -31,6 +32,7 @@ mod table;
 mod targets;
 mod viewer;
 mod waits;
+mod watch;
 
 use anyhow::Result;
 use clap::Parser;
@@ -85,6 +87,10 @@ struct Opts {
     /// comma-separated; empty or 0: skip.
     #[arg(long, default_value = "10,100,1000")]
     waits: String,
+    /// Draw counts of the watch-cost runs (many_draws --draws N watched by `attach
+    /// --trigger`), comma-separated; empty or 0: skip.
+    #[arg(long, default_value = "1000")]
+    watch: String,
     /// Seconds one run may take before it is killed and the bench fails.
     #[arg(long, default_value_t = 300)]
     timeout: u64,
@@ -132,6 +138,7 @@ fn real_main() -> Result<()> {
     let heat_layers = heat::parse_layers(&opts.heat_layers)?;
     let geometry = geometry::parse_workload(&opts.geometry)?;
     let waits = waits::parse_draws(&opts.waits)?;
+    let watch = watch::parse_draws(&opts.watch)?;
     suite::run(&suite::Plan {
         calls: calls::CallPlan {
             api: opts.api.clone(),
@@ -148,6 +155,7 @@ fn real_main() -> Result<()> {
         geometry_frames: opts.geometry_frames,
         geometry_runs: opts.geometry_runs,
         waits,
+        watch,
     })
 }
 

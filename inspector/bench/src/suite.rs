@@ -1,6 +1,6 @@
 //! The default bench: the call cost (calls.rs), then, each unless skipped, the attach
 //! (attach.rs), heat (heat.rs), offscreen heat (offscreen.rs) and geometry (geometry.rs)
-//! costs, the agent's waits per frame (waits.rs), and the capture-cost targets they are held to (targets.rs), printed as one report
+//! costs, the agent's waits per frame (waits.rs), what watching costs (watch.rs), and the capture-cost targets they are held to (targets.rs), printed as one report
 //! or one JSON document.
 
 use anyhow::Result;
@@ -14,6 +14,7 @@ use crate::offscreen::{self, OffscreenRow};
 use crate::programs;
 use crate::table::Spread;
 use crate::waits::{self, Waits};
+use crate::watch::{self, WatchRow};
 use crate::{attach, clock, targets};
 
 /// What the default bench measures.
@@ -31,6 +32,8 @@ pub struct Plan {
     pub geometry_runs: u32,
     /// Draw counts of the agent-waits runs (none: skip).
     pub waits: Vec<u32>,
+    /// Draw counts of the watch-cost runs (none: skip).
+    pub watch: Vec<u32>,
 }
 
 /// What the bench measured besides the per-call cost (each `None` when skipped).
@@ -40,12 +43,13 @@ struct Extras<'a> {
     offscreen: Option<&'a OffscreenRow>,
     geometry: Option<&'a GeometryRow>,
     waits: Option<&'a Waits>,
+    watch: Option<&'a [WatchRow]>,
 }
 
 /// Runs every bench of `plan` and prints the report (`json`: as JSON).
 pub fn run(plan: &Plan) -> Result<()> {
     let timeout = plan.calls.timeout;
-    let (started, results, attach, heat, offscreen, geometry, waits) =
+    let (started, results, attach, heat, offscreen, geometry, waits, watched) =
         programs::in_scratch(|tools, scratch| {
             let bench = Bench {
                 plan: &plan.calls,
@@ -111,7 +115,20 @@ pub fn run(plan: &Plan) -> Result<()> {
                     timeout,
                 )?)
             };
-            Ok((started, results, attach, heat, offscreen, geometry, waits))
+            let watched = if plan.watch.is_empty() {
+                None
+            } else {
+                Some(watch::measure(
+                    &tools.gpuheat,
+                    &tools.many_draws,
+                    scratch,
+                    &plan.watch,
+                    timeout,
+                )?)
+            };
+            Ok((
+                started, results, attach, heat, offscreen, geometry, waits, watched,
+            ))
         })?;
     print(
         &plan.calls,
@@ -122,6 +139,7 @@ pub fn run(plan: &Plan) -> Result<()> {
             offscreen: offscreen.as_ref(),
             geometry: geometry.as_ref(),
             waits: waits.as_ref(),
+            watch: watched.as_deref(),
         },
         started.elapsed(),
     )
@@ -140,6 +158,7 @@ fn print(
         offscreen,
         geometry,
         waits,
+        watch: watched,
     } = extras;
     let base = calls::base(outcomes)?;
     let renderer = calls::renderer(outcomes);
@@ -184,6 +203,7 @@ fn print(
             "offscreen": offscreen.map(offscreen::to_json),
             "geometry": geometry.map(geometry::to_json),
             "waits": waits.map(waits::to_json),
+            "watch": watched.map(watch::to_json),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
@@ -203,6 +223,9 @@ fn print(
     }
     if let Some(w) = waits {
         waits::print(w);
+    }
+    if let Some(w) = watched {
+        watch::print(w);
     }
     calls::print_note(elapsed);
     targets::print(&target_rows);

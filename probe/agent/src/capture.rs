@@ -24,6 +24,8 @@ static HEAT: AtomicBool = AtomicBool::new(false);
 static GEOMETRY: AtomicBool = AtomicBool::new(false);
 /// How the capture in progress times work calls ([`Timing`] as 0, 1, 2).
 static TIMING: AtomicU8 = AtomicU8::new(0);
+/// The capture in progress reads the thread's CPU clock ([`Settings::cpu_clock`]).
+static CPU_CLOCK: AtomicBool = AtomicBool::new(true);
 /// The thread that swapped last: its calls may be timed deferred, their results being read
 /// at its swap or when it makes another context current (0: none yet).
 static SWAP_THREAD: AtomicU32 = AtomicU32::new(0);
@@ -62,6 +64,10 @@ pub struct Settings {
     pub geometry: bool,
     /// How work calls are timed (full mode only).
     pub timing: Timing,
+    /// Read the thread's CPU clock around work calls, swaps and calls that may wait (a
+    /// system call each: a watch's timeline frames go without, their calls' CPU time being
+    /// their wall time).
+    pub cpu_clock: bool,
 }
 
 /// Starts recording with `settings`; the frame in progress is recorded as `first_frame`.
@@ -80,6 +86,7 @@ pub fn switch(settings: Settings) {
     FULL_MODE.store(full, Relaxed);
     HEAT.store(full && settings.heat, Relaxed);
     GEOMETRY.store(full && settings.geometry, Relaxed);
+    CPU_CLOCK.store(settings.cpu_clock, Relaxed);
     TIMING.store(
         match settings.timing {
             Timing::Auto => 0,
@@ -192,6 +199,12 @@ pub fn mode() -> CaptureMode {
     } else {
         CaptureMode::Timeline
     }
+}
+
+/// Whether the capture in progress reads the thread's CPU clock around the calls that have it.
+#[inline(always)]
+pub fn cpu_clock() -> bool {
+    CPU_CLOCK.load(Relaxed)
 }
 
 /// Whether the capture in progress paints heat maps.

@@ -104,7 +104,7 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
     g.skip = ok.is_err();
     drop(inside);
     // The CPU clock (a system call) first, so the wall time does not include it.
-    if CPU[i] {
+    if CPU[i] && crate::capture::cpu_clock() {
         g.c0 = thread_cpu_ns();
     }
     g.begin = ticks();
@@ -152,7 +152,9 @@ pub fn enter_if_recording(i: usize, site: u64, args: &[u64]) -> Option<Guard> {
 pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
     let end = ticks();
     let func = usize::from(g.func);
-    let cpu = CPU[func].then(|| thread_cpu_ns().saturating_sub(g.c0));
+    // Read at the end only where it was read at the start (a watch may turn the clock on
+    // inside the swap that ends its frame).
+    let cpu = (CPU[func] && g.c0 != 0).then(|| thread_cpu_ns().saturating_sub(g.c0));
     if g.skip {
         return;
     }

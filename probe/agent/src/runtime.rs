@@ -183,6 +183,7 @@ impl Watching {
             heat: self.spec.heat,
             geometry: crate::config::geometry_budget() > 0,
             timing: self.spec.timing,
+            cpu_clock: true,
         }
     }
 }
@@ -194,6 +195,9 @@ fn watch_settings() -> Settings {
         heat: false,
         geometry: false,
         timing: Timing::Auto,
+        // A system call around each work call: at 1,000 draws a frame, most of what watching
+        // cost the program on llvmpipe besides the timestamps.
+        cpu_clock: false,
     }
 }
 
@@ -408,6 +412,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         heat: request.heat,
         geometry: crate::config::geometry_budget() > 0,
         timing: request.timing,
+        cpu_clock: true,
     };
     let warm = contexts::warm_bits(settings);
     // A context an earlier capture of the process ran on in this mode is warm already: the
