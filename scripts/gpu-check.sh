@@ -89,7 +89,21 @@ for timing in isolated deferred; do
 done
 echo "== waits"
 timeout 240 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
-    --geometry 0 --waits 10,100,1000 2>&1 | sed -n '/^agent waits per frame (/,/^$/p' | head -20
+    --geometry 0 --waits 10,100,1000 --watch 0 2>&1 | sed -n '/^agent waits per frame (/,/^$/p' | head -20
+# Issue 26 on a real driver: what watching costs the program (target: at most 5% of its
+# frame), and a hitch caught by its GPU time: hitch's burst of heavy 1080p quads every 30th
+# frame, its upload too.
+echo "== watch cost"
+timeout 200 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
+    --geometry 0 --waits 0 --watch 100,1000 2>&1 | sed -n '/^watch cost/,/^the ring/p'
+echo "== hitch, gpu-ms>3"
+"$built/hitch" --api gl --size 1920x1080 --loop 300 --fps 60 >/dev/null 2>&1 &
+hp=$!
+sleep 2
+timeout 60 "$built/gpuheat" attach $hp --trigger 'gpu-ms>3' --trigger 'frame-ms>50' --max-triggers 3 \
+    --timeout 20 -o "$out/hitch.gpuheat" 2>&1 | tail -5
+kill $hp 2>/dev/null
+timeout 60 "$built/gpuheat" report "$out/hitch.gpuheat" 2>&1 | grep -E "^watch|^trigger|^ +wall" | head -10
 for t in "$root"/.devbin/tests/*; do
     name=$(basename "$t")
     echo "== $name"
