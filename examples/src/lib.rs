@@ -36,12 +36,15 @@ use gfx::Gfx;
 ///
 /// After the last frame: with `--checksum` prints `checksum=<16 hex digits>` (one
 /// `glReadPixels`), with `--timing` prints `frame_ms=<median>`, where a frame's time runs
-/// from the start of `frame` to the return of `eglSwapBuffers`.
+/// from the start of `frame` to the return of `eglSwapBuffers`. SIGUSR2 makes the frame it
+/// arrives in the last (a benchmark ends a long run when it has measured what it wanted, and
+/// still gets what the program prints at its end).
 pub fn run_frames<F>(gfx: &Gfx, args: &Args, mut frame: F) -> Result<(), String>
 where
     F: FnMut(&Gfx, u64),
 {
     checksum_on_sigusr1();
+    stop_on_sigusr2();
     let mut times: Vec<Duration> = Vec::new();
     let fps = args
         .fps
@@ -63,6 +66,9 @@ where
             emit(&format!("checksum={:016x}", gfx.checksum()));
         }
         i += 1;
+        if STOP_NOW.load(Ordering::SeqCst) {
+            break;
+        }
         if let Some(period) = period {
             // Deadline-based, so a late frame is followed by an early one, as with vsync.
             let slot_end = start + period.mul_f64(i as f64);
@@ -86,6 +92,19 @@ static CHECKSUM_NOW: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_sigusr1(_: c_int) {
     CHECKSUM_NOW.store(true, Ordering::SeqCst);
+}
+
+/// Set by SIGUSR2: the frame in progress is the last.
+static STOP_NOW: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigusr2(_: c_int) {
+    STOP_NOW.store(true, Ordering::SeqCst);
+}
+
+fn stop_on_sigusr2() {
+    const SIGUSR2: c_int = 12;
+    // SAFETY: the handler only stores to an atomic.
+    unsafe { signal(SIGUSR2, on_sigusr2 as *const () as usize) };
 }
 
 extern "C" {
