@@ -144,6 +144,24 @@ fn a_gpu_rule_compares_gpu_time_and_keeps_long_cpu_frames_as_steady() {
 }
 
 #[test]
+fn without_a_steady_frame_the_costliest_sites_are_named_with_their_own_times() {
+    let mut s = watch("frame-ms>20", 40 * MS);
+    // Only the hitch frame was kept.
+    s.triggers[0].kept_first = 6;
+    s.triggers[0].kept_last = 6;
+    let h = &hitches(&s)[0];
+    assert!(h.steady.is_none() && h.steady_frames.is_empty());
+    assert!(
+        h.summary
+            .contains("with no steady frame kept to compare (every frame kept crossed the rule); its costliest call sites: 1 glTexImage2D at 0x700000, uploading 4.0 MiB: 30.0 ms in GL"),
+        "{}",
+        h.summary
+    );
+    assert!(!h.summary.contains("more"), "{}", h.summary);
+    assert!(!h.summary.contains('+'), "{}", h.summary);
+}
+
+#[test]
 fn a_capture_has_no_hitch_and_a_trigger_whose_frame_was_not_kept_is_left_out() {
     let mut s = watch("frame-ms>20", 40 * MS);
     assert_eq!(hitches(&s).len(), 1);

@@ -99,7 +99,7 @@ fn hitch(h: &crate::measure::hitch::Hitch, out: &mut Vec<Finding>) {
     if names("Compile") || names("LinkProgram") || names("ProgramBinary") {
         fixes.push("compile and link shaders at load time, not when first needed");
     }
-    if h.causes.iter().any(|c| c.calls as f64 > c.usual_calls) {
+    if h.steady.is_some() && h.causes.iter().any(|c| c.calls as f64 > c.usual_calls) {
         fixes.push("spread bursts of work over several frames, or make them cheaper");
     }
     fixes.push("compare the full-mode frames captured right after it (gpuheat report --per-frame)");

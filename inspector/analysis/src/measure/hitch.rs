@@ -248,6 +248,11 @@ fn explain(
     }
     keys.sort_unstable();
     keys.dedup();
+    // Without a steady frame (every frame kept crossed the rule: a program slower than the
+    // threshold throughout) there is nothing to compare: the frame's costliest sites are
+    // named with their own times.
+    let compared = !steady.is_empty();
+    let plus = if compared { "+" } else { "" };
     let mut causes: Vec<(f64, Cause)> = Vec::new();
     for key in keys {
         let now = target.sites.get(&key).copied().unwrap_or_default();
@@ -283,7 +288,9 @@ fn explain(
             .map(|x| short(&x).to_string());
         let site = callsite(s, key.1);
         let at = src.clone().unwrap_or_else(|| site.clone());
-        let mut text = if more {
+        let mut text = if !compared {
+            format!("{} {function} at {at}", now.calls)
+        } else if more {
             let extra = f64::from(now.calls) - calls;
             format!(
                 "{} more {function} at {at} ({} in the frame, usually {})",
@@ -299,10 +306,10 @@ fn explain(
         }
         let mut parts = Vec::new();
         if beyond(extra_cpu, cpu_spread) {
-            parts.push(format!("+{:.1} ms in GL", ms(extra_cpu)));
+            parts.push(format!("{plus}{:.1} ms in GL", ms(extra_cpu)));
         }
         if beyond(extra_gpu, gpu_spread) {
-            parts.push(format!("+{:.1} ms GPU", ms(extra_gpu)));
+            parts.push(format!("{plus}{:.1} ms GPU", ms(extra_gpu)));
         }
         text.push_str(&format!(": {}", parts.join(", ")));
         causes.push((
@@ -347,7 +354,7 @@ fn explain(
             upload_bytes: 0,
             frame_calls: Vec::new(),
             text: format!(
-                "+{:.1} ms outside GL calls (the program's own work between them, or waiting)",
+                "{plus}{:.1} ms outside GL calls (the program's own work between them, or waiting)",
                 ms(extra_outside)
             ),
         });
@@ -361,7 +368,7 @@ fn explain(
             x.n,
             if x.n == 1 { "" } else { "s" }
         ),
-        None => "with no steady frame kept to compare".to_string(),
+        None => "with no steady frame kept to compare (every frame kept crossed the rule); its costliest call sites".to_string(),
     };
     let what = match Trigger::parse(&hit.rule).map(|r| r.metric) {
         Some(TriggerMetric::GpuMs) => "took on the GPU",
