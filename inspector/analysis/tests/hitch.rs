@@ -203,3 +203,40 @@ fn the_checklist_reports_each_hitch_with_its_causes_and_its_cost() {
     let found = gpuheat_analysis::checklist::check(&plain, &gpuheat_analysis::analyse(&plain));
     assert!(found.iter().all(|f| f.rule != "hitch"));
 }
+
+#[test]
+fn two_watches_compare_by_trigger_rate_and_by_the_causes_each_named() {
+    use gpuheat_analysis::measure::hitch::compare;
+    use gpuheat_session::WatchStatus;
+    let status = |frames_watched, triggers| WatchStatus {
+        frames_watched,
+        ring_frames: 10,
+        ring_capacity: 30,
+        ring_bytes: 1000,
+        ring_limit_bytes: 64 << 20,
+        triggers,
+    };
+    let mut a = watch("frame-ms>20", 40 * MS);
+    a.watch = Some(status(500, 1));
+    // B: the same program after the fix: watched, nothing triggered.
+    let mut b = watch("frame-ms>20", 40 * MS);
+    b.triggers.clear();
+    b.watch = Some(status(400, 0));
+    let d = compare(&a, &b).unwrap();
+    let (sa, sb) = (d.a.unwrap(), d.b.unwrap());
+    assert_eq!((sa.frames_watched, sa.triggers), (500, 1));
+    assert!((sa.per_thousand - 2.0).abs() < 1e-9);
+    assert_eq!(sa.median_ms, Some(40.0));
+    assert_eq!((sb.triggers, sb.median_ms), (0, None));
+    let upload = d
+        .sites
+        .iter()
+        .find(|s| s.function == "glTexImage2D")
+        .unwrap();
+    assert_eq!((upload.in_a, upload.in_b), (1, 0));
+    assert_eq!(upload.at, "0x700000");
+    // Captures have no watch to compare.
+    a.watch = None;
+    b.watch = None;
+    assert!(compare(&a, &b).is_none());
+}

@@ -15,6 +15,7 @@ use gpuheat_analysis::compare::heat::{
 use gpuheat_analysis::compare::target::{target_diff, TargetDiff};
 use gpuheat_analysis::measure::aggregate::DrawStats;
 use gpuheat_analysis::measure::flow::{frame_costs, frames_with_maps, roles, Labels};
+use gpuheat_analysis::measure::hitch::{WatchDiff, WatchSide};
 use gpuheat_session::Session;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -77,6 +78,50 @@ pub struct DiffArgs {
     partial: bool,
 }
 
+/// Two watches' lines: how often each hitched, and which causes went or came.
+fn watch_text(w: &WatchDiff, o: &mut String) {
+    let side = |s: &Option<WatchSide>| match s {
+        None => "a capture, not a watch".to_string(),
+        Some(s) => format!(
+            "{} trigger{} in {} watched frames ({:.1} per 1,000){}",
+            s.triggers,
+            if s.triggers == 1 { "" } else { "s" },
+            s.frames_watched,
+            s.per_thousand,
+            match (s.median_ms, s.steady_ms) {
+                (Some(m), Some(st)) => format!(", median {m:.1} ms against steady {st:.1} ms"),
+                (Some(m), None) => format!(", median {m:.1} ms"),
+                _ => String::new(),
+            }
+        ),
+    };
+    let _ = writeln!(
+        o,
+        "
+watch    A: {}",
+        side(&w.a)
+    );
+    let _ = writeln!(o, "         B: {}", side(&w.b));
+    let total = |s: &Option<WatchSide>| s.as_ref().map_or(0, |s| s.triggers);
+    for site in w.sites.iter().take(8) {
+        let verdict = match (site.in_a, site.in_b) {
+            (_, 0) => "  gone in B",
+            (0, _) => "  new in B",
+            _ => "",
+        };
+        let _ = writeln!(
+            o,
+            "  {} at {}: named by {} of A's {} triggers, {} of B's {}{verdict}",
+            site.function,
+            site.at,
+            site.in_a,
+            total(&w.a),
+            site.in_b,
+            total(&w.b)
+        );
+    }
+}
+
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
     if !(0.0..1.0).contains(&args.alpha) || args.alpha == 0.0 {
         bail!(
@@ -109,6 +154,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         absolute: args.absolute,
     };
     let d = diff(&a, &b, &opts);
+    let watched = gpuheat_analysis::measure::hitch::compare(&a, &b);
     if args.heat {
         let drift = d.drift.map_or(1.0, |d| d.factor);
         let h = heat_of(&a, &b, choice, drift, d.min_change).map_err(|e| anyhow!("--heat: {e}"))?;
@@ -150,6 +196,9 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             diff: &'a Diff,
             render_targets: &'a [TargetDiff],
             gate: Option<JsonGate<'a>>,
+            /// Two watches (`attach --trigger`) compared; absent for captures.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            watch: Option<&'a WatchDiff>,
         }
         #[derive(Serialize)]
         struct JsonGate<'a> {
@@ -164,10 +213,15 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
                 threshold_pct: *pct,
                 gate: g,
             }),
+            watch: watched.as_ref(),
         };
         serde_json::to_string_pretty(&json)? + "\n"
     } else {
-        text(&d, &targets, gate.as_ref(), &args)
+        let mut o = text(&d, &targets, gate.as_ref(), &args);
+        if let Some(w) = &watched {
+            watch_text(w, &mut o);
+        }
+        o
     };
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
     Ok(match gate {

