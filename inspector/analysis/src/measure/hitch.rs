@@ -538,7 +538,7 @@ pub fn compare(a: &Session, b: &Session) -> Option<WatchDiff> {
             in_b,
         })
         .collect();
-    sites.sort_by(|x, y| (y.in_a + y.in_b).cmp(&(x.in_a + x.in_b)));
+    sites.sort_by_key(|s| std::cmp::Reverse(s.in_a + s.in_b));
     Some(WatchDiff {
         a: side(a, &ha),
         b: side(b, &hb),
