@@ -736,3 +736,88 @@ fn a_program_in_a_folder_with_a_space_keeps_its_name() {
         assert!(site.starts_with("overdraw+0x"), "{site}");
     }
 }
+
+/// Issue 26: a trigger on glmark2-es2 running several scenes in a loop catches the scene
+/// switches. A switch builds the next scene: it compiles and links its shaders in that frame
+/// (glmark2's `Scene::setup`), which a steady frame never does, and on llvmpipe that frame
+/// takes tens of milliseconds against a few for a steady one (320x240: 1-5 ms here).
+#[test]
+fn a_trigger_on_glmark2_catches_its_scene_switches() {
+    let Some(glmark2) = installed("glmark2-es2") else {
+        return;
+    };
+    if installed("xwd").is_none() {
+        return;
+    }
+    let x = Xvfb::start();
+    let dir = scratch("trigger-glmark2");
+    // 2 s scenes, in a loop: 6 switches in a 12 s watch.
+    let scenes = ["build", "texture", "shading", "bump"];
+    let mut args: Vec<String> = Vec::new();
+    for s in scenes {
+        args.extend(["-b".to_string(), format!("{s}:duration=2")]);
+    }
+    args.extend(["--run-forever", "--size", "320x240"].map(str::to_string));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut p = Running::start(&x, &glmark2, &args);
+    assert!(
+        p.renders(Duration::from_secs(30)),
+        "glmark2-es2 does not render"
+    );
+    let session = dir.join("watch.gpuheat");
+    let pid = p.child.id().to_string();
+    let out = gpuheat_within(
+        90,
+        Some(&x.display),
+        &[
+            "attach",
+            &pid,
+            "--trigger",
+            "frame-ms>25",
+            "--max-triggers",
+            "50",
+            "--timeout",
+            "12",
+            "-o",
+            session.to_str().unwrap(),
+        ],
+    );
+    let out = ok(out, "attach --trigger to glmark2-es2");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(p.alive(), "glmark2-es2 died under the watch");
+    assert!(
+        p.renders(Duration::from_secs(10)),
+        "glmark2-es2 stopped rendering after the watch"
+    );
+    let s = gpuheat_session::Session::open(&session).unwrap();
+    let switches: Vec<u64> = s
+        .triggers
+        .iter()
+        .map(|t| t.frame)
+        .filter(|&f| {
+            !calls_to(&s, f, "glCompileShader").is_empty()
+                || !calls_to(&s, f, "glLinkProgram").is_empty()
+        })
+        .collect();
+    assert!(
+        switches.len() >= 3,
+        "{} of {} triggers on a scene switch in 12 s of 2 s scenes: {stderr}",
+        switches.len(),
+        s.triggers.len()
+    );
+    // And the report names the switch: its shader compiles are among the causes.
+    let r = report(&session);
+    let named = r["hitches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| switches.contains(&h["frame"].as_u64().unwrap()))
+        .filter(|h| {
+            h["causes"].as_array().unwrap().iter().any(|c| {
+                let f = c["function"].as_str().unwrap();
+                f == "glCompileShader" || f == "glLinkProgram" || f.starts_with("glDraw")
+            })
+        })
+        .count();
+    assert_eq!(named, switches.len(), "{stderr}");
+}
