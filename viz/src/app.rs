@@ -7,6 +7,7 @@ use crate::diff::{row_at, DiffData, DiffImages, DiffLoader, DiffState};
 use crate::error::VizError;
 use crate::gpu::{colour_attachment, DepthIds, Gpu, Target, BACKGROUND};
 use crate::heat_pass::{HeatParams, HeatPass, Outline};
+use crate::live::{Live, LiveLink};
 use crate::load::{LoadState, Loaded, Loader, Stage};
 use crate::mesh_pass::{mesh_data, MeshParams, MeshPass};
 use crate::metric::{normalize, Metric};
@@ -105,6 +106,8 @@ pub struct App {
     diff_images: Option<DiffImages>,
     /// B could not be read: nothing more will come.
     diff_failed: bool,
+    /// The live view's stream and captures (`view --live`); `None` for a session file.
+    live: Option<Live>,
 }
 
 impl App {
@@ -163,7 +166,57 @@ impl App {
             adapter,
             frames: 0,
             rejected: None,
+            live: None,
             gpu,
+        }
+    }
+
+    /// A live viewer: `link`'s stream in the live panel, and its captures, once there are
+    /// some, in the usual tabs (each capture rewrites the session file, which is reloaded).
+    pub fn new_live(
+        gpu: Gpu,
+        output_format: wgpu::TextureFormat,
+        link: LiveLink,
+        opts: ViewOptions,
+    ) -> App {
+        let path = link.save_to.clone();
+        let mut app = App::new(gpu, output_format, path, opts);
+        // Nothing to load until the first capture.
+        app.loader = Loader::idle();
+        app.live = Some(Live::new(link));
+        app
+    }
+
+    /// The live view, in live mode.
+    pub fn live(&mut self) -> Option<&mut Live> {
+        self.live.as_mut()
+    }
+
+    /// Takes in the live stream; after a capture, loads the session it wrote.
+    fn poll_live(&mut self) {
+        let Some(live) = &mut self.live else {
+            return;
+        };
+        if live.poll() {
+            let path = live.save_to().to_path_buf();
+            self.loader = Loader::start(path, Damage::partial(false));
+            self.loaded = None;
+            self.error = None;
+            self.stage = None;
+            // Every cache is keyed by frame number, and the new session numbers its frames
+            // as the old one did.
+            self.shown = Shown::default();
+            self.flow = None;
+            self.shown_map = None;
+            self.thumbs = None;
+            self.grid = None;
+            self.auto_range = None;
+            self.flow_pick_key = None;
+            self.mesh_info = MeshInfo::default();
+        }
+        if !live.ended {
+            // The stream goes on: keep painting.
+            self.ctx.request_repaint_after(LIVE_REPAINT);
         }
     }
 
@@ -493,6 +546,7 @@ impl App {
         size: [u32; 2],
         ppp: f32,
     ) -> Result<FrameOut, VizError> {
+        self.poll_live();
         self.poll();
         raw.screen_rect = Some(egui::Rect::from_min_size(
             egui::Pos2::ZERO,
@@ -526,6 +580,7 @@ impl App {
             diff,
             shown: shown.as_deref(),
             thumbs: self.thumbs.as_ref(),
+            live: self.live.as_mut(),
         };
         let state = &mut self.state;
         let mut output = self.ctx.run_ui(raw, |ui| ui::show(ui, state, &mut cx));
@@ -878,6 +933,9 @@ impl App {
 
 /// How often the progress is repainted while the session loads.
 pub const LOADING_REPAINT: Duration = Duration::from_millis(250);
+
+/// How often a live view repaints while frames stream in (60 per second).
+pub const LIVE_REPAINT: Duration = Duration::from_millis(16);
 
 /// Colour of a draw whose metric was not measured.
 const UNMEASURED: [u8; 3] = [96, 96, 104];

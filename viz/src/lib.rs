@@ -23,7 +23,7 @@
 // panels never call into the app, they change the state it hands them; tests/layers.rs checks):
 // leaves (error; options: Tab, Cost, Quantity, ViewOptions; camera; metric),
 // gpu (the device, targets and the passes' shared set-up), the passes (heat_pass, mesh_pass,
-// surface_pass), the session's data (load, then diff and targets), state (what the user
+// surface_pass), the session's data (load and live, then diff and targets), state (what the user
 // chose: UiState, the selection), the panels (ui: its context, then the panels, then their
 // layout), app (the App owning all of the above, one frame of it), then the drivers that run an
 // App: shot (offscreen), then measure and window.
@@ -33,6 +33,7 @@ mod diff;
 mod error;
 mod gpu;
 mod heat_pass;
+mod live;
 mod load;
 mod measure;
 mod mesh_pass;
@@ -46,10 +47,11 @@ mod ui;
 mod window;
 
 pub use error::VizError;
+pub use live::LiveLink;
 pub use measure::{measure, Measurements};
 pub use options::{Cost, Tab, ViewOptions};
-pub use shot::{render_offscreen, screenshot, Shot};
-pub use window::open_window;
+pub use shot::{live_screenshot, render_offscreen, screenshot, LiveShot, Shot};
+pub use window::{open_live_window, open_window};
 
 /// Keeps Mesa's Vulkan driver from printing "error: XDG_RUNTIME_DIR is invalid or not set"
 /// on every start when there is no Wayland session (a terminal on X11, ssh, CI): its

@@ -95,7 +95,9 @@ impl Loaded {
             .session
             .triggers
             .iter()
-            .find(|t| self.frame(t.frame).is_some())
+            // Not the frames a live view asked for (number 0): the frame before them is no
+            // reason to look.
+            .find(|t| t.number > 0 && self.frame(t.frame).is_some())
         {
             return Some(t.frame);
         }
@@ -191,6 +193,20 @@ impl Loader {
             progress,
             rx,
             state,
+        }
+    }
+
+    /// A loader with nothing to load (a live view before its first capture).
+    pub fn idle() -> Loader {
+        let (_, rx) = mpsc::channel();
+        Loader {
+            progress: Arc::new(Progress {
+                bytes: AtomicU64::new(0),
+                total: 0,
+                stage: AtomicU8::new(READING),
+            }),
+            rx,
+            state: Some(Err("nothing captured yet".into())),
         }
     }
 

@@ -93,6 +93,77 @@ pub fn render_offscreen(session: PathBuf, opts: ViewOptions) -> Result<Shot, Viz
     })
 }
 
+/// What a live screenshot waits for (`view --live PID --screenshot`): the stream for
+/// `seconds`, and with `capture` a capture of that many frames asked at a third of it,
+/// shown in the usual tabs once loaded.
+#[derive(Debug, Clone, Copy)]
+pub struct LiveShot {
+    /// How long the stream is watched before the image is taken.
+    pub seconds: f64,
+    /// Frames a capture asks for (`None`: no capture), and whether with heat.
+    pub capture: Option<(u32, bool)>,
+}
+
+/// Longest a live screenshot waits past its `seconds` for its capture to load.
+const LIVE_SHOT_GRACE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Renders the live viewer offscreen: `link`'s stream for `plan.seconds` (a UI frame every
+/// 16 ms, as the window paints), a capture if asked, then writes the image to `out`.
+/// Returns a line on what it showed (frames received, the capture's frames).
+pub fn live_screenshot(
+    link: crate::live::LiveLink,
+    opts: ViewOptions,
+    plan: LiveShot,
+    out: &Path,
+) -> Result<String, VizError> {
+    let size = [opts.size.0.max(64), opts.size.1.max(64)];
+    let gpu = Gpu::headless()?;
+    let mut app = App::new_live(gpu, COLOUR_FORMAT, link, opts);
+    let target = Target::new(&app.gpu.device, size, "screen");
+    let start = std::time::Instant::now();
+    let capture_at = plan.seconds / 3.0;
+    let mut asked = false;
+    let mut settled = 0;
+    loop {
+        let t = start.elapsed().as_secs_f64();
+        app.frame(raw_input(t), &target.view, size, 1.0)?;
+        if let (Some((frames, heat)), false) = (plan.capture, asked) {
+            if t >= capture_at {
+                if let Some(live) = app.live() {
+                    live.capture(frames, heat);
+                }
+                asked = true;
+            }
+        }
+        let captured = plan.capture.is_none() || app.loaded().is_some();
+        if t >= plan.seconds && captured {
+            settled += 1;
+            if settled >= SETTLE_FRAMES {
+                break;
+            }
+        }
+        if start.elapsed() > std::time::Duration::from_secs_f64(plan.seconds) + LIVE_SHOT_GRACE {
+            return Err(VizError::Request(format!(
+                "the live view's capture did not arrive within {} s",
+                LIVE_SHOT_GRACE.as_secs()
+            )));
+        }
+        if app.live().is_some_and(|l| l.ended) && !captured {
+            return Err(VizError::Request(
+                "the stream ended before the capture arrived".into(),
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(16));
+    }
+    let rgba = read_texture(&app.gpu, &target.texture, [0, 0], size)?;
+    write_png(out, size[0], size[1], &rgba)?;
+    let frames = app.loaded().map_or(0, |l| l.frames.len());
+    let received = app.live().map_or(0, |l| l.received);
+    Ok(format!(
+        "{received} frames streamed, {frames} captured frames shown"
+    ))
+}
+
 /// Renders the viewer offscreen and writes it to `out` as a PNG.
 pub fn screenshot(session: PathBuf, opts: ViewOptions, out: &Path) -> Result<(), VizError> {
     let shot = render_offscreen(session, opts)?;

@@ -30,6 +30,8 @@ struct Running {
 }
 
 struct Runner {
+    /// The live view's link, taken when the window opens (`None`: a session file).
+    live: Option<crate::live::LiveLink>,
     session: PathBuf,
     opts: ViewOptions,
     shot: Option<PathBuf>,
@@ -50,6 +52,7 @@ pub fn open_window(
         .build()
         .map_err(|e| VizError::NoDisplay(one_line(&e.to_string())))?;
     let mut runner = Runner {
+        live: None,
         session,
         opts,
         shot: screenshot_and_exit,
@@ -69,6 +72,26 @@ pub fn open_window(
     runner.result
 }
 
+/// Opens the live viewer in a window on `link`'s stream; returns when the window closes.
+pub fn open_live_window(link: crate::live::LiveLink, opts: ViewOptions) -> Result<(), VizError> {
+    let event_loop = EventLoop::builder()
+        .with_any_thread(true)
+        .build()
+        .map_err(|e| VizError::NoDisplay(one_line(&e.to_string())))?;
+    let mut runner = Runner {
+        session: link.save_to.clone(),
+        live: Some(link),
+        opts,
+        shot: None,
+        running: None,
+        result: Ok(()),
+    };
+    event_loop
+        .run_app(&mut runner)
+        .map_err(|e| VizError::Surface(one_line(&e.to_string())))?;
+    runner.result
+}
+
 fn pick_format(caps: &wgpu::SurfaceCapabilities) -> Option<wgpu::TextureFormat> {
     // egui wants a gamma-space target; the viewer's passes write gamma-space bytes.
     [
@@ -81,7 +104,7 @@ fn pick_format(caps: &wgpu::SurfaceCapabilities) -> Option<wgpu::TextureFormat> 
 }
 
 impl Runner {
-    fn start(&self, el: &ActiveEventLoop) -> Result<Running, VizError> {
+    fn start(&mut self, el: &ActiveEventLoop) -> Result<Running, VizError> {
         let (w, h) = self.opts.size;
         let name = self
             .session
@@ -132,7 +155,10 @@ impl Runner {
         };
         surface.configure(&gpu.device, &config);
         let max_side = gpu.device.limits().max_texture_dimension_2d as usize;
-        let app = App::new(gpu, format, self.session.clone(), self.opts.clone());
+        let app = match self.live.take() {
+            Some(link) => App::new_live(gpu, format, link, self.opts.clone()),
+            None => App::new(gpu, format, self.session.clone(), self.opts.clone()),
+        };
         let egui = egui_winit::State::new(
             app.ctx.clone(),
             egui::ViewportId::ROOT,

@@ -32,6 +32,10 @@ pub struct AttachArgs {
     /// With --trigger: watched frames kept before a triggering one.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=10_000), requires = "triggers")]
     ring: u32,
+    /// Open the live view instead of capturing: the program's frames stream into the viewer
+    /// (as `gpuheat view --live PID`); -o names where its captures go.
+    #[arg(long, conflicts_with_all = ["triggers", "mode", "heat", "frames"])]
+    live: bool,
     /// With --trigger: end after this many triggers.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), requires = "triggers")]
     max_triggers: u32,
@@ -92,6 +96,20 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             control::MAX_TRIGGERS
         );
     }
+    if args.live {
+        let pid = match (args.pid, &args.name) {
+            (Some(pid), _) => pid,
+            (None, Some(name)) => find_by_name(name)?,
+            (None, None) => unreachable!("clap requires one"),
+        };
+        return crate::live::live(crate::live::LiveRequest {
+            pid,
+            output: args.output.clone(),
+            timeout: Duration::from_secs(args.timeout.unwrap_or(CAPTURE_TIMEOUT_S)),
+            screenshot: None,
+            opts: crate::live::window_options(),
+        });
+    }
     let watching = !args.triggers.is_empty();
     if watching && args.mode != Mode::FULL {
         bail!("--trigger captures the frames after a trigger in full mode: leave out --mode timeline (watched frames are timeline already)");
@@ -126,74 +144,12 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         timeout_s
     });
 
-    let arg = AttachArg::new(endpoint.socket.to_string_lossy()).to_string();
-    let injected = gpuheat_inject::inject(&gpuheat_inject::Request {
-        pid,
-        library: &agent,
-        entry: control::ATTACH_ENTRY,
-        arg: &arg,
-        timeout,
-        cancel: Some(&receive::INTERRUPTED),
-    });
-    let injected = match injected {
+    let (injected, hooked, stream) = match get_in(pid, &target, &agent, &endpoint, timeout) {
         Ok(i) => i,
         Err(e) => {
             drop(writer);
             let _ = std::fs::remove_file(&output);
-            if let gpuheat_inject::InjectError::Cancelled { .. } = e {
-                eprintln!("gpuheat: stopped before getting in: {e}");
-                return Ok(ExitCode::from(130));
-            }
-            return Err(e.into());
-        }
-    };
-    let refused = |why: String| {
-        let _ = std::fs::remove_file(&output);
-        Err(anyhow::anyhow!(why))
-    };
-    match AttachStatus::from_code(injected.entry_result) {
-        Some(AttachStatus::Ok) => {}
-        Some(AttachStatus::VersionMismatch) => {
-            return refused(format!(
-                "pid {pid} already holds a gpuheat agent of another version than this gpuheat ({}); restart the program to load this one",
-                control::VERSION
-            ))
-        }
-        Some(AttachStatus::AlreadyAttached) => {
-            return refused(format!(
-                "pid {pid} is already being captured by another gpuheat"
-            ))
-        }
-        other => {
-            return refused(format!(
-                "the agent could not start in pid {pid} ({})",
-                match other {
-                    Some(s) => format!("{s:?}"),
-                    None => format!("code {}", injected.entry_result),
-                }
-            ))
-        }
-    }
-    let hooked = Hooked::new(&injected, &target);
-    let deadline = Instant::now() + CONNECT_BOUND;
-    let stream = endpoint.accept(|| {
-        if !alive(pid) {
-            bail!("pid {pid} exited during the attach");
-        }
-        if receive::interrupted() {
-            bail!("stopped while the agent in pid {pid} was connecting; it goes dormant");
-        }
-        if Instant::now() > deadline {
-            bail!("the agent in pid {pid} did not connect back ({hooked})");
-        }
-        Ok(())
-    });
-    let stream = match stream {
-        Ok(s) => s,
-        Err(e) => {
-            drop(writer);
-            let _ = std::fs::remove_file(&output);
-            return Err(e);
+            return e.into_exit();
         }
     };
     // Commands are a few bytes, but never let a wedged agent block us on a full socket.
@@ -346,6 +302,100 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     }
 }
 
+/// Why [`get_in`] did not get in.
+pub(crate) enum NotIn {
+    /// Ctrl-C before the injection: the program is as it was.
+    Cancelled(String),
+    /// Anything else, said in one line.
+    Failed(anyhow::Error),
+}
+
+impl NotIn {
+    /// The command's end: 130 after Ctrl-C, the error otherwise.
+    pub(crate) fn into_exit(self) -> Result<ExitCode> {
+        match self {
+            NotIn::Cancelled(why) => {
+                eprintln!("gpuheat: stopped before getting in: {why}");
+                Ok(ExitCode::from(130))
+            }
+            NotIn::Failed(e) => Err(e),
+        }
+    }
+}
+
+/// Loads `agent` into `pid` at a swap, calls its attach entry and waits (bounded) for it to
+/// connect back to `endpoint`: the injection, the entry's status turned into one-line
+/// errors, and the connection, as `attach` and the live view both need them.
+pub(crate) fn get_in(
+    pid: i32,
+    target: &gpuheat_inject::TargetInfo,
+    agent: &std::path::Path,
+    endpoint: &Endpoint,
+    timeout: Duration,
+) -> Result<
+    (
+        gpuheat_inject::Injected,
+        Hooked,
+        std::os::unix::net::UnixStream,
+    ),
+    NotIn,
+> {
+    let arg = AttachArg::new(endpoint.socket.to_string_lossy()).to_string();
+    let injected = gpuheat_inject::inject(&gpuheat_inject::Request {
+        pid,
+        library: agent,
+        entry: control::ATTACH_ENTRY,
+        arg: &arg,
+        timeout,
+        cancel: Some(&receive::INTERRUPTED),
+    })
+    .map_err(|e| match e {
+        gpuheat_inject::InjectError::Cancelled { .. } => NotIn::Cancelled(e.to_string()),
+        e => NotIn::Failed(e.into()),
+    })?;
+    let refused = |why: String| NotIn::Failed(anyhow::anyhow!(why));
+    match AttachStatus::from_code(injected.entry_result) {
+        Some(AttachStatus::Ok) => {}
+        Some(AttachStatus::VersionMismatch) => {
+            return Err(refused(format!(
+                "pid {pid} already holds a gpuheat agent of another version than this gpuheat ({}); restart the program to load this one",
+                control::VERSION
+            )))
+        }
+        Some(AttachStatus::AlreadyAttached) => {
+            return Err(refused(format!(
+                "pid {pid} is already being captured by another gpuheat"
+            )))
+        }
+        other => {
+            return Err(refused(format!(
+                "the agent could not start in pid {pid} ({})",
+                match other {
+                    Some(s) => format!("{s:?}"),
+                    None => format!("code {}", injected.entry_result),
+                }
+            )))
+        }
+    }
+    let hooked = Hooked::new(&injected, target);
+    let deadline = Instant::now() + CONNECT_BOUND;
+    let stream = endpoint
+        .accept(|| {
+            if !alive(pid) {
+                bail!("pid {pid} exited during the attach");
+            }
+            if receive::interrupted() {
+                bail!("stopped while the agent in pid {pid} was connecting; it goes dormant");
+            }
+            if Instant::now() > deadline {
+                bail!("the agent in pid {pid} did not connect back ({hooked})");
+            }
+            Ok(())
+        })
+        .map_err(NotIn::Failed)?;
+    Ok((injected, hooked, stream))
+}
+
 /// "trigger 1: frame 4211 took 48.2 ms (frame-ms>20): kept frames 4182-4211, then 3 in full mode".
 fn trigger_line(hit: &TriggerHit) -> String {
     format!(
@@ -409,7 +459,7 @@ fn watch_ended(
 }
 
 /// What the CLI knows was hooked, for messages when no frame comes.
-struct Hooked {
+pub(crate) struct Hooked {
     safe_point: String,
     libraries: Vec<String>,
 }
@@ -528,14 +578,14 @@ fn alive(pid: i32) -> bool {
     process_state(pid).is_some_and(|s| s != 'Z' && s != 'X')
 }
 
-fn process_name(pid: i32) -> Option<String> {
+pub(crate) fn process_name(pid: i32) -> Option<String> {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .ok()
         .map(|s| s.trim().to_string())
 }
 
 /// The one process whose comm or executable file name is exactly `name`.
-fn find_by_name(name: &str) -> Result<i32> {
+pub(crate) fn find_by_name(name: &str) -> Result<i32> {
     let me = std::process::id() as i32;
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc")?.flatten() {

@@ -5,6 +5,7 @@ mod attach;
 mod checklist;
 mod diff;
 mod heatmap;
+mod live;
 mod open;
 mod receive;
 mod report;

@@ -17,7 +17,30 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct ViewArgs {
     /// The session file (A, the baseline, with --diff).
-    session: PathBuf,
+    #[arg(required_unless_present = "live")]
+    session: Option<PathBuf>,
+    /// Watch a running program instead: get into process PID as `gpuheat attach` does and
+    /// stream its frames into the live panel (frame-time chart, per-draw table over the last
+    /// frames, the frame under the cursor's calls); its Capture buttons take the next frames
+    /// in full mode and show them in the usual tabs. Closing the viewer detaches.
+    #[arg(long, value_name = "PID", conflicts_with_all = ["session", "diff", "pick"])]
+    live: Option<i32>,
+    /// With --live: where captures and Save write the session [default: NAME-PID-live.gpuheat].
+    #[arg(long, short = 'o', requires = "live")]
+    output: Option<PathBuf>,
+    /// With --live --screenshot: seconds to watch before the image is taken.
+    #[arg(long, default_value_t = 5.0, requires = "live")]
+    live_seconds: f64,
+    /// With --live --screenshot: take a capture of N frames a third of the way in, and show
+    /// it in the image.
+    #[arg(long, value_name = "N", requires = "live", value_parser = clap::value_parser!(u32).range(1..))]
+    live_capture: Option<u32>,
+    /// With --live-capture: the capture paints heat maps.
+    #[arg(long, requires = "live_capture")]
+    live_heat: bool,
+    /// With --live: seconds to wait for the program to swap (to get in at a frame boundary).
+    #[arg(long, default_value_t = 10, requires = "live")]
+    timeout: u64,
     /// Compare with this session: A and B side by side with the difference map, and the
     /// draw table of A, B, the change and its significance (the Diff tab, shown first).
     #[arg(long, value_name = "B")]
@@ -89,6 +112,34 @@ enum TabArg {
 }
 
 pub fn view(args: ViewArgs) -> Result<ExitCode> {
+    let size = parse_size(&args.size)?;
+    if let Some(pid) = args.live {
+        if args.screenshot.is_some() && args.window {
+            bail!("--live --screenshot renders offscreen; --window is for session files");
+        }
+        if !(args.live_seconds.is_finite() && args.live_seconds > 0.0) {
+            bail!("--live-seconds must be a positive number of seconds");
+        }
+        return crate::live::live(crate::live::LiveRequest {
+            pid,
+            output: args.output.clone(),
+            timeout: std::time::Duration::from_secs(args.timeout.max(1)),
+            screenshot: args.screenshot.clone().map(|png| {
+                (
+                    png,
+                    gpuheat_viz::LiveShot {
+                        seconds: args.live_seconds,
+                        capture: args.live_capture.map(|n| (n, args.live_heat)),
+                    },
+                )
+            }),
+            opts: live_options(&args, size),
+        });
+    }
+    let session = args
+        .session
+        .clone()
+        .expect("clap requires it without --live");
     let select = args.select.as_deref().map(parse_select).transpose()?;
     if let Some(b) = &args.diff {
         if !b.exists() {
@@ -103,12 +154,11 @@ pub fn view(args: ViewArgs) -> Result<ExitCode> {
         }
     }
     let pick_xy = args.pick.as_deref().map(parse_pick).transpose()?;
-    let size = parse_size(&args.size)?;
-    if !args.session.exists() {
-        bail!("{}: no such session file", shown(&args.session));
+    if !session.exists() {
+        bail!("{}: no such session file", shown(&session));
     }
     if let (Some((x, y)), None) = (pick_xy, &args.screenshot) {
-        return print_pick(&args, x, y);
+        return print_pick(&args, &session, x, y);
     }
     let opts = ViewOptions {
         tab: match (args.tab, &args.diff) {
@@ -133,21 +183,42 @@ pub fn view(args: ViewArgs) -> Result<ExitCode> {
         size,
         partial: args.partial,
     };
-    let session = args.session.clone();
     match (&args.screenshot, args.window) {
-        (Some(out), false) => gpuheat_viz::screenshot(session, opts, out),
-        (Some(out), true) => gpuheat_viz::open_window(session, opts, Some(out.clone())),
-        (None, _) => gpuheat_viz::open_window(session, opts, None),
+        (Some(out), false) => gpuheat_viz::screenshot(session.clone(), opts, out),
+        (Some(out), true) => gpuheat_viz::open_window(session.clone(), opts, Some(out.clone())),
+        (None, _) => gpuheat_viz::open_window(session.clone(), opts, None),
     }
-    .with_context(|| shown(&args.session))?;
+    .with_context(|| shown(&session))?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// The viewer's options for a live view: the tab, palette, scale and size asked for.
+pub fn live_options(args: &ViewArgs, size: (u32, u32)) -> ViewOptions {
+    ViewOptions {
+        tab: match args.tab {
+            Some(TabArg::Mesh) => Tab::Mesh,
+            Some(TabArg::Surface) => Tab::Surface,
+            _ => Tab::Heat,
+        },
+        frame: None,
+        select_draw: None,
+        select_in_b: false,
+        diff: None,
+        pick: None,
+        target: args.target.clone(),
+        cost: None,
+        palette: args.palette.into(),
+        scale: args.scale.into(),
+        size,
+        partial: false,
+    }
+}
+
 /// `gpuheat view S --pick X,Y` without a window: the ranked draws as text.
-fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
-    let s = crate::open::open(&args.session, args.partial)?.session;
+fn print_pick(args: &ViewArgs, session: &std::path::Path, x: u32, y: u32) -> Result<ExitCode> {
+    let s = crate::open::open(session, args.partial)?.session;
     if let Some(name) = args.target.as_deref().filter(|t| t.trim() != "screen") {
-        return print_target_pick(args, &s, name.trim(), x, y);
+        return print_target_pick(args, session, &s, name.trim(), x, y);
     }
     let frame = match args.frame {
         Some(f) => f,
@@ -155,7 +226,7 @@ fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
             Some(m) => m.frame,
             None => bail!(
                 "{}: no heat map in this session (capture with --heat)",
-                shown(&args.session)
+                shown(session)
             ),
         },
     };
@@ -242,14 +313,21 @@ fn print_pick(args: &ViewArgs, x: u32, y: u32) -> Result<ExitCode> {
 /// `gpuheat view S --pick X,Y --target ID` without a window: where the pixel of an offscreen
 /// target got its total cost (its own draws, and the passes upstream of it). The draws'
 /// ranking needs the screen's geometry and is not made for an offscreen target.
-fn print_target_pick(args: &ViewArgs, s: &Session, name: &str, x: u32, y: u32) -> Result<ExitCode> {
+fn print_target_pick(
+    args: &ViewArgs,
+    session: &std::path::Path,
+    s: &Session,
+    name: &str,
+    x: u32,
+    y: u32,
+) -> Result<ExitCode> {
     let frame = match args.frame {
         Some(f) => f,
         None => match s.target_heat.first() {
             Some(t) => t.frame,
             None => bail!(
                 "{}: no offscreen render target maps in this session (target {name})",
-                shown(&args.session)
+                shown(session)
             ),
         },
     };

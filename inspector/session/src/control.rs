@@ -150,10 +150,12 @@ pub const MAX_TRIGGERS: usize = 4;
 
 /// A watch: timeline frames kept in a ring, each checked against the rules; a frame that
 /// triggers is kept with the ring's frames before it, the next frames are captured in full
-/// mode, and the watch goes on (see [`Command::Watch`]).
+/// mode, and the watch goes on (see [`Command::Watch`]). With a ring of 0 frames nothing is
+/// held: every frame is sent as it ends (the live view's stream), and a `capture` command
+/// takes the next frames in full mode without stopping it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Watch {
-    /// Watched frames kept before a triggering one (at least 1).
+    /// Watched frames kept before a triggering one; 0: every frame is sent (a stream).
     pub ring: u32,
     /// Frames captured in full mode after each trigger (at least 1).
     pub frames: u32,
@@ -163,7 +165,8 @@ pub struct Watch {
     pub heat: bool,
     /// How the full-mode frames time work calls.
     pub timing: Timing,
-    /// The rules, 1 to [`MAX_TRIGGERS`]; any one firing triggers.
+    /// The rules, up to [`MAX_TRIGGERS`]; any one firing triggers (none: only `capture`
+    /// commands take full-mode frames).
     pub rules: Vec<Trigger>,
 }
 
@@ -183,9 +186,10 @@ pub enum Command {
         /// How work calls are timed (full mode only).
         timing: Timing,
     },
-    /// `watch RING FRAMES MAX [heat] [isolated|deferred] RULE...`: watch every frame in
+    /// `watch RING FRAMES MAX [heat] [isolated|deferred] [RULE...]`: watch every frame in
     /// timeline mode from the next one on (see [`Watch`]), until `MAX` triggers have had their
-    /// frames captured, or `stop`.
+    /// frames captured, or `stop`. A `capture N full …` sent during a watch takes the next N
+    /// frames in full mode (a trigger of its own, rule `capture`), and the watch goes on.
     Watch(Watch),
     /// `stop`: end the capture at the end of the current frame.
     Stop,
@@ -218,8 +222,9 @@ impl Command {
                 }
             }
             "watch" => {
+                let ring = words.next()?.parse().ok()?;
                 let mut count = || words.next()?.parse().ok().filter(|&n: &u32| n > 0);
-                let (ring, frames, max_triggers) = (count()?, count()?, count()?);
+                let (frames, max_triggers) = (count()?, count()?);
                 let heat = words.next_if_eq(&"heat").is_some();
                 let timing = words
                     .next_if(|w| *w == "isolated" || *w == "deferred")
@@ -229,7 +234,7 @@ impl Command {
                     .by_ref()
                     .map(Trigger::parse)
                     .collect::<Option<Vec<_>>>()?;
-                if rules.is_empty() || rules.len() > MAX_TRIGGERS {
+                if rules.len() > MAX_TRIGGERS {
                     return None;
                 }
                 Command::Watch(Watch {
@@ -510,8 +515,8 @@ mod tests {
             "stop now",
             "detach 1",
             "watch",
-            "watch 30 3 1",
-            "watch 0 3 1 frame-ms>20",
+            "watch 30 3",
+            "watch -1 3 1 frame-ms>20",
             "watch 30 0 1 frame-ms>20",
             "watch 30 3 0 frame-ms>20",
             "watch 30 3 1 frame-ms<20",
@@ -564,6 +569,14 @@ mod tests {
                     Trigger::parse("frame-ms>20").unwrap(),
                     Trigger::parse("gpu-ms>12.25").unwrap(),
                 ],
+            }),
+            Command::Watch(Watch {
+                ring: 0,
+                frames: 2,
+                max_triggers: 1,
+                heat: false,
+                timing: Timing::Auto,
+                rules: vec![],
             }),
             Command::Stop,
             Command::Detach,

@@ -133,6 +133,9 @@ struct Watching {
     since: u64,
     /// Watched frames still to pass before the rules judge one ([`QUIET_FRAMES`]).
     quiet: u32,
+    /// A `capture` the CLI sent during the watch: frames, heat, timing; taken at the next
+    /// frame end that is not capturing already.
+    take: Option<(u32, bool, Timing)>,
 }
 
 impl Watching {
@@ -187,6 +190,9 @@ impl Watching {
         }
     }
 }
+
+/// The rule a `TRIG` record names for frames taken by a `capture` during a watch.
+pub const CAPTURE_RULE: &str = "capture";
 
 /// The settings of watched frames.
 fn watch_settings() -> Settings {
@@ -323,7 +329,12 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
                 timing,
             }) => {
                 let mut st = lock(&agent.state);
-                if st.active.is_none() {
+                // During a watch: take the next frames in full mode, the watch going on.
+                if let Some(w) = st.active.as_mut().and_then(|a| a.watch.as_mut()) {
+                    if mode == CaptureMode::Full {
+                        w.take = Some((frames, heat, timing));
+                    }
+                } else if st.active.is_none() {
                     st.stop = false;
                     st.request = Some(Request {
                         frames,
@@ -478,6 +489,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         triggers: 0,
         since: 0,
         quiet: QUIET_FRAMES,
+        take: None,
     });
     st.active = Some(Active {
         request,
@@ -731,6 +743,25 @@ pub fn frame_ended(swap_ok: bool) {
                     full_frames: w.spec.frames,
                 }));
                 capture::switch(w.full_settings());
+            } else if let Some((frames, heat, timing)) = w.take.take_if(|_| w.full_left == 0) {
+                // Asked for: not a trigger (number 0, not counted against the watch's
+                // triggers), the frames after this one in full mode all the same.
+                w.full_left = frames;
+                agent.writer.send(Msg::Release(TriggerHit {
+                    number: 0,
+                    frame,
+                    rule: CAPTURE_RULE.to_string(),
+                    value_ns: end.saturating_sub(begin),
+                    kept_first: frame,
+                    kept_last: frame,
+                    full_first: frame + 1,
+                    full_frames: frames,
+                }));
+                capture::switch(Settings {
+                    heat,
+                    timing,
+                    ..w.full_settings()
+                });
             } else if w.full_left > 0 {
                 w.full_left -= 1;
                 if w.full_left == 0 {
@@ -812,6 +843,7 @@ mod tests {
             triggers: 0,
             since: 10,
             quiet: 0,
+            take: None,
         }
     }
 

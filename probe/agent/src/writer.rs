@@ -346,7 +346,8 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                 let ring = ring.get_or_insert_with(Ring::new);
                 ring.capacity = frames.max(1);
                 ring.clear();
-                holding = true;
+                // A ring of 0 frames streams: every frame goes out as it ends.
+                holding = frames > 0;
                 // Tells the CLI at once that the watch began.
                 if first {
                     ring.status_at = Instant::now();

@@ -3,6 +3,7 @@
 //! and the colours the panels share. The panels' leaf: `mod.rs` lays them out above it.
 
 use crate::diff::{DiffData, DiffImages};
+use crate::live::Live;
 use crate::load::{Loaded, Stage};
 use crate::mesh_pass::MeshDraw;
 use crate::targets::{ShownMap, Thumbnails};
@@ -88,6 +89,8 @@ pub struct Context<'a> {
     pub shown: Option<&'a ShownMap>,
     /// The render-target selector's thumbnails (frames with offscreen targets).
     pub thumbs: Option<&'a Thumbnails>,
+    /// The live view's stream and captures (`view --live`).
+    pub live: Option<&'a mut Live>,
 }
 
 /// What the Diff tab shows.

@@ -9,6 +9,7 @@ mod context;
 mod diff;
 mod draws;
 mod inspector;
+mod live;
 mod strip;
 mod toolbar;
 mod view;
@@ -21,8 +22,24 @@ use crate::state::UiState;
 /// One UI pass.
 pub fn show(ui: &mut egui::Ui, state: &mut UiState, cx: &mut Context) {
     toolbar::top(ui, state, cx);
+    if let Some(live) = cx.live.as_deref_mut() {
+        egui::Panel::top("live")
+            .resizable(true)
+            .default_size(360.0)
+            .show(ui, |ui| live::show(ui, live));
+    }
     let Some(loaded) = cx.loaded else {
-        egui::CentralPanel::default().show(ui, |ui| view::loading(ui, cx));
+        egui::CentralPanel::default().show(ui, |ui| {
+            if cx.live.is_some() {
+                ui.centered_and_justified(|ui| {
+                    ui.label(
+                        "Capture a few frames: they open here, in the Heat, 3D and Surface tabs.",
+                    )
+                });
+            } else {
+                view::loading(ui, cx)
+            }
+        });
         return;
     };
     egui::Panel::bottom("strip")

@@ -130,10 +130,11 @@ pub fn hitches(s: &Session) -> Vec<Hitch> {
     let mut symbols = s.modules.as_ref().map(Symbolizer::new);
     let mut out = Vec::new();
     for hit in &s.triggers {
-        let Some(&ti) = by_index.get(&hit.frame) else {
+        // Frames a live view asked for (rule `capture`) are no hitch.
+        let (Some(&ti), Some(rule)) = (by_index.get(&hit.frame), Trigger::parse(&hit.rule)) else {
             continue;
         };
-        let rule = Trigger::parse(&hit.rule);
+        let rule = Some(rule);
         let metric = |m: &Measured| match rule.map(|r| r.metric) {
             Some(TriggerMetric::GpuMs) => m.gpu_ns,
             _ => Some(m.wall_ns),
