@@ -124,9 +124,14 @@ pub fn live_screenshot(
     let capture_at = plan.seconds / 3.0;
     let mut asked = false;
     let mut settled = 0;
+    // Each UI frame's time (taking in the stream, the panels, rendering): the live view must
+    // keep up with 60 per second.
+    let mut ui_ms: Vec<f64> = Vec::new();
     loop {
         let t = start.elapsed().as_secs_f64();
+        let t0 = std::time::Instant::now();
         app.frame(raw_input(t), &target.view, size, 1.0)?;
+        ui_ms.push(t0.elapsed().as_secs_f64() * 1e3);
         if let (Some((frames, heat)), false) = (plan.capture, asked) {
             if t >= capture_at {
                 if let Some(live) = app.live() {
@@ -159,8 +164,13 @@ pub fn live_screenshot(
     write_png(out, size[0], size[1], &rgba)?;
     let frames = app.loaded().map_or(0, |l| l.frames.len());
     let received = app.live().map_or(0, |l| l.received);
+    ui_ms.sort_by(f64::total_cmp);
+    let q = |p: f64| ui_ms[((ui_ms.len() - 1) as f64 * p).round() as usize];
     Ok(format!(
-        "{received} frames streamed, {frames} captured frames shown"
+        "{received} frames streamed, {frames} captured frames shown; {} UI frames, median {:.1} ms (p95 {:.1})",
+        ui_ms.len(),
+        q(0.5),
+        q(0.95)
     ))
 }
 
