@@ -54,6 +54,12 @@ struct Shown {
     /// milliseconds, so an unchanged 3D view is not rendered again; any mesh, colour or
     /// target change clears it.
     mesh_image: Option<String>,
+    /// Likewise for the Heat tab (the parameters it was rendered with): a live view repaints
+    /// sixty times a second, and re-rendering an unchanged map each time grew the viewer's
+    /// memory on lavapipe by megabytes a second.
+    heat_image: Option<String>,
+    /// Likewise for the Surface tab (the camera it was rendered with).
+    surface_image: Option<String>,
 }
 
 /// What a frame of the viewer produced for its host.
@@ -638,6 +644,8 @@ impl App {
             self.pick_mesh(x, y);
         }
         self.frames += 1;
+        // Frees what finished frames used (egui's buffers, the passes' uploads).
+        let _ = self.gpu.device.poll(wgpu::PollType::Poll);
         self.gpu.check()?;
         let repaint_after = output
             .viewport_output
@@ -715,6 +723,8 @@ impl App {
             texture,
         });
         self.shown.mesh_image = None;
+        self.shown.heat_image = None;
+        self.shown.surface_image = None;
     }
 
     /// Brings the passes up to date with the state; heavy work only when its inputs changed.
@@ -731,17 +741,20 @@ impl App {
                 Some(m) => self.heat.set_map(&self.gpu, m, s.quantity),
                 None => self.heat.clear(),
             }
+            self.shown.heat_image = None;
             self.shown.heat_map = key;
             self.shown.quantity = Some(s.quantity);
             self.shown.outline = None;
         } else if self.shown.quantity != Some(s.quantity) {
             if let Some(m) = map {
                 self.heat.set_quantity(&self.gpu, m, s.quantity);
+                self.shown.heat_image = None;
             }
             self.shown.quantity = Some(s.quantity);
         }
         if self.shown.palette != Some(s.palette) {
             self.heat.set_palette(&self.gpu, s.palette);
+            self.shown.heat_image = None;
             self.shown.palette = Some(s.palette);
         }
         if let (Some(k), Some(m)) = (key, &shown) {
@@ -754,6 +767,7 @@ impl App {
                     draw_box(&m.map, s.selected)
                 };
                 self.heat.set_outline(&self.gpu, &outline);
+                self.shown.heat_image = None;
                 self.shown.outline = Some((k, s.selected));
             }
         }
@@ -868,6 +882,7 @@ impl App {
             position(v, f64::from(lo), f64::from(hi), scale, android)
         });
         self.shown.surface = Some(key);
+        self.shown.surface_image = None;
     }
 
     fn render_view(&mut self, encoder: &mut wgpu::CommandEncoder, auto_range: (f32, f32)) {
@@ -876,28 +891,35 @@ impl App {
         if s.tab != Tab::Mesh {
             self.shown.mesh_image = None;
         }
+        if s.tab != Tab::Heat {
+            self.shown.heat_image = None;
+        }
+        if s.tab != Tab::Surface {
+            self.shown.surface_image = None;
+        }
         let aspect = v.target.size[0] as f32 / v.target.size[1].max(1) as f32;
         match s.tab {
             Tab::Heat if self.heat.has_map() => {
                 let (lo, hi) = s.range.unwrap_or(auto_range);
-                self.heat.render(
-                    &self.gpu,
-                    encoder,
-                    &v.target.view,
-                    v.target.size,
-                    &HeatParams {
-                        center: s.heat_view.center,
-                        zoom: s.heat_view.zoom,
-                        lo,
-                        hi,
-                        clipped: Some(s.palette.clipped().map(|c| f32::from(c) / 255.0)),
-                        log: s.scale == Scale::Log,
-                        android_layers: s.palette == Palette::Android
-                            && s.quantity == Quantity::Overdraw,
-                        alpha: s.alpha,
-                        show_frame: s.show_frame,
-                    },
-                );
+                let params = HeatParams {
+                    center: s.heat_view.center,
+                    zoom: s.heat_view.zoom,
+                    lo,
+                    hi,
+                    clipped: Some(s.palette.clipped().map(|c| f32::from(c) / 255.0)),
+                    log: s.scale == Scale::Log,
+                    android_layers: s.palette == Palette::Android
+                        && s.quantity == Quantity::Overdraw,
+                    alpha: s.alpha,
+                    show_frame: s.show_frame,
+                };
+                let key = format!("{params:?}");
+                if self.shown.heat_image.as_deref() == Some(key.as_str()) {
+                    return;
+                }
+                self.heat
+                    .render(&self.gpu, encoder, &v.target.view, v.target.size, &params);
+                self.shown.heat_image = Some(key);
             }
             Tab::Heat | Tab::Diff => clear(encoder, &v.target.view),
             Tab::Mesh => {
@@ -920,13 +942,16 @@ impl App {
                     .render(&self.gpu, encoder, &v.target.view, &v.depth_ids, &params);
                 self.shown.mesh_image = Some(key);
             }
-            Tab::Surface => self.surface.render(
-                &self.gpu,
-                encoder,
-                &v.target.view,
-                &v.depth_ids,
-                s.surface_camera.view_proj(aspect),
-            ),
+            Tab::Surface => {
+                let view_proj = s.surface_camera.view_proj(aspect);
+                let key = format!("{view_proj:?}");
+                if self.shown.surface_image.as_deref() == Some(key.as_str()) {
+                    return;
+                }
+                self.surface
+                    .render(&self.gpu, encoder, &v.target.view, &v.depth_ids, view_proj);
+                self.shown.surface_image = Some(key);
+            }
         }
     }
 }

@@ -131,6 +131,10 @@ pub fn live_screenshot(
         let t = start.elapsed().as_secs_f64();
         let t0 = std::time::Instant::now();
         app.frame(raw_input(t), &target.view, size, 1.0)?;
+        // Offscreen nothing waits for the GPU as a window's present does: without it a UI
+        // frame submitted faster than a CPU rasterizer draws it queued up (the heat view on
+        // lavapipe: 8-10 MB a second, without end).
+        app.gpu.wait();
         ui_ms.push(t0.elapsed().as_secs_f64() * 1e3);
         if let (Some((frames, heat)), false) = (plan.capture, asked) {
             if t >= capture_at {

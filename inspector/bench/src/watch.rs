@@ -1,5 +1,6 @@
-//! What watching costs the program (`gpuheat attach --trigger`, issue 26: at most 5% of its
-//! frame time on a real GPU): `many_draws --draws N --tris 2 --timing --fps 0` runs flat out,
+//! What watching costs the program (`gpuheat attach --trigger`, and the live view streaming
+//! every frame, `view --live` rendered offscreen; issue 26: at most 5% of its frame time on a
+//! real GPU): `many_draws --draws N --tris 2 --timing --fps 0` runs flat out,
 //! is watched for a few seconds in its middle by a rule that never fires, and reports every
 //! frame's period itself (`--report-frame-ms`). The frames before the attach are the baseline,
 //! measured in the same process; the frames well inside the watch are the watched ones; the
@@ -29,6 +30,9 @@ const RING: u32 = 30;
 /// One draw count's figures (frame periods in ms).
 pub struct WatchRow {
     pub draws: u32,
+    /// `trigger` (a ring of the last frames, nothing sent) or `live` (every frame streamed
+    /// into the live view, rendered offscreen by `view --live --screenshot`).
+    pub how: &'static str,
     /// The frames before the attach and after the detach together: the baseline (the
     /// program's own speed drifts over a run on a small machine; both sides bound it).
     pub unwatched: Spread,
@@ -55,10 +59,13 @@ pub fn measure(
     draws: &[u32],
     timeout: Duration,
 ) -> Result<Vec<WatchRow>> {
-    draws
-        .iter()
-        .map(|&n| row(gpuheat, many_draws, scratch, n, timeout))
-        .collect()
+    let mut rows = Vec::new();
+    for &n in draws {
+        for live in [false, true] {
+            rows.push(row(gpuheat, many_draws, scratch, n, live, timeout)?);
+        }
+    }
+    Ok(rows)
 }
 
 /// Frames the program is asked for: more than any run reaches; SIGUSR2 ends it (its frame
@@ -101,6 +108,7 @@ fn row(
     many_draws: &Path,
     scratch: &Path,
     n: u32,
+    live: bool,
     timeout: Duration,
 ) -> Result<WatchRow> {
     let started = Instant::now();
@@ -113,15 +121,22 @@ fn row(
     std::thread::sleep(BEFORE);
     let session = scratch.join(format!("watch-{n}.gpuheat"));
     let attach_at = started.elapsed();
-    let out = Command::new("timeout")
-        .args(["-k5", &timeout.as_secs().to_string()])
-        .arg(gpuheat)
-        .args(["attach", &target.id().to_string()])
-        // Never fires: the watch's cost, not a capture's.
-        .args(["--trigger", "frame-ms>1000000", "--ring", &RING.to_string()])
-        .args(["--timeout", &WATCHED_S.to_string(), "-o"])
-        .arg(&session)
-        .output()?;
+    let pid = target.id().to_string();
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k5", &timeout.as_secs().to_string()])
+        .arg(gpuheat);
+    if live {
+        cmd.args(["view", "--live", &pid, "--screenshot"])
+            .arg(scratch.join(format!("live-{n}.png")))
+            .args(["--live-seconds", &WATCHED_S.to_string()]);
+    } else {
+        cmd.args(["attach", &pid])
+            // Never fires: the watch's cost, not a capture's.
+            .args(["--trigger", "frame-ms>1000000", "--ring", &RING.to_string()])
+            .args(["--timeout", &WATCHED_S.to_string(), "-o"])
+            .arg(&session);
+    }
+    let out = cmd.output()?;
     let detach_at = started.elapsed();
     std::thread::sleep(AFTER);
     // SAFETY: kill(2) on our own child; SIGUSR2 ends its frame loop (run_frames).
@@ -129,17 +144,43 @@ fn row(
     if !out.status.success() {
         let _ = target.kill();
         bail!(
-            "gpuheat attach --trigger failed: {}",
+            "gpuheat {} failed: {}",
+            if live {
+                "view --live"
+            } else {
+                "attach --trigger"
+            },
             String::from_utf8_lossy(&out.stderr).trim()
         );
     }
     let done = target.wait_with_output()?;
     let exit_at = started.elapsed();
     let p = periods(&done.stdout)?;
-    let s = Session::open(&session)?;
-    let status = s.watch.clone().context("the watch sent no status")?;
-    let watching_from =
-        attach_at + Duration::from_nanos(s.attach.as_ref().map_or(0, |a| a.latency_ns));
+    let (status, watching_from) = if live {
+        // "N frames streamed, …" on stderr; the stream begins after the injection and the
+        // warm-up, a second at most here.
+        let text = String::from_utf8_lossy(&out.stderr);
+        let frames = text
+            .split(" frames streamed")
+            .next()
+            .and_then(|s| s.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let status = gpuheat_session::WatchStatus {
+            frames_watched: frames,
+            ring_frames: 0,
+            ring_capacity: 0,
+            ring_bytes: 0,
+            ring_limit_bytes: 0,
+            triggers: 0,
+        };
+        (status, attach_at + Duration::from_secs(1))
+    } else {
+        let s = Session::open(&session)?;
+        let status = s.watch.clone().context("the watch sent no status")?;
+        let from = attach_at + Duration::from_nanos(s.attach.as_ref().map_or(0, |a| a.latency_ns));
+        (status, from)
+    };
     // Frame k starts at its offset from frame 0, which started when the periods (and the
     // last frame, about one period) end at the program's exit.
     let last = Spread::of(&p).median;
@@ -171,6 +212,7 @@ fn row(
     let unwatched: Vec<f64> = before.iter().chain(&after).copied().collect();
     Ok(WatchRow {
         draws: n,
+        how: if live { "live" } else { "trigger" },
         unwatched: Spread::of(&unwatched),
         before: Spread::of(&before),
         watched: Spread::of(&watched),
@@ -186,11 +228,12 @@ fn row(
 pub fn print(rows: &[WatchRow]) {
     println!();
     println!(
-        "watch cost: many_draws --tris 2 --timing --fps 0, a rule that never fires, ring {RING} frames; frame period ms, median (Q1-Q3, min-max)"
+        "watch cost: many_draws --tris 2 --timing --fps 0; trigger: a rule that never fires, ring {RING} frames; live: every frame streamed into view --live (offscreen); frame period ms, median (Q1-Q3, min-max)"
     );
     println!(
-        "{:>6}  {:>28}  {:>28}  {:>16}  {:>28}  {:>9}  {:>15}",
+        "{:>6} {:>8}  {:>28}  {:>28}  {:>16}  {:>28}  {:>9}  {:>15}",
         "draws",
+        "how",
         "before the attach",
         "watched",
         "watched/unwatched",
@@ -201,8 +244,9 @@ pub fn print(rows: &[WatchRow]) {
     for r in rows {
         let (ratio, lo, hi) = r.watched.ratio(&r.unwatched);
         println!(
-            "{:>6}  {:>28}  {:>28}  {:>5.3} [{:.2}-{:.2}]  {:>28}  {:>9}  {:>7.1} KB/{:>3} fr",
+            "{:>6} {:>8}  {:>28}  {:>28}  {:>5.3} [{:.2}-{:.2}]  {:>28}  {:>9}  {:>7.1} KB/{:>3} fr",
             r.draws,
+            r.how,
             r.before.text(),
             r.watched.text(),
             ratio,
@@ -229,6 +273,7 @@ pub fn to_json(rows: &[WatchRow]) -> Value {
         .iter()
         .map(|r| json!({
             "draws": r.draws,
+            "how": r.how,
             "before_ms": spread_json(&r.before),
             "watched_ms": spread_json(&r.watched),
             "after_ms": spread_json(&r.after),
