@@ -90,6 +90,9 @@ pub struct Live {
     finished: usize,
     /// Frames received, and the last frame's end (for wall times).
     pub received: u64,
+    /// Frames the stream skipped (numbers between two received frames that never came: the
+    /// agent's writer dropped them, or the program's frames ran ahead of the socket).
+    pub missing: u64,
     last_end: Option<(u64, u64)>,
     table: Option<Arc<Table>>,
     table_rx: Option<Receiver<Table>>,
@@ -113,6 +116,7 @@ impl Live {
             capturing: None,
             finished: 0,
             received: 0,
+            missing: 0,
             last_end: None,
             table: None,
             table_rx: None,
@@ -169,6 +173,9 @@ impl Live {
         match r {
             Record::Frame(f) => {
                 self.received += 1;
+                if let Some((last, _)) = self.last_end {
+                    self.missing += f.index.saturating_sub(last + 1);
+                }
                 let wall = match self.last_end {
                     Some((i, end)) if i + 1 == f.index => f.end_ns.saturating_sub(end),
                     _ => f.end_ns.saturating_sub(f.begin_ns),
@@ -504,6 +511,7 @@ mod tests {
         // Frame 307 came after the capture: it is complete, and written for the viewer.
         assert!(l.poll());
         assert_eq!(l.received, WINDOW as u64 + 20);
+        assert_eq!(l.missing, 0);
         assert_eq!(l.chart.len(), WINDOW + 20);
         assert!(
             l.chart.iter().all(|p| p.gpu_ms == Some(1.0)),

@@ -168,10 +168,11 @@ pub fn live_screenshot(
     write_png(out, size[0], size[1], &rgba)?;
     let frames = app.loaded().map_or(0, |l| l.frames.len());
     let received = app.live().map_or(0, |l| l.received);
+    let missing = app.live().map_or(0, |l| l.missing);
     ui_ms.sort_by(f64::total_cmp);
     let q = |p: f64| ui_ms[((ui_ms.len() - 1) as f64 * p).round() as usize];
     Ok(format!(
-        "{received} frames streamed, {frames} captured frames shown; {} UI frames, median {:.1} ms (p95 {:.1})",
+        "{received} frames streamed ({missing} missing), {frames} captured frames shown; {} UI frames, median {:.1} ms (p95 {:.1})",
         ui_ms.len(),
         q(0.5),
         q(0.95)

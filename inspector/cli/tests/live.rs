@@ -73,6 +73,8 @@ fn a_live_view_streams_frames_and_shows_a_capture_taken_from_it() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{stderr}"));
     assert!(streamed >= 30, "{stderr}");
+    // Every frame accounted for: none of the program's frame numbers skipped.
+    assert!(stderr.contains("(0 missing)"), "{stderr}");
     assert!(stderr.contains("2 captured frames shown"), "{stderr}");
     assert!(
         stderr.contains("detached, hot_spot keeps running"),

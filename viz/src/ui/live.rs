@@ -71,8 +71,13 @@ fn summary(live: &Live) -> String {
     let q = |p: f64| wall[((wall.len() - 1) as f64 * p).round() as usize];
     let total: f64 = wall.iter().sum();
     format!(
-        "{} frames, {:.0} frames/s, frame {:.2} ms (p95 {:.2})",
+        "{} frames{}, {:.0} frames/s, frame {:.2} ms (p95 {:.2})",
         live.received,
+        if live.missing > 0 {
+            format!(" ({} missing)", live.missing)
+        } else {
+            String::new()
+        },
         if total > 0.0 {
             1e3 * wall.len() as f64 / total
         } else {
