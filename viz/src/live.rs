@@ -304,9 +304,22 @@ impl Live {
             Record::Functions(_) => 1,
             _ => 2,
         };
-        let mut skeleton: Vec<&Record> = self.skeleton.iter().collect();
+        let mut skeleton: Vec<&Record> = self
+            .skeleton
+            .iter()
+            .filter(|r| !matches!(r, Record::Watch(_) | Record::End(_)))
+            .collect();
         skeleton.sort_by_key(|r| first(r));
         out.extend(skeleton.into_iter().cloned());
+        // What the stream was: every frame sent, none held.
+        out.push(Record::Watch(gpuheat_session::WatchStatus {
+            frames_watched: self.received,
+            ring_frames: 0,
+            ring_capacity: 0,
+            ring_bytes: 0,
+            ring_limit_bytes: 0,
+            triggers: 0,
+        }));
         if window {
             for h in &self.window {
                 out.push(Record::Frame(h.frame.clone()));
@@ -316,6 +329,19 @@ impl Live {
         if captures {
             out.extend(self.captures.iter().cloned());
         }
+        let frames = out.iter().filter(|r| matches!(r, Record::Frame(_))).count() as u64;
+        out.push(Record::End(gpuheat_session::EndInfo {
+            reason: gpuheat_session::EndReason::Stopped,
+            frames_captured: frames,
+            dropped_calls: 0,
+            detail: Some(format!(
+                "live view: {} frames streamed ({} missing); this session holds its captures{}",
+                self.received,
+                self.missing,
+                if window { " and its last frames" } else { "" }
+            )),
+            renderer_query: None,
+        }));
         out
     }
 
@@ -534,6 +560,12 @@ mod tests {
         l.write(true).unwrap();
         let saved = Session::open(dir.join("live.gpuheat")).unwrap();
         assert_eq!(saved.frames.len(), WINDOW + 2);
+        // It says what the stream was: every frame sent, how many, and how it ended.
+        let w = saved.watch.unwrap();
+        assert_eq!((w.frames_watched, w.ring_capacity), (l.received, 0));
+        let end = saved.end.unwrap();
+        assert_eq!(end.frames_captured, WINDOW as u64 + 2);
+        assert!(end.detail.unwrap().contains("320 frames streamed (0 missing)"));
         // Capture buttons send the control line.
         l.capture(3, true);
         assert_eq!(*sent.lock().unwrap(), ["capture 3 full heat"]);

@@ -160,6 +160,19 @@ fn json(
 
 /// A watch's lines: what was watched and kept, and each trigger against its steady frames.
 fn watch_text(s: &Session, w: &gpuheat_session::WatchStatus, end: &str, o: &mut String) {
+    if w.ring_capacity == 0 {
+        // A live view's stream: nothing held, every frame sent.
+        let captures = s.triggers.iter().filter(|t| t.number == 0).count();
+        let _ = writeln!(
+            o,
+            "live     {} frames streamed into the live view; {} capture{} taken from it, {} frames kept",
+            w.frames_watched,
+            captures,
+            if captures == 1 { "" } else { "s" },
+            s.frames.len()
+        );
+        return;
+    }
     let _ = writeln!(
         o,
         "watch    {} frames watched in timeline mode, {} trigger{}, {} frames kept, {end}; ring of {} frames (at most {} MB)",

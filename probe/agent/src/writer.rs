@@ -344,7 +344,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
             Msg::Hold { frames } => {
                 let first = ring.is_none();
                 let ring = ring.get_or_insert_with(Ring::new);
-                ring.capacity = frames.max(1);
+                ring.capacity = frames;
                 ring.clear();
                 // A ring of 0 frames streams: every frame goes out as it ends.
                 holding = frames > 0;
