@@ -565,7 +565,10 @@ mod tests {
         assert_eq!((w.frames_watched, w.ring_capacity), (l.received, 0));
         let end = saved.end.unwrap();
         assert_eq!(end.frames_captured, WINDOW as u64 + 2);
-        assert!(end.detail.unwrap().contains("320 frames streamed (0 missing)"));
+        assert!(end
+            .detail
+            .unwrap()
+            .contains("320 frames streamed (0 missing)"));
         // Capture buttons send the control line.
         l.capture(3, true);
         assert_eq!(*sent.lock().unwrap(), ["capture 3 full heat"]);
