@@ -1,11 +1,12 @@
 //! `gpuheat attach PID|--name NAME`: get into a program that is already running, capture,
 //! detach. The program keeps running throughout.
 
+use crate::getin::{alive, find_by_name, get_in, process_name, process_state, Hooked};
 use crate::receive::{self, Endpoint};
 use crate::{agent, shown, Mode, TimingArg};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use gpuheat_session::control::{self, AttachArg, AttachStatus, Command, Timing, Trigger, Watch};
+use gpuheat_session::control::{self, Command, Timing, Trigger, Watch};
 use gpuheat_session::{AttachInfo, ChunkKind, EndReason, HookSummary, Record, TriggerHit};
 use std::io::Write;
 use std::path::PathBuf;
@@ -77,8 +78,6 @@ fn parse_trigger(rule: &str) -> Result<Trigger, String> {
 
 /// How long a stopped capture may take to deliver its last frame.
 const STOP_GRACE: Duration = Duration::from_secs(3);
-/// How long the agent may take to connect back once its entry point returned.
-const CONNECT_BOUND: Duration = Duration::from_secs(5);
 
 pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     if args.heat && args.mode != Mode::FULL {
@@ -302,100 +301,6 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     }
 }
 
-/// Why [`get_in`] did not get in.
-pub(crate) enum NotIn {
-    /// Ctrl-C before the injection: the program is as it was.
-    Cancelled(String),
-    /// Anything else, said in one line.
-    Failed(anyhow::Error),
-}
-
-impl NotIn {
-    /// The command's end: 130 after Ctrl-C, the error otherwise.
-    pub(crate) fn into_exit(self) -> Result<ExitCode> {
-        match self {
-            NotIn::Cancelled(why) => {
-                eprintln!("gpuheat: stopped before getting in: {why}");
-                Ok(ExitCode::from(130))
-            }
-            NotIn::Failed(e) => Err(e),
-        }
-    }
-}
-
-/// Loads `agent` into `pid` at a swap, calls its attach entry and waits (bounded) for it to
-/// connect back to `endpoint`: the injection, the entry's status turned into one-line
-/// errors, and the connection, as `attach` and the live view both need them.
-pub(crate) fn get_in(
-    pid: i32,
-    target: &gpuheat_inject::TargetInfo,
-    agent: &std::path::Path,
-    endpoint: &Endpoint,
-    timeout: Duration,
-) -> Result<
-    (
-        gpuheat_inject::Injected,
-        Hooked,
-        std::os::unix::net::UnixStream,
-    ),
-    NotIn,
-> {
-    let arg = AttachArg::new(endpoint.socket.to_string_lossy()).to_string();
-    let injected = gpuheat_inject::inject(&gpuheat_inject::Request {
-        pid,
-        library: agent,
-        entry: control::ATTACH_ENTRY,
-        arg: &arg,
-        timeout,
-        cancel: Some(&receive::INTERRUPTED),
-    })
-    .map_err(|e| match e {
-        gpuheat_inject::InjectError::Cancelled { .. } => NotIn::Cancelled(e.to_string()),
-        e => NotIn::Failed(e.into()),
-    })?;
-    let refused = |why: String| NotIn::Failed(anyhow::anyhow!(why));
-    match AttachStatus::from_code(injected.entry_result) {
-        Some(AttachStatus::Ok) => {}
-        Some(AttachStatus::VersionMismatch) => {
-            return Err(refused(format!(
-                "pid {pid} already holds a gpuheat agent of another version than this gpuheat ({}); restart the program to load this one",
-                control::VERSION
-            )))
-        }
-        Some(AttachStatus::AlreadyAttached) => {
-            return Err(refused(format!(
-                "pid {pid} is already being captured by another gpuheat"
-            )))
-        }
-        other => {
-            return Err(refused(format!(
-                "the agent could not start in pid {pid} ({})",
-                match other {
-                    Some(s) => format!("{s:?}"),
-                    None => format!("code {}", injected.entry_result),
-                }
-            )))
-        }
-    }
-    let hooked = Hooked::new(&injected, target);
-    let deadline = Instant::now() + CONNECT_BOUND;
-    let stream = endpoint
-        .accept(|| {
-            if !alive(pid) {
-                bail!("pid {pid} exited during the attach");
-            }
-            if receive::interrupted() {
-                bail!("stopped while the agent in pid {pid} was connecting; it goes dormant");
-            }
-            if Instant::now() > deadline {
-                bail!("the agent in pid {pid} did not connect back ({hooked})");
-            }
-            Ok(())
-        })
-        .map_err(NotIn::Failed)?;
-    Ok((injected, hooked, stream))
-}
-
 /// "trigger 1: frame 4211 took 48.2 ms (frame-ms>20): kept frames 4182-4211, then 3 in full mode".
 fn trigger_line(hit: &TriggerHit) -> String {
     format!(
@@ -455,44 +360,6 @@ fn watch_ended(
             "{name} stopped rendering for {CAPTURE_TIMEOUT_S} s while being watched: {kept}; detached"
         ),
         _ => bail!("{name} exited while being watched: {kept}"),
-    }
-}
-
-/// What the CLI knows was hooked, for messages when no frame comes.
-pub(crate) struct Hooked {
-    safe_point: String,
-    libraries: Vec<String>,
-}
-
-impl Hooked {
-    fn new(injected: &gpuheat_inject::Injected, target: &gpuheat_inject::TargetInfo) -> Hooked {
-        Hooked {
-            safe_point: injected.safe_point.clone(),
-            libraries: target
-                .graphics_libraries
-                .iter()
-                .map(|p| {
-                    p.file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| p.display().to_string())
-                })
-                .collect(),
-        }
-    }
-}
-
-impl std::fmt::Display for Hooked {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "got in at {}; the program maps {}",
-            self.safe_point,
-            if self.libraries.is_empty() {
-                "no GL library".to_string()
-            } else {
-                self.libraries.join(", ")
-            }
-        )
     }
 }
 
@@ -565,68 +432,6 @@ fn left_as(pid: i32) -> String {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-/// The state letter of /proc/PID/stat (`R`, `S`, `T`, `Z` …); `None` when it is gone.
-fn process_state(pid: i32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit(')').next()?.trim_start().chars().next()
-}
-
-fn alive(pid: i32) -> bool {
-    // A zombie is as good as gone.
-    process_state(pid).is_some_and(|s| s != 'Z' && s != 'X')
-}
-
-pub(crate) fn process_name(pid: i32) -> Option<String> {
-    std::fs::read_to_string(format!("/proc/{pid}/comm"))
-        .ok()
-        .map(|s| s.trim().to_string())
-}
-
-/// The one process whose comm or executable file name is exactly `name`.
-pub(crate) fn find_by_name(name: &str) -> Result<i32> {
-    let me = std::process::id() as i32;
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc")?.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        let comm = process_name(pid);
-        let exe = std::fs::read_link(format!("/proc/{pid}/exe"))
-            .ok()
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
-        if comm.as_deref() == Some(name) || exe.as_deref() == Some(name) {
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|b| {
-                    String::from_utf8_lossy(&b)
-                        .replace('\0', " ")
-                        .trim()
-                        .to_string()
-                })
-                .unwrap_or_default();
-            found.push((pid, cmdline));
-        }
-    }
-    match found.len() {
-        0 => bail!("no process named `{name}` (gpuheat attach PID takes a process id)"),
-        1 => Ok(found[0].0),
-        _ => {
-            let list: Vec<String> = found.iter().map(|(p, c)| format!("{p} ({c})")).collect();
-            bail!(
-                "{} processes are named `{name}`: {}; pick one with gpuheat attach PID",
-                found.len(),
-                list.join(", ")
-            )
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! panel; its Capture buttons send `capture N full` on the same control socket. Closing the
 //! viewer detaches; the program keeps running.
 
-use crate::attach::{get_in, process_name};
+use crate::getin::{get_in, process_name};
 use crate::receive::{self, Endpoint};
 use crate::{agent, shown};
 use anyhow::{Context, Result};

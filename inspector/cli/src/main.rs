@@ -4,6 +4,7 @@ mod agent;
 mod attach;
 mod checklist;
 mod diff;
+mod getin;
 mod heatmap;
 mod live;
 mod open;

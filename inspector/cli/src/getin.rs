@@ -1,0 +1,206 @@
+//! Getting into a running program: the agent loaded at a swap by the injector, its attach
+//! entry's status turned into one-line errors, its connection back, and the /proc look-ups
+//! around it. `attach` and the live view both start here.
+
+use crate::receive::{self, Endpoint};
+use anyhow::{bail, Result};
+use gpuheat_session::control::{self, AttachArg, AttachStatus};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// How long the agent may take to connect back once its entry point returned.
+const CONNECT_BOUND: Duration = Duration::from_secs(5);
+
+/// Why [`get_in`] did not get in.
+pub(crate) enum NotIn {
+    /// Ctrl-C before the injection: the program is as it was.
+    Cancelled(String),
+    /// Anything else, said in one line.
+    Failed(anyhow::Error),
+}
+
+impl NotIn {
+    /// The command's end: 130 after Ctrl-C, the error otherwise.
+    pub(crate) fn into_exit(self) -> Result<ExitCode> {
+        match self {
+            NotIn::Cancelled(why) => {
+                eprintln!("gpuheat: stopped before getting in: {why}");
+                Ok(ExitCode::from(130))
+            }
+            NotIn::Failed(e) => Err(e),
+        }
+    }
+}
+
+/// Loads `agent` into `pid` at a swap, calls its attach entry and waits (bounded) for it to
+/// connect back to `endpoint`: the injection, the entry's status turned into one-line
+/// errors, and the connection, as `attach` and the live view both need them.
+pub(crate) fn get_in(
+    pid: i32,
+    target: &gpuheat_inject::TargetInfo,
+    agent: &std::path::Path,
+    endpoint: &Endpoint,
+    timeout: Duration,
+) -> Result<
+    (
+        gpuheat_inject::Injected,
+        Hooked,
+        std::os::unix::net::UnixStream,
+    ),
+    NotIn,
+> {
+    let arg = AttachArg::new(endpoint.socket.to_string_lossy()).to_string();
+    let injected = gpuheat_inject::inject(&gpuheat_inject::Request {
+        pid,
+        library: agent,
+        entry: control::ATTACH_ENTRY,
+        arg: &arg,
+        timeout,
+        cancel: Some(&receive::INTERRUPTED),
+    })
+    .map_err(|e| match e {
+        gpuheat_inject::InjectError::Cancelled { .. } => NotIn::Cancelled(e.to_string()),
+        e => NotIn::Failed(e.into()),
+    })?;
+    let refused = |why: String| NotIn::Failed(anyhow::anyhow!(why));
+    match AttachStatus::from_code(injected.entry_result) {
+        Some(AttachStatus::Ok) => {}
+        Some(AttachStatus::VersionMismatch) => {
+            return Err(refused(format!(
+                "pid {pid} already holds a gpuheat agent of another version than this gpuheat ({}); restart the program to load this one",
+                control::VERSION
+            )))
+        }
+        Some(AttachStatus::AlreadyAttached) => {
+            return Err(refused(format!(
+                "pid {pid} is already being captured by another gpuheat"
+            )))
+        }
+        other => {
+            return Err(refused(format!(
+                "the agent could not start in pid {pid} ({})",
+                match other {
+                    Some(s) => format!("{s:?}"),
+                    None => format!("code {}", injected.entry_result),
+                }
+            )))
+        }
+    }
+    let hooked = Hooked::new(&injected, target);
+    let deadline = Instant::now() + CONNECT_BOUND;
+    let stream = endpoint
+        .accept(|| {
+            if !alive(pid) {
+                bail!("pid {pid} exited during the attach");
+            }
+            if receive::interrupted() {
+                bail!("stopped while the agent in pid {pid} was connecting; it goes dormant");
+            }
+            if Instant::now() > deadline {
+                bail!("the agent in pid {pid} did not connect back ({hooked})");
+            }
+            Ok(())
+        })
+        .map_err(NotIn::Failed)?;
+    Ok((injected, hooked, stream))
+}
+
+/// What the CLI knows was hooked, for messages when no frame comes.
+pub(crate) struct Hooked {
+    pub(crate) safe_point: String,
+    pub(crate) libraries: Vec<String>,
+}
+
+impl Hooked {
+    fn new(injected: &gpuheat_inject::Injected, target: &gpuheat_inject::TargetInfo) -> Hooked {
+        Hooked {
+            safe_point: injected.safe_point.clone(),
+            libraries: target
+                .graphics_libraries
+                .iter()
+                .map(|p| {
+                    p.file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| p.display().to_string())
+                })
+                .collect(),
+        }
+    }
+}
+
+impl std::fmt::Display for Hooked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "got in at {}; the program maps {}",
+            self.safe_point,
+            if self.libraries.is_empty() {
+                "no GL library".to_string()
+            } else {
+                self.libraries.join(", ")
+            }
+        )
+    }
+}
+
+/// The state letter of /proc/PID/stat (`R`, `S`, `T`, `Z` …); `None` when it is gone.
+pub(crate) fn process_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')').next()?.trim_start().chars().next()
+}
+
+pub(crate) fn alive(pid: i32) -> bool {
+    // A zombie is as good as gone.
+    process_state(pid).is_some_and(|s| s != 'Z' && s != 'X')
+}
+
+pub(crate) fn process_name(pid: i32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// The one process whose comm or executable file name is exactly `name`.
+pub(crate) fn find_by_name(name: &str) -> Result<i32> {
+    let me = std::process::id() as i32;
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc")?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let comm = process_name(pid);
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe"))
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+        if comm.as_deref() == Some(name) || exe.as_deref() == Some(name) {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|b| {
+                    String::from_utf8_lossy(&b)
+                        .replace('\0', " ")
+                        .trim()
+                        .to_string()
+                })
+                .unwrap_or_default();
+            found.push((pid, cmdline));
+        }
+    }
+    match found.len() {
+        0 => bail!("no process named `{name}` (gpuheat attach PID takes a process id)"),
+        1 => Ok(found[0].0),
+        _ => {
+            let list: Vec<String> = found.iter().map(|(p, c)| format!("{p} ({c})")).collect();
+            bail!(
+                "{} processes are named `{name}`: {}; pick one with gpuheat attach PID",
+                found.len(),
+                list.join(", ")
+            )
+        }
+    }
+}
