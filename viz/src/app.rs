@@ -193,6 +193,11 @@ impl App {
         app
     }
 
+    /// Whether this viewer is a live view (`view --live`).
+    pub fn is_live(&self) -> bool {
+        self.live.is_some()
+    }
+
     /// The live view, in live mode.
     pub fn live(&mut self) -> Option<&mut Live> {
         self.live.as_mut()

@@ -240,6 +240,9 @@ impl Runner {
         }
         r.next_repaint = if self.shot.is_some() {
             Some(Instant::now())
+        } else if r.app.is_live() {
+            // The stream goes on whether or not the user moves: sixty times a second.
+            Some(Instant::now() + crate::app::LIVE_REPAINT)
         } else {
             Instant::now().checked_add(out.repaint_after)
         };
