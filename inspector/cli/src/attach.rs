@@ -106,7 +106,8 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             output: args.output.clone(),
             timeout: Duration::from_secs(args.timeout.unwrap_or(CAPTURE_TIMEOUT_S)),
             screenshot: None,
-            opts: crate::live::window_options(),
+            // The Heat tab, inferno, linear, 1280x800.
+            opts: gpuheat_viz::ViewOptions::default(),
         });
     }
     let watching = !args.triggers.is_empty();

@@ -8,10 +8,9 @@ use crate::getin::{get_in, process_name};
 use crate::receive::{self, Endpoint};
 use crate::{agent, shown};
 use anyhow::{Context, Result};
-use gpuheat_analysis::palette::{Palette, Scale};
 use gpuheat_session::control::{Command, Timing, Watch};
 use gpuheat_session::{ChunkReader, Record};
-use gpuheat_viz::{LiveLink, LiveShot, Tab, ViewOptions};
+use gpuheat_viz::{LiveLink, LiveShot, ViewOptions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -117,22 +116,4 @@ pub fn live(req: LiveRequest) -> Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// The viewer's options for `attach --live`: the Heat tab, inferno, linear, 1280x800.
-pub fn window_options() -> ViewOptions {
-    ViewOptions {
-        tab: Tab::Heat,
-        frame: None,
-        select_draw: None,
-        select_in_b: false,
-        diff: None,
-        pick: None,
-        target: None,
-        cost: None,
-        palette: Palette::Inferno,
-        scale: Scale::Linear,
-        size: (1280, 800),
-        partial: false,
-    }
 }

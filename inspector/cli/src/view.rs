@@ -200,17 +200,11 @@ pub fn live_options(args: &ViewArgs, size: (u32, u32)) -> ViewOptions {
             Some(TabArg::Surface) => Tab::Surface,
             _ => Tab::Heat,
         },
-        frame: None,
-        select_draw: None,
-        select_in_b: false,
-        diff: None,
-        pick: None,
         target: args.target.clone(),
-        cost: None,
         palette: args.palette.into(),
         scale: args.scale.into(),
         size,
-        partial: false,
+        ..ViewOptions::default()
     }
 }
 

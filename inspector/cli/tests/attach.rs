@@ -42,24 +42,7 @@ impl Target {
 
     /// Asks the program (SIGUSR1) for the checksum of its current frame.
     fn checksum(&self) -> String {
-        let before = std::fs::read_to_string(&self.stdout)
-            .unwrap_or_default()
-            .lines()
-            .count();
-        // SAFETY: kill(2) on our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGUSR1) };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let text = std::fs::read_to_string(&self.stdout).unwrap_or_default();
-            if let Some(line) = text.lines().nth(before) {
-                return line
-                    .strip_prefix("checksum=")
-                    .expect("checksum line")
-                    .to_string();
-            }
-            assert!(Instant::now() < deadline, "no checksum from the program");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        sigusr1_checksum(&self.stdout, self.child.id())
     }
 }
 

@@ -5,32 +5,12 @@
 
 mod common;
 
-use common::{example, gpuheat, read_png, scratch, wait_for_frame_loop};
+use common::{
+    example, gpuheat, read_png, scratch, sigusr1_checksum as checksum_of, wait_for_frame_loop,
+};
 use gpuheat_session::Session;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// The checksum `hot_spot` prints on SIGUSR1 (of the frame just swapped).
-fn checksum_of(stdout: &std::path::Path, pid: u32) -> String {
-    let before = std::fs::read_to_string(stdout)
-        .unwrap_or_default()
-        .lines()
-        .count();
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(pid as i32, libc::SIGUSR1) };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let text = std::fs::read_to_string(stdout).unwrap_or_default();
-        if let Some(line) = text.lines().nth(before) {
-            return line
-                .strip_prefix("checksum=")
-                .expect("checksum line")
-                .to_string();
-        }
-        assert!(Instant::now() < deadline, "no checksum from the program");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+use std::time::Duration;
 
 #[test]
 fn a_live_view_streams_frames_and_shows_a_capture_taken_from_it() {

@@ -319,3 +319,29 @@ pub fn calls_to(s: &gpuheat_session::Session, frame: u64, function: &str) -> Vec
         .map(|(i, c)| (i as u32, c.args.clone()))
         .collect()
 }
+
+/// Asks running example `pid` (SIGUSR1) for the checksum of the frame it just swapped, and
+/// reads it from the end of its stdout file (bounded: 10 s).
+pub fn sigusr1_checksum(stdout: &Path, pid: u32) -> String {
+    let before = std::fs::read_to_string(stdout)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    // SAFETY: kill(2) on a child of the test.
+    unsafe { libc::kill(pid as i32, libc::SIGUSR1) };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(stdout).unwrap_or_default();
+        if let Some(line) = text.lines().nth(before) {
+            return line
+                .strip_prefix("checksum=")
+                .expect("checksum line")
+                .to_string();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no checksum from the program"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
