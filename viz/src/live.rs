@@ -227,7 +227,7 @@ impl Live {
                 self.captures.push(Record::Trigger(t));
             }
             Record::End(_) => self.ended = true,
-            r => match frame_of(&r) {
+            r => match r.frame() {
                 Some(f) if self.in_capture(f) || self.captured(f) => self.captures.push(r),
                 // A watched frame's other records (its agent waits) are not kept.
                 Some(_) => {}
@@ -406,23 +406,6 @@ impl Live {
                 .collect(),
         )
     }
-}
-
-/// The frame a record is about, for those that are about one.
-fn frame_of(r: &Record) -> Option<u64> {
-    Some(match r {
-        Record::Heat(x) => x.frame,
-        Record::HeatMissing(x) => x.frame,
-        Record::TargetHeat(x) => x.frame,
-        Record::Flow(x) => x.frame,
-        Record::Geometry(x) => x.frame,
-        Record::Uploads(x) => x.frame,
-        Record::WarmUp(x) => x.frame,
-        Record::AgentFrame(x) => x.frame,
-        Record::VgCall(x) => x.frame,
-        Record::State(x) => x.frame,
-        _ => return None,
-    })
 }
 
 /// The window's draws by identity, costliest median first, and the findings it raises.

@@ -1139,6 +1139,28 @@ pub enum Record {
     Watch(WatchStatus),
 }
 
+impl Record {
+    /// The frame a record is about (its [`Frame::index`]), for the records sent about one
+    /// frame; `None` for the others (INFO, FUNC, CTX, MODS, PROG, END, watch status …).
+    pub fn frame(&self) -> Option<u64> {
+        Some(match self {
+            Record::Frame(f) => f.index,
+            Record::Pipelined(b) => b.frame,
+            Record::Heat(h) => h.frame,
+            Record::HeatMissing(h) => h.frame,
+            Record::TargetHeat(t) => t.frame,
+            Record::Flow(f) => f.frame,
+            Record::Geometry(g) => g.frame,
+            Record::VgCall(c) => c.frame,
+            Record::Uploads(u) => u.frame,
+            Record::State(s) => s.frame,
+            Record::WarmUp(w) => w.frame,
+            Record::AgentFrame(a) => a.frame,
+            _ => return None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::source_hash;

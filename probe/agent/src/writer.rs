@@ -323,7 +323,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                 }
             }
             Msg::Record(r) => {
-                match (record_frame(&r), ring.as_mut().filter(|_| holding)) {
+                match (r.frame(), ring.as_mut().filter(|_| holding)) {
                     // A watched frame's own record: held with it, sent if it was sent, and
                     // dropped if the frame left the ring.
                     (Some(frame), Some(ring)) => {
@@ -397,26 +397,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
 
 /// Whether `r` belongs to a warm-up frame ([`crate::capture::WARMUP_FRAMES`]).
 fn warmup_record(r: &Record) -> bool {
-    record_frame(r).is_some_and(crate::capture::is_warmup)
-}
-
-/// The frame a record belongs to, for those sent about one frame.
-fn record_frame(r: &Record) -> Option<u64> {
-    Some(match r {
-        Record::Frame(f) => f.index,
-        Record::Pipelined(b) => b.frame,
-        Record::Heat(h) => h.frame,
-        Record::HeatMissing(h) => h.frame,
-        Record::TargetHeat(t) => t.frame,
-        Record::Flow(f) => f.frame,
-        Record::Geometry(g) => g.frame,
-        Record::VgCall(c) => c.frame,
-        Record::Uploads(u) => u.frame,
-        Record::State(s) => s.frame,
-        Record::WarmUp(w) => w.frame,
-        Record::AgentFrame(a) => a.frame,
-        _ => return None,
-    })
+    r.frame().is_some_and(crate::capture::is_warmup)
 }
 
 /// The writer's buffers and encoder state, reused from frame to frame (a frame of 20,000
