@@ -49,7 +49,10 @@ packages=(
   libegl-dev libgles-dev libgl-dev
   # The fixed_function example's GL 1.x entry points (glvnd's libOpenGL).
   libopengl-dev
-  mesa-vulkan-drivers xvfb xauth mesa-utils glmark2-es2-x11 strace util-linux
+  # Vulkan: lavapipe, vk.xml (the layer's wrappers are generated from it), the loader's
+  # development link, vkcube, and gfxreconstruct (a trace to compare calls per frame with).
+  mesa-vulkan-drivers libvulkan-dev vulkan-tools gfxreconstruct
+  xvfb xauth mesa-utils glmark2-es2-x11 strace util-linux
   pkg-config build-essential ca-certificates curl make
   # The viewer's window (winit) loads these X11 client libraries at run time.
   libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxinerama1 libxkbcommon0 libxkbcommon-x11-0

@@ -497,6 +497,13 @@ fn main() {
 
     let dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
     std::fs::write(dir.join("generated.rs"), out).unwrap();
+    println!("cargo:rerun-if-env-changed=GPUHEAT_VK_XML");
+    println!(
+        "cargo:rerun-if-changed={}",
+        Registry::vk_xml_path().display()
+    );
+    let vk = Registry::load_vk().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.join("vk_generated.rs"), vulkan(&vk, n)).unwrap();
     std::fs::write(dir.join("enums.rs"), enums(&[&reg, &vg])).unwrap();
 }
 
@@ -689,5 +696,212 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             writeln!(out, "        r").unwrap();
         }
     }
+    out.push_str("        }\n    }\n");
+}
+
+/// The dispatchable handle types: a command whose first parameter is one of these is
+/// dispatched through the table of the instance (`0`) or device (`1`) that handle belongs to.
+const VK_DISPATCH: [(&str, u8); 5] = [
+    ("VkInstance", 0),
+    ("VkPhysicalDevice", 0),
+    ("VkDevice", 1),
+    ("VkQueue", 1),
+    ("VkCommandBuffer", 1),
+];
+
+/// What a Vulkan command does for the capture, as the GL classes say it: command-buffer
+/// draws are draws; dispatches, copies, blits, clears, resolves and ray tracing are other
+/// work; a present ends a frame.
+fn vk_class(name: &str) -> &'static str {
+    let any = |prefixes: &[&str]| prefixes.iter().any(|p| name.starts_with(p));
+    if name == "vkQueuePresentKHR" {
+        "Swap"
+    } else if any(&["vkCmdDraw"]) {
+        "Draw"
+    } else if any(&[
+        "vkCmdDispatch",
+        "vkCmdCopy",
+        "vkCmdBlit",
+        "vkCmdClear",
+        "vkCmdResolve",
+        "vkCmdFillBuffer",
+        "vkCmdUpdateBuffer",
+        "vkCmdTraceRays",
+    ]) {
+        "Work"
+    } else {
+        "State"
+    }
+}
+
+/// `vk_generated.rs`: the Vulkan layer's wrappers and tables. Command `j` of [`VK_NAMES`] is
+/// entry point `first + j` of the session's function table (after every GL and VG one), so
+/// the recorder, the writer and the session treat its calls as they treat GL's. Only commands
+/// that take a dispatchable handle first are wrapped (the global ones, such as
+/// `vkEnumerateInstanceVersion`, never reach a layer); a command with a type the registry
+/// model does not know fails the build, as do too many parameters.
+fn vulkan(reg: &Registry, first: usize) -> String {
+    let bad: Vec<_> = reg
+        .skipped
+        .iter()
+        .filter(|s| s.why != gpuheat_registry::vk::OTHER_PLATFORM)
+        .collect();
+    assert!(bad.is_empty(), "vk.xml commands of unknown types: {bad:?}");
+    let cmds: Vec<(&Command, u8)> = reg
+        .commands
+        .iter()
+        .filter_map(|c| {
+            let base = c.params.first()?.c_type.as_str();
+            let level = VK_DISPATCH.iter().find(|(t, _)| *t == base)?.1;
+            assert!(
+                c.params.len() <= MAX_ARGS,
+                "{} has too many parameters",
+                c.name
+            );
+            Some((c, level))
+        })
+        .collect();
+    assert!(
+        first + cmds.len() <= usize::from(u16::MAX),
+        "function ids are u16"
+    );
+    let mut out = String::new();
+    let n = cmds.len();
+    writeln!(
+        out,
+        "/// Number of wrapped Vulkan commands.\npub const VK_COUNT: usize = {n};"
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "/// The function-table index of Vulkan command 0.\npub const VK_FIRST: usize = {first};"
+    )
+    .unwrap();
+    out.push_str("/// Command names, sorted.\npub static VK_NAMES: [&str; VK_COUNT] = [\n");
+    for (c, _) in &cmds {
+        writeln!(out, "    {:?},", c.name).unwrap();
+    }
+    out.push_str("];\n/// Dispatch level of each command: 0 instance, 1 device.\npub static VK_LEVEL: [u8; VK_COUNT] = [\n");
+    for (_, level) in &cmds {
+        writeln!(out, "    {level},").unwrap();
+    }
+    out.push_str("];\n/// What each command does for the capture.\npub static VK_CLASSES: [CallClass; VK_COUNT] = [\n");
+    for (c, _) in &cmds {
+        writeln!(out, "    CallClass::{},", vk_class(&c.name)).unwrap();
+    }
+    out.push_str("];\n/// Parameters of each command: (name, C type, kind, len, group).\npub static VK_PARAMS: [&[ParamDesc]; VK_COUNT] = [\n");
+    for (c, _) in &cmds {
+        out.push_str("    &[");
+        for p in &c.params {
+            write!(
+                out,
+                "({:?}, {:?}, ValueKind::{}, {:?}, None), ",
+                p.name,
+                p.c_type,
+                p.ty.value_kind(),
+                p.len
+            )
+            .unwrap();
+        }
+        out.push_str("],\n");
+    }
+    out.push_str("];\n/// Return kind of each command (None for void).\npub static VK_RETURNS: [Option<ValueKind>; VK_COUNT] = [\n");
+    for (c, _) in &cmds {
+        if c.ret == CType::Void {
+            out.push_str("    None,\n");
+        } else {
+            writeln!(out, "    Some(ValueKind::{}),", c.ret.value_kind()).unwrap();
+        }
+    }
+    out.push_str("];\n/// Address of the wrapper of command `j`.\npub fn vk_wrapper_address(j: usize) -> usize {\n    match j {\n");
+    for (j, (c, _)) in cmds.iter().enumerate() {
+        writeln!(
+            out,
+            "        {j} => wrappers::{} as *const () as usize,",
+            c.name
+        )
+        .unwrap();
+    }
+    out.push_str("        _ => 0,\n    }\n}\n");
+    out.push_str(VK_WRAPPERS_DOC);
+    out.push_str("#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute, unused_unsafe)]\npub mod wrappers {\n    use crate::vk::layer;\n");
+    for (j, (c, _)) in cmds.iter().enumerate() {
+        vk_wrapper(&mut out, j, c);
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The Vulkan wrappers' module documentation, with their one safety argument.
+const VK_WRAPPERS_DOC: &str = "\
+/// The layer's wrappers, one per command; never exported (the loader takes them from the
+/// layer's `vkGetInstanceProcAddr`/`vkGetDeviceProcAddr`), so a program that preloads the
+/// agent for GL still calls its Vulkan loader directly.
+///
+/// # Safety invariant (every wrapper's `unsafe` block rests on it)
+///
+/// Wrapper `j` has exactly the C signature vk.xml gives command `j`, and is handed out only
+/// for a command the next layer or driver provides. `layer::next(j, a0)` is that provider's
+/// function for the instance or device the dispatchable handle `a0` belongs to (found by the
+/// loader's dispatch pointer, the handle's first word, which the Vulkan loader contract says
+/// every dispatchable object starts with). Calling it with the caller's arguments, unchanged,
+/// keeps the caller's contract. The recording reads the arguments as plain integers and never
+/// dereferences them.
+";
+
+fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
+    let params: Vec<String> = c
+        .params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| format!("a{k}: {}", p.ty.rust()))
+        .collect();
+    let types: Vec<&str> = c.params.iter().map(|p| p.ty.rust()).collect();
+    let args: Vec<String> = (0..c.params.len()).map(|k| format!("a{k}")).collect();
+    let recorded: Vec<String> = c
+        .params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| p.ty.to_u64(&format!("a{k}")))
+        .collect();
+    let ret = c.ret.rust();
+    let ret_u64 = if c.ret == CType::Void {
+        "None".to_string()
+    } else {
+        format!("Some({})", c.ret.to_u64("r"))
+    };
+    let call = format!("next({})", args.join(", "));
+    let present = vk_class(&c.name) == "Swap";
+    writeln!(
+        out,
+        "    /// `{}`: recorded while capturing, then forwarded to the next layer.\n    pub unsafe extern \"system\" fn {}({}) -> {ret} {{\n        // SAFETY: the module's safety invariant.\n        unsafe {{",
+        c.name,
+        c.name,
+        params.join(", ")
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "        let next: unsafe extern \"system\" fn({}) -> {ret} = ::core::mem::transmute(layer::next({j}, a0 as usize));",
+        types.join(", ")
+    )
+    .unwrap();
+    if !present {
+        writeln!(out, "        if !layer::recording() {{ return {call}; }}").unwrap();
+    }
+    writeln!(out, "        let site = crate::callsite::caller!();").unwrap();
+    writeln!(out, "        let begin = layer::stamp();").unwrap();
+    writeln!(out, "        let r = {call};").unwrap();
+    writeln!(
+        out,
+        "        layer::record({j}, site, begin, &[{}], {ret_u64});",
+        recorded.join(", ")
+    )
+    .unwrap();
+    if present {
+        // A present ends the frame, captured or not (VK_SUBOPTIMAL_KHR is a success).
+        writeln!(out, "        layer::presented(r >= 0);").unwrap();
+    }
+    writeln!(out, "        r").unwrap();
     out.push_str("        }\n    }\n");
 }

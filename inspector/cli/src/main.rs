@@ -12,6 +12,7 @@ mod receive;
 mod report;
 mod run;
 mod view;
+mod vulkan;
 
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -117,6 +118,9 @@ enum Command {
     /// Open the viewer: heat map, 3D meshes and heat surface linked to draws, calls, source
     /// lines and findings (or render it to a PNG with --screenshot).
     View(view::ViewArgs),
+    /// Print the environment that starts a Vulkan program with gpuheat's layer in, dormant
+    /// until `gpuheat attach` (`eval "$(gpuheat vulkan-env)"`).
+    VulkanEnv(vulkan::VulkanEnvArgs),
 }
 
 fn main() -> ExitCode {
@@ -124,6 +128,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Attach(args) => attach::attach(args),
+        Command::VulkanEnv(args) => vulkan::vulkan_env(args),
 
         Command::Report(args) => report::report(args),
         Command::Checklist(args) => checklist::checklist(args),

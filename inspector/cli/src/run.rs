@@ -87,6 +87,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let mut child = Command::new(program)
         .args(&args.command[1..])
         .env("LD_PRELOAD", preload)
+        .envs(crate::vulkan::layer_env(&agent)?)
         .envs(request.to_env())
         .spawn()
         .with_context(|| format!("cannot start `{program}`"))?;

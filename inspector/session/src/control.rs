@@ -402,6 +402,64 @@ pub mod env {
     pub const AGENT: &str = "GPUHEAT_AGENT";
 }
 
+/// The agent as a Vulkan layer: what its manifest says and how the loader is told to use it.
+/// The agent library is the layer's library, so the CLI writes the manifest (naming the
+/// library it would preload) and the agent exports the entry the manifest names.
+pub mod vulkan {
+    /// The layer's name (`VK_INSTANCE_LAYERS`, `VK_LOADER_LAYERS_ENABLE`).
+    pub const LAYER_NAME: &str = "VK_LAYER_GPUHEAT_capture";
+    /// The manifest's file name.
+    pub const MANIFEST_FILE: &str = "VkLayer_gpuheat.json";
+    /// The agent's exported negotiation entry, named in the manifest (a name of its own, so
+    /// that preloading the agent for GL never puts a `vk*` symbol in the program's scope).
+    pub const NEGOTIATE: &str = "gpuheat_vkNegotiateLoaderLayerInterfaceVersion";
+    /// The oldest Vulkan loader that reads `VK_ADD_LAYER_PATH` (1.3.234); older ones are
+    /// given the manifest's folder in `VK_LAYER_PATH` instead.
+    pub const ADD_LAYER_PATH_SINCE: (u32, u32, u32) = (1, 3, 234);
+
+    /// The manifest of the layer whose library is `library` (an absolute path).
+    pub fn manifest(library: &str) -> String {
+        let library = library.replace('\\', "\\\\").replace('"', "\\\"");
+        format!(
+            r#"{{
+    "file_format_version": "1.1.2",
+    "layer": {{
+        "name": "{LAYER_NAME}",
+        "type": "GLOBAL",
+        "library_path": "{library}",
+        "api_version": "1.3.0",
+        "implementation_version": "1",
+        "description": "gpuheat: the calls and per-draw GPU cost of the frames it is asked to capture",
+        "functions": {{
+            "vkNegotiateLoaderLayerInterfaceVersion": "{NEGOTIATE}"
+        }}
+    }}
+}}
+"#
+        )
+    }
+
+    /// The variables that make a program's Vulkan loader insert the layer whose manifest is
+    /// in `dir`, for a loader of version `loader` (`None`: unknown, taken as new).
+    pub fn layer_env(dir: &str, loader: Option<(u32, u32, u32)>) -> Vec<(String, String)> {
+        let path_var = match loader {
+            Some(v) if v < ADD_LAYER_PATH_SINCE => "VK_LAYER_PATH",
+            _ => "VK_ADD_LAYER_PATH",
+        };
+        let mut layers = LAYER_NAME.to_string();
+        if let Some(old) = std::env::var("VK_INSTANCE_LAYERS")
+            .ok()
+            .filter(|v| !v.is_empty())
+        {
+            layers = format!("{layers}:{old}");
+        }
+        vec![
+            (path_var.into(), dir.into()),
+            ("VK_INSTANCE_LAYERS".into(), layers),
+        ]
+    }
+}
+
 /// The capture a launch-mode CLI asks a preloaded agent for, through the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchRequest {

@@ -43,6 +43,11 @@ fn first_call(i: usize) -> usize {
 }
 
 /// Launch mode's connection, outside any lookup, and only from the program's own calls.
+pub(crate) fn start_launch() {
+    launch();
+}
+
+/// [`start_launch`], for the GL wrappers' first call.
 fn launch() {
     if let Some(_inside) = Reentry::enter() {
         runtime::launch();

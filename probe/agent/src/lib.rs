@@ -11,7 +11,8 @@
 
 // Layers, each depending only on those above it in this list:
 // leaves (generated tables, enums, table, real, capture, clock, callsite, config, calls), writer, outbox,
-// contexts, programs, uploads, recorder, vgpaths, vg, runtime, then the interposer (hook, dl), live hooks and attach.
+// contexts, programs, uploads, recorder, vgpaths, vg, runtime, then the interposer (hook, dl), the
+// Vulkan layer (vk), live hooks and attach.
 mod attach;
 mod calls;
 mod callsite;
@@ -32,6 +33,7 @@ mod table;
 mod uploads;
 mod vg;
 mod vgpaths;
+pub mod vk;
 mod writer;
 
 /// Generated from the Khronos registry by build.rs.

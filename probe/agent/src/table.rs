@@ -1,7 +1,8 @@
 //! Lookups over the generated tables.
 
-use crate::generated::{CLASSES, FUNCTION_COUNT, NAMES, PARAMS, RETURNS};
-use gpuheat_session::{FunctionInfo, FunctionTable, ParamInfo};
+use crate::generated::{ParamDesc, CLASSES, FUNCTION_COUNT, NAMES, PARAMS, RETURNS};
+use crate::vk::generated::{VK_CLASSES, VK_COUNT, VK_FIRST, VK_NAMES, VK_PARAMS, VK_RETURNS};
+use gpuheat_session::{CallClass, FunctionInfo, FunctionTable, ParamInfo, ValueKind};
 
 /// Index of the wrapped entry point called `name` (without NUL).
 pub fn index_of(name: &[u8]) -> Option<usize> {
@@ -10,26 +11,45 @@ pub fn index_of(name: &[u8]) -> Option<usize> {
         .ok()
 }
 
-/// The function table stored at the start of every session.
+/// The function table stored at the start of every session: every GL, EGL, GLX and VG
+/// entry point, then (from `VK_FIRST`) every Vulkan command the layer wraps.
 pub fn function_table() -> FunctionTable {
-    let functions = (0..FUNCTION_COUNT)
-        .map(|i| FunctionInfo {
-            name: NAMES[i].trim_end_matches('\0').to_string(),
-            params: PARAMS[i]
-                .iter()
-                .map(|&(name, c_type, kind, len, group)| ParamInfo {
-                    name: name.to_string(),
-                    c_type: c_type.to_string(),
-                    kind,
-                    len: len.map(str::to_string),
-                    group: group.map(str::to_string),
-                })
-                .collect(),
-            ret: RETURNS[i],
-            class: CLASSES[i],
-        })
-        .collect();
-    FunctionTable { functions }
+    debug_assert_eq!(VK_FIRST, FUNCTION_COUNT);
+    let gl = (0..FUNCTION_COUNT).map(|i| {
+        info(
+            NAMES[i].trim_end_matches('\0'),
+            PARAMS[i],
+            RETURNS[i],
+            CLASSES[i],
+        )
+    });
+    let vk = (0..VK_COUNT).map(|j| info(VK_NAMES[j], VK_PARAMS[j], VK_RETURNS[j], VK_CLASSES[j]));
+    FunctionTable {
+        functions: gl.chain(vk).collect(),
+    }
+}
+
+fn info(
+    name: &str,
+    params: &[ParamDesc],
+    ret: Option<ValueKind>,
+    class: CallClass,
+) -> FunctionInfo {
+    FunctionInfo {
+        name: name.to_string(),
+        params: params
+            .iter()
+            .map(|&(name, c_type, kind, len, group)| ParamInfo {
+                name: name.to_string(),
+                c_type: c_type.to_string(),
+                kind,
+                len: len.map(str::to_string),
+                group: group.map(str::to_string),
+            })
+            .collect(),
+        ret,
+        class,
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 
 mod ctype;
 mod parse;
+pub mod vk;
 
 pub use ctype::CType;
 
@@ -27,6 +28,8 @@ pub enum Family {
     Vg,
     /// vgu* (the VGU 1.1 utility library, vgu.h, usually in the same libOpenVG).
     Vgu,
+    /// vk* (Vulkan, from the system's `vk.xml`: [`Registry::load_vk`]).
+    Vk,
 }
 
 impl Family {
@@ -157,6 +160,32 @@ impl Registry {
     pub fn load_vg() -> Result<Registry, Error> {
         let mut reg = Registry::default();
         parse::parse_into(&mut reg, OPENVG_XML, Family::Vg)?;
+        reg.sort();
+        Ok(reg)
+    }
+
+    /// Where [`Registry::load_vk`] reads `vk.xml`: `$GPUHEAT_VK_XML`, else the file Debian's
+    /// `libvulkan-dev` installs.
+    pub fn vk_xml_path() -> std::path::PathBuf {
+        std::env::var_os("GPUHEAT_VK_XML")
+            .map(Into::into)
+            .unwrap_or_else(|| "/usr/share/vulkan/registry/vk.xml".into())
+    }
+
+    /// Parses the Vulkan registry at [`Registry::vk_xml_path`]: every Vulkan command (not
+    /// Vulkan SC) of the core versions and of the extensions for Linux's window systems
+    /// ([`vk::PLATFORMS`]), as [`Family::Vk`]. Commands of other platforms are in `skipped`
+    /// with [`vk::OTHER_PLATFORM`]; any other entry there is a type this model does not know.
+    pub fn load_vk() -> Result<Registry, Error> {
+        let path = Registry::vk_xml_path();
+        let xml = std::fs::read(&path).map_err(|e| {
+            Error(format!(
+                "cannot read the Vulkan registry {}: {e} (install Debian's libvulkan-dev, or set GPUHEAT_VK_XML to a vk.xml)",
+                path.display()
+            ))
+        })?;
+        let mut reg = Registry::default();
+        vk::parse_into(&mut reg, &xml)?;
         reg.sort();
         Ok(reg)
     }

@@ -1,0 +1,115 @@
+//! The agent as a Vulkan layer, from the CLI's side: the layer's manifest (written next to
+//! nothing of the program's: in the user's data folder, one per agent library), the loader's
+//! version, and `gpuheat vulkan-env`, which prints the environment that starts a program with
+//! the layer present and dormant, for a later `gpuheat attach`.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use gpuheat_session::control::vulkan;
+use std::ffi::c_void;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The folder holding the layer manifest for the agent library `agent`, written (or
+/// rewritten) now: `$XDG_DATA_HOME/gpuheat/vulkan/<agent path hash>/`, else under
+/// `~/.local/share`, else the temporary folder. One folder per agent library, so programs
+/// started by two builds each load their own.
+pub fn manifest_dir(agent: &Path) -> Result<PathBuf> {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    agent.hash(&mut h);
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(std::env::temp_dir);
+    let candidates = [
+        base.join("gpuheat/vulkan"),
+        std::env::temp_dir().join(format!("gpuheat-vulkan-{}", unsafe_uid())),
+    ];
+    let text = vulkan::manifest(&agent.to_string_lossy());
+    let mut last = None;
+    for c in candidates {
+        let dir = c.join(format!("{:016x}", h.finish()));
+        let file = dir.join(vulkan::MANIFEST_FILE);
+        if std::fs::read_to_string(&file).is_ok_and(|t| t == text) {
+            return Ok(dir);
+        }
+        let written = std::fs::create_dir_all(&dir).and_then(|()| {
+            // Written whole then renamed, so a program starting meanwhile never reads half.
+            let tmp = dir.join(format!(".{}.{}", vulkan::MANIFEST_FILE, std::process::id()));
+            std::fs::write(&tmp, &text)?;
+            std::fs::rename(&tmp, &file)
+        });
+        match written {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some((file, e)),
+        }
+    }
+    let (file, e) = last.expect("two candidates");
+    Err(e).with_context(|| format!("cannot write the Vulkan layer manifest {}", file.display()))
+}
+
+fn unsafe_uid() -> u32 {
+    // SAFETY: getuid has no preconditions.
+    unsafe { libc::getuid() }
+}
+
+/// The version of the Vulkan loader the program would load (`libvulkan.so.1`), from its
+/// `vkEnumerateInstanceVersion` (the loader answers with its own header version); `None`
+/// where there is no loader or it is Vulkan 1.0.
+pub fn loader_version() -> Option<(u32, u32, u32)> {
+    // SAFETY: dlopen/dlsym with NUL-terminated names; the function is called with its
+    // Vulkan signature (a pointer to a u32 it writes); the handle is closed after.
+    unsafe {
+        let lib = libc::dlopen(
+            c"libvulkan.so.1".as_ptr(),
+            libc::RTLD_NOW | libc::RTLD_LOCAL,
+        );
+        if lib.is_null() {
+            return None;
+        }
+        let f = libc::dlsym(lib, c"vkEnumerateInstanceVersion".as_ptr());
+        let mut v = 0u32;
+        let ok = !f.is_null() && {
+            let f: unsafe extern "system" fn(*mut u32) -> i32 =
+                std::mem::transmute(f as *const c_void);
+            f(&mut v) == 0
+        };
+        libc::dlclose(lib);
+        ok.then_some(((v >> 22) & 0x7f, (v >> 12) & 0x3ff, v & 0xfff))
+    }
+}
+
+/// The variables that insert the layer into a program started with them.
+pub fn layer_env(agent: &Path) -> Result<Vec<(String, String)>> {
+    let dir = manifest_dir(agent)?;
+    Ok(vulkan::layer_env(&dir.to_string_lossy(), loader_version()))
+}
+
+#[derive(Args)]
+pub struct VulkanEnvArgs {}
+
+/// `gpuheat vulkan-env`: prints `export` lines for a shell (`eval "$(gpuheat vulkan-env)"`)
+/// that start Vulkan programs with the layer in, dormant until `gpuheat attach PID`.
+pub fn vulkan_env(_: VulkanEnvArgs) -> Result<ExitCode> {
+    let agent = crate::agent::agent_library()?;
+    for (k, v) in layer_env(&agent)? {
+        println!("export {k}={}", shell_quote(&v));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn shell_quote(v: &str) -> String {
+    format!("'{}'", v.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("/a b/c"), "'/a b/c'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+}

@@ -1,0 +1,20 @@
+//! The agent as a Vulkan layer (`VK_LAYER_GPUHEAT_capture`).
+//!
+//! Vulkan inserts layers when the instance and device are created, so the agent cannot reach
+//! a Vulkan program by hooking symbols after the fact: `gpuheat run` enables this layer with
+//! the loader's environment, and a program started with the layer dormant (`gpuheat
+//! vulkan-env`) is woken by `gpuheat attach` like any other: the layer is this same library,
+//! so the runtime, the writer and the control contract are the GL agent's.
+//!
+//! Layers: `generated` (the wrappers and tables from vk.xml) < `layer` (the loader's
+//! interface, the dispatch tables, recording).
+
+pub mod layer;
+
+/// Generated from the system's vk.xml by build.rs.
+#[allow(clippy::all, missing_docs)]
+pub mod generated {
+    use crate::generated::ParamDesc;
+    use gpuheat_session::{CallClass, ValueKind};
+    include!(concat!(env!("OUT_DIR"), "/vk_generated.rs"));
+}
