@@ -18,6 +18,8 @@
 //!   GPU writes the queries' results into).
 //! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.
 //! - [`geometry`]: each draw's post-transform positions, by transform feedback replay.
+//! - [`vulkan`]: per-command GPU time in Vulkan command buffers, from timestamp pools read
+//!   once the command buffer has run (through `ash`; nothing of GL).
 //! - [`waits`]: how often the agent made the program's thread wait for the GPU (a leaf every
 //!   module above notes into).
 //!
@@ -31,6 +33,7 @@ pub mod gl;
 mod state;
 mod targets;
 pub mod thermal;
+pub mod vulkan;
 pub mod waits;
 pub mod weights;
 

@@ -734,6 +734,20 @@ fn vk_class(name: &str) -> &'static str {
     }
 }
 
+/// What the layer does with a Vulkan command beyond recording it (`crate::vk::track::Role`):
+/// the command-buffer work it times, the begin that gives a recording its timestamp pool, the
+/// submits after which its times can be read.
+fn vk_role(name: &str) -> &'static str {
+    match name {
+        "vkBeginCommandBuffer" => "Begin",
+        "vkCmdExecuteCommands" => "Execute",
+        "vkQueueSubmit" => "Submit",
+        "vkQueueSubmit2" | "vkQueueSubmit2KHR" => "Submit2",
+        n if n.starts_with("vkCmd") && matches!(vk_class(n), "Draw" | "Work") => "Work",
+        _ => "None",
+    }
+}
+
 /// `vk_generated.rs`: the Vulkan layer's wrappers and tables. Command `j` of [`VK_NAMES`] is
 /// entry point `first + j` of the session's function table (after every GL and VG one), so
 /// the recorder, the writer and the session treat its calls as they treat GL's. Only commands
@@ -785,6 +799,10 @@ fn vulkan(reg: &Registry, first: usize) -> String {
     for (_, level) in &cmds {
         writeln!(out, "    {level},").unwrap();
     }
+    out.push_str("];\n/// What the layer does with each command beyond recording it.\npub static VK_ROLES: [crate::vk::track::Role; VK_COUNT] = [\n");
+    for (c, _) in &cmds {
+        writeln!(out, "    crate::vk::track::Role::{},", vk_role(&c.name)).unwrap();
+    }
     out.push_str("];\n/// What each command does for the capture.\npub static VK_CLASSES: [CallClass; VK_COUNT] = [\n");
     for (c, _) in &cmds {
         writeln!(out, "    CallClass::{},", vk_class(&c.name)).unwrap();
@@ -824,7 +842,7 @@ fn vulkan(reg: &Registry, first: usize) -> String {
     }
     out.push_str("        _ => 0,\n    }\n}\n");
     out.push_str(VK_WRAPPERS_DOC);
-    out.push_str("#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute, unused_unsafe)]\npub mod wrappers {\n    use crate::vk::layer;\n");
+    out.push_str("#[allow(non_snake_case, unused_parens, clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unnecessary_cast, clippy::useless_transmute, unused_unsafe)]\npub mod wrappers {\n    use crate::vk::{layer, track};\n");
     for (j, (c, _)) in cmds.iter().enumerate() {
         vk_wrapper(&mut out, j, c);
     }
@@ -845,8 +863,9 @@ const VK_WRAPPERS_DOC: &str = "\
 /// function for the instance or device the dispatchable handle `a0` belongs to (found by the
 /// loader's dispatch pointer, the handle's first word, which the Vulkan loader contract says
 /// every dispatchable object starts with). Calling it with the caller's arguments, unchanged,
-/// keeps the caller's contract. The recording reads the arguments as plain integers and never
-/// dereferences them.
+/// keeps the caller's contract. The recording reads the arguments as plain integers; only the
+/// roles (`crate::vk::track`) read what some point to, as the command's contract makes valid:
+/// a begin info, an array of secondaries, submit infos.
 ";
 
 fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
@@ -872,6 +891,7 @@ fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
     };
     let call = format!("next({})", args.join(", "));
     let present = vk_class(&c.name) == "Swap";
+    let role = vk_role(&c.name);
     writeln!(
         out,
         "    /// `{}`: recorded while capturing, then forwarded to the next layer.\n    pub unsafe extern \"system\" fn {}({}) -> {ret} {{\n        // SAFETY: the module's safety invariant.\n        unsafe {{",
@@ -886,20 +906,57 @@ fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
         types.join(", ")
     )
     .unwrap();
-    if !present {
+    if present {
+        // A present ends the frame, captured or not (VK_SUBOPTIMAL_KHR is a success).
+        writeln!(out, "        if !layer::recording() {{ let r = {call}; layer::presented(r >= 0); return r; }}").unwrap();
+    } else {
         writeln!(out, "        if !layer::recording() {{ return {call}; }}").unwrap();
     }
     writeln!(out, "        let site = crate::callsite::caller!();").unwrap();
-    writeln!(out, "        let begin = layer::stamp();").unwrap();
-    writeln!(out, "        let r = {call};").unwrap();
     writeln!(
         out,
-        "        layer::record({j}, site, begin, &[{}], {ret_u64});",
+        "        let args: [u64; {}] = [{}];",
+        recorded.len(),
         recorded.join(", ")
     )
     .unwrap();
+    if role == "Work" {
+        writeln!(out, "        let timed = track::before_work(a0 as u64);").unwrap();
+    }
+    writeln!(out, "        let begin = layer::stamp();").unwrap();
+    writeln!(out, "        let r = {call};").unwrap();
+    if role == "Work" {
+        writeln!(
+            out,
+            "        let place = layer::record_placed({j}, site, begin, &args, {ret_u64});"
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "        if timed {{ track::after_work(a0 as u64, place); }}"
+        )
+        .unwrap();
+    } else {
+        writeln!(
+            out,
+            "        layer::record({j}, site, begin, &args, {ret_u64});"
+        )
+        .unwrap();
+    }
+    match role {
+        "Begin" => writeln!(out, "        track::began(a0 as u64, a1 as u64, r == 0);").unwrap(),
+        "Execute" => writeln!(
+            out,
+            "        track::executed(a0 as u64, a1 as u64, a2 as u64);"
+        )
+        .unwrap(),
+        "Submit" => writeln!(out, "        track::submit(a1 as u64, a2 as u64, r == 0);").unwrap(),
+        "Submit2" => {
+            writeln!(out, "        track::submit2(a1 as u64, a2 as u64, r == 0);").unwrap()
+        }
+        _ => {}
+    }
     if present {
-        // A present ends the frame, captured or not (VK_SUBOPTIMAL_KHR is a success).
         writeln!(out, "        layer::presented(r >= 0);").unwrap();
     }
     writeln!(out, "        r").unwrap();

@@ -120,9 +120,9 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         (None, Some(name)) => find_by_name(name)?,
         (None, None) => unreachable!("clap requires one"),
     };
-    let target = gpuheat_inject::check(pid)?;
-    let name = process_name(pid).unwrap_or_else(|| format!("pid{pid}"));
     let agent = agent::agent_library()?;
+    let way = crate::getin::check(pid, &agent)?;
+    let name = process_name(pid).unwrap_or_else(|| format!("pid{pid}"));
     let output = args
         .output
         .clone()
@@ -144,7 +144,7 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         timeout_s
     });
 
-    let (injected, hooked, stream) = match get_in(pid, &target, &agent, &endpoint, timeout) {
+    let (injected, hooked, stream) = match get_in(pid, &way, &agent, &endpoint, timeout) {
         Ok(i) => i,
         Err(e) => {
             drop(writer);

@@ -32,12 +32,35 @@ impl NotIn {
     }
 }
 
-/// Loads `agent` into `pid` at a swap, calls its attach entry and waits (bounded) for it to
-/// connect back to `endpoint`: the injection, the entry's status turned into one-line
+/// How to get into a program.
+pub(crate) enum Way {
+    /// Inject the agent with ptrace at a GL swap.
+    Inject(gpuheat_inject::TargetInfo),
+    /// Wake the agent that is in already as a dormant Vulkan layer (`gpuheat vulkan-env`).
+    Wake,
+}
+
+/// The pre-flight of getting into `pid`: a GL program is injected into; a program without GL
+/// whose Vulkan loader holds `agent` as its dormant layer is woken; anything else is the
+/// injector's one-line error (no GL in the target, permission, …).
+pub(crate) fn check(pid: i32, agent: &std::path::Path) -> Result<Way> {
+    match gpuheat_inject::check(pid) {
+        Ok(t) => Ok(Way::Inject(t)),
+        Err(_) if crate::vulkan::dormant_layer(pid, agent) => Ok(Way::Wake),
+        Err(e) if crate::vulkan::maps_vulkan(pid) => Err(anyhow::anyhow!(
+            "{e}; it draws with Vulkan, whose layers are inserted only at start: start it with \
+             `eval \"$(gpuheat vulkan-env)\"` first (or under `gpuheat run`), then attach"
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Gets into `pid` the `way` [`check`] found, and waits (bounded) for the agent to connect
+/// back to `endpoint`: the injection (or wake-up), the entry's status turned into one-line
 /// errors, and the connection, as `attach` and the live view both need them.
 pub(crate) fn get_in(
     pid: i32,
-    target: &gpuheat_inject::TargetInfo,
+    way: &Way,
     agent: &std::path::Path,
     endpoint: &Endpoint,
     timeout: Duration,
@@ -50,18 +73,21 @@ pub(crate) fn get_in(
     NotIn,
 > {
     let arg = AttachArg::new(endpoint.socket.to_string_lossy()).to_string();
-    let injected = gpuheat_inject::inject(&gpuheat_inject::Request {
-        pid,
-        library: agent,
-        entry: control::ATTACH_ENTRY,
-        arg: &arg,
-        timeout,
-        cancel: Some(&receive::INTERRUPTED),
-    })
-    .map_err(|e| match e {
-        gpuheat_inject::InjectError::Cancelled { .. } => NotIn::Cancelled(e.to_string()),
-        e => NotIn::Failed(e.into()),
-    })?;
+    let injected = match way {
+        Way::Inject(_) => gpuheat_inject::inject(&gpuheat_inject::Request {
+            pid,
+            library: agent,
+            entry: control::ATTACH_ENTRY,
+            arg: &arg,
+            timeout,
+            cancel: Some(&receive::INTERRUPTED),
+        })
+        .map_err(|e| match e {
+            gpuheat_inject::InjectError::Cancelled { .. } => NotIn::Cancelled(e.to_string()),
+            e => NotIn::Failed(e.into()),
+        })?,
+        Way::Wake => crate::vulkan::wake(pid, &arg, timeout)?,
+    };
     let refused = |why: String| NotIn::Failed(anyhow::anyhow!(why));
     match AttachStatus::from_code(injected.entry_result) {
         Some(AttachStatus::Ok) => {}
@@ -86,7 +112,7 @@ pub(crate) fn get_in(
             )))
         }
     }
-    let hooked = Hooked::new(&injected, target);
+    let hooked = Hooked::new(&injected, way);
     let deadline = Instant::now() + CONNECT_BOUND;
     let stream = endpoint
         .accept(|| {
@@ -112,10 +138,9 @@ pub(crate) struct Hooked {
 }
 
 impl Hooked {
-    fn new(injected: &gpuheat_inject::Injected, target: &gpuheat_inject::TargetInfo) -> Hooked {
-        Hooked {
-            safe_point: injected.safe_point.clone(),
-            libraries: target
+    fn new(injected: &gpuheat_inject::Injected, way: &Way) -> Hooked {
+        let libraries = match way {
+            Way::Inject(target) => target
                 .graphics_libraries
                 .iter()
                 .map(|p| {
@@ -124,6 +149,11 @@ impl Hooked {
                         .unwrap_or_else(|| p.display().to_string())
                 })
                 .collect(),
+            Way::Wake => vec!["libvulkan.so.1 with gpuheat's layer".into()],
+        };
+        Hooked {
+            safe_point: injected.safe_point.clone(),
+            libraries,
         }
     }
 }

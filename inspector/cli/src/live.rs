@@ -36,9 +36,9 @@ pub struct LiveRequest {
 
 pub fn live(req: LiveRequest) -> Result<ExitCode> {
     let pid = req.pid;
-    let target = gpuheat_inject::check(pid)?;
-    let name = process_name(pid).unwrap_or_else(|| format!("pid{pid}"));
     let agent = agent::agent_library()?;
+    let way = crate::getin::check(pid, &agent)?;
+    let name = process_name(pid).unwrap_or_else(|| format!("pid{pid}"));
     let save_to = req
         .output
         .clone()
@@ -48,7 +48,7 @@ pub fn live(req: LiveRequest) -> Result<ExitCode> {
     let _ = std::fs::remove_file(&save_to);
     let endpoint = Endpoint::new()?;
     receive::catch_ctrl_c();
-    let (_injected, _hooked, stream) = match get_in(pid, &target, &agent, &endpoint, req.timeout) {
+    let (_injected, _hooked, stream) = match get_in(pid, &way, &agent, &endpoint, req.timeout) {
         Ok(i) => i,
         Err(e) => return e.into_exit(),
     };

@@ -417,6 +417,29 @@ pub mod vulkan {
     /// given the manifest's folder in `VK_LAYER_PATH` instead.
     pub const ADD_LAYER_PATH_SINCE: (u32, u32, u32) = (1, 3, 234);
 
+    /// The folder where `gpuheat attach` wakes a dormant layer of user `uid` (`/tmp`, not
+    /// `$TMPDIR`: the program's and the CLI's may differ). Made by the CLI with mode 0700; the
+    /// layer trusts it only when it is the user's own and closed to others.
+    pub fn wake_dir(uid: u32) -> std::path::PathBuf {
+        format!("/tmp/gpuheat-wake-{uid}").into()
+    }
+
+    /// The wake-up of process `pid`: a file holding the attach argument
+    /// (`control::AttachArg`) that the layer, at its next present, reads, removes, and acts
+    /// on as the injected attach entry would.
+    pub fn wake_file(uid: u32, pid: i32) -> std::path::PathBuf {
+        wake_dir(uid).join(pid.to_string())
+    }
+
+    /// Where the layer answers a wake-up: the `control::AttachStatus` code and the thread that
+    /// presented, as text (`0 1234`).
+    pub fn wake_status_file(uid: u32, pid: i32) -> std::path::PathBuf {
+        wake_dir(uid).join(format!("{pid}.status"))
+    }
+
+    /// How often a dormant layer looks for its wake-up (at a present, at most this often).
+    pub const WAKE_CHECK_MS: u64 = 100;
+
     /// The manifest of the layer whose library is `library` (an absolute path).
     pub fn manifest(library: &str) -> String {
         let library = library.replace('\\', "\\\\").replace('"', "\\\"");

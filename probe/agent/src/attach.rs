@@ -32,6 +32,12 @@ pub unsafe extern "C" fn gpuheat_agent_attach(arg: *const c_char) -> i32 {
         .code()
 }
 
+/// [`gpuheat_agent_attach`]'s work, for a caller inside the agent: the Vulkan layer's
+/// wake-up, at a present.
+pub(crate) fn attach_from(arg: &str) -> AttachStatus {
+    std::panic::catch_unwind(|| attach(arg)).unwrap_or(AttachStatus::Panicked)
+}
+
 fn attach(arg: &str) -> AttachStatus {
     let Some(arg) = AttachArg::parse(arg) else {
         return AttachStatus::BadArgument;

@@ -146,6 +146,34 @@ pub fn plain<const N: usize>(i: usize, site: u64, begin: u64, args: &[u64; N], r
     }));
 }
 
+/// [`plain`] for a call something else refers to (a Vulkan command timed in its command
+/// buffer): its frame and place, when recorded.
+#[inline(never)]
+pub fn plain_placed<const N: usize>(
+    i: usize,
+    site: u64,
+    begin: u64,
+    args: &[u64; N],
+    ret: Option<u64>,
+) -> Option<(u64, u32)> {
+    let end = ticks();
+    catch_unwind(AssertUnwindSafe(|| {
+        let call = NewCall {
+            func: i as u16,
+            site,
+            begin,
+            end,
+            seq: 0,
+            args,
+            ret,
+            cpu: None,
+        };
+        recorder::push_plain(true, &call, args)
+    }))
+    .ok()
+    .flatten()
+}
+
 /// [`enter`] for the wrappers that run hooks even outside captured frames.
 #[inline(always)]
 pub fn enter_if_recording(i: usize, site: u64, args: &[u64]) -> Option<Guard> {

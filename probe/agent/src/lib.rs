@@ -11,8 +11,8 @@
 
 // Layers, each depending only on those above it in this list:
 // leaves (generated tables, enums, table, real, capture, clock, callsite, config, calls), writer, outbox,
-// contexts, programs, uploads, recorder, vgpaths, vg, runtime, then the interposer (hook, dl), the
-// Vulkan layer (vk), live hooks and attach.
+// contexts, programs, uploads, recorder, vgpaths, vg, runtime, then the interposer (hook, dl), live
+// hooks, attach, and the Vulkan layer (vk: its dormant wake-up acts as the attach entry).
 mod attach;
 mod calls;
 mod callsite;

@@ -625,6 +625,16 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     true
 }
 
+/// Pipelined times the runtime does not measure itself (the Vulkan layer's, `crate::vk`),
+/// polled with GL's at each captured frame's end (`true`: the capture's last).
+static MORE_PIPELINED: std::sync::OnceLock<fn(bool) -> Vec<PipelinedBatch>> =
+    std::sync::OnceLock::new();
+
+/// Has `poll` polled at every captured frame's end, with GL's pipelined times.
+pub fn also_poll(poll: fn(bool) -> Vec<PipelinedBatch>) {
+    let _ = MORE_PIPELINED.set(poll);
+}
+
 /// Called after every swap on the swapping thread; `swap_ok` is what the swap returned.
 pub fn frame_ended(swap_ok: bool) {
     let swaps = capture::count_swap();
@@ -710,7 +720,10 @@ pub fn frame_ended(swap_ok: bool) {
             agent.writer.send(Msg::Record(record));
         }
     }
-    let batches = contexts::poll(recorder::current_context(), last);
+    let mut batches = contexts::poll(recorder::current_context(), last);
+    if let Some(poll) = MORE_PIPELINED.get() {
+        batches.extend(poll(last));
+    }
     let judged = match active.watch.as_ref() {
         Some(w) if !last => w.judge(frame, end.saturating_sub(begin), &batches),
         _ => None,

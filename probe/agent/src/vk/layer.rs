@@ -62,6 +62,11 @@ struct ChainInfo<L> {
 struct Table {
     /// The instance or device itself.
     handle: usize,
+    /// For a device: the fewest meaningful timestamp bits of the queue families it made
+    /// queues of (0: some queue cannot time).
+    valid_bits: u32,
+    /// For a device: nanoseconds per timestamp tick.
+    period: f32,
     /// Next layer's `vkGetInstanceProcAddr` (instances) or `vkGetDeviceProcAddr` (devices).
     get_proc_addr: usize,
     /// Command `j`'s next function, 0 where the next layer has none.
@@ -72,6 +77,16 @@ const SLOTS: usize = 128;
 static KEYS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static TABLES: [AtomicPtr<Table>; SLOTS] = [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
 static ADDING: Mutex<()> = Mutex::new(());
+
+/// The loader's dispatch pointer of a dispatchable handle: the key of its instance's or
+/// device's table.
+///
+/// # Safety
+/// `handle` is 0 or a live dispatchable Vulkan object.
+pub unsafe fn key_of(handle: usize) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { key(handle) }
+}
 
 /// The loader's dispatch pointer of a dispatchable handle.
 ///
@@ -147,9 +162,61 @@ pub fn record<const N: usize>(j: usize, site: u64, begin: u64, args: &[u64; N], 
     }
 }
 
-/// After every `vkQueuePresentKHR`: the frame ends, as at a GL swap.
+/// [`record`] for a command that is timed: its frame and place.
+#[inline(always)]
+pub fn record_placed<const N: usize>(
+    j: usize,
+    site: u64,
+    begin: u64,
+    args: &[u64; N],
+    ret: Option<u64>,
+) -> Option<(u64, u32)> {
+    if recording() {
+        hook::plain_placed(VK_FIRST + j, site, begin, args, ret)
+    } else {
+        None
+    }
+}
+
+/// What timing a device's commands needs: the device's functions (the next layer's), and its
+/// timestamps' period and meaningful bits.
+pub struct DeviceFacts {
+    /// The next layer's device functions.
+    pub device: ash::Device,
+    /// Nanoseconds per tick.
+    pub period: f32,
+    /// Meaningful bits of a timestamp on every queue family the device uses.
+    pub valid_bits: u32,
+}
+
+/// The facts of the device whose dispatch key is `key`.
+pub fn device_facts(key: usize) -> Option<DeviceFacts> {
+    let t = table(key)?;
+    let handle = vk::Device::from_raw(t.handle as u64);
+    // SAFETY: the table's function is the next layer's vkGetDeviceProcAddr.
+    let gdpa =
+        unsafe { std::mem::transmute::<usize, vk::PFN_vkGetDeviceProcAddr>(t.get_proc_addr) };
+    // SAFETY: every name is asked of this device's next layer, which gives its own functions.
+    let device = unsafe {
+        ash::Device::load_with(
+            |name| gdpa(handle, name.as_ptr()).map_or(std::ptr::null(), |f| f as *const c_void),
+            handle,
+        )
+    };
+    Some(DeviceFacts {
+        device,
+        period: t.period,
+        valid_bits: t.valid_bits,
+    })
+}
+
+/// After every `vkQueuePresentKHR`: the frame ends, as at a GL swap; outside captured frames
+/// a dormant layer also looks for its wake-up.
 pub fn presented(ok: bool) {
     hook::swapped(u64::from(ok));
+    if !recording() {
+        super::dormant_present();
+    }
 }
 
 fn name_of(p: *const c_char) -> Option<&'static [u8]> {
@@ -332,6 +399,8 @@ unsafe extern "system" fn create_instance(
         let handle = instance.as_raw() as usize;
         let table = Table {
             handle,
+            valid_bits: 0,
+            period: 0.0,
             get_proc_addr: gipa as usize,
             fns,
         };
@@ -341,8 +410,7 @@ unsafe extern "system" fn create_instance(
     if !matches!(made, Ok(true)) {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     }
-    // A program launched with the agent connects now (GL programs do at their first call).
-    hook::start_launch();
+    super::started();
     r
 }
 
@@ -414,8 +482,12 @@ unsafe extern "system" fn create_device(
             f.map_or(0, |f| f as usize)
         });
         let handle = device.as_raw() as usize;
+        // SAFETY: the program's create info, valid for the call that just succeeded.
+        let (valid_bits, period) = unsafe { timestamp_facts(it, physical, &*info) };
         let table = Table {
             handle,
+            valid_bits,
+            period,
             get_proc_addr: gdpa as usize,
             fns,
         };
@@ -426,6 +498,57 @@ unsafe extern "system" fn create_device(
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     }
     r
+}
+
+/// The timestamp period of `physical`, and the fewest meaningful timestamp bits of the queue
+/// families `info` makes queues of, through the instance's next functions.
+///
+/// # Safety
+/// `physical` belongs to the instance of `it`; `info` is a valid device create info.
+unsafe fn timestamp_facts(
+    it: &Table,
+    physical: vk::PhysicalDevice,
+    info: &vk::DeviceCreateInfo<'_>,
+) -> (u32, f32) {
+    let f = |name: &[u8]| index_of(name).map_or(0, |j| it.fns[j]);
+    let (props, families) = (
+        f(b"vkGetPhysicalDeviceProperties"),
+        f(b"vkGetPhysicalDeviceQueueFamilyProperties"),
+    );
+    if props == 0 || families == 0 {
+        return (0, 0.0);
+    }
+    // SAFETY: the next layer's functions, called as Vulkan defines them.
+    unsafe {
+        let props = std::mem::transmute::<usize, vk::PFN_vkGetPhysicalDeviceProperties>(props);
+        let families = std::mem::transmute::<usize, vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties>(
+            families,
+        );
+        let mut p = vk::PhysicalDeviceProperties::default();
+        props(physical, &mut p);
+        let mut n = 0u32;
+        families(physical, &mut n, std::ptr::null_mut());
+        let mut list = vec![vk::QueueFamilyProperties::default(); n as usize];
+        families(physical, &mut n, list.as_mut_ptr());
+        list.truncate(n as usize);
+        let queues = if info.p_queue_create_infos.is_null() {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(
+                info.p_queue_create_infos,
+                info.queue_create_info_count as usize,
+            )
+        };
+        let bits = queues
+            .iter()
+            .map(|q| {
+                list.get(q.queue_family_index as usize)
+                    .map_or(0, |f| f.timestamp_valid_bits)
+            })
+            .min()
+            .unwrap_or(0);
+        (bits, p.limits.timestamp_period)
+    }
 }
 
 unsafe extern "system" fn destroy_device(

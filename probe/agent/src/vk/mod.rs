@@ -7,9 +7,13 @@
 //! so the runtime, the writer and the control contract are the GL agent's.
 //!
 //! Layers: `generated` (the wrappers and tables from vk.xml) < `layer` (the loader's
-//! interface, the dispatch tables, recording).
+//! interface, the dispatch tables, recording) < `track` (timestamps in the command buffers
+//! recorded during a capture, read after their submits) < `wake` (a dormant layer's
+//! wake-up by `gpuheat attach`).
 
 pub mod layer;
+pub mod track;
+mod wake;
 
 /// Generated from the system's vk.xml by build.rs.
 #[allow(clippy::all, missing_docs)]
@@ -17,4 +21,18 @@ pub mod generated {
     use crate::generated::ParamDesc;
     use gpuheat_session::{CallClass, ValueKind};
     include!(concat!(env!("OUT_DIR"), "/vk_generated.rs"));
+}
+
+/// A Vulkan instance was made: the runtime also polls the layer's timestamps at each
+/// captured frame's end, and a program launched with the agent connects now (GL programs do
+/// at their first call).
+pub(crate) fn started() {
+    crate::runtime::also_poll(track::poll);
+    crate::hook::start_launch();
+}
+
+/// After a present outside captured frames.
+#[inline]
+pub(crate) fn dormant_present() {
+    wake::at_present();
 }

@@ -1,0 +1,360 @@
+//! What the layer does beyond recording calls while a frame is captured: each command buffer
+//! recorded during the capture gets a timestamp pool (`gpuheat_counters::vulkan`), a pair of
+//! timestamps around each of its draws, dispatches and copies, and, once a submit has run it,
+//! its times go to the session as the pipelined times of those calls, from the frame end that
+//! finds them landed. Nothing here runs outside captured frames.
+//!
+//! Command buffers begun with `RENDER_PASS_CONTINUE` (secondaries inside a render pass) are
+//! not timed: their pool could not be reset there. Their commands are recorded all the same.
+
+use super::layer;
+use ash::vk::{self, Handle};
+use gpuheat_counters::vulkan::{pair_ns, Recording, Timestamps};
+use gpuheat_session::{PipelinedBatch, PipelinedTime};
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// What a command does for the layer beyond being recorded (`generated::VK_ROLES`, by name
+/// in build.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Nothing.
+    None,
+    /// `vkBeginCommandBuffer`.
+    Begin,
+    /// `vkCmdExecuteCommands`: secondaries run inside this command buffer.
+    Execute,
+    /// A draw, dispatch, copy, blit, clear or resolve: timed.
+    Work,
+    /// `vkQueueSubmit`.
+    Submit,
+    /// `vkQueueSubmit2` (and its KHR alias).
+    Submit2,
+}
+
+/// One command buffer's recording during the capture.
+struct Recorded {
+    /// The device's dispatch key.
+    device: usize,
+    rec: Recording,
+    /// Each timed command's frame and place, in timestamp-pair order.
+    timed: Vec<(u64, u32)>,
+    /// Secondary command buffers it executes.
+    children: Vec<u64>,
+}
+
+/// A submitted recording whose timestamps are not read yet.
+struct Pending {
+    device: usize,
+    pool: vk::QueryPool,
+    written: u32,
+    timed: Vec<(u64, u32)>,
+}
+
+#[derive(Default)]
+struct State {
+    devices: HashMap<usize, Option<Timestamps>>,
+    recordings: HashMap<u64, Recorded>,
+    pending: Vec<Pending>,
+    /// Commands the pools had no room for, or whose command buffer could not be timed.
+    untimed: u64,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+fn state() -> MutexGuard<'static, Option<State>> {
+    STATE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The timestamp pools of the device whose dispatch key is `key`, made on first use; `None`
+/// where the device cannot time (no timestamps on its queues).
+fn device(st: &mut State, key: usize) -> Option<&mut Timestamps> {
+    st.devices
+        .entry(key)
+        .or_insert_with(|| {
+            let facts = layer::device_facts(key)?;
+            if facts.valid_bits == 0 || facts.period <= 0.0 {
+                return None;
+            }
+            Some(Timestamps::new(
+                facts.device,
+                facts.period,
+                facts.valid_bits,
+            ))
+        })
+        .as_mut()
+}
+
+/// After `vkBeginCommandBuffer(cb, info)` returned `ok`: a timed recording starts.
+///
+/// # Safety
+/// `cb` is the program's command buffer, `info` its begin info.
+pub unsafe fn began(cb: u64, info: u64, ok: bool) {
+    if !ok || cb == 0 {
+        return;
+    }
+    // SAFETY: the program's begin info.
+    let flags = unsafe { (info as *const vk::CommandBufferBeginInfo<'_>).as_ref() }
+        .map_or(vk::CommandBufferUsageFlags::empty(), |i| i.flags);
+    let mut guard = state();
+    let st = guard.get_or_insert_with(State::default);
+    if let Some(old) = st.recordings.remove(&cb) {
+        // Begun again before it was submitted during the capture: its pool is free.
+        if let Some(Some(ts)) = st.devices.get_mut(&old.device) {
+            ts.release(old.rec.pool);
+        }
+    }
+    if flags.contains(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE) {
+        return;
+    }
+    // SAFETY: a command buffer is a dispatchable handle.
+    let key = unsafe { layer::key_of(cb as usize) };
+    let handle = vk::CommandBuffer::from_raw(cb);
+    let Some(ts) = device(st, key) else { return };
+    // SAFETY: just begun, outside any render pass (not a render pass continuation).
+    if let Some(rec) = unsafe { ts.begin(handle) } {
+        st.recordings.insert(
+            cb,
+            Recorded {
+                device: key,
+                rec,
+                timed: Vec::new(),
+                children: Vec::new(),
+            },
+        );
+    }
+}
+
+/// Around a timed command in `cb`: writes the timestamp before it; true when it did.
+pub fn before_work(cb: u64) -> bool {
+    let mut guard = state();
+    let Some(st) = guard.as_mut() else {
+        return false;
+    };
+    let Some(r) = st.recordings.get_mut(&cb) else {
+        return false;
+    };
+    let Some(Some(ts)) = st.devices.get(&r.device) else {
+        return false;
+    };
+    // Two free queries: this command's pair.
+    if r.rec.written + 2 > gpuheat_counters::vulkan::POOL_QUERIES {
+        st.untimed += 1;
+        return false;
+    }
+    // SAFETY: `cb` is recording (the program is recording a command into it).
+    unsafe { ts.write(vk::CommandBuffer::from_raw(cb), &mut r.rec) }
+}
+
+/// After a timed command in `cb` that [`before_work`] opened: the timestamp after it, and
+/// the call's place (`frame`, `seq`) its pair stands for.
+pub fn after_work(cb: u64, place: Option<(u64, u32)>) {
+    let mut guard = state();
+    let Some(st) = guard.as_mut() else { return };
+    let Some(r) = st.recordings.get_mut(&cb) else {
+        return;
+    };
+    let Some(Some(ts)) = st.devices.get(&r.device) else {
+        return;
+    };
+    // SAFETY: as in `before_work`; the pair's second query was kept free.
+    unsafe { ts.write(vk::CommandBuffer::from_raw(cb), &mut r.rec) };
+    // A call the recorder could not place still takes its pair, so later pairs stay aligned.
+    r.timed.push(place.unwrap_or((u64::MAX, 0)));
+}
+
+/// `vkCmdExecuteCommands(cb, n, list)`: the secondaries' times are read with `cb`'s.
+///
+/// # Safety
+/// `list` holds `n` command buffers.
+pub unsafe fn executed(cb: u64, n: u64, list: u64) {
+    if list == 0 {
+        return;
+    }
+    // SAFETY: the program's array of `n` handles.
+    let secondaries = unsafe { std::slice::from_raw_parts(list as *const u64, n as usize) };
+    let mut guard = state();
+    let Some(st) = guard.as_mut() else { return };
+    if let Some(r) = st.recordings.get_mut(&cb) {
+        r.children.extend_from_slice(secondaries);
+    }
+}
+
+/// After a successful submit: the recordings it runs wait for their timestamps.
+fn submitted(cbs: impl Iterator<Item = u64>) {
+    let mut guard = state();
+    let Some(st) = guard.as_mut() else { return };
+    let mut queue: Vec<u64> = cbs.collect();
+    while let Some(cb) = queue.pop() {
+        // A recording is read once: a second submit of the same recording (allowed with
+        // SIMULTANEOUS_USE or after the first completed) overwrites the same queries.
+        let Some(r) = st.recordings.remove(&cb) else {
+            continue;
+        };
+        queue.extend(r.children);
+        st.pending.push(Pending {
+            device: r.device,
+            pool: r.rec.pool,
+            written: r.rec.written,
+            timed: r.timed,
+        });
+    }
+}
+
+/// `vkQueueSubmit(queue, n, submits, fence)` returned `ok`.
+///
+/// # Safety
+/// `submits` holds `n` valid `VkSubmitInfo`s.
+pub unsafe fn submit(n: u64, submits: u64, ok: bool) {
+    if !ok || submits == 0 {
+        return;
+    }
+    // SAFETY: the program's submit infos.
+    let infos =
+        unsafe { std::slice::from_raw_parts(submits as *const vk::SubmitInfo<'_>, n as usize) };
+    let cbs = infos.iter().flat_map(|s| {
+        let count = s.command_buffer_count as usize;
+        if s.p_command_buffers.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: each submit info's array of command buffers.
+            unsafe { std::slice::from_raw_parts(s.p_command_buffers, count) }
+        }
+    });
+    submitted(cbs.map(|c| c.as_raw()));
+}
+
+/// `vkQueueSubmit2(queue, n, submits, fence)` returned `ok`.
+///
+/// # Safety
+/// `submits` holds `n` valid `VkSubmitInfo2`s.
+pub unsafe fn submit2(n: u64, submits: u64, ok: bool) {
+    if !ok || submits == 0 {
+        return;
+    }
+    // SAFETY: the program's submit infos.
+    let infos =
+        unsafe { std::slice::from_raw_parts(submits as *const vk::SubmitInfo2<'_>, n as usize) };
+    let cbs = infos.iter().flat_map(|s| {
+        let count = s.command_buffer_info_count as usize;
+        if s.p_command_buffer_infos.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: each submit info's array of command buffer infos.
+            unsafe { std::slice::from_raw_parts(s.p_command_buffer_infos, count) }
+        }
+    });
+    submitted(cbs.map(|c| c.command_buffer.as_raw()));
+}
+
+/// How long the capture's last frame end waits for the timestamps of its submits.
+const LAST_WAIT: Duration = Duration::from_secs(2);
+
+/// At a captured frame's end (`last`: the capture's last): the pipelined times of every
+/// submitted recording whose timestamps have landed, one batch per frame they belong to. On
+/// the last frame, waits (at most [`LAST_WAIT`], polling) for the rest, and frees the pools of
+/// recordings never submitted.
+pub fn poll(last: bool) -> Vec<PipelinedBatch> {
+    let deadline = Instant::now() + LAST_WAIT;
+    let mut by_frame: HashMap<u64, Vec<PipelinedTime>> = HashMap::new();
+    let mut waited = false;
+    loop {
+        let mut guard = state();
+        let Some(st) = guard.as_mut() else {
+            return Vec::new();
+        };
+        let mut left = Vec::new();
+        for p in std::mem::take(&mut st.pending) {
+            let Some(Some(ts)) = st.devices.get_mut(&p.device) else {
+                continue;
+            };
+            // SAFETY: the pool of a submitted recording of this device.
+            match unsafe { ts.read(p.pool, p.written) } {
+                Some(values) => {
+                    for (pair, &(frame, call)) in values.chunks_exact(2).zip(&p.timed) {
+                        if frame != u64::MAX {
+                            by_frame.entry(frame).or_default().push(PipelinedTime {
+                                call,
+                                gpu_ns: pair_ns(pair[0], pair[1]),
+                            });
+                        }
+                    }
+                }
+                None => left.push(p),
+            }
+        }
+        st.pending = left;
+        if !last || st.pending.is_empty() || Instant::now() > deadline {
+            if last {
+                for (_, r) in st.recordings.drain() {
+                    if let Some(Some(ts)) = st.devices.get_mut(&r.device) {
+                        ts.release(r.rec.pool);
+                    }
+                }
+            }
+            break;
+        }
+        drop(guard);
+        if !waited {
+            waited = true;
+            gpuheat_counters::waits::note();
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let mut batches: Vec<PipelinedBatch> = by_frame
+        .into_iter()
+        .map(|(frame, mut times)| {
+            times.sort_by_key(|t| t.call);
+            PipelinedBatch {
+                frame,
+                disjoint: false,
+                times,
+            }
+        })
+        .collect();
+    batches.sort_by_key(|b| b.frame);
+    batches
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::generated::{VK_NAMES, VK_ROLES};
+    use super::*;
+
+    fn with_role(r: Role) -> Vec<&'static str> {
+        VK_NAMES
+            .iter()
+            .zip(VK_ROLES)
+            .filter(|(_, role)| *role == r)
+            .map(|(n, _)| *n)
+            .collect()
+    }
+
+    #[test]
+    fn draws_dispatches_and_copies_are_timed_and_state_is_not() {
+        let work = with_role(Role::Work);
+        for n in [
+            "vkCmdDraw",
+            "vkCmdDrawIndexed",
+            "vkCmdDispatch",
+            "vkCmdCopyBuffer",
+            "vkCmdBlitImage",
+        ] {
+            assert!(work.contains(&n), "{n}");
+        }
+        for n in [
+            "vkCmdBindPipeline",
+            "vkCmdBeginRenderPass",
+            "vkCmdPushConstants",
+        ] {
+            assert!(!work.contains(&n), "{n}");
+        }
+        assert_eq!(with_role(Role::Submit), ["vkQueueSubmit"]);
+        assert_eq!(
+            with_role(Role::Submit2),
+            ["vkQueueSubmit2", "vkQueueSubmit2KHR"]
+        );
+        assert_eq!(with_role(Role::Begin), ["vkBeginCommandBuffer"]);
+    }
+}
