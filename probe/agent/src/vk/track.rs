@@ -1,6 +1,6 @@
 //! What the layer does beyond recording calls while a frame is captured: each command buffer
-//! recorded during the capture gets a timestamp pool (`gpuheat_counters::vulkan`), a pair of
-//! timestamps around each of its draws, dispatches and copies, and, once a submit has run it,
+//! recorded during the capture gets a timestamp pool (`gpuheat_counters::vulkan`), timestamps
+//! around each of its draws, dispatches and copies ([`PER_COMMAND`]), and, once a submit has run it,
 //! its times go to the session as the pipelined times of those calls, from the frame end that
 //! finds them landed. Nothing here runs outside captured frames.
 //!
@@ -14,6 +14,14 @@ use gpuheat_session::{PipelinedBatch, PipelinedTime};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+/// Timestamps per timed command: two before it, one after. On a GPU the first two are the
+/// same instant. A renderer that runs commands in batches and stamps a timestamp when its
+/// batch is done (Mesa's lavapipe flushes its batch before each timestamp, and stamps it in
+/// the next batch) puts the first alone in a batch of its own, done once everything before
+/// the command is, and the second with the command; the one after, in the batch after, is
+/// stamped once the command is done. The command's time is the third minus the first.
+pub const PER_COMMAND: u32 = 3;
 
 /// What a command does for the layer beyond being recorded (`generated::VK_ROLES`, by name
 /// in build.rs).
@@ -126,7 +134,7 @@ pub unsafe fn began(cb: u64, info: u64, ok: bool) {
     }
 }
 
-/// Around a timed command in `cb`: writes the timestamp before it; true when it did.
+/// Around a timed command in `cb`: writes the timestamps before it; true when it did.
 pub fn before_work(cb: u64) -> bool {
     let mut guard = state();
     let Some(st) = guard.as_mut() else {
@@ -138,13 +146,14 @@ pub fn before_work(cb: u64) -> bool {
     let Some(Some(ts)) = st.devices.get(&r.device) else {
         return false;
     };
-    // Two free queries: this command's pair.
-    if r.rec.written + 2 > gpuheat_counters::vulkan::POOL_QUERIES {
+    // Free queries for this command's three timestamps.
+    if r.rec.written + PER_COMMAND > gpuheat_counters::vulkan::POOL_QUERIES {
         st.untimed += 1;
         return false;
     }
+    let cb = vk::CommandBuffer::from_raw(cb);
     // SAFETY: `cb` is recording (the program is recording a command into it).
-    unsafe { ts.write(vk::CommandBuffer::from_raw(cb), &mut r.rec) }
+    unsafe { ts.write(cb, &mut r.rec) && ts.write(cb, &mut r.rec) }
 }
 
 /// After a timed command in `cb` that [`before_work`] opened: the timestamp after it, and
@@ -158,7 +167,7 @@ pub fn after_work(cb: u64, place: Option<(u64, u32)>) {
     let Some(Some(ts)) = st.devices.get(&r.device) else {
         return;
     };
-    // SAFETY: as in `before_work`; the pair's second query was kept free.
+    // SAFETY: as in `before_work`; the last query was kept free.
     unsafe { ts.write(vk::CommandBuffer::from_raw(cb), &mut r.rec) };
     // A call the recorder could not place still takes its pair, so later pairs stay aligned.
     r.timed.push(place.unwrap_or((u64::MAX, 0)));
@@ -272,11 +281,12 @@ pub fn poll(last: bool) -> Vec<PipelinedBatch> {
             // SAFETY: the pool of a submitted recording of this device.
             match unsafe { ts.read(p.pool, p.written) } {
                 Some(values) => {
-                    for (pair, &(frame, call)) in values.chunks_exact(2).zip(&p.timed) {
+                    let each = values.chunks_exact(PER_COMMAND as usize);
+                    for (stamps, &(frame, call)) in each.zip(&p.timed) {
                         if frame != u64::MAX {
                             by_frame.entry(frame).or_default().push(PipelinedTime {
                                 call,
-                                gpu_ns: pair_ns(pair[0], pair[1]),
+                                gpu_ns: pair_ns(stamps[0], stamps[2]),
                             });
                         }
                     }
