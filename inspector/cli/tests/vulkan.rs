@@ -1,0 +1,423 @@
+//! The agent as a Vulkan layer (issue 27), on Mesa's lavapipe under Xvfb: launch mode
+//! (`gpuheat run`) and attach to a program started with the layer dormant (`gpuheat
+//! vulkan-env`), on the ash example `vk_quads` (whose calls and costs are documented) and on
+//! `vkcube` (vulkan-tools), whose calls per frame are checked against a gfxreconstruct trace.
+
+mod common;
+use common::*;
+use gpuheat_session::Session;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// vk_quads' calls in every frame with its default two quads (examples/README.md).
+const VK_QUADS_FRAME: [&str; 17] = [
+    "vkWaitForFences",
+    "vkResetFences",
+    "vkAcquireNextImageKHR",
+    "vkResetCommandBuffer",
+    "vkBeginCommandBuffer",
+    "vkCmdBeginRenderPass",
+    "vkCmdBindPipeline",
+    "vkCmdSetViewport",
+    "vkCmdSetScissor",
+    "vkCmdPushConstants",
+    "vkCmdDraw",
+    "vkCmdPushConstants",
+    "vkCmdDraw",
+    "vkCmdEndRenderPass",
+    "vkEndCommandBuffer",
+    "vkQueueSubmit",
+    "vkQueuePresentKHR",
+];
+
+fn installed(program: &str) -> bool {
+    let found = Command::new("which")
+        .arg(program)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("skipped: {program} is not installed (scripts/install-deps.sh installs it)");
+    }
+    found
+}
+
+/// `gpuheat ARGS` on `display`, bounded.
+fn gpuheat_on(display: &str, args: &[&str]) -> Output {
+    let out = Command::new("timeout")
+        .args(["-k5", "120"])
+        .arg(gpuheat())
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(124), "gpuheat {args:?} timed out");
+    out
+}
+
+fn ok(out: Output, what: &str) -> Output {
+    assert!(
+        out.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The names of a frame's calls.
+fn names(s: &Session, frame: usize) -> Vec<&str> {
+    s.frames[frame]
+        .calls
+        .iter()
+        .map(|c| s.functions.functions[usize::from(c.func)].name.as_str())
+        .collect()
+}
+
+/// Pipelined time of call `call` of frame `frame`.
+fn piped(s: &Session, frame: u64, call: u32) -> Option<u64> {
+    s.pipelined
+        .iter()
+        .filter(|b| b.frame == frame)
+        .flat_map(|b| &b.times)
+        .find(|t| t.call == call)
+        .map(|t| t.gpu_ns)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Checks a vk_quads session: every frame holds the documented calls, and each draw has a
+/// pipelined time with the quarter quad near a quarter of the whole one. Returns that ratio.
+fn check_vk_quads(s: &Session) -> f64 {
+    assert!(s.frames.len() >= 3, "{} frames", s.frames.len());
+    let mut ratios = Vec::new();
+    for (i, f) in s.frames.iter().enumerate() {
+        assert_eq!(names(s, i), VK_QUADS_FRAME, "frame {}", f.index);
+        let draws: Vec<u32> = names(s, i)
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n == "vkCmdDraw")
+            .map(|(k, _)| k as u32)
+            .collect();
+        let whole = piped(s, f.index, draws[0]).expect("the whole quad's time");
+        let quarter = piped(s, f.index, draws[1]).expect("the quarter quad's time");
+        assert!(whole > 0, "frame {}", f.index);
+        ratios.push(quarter as f64 / whole as f64);
+    }
+    median(ratios)
+}
+
+/// The checksum line vk_quads prints with `--checksum`.
+fn vk_checksum(stdout: &[u8]) -> String {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("checksum ").map(str::to_string))
+        .expect("checksum line")
+}
+
+#[test]
+fn launch_mode_records_every_call_and_times_each_draw() {
+    let x = Xvfb::start();
+    let dir = scratch("vk-launch");
+    let session = dir.join("vk_quads.gpuheat");
+    let exe = example("vk_quads");
+    ok(
+        gpuheat_on(
+            &x.display,
+            &[
+                "run",
+                "--frames",
+                "5",
+                "-o",
+                session.to_str().unwrap(),
+                "--",
+                exe.to_str().unwrap(),
+                "--frames",
+                "60",
+            ],
+        ),
+        "gpuheat run vk_quads",
+    );
+    let s = Session::open(&session).unwrap();
+    assert_eq!(s.frames.len(), 5);
+    // A quarter of the area, the same shader: about a quarter of the time (the shader loop
+    // makes the fragments the cost; llvmpipe's noise leaves a wide band).
+    let ratio = check_vk_quads(&s);
+    assert!((0.12..0.45).contains(&ratio), "quarter/whole = {ratio:.3}");
+    // The report reads it as it reads GL: 17 calls and 2 draws a frame.
+    let r = report(&session);
+    for f in r["frames"].as_array().unwrap() {
+        assert_eq!(f["calls"], 17, "{f}");
+        assert_eq!(f["draws"], 2, "{f}");
+    }
+}
+
+#[test]
+fn frames_are_identical_with_and_without_the_layer() {
+    let x = Xvfb::start();
+    let dir = scratch("vk-identical");
+    let exe = example("vk_quads");
+    let args = ["--frames", "12", "--checksum"];
+    let plain = Command::new(&exe)
+        .args(args)
+        .env("DISPLAY", &x.display)
+        .output()
+        .unwrap();
+    let plain = ok(plain, "vk_quads");
+    let session = dir.join("traced.gpuheat");
+    let mut run = vec![
+        "run",
+        "--keep-running",
+        "--frames",
+        "3",
+        "-o",
+        session.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+    ];
+    run.extend_from_slice(&args);
+    let traced = ok(gpuheat_on(&x.display, &run), "gpuheat run --keep-running");
+    assert_eq!(vk_checksum(&plain.stdout), vk_checksum(&traced.stdout));
+}
+
+/// The environment `gpuheat vulkan-env` prints, as pairs.
+fn vulkan_env() -> Vec<(String, String)> {
+    let out = ok(run_gpuheat(&["vulkan-env"]), "gpuheat vulkan-env");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let (k, v) = l
+                .strip_prefix("export ")
+                .and_then(|l| l.split_once('='))
+                .unwrap_or_else(|| panic!("not an export line: {l}"));
+            (k.to_string(), v.trim_matches('\'').to_string())
+        })
+        .collect()
+}
+
+/// A program started by the test on `display`, with `env`; killed on drop.
+struct Started(Child);
+
+impl Started {
+    fn new(display: &str, program: &Path, args: &[&str], env: &[(String, String)]) -> Started {
+        let child = Command::new(program)
+            .args(args)
+            .env("DISPLAY", display)
+            .envs(env.iter().cloned())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        Started(child)
+    }
+
+    fn pid(&self) -> String {
+        self.0.id().to_string()
+    }
+
+    /// Whether it still runs and makes progress (its CPU time grows over `d`).
+    fn animating(&mut self, d: Duration) -> bool {
+        let ticks = |pid: u32| -> Option<u64> {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let after = stat.rsplit_once(')')?.1;
+            let f: Vec<&str> = after.split_whitespace().collect();
+            Some(f[11].parse::<u64>().ok()? + f[12].parse::<u64>().ok()?)
+        };
+        let pid = self.0.id();
+        let before = ticks(pid);
+        std::thread::sleep(d);
+        matches!(self.0.try_wait(), Ok(None)) && ticks(pid) > before
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits until `pid` maps the agent (its layer is loaded): the program made its instance.
+fn wait_for_layer(pid: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap_or_default();
+        if maps.contains("libgpuheat_agent.so") {
+            // Its first frames, past the set-up.
+            std::thread::sleep(Duration::from_millis(500));
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("pid {pid} never loaded the layer");
+}
+
+#[test]
+fn a_dormant_layer_is_woken_by_attach_and_the_program_goes_on() {
+    let x = Xvfb::start();
+    let dir = scratch("vk-attach");
+    let mut program = Started::new(&x.display, &example("vk_quads"), &[], &vulkan_env());
+    wait_for_layer(&program.pid());
+    let session = dir.join("attached.gpuheat");
+    let out = ok(
+        gpuheat_on(
+            &x.display,
+            &[
+                "attach",
+                &program.pid(),
+                "--frames",
+                "5",
+                "-o",
+                session.to_str().unwrap(),
+            ],
+        ),
+        "gpuheat attach to a dormant layer",
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("vkQueuePresentKHR"), "{said}");
+    let s = Session::open(&session).unwrap();
+    let ratio = check_vk_quads(&s);
+    assert!((0.12..0.45).contains(&ratio), "quarter/whole = {ratio:.3}");
+    assert!(
+        program.animating(Duration::from_millis(500)),
+        "vk_quads stopped after the detach"
+    );
+    // A second attach wakes it again.
+    let again = dir.join("again.gpuheat");
+    ok(
+        gpuheat_on(
+            &x.display,
+            &[
+                "attach",
+                &program.pid(),
+                "--frames",
+                "2",
+                "-o",
+                again.to_str().unwrap(),
+            ],
+        ),
+        "a second attach",
+    );
+    assert_eq!(Session::open(&again).unwrap().frames.len(), 2);
+}
+
+#[test]
+fn a_vulkan_program_without_the_layer_is_told_how_to_start_it() {
+    let x = Xvfb::start();
+    let mut program = Started::new(&x.display, &example("vk_quads"), &[], &[]);
+    std::thread::sleep(Duration::from_millis(800));
+    let out = gpuheat_on(&x.display, &["attach", &program.pid(), "--frames", "1"]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(said.trim().lines().count(), 1, "{said}");
+    assert!(said.contains("gpuheat vulkan-env"), "{said}");
+    assert!(program.animating(Duration::from_millis(300)));
+}
+
+/// Calls per frame of `program ARGS` in a gfxreconstruct trace of frames 10–12: the reference
+/// gpuheat's counts are checked against.
+fn gfxreconstruct_calls(display: &str, dir: &Path, program: &str, args: &[&str]) -> Vec<usize> {
+    let trace = dir.join("trace.gfxr");
+    let out = Command::new("timeout")
+        .args(["-k5", "60", program])
+        .args(args)
+        .env("DISPLAY", display)
+        .env("VK_INSTANCE_LAYERS", "VK_LAYER_LUNARG_gfxreconstruct")
+        .env("GFXRECON_CAPTURE_FILE", &trace)
+        .env("GFXRECON_CAPTURE_FILE_TIMESTAMP", "false")
+        .env("GFXRECON_CAPTURE_FRAMES", "10-12")
+        .output()
+        .unwrap();
+    ok(out, "the program under gfxreconstruct");
+    let captured = dir.join("trace_frames_10_through_12.gfxr");
+    let json = dir.join("trace.json");
+    ok(
+        Command::new("gfxrecon-convert")
+            .arg("--output")
+            .arg(&json)
+            .arg(&captured)
+            .output()
+            .unwrap(),
+        "gfxrecon-convert",
+    );
+    let mut frames = vec![0usize];
+    for line in std::fs::read_to_string(&json).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let Some(name) = v["vkFunc"]["name"].as_str() else {
+            continue;
+        };
+        *frames.last_mut().unwrap() += 1;
+        if name == "vkQueuePresentKHR" {
+            frames.push(0);
+        }
+    }
+    frames.pop();
+    // The first "frame" is the trace's snapshot of the state before frame 10, with frame 10's
+    // own calls: frames 11 and 12 are whole.
+    frames.split_off(1)
+}
+
+#[test]
+fn vkcube_calls_per_frame_match_a_gfxreconstruct_trace_launched_and_attached() {
+    if !installed("vkcube") || !installed("gfxrecon-convert") {
+        return;
+    }
+    let x = Xvfb::start();
+    let dir = scratch("vkcube");
+    let reference = gfxreconstruct_calls(&x.display, &dir, "vkcube", &["--c", "20"]);
+    assert_eq!(reference.len(), 2, "{reference:?}");
+    let per_frame = reference[0];
+    assert!(reference.iter().all(|&n| n == per_frame), "{reference:?}");
+
+    let launched = dir.join("launched.gpuheat");
+    ok(
+        gpuheat_on(
+            &x.display,
+            &[
+                "run",
+                "--frames",
+                "3",
+                "-o",
+                launched.to_str().unwrap(),
+                "--",
+                "vkcube",
+                "--c",
+                "60",
+            ],
+        ),
+        "gpuheat run vkcube",
+    );
+    let s = Session::open(&launched).unwrap();
+    for f in &s.frames {
+        assert_eq!(f.calls.len(), per_frame, "launched, frame {}", f.index);
+    }
+
+    let mut cube = Started::new(&x.display, Path::new("vkcube"), &[], &vulkan_env());
+    wait_for_layer(&cube.pid());
+    let attached = dir.join("attached.gpuheat");
+    ok(
+        gpuheat_on(
+            &x.display,
+            &[
+                "attach",
+                &cube.pid(),
+                "--frames",
+                "3",
+                "-o",
+                attached.to_str().unwrap(),
+            ],
+        ),
+        "gpuheat attach vkcube",
+    );
+    let s = Session::open(&attached).unwrap();
+    assert_eq!(s.frames.len(), 3);
+    for f in &s.frames {
+        assert_eq!(f.calls.len(), per_frame, "attached, frame {}", f.index);
+    }
+    assert!(
+        cube.animating(Duration::from_millis(500)),
+        "vkcube stopped after the detach"
+    );
+}
