@@ -743,9 +743,35 @@ fn vk_role(name: &str) -> &'static str {
         "vkCmdExecuteCommands" => "Execute",
         "vkQueueSubmit" => "Submit",
         "vkQueueSubmit2" | "vkQueueSubmit2KHR" => "Submit2",
+        "vkCreateRenderPass" => "RenderPass",
+        "vkCreateRenderPass2" | "vkCreateRenderPass2KHR" => "RenderPass2",
+        "vkDestroyRenderPass" => "DestroyRenderPass",
+        "vkCmdBeginRenderPass" | "vkCmdBeginRenderPass2" | "vkCmdBeginRenderPass2KHR" => {
+            "PassBegin"
+        }
         n if n.starts_with("vkCmd") && matches!(vk_class(n), "Draw" | "Work") => "Work",
         _ => "None",
     }
+}
+
+/// The roles whose hook runs outside captured frames too: the layer keeps every render pass
+/// object from the program's start (a render pass is made once, long before any capture).
+fn vk_role_always(role: &str) -> bool {
+    matches!(role, "RenderPass" | "RenderPass2" | "DestroyRenderPass")
+}
+
+/// The hook a role runs after the call (`r`: its result), as a statement.
+fn vk_role_hook(role: &str) -> Option<&'static str> {
+    Some(match role {
+        "Begin" => "track::began(a0 as u64, a1 as u64, r == 0);",
+        "Execute" => "track::executed(a0 as u64, a1 as u64, a2 as u64);",
+        "Submit" => "track::submit(a1 as u64, a2 as u64, r == 0);",
+        "Submit2" => "track::submit2(a1 as u64, a2 as u64, r == 0);",
+        "RenderPass" => "track::render_pass_created(a1 as u64, a3 as u64, r == 0, false);",
+        "RenderPass2" => "track::render_pass_created(a1 as u64, a3 as u64, r == 0, true);",
+        "DestroyRenderPass" => "track::render_pass_destroyed(a1 as u64);",
+        _ => return None,
+    })
 }
 
 /// `vk_generated.rs`: the Vulkan layer's wrappers and tables. Command `j` of [`VK_NAMES`] is
@@ -865,7 +891,8 @@ const VK_WRAPPERS_DOC: &str = "\
 /// every dispatchable object starts with). Calling it with the caller's arguments, unchanged,
 /// keeps the caller's contract. The recording reads the arguments as plain integers; only the
 /// roles (`crate::vk::track`) read what some point to, as the command's contract makes valid:
-/// a begin info, an array of secondaries, submit infos.
+/// a begin info, an array of secondaries, submit infos, a render pass's create info and the
+/// handle it returned, a render pass begin info.
 ";
 
 fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
@@ -909,6 +936,9 @@ fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
     if present {
         // A present ends the frame, captured or not (VK_SUBOPTIMAL_KHR is a success).
         writeln!(out, "        if !layer::recording() {{ let r = {call}; layer::presented(r >= 0); return r; }}").unwrap();
+    } else if vk_role_always(role) {
+        let hook = vk_role_hook(role).unwrap();
+        writeln!(out, "        if !layer::recording() {{ let r = {call}; {hook} return r; }}").unwrap();
     } else {
         writeln!(out, "        if !layer::recording() {{ return {call}; }}").unwrap();
     }

@@ -97,7 +97,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let stream = endpoint.accept(|| {
         if let Some(status) = child.try_wait()? {
             bail!(
-                "`{program}` {} before making any GL, GLES or EGL call (is it a GL program?)",
+                "`{program}` {} before making any GL, GLES, EGL or Vulkan call (does it draw with GL or Vulkan?)",
                 describe(status)
             );
         }
@@ -106,7 +106,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         }
         if Instant::now() > deadline {
             bail!(
-                "`{program}` made no GL, GLES or EGL call within {} s (raise --timeout if it starts slowly)",
+                "`{program}` made no GL, GLES, EGL or Vulkan call within {} s (raise --timeout if it starts slowly)",
                 args.timeout
             );
         }

@@ -47,7 +47,7 @@ fn a_program_that_never_loads_gl() {
             "sleep",
             "30",
         ],
-        "made no GL, GLES or EGL call within 2 s",
+        "made no GL, GLES, EGL or Vulkan call within 2 s",
     );
 }
 

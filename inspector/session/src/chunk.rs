@@ -90,6 +90,8 @@ impl Record {
             Record::AgentFrame(_) => ChunkKind::AGENT_FRAME,
             Record::Trigger(_) => ChunkKind::TRIGGER,
             Record::Watch(_) => ChunkKind::WATCH,
+            Record::VkRenderPass(_) => ChunkKind::VK_RENDER_PASS,
+            Record::VkPassBegins(_) => ChunkKind::VK_PASS_BEGINS,
         }
     }
 }
@@ -216,6 +218,8 @@ pub fn try_encode_into(
         Record::AgentFrame(v) => json!(v, "AgentFrame"),
         Record::Trigger(v) => json!(v, "TriggerHit"),
         Record::Watch(v) => json!(v, "WatchStatus"),
+        Record::VkRenderPass(v) => json!(v, "VkRenderPass"),
+        Record::VkPassBegins(v) => json!(v, "VkPassBegins"),
         Record::Heat(v) => post!(v, "HeatMap"),
         Record::Frame(v) => crate::columns::FrameEncoder::default().encode(v, payload),
         Record::TargetHeat(v) => post!(v, "TargetHeat"),
@@ -602,6 +606,8 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::AGENT_FRAME => Record::AgentFrame(json(raw)?),
         ChunkKind::TRIGGER => Record::Trigger(json(raw)?),
         ChunkKind::WATCH => Record::Watch(json(raw)?),
+        ChunkKind::VK_RENDER_PASS => Record::VkRenderPass(json(raw)?),
+        ChunkKind::VK_PASS_BEGINS => Record::VkPassBegins(json(raw)?),
         ChunkKind::GEOMETRY | ChunkKind::GEOMETRY_PLANES => {
             let geometry: FrameGeometry = if kind == ChunkKind::GEOMETRY {
                 post(raw)?

@@ -64,9 +64,13 @@ impl ChunkKind {
     pub const TRIGGER: ChunkKind = ChunkKind::from_fourcc(*b"TRIG");
     /// [`Record::Watch`].
     pub const WATCH: ChunkKind = ChunkKind::from_fourcc(*b"WTCH");
+    /// [`Record::VkRenderPass`].
+    pub const VK_RENDER_PASS: ChunkKind = ChunkKind::from_fourcc(*b"VKRP");
+    /// [`Record::VkPassBegins`].
+    pub const VK_PASS_BEGINS: ChunkKind = ChunkKind::from_fourcc(*b"VKPB");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 25] = [
+    pub const KNOWN: [ChunkKind; 27] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -92,6 +96,8 @@ impl ChunkKind {
         ChunkKind::AGENT_FRAME,
         ChunkKind::TRIGGER,
         ChunkKind::WATCH,
+        ChunkKind::VK_RENDER_PASS,
+        ChunkKind::VK_PASS_BEGINS,
     ];
 
     /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,

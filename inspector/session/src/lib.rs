@@ -18,6 +18,7 @@ mod planes;
 pub mod reader;
 mod varint;
 pub mod vg;
+pub mod vulkan;
 pub mod writer;
 
 pub use chunk::{
@@ -32,4 +33,5 @@ pub use reader::{CallGpuTime, ChunkReader, PipelinedIndex, Session};
 pub use vg::{
     VgCall, VgDraw, VgImageDraw, VgPath, VgPathDraw, VgStroke, MAX_VG_CHILDREN, MAX_VG_PATH_COORDS,
 };
+pub use vulkan::{VkAttachment, VkPassBegin, VkPassBegins, VkRenderPass};
 pub use writer::SessionWriter;

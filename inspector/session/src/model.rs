@@ -1137,6 +1137,10 @@ pub enum Record {
     Trigger(TriggerHit),
     /// How a watch goes (`WTCH`).
     Watch(WatchStatus),
+    /// A Vulkan render pass object a captured frame began (`VKRP`).
+    VkRenderPass(crate::vulkan::VkRenderPass),
+    /// The Vulkan render pass instances of a captured frame (`VKPB`).
+    VkPassBegins(crate::vulkan::VkPassBegins),
 }
 
 impl Record {
@@ -1156,6 +1160,7 @@ impl Record {
             Record::State(s) => s.frame,
             Record::WarmUp(w) => w.frame,
             Record::AgentFrame(a) => a.frame,
+            Record::VkPassBegins(v) => v.frame,
             _ => return None,
         })
     }

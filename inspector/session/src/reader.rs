@@ -222,6 +222,10 @@ pub struct Session {
     pub triggers: Vec<TriggerHit>,
     /// How the watch went (its last status); `None` in a capture.
     pub watch: Option<WatchStatus>,
+    /// The Vulkan render pass objects the captured frames began; none in GL sessions.
+    pub vk_render_passes: Vec<crate::vulkan::VkRenderPass>,
+    /// Each captured Vulkan frame's render pass instances, in the order written.
+    pub vk_pass_begins: Vec<crate::vulkan::VkPassBegins>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -339,6 +343,8 @@ struct Builder {
     agent_frames: Vec<AgentFrame>,
     triggers: Vec<TriggerHit>,
     watch: Option<WatchStatus>,
+    vk_render_passes: Vec<crate::vulkan::VkRenderPass>,
+    vk_pass_begins: Vec<crate::vulkan::VkPassBegins>,
 }
 
 impl Builder {
@@ -380,6 +386,8 @@ impl Builder {
             Record::Trigger(v) => self.triggers.push(v),
             // The last one has the totals.
             Record::Watch(v) => self.watch = Some(v),
+            Record::VkRenderPass(v) => self.vk_render_passes.push(v),
+            Record::VkPassBegins(v) => self.vk_pass_begins.push(v),
         }
     }
 
@@ -423,6 +431,8 @@ impl Builder {
             agent_frames: self.agent_frames,
             triggers: self.triggers,
             watch: self.watch,
+            vk_render_passes: self.vk_render_passes,
+            vk_pass_begins: self.vk_pass_begins,
             truncated_at,
         })
     }

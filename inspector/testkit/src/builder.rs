@@ -522,6 +522,8 @@ impl SessionBuilder {
                 agent_frames: Vec::new(),
                 triggers: Vec::new(),
                 watch: None,
+                vk_render_passes: Vec::new(),
+                vk_pass_begins: Vec::new(),
                 truncated_at: None,
             },
             next_frame: 1,

@@ -625,13 +625,14 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     true
 }
 
-/// Pipelined times the runtime does not measure itself (the Vulkan layer's, `crate::vk`),
-/// polled with GL's at each captured frame's end (`true`: the capture's last).
-static MORE_PIPELINED: std::sync::OnceLock<fn(bool) -> Vec<PipelinedBatch>> =
-    std::sync::OnceLock::new();
+/// What the runtime does not measure itself (the Vulkan layer's pipelined times and
+/// records, `crate::vk`), polled with GL's at each captured frame's end (`true`: the
+/// capture's last).
+type MorePoll = fn(bool) -> (Vec<PipelinedBatch>, Vec<Record>);
+static MORE_PIPELINED: std::sync::OnceLock<MorePoll> = std::sync::OnceLock::new();
 
 /// Has `poll` polled at every captured frame's end, with GL's pipelined times.
-pub fn also_poll(poll: fn(bool) -> Vec<PipelinedBatch>) {
+pub fn also_poll(poll: MorePoll) {
     let _ = MORE_PIPELINED.set(poll);
 }
 
@@ -722,7 +723,11 @@ pub fn frame_ended(swap_ok: bool) {
     }
     let mut batches = contexts::poll(recorder::current_context(), last);
     if let Some(poll) = MORE_PIPELINED.get() {
-        batches.extend(poll(last));
+        let (more, records) = poll(last);
+        batches.extend(more);
+        for record in records {
+            agent.writer.send(Msg::Record(record));
+        }
     }
     let judged = match active.watch.as_ref() {
         Some(w) if !last => w.judge(frame, end.saturating_sub(begin), &batches),

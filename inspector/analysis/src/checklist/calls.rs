@@ -828,6 +828,15 @@ fn renderer_unchecked(calls: &Calls, out: &mut Vec<Finding>) {
     let Some(first) = calls.s.frames.first() else {
         return;
     };
+    // The agent watches GL's renderer strings: a program that draws only with Vulkan reads
+    // its device's properties instead, before any frame.
+    let draws_with_gl = calls.s.frames.iter().flat_map(|f| &f.calls).any(|c| {
+        let name = calls.names[usize::from(c.func)];
+        name.starts_with("gl") || name.starts_with("egl")
+    });
+    if !draws_with_gl {
+        return;
+    }
     out.push(Finding {
         frame: first.index,
         call: None,

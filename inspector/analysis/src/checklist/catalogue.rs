@@ -1,15 +1,21 @@
 //! The catalogue: every rule of the checklist, assembled from the families' declarations, in
 //! the order `gpuheat checklist` lists and runs them (measured frame rules, state, calls,
-//! VG). `--rule` and `--json` take every rule here, and nothing else can be reported: the
+//! VG, Vulkan). `--rule` and `--json` take every rule here, and nothing else can be reported: the
 //! checklist stamps each finding with the rule that ran.
 
 use super::rule::Rule;
-use super::{calls, frame, state, vg};
+use super::{calls, frame, state, vg, vulkan};
 
 /// The families' rules, in catalogue order.
-const FAMILIES: [&[&Rule]; 4] = [frame::RULES, state::RULES, calls::RULES, vg::RULES];
+const FAMILIES: [&[&Rule]; 5] = [
+    frame::RULES,
+    state::RULES,
+    calls::RULES,
+    vg::RULES,
+    vulkan::RULES,
+];
 
-/// Every rule of the checklist, GL and VG, in the order `gpuheat checklist` lists them.
+/// Every rule of the checklist, GL, VG and Vulkan, in the order `gpuheat checklist` lists them.
 pub fn rules() -> impl Iterator<Item = &'static Rule> {
     FAMILIES.iter().flat_map(|f| f.iter().copied())
 }
@@ -54,12 +60,18 @@ mod tests {
             assert!(!r.summary.is_empty(), "{}", r.id);
             assert_eq!(rule(r.id).map(|x| x.id), Some(r.id));
         }
-        assert_eq!(seen.len(), 33);
+        assert_eq!(seen.len(), 38);
     }
 
     #[test]
     fn each_family_lists_only_its_own_rules() {
-        let families = [Family::Frame, Family::State, Family::Calls, Family::Vg];
+        let families = [
+            Family::Frame,
+            Family::State,
+            Family::Calls,
+            Family::Vg,
+            Family::Vulkan,
+        ];
         for (list, family) in FAMILIES.iter().zip(families) {
             assert!(!list.is_empty());
             for r in list.iter() {
@@ -69,6 +81,12 @@ mod tests {
         // VG rules are named for it, and only they.
         for r in rules() {
             assert_eq!(r.id.starts_with("vg-"), r.family == Family::Vg, "{}", r.id);
+            assert_eq!(
+                r.id.starts_with("vk-"),
+                r.family == Family::Vulkan,
+                "{}",
+                r.id
+            );
         }
     }
 

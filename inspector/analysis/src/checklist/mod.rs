@@ -5,7 +5,7 @@
 //! function over one [`Context`]), declared next to its function in its family's file; the
 //! [`catalogue`] assembles them. Layers, lowest first: `finding` (what a rule reports);
 //! `track` (the GL state tracker) and `walk` (its one pass for the checklist); `context`
-//! (what every rule reads); `rule`; the families `frame`, `state`, `calls` and `vg`;
+//! (what every rule reads); `rule`; the families `frame`, `state`, `calls`, `vg` and `vulkan`;
 //! `catalogue`; then [`check`], here, which runs them all.
 //!
 //! A rule whose inputs were not captured stays silent rather than guess.
@@ -21,6 +21,7 @@ mod calls;
 mod frame;
 mod state;
 mod vg;
+mod vulkan;
 
 pub mod catalogue;
 

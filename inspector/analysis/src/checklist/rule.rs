@@ -18,6 +18,8 @@ pub enum Family {
     Calls,
     /// A VG program's calls and the VG records.
     Vg,
+    /// A Vulkan program's calls and the layer's render pass records.
+    Vulkan,
 }
 
 /// Checks a rule over the whole session, appending its findings. The findings' `rule` is set

@@ -645,6 +645,13 @@ pub(crate) fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
         programs: s.programs.clone(),
         triggers: s.triggers.clone(),
         watch: s.watch.clone(),
+        vk_render_passes: s.vk_render_passes.clone(),
+        vk_pass_begins: s
+            .vk_pass_begins
+            .iter()
+            .filter(|p| kept.contains(&p.frame))
+            .cloned()
+            .collect(),
         uploads: s
             .uploads
             .iter()

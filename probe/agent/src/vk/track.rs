@@ -10,8 +10,10 @@
 use super::layer;
 use ash::vk::{self, Handle};
 use gpuheat_counters::vulkan::{pair_ns, Recording, Timestamps};
-use gpuheat_session::{PipelinedBatch, PipelinedTime};
-use std::collections::HashMap;
+use gpuheat_session::{
+    PipelinedBatch, PipelinedTime, Record, VkAttachment, VkPassBegin, VkPassBegins, VkRenderPass,
+};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -39,6 +41,14 @@ pub enum Role {
     Submit,
     /// `vkQueueSubmit2` (and its KHR alias).
     Submit2,
+    /// `vkCreateRenderPass`: kept, outside captures too.
+    RenderPass,
+    /// `vkCreateRenderPass2` (and its KHR alias): kept, outside captures too.
+    RenderPass2,
+    /// `vkDestroyRenderPass`.
+    DestroyRenderPass,
+    /// `vkCmdBeginRenderPass` (and its `2` forms): which pass and framebuffer a frame began.
+    PassBegin,
 }
 
 /// One command buffer's recording during the capture.
@@ -67,6 +77,11 @@ struct State {
     pending: Vec<Pending>,
     /// Commands the pools had no room for, or whose command buffer could not be timed.
     untimed: u64,
+    /// Render pass instances begun in captured frames, by frame, not sent yet.
+    begins: BTreeMap<u64, Vec<VkPassBegin>>,
+    /// Render passes sent in this capture (`capture::generation`), so each goes once.
+    sent: HashSet<u64>,
+    sent_generation: u64,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -257,22 +272,192 @@ pub unsafe fn submit2(n: u64, submits: u64, ok: bool) {
     submitted(cbs.map(|c| c.command_buffer.as_raw()));
 }
 
+/// Most render pass objects kept (a program makes a handful; a leak of them stays bounded).
+const MAX_RENDER_PASSES: usize = 65_536;
+
+/// Every live render pass object the program made, from its start.
+static RENDER_PASSES: Mutex<Option<HashMap<u64, VkRenderPass>>> = Mutex::new(None);
+
+fn render_passes() -> MutexGuard<'static, Option<HashMap<u64, VkRenderPass>>> {
+    RENDER_PASSES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn attachment(
+    a: (vk::Format, vk::SampleCountFlags, [i32; 4]),
+    layouts: (vk::ImageLayout, vk::ImageLayout),
+) -> VkAttachment {
+    VkAttachment {
+        format: a.0.as_raw(),
+        samples: a.1.as_raw(),
+        load_op: a.2[0],
+        store_op: a.2[1],
+        stencil_load_op: a.2[2],
+        stencil_store_op: a.2[3],
+        initial_layout: layouts.0.as_raw(),
+        final_layout: layouts.1.as_raw(),
+    }
+}
+
+/// After `vkCreateRenderPass(2)(device, info, alloc, out)` returned `ok`: keeps the new
+/// render pass's attachments.
+///
+/// # Safety
+/// `info` is the program's valid create info (`VkRenderPassCreateInfo2` when `v2`), `out`
+/// where the call wrote the handle.
+pub unsafe fn render_pass_created(info: u64, out: u64, ok: bool, v2: bool) {
+    if !ok || info == 0 || out == 0 {
+        return;
+    }
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: the caller's contract.
+        let (handle, attachments, subpasses) = unsafe {
+            let handle = *(out as *const u64);
+            if v2 {
+                let i = &*(info as *const vk::RenderPassCreateInfo2<'_>);
+                let list = slice(i.p_attachments, i.attachment_count);
+                let a = list
+                    .iter()
+                    .map(|d| {
+                        attachment(
+                            (
+                                d.format,
+                                d.samples,
+                                [
+                                    d.load_op.as_raw(),
+                                    d.store_op.as_raw(),
+                                    d.stencil_load_op.as_raw(),
+                                    d.stencil_store_op.as_raw(),
+                                ],
+                            ),
+                            (d.initial_layout, d.final_layout),
+                        )
+                    })
+                    .collect();
+                (handle, a, i.subpass_count)
+            } else {
+                let i = &*(info as *const vk::RenderPassCreateInfo<'_>);
+                let list = slice(i.p_attachments, i.attachment_count);
+                let a = list
+                    .iter()
+                    .map(|d| {
+                        attachment(
+                            (
+                                d.format,
+                                d.samples,
+                                [
+                                    d.load_op.as_raw(),
+                                    d.store_op.as_raw(),
+                                    d.stencil_load_op.as_raw(),
+                                    d.stencil_store_op.as_raw(),
+                                ],
+                            ),
+                            (d.initial_layout, d.final_layout),
+                        )
+                    })
+                    .collect();
+                (handle, a, i.subpass_count)
+            }
+        };
+        let mut guard = render_passes();
+        let map = guard.get_or_insert_with(HashMap::new);
+        if map.len() < MAX_RENDER_PASSES {
+            map.insert(
+                handle,
+                VkRenderPass {
+                    handle,
+                    attachments,
+                    subpasses,
+                },
+            );
+        }
+    });
+}
+
+/// `vkDestroyRenderPass(device, handle, alloc)`.
+pub fn render_pass_destroyed(handle: u64) {
+    if let Some(map) = render_passes().as_mut() {
+        map.remove(&handle);
+    }
+}
+
+/// `n` items at `p` as a slice (none when `p` is null).
+///
+/// # Safety
+/// `p` is null or points at `n` valid items.
+unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() || n == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
+/// After a `vkCmdBeginRenderPass(2)` recorded at `place`: which pass and framebuffer.
+///
+/// # Safety
+/// `info` is the program's valid `VkRenderPassBeginInfo`.
+pub unsafe fn pass_began(info: u64, place: Option<(u64, u32)>) {
+    let Some((frame, call)) = place else { return };
+    // SAFETY: the caller's contract.
+    let Some(i) = (unsafe { (info as *const vk::RenderPassBeginInfo<'_>).as_ref() }) else {
+        return;
+    };
+    let begin = VkPassBegin {
+        call,
+        render_pass: i.render_pass.as_raw(),
+        framebuffer: i.framebuffer.as_raw(),
+    };
+    let mut guard = state();
+    let st = guard.get_or_insert_with(State::default);
+    st.begins.entry(frame).or_default().push(begin);
+}
+
+/// The render pass records of the frames polled: the passes their begins name (each once per
+/// capture) and the begins themselves.
+fn pass_records(st: &mut State) -> Vec<Record> {
+    let generation = crate::capture::generation();
+    if st.sent_generation != generation {
+        st.sent_generation = generation;
+        st.sent.clear();
+    }
+    let mut out = Vec::new();
+    let passes = render_passes();
+    for (frame, mut begins) in std::mem::take(&mut st.begins) {
+        begins.sort_by_key(|b| b.call);
+        for b in &begins {
+            if st.sent.insert(b.render_pass) {
+                if let Some(rp) = passes.as_ref().and_then(|m| m.get(&b.render_pass)) {
+                    out.push(Record::VkRenderPass(rp.clone()));
+                }
+            }
+        }
+        out.push(Record::VkPassBegins(VkPassBegins { frame, begins }));
+    }
+    out
+}
+
 /// How long the capture's last frame end waits for the timestamps of its submits.
 const LAST_WAIT: Duration = Duration::from_secs(2);
 
 /// At a captured frame's end (`last`: the capture's last): the pipelined times of every
-/// submitted recording whose timestamps have landed, one batch per frame they belong to. On
+/// submitted recording whose timestamps have landed, one batch per frame they belong to, and
+/// the frames' render pass records. On
 /// the last frame, waits (at most [`LAST_WAIT`], polling) for the rest, and frees the pools of
 /// recordings never submitted.
-pub fn poll(last: bool) -> Vec<PipelinedBatch> {
+pub fn poll(last: bool) -> (Vec<PipelinedBatch>, Vec<Record>) {
     let deadline = Instant::now() + LAST_WAIT;
     let mut by_frame: HashMap<u64, Vec<PipelinedTime>> = HashMap::new();
     let mut waited = false;
+    let mut records = Vec::new();
     loop {
         let mut guard = state();
         let Some(st) = guard.as_mut() else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
+        if records.is_empty() {
+            records = pass_records(st);
+        }
         let mut left = Vec::new();
         for p in std::mem::take(&mut st.pending) {
             let Some(Some(ts)) = st.devices.get_mut(&p.device) else {
@@ -324,7 +509,7 @@ pub fn poll(last: bool) -> Vec<PipelinedBatch> {
         })
         .collect();
     batches.sort_by_key(|b| b.frame);
-    batches
+    (batches, records)
 }
 
 #[cfg(test)]

@@ -1,0 +1,69 @@
+//! What a Vulkan session holds beyond the calls: the render pass objects the frames begin
+//! (their attachments' formats, load and store operations and layouts, as the program
+//! created them) and, per captured frame, which render pass and framebuffer each
+//! `vkCmdBeginRenderPass` began. Values are Vulkan's own enum values (`VkFormat`,
+//! `VkAttachmentLoadOp`, …), as `i32`.
+
+use serde::{Deserialize, Serialize};
+
+/// One attachment of a render pass (`VkAttachmentDescription`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VkAttachment {
+    /// `VkFormat`.
+    pub format: i32,
+    /// `VkSampleCountFlagBits`.
+    pub samples: u32,
+    /// `VkAttachmentLoadOp` of the colour or depth aspect.
+    pub load_op: i32,
+    /// `VkAttachmentStoreOp` of the colour or depth aspect.
+    pub store_op: i32,
+    /// `VkAttachmentLoadOp` of the stencil aspect.
+    pub stencil_load_op: i32,
+    /// `VkAttachmentStoreOp` of the stencil aspect.
+    pub stencil_store_op: i32,
+    /// `VkImageLayout` before the render pass.
+    pub initial_layout: i32,
+    /// `VkImageLayout` after it.
+    pub final_layout: i32,
+}
+
+impl VkAttachment {
+    /// Whether the format has a depth or stencil aspect (`VK_FORMAT_D16_UNORM` …
+    /// `VK_FORMAT_D32_SFLOAT_S8_UINT`).
+    pub fn is_depth_stencil(&self) -> bool {
+        (124..=130).contains(&self.format)
+    }
+}
+
+/// A render pass object (`VKRP`, JSON): sent once per capture for every render pass a
+/// captured frame begins, as the layer saw it created (the layer keeps them from the
+/// program's start, dormant too: creating one is rare).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VkRenderPass {
+    /// The `VkRenderPass` handle.
+    pub handle: u64,
+    /// Its attachments, in order.
+    pub attachments: Vec<VkAttachment>,
+    /// Its subpasses.
+    pub subpasses: u32,
+}
+
+/// One render pass instance a frame began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VkPassBegin {
+    /// The `vkCmdBeginRenderPass(2)` call, its index in the frame's calls.
+    pub call: u32,
+    /// The render pass it began.
+    pub render_pass: u64,
+    /// The framebuffer it rendered to.
+    pub framebuffer: u64,
+}
+
+/// The render pass instances of one captured frame (`VKPB`, JSON), in call order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VkPassBegins {
+    /// The frame, as in `Frame::index`.
+    pub frame: u64,
+    /// Its begins.
+    pub begins: Vec<VkPassBegin>,
+}
