@@ -765,8 +765,8 @@ fn vk_role_hook(role: &str) -> Option<&'static str> {
     Some(match role {
         "Begin" => "track::began(a0 as u64, a1 as u64, r == 0);",
         "Execute" => "track::executed(a0 as u64, a1 as u64, a2 as u64);",
-        "Submit" => "track::submit(a1 as u64, a2 as u64, r == 0);",
-        "Submit2" => "track::submit2(a1 as u64, a2 as u64, r == 0);",
+        "Submit" => "track::submit(a1 as u64, a2 as u64, r == 0, place);",
+        "Submit2" => "track::submit2(a1 as u64, a2 as u64, r == 0, place);",
         "RenderPass" => "track::render_pass_created(a1 as u64, a3 as u64, r == 0, false);",
         "RenderPass2" => "track::render_pass_created(a1 as u64, a3 as u64, r == 0, true);",
         "DestroyRenderPass" => "track::render_pass_destroyed(a1 as u64);",
@@ -955,15 +955,12 @@ fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
     }
     writeln!(out, "        let begin = layer::stamp();").unwrap();
     writeln!(out, "        let r = {call};").unwrap();
-    if role == "Work" {
+    // The roles that need the call's place in the frame (its pipelined time, the render
+    // pass or submit records name it) record it placed.
+    if matches!(role, "Work" | "PassBegin" | "Submit" | "Submit2") {
         writeln!(
             out,
             "        let place = layer::record_placed({j}, site, begin, &args, {ret_u64});"
-        )
-        .unwrap();
-        writeln!(
-            out,
-            "        if timed {{ track::after_work(a0 as u64, place); }}"
         )
         .unwrap();
     } else {
@@ -974,17 +971,16 @@ fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
         .unwrap();
     }
     match role {
-        "Begin" => writeln!(out, "        track::began(a0 as u64, a1 as u64, r == 0);").unwrap(),
-        "Execute" => writeln!(
+        "Work" => writeln!(
             out,
-            "        track::executed(a0 as u64, a1 as u64, a2 as u64);"
+            "        if timed {{ track::after_work(a0 as u64, place); }}"
         )
         .unwrap(),
-        "Submit" => writeln!(out, "        track::submit(a1 as u64, a2 as u64, r == 0);").unwrap(),
-        "Submit2" => {
-            writeln!(out, "        track::submit2(a1 as u64, a2 as u64, r == 0);").unwrap()
-        }
+        "PassBegin" => writeln!(out, "        track::pass_began(a1 as u64, place);").unwrap(),
         _ => {}
+    }
+    if let Some(hook) = vk_role_hook(role) {
+        writeln!(out, "        {hook}").unwrap();
     }
     if present {
         writeln!(out, "        layer::presented(r >= 0);").unwrap();

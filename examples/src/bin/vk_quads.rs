@@ -8,7 +8,8 @@
 //! frame in progress), `--quads Q` (default 2, min 1), `--loop L` (default 200) fragment
 //! shader loop iterations, `--checksum` (after the last frame print `checksum <16 hex
 //! digits>`), `--report-frame-ms` (at exit print `frame_ms_frames=<start-to-start ms of
-//! frames 0..N-2>`), `--help`.
+//! frames 0..N-2>`), `--bad RULE` (repeatable: commit one Vulkan performance mistake on
+//! purpose, see "Misbehaviours" below), `--help`.
 //!
 //! Needs an X display (`DISPLAY`, e.g. Xvfb) and a Vulkan driver with VK_KHR_xlib_surface
 //! (lavapipe has no VK_EXT_headless_surface). The Vulkan loader (`libvulkan.so.1`) is
@@ -77,6 +78,71 @@
 //!
 //! Errors (no display, no loader, no device, an out-of-date swapchain) print one line
 //! `vk_quads: ...` on stderr and exit 1; a bad command line exits 2.
+//!
+//! Misbehaviours: `--bad RULE` (repeatable; the values combine; an unknown one is an error,
+//! exit 2) makes every frame commit one Vulkan performance mistake on purpose. None changes
+//! the picture: the `--checksum` is the one without `--bad` (same other flags). Without
+//! `--bad` nothing above changes. Per frame, with Q quads:
+//!
+//! - `submits`: one command buffer per quad (Q allocated at set-up instead of 1), each with
+//!   its own render pass instance and its own vkQueueSubmit. Quad 0's uses the render pass
+//!   above (CLEAR); quad k ≥ 1's a second render pass (created at set-up, compatible: same
+//!   attachments) whose colour attachment is loadOp LOAD, storeOp STORE, PRESENT_SRC_KHR →
+//!   PRESENT_SRC_KHR. Every render pass then has two dependencies (from and to
+//!   SUBPASS_EXTERNAL, colour writes before colour reads and writes at
+//!   COLOR_ATTACHMENT_OUTPUT), so that each instance follows the earlier submits' writes
+//!   and layout transitions. Each command buffer sets its own pipeline, viewport and
+//!   scissor. Only the first submit waits for the acquire semaphore; only the last signals
+//!   the rendered semaphore and the fence. Quad 0's vkCmdBeginRenderPass has 1 clear value,
+//!   the others' none. Calls 4 + 11Q (default 26; 70 with `--quads 6`), submits Q, render
+//!   passes Q, draws Q:
+//!
+//! ```text
+//!  1 vkWaitForFences  2 vkResetFences  3 vkAcquireNextImageKHR -> i
+//!    Q x { vkResetCommandBuffer(cb_k)  vkBeginCommandBuffer(cb_k, ONE_TIME_SUBMIT)
+//!          vkCmdBeginRenderPass(k = 0: CLEAR render pass, else the LOAD one; framebuffer i)
+//!          vkCmdBindPipeline  vkCmdSetViewport  vkCmdSetScissor
+//!          vkCmdPushConstants(quad k)  vkCmdDraw(6, 1, 0, 0)
+//!          vkCmdEndRenderPass  vkEndCommandBuffer
+//!          vkQueueSubmit(1 submit: cb_k; k = 0 waits acquired; k = Q-1 signals rendered
+//!                        and the fence, the others signal nothing, fence VK_NULL_HANDLE) }
+//!  4 vkQueuePresentKHR(wait rendered, swapchain, i)
+//! ```
+//!
+//! - `create`: the graphics pipeline is re-created every frame: vkDestroyPipeline(the
+//!   previous one; in frame 0 the set-up one, never used) right after vkWaitForFences, and
+//!   vkCreateGraphicsPipelines (the set-up pipeline's create info, no cache) right after
+//!   vkResetCommandBuffer, before vkBeginCommandBuffer; this frame's vkCmdBindPipeline binds
+//!   the new one. +2 calls: 15 + 2Q (default 19).
+//! - `redundant`: vkCmdBindPipeline(GRAPHICS, the same pipeline) again between each quad's
+//!   vkCmdPushConstants and vkCmdDraw. +Q calls: 13 + 3Q (default 19), Q of the Q + 1
+//!   binds redundant.
+//! - `barrier`: vkCmdPipelineBarrier(ALL_COMMANDS → ALL_COMMANDS, dependencyFlags 0, one
+//!   VkMemoryBarrier MEMORY_WRITE → MEMORY_READ | MEMORY_WRITE, no buffer or image
+//!   barriers) right after vkBeginCommandBuffer, before vkCmdBeginRenderPass. +1 call: 14 +
+//!   2Q (default 18).
+//! - `load-store`: the render pass's colour attachment is loadOp LOAD instead of CLEAR, and
+//!   vkCmdClearAttachments(colour attachment 0, (0, 0, 0, 1), one rect 0,0,W,H, layers
+//!   0..1) right after vkCmdSetScissor, before the first vkCmdPushConstants, clears it
+//!   instead. LOAD needs a defined initial layout (VUID-VkAttachmentDescription-format-06699
+//!   forbids UNDEFINED), so it is PRESENT_SRC_KHR, the layout every frame leaves the image
+//!   in; a swapchain image's first frame, whose layout is still UNDEFINED, uses a third
+//!   render pass, colour loadOp DONT_CARE from UNDEFINED, with the same calls (lavapipe
+//!   acquires image 0 every frame: only frame 0 does). The render pass also gets a depth
+//!   attachment (the first of D16_UNORM, X8_D24_UNORM_PACK32, D32_SFLOAT usable as one;
+//!   loadOp CLEAR to 1.0, storeOp STORE, stencil DONT_CARE, UNDEFINED →
+//!   DEPTH_STENCIL_ATTACHMENT_OPTIMAL): one W×H depth image shared by every framebuffer (2
+//!   views each), which the pipeline does not use (depth test and writes off) and nothing
+//!   reads: stored for nothing. The render pass dependency adds the depth clear and store
+//!   (LATE_FRAGMENT_TESTS writes before EARLY/LATE_FRAGMENT_TESTS writes) and a colour
+//!   read for the LOAD. vkCmdBeginRenderPass has 2 clear values (colour (0, 0, 0, 1),
+//!   depth 1.0 / stencil 0). +1 call: 14 + 2Q (default 18).
+//!
+//! Combined: calls = (13 + 2Q, or 4 + 11Q with `submits`) + 2 (`create`) + Q
+//! (`redundant`) + 1 (`barrier`) + 1 (`load-store`). With `submits` the pipeline creation,
+//! the barrier and the vkCmdClearAttachments are in the first command buffer only (at the
+//! places above among cb_0's calls), the redundant binds in every one; with `load-store`
+//! every render pass instance has the depth attachment (CLEAR / STORE) and 2 clear values.
 
 use std::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -99,6 +165,9 @@ OPTIONS:
   --loop L            fragment shader loop iterations, the same for every quad (default: 200)
   --checksum          after the last frame print checksum <FNV-1a 64 of the last image's bytes>
   --report-frame-ms   at exit print frame_ms_frames=<start-to-start ms of frames 0..N-2>
+  --bad RULE          commit one Vulkan performance mistake every frame (repeatable, the
+                      values combine; the picture and --checksum stay the same):
+                      submits, create, redundant, barrier, load-store (see MISBEHAVIOURS)
   --help              print this help
 
 EXPECTED NUMBERS:
@@ -114,7 +183,76 @@ EXPECTED NUMBERS:
   fragments     = W*H for even quads, (W/2)*(H/2) for odd quads   default 65536 / 16384
   per-draw GPU time: quad 1 ~ 1/4 of quad 0 (same shader, same L, a quarter of the pixels)
   --checksum adds one copy to a buffer after the last present, in no frame
+
+MISBEHAVIOURS (--bad RULE; per frame, Q quads, default Q = 2):
+  submits     one command buffer, render pass instance and vkQueueSubmit per quad: per quad
+              vkResetCommandBuffer, vkBeginCommandBuffer, vkCmdBeginRenderPass (quad 0: the
+              CLEAR render pass; the others: a second one, colour loadOp LOAD,
+              PRESENT_SRC_KHR -> PRESENT_SRC_KHR), vkCmdBindPipeline, vkCmdSetViewport,
+              vkCmdSetScissor, vkCmdPushConstants, vkCmdDraw, vkCmdEndRenderPass,
+              vkEndCommandBuffer, vkQueueSubmit (the first waits for the acquire, the last
+              signals the present's semaphore and the fence; clear values: quad 0's 1, the
+              others' 0), between vkAcquireNextImageKHR and vkQueuePresentKHR
+              calls = 4 + 11Q (default 26, --quads 6: 70), submits = render passes = Q
+  create      vkDestroyPipeline (the previous pipeline) right after vkWaitForFences and
+              vkCreateGraphicsPipelines right after vkResetCommandBuffer; the new pipeline
+              draws this frame                          calls = 15 + 2Q (default 19)
+  redundant   vkCmdBindPipeline (same pipeline) again right before each vkCmdDraw
+                                                        calls = 13 + 3Q (default 19)
+  barrier     vkCmdPipelineBarrier ALL_COMMANDS -> ALL_COMMANDS, one global memory barrier
+              MEMORY_WRITE -> MEMORY_READ|MEMORY_WRITE, right after vkBeginCommandBuffer
+                                                        calls = 14 + 2Q (default 18)
+  load-store  colour loadOp LOAD (PRESENT_SRC_KHR -> PRESENT_SRC_KHR) instead of CLEAR,
+              cleared by vkCmdClearAttachments (whole target, (0,0,0,1)) right after
+              vkCmdSetScissor (an image's first frame, still UNDEFINED, uses a third render
+              pass with loadOp DONT_CARE: LOAD needs a defined layout); plus a depth
+              attachment (CLEAR, STORE) the pipeline never tests or writes and nothing
+              reads; vkCmdBeginRenderPass gets 2 clear values
+                                                        calls = 14 + 2Q (default 18)
+  combined    calls = (13 + 2Q, or 4 + 11Q with submits) + 2 create + Q redundant
+              + 1 barrier + 1 load-store; with submits the created pipeline, the barrier and
+              the clear go in the first command buffer only, redundant binds in each
 ";
+
+/// The `--bad` values given: each makes every frame commit one Vulkan performance mistake
+/// (see the module's doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Bad {
+    /// One command buffer, render pass instance and vkQueueSubmit per quad.
+    submits: bool,
+    /// The graphics pipeline destroyed and created anew every frame.
+    create: bool,
+    /// vkCmdBindPipeline again, the same pipeline, before every vkCmdDraw.
+    redundant: bool,
+    /// A full ALL_COMMANDS → ALL_COMMANDS memory barrier at the start of the frame.
+    barrier: bool,
+    /// Colour loadOp LOAD + vkCmdClearAttachments instead of CLEAR, and a depth attachment
+    /// cleared and stored that nothing uses.
+    load_store: bool,
+}
+
+/// The `--bad` values, as the error message lists them.
+const BAD_VALUES: &str = "submits, create, redundant, barrier, load-store";
+
+impl Bad {
+    /// Turns `value` on (again is no change).
+    fn set(&mut self, value: &str) -> Result<(), String> {
+        let flag = match value {
+            "submits" => &mut self.submits,
+            "create" => &mut self.create,
+            "redundant" => &mut self.redundant,
+            "barrier" => &mut self.barrier,
+            "load-store" => &mut self.load_store,
+            _ => {
+                return Err(format!(
+                    "--bad: unknown value {value:?} (one of: {BAD_VALUES})"
+                ));
+            }
+        };
+        *flag = true;
+        Ok(())
+    }
+}
 
 /// The parsed command line.
 #[derive(Clone, Copy, Debug)]
@@ -127,6 +265,7 @@ struct Opts {
     loops: u32,
     checksum: bool,
     report: bool,
+    bad: Bad,
 }
 
 fn parse_size(v: &str) -> Result<(u32, u32), String> {
@@ -160,6 +299,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Opts>, St
         loops: 200,
         checksum: false,
         report: false,
+        bad: Bad::default(),
     };
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
@@ -196,6 +336,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Opts>, St
             "frames" => o.frames = parse_uint("frames", &value(inline)?, 0, u64::MAX)?,
             "quads" => o.quads = parse_uint("quads", &value(inline)?, 1, 1 << 20)? as u32,
             "loop" => o.loops = parse_uint("loop", &value(inline)?, 0, max32)? as u32,
+            "bad" => o.bad.set(&value(inline)?)?,
             _ => return Err(format!("unknown flag --{name} (see --help)")),
         }
     }
@@ -399,17 +540,31 @@ struct Vk {
     images: Vec<vk::Image>,
     views: Vec<vk::ImageView>,
     render_pass: vk::RenderPass,
+    /// `--bad submits`: the render pass of quads 1.. (colour loadOp LOAD).
+    load_pass: vk::RenderPass,
+    /// `--bad load-store`: the render pass of an image's first frame (colour loadOp
+    /// DONT_CARE from UNDEFINED: LOAD needs a defined layout).
+    fresh_pass: vk::RenderPass,
+    /// Per swapchain image: rendered and presented in an earlier frame.
+    presented: Vec<bool>,
+    /// `--bad load-store`: the depth attachment shared by every framebuffer.
+    depth_image: vk::Image,
+    depth_memory: vk::DeviceMemory,
+    depth_view: vk::ImageView,
+    depth_format: vk::Format,
     framebuffers: Vec<vk::Framebuffer>,
     shader: vk::ShaderModule,
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
     pool: vk::CommandPool,
-    cmd: vk::CommandBuffer,
+    /// One, or one per quad with `--bad submits`.
+    cmds: Vec<vk::CommandBuffer>,
     fence: vk::Fence,
     acquired: vk::Semaphore,
     rendered: vk::Semaphore,
     readback: vk::Buffer,
     readback_memory: vk::DeviceMemory,
+    bad: Bad,
     /// Kept last: the loader must outlive every call above.
     _entry: ash::Entry,
 }
@@ -433,6 +588,11 @@ impl Drop for Vk {
                 for &f in &self.framebuffers {
                     d.destroy_framebuffer(f, None);
                 }
+                d.destroy_image_view(self.depth_view, None);
+                d.destroy_image(self.depth_image, None);
+                d.free_memory(self.depth_memory, None);
+                d.destroy_render_pass(self.load_pass, None);
+                d.destroy_render_pass(self.fresh_pass, None);
                 d.destroy_render_pass(self.render_pass, None);
                 for &v in &self.views {
                     d.destroy_image_view(v, None);
@@ -450,7 +610,7 @@ impl Drop for Vk {
 
 impl Vk {
     /// Loads Vulkan, creates the instance and the window's surface.
-    fn new(x: &XWindow) -> Result<Vk, String> {
+    fn new(x: &XWindow, bad: Bad) -> Result<Vk, String> {
         // SAFETY: loading libvulkan.so.1 runs its initialisers, which is what it is for.
         let entry = unsafe { ash::Entry::load() }
             .map_err(|e| format!("cannot load the Vulkan loader (libvulkan.so.1): {e}"))?;
@@ -484,17 +644,25 @@ impl Vk {
             images: Vec::new(),
             views: Vec::new(),
             render_pass: vk::RenderPass::null(),
+            load_pass: vk::RenderPass::null(),
+            fresh_pass: vk::RenderPass::null(),
+            presented: Vec::new(),
+            depth_image: vk::Image::null(),
+            depth_memory: vk::DeviceMemory::null(),
+            depth_view: vk::ImageView::null(),
+            depth_format: vk::Format::UNDEFINED,
             framebuffers: Vec::new(),
             shader: vk::ShaderModule::null(),
             layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
             pool: vk::CommandPool::null(),
-            cmd: vk::CommandBuffer::null(),
+            cmds: Vec::new(),
             fence: vk::Fence::null(),
             acquired: vk::Semaphore::null(),
             rendered: vk::Semaphore::null(),
             readback: vk::Buffer::null(),
             readback_memory: vk::DeviceMemory::null(),
+            bad,
             _entry: entry,
         };
         let xlib_fn = ash::khr::xlib_surface::Instance::new(&v._entry, &v.instance);
@@ -679,51 +847,219 @@ impl Vk {
             self.views.push(view);
         }
 
-        let attachments = [vk::AttachmentDescription::default()
-            .format(format.format)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .initial_layout(vk::ImageLayout::UNDEFINED)
-            .final_layout(vk::ImageLayout::PRESENT_SRC_KHR)];
-        let color_ref = [vk::AttachmentReference::default()
-            .attachment(0)
-            .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
-        let subpasses = [vk::SubpassDescription::default()
-            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-            .color_attachments(&color_ref)];
-        // The acquire semaphore is waited on at COLOR_ATTACHMENT_OUTPUT: the layout
-        // transition from UNDEFINED must wait for it too.
-        let deps = [vk::SubpassDependency::default()
-            .src_subpass(vk::SUBPASS_EXTERNAL)
-            .dst_subpass(0)
-            .src_stage_mask(vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)
-            .dst_stage_mask(vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)
-            .src_access_mask(vk::AccessFlags::empty())
-            .dst_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)];
-        let info = vk::RenderPassCreateInfo::default()
-            .attachments(&attachments)
-            .subpasses(&subpasses)
-            .dependencies(&deps);
-        // SAFETY: `info` and its arrays live across the call.
-        self.render_pass =
-            unsafe { d.create_render_pass(&info, None) }.map_err(failed("vkCreateRenderPass"))?;
+        if self.bad.load_store {
+            self.create_depth()?;
+        }
+        let (load, clear, dont_care) = (
+            vk::AttachmentLoadOp::LOAD,
+            vk::AttachmentLoadOp::CLEAR,
+            vk::AttachmentLoadOp::DONT_CARE,
+        );
+        let (undefined, present) = (vk::ImageLayout::UNDEFINED, vk::ImageLayout::PRESENT_SRC_KHR);
+        if self.bad.load_store {
+            // LOAD needs a defined layout (VUID-VkAttachmentDescription-format-06699): an
+            // image is PRESENT_SRC_KHR once presented, UNDEFINED before its first use.
+            self.render_pass = self.make_render_pass(load, present)?;
+            self.fresh_pass = self.make_render_pass(dont_care, undefined)?;
+        } else {
+            self.render_pass = self.make_render_pass(clear, undefined)?;
+        }
+        if self.bad.submits {
+            self.load_pass = self.make_render_pass(load, present)?;
+        }
+        self.presented = vec![false; self.images.len()];
+        let attachment_count = if self.bad.load_store { 2 } else { 1 };
         for &view in &self.views.clone() {
-            let views = [view];
+            let views = [view, self.depth_view];
             let info = vk::FramebufferCreateInfo::default()
                 .render_pass(self.render_pass)
-                .attachments(&views)
+                .attachments(&views[..attachment_count])
                 .width(extent.width)
                 .height(extent.height)
                 .layers(1);
-            // SAFETY: the view and render pass are this device's and compatible.
+            // SAFETY: the views and render pass are this device's and compatible.
             let fb = unsafe { d.create_framebuffer(&info, None) }
                 .map_err(failed("vkCreateFramebuffer"))?;
             self.framebuffers.push(fb);
         }
         Ok(())
+    }
+
+    /// `--bad load-store`: the W×H depth image, its memory and view, which every framebuffer
+    /// shares.
+    fn create_depth(&mut self) -> Result<(), String> {
+        let d = self.device().clone();
+        let candidates = [
+            vk::Format::D16_UNORM,
+            vk::Format::X8_D24_UNORM_PACK32,
+            vk::Format::D32_SFLOAT,
+        ];
+        let format = candidates
+            .into_iter()
+            .find(|&f| {
+                // SAFETY: the physical device is this instance's.
+                let props = unsafe {
+                    self.instance
+                        .get_physical_device_format_properties(self.physical, f)
+                };
+                props
+                    .optimal_tiling_features
+                    .contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT)
+            })
+            .ok_or("no depth format (D16_UNORM, X8_D24_UNORM_PACK32, D32_SFLOAT) is usable")?;
+        self.depth_format = format;
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D {
+                width: self.extent.width,
+                height: self.extent.height,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: every handle is this device's (or its physical device's); the infos live
+        // across their calls; the memory is bound before the view is made.
+        unsafe {
+            self.depth_image = d
+                .create_image(&info, None)
+                .map_err(failed("vkCreateImage"))?;
+            let req = d.get_image_memory_requirements(self.depth_image);
+            let props = self
+                .instance
+                .get_physical_device_memory_properties(self.physical);
+            let allowed = |i: &u32| req.memory_type_bits & (1 << i) != 0;
+            let local = |i: &u32| {
+                props.memory_types[*i as usize]
+                    .property_flags
+                    .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            };
+            let type_index = (0..props.memory_type_count)
+                .find(|i| allowed(i) && local(i))
+                .or_else(|| (0..props.memory_type_count).find(allowed))
+                .ok_or("no memory type for the depth image")?;
+            let info = vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(type_index);
+            self.depth_memory = d
+                .allocate_memory(&info, None)
+                .map_err(failed("vkAllocateMemory"))?;
+            d.bind_image_memory(self.depth_image, self.depth_memory, 0)
+                .map_err(failed("vkBindImageMemory"))?;
+            let info = vk::ImageViewCreateInfo::default()
+                .image(self.depth_image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(format)
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::DEPTH,
+                    ..color_range()
+                });
+            self.depth_view = d
+                .create_image_view(&info, None)
+                .map_err(failed("vkCreateImageView"))?;
+        }
+        Ok(())
+    }
+
+    /// A render pass whose colour attachment has `load_op` from `initial` (storeOp STORE,
+    /// final PRESENT_SRC_KHR), with `--bad load-store`'s depth attachment. The render passes
+    /// of one run differ only there, so they are all compatible with every framebuffer and
+    /// the pipeline (their dependencies must be identical too).
+    fn make_render_pass(
+        &self,
+        load_op: vk::AttachmentLoadOp,
+        initial: vk::ImageLayout,
+    ) -> Result<vk::RenderPass, String> {
+        let depth = self.bad.load_store;
+        let attachments = [
+            vk::AttachmentDescription::default()
+                .format(self.format)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .load_op(load_op)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                .initial_layout(initial)
+                .final_layout(vk::ImageLayout::PRESENT_SRC_KHR),
+            // `--bad load-store` only: cleared and stored, never tested, written or read.
+            vk::AttachmentDescription::default()
+                .format(self.depth_format)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                .initial_layout(vk::ImageLayout::UNDEFINED)
+                .final_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        ];
+        let color_ref = [vk::AttachmentReference::default()
+            .attachment(0)
+            .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+        let depth_ref = vk::AttachmentReference::default()
+            .attachment(1)
+            .layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+        let mut subpass = vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&color_ref);
+        if depth {
+            subpass = subpass.depth_stencil_attachment(&depth_ref);
+        }
+        // The acquire semaphore is waited on at COLOR_ATTACHMENT_OUTPUT: the layout
+        // transition from UNDEFINED must wait for it too. A LOAD also reads the colour; with
+        // `--bad submits` the earlier submits' colour (and depth) writes and final layout
+        // transitions must be done first, hence the second dependency, towards the next
+        // render pass instance. The same for every render pass of a run.
+        let mut src_stage = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
+        let mut dst_stage = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
+        let mut src_access = vk::AccessFlags::empty();
+        let mut dst_access = vk::AccessFlags::COLOR_ATTACHMENT_WRITE;
+        if self.bad.submits {
+            src_access |= vk::AccessFlags::COLOR_ATTACHMENT_WRITE;
+        }
+        if self.bad.submits || self.bad.load_store {
+            dst_access |= vk::AccessFlags::COLOR_ATTACHMENT_READ;
+        }
+        if depth {
+            src_stage |= vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
+            dst_stage |= vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS
+                | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
+            src_access |= vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE;
+            dst_access |= vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE;
+        }
+        let deps = [
+            vk::SubpassDependency::default()
+                .src_subpass(vk::SUBPASS_EXTERNAL)
+                .dst_subpass(0)
+                .src_stage_mask(src_stage)
+                .dst_stage_mask(dst_stage)
+                .src_access_mask(src_access)
+                .dst_access_mask(dst_access),
+            vk::SubpassDependency::default()
+                .src_subpass(0)
+                .dst_subpass(vk::SUBPASS_EXTERNAL)
+                .src_stage_mask(src_stage)
+                .dst_stage_mask(dst_stage)
+                .src_access_mask(
+                    dst_access
+                        & (vk::AccessFlags::COLOR_ATTACHMENT_WRITE
+                            | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE),
+                )
+                .dst_access_mask(dst_access | vk::AccessFlags::COLOR_ATTACHMENT_READ),
+        ];
+        let dep_count = if self.bad.submits { 2 } else { 1 };
+        let attachment_count = if depth { 2 } else { 1 };
+        let info = vk::RenderPassCreateInfo::default()
+            .attachments(&attachments[..attachment_count])
+            .subpasses(std::slice::from_ref(&subpass))
+            .dependencies(&deps[..dep_count]);
+        // SAFETY: `info` and its arrays live across the call.
+        unsafe { self.device().create_render_pass(&info, None) }
+            .map_err(failed("vkCreateRenderPass"))
     }
 
     /// Creates the shader module, pipeline layout and pipeline.
@@ -742,6 +1078,14 @@ impl Vk {
         // SAFETY: `info` lives across the call.
         self.layout = unsafe { d.create_pipeline_layout(&info, None) }
             .map_err(failed("vkCreatePipelineLayout"))?;
+        self.pipeline = self.new_pipeline()?;
+        Ok(())
+    }
+
+    /// Creates a graphics pipeline from the shader module, layout and render pass: at
+    /// set-up, and with `--bad create` in every frame.
+    fn new_pipeline(&self) -> Result<vk::Pipeline, String> {
+        let d = self.device();
 
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
@@ -779,7 +1123,13 @@ impl Vk {
             vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
         let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-        let info = vk::GraphicsPipelineCreateInfo::default()
+        // `--bad load-store`: the subpass has a depth attachment, which the pipeline ignores.
+        let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+            .depth_test_enable(false)
+            .depth_write_enable(false)
+            .depth_compare_op(vk::CompareOp::ALWAYS)
+            .max_depth_bounds(1.0);
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .vertex_input_state(&vertex_input)
             .input_assembly_state(&assembly)
@@ -791,17 +1141,20 @@ impl Vk {
             .layout(self.layout)
             .render_pass(self.render_pass)
             .subpass(0);
+        if self.bad.load_store {
+            info = info.depth_stencil_state(&depth);
+        }
         // SAFETY: every state struct lives across the call; module, layout and render pass
         // are this device's.
         let pipelines =
             unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
                 .map_err(|(_, r)| failed("vkCreateGraphicsPipelines")(r))?;
-        self.pipeline = pipelines[0];
-        Ok(())
+        Ok(pipelines[0])
     }
 
     /// Creates the command pool and buffer, the fence and the semaphores.
-    fn create_sync(&mut self) -> Result<(), String> {
+    /// `buffers`: 1, or Q with `--bad submits`.
+    fn create_sync(&mut self, buffers: u32) -> Result<(), String> {
         let d = self.device().clone();
         let info = vk::CommandPoolCreateInfo::default()
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
@@ -814,10 +1167,10 @@ impl Vk {
             let info = vk::CommandBufferAllocateInfo::default()
                 .command_pool(self.pool)
                 .level(vk::CommandBufferLevel::PRIMARY)
-                .command_buffer_count(1);
-            self.cmd = d
+                .command_buffer_count(buffers);
+            self.cmds = d
                 .allocate_command_buffers(&info)
-                .map_err(failed("vkAllocateCommandBuffers"))?[0];
+                .map_err(failed("vkAllocateCommandBuffers"))?;
             let info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
             self.fence = d
                 .create_fence(&info, None)
@@ -833,44 +1186,58 @@ impl Vk {
         Ok(())
     }
 
-    /// One frame: exactly the 13 + 2Q calls of the module's doc. Returns the image presented.
-    fn frame(&self, quads: &[[u8; PUSH_SIZE as usize]]) -> Result<u32, String> {
-        let d = self.device();
-        let sc = self.swapchain_fn();
-        let cb = self.cmd;
+    /// One frame: exactly the 13 + 2Q calls of the module's doc, or with `--bad` those its
+    /// values describe. Returns the image presented.
+    fn frame(&mut self, quads: &[[u8; PUSH_SIZE as usize]]) -> Result<u32, String> {
+        let d = self.device().clone();
+        let sc = self.swapchain_fn().clone();
+        let bad = self.bad;
         let full = vk::Rect2D {
             offset: vk::Offset2D { x: 0, y: 0 },
             extent: self.extent,
         };
+        // One batch of all the quads (one command buffer, one submit), or one per quad.
+        let batches: Vec<&[[u8; PUSH_SIZE as usize]]> = if bad.submits {
+            quads.chunks(1).collect()
+        } else {
+            vec![quads]
+        };
         // SAFETY: every handle is this device's; with one frame in flight the fence wait
-        // makes the command buffer and the semaphores free for reuse; every info struct
-        // lives across its call.
+        // makes the command buffers, the semaphores and the previous pipeline free for reuse
+        // or destruction (the fence is signalled by the frame's last submit, after all its
+        // earlier ones); every info struct lives across its call.
         unsafe {
             d.wait_for_fences(&[self.fence], true, u64::MAX)
                 .map_err(failed("vkWaitForFences"))?;
+            if bad.create {
+                d.destroy_pipeline(self.pipeline, None);
+                self.pipeline = vk::Pipeline::null();
+            }
             d.reset_fences(&[self.fence])
                 .map_err(failed("vkResetFences"))?;
             let (image, _suboptimal) = sc
                 .acquire_next_image(self.swapchain, u64::MAX, self.acquired, vk::Fence::null())
                 .map_err(failed("vkAcquireNextImageKHR"))?;
-            d.reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
-                .map_err(failed("vkResetCommandBuffer"))?;
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            d.begin_command_buffer(cb, &begin)
-                .map_err(failed("vkBeginCommandBuffer"))?;
-            let clear = [vk::ClearValue {
-                color: vk::ClearColorValue {
-                    float32: [0.0, 0.0, 0.0, 1.0],
+            let clear = [
+                vk::ClearValue {
+                    color: vk::ClearColorValue {
+                        float32: [0.0, 0.0, 0.0, 1.0],
+                    },
                 },
-            }];
-            let rp = vk::RenderPassBeginInfo::default()
-                .render_pass(self.render_pass)
-                .framebuffer(self.framebuffers[image as usize])
-                .render_area(full)
-                .clear_values(&clear);
-            d.cmd_begin_render_pass(cb, &rp, vk::SubpassContents::INLINE);
-            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+                vk::ClearValue {
+                    depth_stencil: vk::ClearDepthStencilValue {
+                        depth: 1.0,
+                        stencil: 0,
+                    },
+                },
+            ];
+            // The colour's CLEAR value, and the depth's with `--bad load-store`; none for
+            // `--bad submits`' LOAD render passes without a depth attachment.
+            let clear_count = |k: usize| match (bad.load_store, k) {
+                (true, _) => 2,
+                (false, 0) => 1,
+                (false, _) => 0,
+            };
             let viewport = vk::Viewport {
                 x: 0.0,
                 y: 0.0,
@@ -879,35 +1246,100 @@ impl Vk {
                 min_depth: 0.0,
                 max_depth: 1.0,
             };
-            d.cmd_set_viewport(cb, 0, &[viewport]);
-            d.cmd_set_scissor(cb, 0, &[full]);
             let stages = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT;
-            for q in quads {
-                d.cmd_push_constants(cb, self.layout, stages, 0, q);
-                d.cmd_draw(cb, 6, 1, 0, 0);
+            let last = batches.len() - 1;
+            for (k, batch) in batches.iter().enumerate() {
+                let cb = self.cmds[k];
+                d.reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
+                    .map_err(failed("vkResetCommandBuffer"))?;
+                if bad.create && k == 0 {
+                    self.pipeline = self.new_pipeline()?;
+                }
+                let begin = vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+                d.begin_command_buffer(cb, &begin)
+                    .map_err(failed("vkBeginCommandBuffer"))?;
+                if bad.barrier && k == 0 {
+                    let all = vk::MemoryBarrier::default()
+                        .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                        .dst_access_mask(
+                            vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
+                        );
+                    d.cmd_pipeline_barrier(
+                        cb,
+                        vk::PipelineStageFlags::ALL_COMMANDS,
+                        vk::PipelineStageFlags::ALL_COMMANDS,
+                        vk::DependencyFlags::empty(),
+                        &[all],
+                        &[],
+                        &[],
+                    );
+                }
+                let render_pass = if k > 0 {
+                    self.load_pass
+                } else if bad.load_store && !self.presented[image as usize] {
+                    self.fresh_pass
+                } else {
+                    self.render_pass
+                };
+                let rp = vk::RenderPassBeginInfo::default()
+                    .render_pass(render_pass)
+                    .framebuffer(self.framebuffers[image as usize])
+                    .render_area(full)
+                    .clear_values(&clear[..clear_count(k)]);
+                d.cmd_begin_render_pass(cb, &rp, vk::SubpassContents::INLINE);
+                d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+                d.cmd_set_viewport(cb, 0, &[viewport]);
+                d.cmd_set_scissor(cb, 0, &[full]);
+                if bad.load_store && k == 0 {
+                    let attachment = vk::ClearAttachment {
+                        aspect_mask: vk::ImageAspectFlags::COLOR,
+                        color_attachment: 0,
+                        clear_value: clear[0],
+                    };
+                    let rect = vk::ClearRect {
+                        rect: full,
+                        base_array_layer: 0,
+                        layer_count: 1,
+                    };
+                    d.cmd_clear_attachments(cb, &[attachment], &[rect]);
+                }
+                for q in batch.iter() {
+                    d.cmd_push_constants(cb, self.layout, stages, 0, q);
+                    if bad.redundant {
+                        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+                    }
+                    d.cmd_draw(cb, 6, 1, 0, 0);
+                }
+                d.cmd_end_render_pass(cb);
+                d.end_command_buffer(cb)
+                    .map_err(failed("vkEndCommandBuffer"))?;
+                let waits = [self.acquired];
+                let wait_stages = [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT];
+                let cbs = [cb];
+                let signals = [self.rendered];
+                let (wait_n, signal_n, fence) = match (k == 0, k == last) {
+                    (first, true) => (first as usize, 1, self.fence),
+                    (first, false) => (first as usize, 0, vk::Fence::null()),
+                };
+                let submit = vk::SubmitInfo::default()
+                    .wait_semaphores(&waits[..wait_n])
+                    .wait_dst_stage_mask(&wait_stages[..wait_n])
+                    .command_buffers(&cbs)
+                    .signal_semaphores(&signals[..signal_n]);
+                d.queue_submit(self.queue, &[submit], fence)
+                    .map_err(failed("vkQueueSubmit"))?;
             }
-            d.cmd_end_render_pass(cb);
-            d.end_command_buffer(cb)
-                .map_err(failed("vkEndCommandBuffer"))?;
-            let waits = [self.acquired];
-            let wait_stages = [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT];
-            let cbs = [cb];
-            let signals = [self.rendered];
-            let submit = vk::SubmitInfo::default()
-                .wait_semaphores(&waits)
-                .wait_dst_stage_mask(&wait_stages)
-                .command_buffers(&cbs)
-                .signal_semaphores(&signals);
-            d.queue_submit(self.queue, &[submit], self.fence)
-                .map_err(failed("vkQueueSubmit"))?;
             let swapchains = [self.swapchain];
             let indices = [image];
+            let signals = [self.rendered];
             let present = vk::PresentInfoKHR::default()
                 .wait_semaphores(&signals)
                 .swapchains(&swapchains)
                 .image_indices(&indices);
             sc.queue_present(self.queue, &present)
                 .map_err(failed("vkQueuePresentKHR"))?;
+            self.presented[image as usize] = true;
             Ok(image)
         }
     }
@@ -1068,11 +1500,11 @@ fn run(o: &Opts) -> Result<(), String> {
     stop_on_signals();
     let window = XWindow::open(o.width, o.height)?;
     // Dropped before `window`: the surface goes before the window and the display.
-    let mut vk = Vk::new(&window)?;
+    let mut vk = Vk::new(&window, o.bad)?;
     vk.create_device()?;
     vk.create_swapchain(o.width, o.height)?;
     vk.create_pipeline()?;
-    vk.create_sync()?;
+    vk.create_sync(if o.bad.submits { o.quads } else { 1 })?;
     let quads: Vec<_> = (0..o.quads)
         .map(|k| quad_constants(k, o.width, o.height, o.loops))
         .collect();
@@ -1163,6 +1595,38 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn bad_values() {
+        let o = parse(&[]).unwrap().unwrap();
+        assert_eq!(o.bad, Bad::default());
+        let o = parse(&["--bad", "barrier", "--bad=redundant", "--bad", "barrier"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            o.bad,
+            Bad {
+                barrier: true,
+                redundant: true,
+                ..Bad::default()
+            }
+        );
+        let o = parse(&["--bad", "submits", "--bad", "create", "--bad", "load-store"])
+            .unwrap()
+            .unwrap();
+        assert!(o.bad.submits && o.bad.create && o.bad.load_store);
+        assert!(!o.bad.redundant && !o.bad.barrier);
+        let e = parse(&["--bad", "stall"]).unwrap_err();
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains("\"stall\""), "{e}");
+        for v in ["submits", "create", "redundant", "barrier", "load-store"] {
+            assert!(e.contains(v), "{e}");
+            assert!(USAGE.contains(v), "{v}");
+        }
+        assert!(parse(&["--bad"]).is_err());
+        assert!(parse(&["--bad="]).is_err());
+        assert!(parse(&["--bad", "load_store"]).is_err());
     }
 
     #[test]

@@ -10,7 +10,10 @@
 //! the cost of full mode's geometry capture on `many_draws` (1,000 draws × 1,000 triangles),
 //! against full mode without it and the frame uncaptured (geometry.rs), and, unless
 //! `--waits ""`, the agent's waits for the GPU per frame in each mode (waits.rs), and, unless
-//! `--watch ""`, what watching with `attach --trigger` costs the program's frames (watch.rs).
+//! `--watch ""`, what watching with `attach --trigger` costs the program's frames (watch.rs),
+//! and, unless `--vulkan ""`, what the Vulkan layer costs `vk_quads`' frames and calls:
+//! dormant, recording (timeline) and timing (full) (vulkan.rs; skipped with the reason where
+//! there is no Xvfb or Vulkan loader). `--vulkan-only` runs that section alone.
 //!
 //! `gpuheat`, `call_cost` and `libgpuheat_agent.so` are taken from the directory of this
 //! executable (`cargo build --release --workspace`, then `target/release/gpuheat-bench`).
@@ -31,6 +34,7 @@ mod suite;
 mod table;
 mod targets;
 mod viewer;
+mod vulkan;
 mod waits;
 mod watch;
 
@@ -91,6 +95,17 @@ struct Opts {
     /// --trigger`), comma-separated; empty or 0: skip.
     #[arg(long, default_value = "1000")]
     watch: String,
+    /// Draw counts of the Vulkan-layer runs (vk_quads --quads N --loop 0 --size 64x64: plain,
+    /// layer dormant, captured in timeline and in full mode), comma-separated; empty or 0: skip.
+    #[arg(long, default_value = "10,100,1000")]
+    vulkan: String,
+    /// Captured frames of each Vulkan captured run (frames 2..F-1 of them are measured, and
+    /// the same frames of the uncaptured runs) [default: 30, 16 with --quick].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(4..))]
+    vulkan_frames: Option<u32>,
+    /// Run only the Vulkan-layer rows (--vulkan LIST), none of the GL benches.
+    #[arg(long)]
+    vulkan_only: bool,
     /// Seconds one run may take before it is killed and the bench fails.
     #[arg(long, default_value_t = 300)]
     timeout: u64,
@@ -135,6 +150,10 @@ fn real_main() -> Result<()> {
     if opts.analysis {
         return analysis_main(&opts);
     }
+    let vulkan = vulkan_plan(&opts)?;
+    if opts.vulkan_only {
+        return vulkan_main(&opts, vulkan);
+    }
     let heat_layers = heat::parse_layers(&opts.heat_layers)?;
     let geometry = geometry::parse_workload(&opts.geometry)?;
     let waits = waits::parse_draws(&opts.waits)?;
@@ -156,7 +175,41 @@ fn real_main() -> Result<()> {
         geometry_runs: opts.geometry_runs,
         waits,
         watch,
+        vulkan,
     })
+}
+
+/// The Vulkan rows' plan (`--vulkan`, `--vulkan-frames`, `--runs`); `None` for no draw count.
+fn vulkan_plan(opts: &Opts) -> Result<Option<vulkan::VkPlan>> {
+    let draws = vulkan::parse_draws(&opts.vulkan)?;
+    if draws.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(vulkan::VkPlan {
+        draws,
+        frames: opts
+            .vulkan_frames
+            .unwrap_or(if opts.quick { 16 } else { 30 }),
+        runs: opts.runs.unwrap_or(if opts.quick { 3 } else { 5 }),
+        timeout: Duration::from_secs(opts.timeout),
+    }))
+}
+
+/// `--vulkan-only`: the Vulkan rows alone (vulkan.rs).
+fn vulkan_main(opts: &Opts, plan: Option<vulkan::VkPlan>) -> Result<()> {
+    let Some(plan) = plan else {
+        anyhow::bail!("--vulkan-only needs draw counts in --vulkan");
+    };
+    let result = programs::in_scratch(|tools, scratch| {
+        vulkan::measure(&tools.gpuheat, &tools.agent, scratch, &plan)
+    })?;
+    if opts.json {
+        let doc = serde_json::json!({ "vulkan": vulkan::to_json(&result) });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        vulkan::print(&result);
+    }
+    Ok(())
 }
 
 /// `--viewer`: captures the viewer's sessions and measures it (viewer.rs).

@@ -1,6 +1,7 @@
 //! The default bench: the call cost (calls.rs), then, each unless skipped, the attach
 //! (attach.rs), heat (heat.rs), offscreen heat (offscreen.rs) and geometry (geometry.rs)
-//! costs, the agent's waits per frame (waits.rs), what watching costs (watch.rs), and the capture-cost targets they are held to (targets.rs), printed as one report
+//! costs, the agent's waits per frame (waits.rs), what watching costs (watch.rs), what the
+//! Vulkan layer costs (vulkan.rs), and the capture-cost targets they are held to (targets.rs), printed as one report
 //! or one JSON document.
 
 use anyhow::Result;
@@ -13,6 +14,7 @@ use crate::heat::{self, HeatRow};
 use crate::offscreen::{self, OffscreenRow};
 use crate::programs;
 use crate::table::Spread;
+use crate::vulkan::{self, VkPlan, Vulkan};
 use crate::waits::{self, Waits};
 use crate::watch::{self, WatchRow};
 use crate::{attach, clock, targets};
@@ -34,6 +36,8 @@ pub struct Plan {
     pub waits: Vec<u32>,
     /// Draw counts of the watch-cost runs (none: skip).
     pub watch: Vec<u32>,
+    /// The Vulkan-layer runs (none: skip).
+    pub vulkan: Option<VkPlan>,
 }
 
 /// What the bench measured besides the per-call cost (each `None` when skipped).
@@ -44,12 +48,13 @@ struct Extras<'a> {
     geometry: Option<&'a GeometryRow>,
     waits: Option<&'a Waits>,
     watch: Option<&'a [WatchRow]>,
+    vulkan: Option<&'a Vulkan>,
 }
 
 /// Runs every bench of `plan` and prints the report (`json`: as JSON).
 pub fn run(plan: &Plan) -> Result<()> {
     let timeout = plan.calls.timeout;
-    let (started, results, attach, heat, offscreen, geometry, waits, watched) =
+    let (started, results, attach, heat, offscreen, geometry, waits, watched, vk) =
         programs::in_scratch(|tools, scratch| {
             let bench = Bench {
                 plan: &plan.calls,
@@ -126,8 +131,12 @@ pub fn run(plan: &Plan) -> Result<()> {
                     timeout,
                 )?)
             };
+            let vk = match &plan.vulkan {
+                None => None,
+                Some(p) => Some(vulkan::measure(&tools.gpuheat, &tools.agent, scratch, p)?),
+            };
             Ok((
-                started, results, attach, heat, offscreen, geometry, waits, watched,
+                started, results, attach, heat, offscreen, geometry, waits, watched, vk,
             ))
         })?;
     print(
@@ -140,6 +149,7 @@ pub fn run(plan: &Plan) -> Result<()> {
             geometry: geometry.as_ref(),
             waits: waits.as_ref(),
             watch: watched.as_deref(),
+            vulkan: vk.as_ref(),
         },
         started.elapsed(),
     )
@@ -159,6 +169,7 @@ fn print(
         geometry,
         waits,
         watch: watched,
+        vulkan: vk,
     } = extras;
     let base = calls::base(outcomes)?;
     let renderer = calls::renderer(outcomes);
@@ -204,6 +215,7 @@ fn print(
             "geometry": geometry.map(geometry::to_json),
             "waits": waits.map(waits::to_json),
             "watch": watched.map(watch::to_json),
+            "vulkan": vk.map(vulkan::to_json),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
@@ -226,6 +238,9 @@ fn print(
     }
     if let Some(w) = watched {
         watch::print(w);
+    }
+    if let Some(v) = vk {
+        vulkan::print(v);
     }
     calls::print_note(elapsed);
     targets::print(&target_rows);

@@ -421,3 +421,78 @@ fn vkcube_calls_per_frame_match_a_gfxreconstruct_trace_launched_and_attached() {
         "vkcube stopped after the detach"
     );
 }
+
+/// The checklist's findings (rule, title) of a vk_quads capture with `args`.
+fn vk_findings(display: &str, dir: &Path, args: &[&str]) -> Vec<(String, String)> {
+    let session = dir.join("checked.gpuheat");
+    let exe = example("vk_quads");
+    let mut run = vec![
+        "run",
+        "--frames",
+        "3",
+        "-o",
+        session.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+        "--frames",
+        "30",
+        "--loop",
+        "10",
+    ];
+    run.extend_from_slice(args);
+    ok(gpuheat_on(display, &run), "gpuheat run vk_quads");
+    let out = ok(
+        run_gpuheat(&["checklist", "--json", session.to_str().unwrap()]),
+        "gpuheat checklist",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["title"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn each_vulkan_rule_fires_on_its_mistake_and_the_clean_program_has_no_finding() {
+    let x = Xvfb::start();
+    let dir = scratch("vk-checklist");
+    let clean = vk_findings(&x.display, &dir, &[]);
+    assert!(clean.is_empty(), "the clean vk_quads: {clean:?}");
+    for (bad, rule, extra) in [
+        ("submits", "vk-submits", &["--quads", "6"][..]),
+        ("create", "vk-create-in-frame", &[][..]),
+        ("redundant", "vk-redundant-binds", &[][..]),
+        ("barrier", "vk-broad-barrier", &[][..]),
+        ("load-store", "vk-load-store", &[][..]),
+    ] {
+        let mut args = vec!["--bad", bad];
+        args.extend_from_slice(extra);
+        let found = vk_findings(&x.display, &dir, &args);
+        // Every captured frame has it, and no other rule fires.
+        assert_eq!(
+            found.iter().filter(|(r, _)| r == rule).count(),
+            if bad == "load-store" { 6 } else { 3 },
+            "--bad {bad}: {found:?}"
+        );
+        assert!(
+            found.iter().all(|(r, _)| r == rule),
+            "--bad {bad}: {found:?}"
+        );
+        if bad == "load-store" {
+            // The colour attachment loaded then cleared, and the depth stored for nothing.
+            assert!(found
+                .iter()
+                .any(|(_, t)| t.contains("attachment 0") && t.contains("cleared")));
+            assert!(found
+                .iter()
+                .any(|(_, t)| t.contains("attachment 1") && t.contains("stores depth")));
+        }
+    }
+}

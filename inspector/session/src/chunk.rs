@@ -91,7 +91,7 @@ impl Record {
             Record::Trigger(_) => ChunkKind::TRIGGER,
             Record::Watch(_) => ChunkKind::WATCH,
             Record::VkRenderPass(_) => ChunkKind::VK_RENDER_PASS,
-            Record::VkPassBegins(_) => ChunkKind::VK_PASS_BEGINS,
+            Record::VkFrame(_) => ChunkKind::VK_FRAME,
         }
     }
 }
@@ -219,7 +219,7 @@ pub fn try_encode_into(
         Record::Trigger(v) => json!(v, "TriggerHit"),
         Record::Watch(v) => json!(v, "WatchStatus"),
         Record::VkRenderPass(v) => json!(v, "VkRenderPass"),
-        Record::VkPassBegins(v) => json!(v, "VkPassBegins"),
+        Record::VkFrame(v) => json!(v, "VkFrame"),
         Record::Heat(v) => post!(v, "HeatMap"),
         Record::Frame(v) => crate::columns::FrameEncoder::default().encode(v, payload),
         Record::TargetHeat(v) => post!(v, "TargetHeat"),
@@ -607,7 +607,7 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::TRIGGER => Record::Trigger(json(raw)?),
         ChunkKind::WATCH => Record::Watch(json(raw)?),
         ChunkKind::VK_RENDER_PASS => Record::VkRenderPass(json(raw)?),
-        ChunkKind::VK_PASS_BEGINS => Record::VkPassBegins(json(raw)?),
+        ChunkKind::VK_FRAME => Record::VkFrame(json(raw)?),
         ChunkKind::GEOMETRY | ChunkKind::GEOMETRY_PLANES => {
             let geometry: FrameGeometry = if kind == ChunkKind::GEOMETRY {
                 post(raw)?

@@ -66,8 +66,8 @@ impl ChunkKind {
     pub const WATCH: ChunkKind = ChunkKind::from_fourcc(*b"WTCH");
     /// [`Record::VkRenderPass`].
     pub const VK_RENDER_PASS: ChunkKind = ChunkKind::from_fourcc(*b"VKRP");
-    /// [`Record::VkPassBegins`].
-    pub const VK_PASS_BEGINS: ChunkKind = ChunkKind::from_fourcc(*b"VKPB");
+    /// [`Record::VkFrame`].
+    pub const VK_FRAME: ChunkKind = ChunkKind::from_fourcc(*b"VKFR");
 
     /// Every kind this build decodes.
     pub const KNOWN: [ChunkKind; 27] = [
@@ -97,7 +97,7 @@ impl ChunkKind {
         ChunkKind::TRIGGER,
         ChunkKind::WATCH,
         ChunkKind::VK_RENDER_PASS,
-        ChunkKind::VK_PASS_BEGINS,
+        ChunkKind::VK_FRAME,
     ];
 
     /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,

@@ -33,5 +33,5 @@ pub use reader::{CallGpuTime, ChunkReader, PipelinedIndex, Session};
 pub use vg::{
     VgCall, VgDraw, VgImageDraw, VgPath, VgPathDraw, VgStroke, MAX_VG_CHILDREN, MAX_VG_PATH_COORDS,
 };
-pub use vulkan::{VkAttachment, VkPassBegin, VkPassBegins, VkRenderPass};
+pub use vulkan::{VkAttachment, VkFrame, VkPassBegin, VkRenderPass, VkSubmit};
 pub use writer::SessionWriter;

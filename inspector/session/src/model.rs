@@ -1140,7 +1140,7 @@ pub enum Record {
     /// A Vulkan render pass object a captured frame began (`VKRP`).
     VkRenderPass(crate::vulkan::VkRenderPass),
     /// The Vulkan render pass instances of a captured frame (`VKPB`).
-    VkPassBegins(crate::vulkan::VkPassBegins),
+    VkFrame(crate::vulkan::VkFrame),
 }
 
 impl Record {
@@ -1160,7 +1160,7 @@ impl Record {
             Record::State(s) => s.frame,
             Record::WarmUp(w) => w.frame,
             Record::AgentFrame(a) => a.frame,
-            Record::VkPassBegins(v) => v.frame,
+            Record::VkFrame(v) => v.frame,
             _ => return None,
         })
     }

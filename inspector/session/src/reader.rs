@@ -225,7 +225,7 @@ pub struct Session {
     /// The Vulkan render pass objects the captured frames began; none in GL sessions.
     pub vk_render_passes: Vec<crate::vulkan::VkRenderPass>,
     /// Each captured Vulkan frame's render pass instances, in the order written.
-    pub vk_pass_begins: Vec<crate::vulkan::VkPassBegins>,
+    pub vk_frames: Vec<crate::vulkan::VkFrame>,
     /// Where the readable part of the file ends, when it ends before the file does: the byte
     /// offset of an incomplete last chunk (or, from [`Session::open_lenient`], of the first
     /// damaged one). Everything before it was read.
@@ -344,7 +344,7 @@ struct Builder {
     triggers: Vec<TriggerHit>,
     watch: Option<WatchStatus>,
     vk_render_passes: Vec<crate::vulkan::VkRenderPass>,
-    vk_pass_begins: Vec<crate::vulkan::VkPassBegins>,
+    vk_frames: Vec<crate::vulkan::VkFrame>,
 }
 
 impl Builder {
@@ -387,7 +387,7 @@ impl Builder {
             // The last one has the totals.
             Record::Watch(v) => self.watch = Some(v),
             Record::VkRenderPass(v) => self.vk_render_passes.push(v),
-            Record::VkPassBegins(v) => self.vk_pass_begins.push(v),
+            Record::VkFrame(v) => self.vk_frames.push(v),
         }
     }
 
@@ -432,7 +432,7 @@ impl Builder {
             triggers: self.triggers,
             watch: self.watch,
             vk_render_passes: self.vk_render_passes,
-            vk_pass_begins: self.vk_pass_begins,
+            vk_frames: self.vk_frames,
             truncated_at,
         })
     }

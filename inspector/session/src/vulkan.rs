@@ -1,7 +1,7 @@
 //! What a Vulkan session holds beyond the calls: the render pass objects the frames begin
 //! (their attachments' formats, load and store operations and layouts, as the program
 //! created them) and, per captured frame, which render pass and framebuffer each
-//! `vkCmdBeginRenderPass` began. Values are Vulkan's own enum values (`VkFormat`,
+//! `vkCmdBeginRenderPass` began and what each queue submit ran. Values are Vulkan's own enum values (`VkFormat`,
 //! `VkAttachmentLoadOp`, …), as `i32`.
 
 use serde::{Deserialize, Serialize};
@@ -59,11 +59,27 @@ pub struct VkPassBegin {
     pub framebuffer: u64,
 }
 
-/// The render pass instances of one captured frame (`VKPB`, JSON), in call order.
+/// One queue submit of a frame: how many command buffers it ran, and how many of them were
+/// recorded before the capture (their commands are in no captured frame, and untimed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VkSubmit {
+    /// The `vkQueueSubmit(2)` call, its index in the frame's calls.
+    pub call: u32,
+    /// Command buffers it submitted (secondaries they execute not counted).
+    pub command_buffers: u32,
+    /// Of those, the ones recorded before the capture began.
+    pub recorded_before: u32,
+}
+
+/// What the layer saw of one captured frame beyond its calls (`VKFR`, JSON): its render pass
+/// instances and its submits, in call order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VkPassBegins {
+pub struct VkFrame {
     /// The frame, as in `Frame::index`.
     pub frame: u64,
-    /// Its begins.
+    /// Its render pass begins.
     pub begins: Vec<VkPassBegin>,
+    /// Its submits.
+    #[serde(default)]
+    pub submits: Vec<VkSubmit>,
 }

@@ -523,7 +523,7 @@ impl SessionBuilder {
                 triggers: Vec::new(),
                 watch: None,
                 vk_render_passes: Vec::new(),
-                vk_pass_begins: Vec::new(),
+                vk_frames: Vec::new(),
                 truncated_at: None,
             },
             next_frame: 1,

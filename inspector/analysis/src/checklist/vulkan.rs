@@ -1,5 +1,6 @@
 //! Checklist rules for Vulkan programs, read from the layer's calls and its render pass
-//! records: render passes that load or store what nothing uses, barriers that wait on every
+//! records: render passes that load what they then clear (or what is undefined) and store
+//! depth nothing reads, barriers that wait on every
 //! stage, objects made during frames, many queue submits per frame, and binds that change
 //! nothing. Each judges what the frames show; a rule whose inputs were not captured (render
 //! passes made before an attach the layer never saw) stays silent.
@@ -28,7 +29,7 @@ pub(super) const LOAD_STORE: Rule = Rule {
     id: "vk-load-store",
     family: Family::Vulkan,
     severity: Severity::Warning,
-    summary: "render passes that load undefined contents or store depth nothing reads",
+    summary: "render passes that load what they clear or store depth nothing reads",
     check: load_store,
 };
 
@@ -116,7 +117,7 @@ fn load_store(ctx: &Context, out: &mut Vec<Finding>) {
         s.vk_render_passes.iter().map(|p| (p.handle, p)).collect();
     // Every begin of the capture in order, to look ahead across frames.
     let begins: Vec<(u64, &gpuheat_session::VkPassBegin)> = s
-        .vk_pass_begins
+        .vk_frames
         .iter()
         .flat_map(|f| f.begins.iter().map(move |b| (f.frame, b)))
         .collect();
@@ -124,27 +125,36 @@ fn load_store(ctx: &Context, out: &mut Vec<Finding>) {
         let Some(rp) = passes.get(&b.render_pass) else {
             continue;
         };
+        let cleared_first = first_in_pass(ctx, frame, b.call) == Some("vkCmdClearAttachments");
         for (i, a) in rp.attachments.iter().enumerate() {
-            if a.load_op == LOAD_OP_LOAD && a.initial_layout == LAYOUT_UNDEFINED {
+            let loads = a.load_op == LOAD_OP_LOAD
+                || (a.is_depth_stencil() && a.stencil_load_op == LOAD_OP_LOAD);
+            let undefined = a.initial_layout == LAYOUT_UNDEFINED;
+            if loads && (undefined || cleared_first) {
+                let why = if undefined {
+                    "from an undefined image (initialLayout UNDEFINED)"
+                } else {
+                    "then cleared by vkCmdClearAttachments before any draw"
+                };
                 out.push(Finding {
                     frame,
                     call: Some(b.call),
                     rule: LOAD_STORE.id,
                     severity: Severity::Warning,
-                    title: format!(
-                        "render pass attachment {i} is loaded from an undefined image (loadOp LOAD, initialLayout UNDEFINED)"
-                    ),
+                    title: format!("render pass attachment {i} is loaded (loadOp LOAD) {why}"),
                     detail: "LOAD reads the attachment's previous contents into the render pass \
-                             (on a tiling GPU, from memory into every tile); from an UNDEFINED \
-                             layout those contents are garbage, so the read buys nothing."
+                             (on a tiling GPU, from memory into every tile); contents that are \
+                             undefined, or overwritten by a clear before anything reads them, \
+                             make that read pure cost."
                         .into(),
-                    fix: "Use loadOp CLEAR (or DONT_CARE when every pixel is drawn) for this \
-                          attachment instead of clearing it with vkCmdClearAttachments."
+                    fix: "Use loadOp CLEAR with the clear value (or DONT_CARE when every pixel \
+                          is drawn) instead of LOAD followed by vkCmdClearAttachments."
                         .into(),
                     evidence: Evidence::calls([b.call])
                         .with("render pass", format!("0x{:x}", b.render_pass))
                         .with("attachment", i)
-                        .with("format", a.format),
+                        .with("format", a.format)
+                        .with("initial layout", a.initial_layout),
                     cost: None,
                 });
             }
@@ -184,6 +194,24 @@ fn load_store(ctx: &Context, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// The first command after the render pass begin at `call` of `frame`, in the same command
+/// buffer, that draws, clears or leaves the pass.
+fn first_in_pass<'a>(ctx: &Context<'a>, frame: u64, call: u32) -> Option<&'a str> {
+    let f = ctx.s.frames.iter().find(|f| f.index == frame)?;
+    let begin = f.calls.get(call as usize)?;
+    let cb = begin.args.first()?;
+    f.calls[call as usize + 1..]
+        .iter()
+        .filter(|c| c.args.first() == Some(cb))
+        .map(|c| name(ctx, c))
+        .find(|n| {
+            n.starts_with("vkCmdDraw")
+                || *n == "vkCmdClearAttachments"
+                || n.starts_with("vkCmdEndRenderPass")
+                || n.starts_with("vkCmdNextSubpass")
+        })
 }
 
 // VkPipelineStageFlagBits.
@@ -462,7 +490,7 @@ mod tests {
     //! clean form of the same frame.
 
     use super::*;
-    use gpuheat_session::{VkPassBegin, VkPassBegins};
+    use gpuheat_session::{VkFrame, VkPassBegin};
     use gpuheat_testkit::{session, Seq};
 
     const CB: u64 = 0xc0;
@@ -582,11 +610,12 @@ mod tests {
             .collect();
         let mut s = session(&frames, None, 0);
         s.vk_render_passes = passes;
-        s.vk_pass_begins = begins
+        s.vk_frames = begins
             .iter()
             .enumerate()
-            .map(|(k, b)| VkPassBegins {
+            .map(|(k, b)| VkFrame {
                 frame: k as u64,
+                submits: Vec::new(),
                 begins: b
                     .iter()
                     .map(|&(render_pass, framebuffer)| VkPassBegin {
@@ -689,5 +718,43 @@ mod tests {
             "vk-load-store",
         );
         assert!(f.is_empty(), "{f:?}");
+    }
+
+    #[test]
+    fn a_loaded_attachment_cleared_before_any_draw_is_found_and_one_drawn_over_is_not() {
+        let loads = VkRenderPass {
+            handle: 6,
+            attachments: vec![attachment(
+                B8G8R8A8,
+                LOAD_OP_LOAD,
+                STORE_OP_STORE,
+                PRESENT,
+                PRESENT,
+            )],
+            subpasses: 1,
+        };
+        let begin = ("vkCmdBeginRenderPass", &[CB, 8, 0][..]);
+        let clear = ("vkCmdClearAttachments", &[CB, 1, 8, 1, 9][..]);
+        let draw = ("vkCmdDraw", &[CB, 6, 1, 0, 0][..]);
+        // Another command buffer's clear, recorded meanwhile, is not this pass's.
+        let other = ("vkCmdClearAttachments", &[OTHER_CB, 1, 8, 1, 9][..]);
+        let with = |frames: &[Seq]| {
+            let mut s = session(frames, None, 0);
+            s.vk_render_passes = vec![loads.clone()];
+            s.vk_frames = vec![VkFrame {
+                frame: 0,
+                begins: vec![VkPassBegin {
+                    call: 0,
+                    render_pass: 6,
+                    framebuffer: 10,
+                }],
+                submits: Vec::new(),
+            }];
+            run_on(s, "vk-load-store")
+        };
+        let f = with(&[&[begin, clear, draw]]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].title.contains("cleared"), "{}", f[0].title);
+        assert!(with(&[&[begin, other, draw, clear]]).is_empty());
     }
 }

@@ -646,8 +646,8 @@ pub(crate) fn sampled(s: &Session, n: usize) -> std::borrow::Cow<'_, Session> {
         triggers: s.triggers.clone(),
         watch: s.watch.clone(),
         vk_render_passes: s.vk_render_passes.clone(),
-        vk_pass_begins: s
-            .vk_pass_begins
+        vk_frames: s
+            .vk_frames
             .iter()
             .filter(|p| kept.contains(&p.frame))
             .cloned()

@@ -11,7 +11,8 @@ use super::layer;
 use ash::vk::{self, Handle};
 use gpuheat_counters::vulkan::{pair_ns, Recording, Timestamps};
 use gpuheat_session::{
-    PipelinedBatch, PipelinedTime, Record, VkAttachment, VkPassBegin, VkPassBegins, VkRenderPass,
+    PipelinedBatch, PipelinedTime, Record, VkAttachment, VkFrame, VkPassBegin, VkRenderPass,
+    VkSubmit,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
@@ -77,8 +78,11 @@ struct State {
     pending: Vec<Pending>,
     /// Commands the pools had no room for, or whose command buffer could not be timed.
     untimed: u64,
-    /// Render pass instances begun in captured frames, by frame, not sent yet.
-    begins: BTreeMap<u64, Vec<VkPassBegin>>,
+    /// Render pass instances begun and submits made in captured frames, by frame, not sent
+    /// yet.
+    frames: BTreeMap<u64, (Vec<VkPassBegin>, Vec<VkSubmit>)>,
+    /// Command buffers begun during the capture (timed or not).
+    begun: HashSet<u64>,
     /// Render passes sent in this capture (`capture::generation`), so each goes once.
     sent: HashSet<u64>,
     sent_generation: u64,
@@ -122,6 +126,7 @@ pub unsafe fn began(cb: u64, info: u64, ok: bool) {
         .map_or(vk::CommandBufferUsageFlags::empty(), |i| i.flags);
     let mut guard = state();
     let st = guard.get_or_insert_with(State::default);
+    st.begun.insert(cb);
     if let Some(old) = st.recordings.remove(&cb) {
         // Begun again before it was submitted during the capture: its pool is free.
         if let Some(Some(ts)) = st.devices.get_mut(&old.device) {
@@ -205,11 +210,20 @@ pub unsafe fn executed(cb: u64, n: u64, list: u64) {
     }
 }
 
-/// After a successful submit: the recordings it runs wait for their timestamps.
-fn submitted(cbs: impl Iterator<Item = u64>) {
+/// After a successful submit at `place`: the recordings it runs wait for their timestamps,
+/// and the frame notes what it ran.
+fn submitted(cbs: impl Iterator<Item = u64>, place: Option<(u64, u32)>) {
     let mut guard = state();
-    let Some(st) = guard.as_mut() else { return };
+    let st = guard.get_or_insert_with(State::default);
     let mut queue: Vec<u64> = cbs.collect();
+    if let Some((frame, call)) = place {
+        let before = queue.iter().filter(|cb| !st.begun.contains(cb)).count();
+        st.frames.entry(frame).or_default().1.push(VkSubmit {
+            call,
+            command_buffers: queue.len() as u32,
+            recorded_before: before as u32,
+        });
+    }
     while let Some(cb) = queue.pop() {
         // A recording is read once: a second submit of the same recording (allowed with
         // SIMULTANEOUS_USE or after the first completed) overwrites the same queries.
@@ -230,7 +244,7 @@ fn submitted(cbs: impl Iterator<Item = u64>) {
 ///
 /// # Safety
 /// `submits` holds `n` valid `VkSubmitInfo`s.
-pub unsafe fn submit(n: u64, submits: u64, ok: bool) {
+pub unsafe fn submit(n: u64, submits: u64, ok: bool, place: Option<(u64, u32)>) {
     if !ok || submits == 0 {
         return;
     }
@@ -246,14 +260,14 @@ pub unsafe fn submit(n: u64, submits: u64, ok: bool) {
             unsafe { std::slice::from_raw_parts(s.p_command_buffers, count) }
         }
     });
-    submitted(cbs.map(|c| c.as_raw()));
+    submitted(cbs.map(|c| c.as_raw()), place);
 }
 
 /// `vkQueueSubmit2(queue, n, submits, fence)` returned `ok`.
 ///
 /// # Safety
 /// `submits` holds `n` valid `VkSubmitInfo2`s.
-pub unsafe fn submit2(n: u64, submits: u64, ok: bool) {
+pub unsafe fn submit2(n: u64, submits: u64, ok: bool, place: Option<(u64, u32)>) {
     if !ok || submits == 0 {
         return;
     }
@@ -269,7 +283,7 @@ pub unsafe fn submit2(n: u64, submits: u64, ok: bool) {
             unsafe { std::slice::from_raw_parts(s.p_command_buffer_infos, count) }
         }
     });
-    submitted(cbs.map(|c| c.command_buffer.as_raw()));
+    submitted(cbs.map(|c| c.command_buffer.as_raw()), place);
 }
 
 /// Most render pass objects kept (a program makes a handful; a leak of them stays bounded).
@@ -410,11 +424,11 @@ pub unsafe fn pass_began(info: u64, place: Option<(u64, u32)>) {
     };
     let mut guard = state();
     let st = guard.get_or_insert_with(State::default);
-    st.begins.entry(frame).or_default().push(begin);
+    st.frames.entry(frame).or_default().0.push(begin);
 }
 
-/// The render pass records of the frames polled: the passes their begins name (each once per
-/// capture) and the begins themselves.
+/// The Vulkan records of the frames polled: the render passes their begins name (each once
+/// per capture), then each frame's begins and submits.
 fn pass_records(st: &mut State) -> Vec<Record> {
     let generation = crate::capture::generation();
     if st.sent_generation != generation {
@@ -423,8 +437,9 @@ fn pass_records(st: &mut State) -> Vec<Record> {
     }
     let mut out = Vec::new();
     let passes = render_passes();
-    for (frame, mut begins) in std::mem::take(&mut st.begins) {
+    for (frame, (mut begins, mut submits)) in std::mem::take(&mut st.frames) {
         begins.sort_by_key(|b| b.call);
+        submits.sort_by_key(|s| s.call);
         for b in &begins {
             if st.sent.insert(b.render_pass) {
                 if let Some(rp) = passes.as_ref().and_then(|m| m.get(&b.render_pass)) {
@@ -432,7 +447,11 @@ fn pass_records(st: &mut State) -> Vec<Record> {
                 }
             }
         }
-        out.push(Record::VkPassBegins(VkPassBegins { frame, begins }));
+        out.push(Record::VkFrame(VkFrame {
+            frame,
+            begins,
+            submits,
+        }));
     }
     out
 }
@@ -482,6 +501,7 @@ pub fn poll(last: bool) -> (Vec<PipelinedBatch>, Vec<Record>) {
         st.pending = left;
         if !last || st.pending.is_empty() || Instant::now() > deadline {
             if last {
+                st.begun.clear();
                 for (_, r) in st.recordings.drain() {
                     if let Some(Some(ts)) = st.devices.get_mut(&r.device) {
                         ts.release(r.rec.pool);
