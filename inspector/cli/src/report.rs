@@ -262,6 +262,9 @@ fn text(
     if let Some(line) = deferred_line(&s.agent_frames, &s.contexts) {
         let _ = writeln!(o, "{line}");
     }
+    if let Some(line) = vulkan_line(&s.vk_frames) {
+        let _ = writeln!(o, "{line}");
+    }
     if let Some(dropped) = s.end.as_ref().map(|e| e.dropped_calls).filter(|&d| d > 0) {
         let _ = writeln!(
             o,
@@ -818,6 +821,31 @@ fn agent_waits_line(frames: &[gpuheat_session::AgentFrame]) -> Option<String> {
         w.min,
         w.max
     ))
+}
+
+/// What a Vulkan session's frames submitted, as the report's `vulkan` line says it: submits,
+/// command buffers and render passes per frame (medians), and the command buffers recorded
+/// before the capture, whose draws are in no captured frame and untimed (a program that
+/// records its command buffers once, as vkcube does). `None` without Vulkan frames.
+fn vulkan_line(frames: &[gpuheat_session::VkFrame]) -> Option<String> {
+    let median = |f: &dyn Fn(&gpuheat_session::VkFrame) -> usize| {
+        let v: Vec<f64> = frames.iter().map(|x| f(x) as f64).collect();
+        gpuheat_analysis::measure::stats::Summary::of(&v).map(|s| s.median)
+    };
+    let submits = median(&|f| f.submits.len())?;
+    let cbs = median(&|f| f.submits.iter().map(|s| s.command_buffers as usize).sum())?;
+    let before = median(&|f| f.submits.iter().map(|s| s.recorded_before as usize).sum())?;
+    let passes = median(&|f| f.begins.len())?;
+    let mut line = format!(
+        "vulkan   per frame (median of {} frames): {submits} queue submits running {cbs} command buffers, {passes} render passes begun",
+        frames.len()
+    );
+    if before > 0.0 {
+        line.push_str(&format!(
+            "; {before} command buffers were recorded before the capture: their draws are in no captured frame and untimed (capture from the program's start with `gpuheat run --skip 0` to see them)"
+        ));
+    }
+    Some(line)
 }
 
 /// How many work calls per frame were timed deferred, and, where a context's timestamps do
