@@ -938,7 +938,11 @@ fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
         writeln!(out, "        if !layer::recording() {{ let r = {call}; layer::presented(r >= 0); return r; }}").unwrap();
     } else if vk_role_always(role) {
         let hook = vk_role_hook(role).unwrap();
-        writeln!(out, "        if !layer::recording() {{ let r = {call}; {hook} return r; }}").unwrap();
+        writeln!(
+            out,
+            "        if !layer::recording() {{ let r = {call}; {hook} return r; }}"
+        )
+        .unwrap();
     } else {
         writeln!(out, "        if !layer::recording() {{ return {call}; }}").unwrap();
     }

@@ -3,7 +3,7 @@
 //! around it. `attach` and the live view both start here.
 
 use crate::receive::{self, Endpoint};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use gpuheat_session::control::{self, AttachArg, AttachStatus};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -86,7 +86,7 @@ pub(crate) fn get_in(
             gpuheat_inject::InjectError::Cancelled { .. } => NotIn::Cancelled(e.to_string()),
             e => NotIn::Failed(e.into()),
         })?,
-        Way::Wake => crate::vulkan::wake(pid, &arg, timeout)?,
+        Way::Wake => wake(pid, &arg, timeout)?,
     };
     let refused = |why: String| NotIn::Failed(anyhow::anyhow!(why));
     match AttachStatus::from_code(injected.entry_result) {
@@ -129,6 +129,79 @@ pub(crate) fn get_in(
         })
         .map_err(NotIn::Failed)?;
     Ok((injected, hooked, stream))
+}
+
+/// Wakes the dormant layer of `pid` with the attach argument `arg`: leaves the wake-up file
+/// for it and waits (at most `timeout`) for its answer, which the caller reads as the attach
+/// entry's status. The program's next present takes it, so a program that presents no frame
+/// is reported as such.
+fn wake(
+    pid: i32,
+    arg: &str,
+    timeout: std::time::Duration,
+) -> Result<gpuheat_inject::Injected, NotIn> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let fail = |e: anyhow::Error| NotIn::Failed(e);
+    let started = std::time::Instant::now();
+    let uid = crate::vulkan::unsafe_uid();
+    let dir = control::vulkan::wake_dir(uid);
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    let meta = std::fs::symlink_metadata(&dir)
+        .with_context(|| format!("cannot make {}", dir.display()))
+        .map_err(fail)?;
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+        return Err(fail(anyhow::anyhow!(
+            "{} is not a folder of yours closed to others; remove it and attach again",
+            dir.display()
+        )));
+    }
+    let file = control::vulkan::wake_file(uid, pid);
+    let status = control::vulkan::wake_status_file(uid, pid);
+    let _ = std::fs::remove_file(&status);
+    let tmp = dir.join(format!(".{pid}.{}", std::process::id()));
+    std::fs::write(&tmp, arg)
+        .and_then(|()| std::fs::rename(&tmp, &file))
+        .with_context(|| format!("cannot write {}", file.display()))
+        .map_err(fail)?;
+    let deadline = started + timeout;
+    let (code, thread) = loop {
+        let answer = std::fs::read_to_string(&status).ok().and_then(|t| {
+            let mut words = t.split_whitespace().map(str::parse::<i32>);
+            Some((words.next()?.ok()?, words.next()?.ok()?))
+        });
+        if let Some(answer) = answer {
+            let _ = std::fs::remove_file(&status);
+            break answer;
+        }
+        let gone = |why: String| {
+            let _ = std::fs::remove_file(&file);
+            why
+        };
+        if !alive(pid) {
+            return Err(fail(anyhow::anyhow!(gone(format!(
+                "pid {pid} exited during the attach"
+            )))));
+        }
+        if crate::receive::interrupted() {
+            return Err(NotIn::Cancelled(gone(
+                "interrupted before the layer woke up".into(),
+            )));
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(fail(anyhow::anyhow!(gone(format!(
+                "pid {pid} presented no Vulkan frame within {} s, so its gpuheat layer never woke up (is it drawing?)",
+                timeout.as_secs()
+            )))));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    Ok(gpuheat_inject::Injected {
+        thread,
+        entry_result: code,
+        safe_point: "vkQueuePresentKHR (the dormant layer woke up)".into(),
+        stopped_for: std::time::Duration::ZERO,
+        total: started.elapsed(),
+    })
 }
 
 /// What the CLI knows was hooked, for messages when no frame comes.

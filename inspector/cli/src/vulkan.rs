@@ -49,7 +49,7 @@ pub fn manifest_dir(agent: &Path) -> Result<PathBuf> {
     Err(e).with_context(|| format!("cannot write the Vulkan layer manifest {}", file.display()))
 }
 
-fn unsafe_uid() -> u32 {
+pub fn unsafe_uid() -> u32 {
     // SAFETY: getuid has no preconditions.
     unsafe { libc::getuid() }
 }
@@ -106,80 +106,6 @@ pub fn dormant_layer(pid: i32, agent: &Path) -> bool {
     let files = mapped(pid);
     let agent = agent.to_string_lossy();
     files.iter().any(|f| f.contains("/libvulkan.so")) && files.iter().any(|f| *f == agent)
-}
-
-/// Wakes the dormant layer of `pid` with the attach argument `arg`: leaves the wake-up file
-/// for it and waits (at most `timeout`) for its answer, which the caller reads as the attach
-/// entry's status. The program's next present takes it, so a program that presents no frame
-/// is reported as such.
-pub fn wake(
-    pid: i32,
-    arg: &str,
-    timeout: std::time::Duration,
-) -> Result<gpuheat_inject::Injected, crate::getin::NotIn> {
-    use crate::getin::NotIn;
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    let fail = |e: anyhow::Error| NotIn::Failed(e);
-    let started = std::time::Instant::now();
-    let uid = unsafe_uid();
-    let dir = vulkan::wake_dir(uid);
-    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
-    let meta = std::fs::symlink_metadata(&dir)
-        .with_context(|| format!("cannot make {}", dir.display()))
-        .map_err(fail)?;
-    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
-        return Err(fail(anyhow::anyhow!(
-            "{} is not a folder of yours closed to others; remove it and attach again",
-            dir.display()
-        )));
-    }
-    let file = vulkan::wake_file(uid, pid);
-    let status = vulkan::wake_status_file(uid, pid);
-    let _ = std::fs::remove_file(&status);
-    let tmp = dir.join(format!(".{pid}.{}", std::process::id()));
-    std::fs::write(&tmp, arg)
-        .and_then(|()| std::fs::rename(&tmp, &file))
-        .with_context(|| format!("cannot write {}", file.display()))
-        .map_err(fail)?;
-    let deadline = started + timeout;
-    let (code, thread) = loop {
-        let answer = std::fs::read_to_string(&status).ok().and_then(|t| {
-            let mut words = t.split_whitespace().map(str::parse::<i32>);
-            Some((words.next()?.ok()?, words.next()?.ok()?))
-        });
-        if let Some(answer) = answer {
-            let _ = std::fs::remove_file(&status);
-            break answer;
-        }
-        let gone = |why: String| {
-            let _ = std::fs::remove_file(&file);
-            why
-        };
-        if !crate::getin::alive(pid) {
-            return Err(fail(anyhow::anyhow!(gone(format!(
-                "pid {pid} exited during the attach"
-            )))));
-        }
-        if crate::receive::interrupted() {
-            return Err(NotIn::Cancelled(gone(
-                "interrupted before the layer woke up".into(),
-            )));
-        }
-        if std::time::Instant::now() > deadline {
-            return Err(fail(anyhow::anyhow!(gone(format!(
-                "pid {pid} presented no Vulkan frame within {} s, so its gpuheat layer never woke up (is it drawing?)",
-                timeout.as_secs()
-            )))));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    };
-    Ok(gpuheat_inject::Injected {
-        thread,
-        entry_result: code,
-        safe_point: "vkQueuePresentKHR (the dormant layer woke up)".into(),
-        stopped_for: std::time::Duration::ZERO,
-        total: started.elapsed(),
-    })
 }
 
 #[derive(Args)]

@@ -49,4 +49,13 @@ pub mod generated {
         Option<&'static str>,
     );
     include!(concat!(env!("OUT_DIR"), "/generated.rs"));
+
+    /// The Vulkan layer's wrappers and tables, generated from the system's vk.xml
+    /// (`crate::vk`'s layer hands them to the loader).
+    #[allow(missing_docs)]
+    pub mod vk {
+        use super::ParamDesc;
+        use gpuheat_session::{CallClass, ValueKind};
+        include!(concat!(env!("OUT_DIR"), "/vk_generated.rs"));
+    }
 }

@@ -1,7 +1,7 @@
 //! Lookups over the generated tables.
 
+use crate::generated::vk::{VK_CLASSES, VK_COUNT, VK_FIRST, VK_NAMES, VK_PARAMS, VK_RETURNS};
 use crate::generated::{ParamDesc, CLASSES, FUNCTION_COUNT, NAMES, PARAMS, RETURNS};
-use crate::vk::generated::{VK_CLASSES, VK_COUNT, VK_FIRST, VK_NAMES, VK_PARAMS, VK_RETURNS};
 use gpuheat_session::{CallClass, FunctionInfo, FunctionTable, ParamInfo, ValueKind};
 
 /// Index of the wrapped entry point called `name` (without NUL).

@@ -8,7 +8,7 @@
 //! the lookup on every call takes no lock; a destroyed instance's or device's table is
 //! leaked (a few KiB), never freed under a thread that may still be reading it.
 
-use super::generated::{vk_wrapper_address, VK_COUNT, VK_FIRST, VK_LEVEL, VK_NAMES};
+use crate::generated::vk::{vk_wrapper_address, VK_COUNT, VK_FIRST, VK_LEVEL, VK_NAMES};
 use crate::{capture, hook, real};
 use ash::vk::{self, Handle};
 use std::ffi::{c_char, c_void, CStr, CString};

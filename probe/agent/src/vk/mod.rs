@@ -6,7 +6,8 @@
 //! vulkan-env`) is woken by `gpuheat attach` like any other: the layer is this same library,
 //! so the runtime, the writer and the control contract are the GL agent's.
 //!
-//! Layers: `generated` (the wrappers and tables from vk.xml) < `layer` (the loader's
+//! Layers (the wrappers and tables generated from vk.xml are `crate::generated::vk`):
+//! `layer` (the loader's
 //! interface, the dispatch tables, recording) < `track` (timestamps in the command buffers
 //! recorded during a capture, read after their submits) < `wake` (a dormant layer's
 //! wake-up by `gpuheat attach`).
@@ -14,14 +15,6 @@
 pub mod layer;
 pub mod track;
 mod wake;
-
-/// Generated from the system's vk.xml by build.rs.
-#[allow(clippy::all, missing_docs)]
-pub mod generated {
-    use crate::generated::ParamDesc;
-    use gpuheat_session::{CallClass, ValueKind};
-    include!(concat!(env!("OUT_DIR"), "/vk_generated.rs"));
-}
 
 /// A Vulkan instance was made: the runtime also polls the layer's timestamps at each
 /// captured frame's end, and a program launched with the agent connects now (GL programs do

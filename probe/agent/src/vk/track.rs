@@ -534,8 +534,8 @@ pub fn poll(last: bool) -> (Vec<PipelinedBatch>, Vec<Record>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::generated::{VK_NAMES, VK_ROLES};
     use super::*;
+    use crate::generated::vk::{VK_NAMES, VK_ROLES};
 
     fn with_role(r: Role) -> Vec<&'static str> {
         VK_NAMES
