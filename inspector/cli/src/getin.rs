@@ -47,6 +47,13 @@ pub(crate) fn check(pid: i32, agent: &std::path::Path) -> Result<Way> {
     match gpuheat_inject::check(pid) {
         Ok(t) => Ok(Way::Inject(t)),
         Err(_) if crate::vulkan::dormant_layer(pid, agent) => Ok(Way::Wake),
+        Err(_) if crate::vulkan::maps_vulkan(pid) && crate::vulkan::asked_for_layer(pid) => {
+            Err(anyhow::anyhow!(
+                "pid {pid} was started with gpuheat's Vulkan layer enabled, but its loader did not load it \
+                 (the layer manifest is missing, or names an agent library that is gone): run \
+                 `eval \"$(gpuheat vulkan-env)\"` again and restart the program"
+            ))
+        }
         Err(e) if crate::vulkan::maps_vulkan(pid) => Err(anyhow::anyhow!(
             "{e}; it draws with Vulkan, whose layers are inserted only at start: start it with \
              `eval \"$(gpuheat vulkan-env)\"` first (or under `gpuheat run`), then attach"

@@ -54,10 +54,17 @@ pub fn unsafe_uid() -> u32 {
     unsafe { libc::getuid() }
 }
 
-/// The version of the Vulkan loader the program would load (`libvulkan.so.1`), from its
-/// `vkEnumerateInstanceVersion` (the loader answers with its own header version); `None`
-/// where there is no loader or it is Vulkan 1.0.
-pub fn loader_version() -> Option<(u32, u32, u32)> {
+/// The Vulkan loader a program started from here would load (`libvulkan.so.1`).
+enum Loader {
+    /// None is installed.
+    Missing,
+    /// A Vulkan 1.0 loader (no `vkEnumerateInstanceVersion`).
+    Old,
+    /// The version it answers (the loader's own header version).
+    Version((u32, u32, u32)),
+}
+
+fn loader() -> Loader {
     // SAFETY: dlopen/dlsym with NUL-terminated names; the function is called with its
     // Vulkan signature (a pointer to a u32 it writes); the handle is closed after.
     unsafe {
@@ -66,7 +73,7 @@ pub fn loader_version() -> Option<(u32, u32, u32)> {
             libc::RTLD_NOW | libc::RTLD_LOCAL,
         );
         if lib.is_null() {
-            return None;
+            return Loader::Missing;
         }
         let f = libc::dlsym(lib, c"vkEnumerateInstanceVersion".as_ptr());
         let mut v = 0u32;
@@ -76,7 +83,20 @@ pub fn loader_version() -> Option<(u32, u32, u32)> {
             f(&mut v) == 0
         };
         libc::dlclose(lib);
-        ok.then_some(((v >> 22) & 0x7f, (v >> 12) & 0x3ff, v & 0xfff))
+        if ok {
+            Loader::Version(((v >> 22) & 0x7f, (v >> 12) & 0x3ff, v & 0xfff))
+        } else {
+            Loader::Old
+        }
+    }
+}
+
+/// The loader's version (its header version, as `vkEnumerateInstanceVersion` answers), where
+/// it says one.
+pub fn loader_version() -> Option<(u32, u32, u32)> {
+    match loader() {
+        Loader::Version(v) => Some(v),
+        _ => None,
     }
 }
 
@@ -100,6 +120,19 @@ pub fn maps_vulkan(pid: i32) -> bool {
     mapped(pid).iter().any(|f| f.contains("/libvulkan.so"))
 }
 
+/// Whether `pid` was started with gpuheat's layer in its `VK_INSTANCE_LAYERS` (or
+/// `VK_LOADER_LAYERS_ENABLE`).
+pub fn asked_for_layer(pid: i32) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .unwrap_or_default()
+        .split(|&b| b == 0)
+        .filter_map(|v| std::str::from_utf8(v).ok())
+        .any(|v| {
+            (v.starts_with("VK_INSTANCE_LAYERS=") || v.starts_with("VK_LOADER_LAYERS_ENABLE="))
+                && v.contains(vulkan::LAYER_NAME)
+        })
+}
+
 /// Whether `pid` holds `agent` as its Vulkan layer: it maps a Vulkan loader and this very
 /// agent library (a dormant layer is woken, not injected again).
 pub fn dormant_layer(pid: i32, agent: &Path) -> bool {
@@ -111,10 +144,23 @@ pub fn dormant_layer(pid: i32, agent: &Path) -> bool {
 #[derive(Args)]
 pub struct VulkanEnvArgs {}
 
+/// The oldest loader the layer works with: Vulkan 1.1's (`vkEnumerateInstanceVersion`), which
+/// negotiates layer interface 2.
+const OLDEST_LOADER: &str = "1.1";
+
 /// `gpuheat vulkan-env`: prints `export` lines for a shell (`eval "$(gpuheat vulkan-env)"`)
 /// that start Vulkan programs with the layer in, dormant until `gpuheat attach PID`.
 pub fn vulkan_env(_: VulkanEnvArgs) -> Result<ExitCode> {
     let agent = crate::agent::agent_library()?;
+    match loader() {
+        Loader::Missing => anyhow::bail!(
+            "no Vulkan loader (libvulkan.so.1) on this machine: install it (Debian: apt install libvulkan1)"
+        ),
+        Loader::Old => anyhow::bail!(
+            "the Vulkan loader (libvulkan.so.1) is a Vulkan 1.0 loader, older than the {OLDEST_LOADER} gpuheat's layer needs: upgrade it (Debian: apt install libvulkan1)"
+        ),
+        Loader::Version(_) => {}
+    }
     for (k, v) in layer_env(&agent)? {
         println!("export {k}={}", shell_quote(&v));
     }

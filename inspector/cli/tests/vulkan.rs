@@ -496,3 +496,63 @@ fn each_vulkan_rule_fires_on_its_mistake_and_the_clean_program_has_no_finding() 
         }
     }
 }
+
+#[test]
+fn a_layer_whose_manifest_is_gone_is_reported_with_the_fix() {
+    let x = Xvfb::start();
+    let dir = scratch("vk-no-manifest");
+    // The manifest is written under XDG_DATA_HOME, then removed before the program starts.
+    let data = dir.join("data");
+    let out = Command::new(gpuheat())
+        .arg("vulkan-env")
+        .env("XDG_DATA_HOME", &data)
+        .output()
+        .unwrap();
+    let out = ok(out, "gpuheat vulkan-env");
+    let env: Vec<(String, String)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("export ")?.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.trim_matches('\'').to_string()))
+        .collect();
+    std::fs::remove_dir_all(&data).unwrap();
+    let mut program = Started::new(&x.display, &example("vk_quads"), &[], &env);
+    std::thread::sleep(Duration::from_millis(800));
+    let out = gpuheat_on(&x.display, &["attach", &program.pid(), "--frames", "1"]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(said.trim().lines().count(), 1, "{said}");
+    assert!(said.contains("did not load it"), "{said}");
+    assert!(said.contains("gpuheat vulkan-env"), "{said}");
+    assert!(program.animating(Duration::from_millis(300)));
+}
+
+#[test]
+fn vulkan_env_refuses_a_vulkan_1_0_loader_and_names_the_fix() {
+    // A libvulkan.so.1 without vkEnumerateInstanceVersion is a 1.0 loader (here: a real
+    // library that lacks it, found first on the library path).
+    let dir = scratch("vk-old-loader");
+    let libm = [
+        "/lib/x86_64-linux-gnu/libm.so.6",
+        "/usr/lib/x86_64-linux-gnu/libm.so.6",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists());
+    let Some(libm) = libm else {
+        eprintln!("skipped: no libm.so.6 at the usual places");
+        return;
+    };
+    std::os::unix::fs::symlink(libm, dir.join("libvulkan.so.1")).unwrap();
+    let out = Command::new(gpuheat())
+        .arg("vulkan-env")
+        .env("LD_LIBRARY_PATH", dir.as_os_str())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(said.trim().lines().count(), 1, "{said}");
+    assert!(
+        said.contains("Vulkan 1.0 loader") && said.contains("libvulkan1"),
+        "{said}"
+    );
+    assert!(out.stdout.is_empty());
+}
