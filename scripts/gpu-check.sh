@@ -89,13 +89,13 @@ for timing in isolated deferred; do
 done
 echo "== waits"
 timeout 240 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
-    --geometry 0 --waits 10,100,1000 --watch 0 2>&1 | sed -n '/^agent waits per frame (/,/^$/p' | head -20
+    --geometry 0 --waits 10,100,1000 --watch 0 --vulkan 0 2>&1 | sed -n '/^agent waits per frame (/,/^$/p' | head -20
 # Issue 26 on a real driver: what watching costs the program (target: at most 5% of its
 # frame), and a hitch caught by its GPU time: hitch's burst of heavy 1080p quads every 30th
 # frame, its upload too.
 echo "== watch cost"
 timeout 200 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
-    --geometry 0 --waits 0 --watch 100,1000 2>&1 | sed -n '/^watch cost/,/^the ring/p'
+    --geometry 0 --waits 0 --watch 100,1000 --vulkan 0 2>&1 | sed -n '/^watch cost/,/^the ring/p'
 echo "== hitch, gpu-ms>3"
 "$built/hitch" --api gl --size 1920x1080 --loop 300 --fps 60 >/dev/null 2>&1 &
 hp=$!
@@ -104,6 +104,24 @@ timeout 60 "$built/gpuheat" attach $hp --trigger 'gpu-ms>3' --trigger 'frame-ms>
     --timeout 20 -o "$out/hitch.gpuheat" 2>&1 | tail -5
 kill $hp 2>/dev/null
 timeout 60 "$built/gpuheat" report "$out/hitch.gpuheat" 2>&1 | grep -E "^watch|^trigger|^ +wall" | head -10
+# The Vulkan layer's cost (vk_quads at 10, 100, 1000 draws: plain, layer dormant, captured in
+# timeline and full mode). vk_quads presents to an X window: the bench starts its own Xvfb,
+# so the rows need Xvfb and a Vulkan loader here (and the device that presents to it is
+# whichever the loader offers first: vulkaninfo's list says which there are).
+echo "== vulkan layer cost"
+if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 '; then
+    echo "skipped: no Vulkan loader (libvulkan.so.1) on this machine"
+elif ! command -v Xvfb >/dev/null 2>&1; then
+    echo "skipped: no Xvfb on this machine (vk_quads needs an X display; the bench starts its own Xvfb)"
+elif [ ! -x "$built/vk_quads" ]; then
+    echo "skipped: vk_quads was not packed (scripts/gpu-check.sh --pack)"
+elif command -v vulkaninfo >/dev/null 2>&1 && ! timeout 30 vulkaninfo --summary >"$out/vulkaninfo.txt" 2>&1; then
+    echo "skipped: vulkaninfo --summary failed (no Vulkan device?): $(tail -2 "$out/vulkaninfo.txt" | tr '\n' ' ')"
+else
+    [ -s "$out/vulkaninfo.txt" ] && grep -E "^GPU[0-9]|deviceName|driverName|driverInfo" "$out/vulkaninfo.txt" | head -12
+    timeout 300 "$built/gpuheat-bench" --vulkan-only --vulkan 10,100,1000 --quick 2>&1 |
+        tee "$out/vulkan-bench.log" | tail -24
+fi
 for t in "$root"/.devbin/tests/*; do
     name=$(basename "$t")
     echo "== $name"
@@ -114,5 +132,5 @@ echo "== bench"
 # BENCH_ARGS replaces the bench's arguments (e.g. one row's options for an A/B run);
 # SKIP_BENCH=1 leaves the bench out.
 # shellcheck disable=SC2086
-timeout 200 "$built/gpuheat-bench" ${BENCH_ARGS:---quick --attaches 3 --offscreen-frames 0} 2>&1 |
+timeout 200 "$built/gpuheat-bench" ${BENCH_ARGS:---quick --attaches 3 --offscreen-frames 0 --vulkan 0} 2>&1 |
     tee "$out/bench.log" | tail -40

@@ -91,6 +91,7 @@ pub fn support(
             Ok(())
         }
         ClientApi::Vg => Err("OpenVG contexts draw no GL fragments".into()),
+        ClientApi::Vulkan => Err("heat maps of Vulkan frames are not painted yet".into()),
     }
 }
 
@@ -101,7 +102,7 @@ pub fn stencil_readable(api: ClientApi, has_extension: impl Fn(&str) -> bool) ->
     match api {
         ClientApi::Gl => true,
         ClientApi::Gles => has_extension("GL_NV_read_stencil"),
-        ClientApi::Vg => false,
+        ClientApi::Vg | ClientApi::Vulkan => false,
     }
 }
 

@@ -1,6 +1,7 @@
-//! Per-command GPU time in Vulkan command buffers: timestamp query pools, written around each
-//! draw, dispatch and copy as the program records them, read once their command buffer has
-//! run, never waited on per command.
+//! Per-command GPU time and samples in Vulkan command buffers: timestamp and occlusion query
+//! pools, written around each draw, dispatch and copy as the program records them, read once
+//! their command buffer has run, never waited on per command; and the `CTX` record that
+//! names a device's counters.
 //!
 //! A recording takes a pool of its own ([`Timestamps::begin`]), reset at the start of the
 //! command buffer (outside any render pass: primary command buffers only), so no other
@@ -11,7 +12,9 @@
 //! the queue's pipeline, as `GL_TIMESTAMP` pairs give it (overlap with neighbours blurs it,
 //! as there).
 
+use crate::catalogue::{self, COUNTERS};
 use ash::vk;
+use gpuheat_session::{ClientApi, ContextInfo, CounterInfo};
 
 /// Timestamps per pool: room for 2,048 timed commands in one recording.
 pub const POOL_QUERIES: u32 = 4096;
@@ -134,6 +137,193 @@ impl Timestamps {
     /// Gives `pool` back without reading it (its recording was never submitted).
     pub fn release(&mut self, pool: vk::QueryPool) {
         self.free.push(pool);
+    }
+}
+
+/// Occlusion queries per pool: room for 4,096 draws in one recording.
+pub const OCCLUSION_QUERIES: u32 = 4096;
+
+/// A device's occlusion query pools: samples passed per draw.
+pub struct Occlusion {
+    device: ash::Device,
+    /// `VK_QUERY_CONTROL_PRECISE_BIT` (the device's `occlusionQueryPrecise`): exact counts,
+    /// not just zero or not.
+    precise: bool,
+    free: Vec<vk::QueryPool>,
+    made: usize,
+}
+
+/// One recording's occlusion pool and the queries it used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counted {
+    /// The pool.
+    pub pool: vk::QueryPool,
+    /// Queries used so far (one per draw).
+    pub used: u32,
+}
+
+impl Occlusion {
+    /// The occlusion pools of `device`; `precise` when it was made with
+    /// `occlusionQueryPrecise`.
+    pub fn new(device: ash::Device, precise: bool) -> Occlusion {
+        Occlusion {
+            device,
+            precise,
+            free: Vec::new(),
+            made: 0,
+        }
+    }
+
+    /// Whether its counts are exact.
+    pub fn precise(&self) -> bool {
+        self.precise
+    }
+
+    /// Starts counting the recording of `cb`: a free pool, reset in the command buffer.
+    ///
+    /// # Safety
+    /// As [`Timestamps::begin`].
+    pub unsafe fn begin(&mut self, cb: vk::CommandBuffer) -> Option<Counted> {
+        let pool = match self.free.pop() {
+            Some(p) => p,
+            None if self.made < MAX_POOLS => {
+                let info = vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::OCCLUSION)
+                    .query_count(OCCLUSION_QUERIES);
+                // SAFETY: a valid create info for this device.
+                let p = unsafe { self.device.create_query_pool(&info, None) }.ok()?;
+                self.made += 1;
+                p
+            }
+            None => return None,
+        };
+        // SAFETY: the caller's contract: recording, outside a render pass.
+        unsafe {
+            self.device
+                .cmd_reset_query_pool(cb, pool, 0, OCCLUSION_QUERIES)
+        };
+        Some(Counted { pool, used: 0 })
+    }
+
+    /// Begins the next query of `c` in `cb`, before a draw; false when the pool is full.
+    ///
+    /// # Safety
+    /// `cb` is recording inside a render pass, with no occlusion query active.
+    pub unsafe fn start(&self, cb: vk::CommandBuffer, c: &Counted) -> bool {
+        if c.used >= OCCLUSION_QUERIES {
+            return false;
+        }
+        let flags = if self.precise {
+            vk::QueryControlFlags::PRECISE
+        } else {
+            vk::QueryControlFlags::empty()
+        };
+        // SAFETY: the caller's contract; the query was reset at the recording's start.
+        unsafe { self.device.cmd_begin_query(cb, c.pool, c.used, flags) };
+        true
+    }
+
+    /// Ends the query [`Occlusion::start`] began, after the draw.
+    ///
+    /// # Safety
+    /// As [`Occlusion::start`], which began it.
+    pub unsafe fn stop(&self, cb: vk::CommandBuffer, c: &mut Counted) {
+        // SAFETY: the caller's contract.
+        unsafe { self.device.cmd_end_query(cb, c.pool, c.used) };
+        c.used += 1;
+    }
+
+    /// The first `n` counts of `pool`, if all have landed (never waits); the pool is free
+    /// again then.
+    ///
+    /// # Safety
+    /// `pool` is one of this device's, from a recording that was submitted.
+    pub unsafe fn read(&mut self, pool: vk::QueryPool, n: u32) -> Option<Vec<u64>> {
+        let mut raw = vec![[0u64; 2]; n as usize];
+        if n > 0 {
+            // SAFETY: `raw` holds n (value, availability) pairs of 64 bits.
+            let r = unsafe {
+                self.device.get_query_pool_results(
+                    pool,
+                    0,
+                    &mut raw,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+                )
+            };
+            if r.is_err() || raw.iter().any(|[_, available]| *available == 0) {
+                return None;
+            }
+        }
+        self.free.push(pool);
+        Some(raw.iter().map(|[v, _]| *v).collect())
+    }
+
+    /// Gives `pool` back without reading it.
+    pub fn release(&mut self, pool: vk::QueryPool) {
+        self.free.push(pool);
+    }
+}
+
+/// The `CTX` record of a Vulkan device whose calls name it by `handle` (the loader's dispatch
+/// key): the whole catalogue, with what the layer measures there available (pipelined time;
+/// samples passed, exact when `precise`).
+pub fn context_info(
+    handle: u64,
+    props: &vk::PhysicalDeviceProperties,
+    precise: bool,
+) -> ContextInfo {
+    let name = props
+        .device_name_as_c_str()
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let v = props.api_version;
+    let counters = COUNTERS
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let why = match i as u16 {
+                catalogue::GPU_TIME_PIPELINED => None,
+                catalogue::SAMPLES_PASSED if precise => None,
+                catalogue::SAMPLES_PASSED => {
+                    Some("the device has no occlusionQueryPrecise: counts would be 0 or not")
+                }
+                catalogue::GPU_TIME_SERIALIZED => {
+                    Some("no serialized mode on Vulkan yet: the pipelined time is the draw's")
+                }
+                catalogue::CPU_TIME => {
+                    Some("Vulkan calls are not clocked apart from their wall time")
+                }
+                _ => Some("pipeline statistics are not queried on Vulkan yet"),
+            };
+            CounterInfo {
+                name: c.name.to_string(),
+                unit: c.unit.to_string(),
+                description: c.description.to_string(),
+                available: why.is_none(),
+                unavailable_reason: why.map(str::to_string),
+            }
+        })
+        .collect();
+    ContextInfo {
+        handle,
+        api: ClientApi::Vulkan,
+        vendor: format!("0x{:04x}", props.vendor_id),
+        renderer: name,
+        version: format!(
+            "Vulkan {}.{}.{}, driver 0x{:x}",
+            vk::api_version_major(v),
+            vk::api_version_minor(v),
+            vk::api_version_patch(v),
+            props.driver_version
+        ),
+        counters,
+        pipelined_meaningful: true,
+        pipelined_note: "three timestamps around each command in the program's own command \
+                         buffers (two before, one after: on a GPU the first two are one \
+                         instant; on a renderer that runs batches, the first waits for all \
+                         earlier work), read once the command buffer ran"
+            .into(),
+        serialized_overhead_ns: 0,
     }
 }
 

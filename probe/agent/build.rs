@@ -749,6 +749,8 @@ fn vk_role(name: &str) -> &'static str {
         "vkCmdBeginRenderPass" | "vkCmdBeginRenderPass2" | "vkCmdBeginRenderPass2KHR" => {
             "PassBegin"
         }
+        "vkCmdBeginQuery" | "vkCmdBeginQueryIndexedEXT" => "QueryBegin",
+        "vkCmdEndQuery" | "vkCmdEndQueryIndexedEXT" => "QueryEnd",
         n if n.starts_with("vkCmd") && matches!(vk_class(n), "Draw" | "Work") => "Work",
         _ => "None",
     }
@@ -770,6 +772,8 @@ fn vk_role_hook(role: &str) -> Option<&'static str> {
         "RenderPass" => "track::render_pass_created(a1 as u64, a3 as u64, r == 0, false);",
         "RenderPass2" => "track::render_pass_created(a1 as u64, a3 as u64, r == 0, true);",
         "DestroyRenderPass" => "track::render_pass_destroyed(a1 as u64);",
+        "QueryBegin" => "track::app_query(a0 as u64, 1);",
+        "QueryEnd" => "track::app_query(a0 as u64, -1);",
         _ => return None,
     })
 }
@@ -955,7 +959,12 @@ fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
     )
     .unwrap();
     if role == "Work" {
-        writeln!(out, "        let timed = track::before_work(a0 as u64);").unwrap();
+        let draw = vk_class(&c.name) == "Draw";
+        writeln!(
+            out,
+            "        let opened = track::before_work(a0 as u64, {draw});"
+        )
+        .unwrap();
     }
     writeln!(out, "        let begin = layer::stamp();").unwrap();
     writeln!(out, "        let r = {call};").unwrap();
@@ -975,11 +984,7 @@ fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
         .unwrap();
     }
     match role {
-        "Work" => writeln!(
-            out,
-            "        if timed {{ track::after_work(a0 as u64, place); }}"
-        )
-        .unwrap(),
+        "Work" => writeln!(out, "        track::after_work(a0 as u64, place, opened);").unwrap(),
         "PassBegin" => writeln!(out, "        track::pass_began(a1 as u64, place);").unwrap(),
         _ => {}
     }

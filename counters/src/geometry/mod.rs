@@ -102,6 +102,7 @@ pub fn support(
             || has_extension("GL_OES_geometry_shader")
             || has_extension("GL_EXT_geometry_shader")),
         ClientApi::Vg => Err("OpenVG contexts have no vertex stage".into()),
+        ClientApi::Vulkan => Err("geometry of Vulkan draws is not captured yet".into()),
     }
 }
 

@@ -8,13 +8,13 @@
 //! - `dormant`: started with `gpuheat vulkan-env`'s environment: the layer in, no CLI
 //!   connected (it forwards the calls, and reads the clock at each present to look for a
 //!   wake-up);
-//! - `timeline`: under `gpuheat run --mode timeline --skip 3 --frames F`: every call recorded;
+//! - `timeline`: under `gpuheat run --mode timeline --skip 10 --frames F`: every call recorded;
 //! - `full`: the same with `--mode full`: every draw also bracketed by the layer's timestamps.
 //!
 //! Every configuration's frame time is the program's own (`--report-frame-ms`: start-to-start
 //! periods, which hold each frame's present and so the layer's frame-end work), for the same
 //! frames: the captured frames but the first and the last (the capture's start and end),
-//! frames 4..=F+1 counted from 0; pooled over the runs, as median, quartiles and range. The
+//! frames 11..=F+8 counted from 0; pooled over the runs, as median, quartiles and range. The
 //! captured runs' sessions are checked: F frames, those indices, and how many draws of a
 //! frame carry a pipelined GPU time (timestamps were written), which names the timeline row.
 //!
@@ -44,8 +44,9 @@ use crate::table::{ratio_json, spread_json, Spread};
 /// vk_quads' window and swapchain size, and its fragment loop (cheap draws).
 const SIZE: &str = "64x64";
 const LOOP: &str = "0";
-/// Frames let pass before the capture (frame 0 holds the set-up).
-const SKIP: u32 = 3;
+/// Frames let pass before the capture (frame 0 holds the set-up; lavapipe's first frames at
+/// 1,000 draws run 2-3x slower than the later ones).
+const SKIP: u32 = 10;
 /// The variables that put Vulkan layers into a program: cleared for every run, so that only
 /// the configuration's own environment inserts ours.
 const LAYER_VARS: [&str; 4] = [
@@ -538,6 +539,15 @@ impl Ctx<'_> {
     }
 }
 
+/// A spread of nanoseconds, which may be negative: `median (Q1..Q3, min..max)` in whole
+/// numbers.
+fn whole(s: &Spread) -> String {
+    format!(
+        "{:.0} ({:.0}..{:.0}, {:.0}..{:.0})",
+        s.median, s.q1, s.q3, s.min, s.max
+    )
+}
+
 /// The timeline row's name: whether its session carried timestamps.
 fn timeline_label(rows: &[VkRow]) -> &'static str {
     if rows.iter().any(|r| r.timeline_timed_draws > 0.0) {
@@ -565,13 +575,13 @@ pub fn print(v: &Vulkan) {
     println!(
         "vulkan layer cost (vk_quads --quads N --loop {LOOP} --size {SIZE} on Xvfb {display}; \
          {runs} runs round-robin; frames {}..={} of each run (captured: --skip {SKIP} --frames \
-         {frames}), the program's own periods pooled; ms and ns: median (Q1-Q3, min-max))",
+         {frames}), the program's own periods pooled; ms: median (Q1-Q3, min-max), ns: median (Q1..Q3, min..max))",
         SKIP + 1,
         SKIP + frames - 2
     );
     let w = 34;
     let line = |label: &str, cells: Vec<String>| {
-        print!("{label:<44}");
+        print!("{label:<48}");
         for c in cells {
             print!(" {c:>w$}");
         }
@@ -586,14 +596,19 @@ pub fn print(v: &Vulkan) {
         rows.iter().map(|r| r.calls_per_frame.to_string()).collect(),
     );
     let tl = timeline_label(rows);
-    let frame_rows: [(String, fn(&VkRow) -> &Spread); 4] = [
-        ("frame ms, plain (no layer)".into(), |r| &r.plain),
-        ("frame ms, layer dormant".into(), |r| &r.dormant),
-        (format!("frame ms, {tl}"), |r| &r.timeline),
-        ("frame ms, full (timestamps per draw)".into(), |r| &r.full),
-    ];
-    for (label, get) in &frame_rows {
-        line(label, rows.iter().map(|r| get(r).text()).collect());
+    for (label, get) in [
+        (
+            "frame ms, plain (no layer)".to_string(),
+            &(|r: &VkRow| r.plain) as &dyn Fn(&VkRow) -> Spread,
+        ),
+        ("frame ms, layer dormant".into(), &|r: &VkRow| r.dormant),
+        (format!("frame ms, {tl}"), &|r: &VkRow| r.timeline),
+        (
+            "frame ms, full (timestamps per draw)".into(),
+            &|r: &VkRow| r.full,
+        ),
+    ] {
+        line(&label, rows.iter().map(|r| get(r).text()).collect());
     }
     let ratio = |s: &Spread, base: &Spread| {
         let (m, lo, hi) = s.ratio(base);
@@ -613,15 +628,17 @@ pub fn print(v: &Vulkan) {
     );
     line(
         "ns per Vulkan call added, dormant",
-        rows.iter().map(|r| r.dormant_ns_per_call.text()).collect(),
+        rows.iter().map(|r| whole(&r.dormant_ns_per_call)).collect(),
     );
     line(
         "ns per Vulkan call added, recorded",
-        rows.iter().map(|r| r.timeline_ns_per_call.text()).collect(),
+        rows.iter()
+            .map(|r| whole(&r.timeline_ns_per_call))
+            .collect(),
     );
     line(
         "ns per Vulkan call added, full",
-        rows.iter().map(|r| r.full_ns_per_call.text()).collect(),
+        rows.iter().map(|r| whole(&r.full_ns_per_call)).collect(),
     );
     line(
         "bytes per call, timeline session",

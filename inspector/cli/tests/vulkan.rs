@@ -83,6 +83,24 @@ fn piped(s: &Session, frame: u64, call: u32) -> Option<u64> {
         .map(|t| t.gpu_ns)
 }
 
+/// Samples passed of call `call` of frame `frame`, by the counter's name in its device's CTX.
+fn samples_passed(s: &Session, frame: &gpuheat_session::Frame, call: u32) -> Option<u64> {
+    let ctx = frame.calls[call as usize].context;
+    let info = s.contexts.iter().find(|c| c.handle == ctx)?;
+    let index = info
+        .counters
+        .iter()
+        .position(|c| c.name == gpuheat_session::counter_names::SAMPLES_PASSED)?;
+    frame
+        .samples
+        .iter()
+        .find(|x| x.call == call)?
+        .values
+        .iter()
+        .find(|v| usize::from(v.counter) == index)
+        .map(|v| v.value)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -104,6 +122,22 @@ fn check_vk_quads(s: &Session) -> f64 {
         let whole = piped(s, f.index, draws[0]).expect("the whole quad's time");
         let quarter = piped(s, f.index, draws[1]).expect("the quarter quad's time");
         assert!(whole > 0, "frame {}", f.index);
+        // Full mode counts each draw's samples (lavapipe has occlusionQueryPrecise): the
+        // 256×256 target's 65,536 pixels, and a quarter of them.
+        if s.info.mode == gpuheat_session::CaptureMode::Full {
+            assert_eq!(
+                samples_passed(s, f, draws[0]),
+                Some(65_536),
+                "frame {}",
+                f.index
+            );
+            assert_eq!(
+                samples_passed(s, f, draws[1]),
+                Some(16_384),
+                "frame {}",
+                f.index
+            );
+        }
         ratios.push(quarter as f64 / whole as f64);
     }
     median(ratios)

@@ -92,6 +92,7 @@ impl Record {
             Record::Watch(_) => ChunkKind::WATCH,
             Record::VkRenderPass(_) => ChunkKind::VK_RENDER_PASS,
             Record::VkFrame(_) => ChunkKind::VK_FRAME,
+            Record::LateSamples(_) => ChunkKind::LATE_SAMPLES,
         }
     }
 }
@@ -229,6 +230,7 @@ pub fn try_encode_into(
         Record::Uploads(v) => post!(v, "FrameUploads"),
         Record::Geometry(v) => crate::planes::encode(v, payload, &mut encoder.planes),
         Record::Pipelined(v) => post!(v, "PipelinedBatch"),
+        Record::LateSamples(v) => post!(v, "LateSamples"),
     }
     encoder.encode_into(record.kind(), payload, out)
 }
@@ -608,6 +610,7 @@ fn decode_payload(kind: ChunkKind, raw: &[u8]) -> Result<Record, String> {
         ChunkKind::WATCH => Record::Watch(json(raw)?),
         ChunkKind::VK_RENDER_PASS => Record::VkRenderPass(json(raw)?),
         ChunkKind::VK_FRAME => Record::VkFrame(json(raw)?),
+        ChunkKind::LATE_SAMPLES => Record::LateSamples(post(raw)?),
         ChunkKind::GEOMETRY | ChunkKind::GEOMETRY_PLANES => {
             let geometry: FrameGeometry = if kind == ChunkKind::GEOMETRY {
                 post(raw)?

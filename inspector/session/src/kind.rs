@@ -68,9 +68,11 @@ impl ChunkKind {
     pub const VK_RENDER_PASS: ChunkKind = ChunkKind::from_fourcc(*b"VKRP");
     /// [`Record::VkFrame`].
     pub const VK_FRAME: ChunkKind = ChunkKind::from_fourcc(*b"VKFR");
+    /// [`Record::LateSamples`].
+    pub const LATE_SAMPLES: ChunkKind = ChunkKind::from_fourcc(*b"LATE");
 
     /// Every kind this build decodes.
-    pub const KNOWN: [ChunkKind; 27] = [
+    pub const KNOWN: [ChunkKind; 28] = [
         ChunkKind::INFO,
         ChunkKind::FUNCTIONS,
         ChunkKind::CONTEXT,
@@ -98,6 +100,7 @@ impl ChunkKind {
         ChunkKind::WATCH,
         ChunkKind::VK_RENDER_PASS,
         ChunkKind::VK_FRAME,
+        ChunkKind::LATE_SAMPLES,
     ];
 
     /// The kinds that carry per-call or per-pixel data (frames, pipelined times, heat maps,

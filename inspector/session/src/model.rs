@@ -156,6 +156,8 @@ pub enum ClientApi {
     Gles,
     /// OpenVG.
     Vg,
+    /// Vulkan: the "context" is a device (its calls name it by the loader's dispatch key).
+    Vulkan,
 }
 
 /// What the agent learned about a rendering context the first time it was current.
@@ -235,6 +237,17 @@ pub struct CounterValue {
     pub counter: u16,
     /// The counter's delta over the call.
     pub value: u64,
+}
+
+/// Counter values of a frame's work calls that landed after the frame was sent (`LATE`,
+/// postcard): Vulkan's queries are read once the command buffer ran. The reader merges them
+/// into the frame's [`Frame::samples`], so nothing downstream tells them apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LateSamples {
+    /// The frame, as in [`Frame::index`].
+    pub frame: u64,
+    /// The values, by call.
+    pub samples: Vec<DrawSample>,
 }
 
 /// Counter deltas measured around one work call (draw, clear, blit, dispatch, copy, mipmap).
@@ -1139,8 +1152,10 @@ pub enum Record {
     Watch(WatchStatus),
     /// A Vulkan render pass object a captured frame began (`VKRP`).
     VkRenderPass(crate::vulkan::VkRenderPass),
-    /// The Vulkan render pass instances of a captured frame (`VKPB`).
+    /// What the Vulkan layer saw of a captured frame beyond its calls (`VKFR`).
     VkFrame(crate::vulkan::VkFrame),
+    /// Counter values of a frame's calls that landed after it was sent (`LATE`).
+    LateSamples(LateSamples),
 }
 
 impl Record {
@@ -1161,6 +1176,7 @@ impl Record {
             Record::WarmUp(w) => w.frame,
             Record::AgentFrame(a) => a.frame,
             Record::VkFrame(v) => v.frame,
+            Record::LateSamples(v) => v.frame,
             _ => return None,
         })
     }

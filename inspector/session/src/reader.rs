@@ -10,8 +10,8 @@ use crate::error::SessionError;
 use crate::header::{FileHeader, FILE_HEADER_LEN};
 use crate::model::{
     AgentFrame, AttachInfo, ContextInfo, ContextState, EndInfo, Frame, FrameFlow, FrameGeometry,
-    FrameUploads, FunctionTable, HeatMap, HeatMissing, HookSummary, ModuleMap, PipelinedBatch,
-    ProgramInfo, Record, SessionInfo, TargetHeat, TriggerHit, WarmUp, WatchStatus,
+    FrameUploads, FunctionTable, HeatMap, HeatMissing, HookSummary, LateSamples, ModuleMap,
+    PipelinedBatch, ProgramInfo, Record, SessionInfo, TargetHeat, TriggerHit, WarmUp, WatchStatus,
 };
 
 /// Reads chunks one after another from a stream: a session file past its header, or the
@@ -345,6 +345,7 @@ struct Builder {
     watch: Option<WatchStatus>,
     vk_render_passes: Vec<crate::vulkan::VkRenderPass>,
     vk_frames: Vec<crate::vulkan::VkFrame>,
+    late: Vec<LateSamples>,
 }
 
 impl Builder {
@@ -388,13 +389,15 @@ impl Builder {
             Record::Watch(v) => self.watch = Some(v),
             Record::VkRenderPass(v) => self.vk_render_passes.push(v),
             Record::VkFrame(v) => self.vk_frames.push(v),
+            Record::LateSamples(v) => self.late.push(v),
         }
     }
 
     /// `stop` is the chunk error reading ended at, if it did not end cleanly; it is what gets
     /// reported when the damage took a required record with it, being the real cause.
-    fn finish(self, stop: Option<SessionError>) -> Result<Session, SessionError> {
+    fn finish(mut self, stop: Option<SessionError>) -> Result<Session, SessionError> {
         let truncated_at = stop.as_ref().and_then(SessionError::offset);
+        merge_late(&mut self.frames, std::mem::take(&mut self.late));
         let (info, functions) = match (self.info, self.functions) {
             (Some(info), Some(functions)) => (info, functions),
             (info, _) => {
@@ -435,6 +438,37 @@ impl Builder {
             vk_frames: self.vk_frames,
             truncated_at,
         })
+    }
+}
+
+/// Merges late counter values into their frames' samples (values of a call that already has
+/// a sample join it), keeping each frame's samples in call order; values of a frame the
+/// session lacks (cut off by damage) are dropped.
+fn merge_late(frames: &mut [Frame], late: Vec<LateSamples>) {
+    if late.is_empty() {
+        return;
+    }
+    let index: HashMap<u64, usize> = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.index, i))
+        .collect();
+    let mut touched = Vec::new();
+    for l in late {
+        let Some(&i) = index.get(&l.frame) else {
+            continue;
+        };
+        let f = &mut frames[i];
+        for s in l.samples {
+            match f.samples.iter_mut().find(|x| x.call == s.call) {
+                Some(x) => x.values.extend(s.values),
+                None => f.samples.push(s),
+            }
+        }
+        touched.push(i);
+    }
+    for i in touched {
+        frames[i].samples.sort_by_key(|s| s.call);
     }
 }
 

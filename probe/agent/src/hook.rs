@@ -146,11 +146,13 @@ pub fn plain<const N: usize>(i: usize, site: u64, begin: u64, args: &[u64; N], r
     }));
 }
 
-/// [`plain`] for a call something else refers to (a Vulkan command timed in its command
-/// buffer): its frame and place, when recorded.
+/// [`plain`] for a Vulkan call, on its device's context `ctx`; `placed` when something else
+/// refers to it (a command timed in its command buffer): then its frame and place.
 #[inline(never)]
-pub fn plain_placed<const N: usize>(
+pub fn plain_in<const N: usize>(
     i: usize,
+    ctx: u64,
+    placed: bool,
     site: u64,
     begin: u64,
     args: &[u64; N],
@@ -168,7 +170,7 @@ pub fn plain_placed<const N: usize>(
             ret,
             cpu: None,
         };
-        recorder::push_plain(true, &call, args)
+        recorder::push_plain_in(placed, Some(ctx), &call, args)
     }))
     .ok()
     .flatten()

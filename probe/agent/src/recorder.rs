@@ -230,15 +230,27 @@ pub(crate) fn push_plain<const N: usize>(
     call: &NewCall<'_>,
     args: &[u64; N],
 ) -> Option<(u64, u32)> {
+    push_plain_in(placed, None, call, args)
+}
+
+/// [`push_plain`] on context `ctx` when given (a Vulkan call names its device), else on the
+/// thread's current GL context.
+#[inline(always)]
+pub(crate) fn push_plain_in<const N: usize>(
+    placed: bool,
+    ctx: Option<u64>,
+    call: &NewCall<'_>,
+    args: &[u64; N],
+) -> Option<(u64, u32)> {
     THREAD
         .try_with(|t| {
             if t.in_agent.replace(true) {
                 return None;
             }
             let _leaving = Leaving(&t.in_agent);
-            let ctx = match t.ctx.get() {
-                Some(c) => c,
-                None => {
+            let ctx = match (ctx, t.ctx.get()) {
+                (Some(c), _) | (None, Some(c)) => c,
+                (None, None) => {
                     let c = contexts::query_current_context();
                     t.ctx.set(Some(c));
                     c

@@ -65,8 +65,11 @@ struct Table {
     /// For a device: the fewest meaningful timestamp bits of the queue families it made
     /// queues of (0: some queue cannot time).
     valid_bits: u32,
-    /// For a device: nanoseconds per timestamp tick.
-    period: f32,
+    /// For a device: its physical device's properties (the timestamp period, the name).
+    props: Option<Box<vk::PhysicalDeviceProperties>>,
+    /// For a device: made with `occlusionQueryPrecise` (by the program, or by the layer where
+    /// the device offers it).
+    precise: bool,
     /// Next layer's `vkGetInstanceProcAddr` (instances) or `vkGetDeviceProcAddr` (devices).
     get_proc_addr: usize,
     /// Command `j`'s next function, 0 where the next layer has none.
@@ -154,15 +157,19 @@ pub fn stamp() -> u64 {
     hook::stamp()
 }
 
-/// Records a call of command `j`, as the GL wrappers record a plain call.
+/// Records a call of command `j`, as the GL wrappers record a plain call, on the context of
+/// its instance or device (the dispatch key of its first argument, a dispatchable handle).
 #[inline(always)]
 pub fn record<const N: usize>(j: usize, site: u64, begin: u64, args: &[u64; N], ret: Option<u64>) {
     if recording() {
-        hook::plain(VK_FIRST + j, site, begin, args, ret);
+        // SAFETY: the first argument of every wrapped command is a live dispatchable handle.
+        let ctx = unsafe { key(args[0] as usize) } as u64;
+        hook::plain_in(VK_FIRST + j, ctx, false, site, begin, args, ret);
     }
 }
 
-/// [`record`] for a command that is timed: its frame and place.
+/// [`record`] for a command something refers to (timed, a render pass begin, a submit): its
+/// frame and place.
 #[inline(always)]
 pub fn record_placed<const N: usize>(
     j: usize,
@@ -172,21 +179,25 @@ pub fn record_placed<const N: usize>(
     ret: Option<u64>,
 ) -> Option<(u64, u32)> {
     if recording() {
-        hook::plain_placed(VK_FIRST + j, site, begin, args, ret)
+        // SAFETY: as in `record`.
+        let ctx = unsafe { key(args[0] as usize) } as u64;
+        hook::plain_in(VK_FIRST + j, ctx, true, site, begin, args, ret)
     } else {
         None
     }
 }
 
-/// What timing a device's commands needs: the device's functions (the next layer's), and its
-/// timestamps' period and meaningful bits.
+/// What measuring a device's commands needs: the device's functions (the next layer's), its
+/// properties, its timestamps' meaningful bits, and whether occlusion counts are exact.
 pub struct DeviceFacts {
     /// The next layer's device functions.
     pub device: ash::Device,
-    /// Nanoseconds per tick.
-    pub period: f32,
+    /// The physical device's properties (`limits.timestamp_period`: nanoseconds per tick).
+    pub props: vk::PhysicalDeviceProperties,
     /// Meaningful bits of a timestamp on every queue family the device uses.
     pub valid_bits: u32,
+    /// Occlusion queries may be precise.
+    pub precise: bool,
 }
 
 /// The facts of the device whose dispatch key is `key`.
@@ -205,8 +216,9 @@ pub fn device_facts(key: usize) -> Option<DeviceFacts> {
     };
     Some(DeviceFacts {
         device,
-        period: t.period,
+        props: *t.props.as_deref()?,
         valid_bits: t.valid_bits,
+        precise: t.precise,
     })
 }
 
@@ -400,7 +412,8 @@ unsafe extern "system" fn create_instance(
         let table = Table {
             handle,
             valid_bits: 0,
-            period: 0.0,
+            props: None,
+            precise: false,
             get_proc_addr: gipa as usize,
             fns,
         };
@@ -468,8 +481,10 @@ unsafe extern "system" fn create_device(
     let create = unsafe {
         std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateDevice>(create)
     };
-    // SAFETY: the program's arguments, forwarded.
-    let r = unsafe { create(physical, info, alloc, out) };
+    // Exact occlusion counts where the device offers them (the program's other features as it
+    // asked: enabling a query feature changes nothing it draws).
+    // SAFETY: the program's create info; the instance's functions.
+    let (r, precise) = unsafe { create_with_precise(it, physical, info, alloc, out, create) };
     if r != vk::Result::SUCCESS {
         return r;
     }
@@ -483,11 +498,12 @@ unsafe extern "system" fn create_device(
         });
         let handle = device.as_raw() as usize;
         // SAFETY: the program's create info, valid for the call that just succeeded.
-        let (valid_bits, period) = unsafe { timestamp_facts(it, physical, &*info) };
+        let (valid_bits, props) = unsafe { timestamp_facts(it, physical, &*info) };
         let table = Table {
             handle,
             valid_bits,
-            period,
+            props: props.map(Box::new),
+            precise,
             get_proc_addr: gdpa as usize,
             fns,
         };
@@ -509,14 +525,14 @@ unsafe fn timestamp_facts(
     it: &Table,
     physical: vk::PhysicalDevice,
     info: &vk::DeviceCreateInfo<'_>,
-) -> (u32, f32) {
+) -> (u32, Option<vk::PhysicalDeviceProperties>) {
     let f = |name: &[u8]| index_of(name).map_or(0, |j| it.fns[j]);
     let (props, families) = (
         f(b"vkGetPhysicalDeviceProperties"),
         f(b"vkGetPhysicalDeviceQueueFamilyProperties"),
     );
     if props == 0 || families == 0 {
-        return (0, 0.0);
+        return (0, None);
     }
     // SAFETY: the next layer's functions, called as Vulkan defines them.
     unsafe {
@@ -547,8 +563,81 @@ unsafe fn timestamp_facts(
             })
             .min()
             .unwrap_or(0);
-        (bits, p.limits.timestamp_period)
+        (bits, Some(p))
     }
+}
+
+/// Calls the next layer's `create` (vkCreateDevice) with the program's arguments, asking
+/// also for `occlusionQueryPrecise` where the physical device has it and the program did not
+/// ask; returns its result and whether the device has the feature. The program's create info
+/// is never written: a features struct in it is copied, or one in its pNext chain
+/// (`VkPhysicalDeviceFeatures2`) set for the call and put back.
+///
+/// # Safety
+/// The arguments of a valid vkCreateDevice call; `it` the table of the physical device's
+/// instance.
+unsafe fn create_with_precise(
+    it: &Table,
+    physical: vk::PhysicalDevice,
+    info: *const vk::DeviceCreateInfo<'_>,
+    alloc: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Device,
+    create: vk::PFN_vkCreateDevice,
+) -> (vk::Result, bool) {
+    let features = index_of(b"vkGetPhysicalDeviceFeatures").map_or(0, |j| it.fns[j]);
+    // SAFETY: the caller's contract.
+    let plain = || unsafe { (create(physical, info, alloc, out), false) };
+    if features == 0 {
+        return plain();
+    }
+    // SAFETY: the next layer's vkGetPhysicalDeviceFeatures, writing into a local.
+    let offered = unsafe {
+        let f = std::mem::transmute::<usize, vk::PFN_vkGetPhysicalDeviceFeatures>(features);
+        let mut v = vk::PhysicalDeviceFeatures::default();
+        f(physical, &mut v);
+        v.occlusion_query_precise == vk::TRUE
+    };
+    if !offered {
+        return plain();
+    }
+    // SAFETY: the program's valid create info.
+    let ci = unsafe { *info };
+    // SAFETY: its features struct, when it has one.
+    if let Some(asked) = unsafe { ci.p_enabled_features.as_ref() } {
+        let mut ours = *asked;
+        ours.occlusion_query_precise = vk::TRUE;
+        let mut with = ci;
+        with.p_enabled_features = &ours;
+        // SAFETY: the program's create info with our copy of its features.
+        return unsafe { (create(physical, &with, alloc, out), true) };
+    }
+    // A VkPhysicalDeviceFeatures2 in the chain (then pEnabledFeatures must be null).
+    let mut p = ci.p_next as *mut vk::BaseOutStructure<'_>;
+    while !p.is_null() {
+        // SAFETY: every structure of a pNext chain starts with sType and pNext.
+        let (ty, next) = unsafe { ((*p).s_type, (*p).p_next) };
+        if ty == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
+            let f2 = p as *mut vk::PhysicalDeviceFeatures2<'_>;
+            // SAFETY: a VkPhysicalDeviceFeatures2 of the program's chain, set for the call
+            // and put back right after it.
+            unsafe {
+                let before = (*f2).features.occlusion_query_precise;
+                (*f2).features.occlusion_query_precise = vk::TRUE;
+                let r = create(physical, info, alloc, out);
+                (*f2).features.occlusion_query_precise = before;
+                return (r, true);
+            }
+        }
+        p = next;
+    }
+    let ours = vk::PhysicalDeviceFeatures {
+        occlusion_query_precise: vk::TRUE,
+        ..Default::default()
+    };
+    let mut with = ci;
+    with.p_enabled_features = &ours;
+    // SAFETY: the program's create info with a features struct of ours.
+    unsafe { (create(physical, &with, alloc, out), true) }
 }
 
 unsafe extern "system" fn destroy_device(

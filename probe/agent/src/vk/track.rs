@@ -9,10 +9,11 @@
 
 use super::layer;
 use ash::vk::{self, Handle};
-use gpuheat_counters::vulkan::{pair_ns, Recording, Timestamps};
+use gpuheat_counters::catalogue;
+use gpuheat_counters::vulkan::{context_info, pair_ns, Counted, Occlusion, Recording, Timestamps};
 use gpuheat_session::{
-    PipelinedBatch, PipelinedTime, Record, VkAttachment, VkFrame, VkPassBegin, VkRenderPass,
-    VkSubmit,
+    CounterValue, DrawSample, LateSamples, PipelinedBatch, PipelinedTime, Record, VkAttachment,
+    VkFrame, VkPassBegin, VkRenderPass, VkSubmit,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
@@ -50,6 +51,10 @@ pub enum Role {
     DestroyRenderPass,
     /// `vkCmdBeginRenderPass` (and its `2` forms): which pass and framebuffer a frame began.
     PassBegin,
+    /// `vkCmdBeginQuery` (and its indexed form): a query of the program's is active.
+    QueryBegin,
+    /// `vkCmdEndQuery` (and its indexed form).
+    QueryEnd,
 }
 
 /// One command buffer's recording during the capture.
@@ -57,23 +62,42 @@ struct Recorded {
     /// The device's dispatch key.
     device: usize,
     rec: Recording,
-    /// Each timed command's frame and place, in timestamp-pair order.
+    /// Its occlusion pool, where the device counts exactly.
+    occ: Option<Counted>,
+    /// Each timed command's frame and place, in timestamp order.
     timed: Vec<(u64, u32)>,
+    /// Each counted draw's frame and place, in query order.
+    counted: Vec<(u64, u32)>,
+    /// Queries of the program's own active in it (ours would collide with an occlusion one).
+    app_queries: i32,
     /// Secondary command buffers it executes.
     children: Vec<u64>,
 }
 
-/// A submitted recording whose timestamps are not read yet.
+/// A submitted recording whose values are not read yet.
 struct Pending {
     device: usize,
     pool: vk::QueryPool,
     written: u32,
     timed: Vec<(u64, u32)>,
+    occ: Option<Counted>,
+    counted: Vec<(u64, u32)>,
+    /// The counts, once read (the timestamps may land later).
+    counts: Option<Vec<u64>>,
+}
+
+/// A device's pools, and what the capture sent of it.
+struct Device {
+    ts: Timestamps,
+    occ: Occlusion,
+    props: vk::PhysicalDeviceProperties,
+    /// The capture (`capture::generation`) its `CTX` record went in.
+    ctx_sent: Option<u64>,
 }
 
 #[derive(Default)]
 struct State {
-    devices: HashMap<usize, Option<Timestamps>>,
+    devices: HashMap<usize, Option<Device>>,
     recordings: HashMap<u64, Recorded>,
     pending: Vec<Pending>,
     /// Commands the pools had no room for, or whose command buffer could not be timed.
@@ -94,23 +118,39 @@ fn state() -> MutexGuard<'static, Option<State>> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The timestamp pools of the device whose dispatch key is `key`, made on first use; `None`
-/// where the device cannot time (no timestamps on its queues).
-fn device(st: &mut State, key: usize) -> Option<&mut Timestamps> {
+/// The pools of the device whose dispatch key is `key`, made on first use; `None` where the
+/// device cannot time (no timestamps on its queues).
+fn device(st: &mut State, key: usize) -> Option<&mut Device> {
     st.devices
         .entry(key)
         .or_insert_with(|| {
             let facts = layer::device_facts(key)?;
-            if facts.valid_bits == 0 || facts.period <= 0.0 {
+            let period = facts.props.limits.timestamp_period;
+            if facts.valid_bits == 0 || period <= 0.0 {
                 return None;
             }
-            Some(Timestamps::new(
-                facts.device,
-                facts.period,
-                facts.valid_bits,
-            ))
+            // Its first pools are made in this frame, and the driver's first queries (lavapipe
+            // compiles variants of the program's shaders that count samples): the frame is
+            // the agent's set-up, not the program's steady state.
+            crate::capture::note_setup("made a Vulkan device's query pools".into());
+            Some(Device {
+                ts: Timestamps::new(facts.device.clone(), period, facts.valid_bits),
+                occ: Occlusion::new(facts.device, facts.precise),
+                props: facts.props,
+                ctx_sent: None,
+            })
         })
         .as_mut()
+}
+
+/// Gives a recording's pools back unread.
+fn release(st: &mut State, r: Recorded) {
+    if let Some(Some(d)) = st.devices.get_mut(&r.device) {
+        d.ts.release(r.rec.pool);
+        if let Some(c) = r.occ {
+            d.occ.release(c.pool);
+        }
+    }
 }
 
 /// After `vkBeginCommandBuffer(cb, info)` returned `ok`: a timed recording starts.
@@ -128,10 +168,8 @@ pub unsafe fn began(cb: u64, info: u64, ok: bool) {
     let st = guard.get_or_insert_with(State::default);
     st.begun.insert(cb);
     if let Some(old) = st.recordings.remove(&cb) {
-        // Begun again before it was submitted during the capture: its pool is free.
-        if let Some(Some(ts)) = st.devices.get_mut(&old.device) {
-            ts.release(old.rec.pool);
-        }
+        // Begun again before it was submitted during the capture: its pools are free.
+        release(st, old);
     }
     if flags.contains(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE) {
         return;
@@ -139,58 +177,109 @@ pub unsafe fn began(cb: u64, info: u64, ok: bool) {
     // SAFETY: a command buffer is a dispatchable handle.
     let key = unsafe { layer::key_of(cb as usize) };
     let handle = vk::CommandBuffer::from_raw(cb);
-    let Some(ts) = device(st, key) else { return };
+    let Some(d) = device(st, key) else { return };
     // SAFETY: just begun, outside any render pass (not a render pass continuation).
-    if let Some(rec) = unsafe { ts.begin(handle) } {
-        st.recordings.insert(
-            cb,
-            Recorded {
-                device: key,
-                rec,
-                timed: Vec::new(),
-                children: Vec::new(),
-            },
-        );
-    }
+    let Some(rec) = (unsafe { d.ts.begin(handle) }) else {
+        return;
+    };
+    // Samples passed in full mode, as GL's (timeline mode: calls and pipelined times only).
+    let full = crate::capture::mode() == gpuheat_session::CaptureMode::Full;
+    let occ = if full && d.occ.precise() {
+        // SAFETY: as above.
+        unsafe { d.occ.begin(handle) }
+    } else {
+        None
+    };
+    st.recordings.insert(
+        cb,
+        Recorded {
+            device: key,
+            rec,
+            occ,
+            timed: Vec::new(),
+            counted: Vec::new(),
+            app_queries: 0,
+            children: Vec::new(),
+        },
+    );
 }
 
-/// Around a timed command in `cb`: writes the timestamps before it; true when it did.
-pub fn before_work(cb: u64) -> bool {
+/// What [`before_work`] opened around a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opened {
+    timed: bool,
+    counted: bool,
+}
+
+/// Around a timed command in `cb` (`draw`: a draw, whose samples are counted): writes the
+/// timestamps before it, and begins its occlusion query.
+pub fn before_work(cb: u64, draw: bool) -> Opened {
+    let mut opened = Opened {
+        timed: false,
+        counted: false,
+    };
     let mut guard = state();
     let Some(st) = guard.as_mut() else {
-        return false;
+        return opened;
     };
     let Some(r) = st.recordings.get_mut(&cb) else {
-        return false;
+        return opened;
     };
-    let Some(Some(ts)) = st.devices.get(&r.device) else {
-        return false;
+    let Some(Some(d)) = st.devices.get(&r.device) else {
+        return opened;
     };
     // Free queries for this command's three timestamps.
     if r.rec.written + PER_COMMAND > gpuheat_counters::vulkan::POOL_QUERIES {
         st.untimed += 1;
-        return false;
+        return opened;
     }
-    let cb = vk::CommandBuffer::from_raw(cb);
+    let handle = vk::CommandBuffer::from_raw(cb);
     // SAFETY: `cb` is recording (the program is recording a command into it).
-    unsafe { ts.write(cb, &mut r.rec) && ts.write(cb, &mut r.rec) }
+    opened.timed = unsafe { d.ts.write(handle, &mut r.rec) && d.ts.write(handle, &mut r.rec) };
+    if opened.timed && draw && r.app_queries == 0 {
+        if let Some(c) = r.occ.as_ref() {
+            // SAFETY: a draw is recorded inside a render pass; no query of the program's is
+            // active in this command buffer.
+            opened.counted = unsafe { d.occ.start(handle, c) };
+        }
+    }
+    opened
 }
 
-/// After a timed command in `cb` that [`before_work`] opened: the timestamp after it, and
-/// the call's place (`frame`, `seq`) its pair stands for.
-pub fn after_work(cb: u64, place: Option<(u64, u32)>) {
+/// After a command in `cb` that [`before_work`] opened: its occlusion query ends, the
+/// timestamp after it, and the call's place (`frame`, `seq`) its values stand for.
+pub fn after_work(cb: u64, place: Option<(u64, u32)>, opened: Opened) {
     let mut guard = state();
     let Some(st) = guard.as_mut() else { return };
     let Some(r) = st.recordings.get_mut(&cb) else {
         return;
     };
-    let Some(Some(ts)) = st.devices.get(&r.device) else {
+    let Some(Some(d)) = st.devices.get(&r.device) else {
         return;
     };
-    // SAFETY: as in `before_work`; the last query was kept free.
-    unsafe { ts.write(vk::CommandBuffer::from_raw(cb), &mut r.rec) };
-    // A call the recorder could not place still takes its pair, so later pairs stay aligned.
-    r.timed.push(place.unwrap_or((u64::MAX, 0)));
+    let handle = vk::CommandBuffer::from_raw(cb);
+    // A call the recorder could not place still takes its queries, so later ones stay aligned.
+    let place = place.unwrap_or((u64::MAX, 0));
+    if opened.counted {
+        if let Some(c) = r.occ.as_mut() {
+            // SAFETY: the query `before_work` began in this command buffer.
+            unsafe { d.occ.stop(handle, c) };
+            r.counted.push(place);
+        }
+    }
+    if opened.timed {
+        // SAFETY: as in `before_work`; the last query was kept free.
+        unsafe { d.ts.write(handle, &mut r.rec) };
+        r.timed.push(place);
+    }
+}
+
+/// `vkCmdBeginQuery*` (`+1`) or `vkCmdEndQuery*` (`-1`) of the program's in `cb`.
+pub fn app_query(cb: u64, delta: i32) {
+    let mut guard = state();
+    if let Some(r) = guard.as_mut().and_then(|st| st.recordings.get_mut(&cb)) {
+        r.app_queries += delta;
+    }
 }
 
 /// `vkCmdExecuteCommands(cb, n, list)`: the secondaries' times are read with `cb`'s.
@@ -236,6 +325,9 @@ fn submitted(cbs: impl Iterator<Item = u64>, place: Option<(u64, u32)>) {
             pool: r.rec.pool,
             written: r.rec.written,
             timed: r.timed,
+            occ: r.occ,
+            counted: r.counted,
+            counts: None,
         });
     }
 }
@@ -460,15 +552,18 @@ fn pass_records(st: &mut State) -> Vec<Record> {
 const LAST_WAIT: Duration = Duration::from_secs(2);
 
 /// At a captured frame's end (`last`: the capture's last): the pipelined times of every
-/// submitted recording whose timestamps have landed, one batch per frame they belong to, and
-/// the frames' render pass records. On
-/// the last frame, waits (at most [`LAST_WAIT`], polling) for the rest, and frees the pools of
-/// recordings never submitted.
+/// submitted recording whose values have landed, one batch per frame they belong to; and the
+/// records: each device's `CTX` (once a capture), the draws' samples passed (`LATE`), the
+/// frames' render passes and submits. On the last frame, waits (at most [`LAST_WAIT`],
+/// polling) for the rest, and frees the pools of recordings never submitted.
 pub fn poll(last: bool) -> (Vec<PipelinedBatch>, Vec<Record>) {
     let deadline = Instant::now() + LAST_WAIT;
     let mut by_frame: HashMap<u64, Vec<PipelinedTime>> = HashMap::new();
+    let mut counts: HashMap<u64, Vec<DrawSample>> = HashMap::new();
+    let mut contexts = Vec::new();
     let mut waited = false;
     let mut records = Vec::new();
+    let generation = crate::capture::generation();
     loop {
         let mut guard = state();
         let Some(st) = guard.as_mut() else {
@@ -478,34 +573,60 @@ pub fn poll(last: bool) -> (Vec<PipelinedBatch>, Vec<Record>) {
             records = pass_records(st);
         }
         let mut left = Vec::new();
-        for p in std::mem::take(&mut st.pending) {
-            let Some(Some(ts)) = st.devices.get_mut(&p.device) else {
+        for mut p in std::mem::take(&mut st.pending) {
+            let Some(Some(d)) = st.devices.get_mut(&p.device) else {
                 continue;
             };
-            // SAFETY: the pool of a submitted recording of this device.
-            match unsafe { ts.read(p.pool, p.written) } {
-                Some(values) => {
-                    let each = values.chunks_exact(PER_COMMAND as usize);
-                    for (stamps, &(frame, call)) in each.zip(&p.timed) {
-                        if frame != u64::MAX {
-                            by_frame.entry(frame).or_default().push(PipelinedTime {
-                                call,
-                                gpu_ns: pair_ns(stamps[0], stamps[2]),
-                            });
-                        }
-                    }
+            if let (Some(c), None) = (p.occ, p.counts.as_ref()) {
+                // SAFETY: the pool of a submitted recording of this device.
+                p.counts = unsafe { d.occ.read(c.pool, c.used) };
+                if p.counts.is_none() {
+                    left.push(p);
+                    continue;
                 }
-                None => left.push(p),
+            }
+            // SAFETY: as above.
+            let Some(values) = (unsafe { d.ts.read(p.pool, p.written) }) else {
+                left.push(p);
+                continue;
+            };
+            if d.ctx_sent != Some(generation) {
+                d.ctx_sent = Some(generation);
+                let precise = d.occ.precise();
+                contexts.push(Record::Context(context_info(
+                    p.device as u64,
+                    &d.props,
+                    precise,
+                )));
+            }
+            let each = values.chunks_exact(PER_COMMAND as usize);
+            for (stamps, &(frame, call)) in each.zip(&p.timed) {
+                if frame != u64::MAX {
+                    by_frame.entry(frame).or_default().push(PipelinedTime {
+                        call,
+                        gpu_ns: pair_ns(stamps[0], stamps[2]),
+                    });
+                }
+            }
+            for (&n, &(frame, call)) in p.counts.iter().flatten().zip(&p.counted) {
+                if frame != u64::MAX {
+                    counts.entry(frame).or_default().push(DrawSample {
+                        call,
+                        values: vec![CounterValue {
+                            counter: catalogue::SAMPLES_PASSED,
+                            value: n,
+                        }],
+                    });
+                }
             }
         }
         st.pending = left;
         if !last || st.pending.is_empty() || Instant::now() > deadline {
             if last {
                 st.begun.clear();
-                for (_, r) in st.recordings.drain() {
-                    if let Some(Some(ts)) = st.devices.get_mut(&r.device) {
-                        ts.release(r.rec.pool);
-                    }
+                let unsubmitted: Vec<Recorded> = st.recordings.drain().map(|(_, r)| r).collect();
+                for r in unsubmitted {
+                    release(st, r);
                 }
             }
             break;
@@ -529,7 +650,19 @@ pub fn poll(last: bool) -> (Vec<PipelinedBatch>, Vec<Record>) {
         })
         .collect();
     batches.sort_by_key(|b| b.frame);
-    (batches, records)
+    // The devices' CTX records before anything that names them.
+    let mut out = contexts;
+    out.append(&mut records);
+    let mut late: Vec<LateSamples> = counts
+        .into_iter()
+        .map(|(frame, mut samples)| {
+            samples.sort_by_key(|s| s.call);
+            LateSamples { frame, samples }
+        })
+        .collect();
+    late.sort_by_key(|l| l.frame);
+    out.extend(late.into_iter().map(Record::LateSamples));
+    (batches, out)
 }
 
 #[cfg(test)]
