@@ -138,6 +138,26 @@ impl Timestamps {
     pub fn release(&mut self, pool: vk::QueryPool) {
         self.free.push(pool);
     }
+
+    /// A barrier from every stage to every stage in `cb`: nothing after it starts before
+    /// everything before it is done (an execution dependency; the serialized mode's isolation).
+    ///
+    /// # Safety
+    /// `cb` is recording, outside any render pass.
+    pub unsafe fn barrier(&self, cb: vk::CommandBuffer) {
+        // SAFETY: the caller's contract; no memory barrier is passed.
+        unsafe {
+            self.device.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[],
+            )
+        };
+    }
 }
 
 /// Occlusion queries per pool: room for 4,096 draws in one recording.

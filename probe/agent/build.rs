@@ -750,6 +750,12 @@ fn vk_role(name: &str) -> &'static str {
             "PassBegin"
         }
         "vkCmdBeginQuery" | "vkCmdBeginQueryIndexedEXT" => "QueryBegin",
+        "vkCmdEndRenderPass"
+        | "vkCmdEndRenderPass2"
+        | "vkCmdEndRenderPass2KHR"
+        | "vkCmdEndRendering"
+        | "vkCmdEndRenderingKHR" => "PassEnd",
+        "vkCmdBeginRendering" | "vkCmdBeginRenderingKHR" => "Rendering",
         "vkCmdEndQuery" | "vkCmdEndQueryIndexedEXT" => "QueryEnd",
         n if n.starts_with("vkCmd") && matches!(vk_class(n), "Draw" | "Work") => "Work",
         _ => "None",
@@ -773,6 +779,8 @@ fn vk_role_hook(role: &str) -> Option<&'static str> {
         "RenderPass2" => "track::render_pass_created(a1 as u64, a3 as u64, r == 0, true);",
         "DestroyRenderPass" => "track::render_pass_destroyed(a1 as u64);",
         "QueryBegin" => "track::app_query(a0 as u64, 1);",
+        "PassEnd" => "track::in_pass(a0 as u64, false);",
+        "Rendering" => "track::in_pass(a0 as u64, true);",
         "QueryEnd" => "track::app_query(a0 as u64, -1);",
         _ => return None,
     })
@@ -985,7 +993,11 @@ fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
     }
     match role {
         "Work" => writeln!(out, "        track::after_work(a0 as u64, place, opened);").unwrap(),
-        "PassBegin" => writeln!(out, "        track::pass_began(a1 as u64, place);").unwrap(),
+        "PassBegin" => writeln!(
+            out,
+            "        track::pass_began(a0 as u64, a1 as u64, place);"
+        )
+        .unwrap(),
         _ => {}
     }
     if let Some(hook) = vk_role_hook(role) {

@@ -163,6 +163,9 @@ OPTIONS:
   --frames N          draw N frames then exit (default: 0 = run until SIGTERM/SIGINT)
   --quads Q           quads per frame, even ones whole, odd ones the top-left quarter (default: 2)
   --loop L            fragment shader loop iterations, the same for every quad (default: 200)
+  --fill BYTES        each frame, right after vkBeginCommandBuffer (outside the render pass),
+                      vkCmdFillBuffer of a BYTES-byte buffer nothing reads: one more call per
+                      frame, work whose cost grows with BYTES (a multiple of 4; default 0: none)
   --checksum          after the last frame print checksum <FNV-1a 64 of the last image's bytes>
   --report-frame-ms   at exit print frame_ms_frames=<start-to-start ms of frames 0..N-2>
   --bad RULE          commit one Vulkan performance mistake every frame (repeatable, the
@@ -266,6 +269,8 @@ struct Opts {
     checksum: bool,
     report: bool,
     bad: Bad,
+    /// `--fill`: bytes of the buffer filled each frame (0: none).
+    fill: u64,
 }
 
 fn parse_size(v: &str) -> Result<(u32, u32), String> {
@@ -300,6 +305,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Opts>, St
         checksum: false,
         report: false,
         bad: Bad::default(),
+        fill: 0,
     };
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
@@ -337,6 +343,12 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Opts>, St
             "quads" => o.quads = parse_uint("quads", &value(inline)?, 1, 1 << 20)? as u32,
             "loop" => o.loops = parse_uint("loop", &value(inline)?, 0, max32)? as u32,
             "bad" => o.bad.set(&value(inline)?)?,
+            "fill" => {
+                o.fill = parse_uint("fill", &value(inline)?, 0, 1 << 32)?;
+                if !o.fill.is_multiple_of(4) {
+                    return Err(format!("--fill: must be a multiple of 4, got {}", o.fill));
+                }
+            }
             _ => return Err(format!("unknown flag --{name} (see --help)")),
         }
     }
@@ -564,6 +576,9 @@ struct Vk {
     rendered: vk::Semaphore,
     readback: vk::Buffer,
     readback_memory: vk::DeviceMemory,
+    /// `--fill`: the buffer filled each frame.
+    fill: vk::Buffer,
+    fill_memory: vk::DeviceMemory,
     bad: Bad,
     /// Kept last: the loader must outlive every call above.
     _entry: ash::Entry,
@@ -578,6 +593,8 @@ impl Drop for Vk {
                 let _ = d.device_wait_idle();
                 d.destroy_buffer(self.readback, None);
                 d.free_memory(self.readback_memory, None);
+                d.destroy_buffer(self.fill, None);
+                d.free_memory(self.fill_memory, None);
                 d.destroy_semaphore(self.rendered, None);
                 d.destroy_semaphore(self.acquired, None);
                 d.destroy_fence(self.fence, None);
@@ -662,6 +679,8 @@ impl Vk {
             rendered: vk::Semaphore::null(),
             readback: vk::Buffer::null(),
             readback_memory: vk::DeviceMemory::null(),
+            fill: vk::Buffer::null(),
+            fill_memory: vk::DeviceMemory::null(),
             bad,
             _entry: entry,
         };
@@ -1188,6 +1207,37 @@ impl Vk {
 
     /// One frame: exactly the 13 + 2Q calls of the module's doc, or with `--bad` those its
     /// values describe. Returns the image presented.
+    /// `--fill`: the buffer of `size` bytes filled each frame.
+    fn create_fill(&mut self, size: u64) -> Result<(), String> {
+        let d = self.device().clone();
+        // SAFETY: a buffer and its memory of this device, bound once before any use.
+        unsafe {
+            let info = vk::BufferCreateInfo::default()
+                .size(size)
+                .usage(vk::BufferUsageFlags::TRANSFER_DST)
+                .sharing_mode(vk::SharingMode::EXCLUSIVE);
+            self.fill = d
+                .create_buffer(&info, None)
+                .map_err(failed("vkCreateBuffer"))?;
+            let req = d.get_buffer_memory_requirements(self.fill);
+            let props = self
+                .instance
+                .get_physical_device_memory_properties(self.physical);
+            let type_index = (0..props.memory_type_count)
+                .find(|&i| req.memory_type_bits & (1 << i) != 0)
+                .ok_or("no memory type for the --fill buffer")?;
+            let info = vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(type_index);
+            self.fill_memory = d
+                .allocate_memory(&info, None)
+                .map_err(failed("vkAllocateMemory"))?;
+            d.bind_buffer_memory(self.fill, self.fill_memory, 0)
+                .map_err(failed("vkBindBufferMemory"))?;
+        }
+        Ok(())
+    }
+
     fn frame(&mut self, quads: &[[u8; PUSH_SIZE as usize]]) -> Result<u32, String> {
         let d = self.device().clone();
         let sc = self.swapchain_fn().clone();
@@ -1259,6 +1309,9 @@ impl Vk {
                     .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
                 d.begin_command_buffer(cb, &begin)
                     .map_err(failed("vkBeginCommandBuffer"))?;
+                if self.fill != vk::Buffer::null() && k == 0 {
+                    d.cmd_fill_buffer(cb, self.fill, 0, vk::WHOLE_SIZE, 0x5eed_5eed);
+                }
                 if bad.barrier && k == 0 {
                     let all = vk::MemoryBarrier::default()
                         .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
@@ -1505,6 +1558,9 @@ fn run(o: &Opts) -> Result<(), String> {
     vk.create_swapchain(o.width, o.height)?;
     vk.create_pipeline()?;
     vk.create_sync(if o.bad.submits { o.quads } else { 1 })?;
+    if o.fill > 0 {
+        vk.create_fill(o.fill)?;
+    }
     let quads: Vec<_> = (0..o.quads)
         .map(|k| quad_constants(k, o.width, o.height, o.loops))
         .collect();

@@ -833,13 +833,19 @@ fn vulkan_line(frames: &[gpuheat_session::VkFrame]) -> Option<String> {
         gpuheat_analysis::measure::stats::Summary::of(&v).map(|s| s.median)
     };
     let submits = median(&|f| f.submits.len())?;
-    let cbs = median(&|f| f.submits.iter().map(|s| s.command_buffers as usize).sum())?;
+    let cbs = median(&|f| f.submits.iter().map(|s| s.command_buffers.len()).sum())?;
     let before = median(&|f| f.submits.iter().map(|s| s.recorded_before as usize).sum())?;
     let passes = median(&|f| f.begins.len())?;
+    let isolated = median(&|f| f.isolated as usize)?;
     let mut line = format!(
         "vulkan   per frame (median of {} frames): {submits} queue submits running {cbs} command buffers, {passes} render passes begun",
         frames.len()
     );
+    if isolated > 0.0 {
+        line.push_str(&format!(
+            "; {isolated} commands isolated by barriers (outside render passes: draws inside one are timed, not isolated)"
+        ));
+    }
     if before > 0.0 {
         line.push_str(&format!(
             "; {before} command buffers were recorded before the capture: their draws are in no captured frame and untimed (capture from the program's start with `gpuheat run --skip 0` to see them)"

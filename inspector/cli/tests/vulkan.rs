@@ -590,3 +590,97 @@ fn vulkan_env_refuses_a_vulkan_1_0_loader_and_names_the_fix() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// Median pipelined time (ns) of the frames' `vkCmdFillBuffer`, and the frames' isolated
+/// counts, of a vk_quads capture with `--fill bytes` under `--timing timing`.
+fn fill_times(display: &str, dir: &Path, timing: &str, bytes: u64) -> (f64, Vec<u32>) {
+    let session = dir.join(format!("fill-{timing}-{bytes}.gpuheat"));
+    let exe = example("vk_quads");
+    let fill = bytes.to_string();
+    ok(
+        gpuheat_on(
+            display,
+            &[
+                "run",
+                "--timing",
+                timing,
+                "--frames",
+                "6",
+                "-o",
+                session.to_str().unwrap(),
+                "--",
+                exe.to_str().unwrap(),
+                "--frames",
+                "40",
+                "--loop",
+                "10",
+                "--fill",
+                &fill,
+            ],
+        ),
+        "gpuheat run vk_quads --fill",
+    );
+    let s = Session::open(&session).unwrap();
+    let mut times = Vec::new();
+    for (i, f) in s.frames.iter().enumerate() {
+        let k = names(&s, i)
+            .iter()
+            .position(|n| *n == "vkCmdFillBuffer")
+            .expect("the fill") as u32;
+        times.push(piped(&s, f.index, k).expect("the fill's time") as f64);
+    }
+    let isolated = s.vk_frames.iter().map(|f| f.isolated).collect();
+    (median(times), isolated)
+}
+
+#[test]
+fn isolated_timing_puts_barriers_around_work_outside_render_passes() {
+    let x = Xvfb::start();
+    let dir = scratch("vk-isolated");
+    let (small, isolated) = fill_times(&x.display, &dir, "isolated", 16 << 20);
+    assert!(
+        isolated.len() >= 5 && isolated.iter().all(|&n| n == 1),
+        "{isolated:?}"
+    );
+    let (large, _) = fill_times(&x.display, &dir, "isolated", 64 << 20);
+    // Four times the bytes to fill: about four times the time (memory-bound on llvmpipe's
+    // threads; a wide band for the machine's noise).
+    let ratio = large / small;
+    assert!(
+        (1.8..8.0).contains(&ratio),
+        "64 MiB / 16 MiB fill = {ratio:.2}"
+    );
+    // Without --timing isolated nothing is isolated (and draws never are).
+    let (_, none) = fill_times(&x.display, &dir, "auto", 16 << 20);
+    assert!(none.iter().all(|&n| n == 0), "{none:?}");
+    // The picture is the same with the barriers in.
+    let exe = example("vk_quads");
+    let args = ["--frames", "12", "--checksum", "--fill", "1048576"];
+    let plain = ok(
+        Command::new(&exe)
+            .args(args)
+            .env("DISPLAY", &x.display)
+            .output()
+            .unwrap(),
+        "vk_quads",
+    );
+    let session = dir.join("isolated-checksum.gpuheat");
+    let mut run = vec![
+        "run",
+        "--keep-running",
+        "--timing",
+        "isolated",
+        "--frames",
+        "3",
+        "-o",
+        session.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+    ];
+    run.extend_from_slice(&args);
+    let traced = ok(
+        gpuheat_on(&x.display, &run),
+        "gpuheat run --timing isolated",
+    );
+    assert_eq!(vk_checksum(&plain.stdout), vk_checksum(&traced.stdout));
+}

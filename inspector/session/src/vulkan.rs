@@ -59,14 +59,16 @@ pub struct VkPassBegin {
     pub framebuffer: u64,
 }
 
-/// One queue submit of a frame: how many command buffers it ran, and how many of them were
-/// recorded before the capture (their commands are in no captured frame, and untimed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// One queue submit of a frame: the command buffers it ran, and how many of them were
+/// recorded before the capture (their commands are in no captured frame, and untimed). A
+/// recorded `vkCmd*` call names its command buffer first, so each command is attributed to
+/// the submit (and the queue, the submit call's first argument) that ran it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VkSubmit {
     /// The `vkQueueSubmit(2)` call, its index in the frame's calls.
     pub call: u32,
-    /// Command buffers it submitted (secondaries they execute not counted).
-    pub command_buffers: u32,
+    /// The command buffers it submitted, in order (secondaries they execute not listed).
+    pub command_buffers: Vec<u64>,
     /// Of those, the ones recorded before the capture began.
     pub recorded_before: u32,
 }
@@ -82,4 +84,8 @@ pub struct VkFrame {
     /// Its submits.
     #[serde(default)]
     pub submits: Vec<VkSubmit>,
+    /// Commands recorded in it that `--timing isolated` isolated by barriers before and after
+    /// (those outside render passes; a draw inside one can only be timed).
+    #[serde(default)]
+    pub isolated: u32,
 }

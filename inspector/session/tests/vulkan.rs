@@ -48,9 +48,10 @@ fn vulkan_records_round_trip_and_late_samples_join_their_frame() {
         }],
         submits: vec![VkSubmit {
             call: 1,
-            command_buffers: 2,
+            command_buffers: vec![0xc0, 0xc1],
             recorded_before: 1,
         }],
+        isolated: 0,
     };
     // One value for a call that has a sample already, one for a call that has none, and one
     // for a frame the session lacks.

@@ -616,6 +616,7 @@ mod tests {
             .map(|(k, b)| VkFrame {
                 frame: k as u64,
                 submits: Vec::new(),
+                isolated: 0,
                 begins: b
                     .iter()
                     .map(|&(render_pass, framebuffer)| VkPassBegin {
@@ -749,6 +750,7 @@ mod tests {
                     framebuffer: 10,
                 }],
                 submits: Vec::new(),
+                isolated: 0,
             }];
             run_on(s, "vk-load-store")
         };

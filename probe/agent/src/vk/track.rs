@@ -55,6 +55,10 @@ pub enum Role {
     QueryBegin,
     /// `vkCmdEndQuery` (and its indexed form).
     QueryEnd,
+    /// `vkCmdEndRenderPass*`, `vkCmdEndRendering*`: outside a render pass again.
+    PassEnd,
+    /// `vkCmdBeginRendering*`: inside a render pass instance (dynamic rendering).
+    Rendering,
 }
 
 /// One command buffer's recording during the capture.
@@ -70,6 +74,10 @@ struct Recorded {
     counted: Vec<(u64, u32)>,
     /// Queries of the program's own active in it (ours would collide with an occlusion one).
     app_queries: i32,
+    /// Inside a render pass instance now (no barrier may isolate a command there).
+    in_pass: bool,
+    /// `--timing isolated`: commands outside render passes are isolated by barriers.
+    isolate: bool,
     /// Secondary command buffers it executes.
     children: Vec<u64>,
 }
@@ -84,6 +92,14 @@ struct Pending {
     counted: Vec<(u64, u32)>,
     /// The counts, once read (the timestamps may land later).
     counts: Option<Vec<u64>>,
+}
+
+/// A captured frame's render pass begins, submits, and commands isolated by barriers.
+#[derive(Default)]
+struct FrameNotes {
+    begins: Vec<VkPassBegin>,
+    submits: Vec<VkSubmit>,
+    isolated: u32,
 }
 
 /// A device's pools, and what the capture sent of it.
@@ -102,9 +118,8 @@ struct State {
     pending: Vec<Pending>,
     /// Commands the pools had no room for, or whose command buffer could not be timed.
     untimed: u64,
-    /// Render pass instances begun and submits made in captured frames, by frame, not sent
-    /// yet.
-    frames: BTreeMap<u64, (Vec<VkPassBegin>, Vec<VkSubmit>)>,
+    /// What captured frames did beyond their calls, by frame, not sent yet.
+    frames: BTreeMap<u64, FrameNotes>,
     /// Command buffers begun during the capture (timed or not).
     begun: HashSet<u64>,
     /// Render passes sent in this capture (`capture::generation`), so each goes once.
@@ -199,6 +214,8 @@ pub unsafe fn began(cb: u64, info: u64, ok: bool) {
             timed: Vec::new(),
             counted: Vec::new(),
             app_queries: 0,
+            in_pass: false,
+            isolate: crate::capture::timing() == gpuheat_session::control::Timing::Isolated,
             children: Vec::new(),
         },
     );
@@ -209,6 +226,7 @@ pub unsafe fn began(cb: u64, info: u64, ok: bool) {
 pub struct Opened {
     timed: bool,
     counted: bool,
+    isolated: bool,
 }
 
 /// Around a timed command in `cb` (`draw`: a draw, whose samples are counted): writes the
@@ -217,6 +235,7 @@ pub fn before_work(cb: u64, draw: bool) -> Opened {
     let mut opened = Opened {
         timed: false,
         counted: false,
+        isolated: false,
     };
     let mut guard = state();
     let Some(st) = guard.as_mut() else {
@@ -234,6 +253,11 @@ pub fn before_work(cb: u64, draw: bool) -> Opened {
         return opened;
     }
     let handle = vk::CommandBuffer::from_raw(cb);
+    if r.isolate && !r.in_pass {
+        // SAFETY: `cb` is recording, outside a render pass: a barrier is legal there.
+        unsafe { d.ts.barrier(handle) };
+        opened.isolated = true;
+    }
     // SAFETY: `cb` is recording (the program is recording a command into it).
     opened.timed = unsafe { d.ts.write(handle, &mut r.rec) && d.ts.write(handle, &mut r.rec) };
     if opened.timed && draw && r.app_queries == 0 {
@@ -265,6 +289,13 @@ pub fn after_work(cb: u64, place: Option<(u64, u32)>, opened: Opened) {
             // SAFETY: the query `before_work` began in this command buffer.
             unsafe { d.occ.stop(handle, c) };
             r.counted.push(place);
+        }
+    }
+    if opened.isolated {
+        // SAFETY: as in `before_work`, which found `cb` outside a render pass.
+        unsafe { d.ts.barrier(handle) };
+        if place.0 != u64::MAX {
+            st.frames.entry(place.0).or_default().isolated += 1;
         }
     }
     if opened.timed {
@@ -307,9 +338,9 @@ fn submitted(cbs: impl Iterator<Item = u64>, place: Option<(u64, u32)>) {
     let mut queue: Vec<u64> = cbs.collect();
     if let Some((frame, call)) = place {
         let before = queue.iter().filter(|cb| !st.begun.contains(cb)).count();
-        st.frames.entry(frame).or_default().1.push(VkSubmit {
+        st.frames.entry(frame).or_default().submits.push(VkSubmit {
             call,
-            command_buffers: queue.len() as u32,
+            command_buffers: queue.clone(),
             recorded_before: before as u32,
         });
     }
@@ -503,7 +534,8 @@ unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
 ///
 /// # Safety
 /// `info` is the program's valid `VkRenderPassBeginInfo`.
-pub unsafe fn pass_began(info: u64, place: Option<(u64, u32)>) {
+pub unsafe fn pass_began(cb: u64, info: u64, place: Option<(u64, u32)>) {
+    in_pass(cb, true);
     let Some((frame, call)) = place else { return };
     // SAFETY: the caller's contract.
     let Some(i) = (unsafe { (info as *const vk::RenderPassBeginInfo<'_>).as_ref() }) else {
@@ -516,7 +548,15 @@ pub unsafe fn pass_began(info: u64, place: Option<(u64, u32)>) {
     };
     let mut guard = state();
     let st = guard.get_or_insert_with(State::default);
-    st.frames.entry(frame).or_default().0.push(begin);
+    st.frames.entry(frame).or_default().begins.push(begin);
+}
+
+/// Whether `cb` is inside a render pass instance (begun, or dynamic rendering) from now on.
+pub fn in_pass(cb: u64, inside: bool) {
+    let mut guard = state();
+    if let Some(r) = guard.as_mut().and_then(|st| st.recordings.get_mut(&cb)) {
+        r.in_pass = inside;
+    }
 }
 
 /// The Vulkan records of the frames polled: the render passes their begins name (each once
@@ -529,7 +569,12 @@ fn pass_records(st: &mut State) -> Vec<Record> {
     }
     let mut out = Vec::new();
     let passes = render_passes();
-    for (frame, (mut begins, mut submits)) in std::mem::take(&mut st.frames) {
+    for (frame, notes) in std::mem::take(&mut st.frames) {
+        let FrameNotes {
+            mut begins,
+            mut submits,
+            isolated,
+        } = notes;
         begins.sort_by_key(|b| b.call);
         submits.sort_by_key(|s| s.call);
         for b in &begins {
@@ -543,6 +588,7 @@ fn pass_records(st: &mut State) -> Vec<Record> {
             frame,
             begins,
             submits,
+            isolated,
         }));
     }
     out
