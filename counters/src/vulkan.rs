@@ -160,20 +160,43 @@ impl Timestamps {
     }
 }
 
-/// Occlusion queries per pool: room for 4,096 draws in one recording.
-pub const OCCLUSION_QUERIES: u32 = 4096;
+/// Queries per counting pool: room for 4,096 draws in one recording.
+pub const COUNT_QUERIES: u32 = 4096;
 
-/// A device's occlusion query pools: samples passed per draw.
-pub struct Occlusion {
+/// The pipeline statistics the layer asks for: every one Vulkan 1.0 defines. Their values
+/// come back in bit order ([`STATISTICS_ORDER`]).
+pub const STATISTICS: vk::QueryPipelineStatisticFlags =
+    vk::QueryPipelineStatisticFlags::from_raw(0x7ff);
+
+/// The catalogue index of each pipeline statistic as a query returns them (bit order:
+/// input-assembly vertices and primitives, vertex, geometry invocations and primitives,
+/// clipping invocations and primitives, fragment, tessellation control patches and
+/// evaluation invocations, compute).
+pub const STATISTICS_ORDER: [u16; 11] = [
+    catalogue::VERTICES_SUBMITTED,
+    catalogue::PRIMITIVES_SUBMITTED,
+    catalogue::VERTEX_SHADER_INVOCATIONS,
+    catalogue::GEOMETRY_SHADER_INVOCATIONS,
+    catalogue::GEOMETRY_SHADER_PRIMITIVES_EMITTED,
+    catalogue::CLIPPING_INPUT_PRIMITIVES,
+    catalogue::CLIPPING_OUTPUT_PRIMITIVES,
+    catalogue::FRAGMENT_SHADER_INVOCATIONS,
+    catalogue::TESS_CONTROL_SHADER_PATCHES,
+    catalogue::TESS_EVALUATION_SHADER_INVOCATIONS,
+    catalogue::COMPUTE_SHADER_INVOCATIONS,
+];
+
+/// A device's pools of one kind of counting query, begun before a draw and ended after it:
+/// occlusion (samples passed) or pipeline statistics.
+pub struct Counting {
     device: ash::Device,
-    /// `VK_QUERY_CONTROL_PRECISE_BIT` (the device's `occlusionQueryPrecise`): exact counts,
-    /// not just zero or not.
-    precise: bool,
+    ty: vk::QueryType,
+    control: vk::QueryControlFlags,
     free: Vec<vk::QueryPool>,
     made: usize,
 }
 
-/// One recording's occlusion pool and the queries it used.
+/// One recording's counting pool and the queries it used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Counted {
     /// The pool.
@@ -182,21 +205,32 @@ pub struct Counted {
     pub used: u32,
 }
 
-impl Occlusion {
-    /// The occlusion pools of `device`; `precise` when it was made with
-    /// `occlusionQueryPrecise`.
-    pub fn new(device: ash::Device, precise: bool) -> Occlusion {
-        Occlusion {
+impl Counting {
+    /// Occlusion pools of `device`; `precise` (`occlusionQueryPrecise`): exact counts, not
+    /// just zero or not.
+    pub fn occlusion(device: ash::Device, precise: bool) -> Counting {
+        Counting {
             device,
-            precise,
+            ty: vk::QueryType::OCCLUSION,
+            control: if precise {
+                vk::QueryControlFlags::PRECISE
+            } else {
+                vk::QueryControlFlags::empty()
+            },
             free: Vec::new(),
             made: 0,
         }
     }
 
-    /// Whether its counts are exact.
-    pub fn precise(&self) -> bool {
-        self.precise
+    /// Pipeline statistics pools of `device` (made with `pipelineStatisticsQuery`).
+    pub fn statistics(device: ash::Device) -> Counting {
+        Counting {
+            device,
+            ty: vk::QueryType::PIPELINE_STATISTICS,
+            control: vk::QueryControlFlags::empty(),
+            free: Vec::new(),
+            made: 0,
+        }
     }
 
     /// Starts counting the recording of `cb`: a free pool, reset in the command buffer.
@@ -207,9 +241,12 @@ impl Occlusion {
         let pool = match self.free.pop() {
             Some(p) => p,
             None if self.made < MAX_POOLS => {
-                let info = vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::OCCLUSION)
-                    .query_count(OCCLUSION_QUERIES);
+                let mut info = vk::QueryPoolCreateInfo::default()
+                    .query_type(self.ty)
+                    .query_count(COUNT_QUERIES);
+                if self.ty == vk::QueryType::PIPELINE_STATISTICS {
+                    info = info.pipeline_statistics(STATISTICS);
+                }
                 // SAFETY: a valid create info for this device.
                 let p = unsafe { self.device.create_query_pool(&info, None) }.ok()?;
                 self.made += 1;
@@ -218,50 +255,50 @@ impl Occlusion {
             None => return None,
         };
         // SAFETY: the caller's contract: recording, outside a render pass.
-        unsafe {
-            self.device
-                .cmd_reset_query_pool(cb, pool, 0, OCCLUSION_QUERIES)
-        };
+        unsafe { self.device.cmd_reset_query_pool(cb, pool, 0, COUNT_QUERIES) };
         Some(Counted { pool, used: 0 })
     }
 
     /// Begins the next query of `c` in `cb`, before a draw; false when the pool is full.
     ///
     /// # Safety
-    /// `cb` is recording inside a render pass, with no occlusion query active.
+    /// `cb` is recording inside a render pass, with no query of this type active.
     pub unsafe fn start(&self, cb: vk::CommandBuffer, c: &Counted) -> bool {
-        if c.used >= OCCLUSION_QUERIES {
+        if c.used >= COUNT_QUERIES {
             return false;
         }
-        let flags = if self.precise {
-            vk::QueryControlFlags::PRECISE
-        } else {
-            vk::QueryControlFlags::empty()
-        };
         // SAFETY: the caller's contract; the query was reset at the recording's start.
-        unsafe { self.device.cmd_begin_query(cb, c.pool, c.used, flags) };
+        unsafe {
+            self.device
+                .cmd_begin_query(cb, c.pool, c.used, self.control)
+        };
         true
     }
 
-    /// Ends the query [`Occlusion::start`] began, after the draw.
+    /// Ends the query [`Counting::start`] began, after the draw.
     ///
     /// # Safety
-    /// As [`Occlusion::start`], which began it.
+    /// As [`Counting::start`], which began it.
     pub unsafe fn stop(&self, cb: vk::CommandBuffer, c: &mut Counted) {
         // SAFETY: the caller's contract.
         unsafe { self.device.cmd_end_query(cb, c.pool, c.used) };
         c.used += 1;
     }
 
-    /// The first `n` counts of `pool`, if all have landed (never waits); the pool is free
-    /// again then.
+    /// The values of the first `n` queries of `pool` (`N - 1` each: one for occlusion, 11
+    /// for [`STATISTICS`]), if all have landed (never waits); the pool is free again then.
     ///
     /// # Safety
-    /// `pool` is one of this device's, from a recording that was submitted.
-    pub unsafe fn read(&mut self, pool: vk::QueryPool, n: u32) -> Option<Vec<u64>> {
-        let mut raw = vec![[0u64; 2]; n as usize];
+    /// `pool` is one of this device's, from a recording that was submitted; `N - 1` is the
+    /// number of values its queries return.
+    pub unsafe fn read<const N: usize>(
+        &mut self,
+        pool: vk::QueryPool,
+        n: u32,
+    ) -> Option<Vec<[u64; N]>> {
+        let mut raw = vec![[0u64; N]; n as usize];
         if n > 0 {
-            // SAFETY: `raw` holds n (value, availability) pairs of 64 bits.
+            // SAFETY: `raw` holds n groups of N-1 values and their availability, 64 bits each.
             let r = unsafe {
                 self.device.get_query_pool_results(
                     pool,
@@ -270,12 +307,12 @@ impl Occlusion {
                     vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
                 )
             };
-            if r.is_err() || raw.iter().any(|[_, available]| *available == 0) {
+            if r.is_err() || raw.iter().any(|v| v[N - 1] == 0) {
                 return None;
             }
         }
         self.free.push(pool);
-        Some(raw.iter().map(|[v, _]| *v).collect())
+        Some(raw)
     }
 
     /// Gives `pool` back without reading it.
@@ -286,11 +323,12 @@ impl Occlusion {
 
 /// The `CTX` record of a Vulkan device whose calls name it by `handle` (the loader's dispatch
 /// key): the whole catalogue, with what the layer measures there available (pipelined time;
-/// samples passed, exact when `precise`).
+/// samples passed, exact when `precise`; the pipeline statistics with `statistics`).
 pub fn context_info(
     handle: u64,
     props: &vk::PhysicalDeviceProperties,
     precise: bool,
+    statistics: bool,
 ) -> ContextInfo {
     let name = props
         .device_name_as_c_str()
@@ -313,7 +351,8 @@ pub fn context_info(
                 catalogue::CPU_TIME => {
                     Some("Vulkan calls are not clocked apart from their wall time")
                 }
-                _ => Some("pipeline statistics are not queried on Vulkan yet"),
+                _ if statistics => None,
+                _ => Some("the device has no pipelineStatisticsQuery"),
             };
             CounterInfo {
                 name: c.name.to_string(),

@@ -83,14 +83,11 @@ fn piped(s: &Session, frame: u64, call: u32) -> Option<u64> {
         .map(|t| t.gpu_ns)
 }
 
-/// Samples passed of call `call` of frame `frame`, by the counter's name in its device's CTX.
-fn samples_passed(s: &Session, frame: &gpuheat_session::Frame, call: u32) -> Option<u64> {
+/// Counter `name` of call `call` of frame `frame`, found by its name in its device's CTX.
+fn counter_of(s: &Session, frame: &gpuheat_session::Frame, call: u32, name: &str) -> Option<u64> {
     let ctx = frame.calls[call as usize].context;
     let info = s.contexts.iter().find(|c| c.handle == ctx)?;
-    let index = info
-        .counters
-        .iter()
-        .position(|c| c.name == gpuheat_session::counter_names::SAMPLES_PASSED)?;
+    let index = info.counters.iter().position(|c| c.name == name)?;
     frame
         .samples
         .iter()
@@ -122,21 +119,23 @@ fn check_vk_quads(s: &Session) -> f64 {
         let whole = piped(s, f.index, draws[0]).expect("the whole quad's time");
         let quarter = piped(s, f.index, draws[1]).expect("the quarter quad's time");
         assert!(whole > 0, "frame {}", f.index);
-        // Full mode counts each draw's samples (lavapipe has occlusionQueryPrecise): the
-        // 256×256 target's 65,536 pixels, and a quarter of them.
+        // Full mode counts each draw's samples and pipeline statistics (lavapipe has
+        // occlusionQueryPrecise and pipelineStatisticsQuery): the 256×256 target's 65,536
+        // pixels, and a quarter of them; six vertices, two triangles.
         if s.info.mode == gpuheat_session::CaptureMode::Full {
-            assert_eq!(
-                samples_passed(s, f, draws[0]),
-                Some(65_536),
-                "frame {}",
-                f.index
-            );
-            assert_eq!(
-                samples_passed(s, f, draws[1]),
-                Some(16_384),
-                "frame {}",
-                f.index
-            );
+            use gpuheat_session::counter_names as n;
+            for (draw, pixels) in [(draws[0], 65_536), (draws[1], 16_384)] {
+                let c = |name| counter_of(s, f, draw, name);
+                assert_eq!(c(n::SAMPLES_PASSED), Some(pixels), "frame {}", f.index);
+                assert_eq!(
+                    c(n::FRAGMENT_SHADER_INVOCATIONS),
+                    Some(pixels),
+                    "frame {}",
+                    f.index
+                );
+                assert_eq!(c(n::VERTICES_SUBMITTED), Some(6), "frame {}", f.index);
+                assert_eq!(c(n::PRIMITIVES_SUBMITTED), Some(2), "frame {}", f.index);
+            }
         }
         ratios.push(quarter as f64 / whole as f64);
     }
@@ -350,9 +349,14 @@ fn a_vulkan_program_without_the_layer_is_told_how_to_start_it() {
     assert!(program.animating(Duration::from_millis(300)));
 }
 
-/// Calls per frame of `program ARGS` in a gfxreconstruct trace of frames 10–12: the reference
-/// gpuheat's counts are checked against.
-fn gfxreconstruct_calls(display: &str, dir: &Path, program: &str, args: &[&str]) -> Vec<usize> {
+/// Calls and draws (`vkCmdDraw*`) per frame of `program ARGS` in a gfxreconstruct trace of
+/// frames 10–12: the reference gpuheat's counts are checked against.
+fn gfxreconstruct_calls(
+    display: &str,
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+) -> Vec<(usize, usize)> {
     let trace = dir.join("trace.gfxr");
     let out = Command::new("timeout")
         .args(["-k5", "60", program])
@@ -376,15 +380,19 @@ fn gfxreconstruct_calls(display: &str, dir: &Path, program: &str, args: &[&str])
             .unwrap(),
         "gfxrecon-convert",
     );
-    let mut frames = vec![0usize];
+    let mut frames = vec![(0usize, 0usize)];
     for line in std::fs::read_to_string(&json).unwrap().lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let Some(name) = v["vkFunc"]["name"].as_str() else {
             continue;
         };
-        *frames.last_mut().unwrap() += 1;
+        let f = frames.last_mut().unwrap();
+        f.0 += 1;
+        if name.starts_with("vkCmdDraw") {
+            f.1 += 1;
+        }
         if name == "vkQueuePresentKHR" {
-            frames.push(0);
+            frames.push((0, 0));
         }
     }
     frames.pop();
@@ -402,8 +410,21 @@ fn vkcube_calls_per_frame_match_a_gfxreconstruct_trace_launched_and_attached() {
     let dir = scratch("vkcube");
     let reference = gfxreconstruct_calls(&x.display, &dir, "vkcube", &["--c", "20"]);
     assert_eq!(reference.len(), 2, "{reference:?}");
-    let per_frame = reference[0];
-    assert!(reference.iter().all(|&n| n == per_frame), "{reference:?}");
+    let (per_frame, draws) = reference[0];
+    assert!(
+        reference.iter().all(|&n| n == (per_frame, draws)),
+        "{reference:?}"
+    );
+    let draws_in = |s: &Session, f: &gpuheat_session::Frame| {
+        f.calls
+            .iter()
+            .filter(|c| {
+                s.functions.functions[usize::from(c.func)]
+                    .name
+                    .starts_with("vkCmdDraw")
+            })
+            .count()
+    };
 
     let launched = dir.join("launched.gpuheat");
     ok(
@@ -426,6 +447,7 @@ fn vkcube_calls_per_frame_match_a_gfxreconstruct_trace_launched_and_attached() {
     let s = Session::open(&launched).unwrap();
     for f in &s.frames {
         assert_eq!(f.calls.len(), per_frame, "launched, frame {}", f.index);
+        assert_eq!(draws_in(&s, f), draws, "launched, frame {}", f.index);
     }
 
     let mut cube = Started::new(&x.display, Path::new("vkcube"), &[], &vulkan_env());
@@ -449,6 +471,7 @@ fn vkcube_calls_per_frame_match_a_gfxreconstruct_trace_launched_and_attached() {
     assert_eq!(s.frames.len(), 3);
     for f in &s.frames {
         assert_eq!(f.calls.len(), per_frame, "attached, frame {}", f.index);
+        assert_eq!(draws_in(&s, f), draws, "attached, frame {}", f.index);
     }
     assert!(
         cube.animating(Duration::from_millis(500)),

@@ -70,6 +70,8 @@ struct Table {
     /// For a device: made with `occlusionQueryPrecise` (by the program, or by the layer where
     /// the device offers it).
     precise: bool,
+    /// For a device: made with `pipelineStatisticsQuery` (likewise).
+    statistics: bool,
     /// Next layer's `vkGetInstanceProcAddr` (instances) or `vkGetDeviceProcAddr` (devices).
     get_proc_addr: usize,
     /// Command `j`'s next function, 0 where the next layer has none.
@@ -198,6 +200,8 @@ pub struct DeviceFacts {
     pub valid_bits: u32,
     /// Occlusion queries may be precise.
     pub precise: bool,
+    /// Pipeline statistics queries may be made.
+    pub statistics: bool,
 }
 
 /// The facts of the device whose dispatch key is `key`.
@@ -219,6 +223,7 @@ pub fn device_facts(key: usize) -> Option<DeviceFacts> {
         props: *t.props.as_deref()?,
         valid_bits: t.valid_bits,
         precise: t.precise,
+        statistics: t.statistics,
     })
 }
 
@@ -414,6 +419,7 @@ unsafe extern "system" fn create_instance(
             valid_bits: 0,
             props: None,
             precise: false,
+            statistics: false,
             get_proc_addr: gipa as usize,
             fns,
         };
@@ -481,10 +487,10 @@ unsafe extern "system" fn create_device(
     let create = unsafe {
         std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateDevice>(create)
     };
-    // Exact occlusion counts where the device offers them (the program's other features as it
-    // asked: enabling a query feature changes nothing it draws).
+    // Exact occlusion counts and pipeline statistics where the device offers them.
     // SAFETY: the program's create info; the instance's functions.
-    let (r, precise) = unsafe { create_with_precise(it, physical, info, alloc, out, create) };
+    let (r, (precise, statistics)) =
+        unsafe { create_with_queries(it, physical, info, alloc, out, create) };
     if r != vk::Result::SUCCESS {
         return r;
     }
@@ -504,6 +510,7 @@ unsafe extern "system" fn create_device(
             valid_bits,
             props: props.map(Box::new),
             precise,
+            statistics,
             get_proc_addr: gdpa as usize,
             fns,
         };
@@ -567,49 +574,72 @@ unsafe fn timestamp_facts(
     }
 }
 
+/// The device features the layer's queries need, as far as `offered` has them: exact
+/// occlusion counts and pipeline statistics.
+fn wanted(offered: &vk::PhysicalDeviceFeatures) -> (bool, bool) {
+    (
+        offered.occlusion_query_precise == vk::TRUE,
+        offered.pipeline_statistics_query == vk::TRUE,
+    )
+}
+
+/// `features` with the layer's query features of `want` turned on.
+fn with_queries(
+    mut features: vk::PhysicalDeviceFeatures,
+    want: (bool, bool),
+) -> vk::PhysicalDeviceFeatures {
+    if want.0 {
+        features.occlusion_query_precise = vk::TRUE;
+    }
+    if want.1 {
+        features.pipeline_statistics_query = vk::TRUE;
+    }
+    features
+}
+
 /// Calls the next layer's `create` (vkCreateDevice) with the program's arguments, asking
-/// also for `occlusionQueryPrecise` where the physical device has it and the program did not
-/// ask; returns its result and whether the device has the feature. The program's create info
-/// is never written: a features struct in it is copied, or one in its pNext chain
-/// (`VkPhysicalDeviceFeatures2`) set for the call and put back.
+/// also for `occlusionQueryPrecise` and `pipelineStatisticsQuery` where the physical device
+/// has them; returns its result and which of the two the device has. The program's create
+/// info is never written: a features struct in it is copied, or one in its pNext chain
+/// (`VkPhysicalDeviceFeatures2`) set for the call and put back. Enabling a query feature
+/// changes nothing the program draws.
 ///
 /// # Safety
 /// The arguments of a valid vkCreateDevice call; `it` the table of the physical device's
 /// instance.
-unsafe fn create_with_precise(
+unsafe fn create_with_queries(
     it: &Table,
     physical: vk::PhysicalDevice,
     info: *const vk::DeviceCreateInfo<'_>,
     alloc: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Device,
     create: vk::PFN_vkCreateDevice,
-) -> (vk::Result, bool) {
+) -> (vk::Result, (bool, bool)) {
     let features = index_of(b"vkGetPhysicalDeviceFeatures").map_or(0, |j| it.fns[j]);
     // SAFETY: the caller's contract.
-    let plain = || unsafe { (create(physical, info, alloc, out), false) };
+    let plain = || unsafe { (create(physical, info, alloc, out), (false, false)) };
     if features == 0 {
         return plain();
     }
     // SAFETY: the next layer's vkGetPhysicalDeviceFeatures, writing into a local.
-    let offered = unsafe {
+    let want = unsafe {
         let f = std::mem::transmute::<usize, vk::PFN_vkGetPhysicalDeviceFeatures>(features);
         let mut v = vk::PhysicalDeviceFeatures::default();
         f(physical, &mut v);
-        v.occlusion_query_precise == vk::TRUE
+        wanted(&v)
     };
-    if !offered {
+    if want == (false, false) {
         return plain();
     }
     // SAFETY: the program's valid create info.
     let ci = unsafe { *info };
     // SAFETY: its features struct, when it has one.
     if let Some(asked) = unsafe { ci.p_enabled_features.as_ref() } {
-        let mut ours = *asked;
-        ours.occlusion_query_precise = vk::TRUE;
+        let ours = with_queries(*asked, want);
         let mut with = ci;
         with.p_enabled_features = &ours;
         // SAFETY: the program's create info with our copy of its features.
-        return unsafe { (create(physical, &with, alloc, out), true) };
+        return unsafe { (create(physical, &with, alloc, out), want) };
     }
     // A VkPhysicalDeviceFeatures2 in the chain (then pEnabledFeatures must be null).
     let mut p = ci.p_next as *mut vk::BaseOutStructure<'_>;
@@ -621,23 +651,20 @@ unsafe fn create_with_precise(
             // SAFETY: a VkPhysicalDeviceFeatures2 of the program's chain, set for the call
             // and put back right after it.
             unsafe {
-                let before = (*f2).features.occlusion_query_precise;
-                (*f2).features.occlusion_query_precise = vk::TRUE;
+                let before = (*f2).features;
+                (*f2).features = with_queries(before, want);
                 let r = create(physical, info, alloc, out);
-                (*f2).features.occlusion_query_precise = before;
-                return (r, true);
+                (*f2).features = before;
+                return (r, want);
             }
         }
         p = next;
     }
-    let ours = vk::PhysicalDeviceFeatures {
-        occlusion_query_precise: vk::TRUE,
-        ..Default::default()
-    };
+    let ours = with_queries(vk::PhysicalDeviceFeatures::default(), want);
     let mut with = ci;
     with.p_enabled_features = &ours;
     // SAFETY: the program's create info with a features struct of ours.
-    unsafe { (create(physical, &with, alloc, out), true) }
+    unsafe { (create(physical, &with, alloc, out), want) }
 }
 
 unsafe extern "system" fn destroy_device(

@@ -10,7 +10,9 @@
 use super::layer;
 use ash::vk::{self, Handle};
 use gpuheat_counters::catalogue;
-use gpuheat_counters::vulkan::{context_info, pair_ns, Counted, Occlusion, Recording, Timestamps};
+use gpuheat_counters::vulkan::{
+    context_info, pair_ns, Counted, Counting, Recording, Timestamps, STATISTICS_ORDER,
+};
 use gpuheat_session::{
     CounterValue, DrawSample, LateSamples, PipelinedBatch, PipelinedTime, Record, VkAttachment,
     VkFrame, VkPassBegin, VkRenderPass, VkSubmit,
@@ -66,8 +68,10 @@ struct Recorded {
     /// The device's dispatch key.
     device: usize,
     rec: Recording,
-    /// Its occlusion pool, where the device counts exactly.
+    /// Its occlusion pool, where the device counts exactly (full mode).
     occ: Option<Counted>,
+    /// Its pipeline statistics pool, where the device has them (full mode).
+    stats: Option<Counted>,
     /// Each timed command's frame and place, in timestamp order.
     timed: Vec<(u64, u32)>,
     /// Each counted draw's frame and place, in query order.
@@ -89,9 +93,11 @@ struct Pending {
     written: u32,
     timed: Vec<(u64, u32)>,
     occ: Option<Counted>,
+    stats: Option<Counted>,
     counted: Vec<(u64, u32)>,
-    /// The counts, once read (the timestamps may land later).
-    counts: Option<Vec<u64>>,
+    /// The counts and statistics, once read (the timestamps may land later).
+    counts: Option<Vec<[u64; 2]>>,
+    statistics: Option<Vec<[u64; 12]>>,
 }
 
 /// A captured frame's render pass begins, submits, and commands isolated by barriers.
@@ -105,7 +111,9 @@ struct FrameNotes {
 /// A device's pools, and what the capture sent of it.
 struct Device {
     ts: Timestamps,
-    occ: Occlusion,
+    occ: Counting,
+    stats: Option<Counting>,
+    precise: bool,
     props: vk::PhysicalDeviceProperties,
     /// The capture (`capture::generation`) its `CTX` record went in.
     ctx_sent: Option<u64>,
@@ -150,7 +158,9 @@ fn device(st: &mut State, key: usize) -> Option<&mut Device> {
             crate::capture::note_setup("made a Vulkan device's query pools".into());
             Some(Device {
                 ts: Timestamps::new(facts.device.clone(), period, facts.valid_bits),
-                occ: Occlusion::new(facts.device, facts.precise),
+                occ: Counting::occlusion(facts.device.clone(), facts.precise),
+                stats: facts.statistics.then(|| Counting::statistics(facts.device)),
+                precise: facts.precise,
                 props: facts.props,
                 ctx_sent: None,
             })
@@ -164,6 +174,9 @@ fn release(st: &mut State, r: Recorded) {
         d.ts.release(r.rec.pool);
         if let Some(c) = r.occ {
             d.occ.release(c.pool);
+        }
+        if let (Some(c), Some(stats)) = (r.stats, d.stats.as_mut()) {
+            stats.release(c.pool);
         }
     }
 }
@@ -199,11 +212,16 @@ pub unsafe fn began(cb: u64, info: u64, ok: bool) {
     };
     // Samples passed in full mode, as GL's (timeline mode: calls and pipelined times only).
     let full = crate::capture::mode() == gpuheat_session::CaptureMode::Full;
-    let occ = if full && d.occ.precise() {
+    let occ = if full && d.precise {
         // SAFETY: as above.
         unsafe { d.occ.begin(handle) }
     } else {
         None
+    };
+    let stats = match d.stats.as_mut() {
+        // SAFETY: as above.
+        Some(s) if full => unsafe { s.begin(handle) },
+        _ => None,
     };
     st.recordings.insert(
         cb,
@@ -211,6 +229,7 @@ pub unsafe fn began(cb: u64, info: u64, ok: bool) {
             device: key,
             rec,
             occ,
+            stats,
             timed: Vec::new(),
             counted: Vec::new(),
             app_queries: 0,
@@ -260,12 +279,23 @@ pub fn before_work(cb: u64, draw: bool) -> Opened {
     }
     // SAFETY: `cb` is recording (the program is recording a command into it).
     opened.timed = unsafe { d.ts.write(handle, &mut r.rec) && d.ts.write(handle, &mut r.rec) };
-    if opened.timed && draw && r.app_queries == 0 {
-        if let Some(c) = r.occ.as_ref() {
-            // SAFETY: a draw is recorded inside a render pass; no query of the program's is
-            // active in this command buffer.
-            opened.counted = unsafe { d.occ.start(handle, c) };
+    // A draw is counted by both kinds of query or by neither, so their values stay aligned
+    // with one list of places.
+    let room =
+        |c: &Option<Counted>| c.is_none_or(|c| c.used < gpuheat_counters::vulkan::COUNT_QUERIES);
+    let any = r.occ.is_some() || r.stats.is_some();
+    if opened.timed && draw && r.app_queries == 0 && any && room(&r.occ) && room(&r.stats) {
+        // SAFETY: a draw is recorded inside a render pass; no query of the program's is
+        // active in this command buffer; both pools have room.
+        unsafe {
+            if let Some(c) = r.occ.as_ref() {
+                d.occ.start(handle, c);
+            }
+            if let (Some(c), Some(stats)) = (r.stats.as_ref(), d.stats.as_ref()) {
+                stats.start(handle, c);
+            }
         }
+        opened.counted = true;
     }
     opened
 }
@@ -285,11 +315,16 @@ pub fn after_work(cb: u64, place: Option<(u64, u32)>, opened: Opened) {
     // A call the recorder could not place still takes its queries, so later ones stay aligned.
     let place = place.unwrap_or((u64::MAX, 0));
     if opened.counted {
-        if let Some(c) = r.occ.as_mut() {
-            // SAFETY: the query `before_work` began in this command buffer.
-            unsafe { d.occ.stop(handle, c) };
-            r.counted.push(place);
+        // SAFETY: the queries `before_work` began in this command buffer.
+        unsafe {
+            if let Some(c) = r.occ.as_mut() {
+                d.occ.stop(handle, c);
+            }
+            if let (Some(c), Some(stats)) = (r.stats.as_mut(), d.stats.as_ref()) {
+                stats.stop(handle, c);
+            }
         }
+        r.counted.push(place);
     }
     if opened.isolated {
         // SAFETY: as in `before_work`, which found `cb` outside a render pass.
@@ -357,8 +392,10 @@ fn submitted(cbs: impl Iterator<Item = u64>, place: Option<(u64, u32)>) {
             written: r.rec.written,
             timed: r.timed,
             occ: r.occ,
+            stats: r.stats,
             counted: r.counted,
             counts: None,
+            statistics: None,
         });
     }
 }
@@ -624,9 +661,19 @@ pub fn poll(last: bool) -> (Vec<PipelinedBatch>, Vec<Record>) {
                 continue;
             };
             if let (Some(c), None) = (p.occ, p.counts.as_ref()) {
-                // SAFETY: the pool of a submitted recording of this device.
-                p.counts = unsafe { d.occ.read(c.pool, c.used) };
+                // SAFETY: the pool of a submitted recording of this device; occlusion queries
+                // return one value.
+                p.counts = unsafe { d.occ.read::<2>(c.pool, c.used) };
                 if p.counts.is_none() {
+                    left.push(p);
+                    continue;
+                }
+            }
+            if let (Some(c), None, Some(stats)) = (p.stats, p.statistics.as_ref(), d.stats.as_mut())
+            {
+                // SAFETY: as above; these queries return the 11 statistics.
+                p.statistics = unsafe { stats.read::<12>(c.pool, c.used) };
+                if p.statistics.is_none() {
                     left.push(p);
                     continue;
                 }
@@ -638,11 +685,11 @@ pub fn poll(last: bool) -> (Vec<PipelinedBatch>, Vec<Record>) {
             };
             if d.ctx_sent != Some(generation) {
                 d.ctx_sent = Some(generation);
-                let precise = d.occ.precise();
                 contexts.push(Record::Context(context_info(
                     p.device as u64,
                     &d.props,
-                    precise,
+                    d.precise,
+                    d.stats.is_some(),
                 )));
             }
             let each = values.chunks_exact(PER_COMMAND as usize);
@@ -654,16 +701,29 @@ pub fn poll(last: bool) -> (Vec<PipelinedBatch>, Vec<Record>) {
                     });
                 }
             }
-            for (&n, &(frame, call)) in p.counts.iter().flatten().zip(&p.counted) {
-                if frame != u64::MAX {
-                    counts.entry(frame).or_default().push(DrawSample {
-                        call,
-                        values: vec![CounterValue {
-                            counter: catalogue::SAMPLES_PASSED,
-                            value: n,
-                        }],
+            for (k, &(frame, call)) in p.counted.iter().enumerate() {
+                if frame == u64::MAX {
+                    continue;
+                }
+                let mut values = Vec::new();
+                if let Some(n) = p.counts.as_ref().and_then(|c| c.get(k)) {
+                    values.push(CounterValue {
+                        counter: catalogue::SAMPLES_PASSED,
+                        value: n[0],
                     });
                 }
+                if let Some(v) = p.statistics.as_ref().and_then(|c| c.get(k)) {
+                    values.extend(
+                        STATISTICS_ORDER
+                            .iter()
+                            .zip(v)
+                            .map(|(&counter, &value)| CounterValue { counter, value }),
+                    );
+                }
+                counts
+                    .entry(frame)
+                    .or_default()
+                    .push(DrawSample { call, values });
             }
         }
         st.pending = left;
