@@ -521,7 +521,15 @@ fn each_vulkan_rule_fires_on_its_mistake_and_the_clean_program_has_no_finding() 
     let x = Xvfb::start();
     let dir = scratch("vk-checklist");
     let clean = vk_findings(&x.display, &dir, &[]);
-    assert!(clean.is_empty(), "the clean vk_quads: {clean:?}");
+    // The Vulkan rules judge what the program does; the measured-cost rules of the frame
+    // family (a dominant draw) judge lavapipe's timings, which move with the machine's load.
+    let vk_only = |f: &[(String, String)]| -> Vec<(String, String)> {
+        f.iter()
+            .filter(|(r, _)| r.starts_with("vk-"))
+            .cloned()
+            .collect()
+    };
+    assert!(vk_only(&clean).is_empty(), "the clean vk_quads: {clean:?}");
     for (bad, rule, extra) in [
         ("submits", "vk-submits", &["--quads", "6"][..]),
         ("create", "vk-create-in-frame", &[][..]),
@@ -532,14 +540,14 @@ fn each_vulkan_rule_fires_on_its_mistake_and_the_clean_program_has_no_finding() 
         let mut args = vec!["--bad", bad];
         args.extend_from_slice(extra);
         let found = vk_findings(&x.display, &dir, &args);
-        // Every captured frame has it, and no other rule fires.
+        // Every captured frame has it, and no other Vulkan rule fires.
         assert_eq!(
             found.iter().filter(|(r, _)| r == rule).count(),
             if bad == "load-store" { 6 } else { 3 },
             "--bad {bad}: {found:?}"
         );
         assert!(
-            found.iter().all(|(r, _)| r == rule),
+            vk_only(&found).iter().all(|(r, _)| r == rule),
             "--bad {bad}: {found:?}"
         );
         if bad == "load-store" {
