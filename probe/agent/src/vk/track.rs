@@ -456,20 +456,29 @@ fn render_passes() -> MutexGuard<'static, Option<HashMap<u64, VkRenderPass>>> {
     RENDER_PASSES.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn attachment(
-    a: (vk::Format, vk::SampleCountFlags, [i32; 4]),
-    layouts: (vk::ImageLayout, vk::ImageLayout),
-) -> VkAttachment {
-    VkAttachment {
-        format: a.0.as_raw(),
-        samples: a.1.as_raw(),
-        load_op: a.2[0],
-        store_op: a.2[1],
-        stencil_load_op: a.2[2],
-        stencil_store_op: a.2[3],
-        initial_layout: layouts.0.as_raw(),
-        final_layout: layouts.1.as_raw(),
-    }
+/// A render pass's attachments and subpass count from its create info `$info` (a
+/// `VkRenderPassCreateInfo` or `VkRenderPassCreateInfo2`: their attachment descriptions have
+/// the same fields). Expanded inside an `unsafe` block: it reads the create info's array of
+/// `attachment_count` descriptions.
+macro_rules! described {
+    ($info:expr) => {{
+        let i = $info;
+        let list = slice(i.p_attachments, i.attachment_count);
+        let attachments = list
+            .iter()
+            .map(|d| VkAttachment {
+                format: d.format.as_raw(),
+                samples: d.samples.as_raw(),
+                load_op: d.load_op.as_raw(),
+                store_op: d.store_op.as_raw(),
+                stencil_load_op: d.stencil_load_op.as_raw(),
+                stencil_store_op: d.stencil_store_op.as_raw(),
+                initial_layout: d.initial_layout.as_raw(),
+                final_layout: d.final_layout.as_raw(),
+            })
+            .collect();
+        (attachments, i.subpass_count)
+    }};
 }
 
 /// After `vkCreateRenderPass(2)(device, info, alloc, out)` returned `ok`: keeps the new
@@ -484,52 +493,14 @@ pub unsafe fn render_pass_created(info: u64, out: u64, ok: bool, v2: bool) {
     }
     let _ = std::panic::catch_unwind(|| {
         // SAFETY: the caller's contract.
-        let (handle, attachments, subpasses) = unsafe {
+        // SAFETY: the caller's contract: `out` holds the handle, `info` the create info of
+        // the kind `v2` says.
+        let (handle, (attachments, subpasses)) = unsafe {
             let handle = *(out as *const u64);
             if v2 {
-                let i = &*(info as *const vk::RenderPassCreateInfo2<'_>);
-                let list = slice(i.p_attachments, i.attachment_count);
-                let a = list
-                    .iter()
-                    .map(|d| {
-                        attachment(
-                            (
-                                d.format,
-                                d.samples,
-                                [
-                                    d.load_op.as_raw(),
-                                    d.store_op.as_raw(),
-                                    d.stencil_load_op.as_raw(),
-                                    d.stencil_store_op.as_raw(),
-                                ],
-                            ),
-                            (d.initial_layout, d.final_layout),
-                        )
-                    })
-                    .collect();
-                (handle, a, i.subpass_count)
+                (handle, described!(&*(info as *const vk::RenderPassCreateInfo2<'_>)))
             } else {
-                let i = &*(info as *const vk::RenderPassCreateInfo<'_>);
-                let list = slice(i.p_attachments, i.attachment_count);
-                let a = list
-                    .iter()
-                    .map(|d| {
-                        attachment(
-                            (
-                                d.format,
-                                d.samples,
-                                [
-                                    d.load_op.as_raw(),
-                                    d.store_op.as_raw(),
-                                    d.stencil_load_op.as_raw(),
-                                    d.stencil_store_op.as_raw(),
-                                ],
-                            ),
-                            (d.initial_layout, d.final_layout),
-                        )
-                    })
-                    .collect();
-                (handle, a, i.subpass_count)
+                (handle, described!(&*(info as *const vk::RenderPassCreateInfo<'_>)))
             }
         };
         let mut guard = render_passes();
