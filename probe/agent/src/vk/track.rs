@@ -498,9 +498,15 @@ pub unsafe fn render_pass_created(info: u64, out: u64, ok: bool, v2: bool) {
         let (handle, (attachments, subpasses)) = unsafe {
             let handle = *(out as *const u64);
             if v2 {
-                (handle, described!(&*(info as *const vk::RenderPassCreateInfo2<'_>)))
+                (
+                    handle,
+                    described!(&*(info as *const vk::RenderPassCreateInfo2<'_>)),
+                )
             } else {
-                (handle, described!(&*(info as *const vk::RenderPassCreateInfo<'_>)))
+                (
+                    handle,
+                    described!(&*(info as *const vk::RenderPassCreateInfo<'_>)),
+                )
             }
         };
         let mut guard = render_passes();
