@@ -719,3 +719,44 @@ fn isolated_timing_puts_barriers_around_work_outside_render_passes() {
     );
     assert_eq!(vk_checksum(&plain.stdout), vk_checksum(&traced.stdout));
 }
+
+#[test]
+fn heat_asked_of_a_vulkan_program_says_why_there_is_no_map() {
+    let x = Xvfb::start();
+    let dir = scratch("vk-heat");
+    let session = dir.join("heat.gpuheat");
+    let exe = example("vk_quads");
+    ok(
+        gpuheat_on(
+            &x.display,
+            &[
+                "run",
+                "--heat",
+                "--frames",
+                "3",
+                "-o",
+                session.to_str().unwrap(),
+                "--",
+                exe.to_str().unwrap(),
+                "--frames",
+                "30",
+                "--loop",
+                "10",
+            ],
+        ),
+        "gpuheat run --heat vk_quads",
+    );
+    let png = dir.join("heat.png");
+    let out = run_gpuheat(&[
+        "heatmap",
+        session.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(said.trim().lines().count(), 1, "{said}");
+    assert!(said.contains("Vulkan frames are not painted yet"), "{said}");
+    // The rest of the capture is as without --heat.
+    check_vk_quads(&Session::open(&session).unwrap());
+}

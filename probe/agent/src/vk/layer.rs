@@ -230,6 +230,21 @@ pub fn device_facts(key: usize) -> Option<DeviceFacts> {
 /// After every `vkQueuePresentKHR`: the frame ends, as at a GL swap; outside captured frames
 /// a dormant layer also looks for its wake-up.
 pub fn presented(ok: bool) {
+    if recording() && crate::capture::heat() {
+        // Heat is painted for GL, GLES and VG frames only: a Vulkan frame says why it has no
+        // map instead of leaving the viewer to suggest `--heat`, which was given.
+        let _ = std::panic::catch_unwind(|| {
+            crate::outbox::send_record(gpuheat_session::Record::HeatMissing(
+                gpuheat_session::HeatMissing {
+                    frame: crate::capture::frame(),
+                    context: 0,
+                    reason: "heat maps of Vulkan frames are not painted yet (GL, GLES and \
+                             OpenVG frames are)"
+                        .into(),
+                },
+            ))
+        });
+    }
     hook::swapped(u64::from(ok));
     if !recording() {
         super::dormant_present();
