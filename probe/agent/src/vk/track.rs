@@ -124,8 +124,6 @@ struct State {
     devices: HashMap<usize, Option<Device>>,
     recordings: HashMap<u64, Recorded>,
     pending: Vec<Pending>,
-    /// Commands the pools had no room for, or whose command buffer could not be timed.
-    untimed: u64,
     /// What captured frames did beyond their calls, by frame, not sent yet.
     frames: BTreeMap<u64, FrameNotes>,
     /// Command buffers begun during the capture (timed or not).
@@ -268,7 +266,6 @@ pub fn before_work(cb: u64, draw: bool) -> Opened {
     };
     // Free queries for this command's three timestamps.
     if r.rec.written + PER_COMMAND > gpuheat_counters::vulkan::POOL_QUERIES {
-        st.untimed += 1;
         return opened;
     }
     let handle = vk::CommandBuffer::from_raw(cb);
@@ -282,7 +279,7 @@ pub fn before_work(cb: u64, draw: bool) -> Opened {
     // A draw is counted by both kinds of query or by neither, so their values stay aligned
     // with one list of places.
     let room =
-        |c: &Option<Counted>| c.is_none_or(|c| c.used < gpuheat_counters::vulkan::COUNT_QUERIES);
+        |c: &Option<Counted>| c.is_none_or(|c| c.used < gpuheat_counters::vulkan::POOL_QUERIES);
     let any = r.occ.is_some() || r.stats.is_some();
     if opened.timed && draw && r.app_queries == 0 && any && room(&r.occ) && room(&r.stats) {
         // SAFETY: a draw is recorded inside a render pass; no query of the program's is
