@@ -526,27 +526,57 @@ const WRAPPERS_DOC: &str = "\
 /// reads the value the real call just wrote where the program asked it to).
 ";
 
+/// A wrapper's signature as the generated code spells it: parameters `a0..`, their Rust
+/// types, each as the u64 recorded for it, and the return type and its recorded form.
+struct Signature {
+    /// `a0: u32`, …
+    params: Vec<String>,
+    /// `u32`, …
+    types: Vec<&'static str>,
+    /// `a0`, …
+    args: Vec<String>,
+    /// `(a0 as u64)`, …
+    recorded: Vec<String>,
+    ret: &'static str,
+    /// `None`, or `Some(...)` of `r`, the call's result.
+    ret_u64: String,
+}
+
+fn signature(c: &Command) -> Signature {
+    let arg = |k: usize| format!("a{k}");
+    Signature {
+        params: c
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| format!("{}: {}", arg(k), p.ty.rust()))
+            .collect(),
+        types: c.params.iter().map(|p| p.ty.rust()).collect(),
+        args: (0..c.params.len()).map(arg).collect(),
+        recorded: c
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| p.ty.to_u64(&arg(k)))
+            .collect(),
+        ret: c.ret.rust(),
+        ret_u64: if c.ret == CType::Void {
+            "None".to_string()
+        } else {
+            format!("Some({})", c.ret.to_u64("r"))
+        },
+    }
+}
+
 fn wrapper(out: &mut String, i: usize, c: &Command) {
-    let params: Vec<String> = c
-        .params
-        .iter()
-        .enumerate()
-        .map(|(k, p)| format!("a{k}: {}", p.ty.rust()))
-        .collect();
-    let types: Vec<&str> = c.params.iter().map(|p| p.ty.rust()).collect();
-    let args: Vec<String> = (0..c.params.len()).map(|k| format!("a{k}")).collect();
-    let recorded: Vec<String> = c
-        .params
-        .iter()
-        .enumerate()
-        .map(|(k, p)| p.ty.to_u64(&format!("a{k}")))
-        .collect();
-    let ret = c.ret.rust();
-    let ret_u64 = if c.ret == CType::Void {
-        "None".to_string()
-    } else {
-        format!("Some({})", c.ret.to_u64("r"))
-    };
+    let Signature {
+        params,
+        types,
+        args,
+        recorded,
+        ret,
+        ret_u64,
+    } = signature(c);
     let call = format!("real({})", args.join(", "));
     writeln!(
         out,
@@ -908,26 +938,14 @@ const VK_WRAPPERS_DOC: &str = "\
 ";
 
 fn vk_wrapper(out: &mut String, j: usize, c: &Command) {
-    let params: Vec<String> = c
-        .params
-        .iter()
-        .enumerate()
-        .map(|(k, p)| format!("a{k}: {}", p.ty.rust()))
-        .collect();
-    let types: Vec<&str> = c.params.iter().map(|p| p.ty.rust()).collect();
-    let args: Vec<String> = (0..c.params.len()).map(|k| format!("a{k}")).collect();
-    let recorded: Vec<String> = c
-        .params
-        .iter()
-        .enumerate()
-        .map(|(k, p)| p.ty.to_u64(&format!("a{k}")))
-        .collect();
-    let ret = c.ret.rust();
-    let ret_u64 = if c.ret == CType::Void {
-        "None".to_string()
-    } else {
-        format!("Some({})", c.ret.to_u64("r"))
-    };
+    let Signature {
+        params,
+        types,
+        args,
+        recorded,
+        ret,
+        ret_u64,
+    } = signature(c);
     let call = format!("next({})", args.join(", "));
     let present = vk_class(&c.name) == "Swap";
     let role = vk_role(&c.name);

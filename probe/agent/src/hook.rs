@@ -130,20 +130,34 @@ pub fn stamp() -> u64 {
 pub fn plain<const N: usize>(i: usize, site: u64, begin: u64, args: &[u64; N], ret: Option<u64>) {
     let end = ticks();
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        let call = NewCall {
-            func: i as u16,
-            site,
-            begin,
-            end,
-            seq: 0,
-            args,
-            ret,
-            cpu: None,
-        };
+        let call = plain_call(i, site, begin, end, args, ret);
         if let Some((frame, seq)) = recorder::push_plain(vg::inside(), &call, args) {
             vg::child(frame, seq, 0, None);
         }
     }));
+}
+
+/// The record of a plain call of entry point `i` (no place yet, no CPU time) that ran from
+/// `begin` to `end`.
+#[inline(always)]
+fn plain_call<'a>(
+    i: usize,
+    site: u64,
+    begin: u64,
+    end: u64,
+    args: &'a [u64],
+    ret: Option<u64>,
+) -> NewCall<'a> {
+    NewCall {
+        func: i as u16,
+        site,
+        begin,
+        end,
+        seq: 0,
+        args,
+        ret,
+        cpu: None,
+    }
 }
 
 /// [`plain`] for a Vulkan call, on its device's context `ctx`; `placed` when something else
@@ -160,16 +174,7 @@ pub fn plain_in<const N: usize>(
 ) -> Option<(u64, u32)> {
     let end = ticks();
     catch_unwind(AssertUnwindSafe(|| {
-        let call = NewCall {
-            func: i as u16,
-            site,
-            begin,
-            end,
-            seq: 0,
-            args,
-            ret,
-            cpu: None,
-        };
+        let call = plain_call(i, site, begin, end, args, ret);
         recorder::push_plain_in(placed, Some(ctx), &call, args)
     }))
     .ok()
