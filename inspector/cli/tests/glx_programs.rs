@@ -16,46 +16,8 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// `gpuheat ARGS` on `display`, killed after `secs` (a hang fails the test instead of
-/// blocking it).
-fn gpuheat_within(secs: u32, display: Option<&str>, args: &[&str]) -> Output {
-    let mut cmd = Command::new("timeout");
-    cmd.args(["-k5", &secs.to_string()])
-        .arg(gpuheat())
-        .args(args);
-    if let Some(d) = display {
-        cmd.env("DISPLAY", d);
-    }
-    let out = cmd.output().unwrap();
-    assert_ne!(
-        out.status.code(),
-        Some(124),
-        "gpuheat {args:?} did not return within {secs} s: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn ok(out: Output, what: &str) -> Output {
-    assert!(
-        out.status.success(),
-        "{what} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn installed(program: &str) -> Option<String> {
-    let out = Command::new("which").arg(program).output().ok()?;
-    if !out.status.success() {
-        eprintln!("skipped: {program} is not installed (scripts/install-deps.sh installs it)");
-        return None;
-    }
-    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
 
 /// A program started by hand on an Xvfb display; killed on drop.
 struct Running {

@@ -6,19 +6,10 @@ use common::*;
 use std::process::{Command, Stdio};
 
 fn run_on_display(display: &str, args: &[&str]) -> std::process::Output {
-    let out = Command::new("timeout")
-        .args(["-k5", "120"])
-        .arg(gpuheat())
-        .args(args)
-        .env("DISPLAY", display)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "gpuheat {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    ok(
+        gpuheat_within(120, Some(display), args),
+        &format!("gpuheat {args:?}"),
+    )
 }
 
 #[test]

@@ -31,37 +31,20 @@ const VK_QUADS_FRAME: [&str; 17] = [
     "vkQueuePresentKHR",
 ];
 
-fn installed(program: &str) -> bool {
-    let found = Command::new("which")
-        .arg(program)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("skipped: {program} is not installed (scripts/install-deps.sh installs it)");
-    }
-    found
-}
-
 /// `gpuheat ARGS` on `display`, bounded.
 fn gpuheat_on(display: &str, args: &[&str]) -> Output {
-    let out = Command::new("timeout")
-        .args(["-k5", "120"])
-        .arg(gpuheat())
-        .args(args)
-        .env("DISPLAY", display)
-        .output()
-        .unwrap();
-    assert_ne!(out.status.code(), Some(124), "gpuheat {args:?} timed out");
-    out
+    gpuheat_within(120, Some(display), args)
 }
 
-fn ok(out: Output, what: &str) -> Output {
-    assert!(
-        out.status.success(),
-        "{what} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+/// `gpuheat run FLAGS -o SESSION -- vk_quads ARGS` on `display`, checked to succeed; its
+/// output (vk_quads' own stdout with `--keep-running`).
+fn run_vk_quads(display: &str, session: &Path, flags: &[&str], args: &[&str]) -> Output {
+    let exe = example("vk_quads");
+    let mut run = vec!["run"];
+    run.extend_from_slice(flags);
+    run.extend_from_slice(&["-o", session.to_str().unwrap(), "--", exe.to_str().unwrap()]);
+    run.extend_from_slice(args);
+    ok(gpuheat_on(display, &run), &format!("gpuheat {run:?}"))
 }
 
 /// The names of a frame's calls.
@@ -155,23 +138,11 @@ fn launch_mode_records_every_call_and_times_each_draw() {
     let x = Xvfb::start();
     let dir = scratch("vk-launch");
     let session = dir.join("vk_quads.gpuheat");
-    let exe = example("vk_quads");
-    ok(
-        gpuheat_on(
-            &x.display,
-            &[
-                "run",
-                "--frames",
-                "5",
-                "-o",
-                session.to_str().unwrap(),
-                "--",
-                exe.to_str().unwrap(),
-                "--frames",
-                "60",
-            ],
-        ),
-        "gpuheat run vk_quads",
+    run_vk_quads(
+        &x.display,
+        &session,
+        &["--frames", "5"],
+        &["--frames", "60"],
     );
     let s = Session::open(&session).unwrap();
     assert_eq!(s.frames.len(), 5);
@@ -200,18 +171,8 @@ fn frames_are_identical_with_and_without_the_layer() {
         .unwrap();
     let plain = ok(plain, "vk_quads");
     let session = dir.join("traced.gpuheat");
-    let mut run = vec![
-        "run",
-        "--keep-running",
-        "--frames",
-        "3",
-        "-o",
-        session.to_str().unwrap(),
-        "--",
-        exe.to_str().unwrap(),
-    ];
-    run.extend_from_slice(&args);
-    let traced = ok(gpuheat_on(&x.display, &run), "gpuheat run --keep-running");
+    let flags = ["--keep-running", "--frames", "3"];
+    let traced = run_vk_quads(&x.display, &session, &flags, &args);
     assert_eq!(vk_checksum(&plain.stdout), vk_checksum(&traced.stdout));
 }
 
@@ -403,7 +364,7 @@ fn gfxreconstruct_calls(
 
 #[test]
 fn vkcube_calls_per_frame_match_a_gfxreconstruct_trace_launched_and_attached() {
-    if !installed("vkcube") || !installed("gfxrecon-convert") {
+    if installed("vkcube").is_none() || installed("gfxrecon-convert").is_none() {
         return;
     }
     let x = Xvfb::start();
@@ -482,22 +443,9 @@ fn vkcube_calls_per_frame_match_a_gfxreconstruct_trace_launched_and_attached() {
 /// The checklist's findings (rule, title) of a vk_quads capture with `args`.
 fn vk_findings(display: &str, dir: &Path, args: &[&str]) -> Vec<(String, String)> {
     let session = dir.join("checked.gpuheat");
-    let exe = example("vk_quads");
-    let mut run = vec![
-        "run",
-        "--frames",
-        "3",
-        "-o",
-        session.to_str().unwrap(),
-        "--",
-        exe.to_str().unwrap(),
-        "--frames",
-        "30",
-        "--loop",
-        "10",
-    ];
-    run.extend_from_slice(args);
-    ok(gpuheat_on(display, &run), "gpuheat run vk_quads");
+    let mut quads = vec!["--frames", "30", "--loop", "10"];
+    quads.extend_from_slice(args);
+    run_vk_quads(display, &session, &["--frames", "3"], &quads);
     let out = ok(
         run_gpuheat(&["checklist", "--json", session.to_str().unwrap()]),
         "gpuheat checklist",
@@ -626,30 +574,12 @@ fn vulkan_env_refuses_a_vulkan_1_0_loader_and_names_the_fix() {
 /// counts, of a vk_quads capture with `--fill bytes` under `--timing timing`.
 fn fill_times(display: &str, dir: &Path, timing: &str, bytes: u64) -> (f64, Vec<u32>) {
     let session = dir.join(format!("fill-{timing}-{bytes}.gpuheat"));
-    let exe = example("vk_quads");
     let fill = bytes.to_string();
-    ok(
-        gpuheat_on(
-            display,
-            &[
-                "run",
-                "--timing",
-                timing,
-                "--frames",
-                "6",
-                "-o",
-                session.to_str().unwrap(),
-                "--",
-                exe.to_str().unwrap(),
-                "--frames",
-                "40",
-                "--loop",
-                "10",
-                "--fill",
-                &fill,
-            ],
-        ),
-        "gpuheat run vk_quads --fill",
+    run_vk_quads(
+        display,
+        &session,
+        &["--timing", timing, "--frames", "6"],
+        &["--frames", "40", "--loop", "10", "--fill", &fill],
     );
     let s = Session::open(&session).unwrap();
     let mut times = Vec::new();
@@ -700,23 +630,8 @@ fn isolated_timing_puts_barriers_around_work_outside_render_passes() {
         "vk_quads",
     );
     let session = dir.join("isolated-checksum.gpuheat");
-    let mut run = vec![
-        "run",
-        "--keep-running",
-        "--timing",
-        "isolated",
-        "--frames",
-        "3",
-        "-o",
-        session.to_str().unwrap(),
-        "--",
-        exe.to_str().unwrap(),
-    ];
-    run.extend_from_slice(&args);
-    let traced = ok(
-        gpuheat_on(&x.display, &run),
-        "gpuheat run --timing isolated",
-    );
+    let flags = ["--keep-running", "--timing", "isolated", "--frames", "3"];
+    let traced = run_vk_quads(&x.display, &session, &flags, &args);
     assert_eq!(vk_checksum(&plain.stdout), vk_checksum(&traced.stdout));
 }
 
@@ -725,26 +640,11 @@ fn heat_asked_of_a_vulkan_program_says_why_there_is_no_map() {
     let x = Xvfb::start();
     let dir = scratch("vk-heat");
     let session = dir.join("heat.gpuheat");
-    let exe = example("vk_quads");
-    ok(
-        gpuheat_on(
-            &x.display,
-            &[
-                "run",
-                "--heat",
-                "--frames",
-                "3",
-                "-o",
-                session.to_str().unwrap(),
-                "--",
-                exe.to_str().unwrap(),
-                "--frames",
-                "30",
-                "--loop",
-                "10",
-            ],
-        ),
-        "gpuheat run --heat vk_quads",
+    run_vk_quads(
+        &x.display,
+        &session,
+        &["--heat", "--frames", "3"],
+        &["--frames", "30", "--loop", "10"],
     );
     let png = dir.join("heat.png");
     let out = run_gpuheat(&[

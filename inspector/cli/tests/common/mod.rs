@@ -345,3 +345,44 @@ pub fn sigusr1_checksum(stdout: &Path, pid: u32) -> String {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// `gpuheat ARGS` on `display`, killed after `secs` (a hang fails the test instead of
+/// blocking it).
+pub fn gpuheat_within(secs: u32, display: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new("timeout");
+    cmd.args(["-k5", &secs.to_string()])
+        .arg(gpuheat())
+        .args(args);
+    if let Some(d) = display {
+        cmd.env("DISPLAY", d);
+    }
+    let out = cmd.output().unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(124),
+        "gpuheat {args:?} did not return within {secs} s: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `out`, after checking that the command it came from (`what`) succeeded.
+pub fn ok(out: Output, what: &str) -> Output {
+    assert!(
+        out.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The path of `program` when it is installed; `None` (and a printed reason: the test skips)
+/// when not.
+pub fn installed(program: &str) -> Option<String> {
+    let out = Command::new("which").arg(program).output().ok()?;
+    if !out.status.success() {
+        eprintln!("skipped: {program} is not installed (scripts/install-deps.sh installs it)");
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
