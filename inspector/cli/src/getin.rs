@@ -150,7 +150,7 @@ fn wake(
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     let fail = |e: anyhow::Error| NotIn::Failed(e);
     let started = std::time::Instant::now();
-    let uid = crate::vulkan::unsafe_uid();
+    let uid = crate::vulkan::uid();
     let dir = control::vulkan::wake_dir(uid);
     let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
     let meta = std::fs::symlink_metadata(&dir)

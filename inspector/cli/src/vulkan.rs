@@ -24,7 +24,7 @@ pub fn manifest_dir(agent: &Path) -> Result<PathBuf> {
         .unwrap_or_else(std::env::temp_dir);
     let candidates = [
         base.join("gpuheat/vulkan"),
-        std::env::temp_dir().join(format!("gpuheat-vulkan-{}", unsafe_uid())),
+        std::env::temp_dir().join(format!("gpuheat-vulkan-{}", uid())),
     ];
     let text = vulkan::manifest(&agent.to_string_lossy());
     let mut last = None;
@@ -49,7 +49,9 @@ pub fn manifest_dir(agent: &Path) -> Result<PathBuf> {
     Err(e).with_context(|| format!("cannot write the Vulkan layer manifest {}", file.display()))
 }
 
-pub fn unsafe_uid() -> u32 {
+/// This process's user id (the wake-up folder and the temporary manifest folder are the
+/// user's own).
+pub fn uid() -> u32 {
     // SAFETY: getuid has no preconditions.
     unsafe { libc::getuid() }
 }
