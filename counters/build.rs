@@ -74,6 +74,11 @@ const NAMES: &[&str] = &[
     "STENCIL_ATTACHMENT",
     "STENCIL_INDEX",
     "STENCIL_INDEX8",
+    // The work stencil as a texture the GPU weighting pass samples (`weights::stencil_sampling`).
+    "SAMPLER_BINDING",
+    "TEXTURE_MIN_FILTER",
+    "TEXTURE_MAG_FILTER",
+    "NEAREST",
     "RGBA8",
     "R32F",
     "STENCIL",

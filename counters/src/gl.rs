@@ -344,6 +344,22 @@ gl_group! {
             vertex_attrib_divisor: c"glVertexAttribDivisor" = fn(GLuint, GLuint);
             /// `glEnableVertexAttribArray`.
             enable_vertex_attrib_array: c"glEnableVertexAttribArray" = fn(GLuint);
+            /// The work stencil as a texture, sampled by the GPU weighting's one pass
+            /// ([`crate::weights::stencil_sampling`]): `glGenTextures`.
+            gen_textures: c"glGenTextures" = fn(GLsizei, *mut GLuint);
+            /// `glDeleteTextures`.
+            delete_textures: c"glDeleteTextures" = fn(GLsizei, *const GLuint);
+            /// `glTexStorage2D` (GL 4.2, GLES 3.0).
+            tex_storage_2d: c"glTexStorage2D" = fn(GLenum, GLsizei, GLenum, GLsizei, GLsizei);
+            /// `glTexParameteri`.
+            tex_parameteri: c"glTexParameteri" = fn(GLenum, GLenum, GLint);
+            /// `glFramebufferTexture2D`.
+            framebuffer_texture_2d: c"glFramebufferTexture2D" = fn(GLenum, GLenum, GLenum, GLuint, GLint);
+            /// `glBindSampler` (GL 3.3): a sampler object of the program's on our unit would
+            /// override the texture's filters.
+            bind_sampler: c"glBindSampler" = fn(GLuint, GLuint);
+            /// `glUniform1i`: our pass's sampler unit.
+            uniform1i: c"glUniform1i" = fn(GLint, GLint);
         }
     }
 }

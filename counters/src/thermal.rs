@@ -42,7 +42,7 @@ use gpuheat_session::{
 use crate::gl::*;
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 use crate::targets::{self, Samplers};
-use crate::weights::{self, Slot, WeightFns, Weights};
+use crate::weights::{self, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights};
 
 /// How a painted draw's time is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,6 +126,36 @@ struct Work {
     fbos: [GLuint; 2],
     /// stencil, colour (RGBA8), scratch (R32F).
     rbs: [GLuint; 3],
+    /// Set when the stencil (`rbs[0]`) is a texture the weighting pass samples
+    /// ([`weights::stencil_sampling`]) rather than a renderbuffer.
+    sampled: Option<SampleFns>,
+}
+
+impl Work {
+    /// Attaches the work stencil to `fbo`, bound to `GL_FRAMEBUFFER`.
+    ///
+    /// # Safety
+    /// The painter's context must be current, `f` its real functions, `fbo` ours and bound.
+    unsafe fn attach_stencil(&self, f: &ThermalFns) {
+        // SAFETY: our caller's promise; the stencil is ours.
+        unsafe {
+            match self.sampled {
+                Some(s) => (s.framebuffer_texture_2d)(
+                    FRAMEBUFFER,
+                    STENCIL_ATTACHMENT,
+                    TEXTURE_2D,
+                    self.rbs[0],
+                    0,
+                ),
+                None => (f.framebuffer_renderbuffer)(
+                    FRAMEBUFFER,
+                    STENCIL_ATTACHMENT,
+                    RENDERBUFFER,
+                    self.rbs[0],
+                ),
+            }
+        }
+    }
 }
 
 /// One target's accumulated maps (heat, overdraw), with the work stencil attached so the
@@ -134,6 +164,10 @@ struct Accum {
     width: u32,
     height: u32,
     fbo: GLuint,
+    /// The same maps without the stencil, where the stencil is a texture the weighting pass
+    /// samples (drawing into a framebuffer with the sampled texture attached is a feedback
+    /// loop); 0 elsewhere.
+    plain: GLuint,
     /// heat (R32F), overdraw (R32F).
     rbs: [GLuint; 2],
     /// Whether a draw was painted into it since the last flush.
@@ -220,6 +254,11 @@ pub struct Painter {
     group: Option<Group>,
     /// Draws timed deferred may be weighted on the GPU here ([`Painter::set_weighting`]).
     weighting: bool,
+    /// The work stencil may be a sampled texture ([`Painter::set_stencil_sampling`]).
+    stencil_sampling: bool,
+    /// The one-pass programs, made with a sampled work stencil; without them (or where they
+    /// do not build) the bit passes weigh draws with more than one fragment on a pixel.
+    sampled: Option<Sampled>,
     /// The weighting program and slot buffers, made on the first deferred draw.
     weights: Option<Weights>,
     /// Draws of the frame timed deferred and their slots: their listed time (and, when
@@ -337,6 +376,8 @@ impl Painter {
             group: None,
             compatibility: false,
             weighting: false,
+            stencil_sampling: false,
+            sampled: None,
             weights: None,
             deferred: HashMap::new(),
         }
@@ -348,6 +389,13 @@ impl Painter {
         self.weighting = weighting;
     }
 
+    /// Tells the painter its context can sample a stencil texture
+    /// ([`weights::stencil_sampling`]): draws weighted on the GPU then take one pass reading
+    /// their counts instead of eight bit passes. Call before the first paint.
+    pub fn set_stencil_sampling(&mut self, sampling: bool) {
+        self.stencil_sampling = sampling;
+    }
+
     /// Tells the painter its context is a desktop GL compatibility profile, whose fixed
     /// state (the alpha test, the polygon stipple, user clip planes, which Mesa applies to a
     /// shader that does not write `gl_ClipVertex`) applies to our passes too: its own passes
@@ -355,6 +403,13 @@ impl Painter {
     /// discarded where T/N was under the reference: neverball lost 0.3-0.6% of its map).
     pub fn set_compatibility(&mut self, compatibility: bool) {
         self.compatibility = compatibility;
+    }
+
+    /// Whether draws putting more than one fragment on a pixel, and every draw weighted on
+    /// the GPU, take one pass over the sampled stencil (known once a draw was painted; else
+    /// the eight bit passes).
+    pub fn weighs_in_one_pass(&self) -> bool {
+        self.sampled.is_some()
     }
 
     /// Turns off the compatibility state our passes must not go through (saved by
@@ -734,7 +789,14 @@ impl Painter {
             let counts = self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
             let (n, bbox, _) = total_and_box(&counts, w);
             if n > 0 {
-                Self::add_share(f, accum, uniform, bbox, time_ns as f64 / n as f64, true);
+                self.add_share(
+                    f,
+                    [accum, 0],
+                    uniform,
+                    bbox,
+                    time_ns as f64 / n as f64,
+                    true,
+                );
             }
             drop(saved);
             self.painted(dest.id, call, n, time_ns, bbox);
@@ -1248,7 +1310,10 @@ impl Painter {
             }
             let work = self.work.as_ref().expect("work");
             let counting = work.fbos;
-            let accum = self.accums[&dest.id].fbo;
+            let (accum, plain) = {
+                let a = &self.accums[&dest.id];
+                (a.fbo, a.plain)
+            };
             let (program, uniform, vao) = self.program.expect("program");
 
             // Count: replay the draw with the program's own state into our stencil, clipped
@@ -1296,7 +1361,7 @@ impl Painter {
                     } else {
                         (Vec::new(), FRAGMENTS_PENDING, [0, 0, w, h])
                     };
-                    self.add_weighted(f, accum, vao, w, h, slot, bbox);
+                    self.add_weighted(f, [accum, plain], vao, w, h, slot, bbox);
                     (counts, n, bbox)
                 }
                 None => {
@@ -1304,9 +1369,9 @@ impl Painter {
                         self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
                     let (n, bbox, most) = total_and_box(&counts, w);
                     if n > 0 {
-                        Self::add_share(
+                        self.add_share(
                             f,
-                            accum,
+                            [accum, plain],
                             uniform,
                             bbox,
                             time_ns as f64 / n as f64,
@@ -1357,8 +1422,10 @@ impl Painter {
         Vec::new()
     }
 
-    /// Adds `2^b·T/N` and `2^b` into the target's maps (`accum`, `w`×`h`) where bit b of the
-    /// work stencil's count is set, inside `bbox`, `T/N` computed by the GPU from `slot`.
+    /// Adds `c·T/N` and `c` into the target's maps (`[accum, plain]`: with and without the
+    /// work stencil attached, `w`×`h`), `c` the work stencil's count, inside `bbox`, `T/N`
+    /// computed by the GPU from `slot`: in one pass sampling the stencil where it is a texture
+    /// (`plain` not 0), else in eight passes adding `2^b·T/N` and `2^b` where bit b is set.
     ///
     /// # Safety
     /// As [`Painter::add_share`], with the program's state saved (its array buffer binding
@@ -1367,7 +1434,7 @@ impl Painter {
     unsafe fn add_weighted(
         &self,
         f: &ThermalFns,
-        accum: GLuint,
+        [accum, plain]: [GLuint; 2],
         vao: GLuint,
         w: u32,
         h: u32,
@@ -1376,10 +1443,12 @@ impl Painter {
     ) {
         let weights = self.weights.as_ref().expect("weights");
         let fns = weights.fns;
+        let sampled = self.sampled.filter(|_| plain != 0);
+        let program = sampled.map_or(weights.program, |s| s.weighted.program);
         // SAFETY: our caller's promise; the vertex array and buffer are ours, the attributes
         // read one slot inside the buffer (every vertex reads element 0: divisor 1).
         unsafe {
-            self.our_pass_state(f, weights.program, vao, w, h);
+            self.our_pass_state(f, program, vao, w, h);
             (f.stencil_op_separate)(FRONT_AND_BACK, KEEP, KEEP, KEEP);
             (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
             (f.bind_buffer)(ARRAY_BUFFER, weights.buffers[slot.buffer].0);
@@ -1389,6 +1458,9 @@ impl Painter {
             for index in [0, 1] {
                 (fns.vertex_attrib_divisor)(index, 1);
                 (fns.enable_vertex_attrib_array)(index);
+            }
+            if let Some(s) = sampled {
+                return self.sampled_pass(f, plain, bbox, s.weighted, s.unit);
             }
             into_box(f, accum, bbox);
             Self::bit_passes(
@@ -1579,15 +1651,21 @@ impl Painter {
     /// # Safety
     /// As [`Painter::bit_passes`].
     unsafe fn add_share(
+        &self,
         f: &ThermalFns,
-        accum: GLuint,
+        [accum, plain]: [GLuint; 2],
         uniform: GLint,
         bbox: [u32; 4],
         share: f64,
         single: bool,
     ) {
-        // SAFETY: our caller's promise; `accum` is ours.
+        // SAFETY: our caller's promise; `accum` and `plain` are ours.
         unsafe {
+            if let Some(s) = self.sampled.filter(|_| !single && plain != 0) {
+                (f.use_program)(s.shared.program);
+                (f.uniform2f)(s.share, share as f32, 1.0);
+                return self.sampled_pass(f, plain, bbox, s.shared, s.unit);
+            }
             into_box(f, accum, bbox);
             Self::bit_passes(
                 f,
@@ -1598,6 +1676,33 @@ impl Painter {
                 },
                 single,
             );
+        }
+    }
+
+    /// One pass of `program` (bound, its uniforms but `u_count` set) adding `c` times its
+    /// weight into the target's maps through `plain` (the maps without the stencil), inside
+    /// `bbox`, `c` sampled from the work stencil texture on `unit`.
+    ///
+    /// # Safety
+    /// As [`Painter::bit_passes`], with the work stencil a texture (`Work::sampled`).
+    unsafe fn sampled_pass(
+        &self,
+        f: &ThermalFns,
+        plain: GLuint,
+        bbox: [u32; 4],
+        program: SampledProgram,
+        unit: u32,
+    ) {
+        let work = self.work.as_ref().expect("work");
+        let fns = work.sampled.expect("a sampled stencil");
+        // SAFETY: our caller's promise; the texture and framebuffer are ours.
+        unsafe {
+            into_box(f, plain, bbox);
+            (f.disable)(STENCIL_TEST);
+            (fns.uniform1i)(program.count, unit as GLint);
+            fns.with_texture(f, unit, work.rbs[0], || {
+                (f.draw_arrays)(TRIANGLES, 0, 3);
+            });
         }
     }
 
@@ -1714,6 +1819,12 @@ impl Painter {
                 };
                 self.create_work(f, ww, wh)?;
             }
+            let sampled_stencil = self.work.as_ref().is_some_and(|k| k.sampled.is_some());
+            if sampled_stencil && self.sampled.is_none() && self.stencil_sampling {
+                // Once: where they do not build, the bit passes stay.
+                self.sampled = self.build_sampled(f).ok();
+                self.stencil_sampling = self.sampled.is_some();
+            }
             let sized = self
                 .accums
                 .get(&id)
@@ -1736,37 +1847,66 @@ impl Painter {
         unsafe {
             if let Some(old) = self.work.take() {
                 (f.delete_framebuffers)(2, old.fbos.as_ptr());
-                (f.delete_renderbuffers)(3, old.rbs.as_ptr());
+                match old.sampled {
+                    Some(s) => {
+                        (s.delete_textures)(1, &old.rbs[0]);
+                        (f.delete_renderbuffers)(2, old.rbs[1..].as_ptr());
+                    }
+                    None => (f.delete_renderbuffers)(3, old.rbs.as_ptr()),
+                }
             }
+            // Kept the painter's whole life: a target's `plain` framebuffer exists only
+            // where the stencil is a texture.
+            let sampled = if self.stencil_sampling {
+                SampleFns::of(f)
+            } else {
+                None
+            };
+            self.stencil_sampling = sampled.is_some();
             let mut fbos = [0; 2];
             let mut rbs = [0; 3];
             (f.gen_framebuffers)(2, fbos.as_mut_ptr());
-            (f.gen_renderbuffers)(3, rbs.as_mut_ptr());
-            for (rb, format) in rbs.iter().zip([STENCIL_INDEX8, RGBA8, R32F]) {
+            let formats = match sampled {
+                Some(s) => {
+                    let _unit = Saved::take(
+                        f,
+                        &[Piece::Binding {
+                            query: TEXTURE_BINDING_2D,
+                            target: TEXTURE_2D,
+                            bind: f.bind_texture,
+                        }],
+                    );
+                    rbs[0] = s.stencil_texture(f, w, h);
+                    (f.gen_renderbuffers)(2, rbs[1..].as_mut_ptr());
+                    &[RGBA8, R32F][..]
+                }
+                None => {
+                    (f.gen_renderbuffers)(3, rbs.as_mut_ptr());
+                    &[STENCIL_INDEX8, RGBA8, R32F][..]
+                }
+            };
+            let first = rbs.len() - formats.len();
+            for (rb, &format) in rbs[first..].iter().zip(formats) {
                 (f.bind_renderbuffer)(RENDERBUFFER, *rb);
                 (f.renderbuffer_storage)(RENDERBUFFER, format, w as GLsizei, h as GLsizei);
             }
-            attach(
-                f,
-                fbos[0],
-                &[(STENCIL_ATTACHMENT, rbs[0]), (COLOR_ATTACHMENT0, rbs[1])],
-            );
-            attach(
-                f,
-                fbos[1],
-                &[(STENCIL_ATTACHMENT, rbs[0]), (COLOR_ATTACHMENT0, rbs[2])],
-            );
-            (f.read_buffer)(COLOR_ATTACHMENT0);
-            self.work = Some(Work {
+            let work = Work {
                 width: w,
                 height: h,
                 fbos,
                 rbs,
-            });
+                sampled,
+            };
+            for (fbo, colour) in fbos.into_iter().zip([rbs[1], rbs[2]]) {
+                attach(f, fbo, &[(COLOR_ATTACHMENT0, colour)]);
+                work.attach_stencil(f);
+            }
+            (f.read_buffer)(COLOR_ATTACHMENT0);
             for a in self.accums.values() {
                 (f.bind_framebuffer)(FRAMEBUFFER, a.fbo);
-                (f.framebuffer_renderbuffer)(FRAMEBUFFER, STENCIL_ATTACHMENT, RENDERBUFFER, rbs[0]);
+                work.attach_stencil(f);
             }
+            self.work = Some(work);
             complete(f, "count", fbos[0], w, h)?;
             complete(f, "scratch", fbos[1], w, h)?;
             let e = drain_errors(f);
@@ -1781,38 +1921,44 @@ impl Painter {
 
     /// A target's maps at `w`×`h`, cleared, with the working stencil attached.
     unsafe fn create_accum(&self, f: &ThermalFns, w: u32, h: u32) -> Result<Accum, String> {
-        let stencil = self.work.as_ref().expect("work").rbs[0];
+        let work = self.work.as_ref().expect("work");
         // SAFETY: our caller's promise; every name bound is ours, just generated.
         unsafe {
-            let mut fbo = 0;
+            let mut fbos = [0; 2];
             let mut rbs = [0; 2];
-            (f.gen_framebuffers)(1, &mut fbo);
+            let count = if work.sampled.is_some() { 2 } else { 1 };
+            (f.gen_framebuffers)(count, fbos.as_mut_ptr());
             (f.gen_renderbuffers)(2, rbs.as_mut_ptr());
             for rb in rbs {
                 (f.bind_renderbuffer)(RENDERBUFFER, rb);
                 (f.renderbuffer_storage)(RENDERBUFFER, R32F, w as GLsizei, h as GLsizei);
             }
-            attach(
-                f,
-                fbo,
-                &[
-                    (STENCIL_ATTACHMENT, stencil),
-                    (COLOR_ATTACHMENT0, rbs[0]),
-                    (COLOR_ATTACHMENT1, rbs[1]),
-                ],
-            );
-            (f.draw_buffers)(2, [COLOR_ATTACHMENT0, COLOR_ATTACHMENT1].as_ptr());
+            let maps = [(COLOR_ATTACHMENT0, rbs[0]), (COLOR_ATTACHMENT1, rbs[1])];
+            for (i, &fbo) in fbos[..count as usize].iter().enumerate() {
+                attach(f, fbo, &maps);
+                if i == 0 {
+                    work.attach_stencil(f);
+                }
+                (f.draw_buffers)(2, [COLOR_ATTACHMENT0, COLOR_ATTACHMENT1].as_ptr());
+            }
             let accum = Accum {
                 width: w,
                 height: h,
-                fbo,
+                fbo: fbos[0],
+                plain: fbos[1],
                 rbs,
                 used: false,
             };
-            if let Err(e) = complete(f, "maps", fbo, w, h) {
-                delete_accum(f, &accum);
-                return Err(e);
+            for (fbo, name) in [(accum.fbo, "maps"), (accum.plain, "unstencilled maps")] {
+                if fbo == 0 {
+                    continue;
+                }
+                if let Err(e) = complete(f, name, fbo, w, h) {
+                    delete_accum(f, &accum);
+                    return Err(e);
+                }
             }
+            let fbo = accum.fbo;
             (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbo);
             (f.disable)(SCISSOR_TEST);
             (f.color_mask)(1, 1, 1, 1);
@@ -1840,6 +1986,37 @@ impl Painter {
             let mut vao = 0;
             (f.gen_vertex_arrays)(1, &mut vao);
             Ok((program, uniform, vao))
+        }
+    }
+
+    /// Builds the one-pass weighting program over a sampled work stencil
+    /// ([`weights::SAMPLED_FS`]), sampling on the context's last texture unit.
+    ///
+    /// # Safety
+    /// As [`Painter::build_program`].
+    unsafe fn build_sampled(&self, f: &ThermalFns) -> Result<Sampled, String> {
+        // SAFETY: our caller's promise; the uniform name is NUL-terminated.
+        unsafe {
+            let program = |vs, fs| -> Result<(SampledProgram, GLint), String> {
+                let (program, add) = self.build(f, vs, fs)?;
+                let count = (f.get_uniform_location)(program, c"u_count".as_ptr());
+                if count < 0 {
+                    return Err("a sampled weighting program has no u_count".into());
+                }
+                Ok((SampledProgram { program, count }, add))
+            };
+            let (weighted, _) = program(weights::WEIGHT_VS, weights::SAMPLED_FS)?;
+            let (shared, share) = program(VS, weights::SAMPLED_SHARE_FS)?;
+            let units = f.integer(MAX_COMBINED_TEXTURE_IMAGE_UNITS);
+            if units < 1 || share < 0 {
+                return Err("no texture unit, or no u_add, for the sampled passes".into());
+            }
+            Ok(Sampled {
+                weighted,
+                shared,
+                share,
+                unit: units as u32 - 1,
+            })
         }
     }
 
@@ -2192,6 +2369,9 @@ unsafe fn delete_accum(f: &ThermalFns, a: &Accum) {
     // SAFETY: our caller's promise; the names are the accumulation's own.
     unsafe {
         (f.delete_framebuffers)(1, &a.fbo);
+        if a.plain != 0 {
+            (f.delete_framebuffers)(1, &a.plain);
+        }
         (f.delete_renderbuffers)(2, a.rbs.as_ptr());
     }
 }

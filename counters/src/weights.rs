@@ -28,6 +28,151 @@ pub fn gpu_weighting(
         && ((major, minor) >= (4, 4) || has_extension("GL_ARB_query_buffer_object"))
 }
 
+/// Whether the work stencil of a context of `api` and version `major.minor` can be a texture
+/// the weighting pass samples: a stencil-only texture (GL 4.4 or `GL_ARB_texture_stencil8`)
+/// read as its stencil index (GL 4.3 or `GL_ARB_stencil_texturing`), stored with
+/// `glTexStorage2D` (GL 4.2 or `GL_ARB_texture_storage`). Then a deferred draw's weight
+/// takes one pass reading `c(p)` ([`SAMPLED_FS`]) instead of eight stencil-tested bit passes,
+/// each over the whole target. Only consulted where [`gpu_weighting`] holds.
+pub fn stencil_sampling(
+    api: ClientApi,
+    (major, minor): (u32, u32),
+    has_extension: impl Fn(&str) -> bool,
+) -> bool {
+    let at_least = |v: (u32, u32), ext: &str| (major, minor) >= v || has_extension(ext);
+    api == ClientApi::Gl
+        && at_least((4, 4), "GL_ARB_texture_stencil8")
+        && at_least((4, 3), "GL_ARB_stencil_texturing")
+        && at_least((4, 2), "GL_ARB_texture_storage")
+}
+
+/// The fragment stage of the one weighting pass over a stencil texture: `c(p)` read from the
+/// work stencil (`u_count`, our unit, the target's pixel at the same coordinates as the work
+/// stencil's), `c·T/N` into the heat map and `c` into the overdraw map, nothing where `c` is
+/// 0. With [`WEIGHT_VS`].
+pub(crate) const SAMPLED_FS: &str = "uniform highp usampler2D u_count;\n\
+flat in float v_share;\n\
+layout(location = 0) out vec4 o0;\n\
+layout(location = 1) out vec4 o1;\n\
+void main() {\n\
+  uint c = texelFetch(u_count, ivec2(gl_FragCoord.xy), 0).r;\n\
+  if (c == 0u) discard;\n\
+  o0 = vec4(float(c) * v_share);\n\
+  o1 = vec4(float(c));\n\
+}\n";
+
+/// The entry points of a sampled work stencil ([`stencil_sampling`]), all required: taken
+/// from [`ThermalFns`]'s optional ones when the work stencil is made.
+#[derive(Clone, Copy)]
+pub(crate) struct SampleFns {
+    pub gen_textures: unsafe extern "system" fn(GLsizei, *mut GLuint),
+    pub delete_textures: unsafe extern "system" fn(GLsizei, *const GLuint),
+    pub tex_storage_2d: unsafe extern "system" fn(GLenum, GLsizei, GLenum, GLsizei, GLsizei),
+    pub tex_parameteri: unsafe extern "system" fn(GLenum, GLenum, GLint),
+    pub framebuffer_texture_2d: unsafe extern "system" fn(GLenum, GLenum, GLenum, GLuint, GLint),
+    pub bind_sampler: unsafe extern "system" fn(GLuint, GLuint),
+    pub uniform1i: unsafe extern "system" fn(GLint, GLint),
+}
+
+impl SampleFns {
+    /// The sampling entry points of `f`, or `None` when one is missing (the stencil then
+    /// stays a renderbuffer, weighed by the bit passes).
+    pub fn of(f: &ThermalFns) -> Option<SampleFns> {
+        Some(SampleFns {
+            gen_textures: f.gen_textures?,
+            delete_textures: f.delete_textures?,
+            tex_storage_2d: f.tex_storage_2d?,
+            tex_parameteri: f.tex_parameteri?,
+            framebuffer_texture_2d: f.framebuffer_texture_2d?,
+            bind_sampler: f.bind_sampler?,
+            uniform1i: f.uniform1i?,
+        })
+    }
+
+    /// A `w`×`h` `GL_STENCIL_INDEX8` texture of one level, filtered `NEAREST` (an integer
+    /// texture with any other filter is incomplete and samples as 0), for the work stencil.
+    ///
+    /// # Safety
+    /// A context with [`stencil_sampling`] must be current and `f` its real functions; the
+    /// active unit's `GL_TEXTURE_2D` binding is changed (the caller saved it).
+    pub unsafe fn stencil_texture(&self, f: &ThermalFns, w: u32, h: u32) -> GLuint {
+        let mut texture = 0;
+        // SAFETY: our caller's promise; `texture` is ours, just generated.
+        unsafe {
+            (self.gen_textures)(1, &mut texture);
+            (f.bind_texture)(TEXTURE_2D, texture);
+            (self.tex_storage_2d)(TEXTURE_2D, 1, STENCIL_INDEX8, w as GLsizei, h as GLsizei);
+            for pname in [TEXTURE_MIN_FILTER, TEXTURE_MAG_FILTER] {
+                (self.tex_parameteri)(TEXTURE_2D, pname, NEAREST as GLint);
+            }
+        }
+        texture
+    }
+
+    /// Runs `pass` with `texture` bound on texture unit `unit`, no sampler object there (a
+    /// program's sampler would override the texture's filters), and that unit's binding,
+    /// sampler and the active unit put back afterwards.
+    ///
+    /// # Safety
+    /// As [`SampleFns::stencil_texture`]; `unit` below `GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS`.
+    pub unsafe fn with_texture(
+        &self,
+        f: &ThermalFns,
+        unit: u32,
+        texture: GLuint,
+        pass: impl FnOnce(),
+    ) {
+        // SAFETY: our caller's promise; what is bound is put back before returning.
+        unsafe {
+            let active = f.integer(ACTIVE_TEXTURE) as GLenum;
+            (f.active_texture)(TEXTURE0 + unit);
+            let bound = f.integer(TEXTURE_BINDING_2D) as GLuint;
+            let sampler = f.integer(SAMPLER_BINDING) as GLuint;
+            (f.bind_texture)(TEXTURE_2D, texture);
+            (self.bind_sampler)(unit, 0);
+            pass();
+            (self.bind_sampler)(unit, sampler);
+            (f.bind_texture)(TEXTURE_2D, bound);
+            (f.active_texture)(active);
+        }
+    }
+}
+
+/// The same pass for a draw whose time is known on the CPU (timed isolated) and that put
+/// more than one fragment on a pixel: `u_add` = (`T/N`, 1) a uniform, with the painter's
+/// full-screen vertex stage. One pass instead of eight bit passes.
+pub(crate) const SAMPLED_SHARE_FS: &str = "uniform highp usampler2D u_count;\n\
+uniform vec2 u_add;\n\
+in vec2 unused_;\n\
+layout(location = 0) out vec4 o0;\n\
+layout(location = 1) out vec4 o1;\n\
+void main() {\n\
+  uint c = texelFetch(u_count, ivec2(gl_FragCoord.xy), 0).r;\n\
+  if (c == 0u) discard;\n\
+  o0 = vec4(float(c) * u_add.x);\n\
+  o1 = vec4(float(c) * u_add.y);\n\
+}\n";
+
+/// A program of ours sampling the work stencil: its name and `u_count`'s location.
+#[derive(Clone, Copy)]
+pub(crate) struct SampledProgram {
+    pub program: GLuint,
+    pub count: GLint,
+}
+
+/// The one-pass programs over a sampled work stencil, and the texture unit they sample on
+/// (the context's last, the one a program is least likely to hold a texture on; its binding
+/// is put back after each pass anyway).
+#[derive(Clone, Copy)]
+pub(crate) struct Sampled {
+    /// [`SAMPLED_FS`]: `T/N` from a draw's slot.
+    pub weighted: SampledProgram,
+    /// [`SAMPLED_SHARE_FS`]: `T/N` a uniform, at `u_add`'s location.
+    pub shared: SampledProgram,
+    pub share: GLint,
+    pub unit: u32,
+}
+
 /// Bytes of one slot: the "before" and "after" timestamps and the replay's samples passed,
 /// each a `GLuint64`, then padding.
 pub(crate) const SLOT_BYTES: usize = 32;
@@ -287,6 +432,27 @@ mod tests {
         assert!(gpu_weighting(ClientApi::Gl, (4, 3), qbo));
         assert!(!gpu_weighting(ClientApi::Gl, (3, 2), qbo));
         assert!(!gpu_weighting(ClientApi::Gles, (3, 2), qbo));
+    }
+
+    #[test]
+    fn the_stencil_is_sampled_with_stencil_textures_and_texture_storage() {
+        let none = |_: &str| false;
+        assert!(stencil_sampling(ClientApi::Gl, (4, 5), none));
+        assert!(stencil_sampling(ClientApi::Gl, (4, 4), none));
+        assert!(!stencil_sampling(ClientApi::Gl, (4, 3), none));
+        let stencil8 = |e: &str| e == "GL_ARB_texture_stencil8";
+        assert!(stencil_sampling(ClientApi::Gl, (4, 3), stencil8));
+        assert!(!stencil_sampling(ClientApi::Gl, (3, 3), stencil8));
+        let all = |e: &str| {
+            [
+                "GL_ARB_texture_stencil8",
+                "GL_ARB_stencil_texturing",
+                "GL_ARB_texture_storage",
+            ]
+            .contains(&e)
+        };
+        assert!(stencil_sampling(ClientApi::Gl, (3, 3), all));
+        assert!(!stencil_sampling(ClientApi::Gles, (3, 2), all));
     }
 
     #[test]

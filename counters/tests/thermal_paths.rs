@@ -40,10 +40,12 @@ fn covered(rects: &[(u32, u32, u32, u32)], x: u32, y: u32) -> u32 {
 }
 
 /// Paints `DRAWS` with a painter that reads the stencil (`stencil`) or takes the mask passes,
-/// and returns the frame's screen map.
-fn paint(scene: &Scene, api: Api, stencil: bool) -> HeatMap {
+/// and weighs a draw with two fragments on a pixel in one pass over the sampled stencil
+/// (`sampling`) or in eight bit passes; returns the frame's screen map.
+fn paint(scene: &Scene, api: Api, stencil: bool, sampling: bool) -> HeatMap {
     let t = scene.gl.thermal.as_ref().expect("painting functions");
     let mut painter = Painter::new(client(api), None, Some([W, H]), stencil);
+    painter.set_stencil_sampling(sampling);
     for (i, rects) in DRAWS.iter().enumerate() {
         let replay = || {
             for r in rects.iter() {
@@ -64,6 +66,7 @@ fn paint(scene: &Scene, api: Api, stencil: bool) -> HeatMap {
             )
         };
     }
+    assert_eq!(painter.weighs_in_one_pass(), sampling, "{api:?}");
     // SAFETY: as above.
     let flushed = unsafe { painter.finish(t, 1, scene.gfx.context as u64) };
     flushed
@@ -81,9 +84,11 @@ fn stencil_read_and_mask_passes_count_the_same_fragments() {
             thermal::stencil_readable(client(api), |e| cc.has_extension(e)),
             "{api:?}: Mesa reads the stencil in both APIs"
         );
-        let read = paint(&scene, api, true);
-        let passes = paint(&scene, api, false);
-        for map in [&read, &passes] {
+        let read = paint(&scene, api, true, false);
+        let passes = paint(&scene, api, false, false);
+        // llvmpipe's GL 4.5 samples stencil textures; its GLES is not offered them.
+        let sampled = (api == Api::Gl).then(|| paint(&scene, api, true, true));
+        for map in [&read, &passes].into_iter().chain(sampled.as_ref()) {
             assert_eq!((map.width, map.height), (W, H), "{api:?}");
             for y in 0..H {
                 for x in 0..W {
@@ -107,28 +112,40 @@ fn stencil_read_and_mask_passes_count_the_same_fragments() {
         }
         assert_eq!(read.heat, passes.heat, "{api:?}");
         assert_eq!(read.draws, passes.draws, "{api:?}");
+        if let Some(sampled) = &sampled {
+            // One pass adds c·T/N where the bit passes add 2^b·T/N per bit: equal up to the
+            // float rounding of the sums.
+            for (a, b) in sampled.heat.iter().zip(&read.heat) {
+                assert!((a - b).abs() <= b.abs() * 1e-6, "{api:?}: {a} vs {b}");
+            }
+            assert_eq!(sampled.overdraw, read.overdraw, "{api:?}");
+            assert_eq!(sampled.draws, read.draws, "{api:?}");
+        }
         // SAFETY: as above: the program sees no error of ours.
         assert_eq!(unsafe { glGetError() }, GL_NO_ERROR, "{api:?}");
     }
 }
 
-/// Draws timed deferred, weighted on the GPU (`weights.rs`): the same fragments and overdraw
-/// as the CPU's count, each draw's listed time its timestamp pair's (as `resolve` reads it),
-/// and the map conserving those times, with no read-back of the counts.
-#[test]
-fn weighted_on_the_gpu_counts_and_conserves_as_the_cpu_does() {
-    let api = Api::Gl;
-    let scene = Scene::new(api, W, H, None);
+/// Paints `DRAWS` timed deferred, weighted on the GPU, the work stencil sampled by one pass
+/// (`sampling`) or tested by eight bit passes; the screen's map and the draws' times as
+/// `resolve` reads their timestamp pairs.
+fn weighted(scene: &Scene, sampling: bool) -> (HeatMap, Vec<u64>) {
     let mut cc = scene.counters();
     let t = scene.gl.thermal.as_ref().expect("painting functions");
     let (client_api, major, minor) = cc.api_version();
+    let has = |e: &str| cc.has_extension(e);
     assert!(gpuheat_counters::weights::gpu_weighting(
         client_api,
         (major, minor),
-        |e| cc.has_extension(e)
+        has
     ));
-    let mut painter = Painter::new(client(api), None, Some([W, H]), true);
+    assert!(
+        gpuheat_counters::weights::stencil_sampling(client_api, (major, minor), has),
+        "llvmpipe's GL 4.5 samples stencil textures"
+    );
+    let mut painter = Painter::new(client(Api::Gl), None, Some([W, H]), true);
     painter.set_weighting(true);
+    painter.set_stencil_sampling(sampling);
     for (i, rects) in DRAWS.iter().enumerate() {
         let replay = || {
             for r in rects.iter() {
@@ -147,6 +164,7 @@ fn weighted_on_the_gpu_counts_and_conserves_as_the_cpu_does() {
             painter.paint(t, 1, call, weight, false, &|_| false, &replay);
         }
     }
+    assert_eq!(painter.weighs_in_one_pass(), sampling);
     // SAFETY: as above.
     let flushed = unsafe { painter.finish(t, 1, scene.gfx.context as u64) };
     let map = flushed.screen.expect("flushed").expect("the screen's map");
@@ -163,27 +181,53 @@ fn weighted_on_the_gpu_counts_and_conserves_as_the_cpu_does() {
                 .value
         })
         .collect();
-    let listed: Vec<u64> = map.draws.iter().map(|d| d.time_ns).collect();
-    assert_eq!(listed, times, "the listed times are the pairs'");
-    let fragments: Vec<u64> = map.draws.iter().map(|d| d.fragments).collect();
-    assert_eq!(fragments, vec![2 * 32 * 32, 60]);
-    for y in 0..H {
-        for x in 0..W {
-            let want: u32 = DRAWS.iter().map(|d| covered(d, x, y)).sum();
-            assert_eq!(map.overdraw[(y * W + x) as usize], want, "({x},{y})");
+    (map, times)
+}
+
+/// Draws timed deferred, weighted on the GPU (`weights.rs`), by the one pass over the sampled
+/// stencil and by the bit passes: the same fragments and overdraw as the CPU's count, each
+/// draw's listed time its timestamp pair's (as `resolve` reads it), and the map conserving
+/// those times, with no read-back of the counts.
+#[test]
+fn weighted_on_the_gpu_counts_and_conserves_as_the_cpu_does() {
+    let scene = Scene::new(Api::Gl, W, H, None);
+    for sampling in [true, false] {
+        let (map, times) = weighted(&scene, sampling);
+        let listed: Vec<u64> = map.draws.iter().map(|d| d.time_ns).collect();
+        assert_eq!(
+            listed, times,
+            "sampling {sampling}: the listed times are the pairs'"
+        );
+        let fragments: Vec<u64> = map.draws.iter().map(|d| d.fragments).collect();
+        assert_eq!(fragments, vec![2 * 32 * 32, 60], "sampling {sampling}");
+        for y in 0..H {
+            for x in 0..W {
+                let want: u32 = DRAWS.iter().map(|d| covered(d, x, y)).sum();
+                assert_eq!(
+                    map.overdraw[(y * W + x) as usize],
+                    want,
+                    "sampling {sampling}: ({x},{y})"
+                );
+            }
         }
+        let sum: f64 = map.heat.iter().map(|&h| f64::from(h)).sum();
+        let want: f64 = times.iter().map(|&t| t as f64).sum();
+        assert!(
+            (sum - want).abs() <= want * 1e-4,
+            "sampling {sampling}: Σ heat {sum} vs Σ T {want}"
+        );
+        // Where only the small draw lies, its share: T/N; where the first draw's two
+        // rectangles overlap, twice its share.
+        for ((x, y), draw, c) in [((49, 33), 1, 1.0), ((20, 20), 0, 2.0), ((2, 2), 0, 1.0)] {
+            let n = [2.0 * 32.0 * 32.0, 60.0][draw];
+            let share = c * times[draw] as f64 / n;
+            let got = f64::from(map.heat[(y * W + x) as usize]);
+            assert!(
+                (got - share).abs() <= share * 1e-4,
+                "sampling {sampling}: ({x},{y}) {got} vs {share}"
+            );
+        }
+        // SAFETY: as above: the program sees no error of ours.
+        assert_eq!(unsafe { glGetError() }, GL_NO_ERROR, "sampling {sampling}");
     }
-    let sum: f64 = map.heat.iter().map(|&h| f64::from(h)).sum();
-    let want: f64 = times.iter().map(|&t| t as f64).sum();
-    assert!(
-        (sum - want).abs() <= want * 1e-4,
-        "Σ heat {sum} vs Σ T {want}"
-    );
-    // Where only the small draw lies, its share: T/N.
-    let (x, y) = (49, 33);
-    let share = times[1] as f64 / 60.0;
-    let got = f64::from(map.heat[(y * W + x) as usize]);
-    assert!((got - share).abs() <= share * 1e-4, "{got} vs {share}");
-    // SAFETY: as above: the program sees no error of ours.
-    assert_eq!(unsafe { glGetError() }, GL_NO_ERROR);
 }

@@ -186,6 +186,11 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
         // Mesa and NVIDIA name a compatibility profile by this extension.
         p.set_compatibility(api == ClientApi::Gl && c.has_extension("GL_ARB_compatibility"));
         p.set_weighting(weighs_on_gpu(c));
+        p.set_stencil_sampling(gpuheat_counters::weights::stencil_sampling(
+            api,
+            (major, minor),
+            |e| c.has_extension(e),
+        ));
         entry.painter = Some(p);
     }
     entry.painter.as_mut().expect("painter")
