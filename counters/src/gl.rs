@@ -360,6 +360,19 @@ gl_group! {
             bind_sampler: c"glBindSampler" = fn(GLuint, GLuint);
             /// `glUniform1i`: our pass's sampler unit.
             uniform1i: c"glUniform1i" = fn(GLint, GLint);
+            /// Each deferred draw's box found on the GPU ([`crate::weights::BoxFns`], GL 4.3):
+            /// `glBindBufferBase`.
+            bind_buffer_base: c"glBindBufferBase" = fn(GLenum, GLuint, GLuint);
+            /// `glBindBufferRange`: a range binding of the program's put back.
+            bind_buffer_range: c"glBindBufferRange" = fn(GLenum, GLuint, GLuint, GLsizeiptr, GLsizeiptr);
+            /// `glGetInteger64i_v`: that range's start and size.
+            get_integer64i_v: c"glGetInteger64i_v" = fn(GLenum, GLuint, *mut i64);
+            /// `glClearBufferData`: the boxes start empty, on the GPU.
+            clear_buffer_data: c"glClearBufferData" = fn(GLenum, GLenum, GLenum, GLenum, *const c_void);
+            /// `glMemoryBarrier`: the pass's atomics are seen by the read of the boxes.
+            memory_barrier: c"glMemoryBarrier" = fn(GLenum);
+            /// `glUniform1ui`: the draw's box among them.
+            uniform1ui: c"glUniform1ui" = fn(GLint, GLuint);
         }
     }
 }

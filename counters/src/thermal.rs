@@ -42,7 +42,9 @@ use gpuheat_session::{
 use crate::gl::*;
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 use crate::targets::{self, Samplers};
-use crate::weights::{self, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights};
+use crate::weights::{
+    self, BoxFns, BoxPass, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights,
+};
 
 /// How a painted draw's time is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,6 +258,8 @@ pub struct Painter {
     weighting: bool,
     /// The work stencil may be a sampled texture ([`Painter::set_stencil_sampling`]).
     stencil_sampling: bool,
+    /// The weighting pass may find each deferred draw's box ([`Painter::set_gpu_boxes`]).
+    gpu_boxes: bool,
     /// The one-pass programs, made with a sampled work stencil; without them (or where they
     /// do not build) the bit passes weigh draws with more than one fragment on a pixel.
     sampled: Option<Sampled>,
@@ -377,6 +381,7 @@ impl Painter {
             compatibility: false,
             weighting: false,
             stencil_sampling: false,
+            gpu_boxes: false,
             sampled: None,
             weights: None,
             deferred: HashMap::new(),
@@ -394,6 +399,14 @@ impl Painter {
     /// their counts instead of eight bit passes. Call before the first paint.
     pub fn set_stencil_sampling(&mut self, sampling: bool) {
         self.stencil_sampling = sampling;
+    }
+
+    /// Tells the painter its context has storage buffers in the fragment stage
+    /// ([`weights::box_on_gpu`]): with a sampled stencil, the one weighting pass also finds
+    /// each deferred draw's box (else it is listed with its target's). Call before the first
+    /// paint.
+    pub fn set_gpu_boxes(&mut self, boxes: bool) {
+        self.gpu_boxes = boxes;
     }
 
     /// Tells the painter its context is a desktop GL compatibility profile, whose fixed
@@ -595,7 +608,14 @@ impl Painter {
             if self.weights.is_none() {
                 let fns = WeightFns::of(f)?;
                 let (program, uniform) = self.build(f, weights::WEIGHT_VS, weights::WEIGHT_FS)?;
-                self.weights = Some(Weights::new(fns, program, uniform));
+                let mut w = Weights::new(fns, program, uniform);
+                // Box buffers no pass writes stay empty: their draws keep the target's box.
+                w.boxes = if self.gpu_boxes && self.stencil_sampling {
+                    BoxFns::of(f)
+                } else {
+                    None
+                };
+                self.weights = Some(w);
             }
             let _saved = Saved::take(f, &self.buffer_pieces(f));
             let w = self.weights.as_mut().expect("weights");
@@ -1460,7 +1480,14 @@ impl Painter {
                 (fns.enable_vertex_attrib_array)(index);
             }
             if let Some(s) = sampled {
-                return self.sampled_pass(f, plain, bbox, s.weighted, s.unit);
+                let boxes = s.boxes.zip(weights.box_buffers.get(slot.buffer).copied());
+                let Some((b, buffer)) = boxes else {
+                    return self.sampled_pass(f, plain, bbox, s.weighted, s.unit);
+                };
+                (b.fns.uniform1ui)(b.slot, slot.index);
+                return b.fns.with_buffer(f, b.binding, buffer, || {
+                    self.sampled_pass(f, plain, bbox, s.weighted, s.unit)
+                });
             }
             into_box(f, accum, bbox);
             Self::bit_passes(
@@ -1497,6 +1524,8 @@ impl Painter {
             );
             w.read(f)
         };
+        // Boxes found on the GPU, for the flow too.
+        let mut found = HashMap::new();
         for list in self.draws.values_mut() {
             for d in list.iter_mut() {
                 let Some(slot) = deferred.get(&d.call) else {
@@ -1511,7 +1540,19 @@ impl Painter {
                 d.time_ns = v.time_ns;
                 if d.fragments == FRAGMENTS_PENDING {
                     d.fragments = v.fragments;
+                    if let Some(bbox) = v.bbox {
+                        d.bbox = bbox;
+                        found.insert(d.call, bbox);
+                    } else if v.fragments == 0 {
+                        d.bbox = [0; 4];
+                        found.insert(d.call, [0; 4]);
+                    }
                 }
+            }
+        }
+        for flow in &mut self.flow {
+            if let Some(&bbox) = found.get(&flow.call).filter(|_| flow.coverage.is_empty()) {
+                flow.bbox = bbox;
             }
         }
     }
@@ -2005,18 +2046,57 @@ impl Painter {
                 }
                 Ok((SampledProgram { program, count }, add))
             };
-            let (weighted, _) = program(weights::WEIGHT_VS, weights::SAMPLED_FS)?;
             let (shared, share) = program(VS, weights::SAMPLED_SHARE_FS)?;
             let units = f.integer(MAX_COMBINED_TEXTURE_IMAGE_UNITS);
             if units < 1 || share < 0 {
                 return Err("no texture unit, or no u_add, for the sampled passes".into());
             }
+            // Where the boxes' program does not build, the plain one weighs without them.
+            let (weighted, boxes) = match self.build_box_pass(f) {
+                Some(found) => found,
+                None => (program(weights::WEIGHT_VS, weights::SAMPLED_FS)?.0, None),
+            };
             Ok(Sampled {
                 weighted,
+                boxes,
                 shared,
                 share,
                 unit: units as u32 - 1,
             })
+        }
+    }
+
+    /// The weighting program that also finds boxes ([`weights::sampled_box_fs`]) on the
+    /// context's last storage buffer binding, where [`Painter::set_gpu_boxes`] allows it and
+    /// the fragment stage has storage blocks; `None` elsewhere or when it does not build.
+    ///
+    /// # Safety
+    /// As [`Painter::build_program`].
+    unsafe fn build_box_pass(&self, f: &ThermalFns) -> Option<(SampledProgram, Option<BoxPass>)> {
+        if !self.gpu_boxes {
+            return None;
+        }
+        let fns = BoxFns::of(f)?;
+        // SAFETY: our caller's promise; the uniform names are NUL-terminated.
+        unsafe {
+            let bindings = f.integer(MAX_SHADER_STORAGE_BUFFER_BINDINGS);
+            if bindings < 1 || f.integer(MAX_FRAGMENT_SHADER_STORAGE_BLOCKS) < 1 {
+                return None;
+            }
+            let binding = bindings as u32 - 1;
+            let fs = weights::sampled_box_fs(binding);
+            let (program, _) = self
+                .build_with(f, "#version 430 core\n", weights::WEIGHT_VS, &fs)
+                .ok()?;
+            let count = (f.get_uniform_location)(program, c"u_count".as_ptr());
+            let slot = (f.get_uniform_location)(program, c"u_slot".as_ptr());
+            if count < 0 || slot < 0 {
+                return None;
+            }
+            Some((
+                SampledProgram { program, count },
+                Some(BoxPass { slot, binding, fns }),
+            ))
         }
     }
 
@@ -2030,6 +2110,21 @@ impl Painter {
         } else {
             "#version 330 core\n"
         };
+        // SAFETY: our caller's promise.
+        unsafe { self.build_with(f, header, vs, fs) }
+    }
+
+    /// [`Painter::build`] with the stages' `header` (version, precision) given.
+    ///
+    /// # Safety
+    /// As [`Painter::build_program`].
+    unsafe fn build_with(
+        &self,
+        f: &ThermalFns,
+        header: &str,
+        vs: &str,
+        fs: &str,
+    ) -> Result<(GLuint, GLint), String> {
         // SAFETY: our caller's promise; `src` outlives the glShaderSource call that copies it,
         // and the uniform name is NUL-terminated.
         unsafe {

@@ -146,6 +146,11 @@ fn weighted(scene: &Scene, sampling: bool) -> (HeatMap, Vec<u64>) {
     let mut painter = Painter::new(client(Api::Gl), None, Some([W, H]), true);
     painter.set_weighting(true);
     painter.set_stencil_sampling(sampling);
+    assert!(gpuheat_counters::weights::box_on_gpu(
+        client_api,
+        (major, minor)
+    ));
+    painter.set_gpu_boxes(true);
     for (i, rects) in DRAWS.iter().enumerate() {
         let replay = || {
             for r in rects.iter() {
@@ -200,6 +205,15 @@ fn weighted_on_the_gpu_counts_and_conserves_as_the_cpu_does() {
         );
         let fragments: Vec<u64> = map.draws.iter().map(|d| d.fragments).collect();
         assert_eq!(fragments, vec![2 * 32 * 32, 60], "sampling {sampling}");
+        // The one pass finds each draw's box, the rectangles' union; the bit passes cannot,
+        // and list the target's.
+        let boxes: Vec<[u32; 4]> = map.draws.iter().map(|d| d.bbox).collect();
+        let want = if sampling {
+            vec![[0, 0, 48, 40], [40, 30, 50, 36]]
+        } else {
+            vec![[0, 0, W, H]; 2]
+        };
+        assert_eq!(boxes, want, "sampling {sampling}");
         for y in 0..H {
             for x in 0..W {
                 let want: u32 = DRAWS.iter().map(|d| covered(d, x, y)).sum();

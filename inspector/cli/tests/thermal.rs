@@ -154,6 +154,21 @@ fn a_small_expensive_draw_is_the_hottest() {
             assert_eq!(square.bbox, [x0, y0, x0 + spot, y0 + spot], "{api}");
         }
     }
+    // Timed deferred on desktop GL, the weighting pass finds each draw's box on the GPU
+    // (`weights::box_on_gpu`): the square's in every frame (the boxes start empty again
+    // after each frame's read), the full-screen quads' the whole target. (Deferred times on
+    // llvmpipe are not the calls' cost, so only the boxes are checked here.)
+    let s = heat_capture_timed(&dir, "hot_spot", 3, "deferred", &["--api", "gl"]);
+    for map in &s.heat {
+        let boxes: Vec<[u32; 4]> = map.draws.iter().map(|d| d.bbox).collect();
+        let square = [x0, y0, x0 + spot, y0 + spot];
+        assert_eq!(
+            boxes,
+            [[0, 0, w, h], [0, 0, w, h], [0, 0, w, h], square],
+            "frame {}",
+            map.frame
+        );
+    }
 }
 
 #[test]

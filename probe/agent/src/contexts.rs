@@ -191,6 +191,7 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
             (major, minor),
             |e| c.has_extension(e),
         ));
+        p.set_gpu_boxes(gpuheat_counters::weights::box_on_gpu(api, (major, minor)));
         entry.painter = Some(p);
     }
     entry.painter.as_mut().expect("painter")
