@@ -29,21 +29,27 @@ pub fn gpu_weighting(
 }
 
 /// Whether the work stencil of a context of `api` and version `major.minor` can be a texture
-/// the weighting pass samples: a stencil-only texture (GL 4.4 or `GL_ARB_texture_stencil8`)
-/// read as its stencil index (GL 4.3 or `GL_ARB_stencil_texturing`), stored with
-/// `glTexStorage2D` (GL 4.2 or `GL_ARB_texture_storage`). Then a deferred draw's weight
-/// takes one pass reading `c(p)` ([`SAMPLED_FS`]) instead of eight stencil-tested bit passes,
-/// each over the whole target. Only consulted where [`gpu_weighting`] holds.
+/// the weighting passes sample: a stencil-only texture (GL 4.4 or `GL_ARB_texture_stencil8`;
+/// GLES 3.2 or `GL_OES_texture_stencil8`) read as its stencil index (GL 4.3 or
+/// `GL_ARB_stencil_texturing`; GLES 3.1), stored with `glTexStorage2D` (GL 4.2 or
+/// `GL_ARB_texture_storage`; GLES 3.0). Then a deferred draw's weight, and that of a draw
+/// putting more than one fragment on a pixel, takes one pass reading `c(p)` ([`SAMPLED_FS`],
+/// [`SAMPLED_SHARE_FS`]) instead of eight stencil-tested bit passes over the whole target.
 pub fn stencil_sampling(
     api: ClientApi,
     (major, minor): (u32, u32),
     has_extension: impl Fn(&str) -> bool,
 ) -> bool {
     let at_least = |v: (u32, u32), ext: &str| (major, minor) >= v || has_extension(ext);
-    api == ClientApi::Gl
-        && at_least((4, 4), "GL_ARB_texture_stencil8")
-        && at_least((4, 3), "GL_ARB_stencil_texturing")
-        && at_least((4, 2), "GL_ARB_texture_storage")
+    match api {
+        ClientApi::Gl => {
+            at_least((4, 4), "GL_ARB_texture_stencil8")
+                && at_least((4, 3), "GL_ARB_stencil_texturing")
+                && at_least((4, 2), "GL_ARB_texture_storage")
+        }
+        ClientApi::Gles => (major, minor) >= (3, 1) && at_least((3, 2), "GL_OES_texture_stencil8"),
+        ClientApi::Vg | ClientApi::Vulkan => false,
+    }
 }
 
 /// The fragment stage of the one weighting pass over a stencil texture: `c(p)` read from the
@@ -651,7 +657,11 @@ mod tests {
             .contains(&e)
         };
         assert!(stencil_sampling(ClientApi::Gl, (3, 3), all));
-        assert!(!stencil_sampling(ClientApi::Gles, (3, 2), all));
+        assert!(stencil_sampling(ClientApi::Gles, (3, 2), none));
+        let oes = |e: &str| e == "GL_OES_texture_stencil8";
+        assert!(stencil_sampling(ClientApi::Gles, (3, 1), oes));
+        assert!(!stencil_sampling(ClientApi::Gles, (3, 0), oes));
+        assert!(!stencil_sampling(ClientApi::Vulkan, (4, 6), all));
     }
 
     #[test]

@@ -86,8 +86,16 @@ fn stencil_read_and_mask_passes_count_the_same_fragments() {
         );
         let read = paint(&scene, api, true, false);
         let passes = paint(&scene, api, false, false);
-        // llvmpipe's GL 4.5 samples stencil textures; its GLES is not offered them.
-        let sampled = (api == Api::Gl).then(|| paint(&scene, api, true, true));
+        // llvmpipe's GL 4.5 and GLES 3.2 sample stencil textures.
+        assert!(
+            gpuheat_counters::weights::stencil_sampling(
+                client(api),
+                (cc.api_version().1, cc.api_version().2),
+                |e| cc.has_extension(e)
+            ),
+            "{api:?}"
+        );
+        let sampled = Some(paint(&scene, api, true, true));
         for map in [&read, &passes].into_iter().chain(sampled.as_ref()) {
             assert_eq!((map.width, map.height), (W, H), "{api:?}");
             for y in 0..H {
