@@ -217,33 +217,11 @@ pub fn parse_version(version: &str) -> (ClientApi, u32, u32) {
 /// swr, SwiftShader, Mesa's swrast) and tile-based GPUs (Mali, Adreno, PowerVR, Apple,
 /// Vivante, VideoCore V3D/VC4, and the Lima, Panfrost, Freedreno and Asahi drivers).
 pub fn pipelined_caveat(vendor: &str, renderer: &str) -> Option<String> {
+    if let Some(name) = software_rasterizer(renderer) {
+        return Some(software_note(name));
+    }
     let lower = renderer.to_ascii_lowercase();
-    let tokens: Vec<&str> = lower
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|t| !t.is_empty())
-        .collect();
-    // A token equal to `key`, or `key` followed by digits only ("mali400", "fd307").
-    let has = |key: &str| {
-        tokens.iter().any(|t| {
-            t.strip_prefix(key)
-                .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
-        })
-    };
-    const SOFTWARE: &[(&str, &str)] = &[
-        ("llvmpipe", "llvmpipe"),
-        ("softpipe", "softpipe"),
-        ("swr", "OpenSWR"),
-        ("openswr", "OpenSWR"),
-        ("swiftshader", "SwiftShader"),
-    ];
-    for &(key, name) in SOFTWARE {
-        if has(key) {
-            return Some(software_note(name));
-        }
-    }
-    if lower.contains("software rasterizer") {
-        return Some(software_note("Mesa's software rasterizer"));
-    }
+    let has = |key: &str| has_token(&lower, key);
     const TILED: &[(&str, &str)] = &[
         ("mali", "Mali"),
         ("panfrost", "Mali (Panfrost)"),
@@ -284,6 +262,40 @@ pub fn pipelined_caveat(vendor: &str, renderer: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether `lower` (a lower-case renderer string) has a token equal to `key`, or `key`
+/// followed by digits only ("mali400", "fd307").
+fn has_token(lower: &str, key: &str) -> bool {
+    lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .any(|t| {
+            t.strip_prefix(key)
+                .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+        })
+}
+
+/// The software rasterizer `renderer` names (llvmpipe, softpipe, swr, SwiftShader, Mesa's
+/// swrast), or `None` for hardware.
+pub fn software_rasterizer(renderer: &str) -> Option<&'static str> {
+    let lower = renderer.to_ascii_lowercase();
+    const SOFTWARE: &[(&str, &str)] = &[
+        ("llvmpipe", "llvmpipe"),
+        ("softpipe", "softpipe"),
+        ("swr", "OpenSWR"),
+        ("openswr", "OpenSWR"),
+        ("swiftshader", "SwiftShader"),
+    ];
+    SOFTWARE
+        .iter()
+        .find(|(key, _)| has_token(&lower, key))
+        .map(|&(_, name)| name)
+        .or_else(|| {
+            lower
+                .contains("software rasterizer")
+                .then_some("Mesa's software rasterizer")
+        })
 }
 
 fn software_note(name: &str) -> String {
@@ -622,6 +634,11 @@ impl ContextCounters {
     /// Whether this renderer's pipelined timestamps bracket a call's own work.
     pub fn pipelined_meaningful(&self) -> bool {
         self.pipelined_meaningful
+    }
+
+    /// Whether the renderer is a software rasterizer ([`software_rasterizer`]).
+    pub fn software(&self) -> bool {
+        software_rasterizer(&self.renderer).is_some()
     }
 
     /// Takes the "before" samples of a work call; call [`ContextCounters::end`] right after

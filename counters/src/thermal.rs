@@ -43,7 +43,7 @@ use crate::gl::*;
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 use crate::targets::{self, Samplers};
 use crate::weights::{
-    self, BoxFns, BoxPass, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights,
+    self, BoxFinding, BoxFns, BoxPass, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights,
 };
 
 /// How a painted draw's time is known.
@@ -258,8 +258,8 @@ pub struct Painter {
     weighting: bool,
     /// The work stencil may be a sampled texture ([`Painter::set_stencil_sampling`]).
     stencil_sampling: bool,
-    /// The weighting pass may find each deferred draw's box ([`Painter::set_gpu_boxes`]).
-    gpu_boxes: bool,
+    /// How the weighting pass finds each deferred draw's box ([`Painter::set_gpu_boxes`]).
+    gpu_boxes: BoxFinding,
     /// The one-pass programs, made with a sampled work stencil; without them (or where they
     /// do not build) the bit passes weigh draws with more than one fragment on a pixel.
     sampled: Option<Sampled>,
@@ -381,7 +381,7 @@ impl Painter {
             compatibility: false,
             weighting: false,
             stencil_sampling: false,
-            gpu_boxes: false,
+            gpu_boxes: BoxFinding::Off,
             sampled: None,
             weights: None,
             deferred: HashMap::new(),
@@ -401,12 +401,11 @@ impl Painter {
         self.stencil_sampling = sampling;
     }
 
-    /// Tells the painter its context has storage buffers in the fragment stage
-    /// ([`weights::box_on_gpu`]): with a sampled stencil, the one weighting pass also finds
-    /// each deferred draw's box (else it is listed with its target's). Call before the first
-    /// paint.
-    pub fn set_gpu_boxes(&mut self, boxes: bool) {
-        self.gpu_boxes = boxes;
+    /// Tells the painter how its context finds boxes on the GPU ([`weights::box_finding`]):
+    /// with a sampled stencil, the one weighting pass also finds each deferred draw's box
+    /// (with [`BoxFinding::Off`] it is listed with its target's). Call before the first paint.
+    pub fn set_gpu_boxes(&mut self, finding: BoxFinding) {
+        self.gpu_boxes = finding;
     }
 
     /// Tells the painter its context is a desktop GL compatibility profile, whose fixed
@@ -610,7 +609,7 @@ impl Painter {
                 let (program, uniform) = self.build(f, weights::WEIGHT_VS, weights::WEIGHT_FS)?;
                 let mut w = Weights::new(fns, program, uniform);
                 // Box buffers no pass writes stay empty: their draws keep the target's box.
-                w.boxes = if self.gpu_boxes && self.stencil_sampling {
+                w.boxes = if self.gpu_boxes != BoxFinding::Off && self.stencil_sampling {
                     BoxFns::of(f)
                 } else {
                     None
@@ -2073,7 +2072,7 @@ impl Painter {
     /// # Safety
     /// As [`Painter::build_program`].
     unsafe fn build_box_pass(&self, f: &ThermalFns) -> Option<(SampledProgram, Option<BoxPass>)> {
-        if !self.gpu_boxes {
+        if self.gpu_boxes == BoxFinding::Off {
             return None;
         }
         let fns = BoxFns::of(f)?;
@@ -2084,7 +2083,7 @@ impl Painter {
                 return None;
             }
             let binding = bindings as u32 - 1;
-            let fs = weights::sampled_box_fs(binding);
+            let fs = weights::sampled_box_fs(binding, self.gpu_boxes);
             let (program, _) = self
                 .build_with(f, "#version 430 core\n", weights::WEIGHT_VS, &fs)
                 .ok()?;

@@ -144,45 +144,88 @@ impl SampleFns {
     }
 }
 
-/// Whether a context whose work stencil is sampled can also find each deferred draw's box in
-/// the one weighting pass: storage buffers and their atomics in the fragment stage, cleared and
-/// fenced on the GPU (GL 4.3). Elsewhere such a draw's box is its target's.
-pub fn box_on_gpu(api: ClientApi, (major, minor): (u32, u32)) -> bool {
-    api == ClientApi::Gl && (major, minor) >= (4, 3)
+/// How the one weighting pass finds each deferred draw's box ([`box_finding`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoxFinding {
+    /// Not found: the draw lists its target's box.
+    Off,
+    /// Each covered pixel lying beyond the box so far (a plain load first) widens it with an
+    /// atomic: the fewest instructions per pixel, for a software rasterizer, which runs every
+    /// instruction for every pixel of the pass (discarded or not) and whose few threads
+    /// seldom race on the box.
+    Pixels,
+    /// Only covered pixels on an edge of the coverage (a neighbour on that side not covered)
+    /// and beyond the box so far: for a GPU, whose many thousand fragments in flight would
+    /// all find the box empty at first and serialize their atomics on its four words, while
+    /// the neighbours' texels are cached. At most the coverage's perimeter in atomics.
+    Edges,
 }
 
-/// [`SAMPLED_FS`] that also finds the draw's box (GLSL 4.30; `{binding}` is replaced by the
-/// storage buffer binding it uses): each covered pixel lowers or raises a side of the draw's
-/// box `u_slot` with an atomic, only where it lies beyond what the box holds already (a plain
-/// load first; a stale value only costs an atomic more), so the atomics on one address stay
-/// few. Outside the target the work stencil is 0 (cleared whole before each replay), so the
-/// box stays inside it. (Testing the four neighbours instead, so that only edge pixels load,
-/// measured 1.3x dearer on llvmpipe, which runs every instruction for every pixel of the
-/// pass, discarded or not.)
-const SAMPLED_BOX_FS: &str =
-    "layout(std430, binding = {binding}) buffer Boxes { uint boxes[]; };\n\
+/// How a context whose work stencil is sampled finds each deferred draw's box: storage
+/// buffers and their atomics in the fragment stage, cleared and fenced on the GPU, need GL
+/// 4.3; `software` ([`crate::context::software_rasterizer`]) picks the pixels' way, else the
+/// edges'. Measured on llvmpipe at 1,000 draws of 256x256 (`gpuheat-bench --waits`): the
+/// frame under deferred heat 38-39x the uncaptured one with `Pixels`, 59-63x with `Edges`,
+/// 23-30x finding none.
+pub fn box_finding(api: ClientApi, (major, minor): (u32, u32), software: bool) -> BoxFinding {
+    match (api == ClientApi::Gl && (major, minor) >= (4, 3), software) {
+        (false, _) => BoxFinding::Off,
+        (true, true) => BoxFinding::Pixels,
+        (true, false) => BoxFinding::Edges,
+    }
+}
+
+/// [`SAMPLED_FS`] that also finds the draw's box `u_slot` in the storage buffer at `binding`
+/// (GLSL 4.30), the [`BoxFinding`] way. Outside the target the work stencil is 0 (cleared
+/// whole before each replay), so the box stays inside it; a stale load only costs an atomic
+/// more.
+pub(crate) fn sampled_box_fs(binding: u32, finding: BoxFinding) -> String {
+    let edges = finding == BoxFinding::Edges;
+    // Each side: the pixel lies beyond the box so far, and (edges) its neighbour that way is
+    // not covered, or it is on the stencil's border.
+    let side = |beyond: &str, edge: &str| {
+        if edges {
+            format!("{beyond} && ({edge})")
+        } else {
+            beyond.to_string()
+        }
+    };
+    format!(
+        "layout(std430, binding = {binding}) buffer Boxes {{ uint boxes[]; }};\n\
 uniform highp usampler2D u_count;\n\
 uniform uint u_slot;\n\
 flat in float v_share;\n\
 layout(location = 0) out vec4 o0;\n\
 layout(location = 1) out vec4 o1;\n\
-void main() {\n\
+uint at(ivec2 p) {{ return texelFetch(u_count, p, 0).r; }}\n\
+void main() {{\n\
   ivec2 p = ivec2(gl_FragCoord.xy);\n\
-  uint c = texelFetch(u_count, p, 0).r;\n\
+  uint c = at(p);\n\
   if (c == 0u) discard;\n\
   o0 = vec4(float(c) * v_share);\n\
   o1 = vec4(float(c));\n\
   uint b = u_slot * 4u;\n\
   uvec2 q = uvec2(p);\n\
-  if (q.x < boxes[b]) atomicMin(boxes[b], q.x);\n\
-  if (q.y < boxes[b + 1u]) atomicMin(boxes[b + 1u], q.y);\n\
-  if (q.x + 1u > boxes[b + 2u]) atomicMax(boxes[b + 2u], q.x + 1u);\n\
-  if (q.y + 1u > boxes[b + 3u]) atomicMax(boxes[b + 3u], q.y + 1u);\n\
-}\n";
-
-/// [`SAMPLED_BOX_FS`] with its storage buffer at `binding`.
-pub(crate) fn sampled_box_fs(binding: u32) -> String {
-    SAMPLED_BOX_FS.replace("{binding}", &binding.to_string())
+  ivec2 size = textureSize(u_count, 0);\n\
+  if ({x0}) atomicMin(boxes[b], q.x);\n\
+  if ({y0}) atomicMin(boxes[b + 1u], q.y);\n\
+  if ({x1}) atomicMax(boxes[b + 2u], q.x + 1u);\n\
+  if ({y1}) atomicMax(boxes[b + 3u], q.y + 1u);\n\
+}}\n",
+        x0 = side("q.x < boxes[b]", "p.x == 0 || at(p - ivec2(1, 0)) == 0u"),
+        y0 = side(
+            "q.y < boxes[b + 1u]",
+            "p.y == 0 || at(p - ivec2(0, 1)) == 0u"
+        ),
+        x1 = side(
+            "q.x + 1u > boxes[b + 2u]",
+            "p.x + 1 >= size.x || at(p + ivec2(1, 0)) == 0u"
+        ),
+        y1 = side(
+            "q.y + 1u > boxes[b + 3u]",
+            "p.y + 1 >= size.y || at(p + ivec2(0, 1)) == 0u"
+        ),
+    )
 }
 
 /// Bytes of one draw's box: x0, y0, x1, y1 as `GLuint`s (x1, y1 past the last pixel).
@@ -671,10 +714,14 @@ mod tests {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
         assert_eq!(decode_boxes(&bytes), [Some([3, 4, 10, 6]), None]);
-        assert!(box_on_gpu(ClientApi::Gl, (4, 3)));
-        assert!(!box_on_gpu(ClientApi::Gl, (4, 2)));
-        assert!(!box_on_gpu(ClientApi::Gles, (3, 2)));
-        assert!(sampled_box_fs(7).contains("binding = 7)"));
+        assert_eq!(box_finding(ClientApi::Gl, (4, 3), false), BoxFinding::Edges);
+        assert_eq!(box_finding(ClientApi::Gl, (4, 5), true), BoxFinding::Pixels);
+        assert_eq!(box_finding(ClientApi::Gl, (4, 2), false), BoxFinding::Off);
+        assert_eq!(box_finding(ClientApi::Gles, (3, 2), false), BoxFinding::Off);
+        let edges = sampled_box_fs(7, BoxFinding::Edges);
+        let pixels = sampled_box_fs(7, BoxFinding::Pixels);
+        assert!(edges.contains("binding = 7)") && pixels.contains("binding = 7)"));
+        assert!(edges.contains("at(p - ivec2(1, 0)) == 0u") && !pixels.contains("ivec2(1, 0)"));
     }
 
     #[test]

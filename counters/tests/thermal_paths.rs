@@ -8,6 +8,7 @@ mod common;
 use common::Scene;
 use gpuheat_counters::catalogue::GPU_TIME_SERIALIZED;
 use gpuheat_counters::thermal::{self, Painter};
+use gpuheat_counters::weights::BoxFinding;
 use gpuheat_counters::Weight;
 use gpuheat_examples::gfx::Api;
 use gpuheat_examples::gl::*;
@@ -137,7 +138,7 @@ fn stencil_read_and_mask_passes_count_the_same_fragments() {
 /// Paints `DRAWS` timed deferred, weighted on the GPU, the work stencil sampled by one pass
 /// (`sampling`) or tested by eight bit passes; the screen's map and the draws' times as
 /// `resolve` reads their timestamp pairs.
-fn weighted(scene: &Scene, sampling: bool) -> (HeatMap, Vec<u64>) {
+fn weighted(scene: &Scene, sampling: bool, finding: BoxFinding) -> (HeatMap, Vec<u64>) {
     let mut cc = scene.counters();
     let t = scene.gl.thermal.as_ref().expect("painting functions");
     let (client_api, major, minor) = cc.api_version();
@@ -154,11 +155,7 @@ fn weighted(scene: &Scene, sampling: bool) -> (HeatMap, Vec<u64>) {
     let mut painter = Painter::new(client(Api::Gl), None, Some([W, H]), true);
     painter.set_weighting(true);
     painter.set_stencil_sampling(sampling);
-    assert!(gpuheat_counters::weights::box_on_gpu(
-        client_api,
-        (major, minor)
-    ));
-    painter.set_gpu_boxes(true);
+    painter.set_gpu_boxes(finding);
     for (i, rects) in DRAWS.iter().enumerate() {
         let replay = || {
             for r in rects.iter() {
@@ -198,14 +195,19 @@ fn weighted(scene: &Scene, sampling: bool) -> (HeatMap, Vec<u64>) {
 }
 
 /// Draws timed deferred, weighted on the GPU (`weights.rs`), by the one pass over the sampled
-/// stencil and by the bit passes: the same fragments and overdraw as the CPU's count, each
-/// draw's listed time its timestamp pair's (as `resolve` reads it), and the map conserving
-/// those times, with no read-back of the counts.
+/// stencil (finding boxes both ways: every pixel beyond the box, or only the coverage's edges)
+/// and by the bit passes: the same fragments and overdraw as the CPU's count, each draw's
+/// listed time its timestamp pair's (as `resolve` reads it), the map conserving those times,
+/// and the rectangles' boxes, with no read-back of the counts.
 #[test]
 fn weighted_on_the_gpu_counts_and_conserves_as_the_cpu_does() {
     let scene = Scene::new(Api::Gl, W, H, None);
-    for sampling in [true, false] {
-        let (map, times) = weighted(&scene, sampling);
+    for (sampling, finding) in [
+        (true, BoxFinding::Pixels),
+        (true, BoxFinding::Edges),
+        (false, BoxFinding::Edges),
+    ] {
+        let (map, times) = weighted(&scene, sampling, finding);
         let listed: Vec<u64> = map.draws.iter().map(|d| d.time_ns).collect();
         assert_eq!(
             listed, times,

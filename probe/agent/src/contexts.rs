@@ -191,7 +191,11 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
             (major, minor),
             |e| c.has_extension(e),
         ));
-        p.set_gpu_boxes(gpuheat_counters::weights::box_on_gpu(api, (major, minor)));
+        p.set_gpu_boxes(gpuheat_counters::weights::box_finding(
+            api,
+            (major, minor),
+            c.software(),
+        ));
         entry.painter = Some(p);
     }
     entry.painter.as_mut().expect("painter")
