@@ -853,9 +853,30 @@ impl ContextCounters {
         if self.deferred.is_empty() {
             return out;
         }
-        crate::waits::note();
         // SAFETY: our caller's promise (this context is current).
         let unbound = unsafe { self.unbind_query_buffer(gl) };
+        // A wait only where the GPU is still behind: with every result of the last call
+        // available (a read-back of the heat painter's already waited for the frame),
+        // results of earlier calls are too (a GPU completes one context's queries in order;
+        // llvmpipe has rasterized the whole frame by then), and reading them does not block.
+        let ready = self.deferred.back().is_some_and(|p| {
+            let mut ids: Vec<GLuint> = p.timestamps.map(|(_, after)| after).into_iter().collect();
+            let mut bits = p.begun;
+            while bits != 0 {
+                ids.push(p.ids[bits.trailing_zeros() as usize]);
+                bits &= bits - 1;
+            }
+            ids.iter().all(|&id| {
+                let mut available = 0u32;
+                // SAFETY: as above; `id` ended, no query buffer is bound (the result lands
+                // here, not in a buffer).
+                unsafe { (q.get_uiv)(id, gl::QUERY_RESULT_AVAILABLE, &mut available) };
+                available != 0
+            })
+        });
+        if !ready {
+            crate::waits::note();
+        }
         while let Some(p) = self.deferred.pop_front() {
             let mut values = Vec::with_capacity(1 + p.begun.count_ones() as usize);
             if let (Some(t), Some((before, after))) = (self.timer, p.timestamps) {

@@ -373,6 +373,9 @@ gl_group! {
             memory_barrier: c"glMemoryBarrier" = fn(GLenum);
             /// `glUniform1ui`: the draw's box among them.
             uniform1ui: c"glUniform1ui" = fn(GLint, GLuint);
+            /// `glCopyBufferSubData` (GL 3.1): the slots copied into the flush's one read
+            /// ([`crate::readback`]).
+            copy_buffer_sub_data: c"glCopyBufferSubData" = fn(GLenum, GLenum, GLsizeiptr, GLsizeiptr, GLsizeiptr);
         }
     }
 }

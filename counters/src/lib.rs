@@ -14,6 +14,8 @@
 //!   right after the call, or deferred (a timestamp pair and the queries, read at the frame's
 //!   end by [`ContextCounters::resolve`]), and pipelined timestamp pairs read back frames later
 //!   by [`ContextCounters::poll`].
+//! - `readback` (internal): a flush's read-backs (colour, maps, slots) issued into one
+//!   pixel-pack buffer and fetched with one wait where the context allows it.
 //! - [`weights`]: heat weighted on the GPU for draws timed deferred (`T/N` from a buffer the
 //!   GPU writes the queries' results into).
 //! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.
@@ -30,6 +32,7 @@ mod context;
 pub mod facts;
 pub mod geometry;
 pub mod gl;
+mod readback;
 mod state;
 mod targets;
 pub mod thermal;
@@ -39,8 +42,8 @@ pub mod weights;
 
 pub use catalogue::{CounterDef, CounterKind, COUNTERS};
 pub use context::{
-    monotonic_ns, parse_version, pipelined_caveat, replay_changes_query, Bracket, ContextCounters,
-    DEFAULT_TIMESTAMP_CAP,
+    monotonic_ns, parse_version, pipelined_caveat, replay_changes_query, software_rasterizer,
+    Bracket, ContextCounters, DEFAULT_TIMESTAMP_CAP,
 };
 pub use geometry::{GeometryCapture, ProgramLink};
 pub use gl::{GeometryFns, GlFns, ThermalFns};

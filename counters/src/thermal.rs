@@ -40,6 +40,7 @@ use gpuheat_session::{
 };
 
 use crate::gl::*;
+use crate::readback::{self, Pack, PackFns, Source};
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 use crate::targets::{self, Samplers};
 use crate::weights::{
@@ -260,6 +261,8 @@ pub struct Painter {
     stencil_sampling: bool,
     /// How the weighting pass finds each deferred draw's box ([`Painter::set_gpu_boxes`]).
     gpu_boxes: BoxFinding,
+    /// Our pixel-pack buffer, for a flush's one read ([`readback`]).
+    pack: Pack,
     /// The one-pass programs, made with a sampled work stencil; without them (or where they
     /// do not build) the bit passes weigh draws with more than one fragment on a pixel.
     sampled: Option<Sampled>,
@@ -382,6 +385,7 @@ impl Painter {
             weighting: false,
             stencil_sampling: false,
             gpu_boxes: BoxFinding::Off,
+            pack: Pack::default(),
             sampled: None,
             weights: None,
             deferred: HashMap::new(),
@@ -1498,31 +1502,14 @@ impl Painter {
         }
     }
 
-    /// Gives each draw of the frame timed deferred its time, and its fragments when weighted
-    /// on the GPU, from its slot (one read of the slots, see [`Weights::read`]).
-    ///
-    /// # Safety
-    /// As [`Painter::flush`].
-    unsafe fn fill_deferred(&mut self, f: &ThermalFns) {
-        if self.deferred.is_empty() {
+    /// Gives each draw of the frame timed deferred its time, and its fragments and box when
+    /// weighted on the GPU, from its slot (`read`: what the flush read of the slots, see
+    /// [`Weights::sources`]).
+    fn fill_deferred(&mut self, read: &[Vec<weights::SlotValues>]) {
+        let deferred = std::mem::take(&mut self.deferred);
+        if deferred.is_empty() {
             return;
         }
-        let deferred = std::mem::take(&mut self.deferred);
-        let Some(w) = self.weights.as_mut() else {
-            return;
-        };
-        // SAFETY: our caller's promise; the array buffer binding is put back.
-        let read = unsafe {
-            let _saved = Saved::take(
-                f,
-                &[Piece::Binding {
-                    query: ARRAY_BUFFER_BINDING,
-                    target: ARRAY_BUFFER,
-                    bind: f.bind_buffer,
-                }],
-            );
-            w.read(f)
-        };
         // Boxes found on the GPU, for the flow too.
         let mut found = HashMap::new();
         for list in self.draws.values_mut() {
@@ -2171,9 +2158,21 @@ impl Painter {
     /// # Safety
     /// As [`Painter::paint`].
     pub unsafe fn flush(&mut self, f: &ThermalFns, context: u64, with_screen: bool) -> Flushed {
-        if self.unsupported.is_none() {
-            // SAFETY: our caller's promise.
-            unsafe { self.fill_deferred(f) };
+        let screen_drawn = self.has_screen_draws();
+        // SAFETY: our caller's promise: this painter's context is current and `f` its real
+        // functions.
+        let read = (self.unsupported.is_none()).then(|| unsafe {
+            let errors = ErrorScope::enter(f);
+            let saved = self.save(f);
+            pack_defaults(f);
+            (f.disable)(SCISSOR_TEST);
+            (f.color_mask)(1, 1, 1, 1);
+            let read = self.read_back(f, with_screen, screen_drawn);
+            drop(saved);
+            (read, errors.leave())
+        });
+        if let Some((r, _)) = &read {
+            self.fill_deferred(&r.slots);
         }
         let frame = self.frame.unwrap_or(0);
         let mut draws = std::mem::take(&mut self.draws);
@@ -2203,31 +2202,17 @@ impl Painter {
             }),
             ..Flushed::default()
         };
-        if let Some(why) = &self.unsupported {
+        let Some((read, ours)) = read else {
             if with_screen {
-                out.screen = Some(Err(why.clone()));
+                out.screen = self.unsupported.clone().map(Err);
             }
             return out;
-        }
-        // SAFETY: our caller's promise: this painter's context is current and `f` its real
-        // functions.
-        let (screen, ours) = unsafe {
-            let errors = ErrorScope::enter(f);
-            let saved = self.save(f);
-            pack_defaults(f);
-            (f.disable)(SCISSOR_TEST);
-            (f.color_mask)(1, 1, 1, 1);
-            out.targets = self.read_targets(f, frame, context, &mut draws, &pending);
-            let screen = with_screen.then(|| self.read_screen(f, frame, context, screen_draws));
-            drop(saved);
-            (screen, errors.leave())
         };
         let failure = failure.or_else(|| {
-            (ours != NO_ERROR)
+            (ours != NO_ERROR || read.failed)
                 .then(|| format!("GL error 0x{ours:04X} reading the maps back at the frame's end"))
         });
         if let Some(why) = failure {
-            out.targets.clear();
             out.flow = None;
             if with_screen {
                 out.screen = Some(Err(why));
@@ -2236,8 +2221,32 @@ impl Painter {
             }
             return out;
         }
-        out.screen = screen.map(|s| {
-            s.map_err(|why| {
+        out.targets = read
+            .targets
+            .into_iter()
+            .filter_map(|(id, heat, overdraw)| {
+                Some(TargetHeat {
+                    frame,
+                    context,
+                    target: pending.get(&id)?.clone(),
+                    heat,
+                    overdraw,
+                    draws: draws.remove(&id).unwrap_or_default(),
+                })
+            })
+            .collect();
+        out.screen = read.screen.map(|s| {
+            s.map(|([w, h], colour, heat, overdraw)| HeatMap {
+                frame,
+                context,
+                width: w,
+                height: h,
+                heat,
+                overdraw,
+                colour,
+                draws: screen_draws,
+            })
+            .map_err(|why| {
                 if why.is_empty() {
                     format!(
                         "no draw reached the default framebuffer ({budget} over the maps' \
@@ -2252,141 +2261,188 @@ impl Painter {
         out
     }
 
-    /// Reads and clears each offscreen target painted since the last flush, and deletes the
-    /// maps of targets that were not (a program that stopped drawing into them).
-    unsafe fn read_targets(
+    /// Reads back, in one wait where the context allows it ([`readback`]), the slots of the
+    /// draws weighted on the GPU, each offscreen target painted since the last flush (and
+    /// deletes the maps of targets that were not: a program that stopped drawing into
+    /// them), and (`with_screen`) the frame's colour buffer and the screen's maps; clears the
+    /// maps read. `screen_drawn`: draws reached the default framebuffer (for why its size may
+    /// be unknown).
+    ///
+    /// # Safety
+    /// As [`Painter::flush`], inside its error scope with [`Painter::save`]'s state saved,
+    /// pack state at its defaults, scissor off and colour writes on.
+    unsafe fn read_back(
         &mut self,
         f: &ThermalFns,
-        frame: u64,
-        context: u64,
-        draws: &mut HashMap<u32, Vec<DrawCoverage>>,
-        pending: &HashMap<u32, RenderTarget>,
-    ) -> Vec<TargetHeat> {
-        let mut out = Vec::new();
-        let mut ids: Vec<u32> = self.accums.keys().copied().filter(|&id| id != 0).collect();
-        ids.sort_unstable();
-        for id in ids {
-            let a = self.accums.get_mut(&id).expect("accum");
-            if !a.used {
-                let a = self.accums.remove(&id).expect("accum");
-                // SAFETY: our caller's promise (context current); the names are ours.
-                unsafe { delete_accum(f, &a) };
-                continue;
+        with_screen: bool,
+        screen_drawn: bool,
+    ) -> ReadBack {
+        let (format, channels) = if self.gles { (RGBA, 4) } else { (RED, 1) };
+        let floats = |fbo, buffer, [w, h]: [u32; 2]| Source::Pixels {
+            fbo,
+            buffer,
+            w,
+            h,
+            format,
+            ty: FLOAT,
+            bytes: 4 * channels,
+        };
+        let maps = |fbo, size| {
+            [
+                floats(fbo, COLOR_ATTACHMENT0, size),
+                floats(fbo, COLOR_ATTACHMENT1, size),
+            ]
+        };
+        // SAFETY: our caller's promise; every framebuffer and buffer read is ours (or the
+        // default framebuffer), complete and as large as its read.
+        unsafe {
+            let mut sources = Vec::new();
+            let weighs = !self.deferred.is_empty();
+            if let Some(w) = self.weights.as_ref().filter(|_| weighs) {
+                sources.extend(w.sources());
             }
-            a.used = false;
-            let (fbo, w, h) = (a.fbo, a.width, a.height);
-            // SAFETY: our caller's promise; `fbo` is our complete w×h maps framebuffer.
-            let (heat, overdraw) = unsafe { self.read_maps(f, fbo, w, h) };
-            if let Some(target) = pending.get(&id) {
-                out.push(TargetHeat {
-                    frame,
-                    context,
-                    target: target.clone(),
-                    heat,
-                    overdraw,
-                    draws: draws.remove(&id).unwrap_or_default(),
-                });
+            let slot_reads = sources.len();
+            // Offscreen targets: (id, size, maps framebuffer), in id order.
+            let mut targets = Vec::new();
+            let mut ids: Vec<u32> = self.accums.keys().copied().filter(|&id| id != 0).collect();
+            ids.sort_unstable();
+            for id in ids {
+                let a = self.accums.get_mut(&id).expect("accum");
+                if !a.used {
+                    let a = self.accums.remove(&id).expect("accum");
+                    delete_accum(f, &a);
+                    continue;
+                }
+                a.used = false;
+                let size = [a.width, a.height];
+                sources.extend(maps(a.fbo, size));
+                targets.push((id, size, a.fbo));
+            }
+            // The screen: its size, and whether its maps are read (a draw reached it at
+            // that size), else zeros.
+            let screen = match (with_screen, self.size) {
+                (false, _) => None,
+                (true, None) => Some(Err(if screen_drawn {
+                    String::new()
+                } else {
+                    "the frame has no draw and the surface size is unknown".to_string()
+                })),
+                (true, Some(size)) => {
+                    (f.bind_framebuffer)(DRAW_FRAMEBUFFER, 0);
+                    let draw_buffer = f.integer(DRAW_BUFFER0) as GLenum;
+                    let buffer = if draw_buffer == FRONT || draw_buffer == BACK {
+                        draw_buffer
+                    } else {
+                        BACK
+                    };
+                    sources.push(Source::Pixels {
+                        fbo: 0,
+                        buffer,
+                        w: size[0],
+                        h: size[1],
+                        format: RGBA,
+                        ty: UNSIGNED_BYTE,
+                        bytes: 4,
+                    });
+                    let sized = self
+                        .accums
+                        .get_mut(&0)
+                        .filter(|a| [a.width, a.height] == size)
+                        .map(|a| {
+                            a.used = false;
+                            a.fbo
+                        });
+                    if let Some(fbo) = sized {
+                        sources.extend(maps(fbo, size));
+                    }
+                    Some(Ok((size, sized)))
+                }
+            };
+            let pack = if self.gles { None } else { PackFns::of(f) };
+            let read = readback::read(f, pack.as_ref().map(|p| (p, &mut self.pack)), &sources);
+            let read_fbos = targets
+                .iter()
+                .map(|t| t.2)
+                .chain(screen.iter().flatten().filter_map(|s| s.1));
+            for fbo in read_fbos {
+                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbo);
+                clear_maps(f);
+            }
+            let mut failed = false;
+            let slots = match self.weights.as_mut().filter(|_| weighs) {
+                Some(w) => {
+                    failed |= read[..slot_reads].iter().any(Option::is_none);
+                    w.finish(f, &read[..slot_reads])
+                }
+                None => Vec::new(),
+            };
+            let mut rest = read.into_iter().skip(slot_reads);
+            let targets = targets
+                .into_iter()
+                .map(|(id, size, _)| {
+                    let (heat, overdraw) = take_maps(&mut rest, size, channels, &mut failed);
+                    (id, heat, overdraw)
+                })
+                .collect();
+            let screen = screen.map(|s| {
+                s.map(|(size, sized)| {
+                    // An unreadable colour buffer leaves the map without its picture.
+                    let colour = rest.next().flatten().unwrap_or_default();
+                    let n = size[0] as usize * size[1] as usize;
+                    let (heat, overdraw) = match sized {
+                        Some(_) => take_maps(&mut rest, size, channels, &mut failed),
+                        None => (vec![0.0; n], vec![0; n]),
+                    };
+                    (size, colour, heat, overdraw)
+                })
+            });
+            ReadBack {
+                slots,
+                targets,
+                screen,
+                failed,
             }
         }
-        out
     }
+}
 
-    /// Reads the heat and overdraw maps of `fbo` (`w`×`h`) and clears them.
-    unsafe fn read_maps(
-        &self,
-        f: &ThermalFns,
-        fbo: GLuint,
-        w: u32,
-        h: u32,
-    ) -> (Vec<f32>, Vec<u32>) {
-        // SAFETY: our caller's promise (context current, scissor off, colour writes on, pack
-        // state at its defaults); `fbo` is our complete maps framebuffer.
-        unsafe {
-            (f.bind_framebuffer)(READ_FRAMEBUFFER, fbo);
-            (f.read_buffer)(COLOR_ATTACHMENT0);
-            let heat = self.read_floats(f, w, h);
-            (f.read_buffer)(COLOR_ATTACHMENT1);
-            let overdraw: Vec<u32> = self
-                .read_floats(f, w, h)
+/// The screen's read: its size, colour (empty when unreadable), heat and overdraw.
+type ScreenRead = ([u32; 2], Vec<u8>, Vec<f32>, Vec<u32>);
+
+/// What a flush read back ([`Painter::read_back`]).
+struct ReadBack {
+    /// Each slot buffer's values, when draws were weighted on the GPU.
+    slots: Vec<Vec<weights::SlotValues>>,
+    /// Each offscreen target read: id, heat, overdraw.
+    targets: Vec<(u32, Vec<f32>, Vec<u32>)>,
+    /// The screen, when asked for: its size, colour (empty when unreadable), heat and
+    /// overdraw; `Err("")` when its size is unknown though draws reached it.
+    screen: Option<Result<ScreenRead, String>>,
+    /// A read of the maps or slots raised a GL error.
+    failed: bool,
+}
+
+/// The next two reads of `rest` as a `size` target's heat and overdraw maps (float pixels of
+/// `channels` channels); zeros, and `failed` set, where one failed.
+fn take_maps(
+    rest: &mut impl Iterator<Item = Option<Vec<u8>>>,
+    size: [u32; 2],
+    channels: usize,
+    failed: &mut bool,
+) -> (Vec<f32>, Vec<u32>) {
+    let (heat, overdraw) = (rest.next().flatten(), rest.next().flatten());
+    match (heat, overdraw) {
+        (Some(heat), Some(overdraw)) => (
+            readback::first_channel(&heat, channels),
+            readback::first_channel(&overdraw, channels)
                 .into_iter()
                 .map(|v| v.round() as u32)
-                .collect();
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, fbo);
-            clear_maps(f);
-            (heat, overdraw)
-        }
-    }
-
-    /// The screen's map: the frame's colour buffer (the default framebuffer's draw buffer)
-    /// and the accumulated maps, cleared after. `Err("")`: the size is unknown (the caller
-    /// words it).
-    unsafe fn read_screen(
-        &mut self,
-        f: &ThermalFns,
-        frame: u64,
-        context: u64,
-        draws: Vec<DrawCoverage>,
-    ) -> Result<HeatMap, String> {
-        let Some([w, h]) = self.size else {
-            return Err(if draws.is_empty() {
-                "the frame has no draw and the surface size is unknown".into()
-            } else {
-                String::new()
-            });
-        };
-        let n = w as usize * h as usize;
-        // SAFETY: our caller's promise (context current, state saved by the caller);
-        // `colour` holds the `w`×`h` RGBA bytes read.
-        unsafe {
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, 0);
-            (f.bind_framebuffer)(READ_FRAMEBUFFER, 0);
-            let draw_buffer = f.integer(DRAW_BUFFER0) as GLenum;
-            let read_buffer = f.integer(READ_BUFFER) as GLenum;
-            let source = if draw_buffer == FRONT || draw_buffer == BACK {
-                draw_buffer
-            } else {
-                BACK
-            };
-            (f.read_buffer)(source);
-            let mut colour = vec![0u8; 4 * n];
-            crate::waits::note();
-            (f.read_pixels)(
-                0,
-                0,
-                w as GLsizei,
-                h as GLsizei,
-                RGBA,
-                UNSIGNED_BYTE,
-                colour.as_mut_ptr().cast(),
-            );
-            (f.read_buffer)(read_buffer);
-            if drain_errors(f) != NO_ERROR {
-                colour.clear();
-            }
-            let sized = self
-                .accums
-                .get(&0)
-                .filter(|a| (a.width, a.height) == (w, h))
-                .map(|a| a.fbo);
-            let (heat, overdraw) = match sized {
-                Some(fbo) => {
-                    if let Some(a) = self.accums.get_mut(&0) {
-                        a.used = false;
-                    }
-                    self.read_maps(f, fbo, w, h)
-                }
-                None => (vec![0.0; n], vec![0; n]),
-            };
-            Ok(HeatMap {
-                frame,
-                context,
-                width: w,
-                height: h,
-                heat,
-                overdraw,
-                colour,
-                draws,
-            })
+                .collect(),
+        ),
+        _ => {
+            *failed = true;
+            let n = size[0] as usize * size[1] as usize;
+            (vec![0.0; n], vec![0; n])
         }
     }
 }

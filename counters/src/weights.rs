@@ -14,6 +14,7 @@ use gpuheat_session::ClientApi;
 use std::ffi::c_void;
 
 use crate::gl::*;
+use crate::readback::Source;
 
 /// Whether a context of `api` and version `major.minor`, with `has_extension`, can weigh
 /// heat on the GPU: desktop GL 3.3 (integer attributes, divisors, GLSL 3.30) with query
@@ -163,7 +164,7 @@ pub enum BoxFinding {
 
 /// How a context whose work stencil is sampled finds each deferred draw's box: storage
 /// buffers and their atomics in the fragment stage, cleared and fenced on the GPU, need GL
-/// 4.3; `software` ([`crate::context::software_rasterizer`]) picks the pixels' way, else the
+/// 4.3; `software` ([`crate::software_rasterizer`]) picks the pixels' way, else the
 /// edges'. Measured on llvmpipe at 1,000 draws of 256x256 (`gpuheat-bench --waits`): the
 /// frame under deferred heat 38-39x the uncaptured one with `Pixels`, 59-63x with `Edges`,
 /// 23-30x finding none.
@@ -465,7 +466,6 @@ pub(crate) struct WeightFns {
     pub gen_buffers: unsafe extern "system" fn(GLsizei, *mut GLuint),
     pub delete_buffers: unsafe extern "system" fn(GLsizei, *const GLuint),
     pub buffer_data: unsafe extern "system" fn(GLenum, GLsizeiptr, *const c_void, GLenum),
-    pub get_buffer_sub_data: unsafe extern "system" fn(GLenum, GLsizeiptr, GLsizeiptr, *mut c_void),
     pub vertex_attrib_i_pointer:
         unsafe extern "system" fn(GLuint, GLint, GLenum, GLsizei, *const c_void),
     pub vertex_attrib_divisor: unsafe extern "system" fn(GLuint, GLuint),
@@ -478,6 +478,9 @@ impl WeightFns {
     /// passes could not paint.
     pub fn of(f: &ThermalFns) -> Result<WeightFns, String> {
         let missing = |name: &str| format!("{name} is missing (the GPU weighting needs it)");
+        // The flush reads the slots with it ([`crate::readback`]).
+        f.get_buffer_sub_data
+            .ok_or_else(|| missing("glGetBufferSubData"))?;
         Ok(WeightFns {
             gen_queries: f.gen_queries_t.ok_or_else(|| missing("glGenQueries"))?,
             begin_query: f.begin_query_t.ok_or_else(|| missing("glBeginQuery"))?,
@@ -490,9 +493,6 @@ impl WeightFns {
                 .delete_buffers_t
                 .ok_or_else(|| missing("glDeleteBuffers"))?,
             buffer_data: f.buffer_data_t.ok_or_else(|| missing("glBufferData"))?,
-            get_buffer_sub_data: f
-                .get_buffer_sub_data
-                .ok_or_else(|| missing("glGetBufferSubData"))?,
             vertex_attrib_i_pointer: f
                 .vertex_attrib_i_pointer
                 .ok_or_else(|| missing("glVertexAttribIPointer"))?,
@@ -608,48 +608,79 @@ impl Weights {
         Ok((slot, self.queries[at]))
     }
 
-    /// Reads back every slot used this frame (one wait: the GPU's writes of the frame land
-    /// first), in order, and starts the next frame with the largest buffer alone.
+    /// Slots (then boxes) in use in each buffer this frame: every buffer but the last is
+    /// full.
+    fn used_in(&self, i: usize) -> usize {
+        if i + 1 == self.buffers.len() {
+            self.used as usize
+        } else {
+            self.buffers[i].1 as usize
+        }
+    }
+
+    /// What reading back this frame's slots takes ([`crate::readback`]): each slot buffer's
+    /// used slots, then each box buffer's boxes. The boxes' atomics are fenced first.
     ///
     /// # Safety
     /// As [`Weights::next`].
-    pub unsafe fn read(&mut self, f: &ThermalFns) -> Vec<Vec<SlotValues>> {
-        let last = self.buffers.len().saturating_sub(1);
-        let mut out = Vec::with_capacity(self.buffers.len());
-        crate::waits::note();
+    pub unsafe fn sources(&self) -> Vec<Source> {
         if let Some(b) = self.boxes {
             // SAFETY: our caller's promise (GL 4.3 where `boxes` is set).
             unsafe { (b.memory_barrier)(BUFFER_UPDATE_BARRIER_BIT) };
         }
-        let read = |buffer: GLuint, len: usize| {
-            let mut bytes = vec![0u8; len];
-            if len > 0 {
-                // SAFETY: our caller's promise; `bytes` holds the `len` bytes read, which the
-                // buffer has.
-                unsafe {
-                    (f.bind_buffer)(ARRAY_BUFFER, buffer);
-                    (self.fns.get_buffer_sub_data)(
-                        ARRAY_BUFFER,
-                        0,
-                        len as GLsizeiptr,
-                        bytes.as_mut_ptr().cast(),
-                    );
-                }
-            }
-            bytes
-        };
-        for (i, &(buffer, slots)) in self.buffers.iter().enumerate() {
-            let n = if i == last { self.used } else { slots } as usize;
-            let mut values = decode(&read(buffer, n * SLOT_BYTES));
-            if let (Some(b), Some(&boxes)) = (self.boxes, self.box_buffers.get(i)) {
-                let found = decode_boxes(&read(boxes, n * BOX_BYTES));
-                for (v, bbox) in values.iter_mut().zip(found) {
+        let slots = self
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(i, &(name, _))| Source::Buffer {
+                name,
+                len: self.used_in(i) * SLOT_BYTES,
+            });
+        let boxes = self
+            .box_buffers
+            .iter()
+            .enumerate()
+            .map(|(i, &name)| Source::Buffer {
+                name,
+                len: self.used_in(i) * BOX_BYTES,
+            });
+        slots.chain(boxes).collect()
+    }
+
+    /// Decodes what [`Weights::sources`] read (`read`, in its order; a failed read gives no
+    /// values), empties the boxes again, and starts the next frame with the largest buffer
+    /// alone.
+    ///
+    /// # Safety
+    /// As [`Weights::next`].
+    pub unsafe fn finish(
+        &mut self,
+        f: &ThermalFns,
+        read: &[Option<Vec<u8>>],
+    ) -> Vec<Vec<SlotValues>> {
+        let n = self.buffers.len();
+        let mut out: Vec<Vec<SlotValues>> = (0..n)
+            .map(|i| {
+                read.get(i)
+                    .cloned()
+                    .flatten()
+                    .map_or_else(Vec::new, |b| decode(&b))
+            })
+            .collect();
+        if let Some(b) = self.boxes {
+            for (i, values) in out.iter_mut().enumerate() {
+                let found = read.get(n + i).cloned().flatten().unwrap_or_default();
+                for (v, bbox) in values.iter_mut().zip(decode_boxes(&found)) {
                     v.bbox = bbox;
                 }
-                // SAFETY: our caller's promise; `boxes` is bound by `read`.
-                unsafe { b.clear() };
             }
-            out.push(values);
+            for &boxes in &self.box_buffers {
+                // SAFETY: our caller's promise; the box buffer is ours, bound here.
+                unsafe {
+                    (f.bind_buffer)(ARRAY_BUFFER, boxes);
+                    b.clear();
+                }
+            }
         }
         if self.buffers.len() > 1 {
             let keep = self.buffers.pop().expect("a buffer");

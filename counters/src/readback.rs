@@ -1,0 +1,265 @@
+//! The read-backs of one flush of the painter (the frame's colour buffer, every target's heat
+//! and overdraw maps, the slots of draws weighted on the GPU), made with one wait where the
+//! context allows it.
+//!
+//! Each read of pixels or of a buffer's bytes waits for the GPU to finish the work before it,
+//! and then costs a round trip more: five a frame for a screen map alone (colour, heat,
+//! overdraw, the slots, the boxes), two more per offscreen target. Where the context has
+//! pixel-pack buffers and `glGetBufferSubData` with `glCopyBufferSubData` (desktop GL 3.1),
+//! every read is issued into one buffer of ours instead (`glReadPixels` with
+//! `GL_PIXEL_PACK_BUFFER` bound, `glCopyBufferSubData` for buffers: queued on the GPU, no
+//! wait) and that buffer is fetched once. Elsewhere each source is read on its own.
+
+use std::ffi::c_void;
+
+use crate::gl::*;
+use crate::state::drain_errors;
+
+/// What one read takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// `w`×`h` pixels of framebuffer `fbo`'s colour buffer `buffer` (0 and `GL_BACK` or
+    /// `GL_FRONT`: the default framebuffer's), as `format` and `ty`, `bytes` per pixel.
+    Pixels {
+        fbo: GLuint,
+        buffer: GLenum,
+        w: u32,
+        h: u32,
+        format: GLenum,
+        ty: GLenum,
+        bytes: usize,
+    },
+    /// The first `len` bytes of our buffer `name`.
+    Buffer { name: GLuint, len: usize },
+}
+
+impl Source {
+    fn len(&self) -> usize {
+        match *self {
+            Source::Pixels { w, h, bytes, .. } => w as usize * h as usize * bytes,
+            Source::Buffer { len, .. } => len,
+        }
+    }
+}
+
+/// The entry points of the one-wait read, all required.
+#[derive(Clone, Copy)]
+pub(crate) struct PackFns {
+    pub gen_buffers: unsafe extern "system" fn(GLsizei, *mut GLuint),
+    pub buffer_data: unsafe extern "system" fn(GLenum, GLsizeiptr, *const c_void, GLenum),
+    pub get_buffer_sub_data: unsafe extern "system" fn(GLenum, GLsizeiptr, GLsizeiptr, *mut c_void),
+    pub copy_buffer_sub_data:
+        unsafe extern "system" fn(GLenum, GLenum, GLsizeiptr, GLsizeiptr, GLsizeiptr),
+}
+
+impl PackFns {
+    /// The one-wait read's entry points of `f`, or `None` where one is missing (GLES has no
+    /// `glGetBufferSubData`): each source is then read on its own.
+    pub fn of(f: &ThermalFns) -> Option<PackFns> {
+        Some(PackFns {
+            gen_buffers: f.gen_buffers_t?,
+            buffer_data: f.buffer_data_t?,
+            get_buffer_sub_data: f.get_buffer_sub_data?,
+            copy_buffer_sub_data: f.copy_buffer_sub_data?,
+        })
+    }
+}
+
+/// Our pixel-pack buffer, kept from flush to flush and grown when a flush needs more.
+#[derive(Debug, Default)]
+pub(crate) struct Pack {
+    name: GLuint,
+    size: usize,
+}
+
+/// Each source's offset in the pack buffer: in order, each at a multiple of 16 bytes (the
+/// largest pixel read), and the bytes in all.
+fn layout(sources: &[Source]) -> (Vec<usize>, usize) {
+    let mut at = 0;
+    let offsets = sources
+        .iter()
+        .map(|s| {
+            let here = at;
+            at += s.len().next_multiple_of(16);
+            here
+        })
+        .collect();
+    (offsets, at)
+}
+
+/// Reads every source, in order; `None` for one whose read raised a GL error. With `pack`
+/// (its entry points and our buffer), into that buffer and fetched with one wait; else each
+/// on its own, one wait each.
+///
+/// # Safety
+/// A context must be current and `f` its real functions, with the pack state at its defaults
+/// and these bindings saved by the caller: the read framebuffer, `GL_PIXEL_PACK_BUFFER` and
+/// `GL_ARRAY_BUFFER`; every framebuffer and buffer named ours (or 0, the default framebuffer)
+/// and complete, large enough for its source.
+pub(crate) unsafe fn read(
+    f: &ThermalFns,
+    pack: Option<(&PackFns, &mut Pack)>,
+    sources: &[Source],
+) -> Vec<Option<Vec<u8>>> {
+    if sources.is_empty() {
+        return Vec::new();
+    }
+    // SAFETY: our caller's promise.
+    unsafe {
+        match pack {
+            Some((fns, pack)) => read_packed(f, fns, pack, sources),
+            None => sources
+                .iter()
+                .map(|s| {
+                    let mut bytes = vec![0u8; s.len()];
+                    crate::waits::note();
+                    issue(f, None, s, bytes.as_mut_ptr().cast());
+                    (drain_errors(f) == NO_ERROR).then_some(bytes)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// [`read`] into our pack buffer, one wait.
+///
+/// # Safety
+/// As [`read`].
+unsafe fn read_packed(
+    f: &ThermalFns,
+    fns: &PackFns,
+    pack: &mut Pack,
+    sources: &[Source],
+) -> Vec<Option<Vec<u8>>> {
+    let (offsets, total) = layout(sources);
+    // SAFETY: our caller's promise; the pack buffer is ours and holds `total` bytes, every
+    // source is issued at its own offset inside it.
+    unsafe {
+        if pack.name == 0 {
+            (fns.gen_buffers)(1, &mut pack.name);
+        }
+        (f.bind_buffer)(PIXEL_PACK_BUFFER, pack.name);
+        if pack.size < total {
+            (fns.buffer_data)(
+                PIXEL_PACK_BUFFER,
+                total as GLsizeiptr,
+                std::ptr::null(),
+                STREAM_READ,
+            );
+            pack.size = total;
+        }
+        let issued: Vec<bool> = sources
+            .iter()
+            .zip(&offsets)
+            .map(|(s, &at)| {
+                issue(f, Some(fns), s, at as *mut c_void);
+                drain_errors(f) == NO_ERROR
+            })
+            .collect();
+        let mut all = vec![0u8; total];
+        crate::waits::note();
+        (f.bind_buffer)(PIXEL_PACK_BUFFER, pack.name);
+        (fns.get_buffer_sub_data)(
+            PIXEL_PACK_BUFFER,
+            0,
+            total as GLsizeiptr,
+            all.as_mut_ptr().cast(),
+        );
+        if drain_errors(f) != NO_ERROR {
+            return vec![None; sources.len()];
+        }
+        sources
+            .iter()
+            .zip(offsets)
+            .zip(issued)
+            .map(|((s, at), ok)| ok.then(|| all[at..at + s.len()].to_vec()))
+            .collect()
+    }
+}
+
+/// Issues the read of `source` to `to`: a client pointer (`fns` `None`, the pack buffer
+/// unbound), or an offset in the bound pack buffer (`fns` set).
+///
+/// # Safety
+/// As [`read`]; `to` must hold the source's bytes.
+unsafe fn issue(f: &ThermalFns, fns: Option<&PackFns>, source: &Source, to: *mut c_void) {
+    // SAFETY: our caller's promise.
+    unsafe {
+        match *source {
+            Source::Pixels {
+                fbo,
+                buffer,
+                w,
+                h,
+                format,
+                ty,
+                ..
+            } => {
+                (f.bind_framebuffer)(READ_FRAMEBUFFER, fbo);
+                let was = f.integer(READ_BUFFER) as GLenum;
+                (f.read_buffer)(buffer);
+                (f.read_pixels)(0, 0, w as GLsizei, h as GLsizei, format, ty, to);
+                (f.read_buffer)(was);
+            }
+            Source::Buffer { name, len } => {
+                (f.bind_buffer)(ARRAY_BUFFER, name);
+                match fns {
+                    Some(fns) => (fns.copy_buffer_sub_data)(
+                        ARRAY_BUFFER,
+                        PIXEL_PACK_BUFFER,
+                        0,
+                        to as GLsizeiptr,
+                        len as GLsizeiptr,
+                    ),
+                    None => {
+                        if let Some(get) = f.get_buffer_sub_data {
+                            get(ARRAY_BUFFER, 0, len as GLsizeiptr, to);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Floats of a pixel read of `channels` channels, the first of each.
+pub(crate) fn first_channel(bytes: &[u8], channels: usize) -> Vec<f32> {
+    bytes
+        .chunks_exact(4 * channels)
+        .map(|c| f32::from_ne_bytes(c[..4].try_into().expect("4")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_are_laid_out_in_order_on_16_byte_boundaries() {
+        let sources = [
+            Source::Pixels {
+                fbo: 0,
+                buffer: BACK,
+                w: 3,
+                h: 1,
+                format: RGBA,
+                ty: UNSIGNED_BYTE,
+                bytes: 4,
+            },
+            Source::Buffer { name: 5, len: 32 },
+            Source::Buffer { name: 6, len: 1 },
+        ];
+        assert_eq!(layout(&sources), (vec![0, 16, 48], 64));
+        assert_eq!(layout(&[]), (vec![], 0));
+    }
+
+    #[test]
+    fn the_first_channel_of_each_pixel_is_taken() {
+        let bytes: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        assert_eq!(first_channel(&bytes, 4), [1.0, 5.0]);
+        assert_eq!(first_channel(&bytes, 1).len(), 8);
+    }
+}
