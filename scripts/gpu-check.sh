@@ -86,6 +86,10 @@ for timing in isolated deferred; do
         -- "$built/hot_spot" --api gl --size 1920x1080 --layers 20 --timing 2>&1 | tail -1
     timeout 60 "$built/gpuheat" report "$out/hot-heat-$timing.gpuheat" 2>&1 |
         grep -E "^agent|^ +[0-9]+ +[0-9]+ |timed deferred|^screen|not placed|warning  (overdraw|expensive)" | head -12
+    # The hot square (call 3K+7 = 67 with 20 layers) should be outlined at (960, 540)-(984, 564)
+    # both ways: deferred, the GPU finds it at the coverage's edges (weights::BoxFinding).
+    timeout 60 "$built/gpuheat" heatmap "$out/hot-heat-$timing.gpuheat" --draw 67 \
+        -o "$out/hot-heat-$timing-square.png" 2>&1 | tail -1
 done
 echo "== waits"
 timeout 240 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \

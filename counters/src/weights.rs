@@ -555,33 +555,28 @@ impl Weights {
                     "over the {MAX_SLOTS} draws a frame may weigh on the GPU"
                 ));
             }
-            let mut buffer = 0;
-            // SAFETY: our caller's promise; `buffer` is ours, just generated.
-            unsafe {
-                (fns.gen_buffers)(1, &mut buffer);
-                (f.bind_buffer)(ARRAY_BUFFER, buffer);
-                (fns.buffer_data)(
-                    ARRAY_BUFFER,
-                    (slots as usize * SLOT_BYTES) as GLsizeiptr,
-                    std::ptr::null(),
-                    DYNAMIC_COPY,
-                );
-            }
-            self.buffers.push((buffer, slots));
-            if let Some(b) = self.boxes {
-                let mut boxes = 0;
-                // SAFETY: as above; the box buffer is ours, just generated, and bound.
+            // A buffer of ours of `bytes`, left bound to `GL_ARRAY_BUFFER`.
+            let new_buffer = |bytes: usize| {
+                let mut buffer = 0;
+                // SAFETY: our caller's promise; `buffer` is ours, just generated.
                 unsafe {
-                    (fns.gen_buffers)(1, &mut boxes);
-                    (f.bind_buffer)(ARRAY_BUFFER, boxes);
+                    (fns.gen_buffers)(1, &mut buffer);
+                    (f.bind_buffer)(ARRAY_BUFFER, buffer);
                     (fns.buffer_data)(
                         ARRAY_BUFFER,
-                        (slots as usize * BOX_BYTES) as GLsizeiptr,
+                        bytes as GLsizeiptr,
                         std::ptr::null(),
                         DYNAMIC_COPY,
                     );
-                    b.clear();
                 }
+                buffer
+            };
+            self.buffers
+                .push((new_buffer(slots as usize * SLOT_BYTES), slots));
+            if let Some(b) = self.boxes {
+                let boxes = new_buffer(slots as usize * BOX_BYTES);
+                // SAFETY: as above; the box buffer is ours and bound.
+                unsafe { b.clear() };
                 self.box_buffers.push(boxes);
             }
             self.used = 0;

@@ -40,6 +40,20 @@ fn covered(rects: &[(u32, u32, u32, u32)], x: u32, y: u32) -> u32 {
         .count() as u32
 }
 
+/// Every pixel's overdraw is the number of `DRAWS`' rectangles covering it.
+fn assert_overdraw_is_the_rectangles(map: &HeatMap, label: &str) {
+    for y in 0..H {
+        for x in 0..W {
+            let want: u32 = DRAWS.iter().map(|d| covered(d, x, y)).sum();
+            assert_eq!(
+                map.overdraw[(y * W + x) as usize],
+                want,
+                "{label}: ({x},{y})"
+            );
+        }
+    }
+}
+
 /// Paints `DRAWS` with a painter that reads the stencil (`stencil`) or takes the mask passes,
 /// and weighs a draw with two fragments on a pixel in one pass over the sampled stencil
 /// (`sampling`) or in eight bit passes; returns the frame's screen map.
@@ -99,16 +113,7 @@ fn stencil_read_and_mask_passes_count_the_same_fragments() {
         let sampled = Some(paint(&scene, api, true, true));
         for map in [&read, &passes].into_iter().chain(sampled.as_ref()) {
             assert_eq!((map.width, map.height), (W, H), "{api:?}");
-            for y in 0..H {
-                for x in 0..W {
-                    let want: u32 = DRAWS.iter().map(|d| covered(d, x, y)).sum();
-                    assert_eq!(
-                        map.overdraw[(y * W + x) as usize],
-                        want,
-                        "{api:?} ({x},{y})"
-                    );
-                }
-            }
+            assert_overdraw_is_the_rectangles(map, &format!("{api:?}"));
             let fragments: Vec<u64> = map.draws.iter().map(|d| d.fragments).collect();
             // 32² twice, and 10×6.
             assert_eq!(fragments, vec![2 * 32 * 32, 60], "{api:?}");
@@ -224,16 +229,7 @@ fn weighted_on_the_gpu_counts_and_conserves_as_the_cpu_does() {
             vec![[0, 0, W, H]; 2]
         };
         assert_eq!(boxes, want, "sampling {sampling}");
-        for y in 0..H {
-            for x in 0..W {
-                let want: u32 = DRAWS.iter().map(|d| covered(d, x, y)).sum();
-                assert_eq!(
-                    map.overdraw[(y * W + x) as usize],
-                    want,
-                    "sampling {sampling}: ({x},{y})"
-                );
-            }
-        }
+        assert_overdraw_is_the_rectangles(&map, &format!("sampling {sampling}"));
         let sum: f64 = map.heat.iter().map(|&h| f64::from(h)).sum();
         let want: f64 = times.iter().map(|&t| t as f64).sum();
         assert!(

@@ -120,9 +120,15 @@ fn heat_session(dir: &Path) -> (PathBuf, HeatMap) {
 }
 
 fn heatmap(args: &[&str]) -> (bool, String) {
+    let (ok, _, stderr) = heatmap_out(args);
+    (ok, stderr)
+}
+
+/// `gpuheat heatmap ARGS`: success, stdout, stderr.
+fn heatmap_out(args: &[&str]) -> (bool, String, String) {
     let out = run_gpuheat(&[&["heatmap"], args].concat());
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out.status.success(), stderr)
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
 }
 
 fn one_line_error(stderr: &str) -> &str {
@@ -231,7 +237,7 @@ fn draw_box_is_outlined_in_white() {
     let (session, map) = heat_session(&dir);
     let call = map.draws[1].call.to_string();
     let out = dir.join("draw.png");
-    let (ok, stderr) = heatmap(&[
+    let (ok, stdout, stderr) = heatmap_out(&[
         session.to_str().unwrap(),
         "--draw",
         &call,
@@ -239,6 +245,15 @@ fn draw_box_is_outlined_in_white() {
         out.to_str().unwrap(),
     ]);
     assert!(ok, "{stderr}");
+    // It says which box it outlined.
+    let [x0, y0, x1, y1] = map.draws[1].bbox;
+    assert!(
+        stdout.contains(&format!(
+            "draw {call}: {} fragments, box ({x0}, {y0})-({x1}, {y1}) outlined",
+            map.draws[1].fragments
+        )),
+        "{stdout}"
+    );
     let png = read_png(&out);
     // The box is the whole map: its border is white, the inside the uniform heat colour.
     for (x, y) in [(0, 0), (W - 1, 0), (0, H - 1), (W - 1, H - 1), (W / 2, 0)] {

@@ -136,6 +136,15 @@ pub fn heatmap(args: HeatmapArgs) -> Result<ExitCode> {
             "ns per pixel"
         }
     );
+    if let Some(d) = draw {
+        let [x0, y0, x1, y1] = d.bbox;
+        println!(
+            "draw {}: {} fragments, box ({x0}, {y0})-({x1}, {y1}) outlined, {:.3} ms",
+            d.call,
+            d.fragments,
+            d.time_ns as f64 / 1e6
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
