@@ -44,7 +44,7 @@ use crate::readback::{self, Pack, PackFns, Source};
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 use crate::targets::{self, Samplers};
 use crate::weights::{
-    self, BoxFinding, BoxFns, BoxPass, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights,
+    self, BoxFns, BoxPass, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights,
 };
 
 /// How a painted draw's time is known.
@@ -259,8 +259,8 @@ pub struct Painter {
     weighting: bool,
     /// The work stencil may be a sampled texture ([`Painter::set_stencil_sampling`]).
     stencil_sampling: bool,
-    /// How the weighting pass finds each deferred draw's box ([`Painter::set_gpu_boxes`]).
-    gpu_boxes: BoxFinding,
+    /// The weighting pass finds each deferred draw's box ([`Painter::set_gpu_boxes`]).
+    gpu_boxes: bool,
     /// Our pixel-pack buffer, for a flush's one read ([`readback`]).
     pack: Pack,
     /// The one-pass programs, made with a sampled work stencil; without them (or where they
@@ -384,7 +384,7 @@ impl Painter {
             compatibility: false,
             weighting: false,
             stencil_sampling: false,
-            gpu_boxes: BoxFinding::Off,
+            gpu_boxes: false,
             pack: Pack::default(),
             sampled: None,
             weights: None,
@@ -405,11 +405,11 @@ impl Painter {
         self.stencil_sampling = sampling;
     }
 
-    /// Tells the painter how its context finds boxes on the GPU ([`weights::box_finding`]):
-    /// with a sampled stencil, the one weighting pass also finds each deferred draw's box
-    /// (with [`BoxFinding::Off`] it is listed with its target's). Call before the first paint.
-    pub fn set_gpu_boxes(&mut self, finding: BoxFinding) {
-        self.gpu_boxes = finding;
+    /// Tells the painter its context finds boxes on the GPU ([`weights::gpu_boxes`]): with a
+    /// sampled stencil, the one weighting pass also finds each deferred draw's box (else it
+    /// is listed with its target's). Call before the first paint.
+    pub fn set_gpu_boxes(&mut self, boxes: bool) {
+        self.gpu_boxes = boxes;
     }
 
     /// Tells the painter its context is a desktop GL compatibility profile, whose fixed
@@ -613,7 +613,7 @@ impl Painter {
                 let (program, uniform) = self.build(f, weights::WEIGHT_VS, weights::WEIGHT_FS)?;
                 let mut w = Weights::new(fns, program, uniform);
                 // Box buffers no pass writes stay empty: their draws keep the target's box.
-                w.boxes = if self.gpu_boxes != BoxFinding::Off && self.stencil_sampling {
+                w.boxes = if self.gpu_boxes && self.stencil_sampling {
                     BoxFns::of(f)
                 } else {
                     None
@@ -2059,7 +2059,7 @@ impl Painter {
     /// # Safety
     /// As [`Painter::build_program`].
     unsafe fn build_box_pass(&self, f: &ThermalFns) -> Option<(SampledProgram, Option<BoxPass>)> {
-        if self.gpu_boxes == BoxFinding::Off {
+        if !self.gpu_boxes {
             return None;
         }
         let fns = BoxFns::of(f)?;
@@ -2070,7 +2070,7 @@ impl Painter {
                 return None;
             }
             let binding = bindings as u32 - 1;
-            let fs = weights::sampled_box_fs(binding, self.gpu_boxes);
+            let fs = weights::sampled_box_fs(binding);
             let (program, _) = self
                 .build_with(f, "#version 430 core\n", weights::WEIGHT_VS, &fs)
                 .ok()?;

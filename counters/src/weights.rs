@@ -145,52 +145,27 @@ impl SampleFns {
     }
 }
 
-/// How the one weighting pass finds each deferred draw's box ([`box_finding`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BoxFinding {
-    /// Not found: the draw lists its target's box.
-    Off,
-    /// Each covered pixel lying beyond the box so far (a plain load first) widens it with an
-    /// atomic: the fewest instructions per pixel, for a software rasterizer, which runs every
-    /// instruction for every pixel of the pass (discarded or not) and whose few threads
-    /// seldom race on the box.
-    Pixels,
-    /// Only covered pixels on an edge of the coverage (a neighbour on that side not covered)
-    /// and beyond the box so far: for a GPU, whose many thousand fragments in flight would
-    /// all find the box empty at first and serialize their atomics on its four words, while
-    /// the neighbours' texels are cached. At most the coverage's perimeter in atomics.
-    Edges,
-}
-
-/// How a context whose work stencil is sampled finds each deferred draw's box: storage
-/// buffers and their atomics in the fragment stage, cleared and fenced on the GPU, need GL
-/// 4.3; `software` ([`crate::software_rasterizer`]) picks the pixels' way, else the
-/// edges'. Measured on llvmpipe at 1,000 draws of 256x256 (`gpuheat-bench --waits`): the
-/// frame under deferred heat 38-39x the uncaptured one with `Pixels`, 59-63x with `Edges`,
-/// 23-30x finding none.
-pub fn box_finding(api: ClientApi, (major, minor): (u32, u32), software: bool) -> BoxFinding {
-    match (api == ClientApi::Gl && (major, minor) >= (4, 3), software) {
-        (false, _) => BoxFinding::Off,
-        (true, true) => BoxFinding::Pixels,
-        (true, false) => BoxFinding::Edges,
-    }
+/// Whether the one weighting pass of a context whose work stencil is sampled finds each
+/// deferred draw's box: storage buffers and their atomics in the fragment stage, cleared and
+/// fenced on the GPU, need GL 4.3; and not on a `software` rasterizer
+/// ([`crate::software_rasterizer`]), which runs every instruction of the pass for every pixel
+/// of the target, discarded or not: neverball's frame under `--heat --timing deferred` went
+/// from 454 to 860-990 ms on llvmpipe with boxes found (the many-draws bench at 1,000 draws of
+/// 256x256, 23-30x the uncaptured frame without them, 38-39x with them), where a GPU only
+/// runs the box code for covered pixels on an edge. (`auto` never times llvmpipe deferred.)
+pub fn gpu_boxes(api: ClientApi, (major, minor): (u32, u32), software: bool) -> bool {
+    api == ClientApi::Gl && (major, minor) >= (4, 3) && !software
 }
 
 /// [`SAMPLED_FS`] that also finds the draw's box `u_slot` in the storage buffer at `binding`
-/// (GLSL 4.30), the [`BoxFinding`] way. Outside the target the work stencil is 0 (cleared
-/// whole before each replay), so the box stays inside it; a stale load only costs an atomic
-/// more.
-pub(crate) fn sampled_box_fs(binding: u32, finding: BoxFinding) -> String {
-    let edges = finding == BoxFinding::Edges;
-    // Each side: the pixel lies beyond the box so far, and (edges) its neighbour that way is
-    // not covered, or it is on the stencil's border.
-    let side = |beyond: &str, edge: &str| {
-        if edges {
-            format!("{beyond} && ({edge})")
-        } else {
-            beyond.to_string()
-        }
-    };
+/// (GLSL 4.30): a covered pixel lowers or raises a side of the box with an atomic only where
+/// it lies beyond the box so far (a plain load first; a stale value only costs an atomic
+/// more) and its neighbour on that side is not covered (or it is on the stencil's border).
+/// A GPU has many thousand fragments in flight, which would all find the box empty at first
+/// and serialize their atomics on its four words: the edge test keeps them to the coverage's
+/// perimeter, and the neighbours' texels are cached. Outside the target the work stencil is 0
+/// (cleared whole before each replay), so the box stays inside it.
+pub(crate) fn sampled_box_fs(binding: u32) -> String {
     format!(
         "layout(std430, binding = {binding}) buffer Boxes {{ uint boxes[]; }};\n\
 uniform highp usampler2D u_count;\n\
@@ -208,24 +183,15 @@ void main() {{\n\
   uint b = u_slot * 4u;\n\
   uvec2 q = uvec2(p);\n\
   ivec2 size = textureSize(u_count, 0);\n\
-  if ({x0}) atomicMin(boxes[b], q.x);\n\
-  if ({y0}) atomicMin(boxes[b + 1u], q.y);\n\
-  if ({x1}) atomicMax(boxes[b + 2u], q.x + 1u);\n\
-  if ({y1}) atomicMax(boxes[b + 3u], q.y + 1u);\n\
-}}\n",
-        x0 = side("q.x < boxes[b]", "p.x == 0 || at(p - ivec2(1, 0)) == 0u"),
-        y0 = side(
-            "q.y < boxes[b + 1u]",
-            "p.y == 0 || at(p - ivec2(0, 1)) == 0u"
-        ),
-        x1 = side(
-            "q.x + 1u > boxes[b + 2u]",
-            "p.x + 1 >= size.x || at(p + ivec2(1, 0)) == 0u"
-        ),
-        y1 = side(
-            "q.y + 1u > boxes[b + 3u]",
-            "p.y + 1 >= size.y || at(p + ivec2(0, 1)) == 0u"
-        ),
+  if (q.x < boxes[b] && (p.x == 0 || at(p - ivec2(1, 0)) == 0u))\n\
+    atomicMin(boxes[b], q.x);\n\
+  if (q.y < boxes[b + 1u] && (p.y == 0 || at(p - ivec2(0, 1)) == 0u))\n\
+    atomicMin(boxes[b + 1u], q.y);\n\
+  if (q.x + 1u > boxes[b + 2u] && (p.x + 1 >= size.x || at(p + ivec2(1, 0)) == 0u))\n\
+    atomicMax(boxes[b + 2u], q.x + 1u);\n\
+  if (q.y + 1u > boxes[b + 3u] && (p.y + 1 >= size.y || at(p + ivec2(0, 1)) == 0u))\n\
+    atomicMax(boxes[b + 3u], q.y + 1u);\n\
+}}\n"
     )
 }
 
@@ -740,14 +706,12 @@ mod tests {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
         assert_eq!(decode_boxes(&bytes), [Some([3, 4, 10, 6]), None]);
-        assert_eq!(box_finding(ClientApi::Gl, (4, 3), false), BoxFinding::Edges);
-        assert_eq!(box_finding(ClientApi::Gl, (4, 5), true), BoxFinding::Pixels);
-        assert_eq!(box_finding(ClientApi::Gl, (4, 2), false), BoxFinding::Off);
-        assert_eq!(box_finding(ClientApi::Gles, (3, 2), false), BoxFinding::Off);
-        let edges = sampled_box_fs(7, BoxFinding::Edges);
-        let pixels = sampled_box_fs(7, BoxFinding::Pixels);
-        assert!(edges.contains("binding = 7)") && pixels.contains("binding = 7)"));
-        assert!(edges.contains("at(p - ivec2(1, 0)) == 0u") && !pixels.contains("ivec2(1, 0)"));
+        assert!(gpu_boxes(ClientApi::Gl, (4, 3), false));
+        assert!(!gpu_boxes(ClientApi::Gl, (4, 6), true));
+        assert!(!gpu_boxes(ClientApi::Gl, (4, 2), false));
+        assert!(!gpu_boxes(ClientApi::Gles, (3, 2), false));
+        let fs = sampled_box_fs(7);
+        assert!(fs.contains("binding = 7)") && fs.contains("at(p - ivec2(1, 0)) == 0u"));
     }
 
     #[test]

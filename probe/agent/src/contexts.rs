@@ -191,7 +191,7 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
             (major, minor),
             |e| c.has_extension(e),
         ));
-        p.set_gpu_boxes(gpuheat_counters::weights::box_finding(
+        p.set_gpu_boxes(gpuheat_counters::weights::gpu_boxes(
             api,
             (major, minor),
             c.software(),
