@@ -143,20 +143,71 @@ pub fn usage(spec: &Spec) -> String {
     s
 }
 
-fn parse_u64(flag: &str, v: &str) -> Result<u64, String> {
+/// `v` as the unsigned integer value of `--flag`.
+pub fn parse_u64(flag: &str, v: &str) -> Result<u64, String> {
     v.parse::<u64>()
         .map_err(|_| format!("--{flag}: expected an unsigned integer, got {v:?}"))
 }
 
-fn parse_size(v: &str) -> Result<(u32, u32), String> {
+/// `v` as `--size WxH`, each side in `min..=16384`.
+pub fn parse_size(v: &str, min: u32) -> Result<(u32, u32), String> {
     let err = || format!("--size: expected WxH (e.g. 256x256), got {v:?}");
     let (w, h) = v.split_once(['x', 'X']).ok_or_else(err)?;
     let w: u32 = w.parse().map_err(|_| err())?;
     let h: u32 = h.parse().map_err(|_| err())?;
-    if w == 0 || h == 0 || w > 16384 || h > 16384 {
-        return Err(format!("--size: each side must be in 1..=16384, got {v:?}"));
+    if !(min..=16384).contains(&w) || !(min..=16384).contains(&h) {
+        return Err(format!(
+            "--size: each side must be in {min}..=16384, got {v:?}"
+        ));
     }
     Ok((w, h))
+}
+
+/// One `--name` or `--name=value` of a command line, read by [`next_flag`]; its value, when
+/// it takes one, is inline or the next argument.
+pub struct Flag<'a, I: Iterator<Item = String>> {
+    /// The name without the leading `--`.
+    pub name: String,
+    inline: Option<String>,
+    rest: &'a mut I,
+}
+
+impl<I: Iterator<Item = String>> Flag<'_, I> {
+    /// For a flag that takes no value: `Err` when one was given inline.
+    pub fn switch(&self) -> Result<(), String> {
+        match self.inline {
+            Some(_) => Err(format!("--{} takes no value", self.name)),
+            None => Ok(()),
+        }
+    }
+
+    /// The flag's value: inline, or the next argument.
+    pub fn value(&mut self) -> Result<String, String> {
+        match self.inline.take() {
+            Some(v) => Ok(v),
+            None => self
+                .rest
+                .next()
+                .ok_or_else(|| format!("--{} needs a value", self.name)),
+        }
+    }
+}
+
+/// The next flag of `args`; `Err` for an argument that is not one.
+pub fn next_flag<I: Iterator<Item = String>>(args: &mut I) -> Option<Result<Flag<'_, I>, String>> {
+    let arg = args.next()?;
+    let Some(body) = arg.strip_prefix("--") else {
+        return Some(Err(format!("unexpected argument {arg:?} (see --help)")));
+    };
+    let (name, inline) = match body.split_once('=') {
+        Some((n, v)) => (n.to_string(), Some(v.to_string())),
+        None => (body.to_string(), None),
+    };
+    Some(Ok(Flag {
+        name,
+        inline,
+        rest: args,
+    }))
 }
 
 /// Parses `args` (without the program name) against `spec`.
@@ -176,65 +227,43 @@ where
         keep_shaders: false,
         values: spec.flags.iter().map(|f| (f.name, f.default)).collect(),
     };
-    let args: Vec<String> = args.into_iter().map(|a| a.as_ref().to_string()).collect();
-    let mut it = args.into_iter();
-    while let Some(arg) = it.next() {
-        let Some(body) = arg.strip_prefix("--") else {
-            return Err(format!("unexpected argument {arg:?} (see --help)"));
-        };
-        let (name, inline) = match body.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (body.to_string(), None),
-        };
-        let switch = |inline: &Option<String>| -> Result<(), String> {
-            match inline {
-                Some(_) => Err(format!("--{name} takes no value")),
-                None => Ok(()),
-            }
-        };
-        let mut value = |inline: Option<String>| -> Result<String, String> {
-            match inline {
-                Some(v) => Ok(v),
-                None => it.next().ok_or_else(|| format!("--{name} needs a value")),
-            }
-        };
-        match name.as_str() {
+    let mut it = args.into_iter().map(|a| a.as_ref().to_string());
+    while let Some(flag) = next_flag(&mut it) {
+        let mut flag = flag?;
+        match flag.name.as_str() {
             "help" => {
-                switch(&inline)?;
+                flag.switch()?;
                 return Ok(Parsed::Help);
             }
             "timing" => {
-                switch(&inline)?;
+                flag.switch()?;
                 out.timing = true;
             }
             "checksum" => {
-                switch(&inline)?;
+                flag.switch()?;
                 out.checksum = true;
             }
             "keep-shaders" => {
-                switch(&inline)?;
+                flag.switch()?;
                 out.keep_shaders = true;
             }
-            "frames" => out.frames = Some(parse_u64("frames", &value(inline)?)?),
-            "fps" => out.fps = Some(parse_u64("fps", &value(inline)?)?),
+            "frames" => out.frames = Some(parse_u64("frames", &flag.value()?)?),
+            "fps" => out.fps = Some(parse_u64("fps", &flag.value()?)?),
             "api" => {
-                let v = value(inline)?;
+                let v = flag.value()?;
                 out.api = Api::parse(&v)
                     .ok_or_else(|| format!("--api: expected gles or gl, got {v:?}"))?;
             }
-            "size" => (out.width, out.height) = parse_size(&value(inline)?)?,
-            _ => {
-                let Some(flag) = spec.flags.iter().find(|f| f.name == name) else {
+            "size" => (out.width, out.height) = parse_size(&flag.value()?, 1)?,
+            name => {
+                let Some(f) = spec.flags.iter().find(|f| f.name == name) else {
                     return Err(format!("unknown flag --{name} (see --help)"));
                 };
-                let v = parse_u64(flag.name, &value(inline)?)?;
-                if v < flag.min as u64 || v > u32::MAX as u64 {
-                    return Err(format!(
-                        "--{}: must be at least {}, got {v}",
-                        flag.name, flag.min
-                    ));
+                let v = parse_u64(f.name, &flag.value()?)?;
+                if v < f.min as u64 || v > u32::MAX as u64 {
+                    return Err(format!("--{}: must be at least {}, got {v}", f.name, f.min));
                 }
-                for slot in out.values.iter_mut().filter(|(n, _)| *n == flag.name) {
+                for slot in out.values.iter_mut().filter(|(n, _)| *n == f.name) {
                     slot.1 = v as u32;
                 }
             }

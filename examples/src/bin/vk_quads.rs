@@ -149,7 +149,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use ash::vk;
-use gpuheat_examples::{layer_colour, report_frame_periods};
+use gpuheat_examples::{args, layer_colour, report_frame_periods};
 
 const NAME: &str = "vk_quads";
 
@@ -273,21 +273,8 @@ struct Opts {
     fill: u64,
 }
 
-fn parse_size(v: &str) -> Result<(u32, u32), String> {
-    let err = || format!("--size: expected WxH (e.g. 256x256), got {v:?}");
-    let (w, h) = v.split_once(['x', 'X']).ok_or_else(err)?;
-    let w: u32 = w.parse().map_err(|_| err())?;
-    let h: u32 = h.parse().map_err(|_| err())?;
-    if !(2..=16384).contains(&w) || !(2..=16384).contains(&h) {
-        return Err(format!("--size: each side must be in 2..=16384, got {v:?}"));
-    }
-    Ok((w, h))
-}
-
 fn parse_uint(flag: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
-    let n = v
-        .parse::<u64>()
-        .map_err(|_| format!("--{flag}: expected an unsigned integer, got {v:?}"))?;
+    let n = args::parse_u64(flag, v)?;
     if n < min || n > max {
         return Err(format!("--{flag}: must be in {min}..={max}, got {n}"));
     }
@@ -295,7 +282,7 @@ fn parse_uint(flag: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
 }
 
 /// Parses the arguments (without the program name); `None` for `--help`.
-fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Opts>, String> {
+fn parse_args(argv: impl IntoIterator<Item = String>) -> Result<Option<Opts>, String> {
     let mut o = Opts {
         width: 256,
         height: 256,
@@ -307,49 +294,35 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Opts>, St
         bad: Bad::default(),
         fill: 0,
     };
-    let mut it = args.into_iter();
-    while let Some(arg) = it.next() {
-        let Some(body) = arg.strip_prefix("--") else {
-            return Err(format!("unexpected argument {arg:?} (see --help)"));
-        };
-        let (name, inline) = match body.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (body.to_string(), None),
-        };
-        let switch = |inline: &Option<String>| match inline {
-            Some(_) => Err(format!("--{name} takes no value")),
-            None => Ok(()),
-        };
-        let mut value = |inline: Option<String>| match inline {
-            Some(v) => Ok(v),
-            None => it.next().ok_or_else(|| format!("--{name} needs a value")),
-        };
+    let mut it = argv.into_iter();
+    while let Some(flag) = args::next_flag(&mut it) {
+        let mut flag = flag?;
         let max32 = u32::MAX as u64;
-        match name.as_str() {
+        match flag.name.as_str() {
             "help" => {
-                switch(&inline)?;
+                flag.switch()?;
                 return Ok(None);
             }
             "checksum" => {
-                switch(&inline)?;
+                flag.switch()?;
                 o.checksum = true;
             }
             "report-frame-ms" => {
-                switch(&inline)?;
+                flag.switch()?;
                 o.report = true;
             }
-            "size" => (o.width, o.height) = parse_size(&value(inline)?)?,
-            "frames" => o.frames = parse_uint("frames", &value(inline)?, 0, u64::MAX)?,
-            "quads" => o.quads = parse_uint("quads", &value(inline)?, 1, 1 << 20)? as u32,
-            "loop" => o.loops = parse_uint("loop", &value(inline)?, 0, max32)? as u32,
-            "bad" => o.bad.set(&value(inline)?)?,
+            "size" => (o.width, o.height) = args::parse_size(&flag.value()?, 2)?,
+            "frames" => o.frames = parse_uint("frames", &flag.value()?, 0, u64::MAX)?,
+            "quads" => o.quads = parse_uint("quads", &flag.value()?, 1, 1 << 20)? as u32,
+            "loop" => o.loops = parse_uint("loop", &flag.value()?, 0, max32)? as u32,
+            "bad" => o.bad.set(&flag.value()?)?,
             "fill" => {
-                o.fill = parse_uint("fill", &value(inline)?, 0, 1 << 32)?;
+                o.fill = parse_uint("fill", &flag.value()?, 0, 1 << 32)?;
                 if !o.fill.is_multiple_of(4) {
                     return Err(format!("--fill: must be a multiple of 4, got {}", o.fill));
                 }
             }
-            _ => return Err(format!("unknown flag --{name} (see --help)")),
+            name => return Err(format!("unknown flag --{name} (see --help)")),
         }
     }
     Ok(Some(o))
