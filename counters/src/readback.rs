@@ -158,7 +158,7 @@ unsafe fn read_packed(
             .collect();
         let mut all = vec![0u8; total];
         crate::waits::note();
-        (f.bind_buffer)(PIXEL_PACK_BUFFER, pack.name);
+        // Still bound: a buffer source binds `GL_ARRAY_BUFFER` only.
         (fns.get_buffer_sub_data)(
             PIXEL_PACK_BUFFER,
             0,

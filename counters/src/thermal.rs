@@ -1760,15 +1760,25 @@ impl Painter {
         (mask, green)
     }
 
+    /// How our R32F buffers are read, with `GL_FLOAT`: the format and its channels. GL reads
+    /// `GL_RED`, GLES the always-supported `GL_RGBA`/`GL_FLOAT` pair.
+    fn float_format(&self) -> (GLenum, usize) {
+        if self.gles {
+            (RGBA, 4)
+        } else {
+            (RED, 1)
+        }
+    }
+
     /// Reads the R32F colour buffer of the bound read framebuffer (its read buffer already
-    /// chosen): GL reads `GL_RED`, GLES the always-supported `GL_RGBA`/`GL_FLOAT` pair.
+    /// chosen), as [`Painter::float_format`] says.
     ///
     /// # Safety
     /// This painter's context must be current with `f` its real functions, a complete read
     /// framebuffer of at least `w`×`h` bound, and the pack state at its defaults.
     unsafe fn read_floats(&self, f: &ThermalFns, w: u32, h: u32) -> Vec<f32> {
         let n = w as usize * h as usize;
-        let (format, channels) = if self.gles { (RGBA, 4) } else { (RED, 1) };
+        let (format, channels) = self.float_format();
         let mut v = vec![0f32; n * channels];
         // SAFETY: our caller's promise (context current, a complete read framebuffer of at
         // least `w`×`h` bound, pack state at its defaults); `v` holds `w`×`h`×`channels`
@@ -2277,7 +2287,7 @@ impl Painter {
         with_screen: bool,
         screen_drawn: bool,
     ) -> ReadBack {
-        let (format, channels) = if self.gles { (RGBA, 4) } else { (RED, 1) };
+        let (format, channels) = self.float_format();
         let floats = |fbo, buffer, [w, h]: [u32; 2]| Source::Pixels {
             fbo,
             buffer,
