@@ -236,6 +236,11 @@ fn is_plt_like(maps: &Maps, p: usize) -> bool {
 }
 
 impl GotState {
+    /// Whether [`patch_modules`] ran at least once.
+    pub(crate) fn installed(&self) -> bool {
+        self.counts.is_some()
+    }
+
     /// Whether modules were loaded or unloaded since the last scan.
     pub(crate) fn counts_changed(&self) -> bool {
         self.counts != Some(elf::load_counters())
