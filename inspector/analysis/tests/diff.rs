@@ -432,3 +432,45 @@ fn frame_rows_are_held_to_the_draws_noise_model() {
     let d = diff(&a, &c, &DiffOptions::default());
     assert_eq!(row(&d, FRAME_CPU), Verdict::Higher);
 }
+
+#[test]
+fn presents_are_shown_apart_and_never_judged() {
+    use gpuheat_analysis::compare::diff::{FRAME_CPU, FRAME_PRESENT, FRAME_WALL};
+    // The same program, its presents ten times costlier in B: es2gears on llvmpipe, with no
+    // gpuheat in the process, spent 88 to 1,011 µs of CPU per swap in stretches of seconds.
+    let program = |seed: u64, present_ns: f64| {
+        let mut noise = Noise(seed);
+        let mut b = SessionBuilder::new();
+        for k in 1..=10 {
+            b = b.frame_index(k).frame(|fr| {
+                let c = fr.call("glDrawArrays", &[GL_TRIANGLES, 0, 6]);
+                let cpu = (100_000.0 * noise.factor(0.05)) as u64;
+                fr.timed(c, cpu, cpu);
+                fr.counter(
+                    c,
+                    "gpu_time_serialized",
+                    (1_000_000.0 * noise.factor(0.05)) as u64,
+                );
+                let present = (present_ns * noise.factor(0.05)) as u64;
+                fr.elapse(present);
+                let s = fr.call("eglSwapBuffers", &[0x1, 0x2]);
+                fr.timed(s, present, present);
+            });
+        }
+        b.build()
+    };
+    let (a, b) = (program(11, 100_000.0), program(12, 1_000_000.0));
+    let d = diff(&a, &b, &DiffOptions::default());
+    let row = |name: &str| d.frames.iter().find(|c| c.metric == name).unwrap();
+    // The program's own share of the frame did not change …
+    assert_eq!(row(FRAME_CPU).verdict, Verdict::Noise);
+    assert_eq!(row(FRAME_WALL).verdict, Verdict::Noise);
+    let cpu = row(FRAME_CPU).a.as_ref().unwrap().median;
+    assert!((90_000.0..115_000.0).contains(&cpu), "{cpu}");
+    // … the present's did, and is shown with its size, untested.
+    let present = row(FRAME_PRESENT);
+    let shift = present.shift.unwrap().estimate;
+    assert!((800_000.0..1_000_000.0).contains(&shift), "{shift}");
+    assert_eq!(present.q, None);
+    assert_eq!(present.verdict, Verdict::Noise);
+}

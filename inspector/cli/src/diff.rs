@@ -7,7 +7,7 @@ use crate::shown;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gpuheat_analysis::compare::diff::{
-    diff, Comparison, Diff, DiffOptions, Gate, MatchedBy, Verdict,
+    diff, Comparison, Diff, DiffOptions, Gate, MatchedBy, Verdict, FRAME_PRESENT,
 };
 use gpuheat_analysis::compare::heat::{
     heat_diff, heat_diff_of, HeatDiff, HeatDiffError, MapChoice,
@@ -435,6 +435,7 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             "frame_gpu_time" => "GPU time",
             "frame_cpu_time" => "CPU time in GL",
             "frame_wall_time" => "wall time",
+            "frame_present_time" => "present",
             "frame_gpu_time_beyond_drift" => "GPU beyond drift",
             other => other,
         };
@@ -445,7 +446,18 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             value(c, c.b.as_ref()),
             change(c),
             q(c),
-            c.verdict.word(&c.unit)
+            if c.metric == FRAME_PRESENT {
+                "not judged"
+            } else {
+                c.verdict.word(&c.unit)
+            }
+        );
+    }
+    if d.frames.iter().any(|c| c.metric == FRAME_PRESENT) {
+        let _ = writeln!(
+            o,
+            "  (CPU time in GL and wall time leave the presents out: a present is the window \
+             system's share of the frame, which moves up to 11x with nothing changed in the program)"
         );
     }
 

@@ -538,10 +538,18 @@ impl Diff {
 pub const FRAME_GPU_BEYOND_DRIFT: &str = "frame_gpu_time_beyond_drift";
 /// The frames' GPU time (the ranking time summed over their work calls).
 pub const FRAME_GPU: &str = "frame_gpu_time";
-/// The frames' CPU time in GL calls.
+/// The frames' CPU time in GL calls, their presents left out ([`FRAME_PRESENT`]).
 pub const FRAME_CPU: &str = "frame_cpu_time";
-/// The frames' wall time.
+/// The frames' wall time, their presents left out: the time the program took to make the
+/// frame, its own pacing included.
 pub const FRAME_WALL: &str = "frame_wall_time";
+/// The wall time of the frames' presents (swaps): the window system's share of the frame
+/// (the copy into the window on a software rasterizer, the wait for the display with
+/// vsync). Shown, never judged: the same program's presents move up to 11× between
+/// stretches of its run with nothing changed
+/// ([`crate::measure::aggregate::FrameTotals::present_cpu_ns`]), and a profiler that calls
+/// that a change in the program sends its users chasing the window system.
+pub const FRAME_PRESENT: &str = "frame_present_time";
 
 /// The common drift of the matched draws' GPU times (see [`Drift`]).
 fn common_drift(matched: &[DrawDiff]) -> Option<Drift> {
@@ -947,20 +955,17 @@ fn frame_comparisons(a: &SessionStats, b: &SessionStats, drift: Option<Drift>) -
         let scaled: Vec<f64> = gpu(&fb).iter().map(|v| v / d.factor).collect();
         compare(FRAME_GPU_BEYOND_DRIFT, "ns", &gpu(&fa), &scaled)
     });
+    let each = |f: &[&crate::measure::aggregate::FrameTotals],
+                value: fn(&crate::measure::aggregate::FrameTotals) -> f64|
+     -> Vec<f64> { f.iter().map(|t| value(t)).collect() };
+    let row = |name, value: fn(&crate::measure::aggregate::FrameTotals) -> f64| {
+        compare(name, "ns", &each(&fa, value), &each(&fb, value))
+    };
     let mut out = vec![
         compare(FRAME_GPU, "ns", &gpu(&fa), &gpu(&fb)),
-        compare(
-            FRAME_CPU,
-            "ns",
-            &fa.iter().map(|t| t.cpu_ns).collect::<Vec<_>>(),
-            &fb.iter().map(|t| t.cpu_ns).collect::<Vec<_>>(),
-        ),
-        compare(
-            FRAME_WALL,
-            "ns",
-            &fa.iter().map(|t| t.wall_ns).collect::<Vec<_>>(),
-            &fb.iter().map(|t| t.wall_ns).collect::<Vec<_>>(),
-        ),
+        row(FRAME_CPU, |t| t.cpu_ns - t.present_cpu_ns),
+        row(FRAME_WALL, |t| t.wall_ns - t.present_wall_ns),
+        row(FRAME_PRESENT, |t| t.present_wall_ns),
     ];
     out.extend(beyond);
     out
@@ -993,7 +998,7 @@ fn judge(
     }
     // Each frame row is one more test of the family of the draw metric it sums, so the rows
     // are held to the draws' false discovery rate rather than tested alone.
-    for c in frames.iter_mut() {
+    for c in frames.iter_mut().filter(|c| c.metric != FRAME_PRESENT) {
         let family = match c.metric.as_str() {
             FRAME_GPU => rank_family.clone(),
             FRAME_GPU_BEYOND_DRIFT => format!("{rank_family} beyond drift"),
