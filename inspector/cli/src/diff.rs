@@ -7,7 +7,8 @@ use crate::shown;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gpuheat_analysis::compare::diff::{
-    diff, Comparison, Diff, DiffOptions, Gate, MatchedBy, Verdict, FRAME_PRESENT,
+    diff, Comparison, Diff, DiffOptions, Gate, MatchedBy, Verdict, FRAME_CPU, FRAME_GPU,
+    FRAME_GPU_BEYOND_DRIFT, FRAME_PRESENT, FRAME_WALL,
 };
 use gpuheat_analysis::compare::heat::{
     heat_diff, heat_diff_of, HeatDiff, HeatDiffError, MapChoice,
@@ -432,11 +433,11 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
     );
     for c in &d.frames {
         let name = match c.metric.as_str() {
-            "frame_gpu_time" => "GPU time",
-            "frame_cpu_time" => "CPU time in GL",
-            "frame_wall_time" => "wall time",
-            "frame_present_time" => "present",
-            "frame_gpu_time_beyond_drift" => "GPU beyond drift",
+            FRAME_GPU => "GPU time",
+            FRAME_CPU => "CPU time in GL",
+            FRAME_WALL => "wall time",
+            FRAME_PRESENT => "present",
+            FRAME_GPU_BEYOND_DRIFT => "GPU beyond drift",
             other => other,
         };
         let _ = writeln!(

@@ -99,9 +99,9 @@ fn origin(notes: Vec<String>) -> Origin {
 fn finish(socket: &str, table: HookReport, held: std::time::Duration, got_later: bool) {
     let started = std::time::Instant::now();
     let mut hooks = table;
-    merge(&mut hooks, crate::live::install_inline());
+    hooks.add(crate::live::install_inline());
     if !got_later {
-        merge(&mut hooks, crate::live::install_got());
+        hooks.add(crate::live::install_got());
     }
     runtime::hooks_installing(got_later);
     let notes = vec![
@@ -129,7 +129,7 @@ fn finish(socket: &str, table: HookReport, held: std::time::Duration, got_later:
         .is_ok_and(|stream| runtime::connect(stream, origin(notes), None).is_ok());
     if got_later {
         // Also without a connection: a later attach expects them in.
-        merge(&mut hooks, crate::live::install_got());
+        hooks.add(crate::live::install_got());
         runtime::hooks_installing(false);
     }
     if connected {
@@ -148,15 +148,6 @@ fn finish(socket: &str, table: HookReport, held: std::time::Duration, got_later:
         );
         outbox::send_record(Record::Hooks(summary(&hooks)));
     }
-}
-
-/// Adds what a later layer's install did to `into`.
-fn merge(into: &mut HookReport, more: HookReport) {
-    into.got_patched += more.got_patched;
-    into.modules += more.modules;
-    into.dispatch_patched += more.dispatch_patched;
-    into.inline_hooked.extend(more.inline_hooked);
-    into.notes.extend(more.notes);
 }
 
 /// Entry points named in a note, or "none".

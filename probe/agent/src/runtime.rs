@@ -324,36 +324,6 @@ pub fn connect(
     Ok(())
 }
 
-/// The capture an attach's `capture` or `watch` command asks for, starting at the first swap
-/// numbered `start_after` or later, with the watch it starts; `None` for other commands.
-fn attach_request(command: Command, start_after: u64) -> Option<(Request, Option<Watch>)> {
-    let request = |frames, mode, heat, timing| Request {
-        frames,
-        mode,
-        heat,
-        timing,
-        start_after,
-        first_frame: Some(1),
-        warmup: WARMUP,
-        warmup_more: WARMUP_MORE_FRAMES,
-    };
-    match command {
-        Command::Capture {
-            frames,
-            mode,
-            heat,
-            timing,
-        } => Some((request(frames, mode, heat, timing), None)),
-        // Warmed up in full mode, as the frames after a trigger will be captured: their
-        // first-time costs are paid before anything is watched.
-        Command::Watch(watch) => Some((
-            request(u32::MAX, CaptureMode::Full, watch.heat, watch.timing),
-            Some(watch),
-        )),
-        Command::Stop | Command::Detach => None,
-    }
-}
-
 /// Runs at the program's exit: frames captured just before a normal exit are still sent.
 extern "C" fn drain_at_exit() {
     if let Some(agent) = current() {
@@ -366,28 +336,49 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
     for line in std::io::BufReader::new(stream).lines() {
         let Ok(line) = line else { break };
         match Command::parse(&line) {
-            Some(command @ (Command::Capture { .. } | Command::Watch(_))) => {
+            Some(Command::Capture {
+                frames,
+                mode,
+                heat,
+                timing,
+            }) => {
                 let mut st = lock(&agent.state);
-                let watching = st.active.as_ref().is_some_and(|a| a.watch.is_some());
-                if watching {
-                    // During a watch: take the next frames in full mode, the watch going on.
-                    if let Command::Capture {
-                        frames,
-                        mode: CaptureMode::Full,
-                        heat,
-                        timing,
-                    } = command
-                    {
-                        if let Some(w) = st.active.as_mut().and_then(|a| a.watch.as_mut()) {
-                            w.take = Some((frames, heat, timing));
-                        }
+                // During a watch: take the next frames in full mode, the watch going on.
+                if let Some(w) = st.active.as_mut().and_then(|a| a.watch.as_mut()) {
+                    if mode == CaptureMode::Full {
+                        w.take = Some((frames, heat, timing));
                     }
                 } else if st.active.is_none() {
-                    if let Some((request, watch)) = attach_request(command, capture::swaps() + 1) {
-                        st.stop = false;
-                        st.request = Some(request);
-                        st.watch = watch;
-                    }
+                    st.stop = false;
+                    st.request = Some(Request {
+                        frames,
+                        mode,
+                        heat,
+                        timing,
+                        start_after: capture::swaps() + 1,
+                        first_frame: Some(1),
+                        warmup: WARMUP,
+                        warmup_more: WARMUP_MORE_FRAMES,
+                    });
+                }
+            }
+            Some(Command::Watch(watch)) => {
+                let mut st = lock(&agent.state);
+                if st.active.is_none() {
+                    st.stop = false;
+                    // Warmed up in full mode, as the frames after a trigger will be captured:
+                    // their first-time costs are paid before anything is watched.
+                    st.request = Some(Request {
+                        frames: u32::MAX,
+                        mode: CaptureMode::Full,
+                        heat: watch.heat,
+                        timing: watch.timing,
+                        start_after: capture::swaps() + 1,
+                        first_frame: Some(1),
+                        warmup: WARMUP,
+                        warmup_more: WARMUP_MORE_FRAMES,
+                    });
+                    st.watch = Some(watch);
                 }
             }
             Some(Command::Stop) => lock(&agent.state).stop = true,

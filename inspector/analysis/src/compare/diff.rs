@@ -955,11 +955,11 @@ fn frame_comparisons(a: &SessionStats, b: &SessionStats, drift: Option<Drift>) -
         let scaled: Vec<f64> = gpu(&fb).iter().map(|v| v / d.factor).collect();
         compare(FRAME_GPU_BEYOND_DRIFT, "ns", &gpu(&fa), &scaled)
     });
-    let each = |f: &[&crate::measure::aggregate::FrameTotals],
-                value: fn(&crate::measure::aggregate::FrameTotals) -> f64|
-     -> Vec<f64> { f.iter().map(|t| value(t)).collect() };
     let row = |name, value: fn(&crate::measure::aggregate::FrameTotals) -> f64| {
-        compare(name, "ns", &each(&fa, value), &each(&fb, value))
+        let of = |f: &[&crate::measure::aggregate::FrameTotals]| -> Vec<f64> {
+            f.iter().map(|t| value(t)).collect()
+        };
+        compare(name, "ns", &of(&fa), &of(&fb))
     };
     let mut out = vec![
         compare(FRAME_GPU, "ns", &gpu(&fa), &gpu(&fb)),

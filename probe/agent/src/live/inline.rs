@@ -198,7 +198,7 @@ unsafe fn build(
     let body_end = if size > off { func + size } else { start + 128 };
     let body_len = body_end.saturating_sub(moved_end);
     // The caller's snapshot of the mappings: the function's own pages do not change while
-    // it is hooked, and reading /proc/self/maps again per hook cost 2-5 ms each (mpv, 1,900
+    // it is hooked, and reading /proc/self/maps again per hook cost 2-5 ms each (mpv, 1,400
     // mappings, on a machine whose cores the program keeps busy).
     let avail = maps.readable_len(moved_end, body_len);
     if avail > 0 {

@@ -59,6 +59,15 @@ impl HookReport {
     pub fn total(&self) -> usize {
         self.got_patched + self.dispatch_patched + self.inline_hooked.len()
     }
+
+    /// Adds what a later install call did (an attach installs the layers in several calls).
+    pub fn add(&mut self, more: HookReport) {
+        self.got_patched += more.got_patched;
+        self.modules += more.modules;
+        self.dispatch_patched += more.dispatch_patched;
+        self.inline_hooked.extend(more.inline_hooked);
+        self.notes.extend(more.notes);
+    }
 }
 
 #[derive(Default)]
