@@ -144,17 +144,6 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
         timeout_s
     });
 
-    let (injected, hooked, stream) = match get_in(pid, &way, &agent, &endpoint, timeout) {
-        Ok(i) => i,
-        Err(e) => {
-            drop(writer);
-            let _ = std::fs::remove_file(&output);
-            return e.into_exit();
-        }
-    };
-    // Commands are a few bytes, but never let a wedged agent block us on a full socket.
-    stream.set_write_timeout(Some(Duration::from_secs(1)))?;
-    let mut control = stream.try_clone()?;
     let capture = if watching {
         Command::Watch(Watch {
             ring: args.ring,
@@ -172,6 +161,17 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             timing: args.timing.0,
         }
     };
+    let (injected, hooked, stream) = match get_in(pid, &way, &agent, &endpoint, timeout, &capture) {
+        Ok(i) => i,
+        Err(e) => {
+            drop(writer);
+            let _ = std::fs::remove_file(&output);
+            return e.into_exit();
+        }
+    };
+    // Commands are a few bytes, but never let a wedged agent block us on a full socket.
+    stream.set_write_timeout(Some(Duration::from_secs(1)))?;
+    let mut control = stream.try_clone()?;
     control
         .write_all(capture.line().as_bytes())
         .context("talking to the agent")?;

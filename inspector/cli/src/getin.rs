@@ -64,13 +64,16 @@ pub(crate) fn check(pid: i32, agent: &std::path::Path) -> Result<Way> {
 
 /// Gets into `pid` the `way` [`check`] found, and waits (bounded) for the agent to connect
 /// back to `endpoint`: the injection (or wake-up), the entry's status turned into one-line
-/// errors, and the connection, as `attach` and the live view both need them.
+/// errors, and the connection, as `attach` and the live view both need them. `first` is the
+/// command the caller sends first once connected: the agent learns it with the injection,
+/// so a first capture can warm up from the injected frame on.
 pub(crate) fn get_in(
     pid: i32,
     way: &Way,
     agent: &std::path::Path,
     endpoint: &Endpoint,
     timeout: Duration,
+    first: &control::Command,
 ) -> Result<
     (
         gpuheat_inject::Injected,
@@ -79,7 +82,9 @@ pub(crate) fn get_in(
     ),
     NotIn,
 > {
-    let arg = AttachArg::new(endpoint.socket.to_string_lossy()).to_string();
+    let arg = AttachArg::new(endpoint.socket.to_string_lossy())
+        .with_command(first.clone())
+        .to_string();
     let injected = match way {
         Way::Inject(_) => gpuheat_inject::inject(&gpuheat_inject::Request {
             pid,

@@ -48,10 +48,19 @@ pub fn live(req: LiveRequest) -> Result<ExitCode> {
     let _ = std::fs::remove_file(&save_to);
     let endpoint = Endpoint::new()?;
     receive::catch_ctrl_c();
-    let (_injected, _hooked, stream) = match get_in(pid, &way, &agent, &endpoint, req.timeout) {
-        Ok(i) => i,
-        Err(e) => return e.into_exit(),
-    };
+    let watch = Command::Watch(Watch {
+        ring: 0,
+        frames: 3,
+        max_triggers: 1,
+        heat: false,
+        timing: Timing::Auto,
+        rules: Vec::new(),
+    });
+    let (_injected, _hooked, stream) =
+        match get_in(pid, &way, &agent, &endpoint, req.timeout, &watch) {
+            Ok(i) => i,
+            Err(e) => return e.into_exit(),
+        };
     // From here Ctrl-C ends gpuheat: its socket closes and the agent detaches on its own.
     // SAFETY: restoring the default action of a signal.
     unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
@@ -64,14 +73,6 @@ pub fn live(req: LiveRequest) -> Result<ExitCode> {
             .map(|mut s| s.write_all(c.line().as_bytes()).is_ok())
             .unwrap_or(false)
     };
-    let watch = Command::Watch(Watch {
-        ring: 0,
-        frames: 3,
-        max_triggers: 1,
-        heat: false,
-        timing: Timing::Auto,
-        rules: Vec::new(),
-    });
     if !send(&watch) {
         anyhow::bail!("the agent in pid {pid} closed its connection");
     }

@@ -337,13 +337,19 @@ impl AttachStatus {
     }
 }
 
-/// The string passed to [`ATTACH_ENTRY`]: `"<socket path>\n<version>"`.
+/// The string passed to [`ATTACH_ENTRY`]: `"<socket path>\n<version>[\n<command>]"`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttachArg {
     /// The CLI's listening socket.
     pub socket: String,
     /// The CLI's [`VERSION`].
     pub version: String,
+    /// The first command the CLI will send once connected ([`Command::Capture`] or
+    /// [`Command::Watch`]), so the agent can start the capture's warm-up with the frame
+    /// after the injected swap instead of at a swap after the connection: one frame of the
+    /// program sooner. The CLI sends it on the socket all the same; an agent that started
+    /// from the argument takes that first one as said.
+    pub command: Option<Command>,
 }
 
 impl AttachArg {
@@ -352,18 +358,33 @@ impl AttachArg {
         AttachArg {
             socket: socket.into(),
             version: VERSION.to_string(),
+            command: None,
         }
     }
 
-    /// Parses the argument; `None` when it has no version line or an empty socket.
+    /// The argument with the first command the CLI will send.
+    pub fn with_command(self, command: Command) -> AttachArg {
+        AttachArg {
+            command: Some(command),
+            ..self
+        }
+    }
+
+    /// Parses the argument; `None` when it has no version line, an empty socket, or a
+    /// third line that is no command.
     pub fn parse(arg: &str) -> Option<AttachArg> {
-        let (socket, version) = arg.split_once('\n')?;
-        if socket.is_empty() || version.contains('\n') {
+        let (socket, rest) = arg.split_once('\n')?;
+        let (version, command) = match rest.split_once('\n') {
+            Some((version, line)) => (version, Some(Command::parse(line)?)),
+            None => (rest, None),
+        };
+        if socket.is_empty() {
             return None;
         }
         Some(AttachArg {
             socket: socket.to_string(),
             version: version.to_string(),
+            command,
         })
     }
 
@@ -375,7 +396,11 @@ impl AttachArg {
 
 impl fmt::Display for AttachArg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}\n{}", self.socket, self.version)
+        write!(f, "{}\n{}", self.socket, self.version)?;
+        match &self.command {
+            Some(command) => write!(f, "\n{command}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -737,6 +762,28 @@ mod tests {
         assert_eq!(AttachArg::parse("/s"), None);
         assert_eq!(AttachArg::parse("\n1.0"), None);
         assert_eq!(AttachArg::parse("/s\n1\n2"), None);
+        assert_eq!(AttachArg::parse("/s\n1\ncapture 3 full\nmore"), None);
+        // With the first command: the capture, or a watch with its rules.
+        let capture = Command::Capture {
+            frames: 3,
+            mode: CaptureMode::Full,
+            heat: true,
+            timing: Timing::Deferred,
+        };
+        let watch = Command::Watch(Watch {
+            ring: 30,
+            frames: 2,
+            max_triggers: 1,
+            heat: false,
+            timing: Timing::Auto,
+            rules: vec![Trigger::parse("frame-ms>20").unwrap()],
+        });
+        for command in [capture, watch] {
+            let a = AttachArg::new("/s").with_command(command.clone());
+            let back = AttachArg::parse(&a.to_string()).unwrap();
+            assert_eq!(back.command, Some(command));
+            assert_eq!(back, a);
+        }
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub unsafe extern "C" fn gpuheat_agent_attach(arg: *const c_char) -> i32 {
     let arg = unsafe { CStr::from_ptr(arg) }
         .to_string_lossy()
         .into_owned();
-    std::panic::catch_unwind(|| attach(&arg))
+    std::panic::catch_unwind(|| attach(&arg, Start::AtTheSwap))
         .unwrap_or(AttachStatus::Panicked)
         .code()
 }
@@ -35,10 +35,22 @@ pub unsafe extern "C" fn gpuheat_agent_attach(arg: *const c_char) -> i32 {
 /// [`gpuheat_agent_attach`]'s work, for a caller inside the agent: the Vulkan layer's
 /// wake-up, at a present.
 pub(crate) fn attach_from(arg: &str) -> AttachStatus {
-    std::panic::catch_unwind(|| attach(arg)).unwrap_or(AttachStatus::Panicked)
+    std::panic::catch_unwind(|| attach(arg, Start::AtAPresent)).unwrap_or(AttachStatus::Panicked)
 }
 
-fn attach(arg: &str) -> AttachStatus {
+/// Where the attach entry runs, which decides whether a first capture may start there.
+#[derive(Clone, Copy, PartialEq)]
+enum Start {
+    /// The injector's call at a swap's entry, on the render thread: a first attach starts the
+    /// capture the argument names here ([`runtime::connect_and_start`]), and its warm-up runs
+    /// from the frame after this swap, while the inline hooks and GOT slots go in.
+    AtTheSwap,
+    /// The Vulkan layer's wake-up: the capture starts at a present after the connection, as
+    /// every capture did before.
+    AtAPresent,
+}
+
+fn attach(arg: &str, at: Start) -> AttachStatus {
     let Some(arg) = AttachArg::parse(arg) else {
         return AttachStatus::BadArgument;
     };
@@ -52,16 +64,42 @@ fn attach(arg: &str) -> AttachStatus {
     // to a thread of ours, so the render thread is released sooner: an attach's hold is a
     // visible hitch in the program.
     let started = std::time::Instant::now();
+    // Calls reach the wrappers from here on, context switches only once the inline hooks are
+    // in (`finish`).
+    crate::recorder::switches_unseen();
     let table = crate::live::install_dispatch();
-    let held = started.elapsed();
     crate::writer::prepare_ahead();
     // A first attach: the GOT slots go in after the connection, while a capture warms up.
     let got_later = !crate::live::got_installed();
+    let early = match (&arg.command, at) {
+        (Some(command), Start::AtTheSwap) if got_later => Some(command),
+        _ => None,
+    };
+    let connected = early.is_some_and(|command| {
+        runtime::hooks_installing(true);
+        let notes = vec![
+            "attached to the running program".to_string(),
+            format!(
+                "live hooks: {} dispatch entries in {:.1} ms on the render thread; the inline \
+                 hooks and GOT slots go in on the agent's thread while the capture warms up \
+                 (the HOOK record)",
+                table.dispatch_patched,
+                started.elapsed().as_secs_f64() * 1e3
+            ),
+        ];
+        let ok = UnixStream::connect(&arg.socket)
+            .is_ok_and(|stream| runtime::connect_and_start(stream, origin(notes), command).is_ok());
+        if !ok {
+            runtime::hooks_installing(false);
+        }
+        ok
+    });
+    let held = started.elapsed();
     let socket = arg.socket.clone();
     // A panic on our thread must end quietly there, as everywhere in the agent.
     let rest = move || {
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            finish(&socket, table, held, got_later)
+            finish(&socket, table, held, connected, got_later)
         }));
     };
     match std::thread::Builder::new()
@@ -72,7 +110,13 @@ fn attach(arg: &str) -> AttachStatus {
         // No thread to be had: everything here, as the CLI still waits for the connection.
         // (The dispatch table's report went with the closure; its patch stays.)
         Err(_) => {
-            finish(&arg.socket, HookReport::default(), held, got_later);
+            finish(
+                &arg.socket,
+                HookReport::default(),
+                held,
+                connected,
+                got_later,
+            );
             AttachStatus::Ok
         }
     }
@@ -87,46 +131,56 @@ fn origin(notes: Vec<String>) -> Origin {
     }
 }
 
-/// The layers that need no current context, the connection to the CLI, then the `HOOK`
-/// record. A failure here shows on the CLI's side as an agent that never connected.
+/// The layers that need no current context, the connection to the CLI unless the attach
+/// entry made it (`connected`), then the `HOOK` record. A failure here shows on the CLI's
+/// side as an agent that never connected.
 ///
-/// On a first attach (`got_later`) the inline hooks (which bring the program's swaps and
-/// context switches to the agent) go in first, then the connection, and the GOT slots while
-/// the capture's warm-up runs (`runtime::hooks_installing` keeps it going until they are
-/// in): the capture's start does not wait for them, 20-55 ms on mpv on a 2-core machine. A
-/// later attach finds the GOTs patched and only patches modules loaded since, before
-/// connecting, as its capture's first frame may begin at once.
-fn finish(socket: &str, table: HookReport, held: std::time::Duration, got_later: bool) {
+/// On a first attach (`got_later`) the inline hooks (which bring the program's swaps to the
+/// agent) go in first and the GOT slots after the connection, while the capture's warm-up
+/// frames run (`runtime::hooks_installing`), instead of the capture waiting for them and then
+/// for another swap: on mpv that layer takes 20-55 ms on a 2-core machine. A later attach
+/// finds the GOTs patched and only patches modules loaded since, before connecting, as its
+/// capture's first frame may begin at once.
+fn finish(
+    socket: &str,
+    table: HookReport,
+    held: std::time::Duration,
+    connected: bool,
+    got_later: bool,
+) {
     let started = std::time::Instant::now();
     let mut hooks = table;
     hooks.add(crate::live::install_inline());
+    crate::recorder::switches_seen();
     if !got_later {
         hooks.add(crate::live::install_got());
     }
-    runtime::hooks_installing(got_later);
-    let notes = vec![
-        "attached to the running program".to_string(),
-        format!(
-            "live hooks: {} dispatch entries in {:.1} ms on the render thread; inline: {}{} \
+    let connected = connected || {
+        runtime::hooks_installing(got_later);
+        let notes = vec![
+            "attached to the running program".to_string(),
+            format!(
+                "live hooks: {} dispatch entries in {:.1} ms on the render thread; inline: {}{} \
                  on the agent's thread in {:.1} ms{}",
-            hooks.dispatch_patched,
-            held.as_secs_f64() * 1e3,
-            list(&hooks.inline_hooked),
-            if got_later {
-                String::new()
-            } else {
-                format!(", {} GOT slots", hooks.got_patched)
-            },
-            started.elapsed().as_secs_f64() * 1e3,
-            if got_later {
-                "; the GOT slots go in while the capture warms up (the HOOK record)"
-            } else {
-                ""
-            }
-        ),
-    ];
-    let connected = UnixStream::connect(socket)
-        .is_ok_and(|stream| runtime::connect(stream, origin(notes), None).is_ok());
+                hooks.dispatch_patched,
+                held.as_secs_f64() * 1e3,
+                list(&hooks.inline_hooked),
+                if got_later {
+                    String::new()
+                } else {
+                    format!(", {} GOT slots", hooks.got_patched)
+                },
+                started.elapsed().as_secs_f64() * 1e3,
+                if got_later {
+                    "; the GOT slots go in while the capture warms up (the HOOK record)"
+                } else {
+                    ""
+                }
+            ),
+        ];
+        UnixStream::connect(socket)
+            .is_ok_and(|stream| runtime::connect(stream, origin(notes), None).is_ok())
+    };
     if got_later {
         // Also without a connection: a later attach expects them in.
         hooks.add(crate::live::install_got());

@@ -16,13 +16,16 @@ use crate::outbox;
 use crate::writer::Msg;
 use gpuheat_session::CounterValue;
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 
 struct ThreadState {
     /// The thread is running agent code: GL calls it makes are the agent's, not the program's.
     in_agent: Cell<bool>,
     tid: Cell<u32>,
-    /// The context current on this thread; `None` until known.
-    ctx: Cell<Option<u64>>,
+    /// The context current on this thread and the [`SWITCHES`] epoch it was learnt in;
+    /// `None` until known.
+    ctx: Cell<Option<(u64, u64)>>,
     buf: RefCell<CallBuffer>,
     /// Between `glBegin` and `glEnd` (seen while recording; a capture starts at a swap,
     /// which is never inside one).
@@ -82,23 +85,48 @@ pub fn from_program() -> bool {
     THREAD.try_with(|t| !t.in_agent.get()).unwrap_or(false)
 }
 
+/// Whether the threads' remembered contexts can be trusted: an epoch, odd while a context
+/// switch may happen unseen. A first attach starts its capture at the injection, before the
+/// MakeCurrent hooks are in (they go in on the agent's thread); until then a thread's context
+/// is asked of the window system at every call, and a context remembered before the hooks
+/// went in is asked again once (gtk4-demo's GL areas switch contexts within a frame: a stale
+/// one sent their calls, and the textures they draw into, to the window's context).
+static SWITCHES: AtomicU64 = AtomicU64::new(0);
+
+/// From now on a MakeCurrent may run without the agent seeing it (the attach entry, before
+/// the inline hooks).
+pub fn switches_unseen() {
+    let _ = SWITCHES.fetch_update(SeqCst, SeqCst, |e| (e & 1 == 0).then_some(e + 1));
+}
+
+/// Every MakeCurrent is seen from now on (the inline hooks are in).
+pub fn switches_seen() {
+    let _ = SWITCHES.fetch_update(SeqCst, SeqCst, |e| (e & 1 == 1).then_some(e + 1));
+}
+
+/// The context current on the thread of `t`: remembered, or asked when the memory may be
+/// stale (see [`SWITCHES`]).
+#[inline]
+fn thread_context(t: &ThreadState) -> u64 {
+    let epoch = SWITCHES.load(Relaxed);
+    match t.ctx.get() {
+        Some((c, e)) if e == epoch && epoch & 1 == 0 => c,
+        _ => {
+            let c = contexts::query_current_context();
+            t.ctx.set(Some((c, epoch)));
+            c
+        }
+    }
+}
+
 /// The context current on the calling thread (0 when none).
 pub fn current_context() -> u64 {
-    THREAD
-        .try_with(|t| match t.ctx.get() {
-            Some(c) => c,
-            None => {
-                let c = contexts::query_current_context();
-                t.ctx.set(Some(c));
-                c
-            }
-        })
-        .unwrap_or(0)
+    THREAD.try_with(thread_context).unwrap_or(0)
 }
 
 /// A MakeCurrent succeeded on this thread: `ctx` is current now.
 pub fn made_current(ctx: u64) {
-    let _ = THREAD.try_with(|t| t.ctx.set(Some(ctx)));
+    let _ = THREAD.try_with(|t| t.ctx.set(Some((ctx, SWITCHES.load(SeqCst)))));
 }
 
 /// `glBegin` (true) or `glEnd` (false) on this thread.
@@ -248,14 +276,7 @@ pub(crate) fn push_plain_in<const N: usize>(
                 return None;
             }
             let _leaving = Leaving(&t.in_agent);
-            let ctx = match (ctx, t.ctx.get()) {
-                (Some(c), _) | (None, Some(c)) => c,
-                (None, None) => {
-                    let c = contexts::query_current_context();
-                    t.ctx.set(Some(c));
-                    c
-                }
-            };
+            let ctx = ctx.unwrap_or_else(|| thread_context(t));
             let frame = capture::frame();
             let mut buf = t.buf.borrow_mut();
             make_room(t, &mut buf, frame, ctx);
@@ -284,4 +305,30 @@ pub(crate) fn flush() {
             hand_over(t, &mut buf);
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The test process has no GL: an asked context is 0, a remembered one is what a
+    /// MakeCurrent hook said. One test, as `SWITCHES` is the process's.
+    #[test]
+    fn a_context_remembered_while_switches_went_unseen_is_asked_again() {
+        made_current(5);
+        assert_eq!(current_context(), 5);
+        switches_unseen();
+        // Asked at every call, even right after a MakeCurrent the hooks saw.
+        assert_eq!(current_context(), 0);
+        made_current(7);
+        assert_eq!(current_context(), 0);
+        switches_seen();
+        // What was remembered before is stale; what a hook says from now on holds.
+        assert_eq!(current_context(), 0);
+        made_current(9);
+        assert_eq!(current_context(), 9);
+        // A second "seen" (a re-attach finds the hooks in) changes nothing.
+        switches_seen();
+        assert_eq!(current_context(), 9);
+    }
 }

@@ -112,6 +112,9 @@ struct State {
     stop: bool,
     detach: bool,
     info_sent: bool,
+    /// The capture started from the attach argument ([`connect_and_start`]): the CLI's first
+    /// `capture` or `watch` on the socket is that one, and is taken as done.
+    early: bool,
 }
 
 struct Active {
@@ -324,6 +327,63 @@ pub fn connect(
     Ok(())
 }
 
+/// The capture an attach's `capture` or `watch` command asks for, starting at the first swap
+/// numbered `start_after` or later, with the watch it starts; `None` for other commands.
+fn attach_request(command: Command, start_after: u64) -> Option<(Request, Option<Watch>)> {
+    let request = |frames, mode, heat, timing| Request {
+        frames,
+        mode,
+        heat,
+        timing,
+        start_after,
+        first_frame: Some(1),
+        warmup: WARMUP,
+        warmup_more: WARMUP_MORE_FRAMES,
+    };
+    match command {
+        Command::Capture {
+            frames,
+            mode,
+            heat,
+            timing,
+        } => Some((request(frames, mode, heat, timing), None)),
+        // Warmed up in full mode, as the frames after a trigger will be captured: their
+        // first-time costs are paid before anything is watched.
+        Command::Watch(watch) => Some((
+            request(u32::MAX, CaptureMode::Full, watch.heat, watch.timing),
+            Some(watch),
+        )),
+        Command::Stop | Command::Detach => None,
+    }
+}
+
+/// Attach mode, on the render thread at the entry of the swap the injector stopped it at:
+/// connects as [`connect`] does and starts the capture `command` asks for at once, so that
+/// its warm-up runs from the frame after this swap (the swap itself is not hooked, and no
+/// frame of ours ends at it). One frame of the program sooner than a capture started at a
+/// swap after the connection: on mpv under llvmpipe, 75 ms of the first frame's latency.
+pub fn connect_and_start(
+    stream: UnixStream,
+    origin: Origin,
+    command: &Command,
+) -> std::io::Result<()> {
+    connect(stream, origin, None)?;
+    let (Some(agent), Some((request, watch))) =
+        (current(), attach_request(command.clone(), capture::swaps()))
+    else {
+        return Ok(());
+    };
+    let mut st = lock(&agent.state);
+    // The CLI sends its command only after the injection returns; if it were here already,
+    // that one starts the capture.
+    if st.active.is_none() && st.request.is_none() {
+        st.early = true;
+        st.watch = watch;
+        start_capture(&agent, &mut st, request, StartPoint::Injected);
+    }
+    Ok(())
+}
+
 /// Runs at the program's exit: frames captured just before a normal exit are still sent.
 extern "C" fn drain_at_exit() {
     if let Some(agent) = current() {
@@ -336,49 +396,31 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
     for line in std::io::BufReader::new(stream).lines() {
         let Ok(line) = line else { break };
         match Command::parse(&line) {
-            Some(Command::Capture {
-                frames,
-                mode,
-                heat,
-                timing,
-            }) => {
+            Some(command @ (Command::Capture { .. } | Command::Watch(_))) => {
                 let mut st = lock(&agent.state);
-                // During a watch: take the next frames in full mode, the watch going on.
-                if let Some(w) = st.active.as_mut().and_then(|a| a.watch.as_mut()) {
-                    if mode == CaptureMode::Full {
-                        w.take = Some((frames, heat, timing));
-                    }
-                } else if st.active.is_none() {
-                    st.stop = false;
-                    st.request = Some(Request {
+                if std::mem::take(&mut st.early) {
+                    continue;
+                }
+                let watching = st.active.as_ref().is_some_and(|a| a.watch.is_some());
+                if watching {
+                    // During a watch: take the next frames in full mode, the watch going on.
+                    if let Command::Capture {
                         frames,
-                        mode,
+                        mode: CaptureMode::Full,
                         heat,
                         timing,
-                        start_after: capture::swaps() + 1,
-                        first_frame: Some(1),
-                        warmup: WARMUP,
-                        warmup_more: WARMUP_MORE_FRAMES,
-                    });
-                }
-            }
-            Some(Command::Watch(watch)) => {
-                let mut st = lock(&agent.state);
-                if st.active.is_none() {
-                    st.stop = false;
-                    // Warmed up in full mode, as the frames after a trigger will be captured:
-                    // their first-time costs are paid before anything is watched.
-                    st.request = Some(Request {
-                        frames: u32::MAX,
-                        mode: CaptureMode::Full,
-                        heat: watch.heat,
-                        timing: watch.timing,
-                        start_after: capture::swaps() + 1,
-                        first_frame: Some(1),
-                        warmup: WARMUP,
-                        warmup_more: WARMUP_MORE_FRAMES,
-                    });
-                    st.watch = Some(watch);
+                    } = command
+                    {
+                        if let Some(w) = st.active.as_mut().and_then(|a| a.watch.as_mut()) {
+                            w.take = Some((frames, heat, timing));
+                        }
+                    }
+                } else if st.active.is_none() {
+                    if let Some((request, watch)) = attach_request(command, capture::swaps() + 1) {
+                        st.stop = false;
+                        st.request = Some(request);
+                        st.watch = watch;
+                    }
                 }
             }
             Some(Command::Stop) => lock(&agent.state).stop = true,
@@ -426,8 +468,13 @@ pub(crate) fn heat_frame_end(ctx: u64) {
 /// still be running their constructors, so nothing may be asked of them.
 #[derive(Clone, Copy)]
 enum StartPoint {
-    Swap { ok: bool },
+    Swap {
+        ok: bool,
+    },
     FirstCall,
+    /// At the entry of the swap an attach's injection stopped the render thread at, with a
+    /// warm-up ahead (no state snapshot here: the swap has not run).
+    Injected,
 }
 
 fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint) {
@@ -493,13 +540,19 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
             agent.writer.send(Msg::Record(record));
         }
     }
-    if let StartPoint::Swap { ok } = at {
-        capture::note_swap_thread();
-        // Measure the context's counters now, not inside the first captured draw.
-        contexts::prepare(recorder::current_context());
-        if request.warmup == 0 {
-            snapshot(agent, request, ok);
+    match at {
+        StartPoint::Swap { ok } => {
+            capture::note_swap_thread();
+            // Measure the context's counters now, not inside the first captured draw.
+            contexts::prepare(recorder::current_context());
+            if request.warmup == 0 {
+                snapshot(agent, request, ok);
+            }
         }
+        // The render thread is held for the injection: the warm-up frame's first draw
+        // measures the context (5-10 ms on mpv), as it is no captured frame.
+        StartPoint::Injected => capture::note_swap_thread(),
+        StartPoint::FirstCall => {}
     }
     let watch = st.watch.take().map(|spec| Watching {
         spec,
