@@ -474,3 +474,63 @@ fn presents_are_shown_apart_and_never_judged() {
     assert_eq!(present.q, None);
     assert_eq!(present.verdict, Verdict::Noise);
 }
+
+#[test]
+fn a_draw_whose_time_moved_with_its_fragments_is_not_called_slower() {
+    // Two draws 1 ms each in A. In B the first shades 4x the fragments in 4x the time (an
+    // animated scene: neverball's title screen drew 5x the fragments in one capture), the
+    // second takes 4x the time for the same fragments: only the second got slower.
+    let program = |seed: u64, work: f64, time: f64, slowed: f64| {
+        let mut noise = Noise(seed);
+        let mut b = SessionBuilder::new();
+        for k in 1..=12 {
+            b = b.frame_index(k).frame(|fr| {
+                for (first, work, time) in [(0, work, time), (6, 1.0, slowed)] {
+                    let c = fr.call("glDrawArrays", &[GL_TRIANGLES, first, 6]);
+                    fr.timed(c, 50_000, 50_000);
+                    let ns = 1_000_000.0 * time * noise.factor(0.05);
+                    fr.counter(c, "gpu_time_serialized", ns as u64);
+                    let fragments = (65_536.0 * work) as u64;
+                    fr.counter(c, "fragment_shader_invocations", fragments);
+                    fr.counter(c, "samples_passed", fragments);
+                }
+            });
+        }
+        b.build()
+    };
+    let (a, b) = (program(21, 1.0, 1.0, 1.0), program(22, 4.0, 4.0, 4.0));
+    // On a GPU's threshold (5%), both draws' times are significant.
+    let opts = DiffOptions {
+        min_change: Some(0.05),
+        ..DiffOptions::default()
+    };
+    let d = diff(&a, &b, &opts);
+    assert_eq!(d.matched.len(), 2);
+    let by_first = |first: u32| {
+        d.matched
+            .iter()
+            .find(|m| {
+                d.a.stats.draws[m.a]
+                    .text
+                    .contains(&format!(", {first}, 6)"))
+            })
+            .unwrap()
+    };
+    let (grown, slowed) = (by_first(0), by_first(6));
+    assert_eq!(grown.time().verdict, Verdict::Higher);
+    assert_eq!(slowed.time().verdict, Verdict::Higher);
+    let work = grown.work.as_ref().expect("the grown draw's work change");
+    assert_eq!(work.metric, "fragment_shader_invocations");
+    assert!((work.ratio - 4.0).abs() < 1e-9, "{}", work.ratio);
+    let per_unit = work.per_unit.unwrap();
+    assert!((0.85..1.18).contains(&per_unit), "{per_unit}");
+    assert!(grown.moved_with_work());
+    // Same fragments: no work change to put it down to.
+    assert!(slowed.work.is_none() && !slowed.moved_with_work());
+    // A draw that did 30x the work in 10x the time is not slower at it either.
+    let (a, b) = (program(23, 1.0, 1.0, 1.0), program(24, 30.0, 10.0, 1.0));
+    let d = diff(&a, &b, &opts);
+    let m = d.matched.iter().find(|m| m.work.is_some()).unwrap();
+    assert_eq!(m.time().verdict, Verdict::Higher);
+    assert!(m.moved_with_work(), "{:?}", m.work);
+}

@@ -7,7 +7,7 @@ use crate::shown;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gpuheat_analysis::compare::diff::{
-    diff, Comparison, Diff, DiffOptions, Gate, MatchedBy, Verdict, FRAME_CPU, FRAME_GPU,
+    diff, Comparison, Diff, DiffOptions, DrawDiff, Gate, MatchedBy, Verdict, FRAME_CPU, FRAME_GPU,
     FRAME_GPU_BEYOND_DRIFT, FRAME_PRESENT, FRAME_WALL,
 };
 use gpuheat_analysis::compare::heat::{
@@ -487,7 +487,14 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
         }
         _ => {}
     }
-    let count = |v: Verdict| d.matched.iter().filter(|m| m.time().verdict == v).count();
+    // A draw whose time moved with its work is counted apart from the slower and faster.
+    let count = |v: Verdict| {
+        d.matched
+            .iter()
+            .filter(|m| m.time().verdict == v && !m.moved_with_work())
+            .count()
+    };
+    let with_work = d.matched.iter().filter(|m| m.moved_with_work()).count();
     let aligned = d
         .matched
         .iter()
@@ -495,11 +502,12 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
         .count();
     let _ = writeln!(
         o,
-        "\ndraws  {} matched ({} by stream alignment): {} slower, {} faster, {} within noise, {} too few frames; {} only in A, {} only in B",
+        "\ndraws  {} matched ({} by stream alignment): {} slower, {} faster, {} changed with their work, {} within noise, {} too few frames; {} only in A, {} only in B",
         d.matched.len(),
         aligned,
         count(Verdict::Higher),
         count(Verdict::Lower),
+        with_work,
         count(Verdict::Noise),
         count(Verdict::TooFew),
         d.only_a.len(),
@@ -523,12 +531,8 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             String::new()
         }
     );
-    let rows = |o: &mut String, title: &str, pick: &dyn Fn(Verdict) -> bool| {
-        let list: Vec<_> = d
-            .matched
-            .iter()
-            .filter(|m| pick(m.time().verdict))
-            .collect();
+    let rows = |o: &mut String, title: &str, pick: &dyn Fn(&DrawDiff) -> bool| {
+        let list: Vec<_> = d.matched.iter().filter(|m| pick(m)).collect();
         if list.is_empty() {
             return;
         }
@@ -556,6 +560,21 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
                     );
                 }
             }
+            if let Some(w) = &m.work {
+                let _ = write!(
+                    name,
+                    "  [{} x{}{}]",
+                    w.metric,
+                    if w.ratio.is_finite() {
+                        format!("{:.2}", w.ratio)
+                    } else {
+                        "inf (none in A)".into()
+                    },
+                    w.per_unit
+                        .map(|r| format!(", time per unit x{r:.2}"))
+                        .unwrap_or_default()
+                );
+            }
             row(o, c, &format!("  {name}"));
             for other in m
                 .metrics
@@ -569,8 +588,15 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             let _ = writeln!(o, "  … and {} more (--top)", list.len() - args.top);
         }
     };
-    rows(&mut o, "significant changes", &|v| v.significant());
-    rows(&mut o, "within noise", &|v| !v.significant());
+    rows(&mut o, "significant changes", &|m| {
+        m.time().verdict.significant() && !m.moved_with_work()
+    });
+    rows(
+        &mut o,
+        "changed with their work (their time moved with a work counter, its time per unit not beyond the threshold: the program drew more or less)",
+        &|m| m.moved_with_work(),
+    );
+    rows(&mut o, "within noise", &|m| !m.time().verdict.significant());
 
     for (title, side, list) in [
         ("only in A (removed)", &d.a, &d.only_a),

@@ -13,12 +13,16 @@
 
 use crate::checklist::{check, Finding, Severity};
 use crate::measure::aggregate::{
-    aggregate, DrawStats, SessionStats, CALL_TIME, CPU_TIME, DISTURBED_SPREAD, GPU_PIPELINED,
-    GPU_SERIALIZED,
+    aggregate, DrawStats, SessionStats, CALL_TIME, CPU_TIME, DISTURBED_SPREAD, FRAGMENTS,
+    GPU_PIPELINED, GPU_SERIALIZED,
 };
 use crate::measure::stats::{
     benjamini_hochberg, hodges_lehmann, hodges_lehmann_ratio, mann_whitney, min_p_value, Shift,
     Summary,
+};
+use gpuheat_session::counter_names::{
+    CLIPPING_OUTPUT_PRIMITIVES, FRAGMENT_SHADER_INVOCATIONS, SAMPLES_PASSED,
+    VERTEX_SHADER_INVOCATIONS,
 };
 use gpuheat_session::Session;
 use rayon::prelude::*;
@@ -184,6 +188,81 @@ pub struct DrawDiff {
     /// The ranking GPU time with B's values divided by the common drift, when there is one:
     /// what the verdict of the draw is.
     pub time_beyond_drift: Option<Comparison>,
+    /// When its time changed significantly together with the work it did: which work, and
+    /// whether the time per unit of it changed too.
+    pub work: Option<WorkChange>,
+}
+
+/// Work counters a draw's time moves with, in the order a time change is put down to one:
+/// shaded fragments first, as they drive most draws' cost.
+pub const WORK_METRICS: [&str; 5] = [
+    FRAGMENT_SHADER_INVOCATIONS,
+    SAMPLES_PASSED,
+    FRAGMENTS,
+    VERTEX_SHADER_INVOCATIONS,
+    CLIPPING_OUTPUT_PRIMITIVES,
+];
+
+/// A draw whose time changed significantly along with a work counter that changed
+/// significantly the same way. An animated program drew 5× the fragments in one capture
+/// (neverball's title screen replays a game): its draws took 5× the time, and calling them
+/// "slower" would send the user after a regression the program's code does not have.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkChange {
+    /// The work counter ([`WORK_METRICS`]).
+    pub metric: String,
+    /// B / A of its medians; infinite where A did none of it.
+    pub ratio: f64,
+    /// B / A of the time per unit of that work; `None` where a side did none of it.
+    pub per_unit: Option<f64>,
+    /// Whether the time per unit did not move the time's way beyond the diff's threshold:
+    /// the time moved with the work, and the draw is no slower (faster) at it.
+    pub explains: bool,
+}
+
+impl DrawDiff {
+    /// Whether the draw's time changed significantly and its work explains it.
+    pub fn moved_with_work(&self) -> bool {
+        self.work.as_ref().is_some_and(|w| w.explains)
+    }
+}
+
+/// The work change behind a significant time change of `d`, if a work counter changed
+/// significantly the same way.
+fn work_change(d: &DrawDiff, min_change: f64) -> Option<WorkChange> {
+    let t = d.time();
+    if !t.verdict.significant() {
+        return None;
+    }
+    let c = WORK_METRICS.iter().find_map(|w| {
+        d.metrics
+            .iter()
+            .find(|c| c.metric == *w && c.verdict == t.verdict)
+    })?;
+    let (a, b) = (c.a?.median, c.b?.median);
+    let ratio = if a > 0.0 { b / a } else { f64::INFINITY };
+    let time_ratio = match (t.a, t.b) {
+        (Some(x), Some(y)) if x.median > 0.0 => Some(y.median / x.median),
+        _ => None,
+    };
+    let per_unit = match time_ratio {
+        Some(r) if ratio.is_finite() && ratio > 0.0 => Some(r / ratio),
+        _ => None,
+    };
+    // The work explains the change when it moved at least as far as the time, beyond the
+    // threshold: a draw that did 30x the fragments in 10x the time (its fixed cost shared
+    // by more of them) is no slower at its work.
+    let factor = 1.0 + min_change;
+    let explains = per_unit.is_none_or(|r| match t.verdict {
+        Verdict::Higher => r < factor,
+        _ => r > 1.0 / factor,
+    });
+    Some(WorkChange {
+        metric: c.metric.clone(),
+        ratio,
+        per_unit,
+        explains,
+    })
 }
 
 impl DrawDiff {
@@ -356,6 +435,9 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
         .map(|c| c.serialized_overhead_ns as f64)
         .fold(0.0, f64::max);
     judge(&mut matched, &mut frames, opts, resolution_ns);
+    for m in matched.iter_mut() {
+        m.work = work_change(m, min_change);
+    }
     matched.sort_by(|x, y| {
         let (tx, ty) = (x.time(), y.time());
         let sig = |c: &Comparison| !c.verdict.significant();
@@ -913,6 +995,7 @@ fn draw_diff(a: &SessionStats, b: &SessionStats, ia: usize, ib: usize, how: Matc
         metrics,
         rank,
         time_beyond_drift: None,
+        work: None,
     }
 }
 
