@@ -134,6 +134,15 @@ fn time(m: &Value) -> &Value {
     &m["metrics"][m["rank"].as_u64().unwrap() as usize]
 }
 
+/// The comparison a draw's verdict is: its time beyond the common drift, when one was taken
+/// out, else the raw one.
+fn judged(m: &Value) -> &Value {
+    match &m["time_beyond_drift"] {
+        Value::Null => time(m),
+        c => c,
+    }
+}
+
 fn significant(c: &Value) -> bool {
     matches!(c["verdict"].as_str(), Some("higher" | "lower"))
 }
@@ -154,8 +163,8 @@ fn a_cheaper_hot_draw_is_the_only_significant_change() {
     let top = &matched[0];
     let a = top["a"].as_u64().unwrap() as usize;
     assert_eq!(median(&d, "a", a, "fragments"), Some((SPOT * SPOT) as f64));
-    assert_eq!(time(top)["verdict"], "lower", "{:#}", time(top));
-    // The raw comparison (on llvmpipe no common drift is taken out).
+    assert_eq!(judged(top)["verdict"], "lower", "{:#}", judged(top));
+    // The raw comparison (the verdict is judged beyond the common drift of the draws).
     let t = &top["metrics"][top["rank"].as_u64().unwrap() as usize];
     // Cost ∝ iterations: 75 / 300 = 0.25, within llvmpipe's run-to-run spread of this draw
     // (twelve captures of the same program: its median 2.12–3.34 ms, 1.6× apart): 0.16–0.40.
@@ -177,19 +186,26 @@ fn a_cheaper_hot_draw_is_the_only_significant_change() {
             continue;
         }
         assert!(
-            !significant(time(m)),
+            !significant(judged(m)),
             "only the hot draw changed: {key} {:#}",
-            time(m)
+            judged(m)
         );
     }
     // The typical frame (the sum of the draws' medians) lost what the hot draw lost, and
-    // nothing else counts: the other draws are within noise.
+    // nothing else counts but the clear when it moved beyond the noise (it did in 1 of 4
+    // runs, +77 µs beyond the drift): the other draws are within noise.
     let (g, _) = diff_json(&s("base"), &s("cheap"), &["--fail-if-slower", "10"]);
     let net = g["gate"]["net_ns"].as_f64().unwrap();
-    let hot = t["shift"]["estimate"].as_f64().unwrap();
+    let shift = |m: &Value| judged(m)["shift"]["estimate"].as_f64().unwrap();
+    let hot = shift(top);
+    let clear: f64 = g["matched"].as_array().unwrap()[1..]
+        .iter()
+        .filter(|m| significant(judged(m)))
+        .map(shift)
+        .sum();
     assert!(
-        net < 0.0 && (net - hot).abs() < 1.0,
-        "net {net} ns, hot draw {hot} ns"
+        net < 0.0 && (net - hot - clear).abs() < 1.0 && clear.abs() < 0.2 * hot.abs(),
+        "net {net} ns, hot draw {hot} ns, clear {clear} ns"
     );
     assert_eq!(g["gate"]["failed"], false);
 }
