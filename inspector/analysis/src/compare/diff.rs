@@ -35,9 +35,9 @@ pub const MIN_CHANGE_GPU: f64 = 0.05;
 /// … and on a software rasterizer, which shares the CPU with everything else: a factor of 2
 /// either way. Measured on llvmpipe (2 cores, quiet): twelve captures of `hot_spot --loop 300
 /// --spot 48`, one after the other: the same full-screen quad's median was 0.59–1.13 ms
-/// (1.9×) from capture to capture, the hot square's 2.12–3.34 ms, in speed modes that move
-/// some draws and not others, so that no common factor takes them out; within one capture the
-/// frames vary a few percent, so a test over them alone calls such a change significant.
+/// (1.9×) from capture to capture, the hot square's 2.12–3.34 ms; within one capture the
+/// frames vary a few percent, so a test over them alone calls such a change significant. Most
+/// of it is common to every draw and taken out as the [`Drift`]; the factor covers the rest.
 pub const MIN_CHANGE_SOFTWARE: f64 = 1.0;
 
 /// Whether a ratio B/A is at least a factor `1 + min_change` either way.
