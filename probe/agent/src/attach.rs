@@ -135,12 +135,13 @@ fn origin(notes: Vec<String>) -> Origin {
 /// entry made it (`connected`), then the `HOOK` record. A failure here shows on the CLI's
 /// side as an agent that never connected.
 ///
-/// On a first attach (`got_later`) the inline hooks (which bring the program's swaps to the
-/// agent) go in first and the GOT slots after the connection, while the capture's warm-up
-/// frames run (`runtime::hooks_installing`), instead of the capture waiting for them and then
-/// for another swap: on mpv that layer takes 20-55 ms on a 2-core machine. A later attach
-/// finds the GOTs patched and only patches modules loaded since, before connecting, as its
-/// capture's first frame may begin at once.
+/// On a first attach (`got_later`) the inline hooks (which bring the program's swaps and
+/// context switches to the agent: until they are in, `recorder` asks for each thread's
+/// context at every call) go in first and the GOT slots after the connection, while the
+/// capture's warm-up frames run (`runtime::hooks_installing`), instead of the capture
+/// waiting for them and then for another swap: on mpv that layer takes 20-55 ms on a 2-core
+/// machine. A later attach finds the GOTs patched and only patches modules loaded since,
+/// before connecting, as its capture's first frame may begin at once.
 fn finish(
     socket: &str,
     table: HookReport,
