@@ -9,7 +9,7 @@ use crate::load::Loaded;
 use crate::state::UiState;
 use egui::{pos2, vec2, Align2, Color32, FontId, Rect, RichText, Sense, Stroke};
 use egui_extras::{Column as Col, TableBuilder};
-use gpuheat_analysis::compare::diff::{Comparison, Verdict};
+use gpuheat_analysis::compare::diff::{Comparison, Verdict, WorkChange};
 use gpuheat_analysis::compare::heat::{diverging, NOISE_GREY};
 use gpuheat_analysis::measure::aggregate::SessionStats;
 use gpuheat_analysis::measure::stats::Summary;
@@ -174,7 +174,11 @@ pub fn table(ui: &mut egui::Ui, state: &mut UiState, cx: &Context) {
                     ui.label(text).on_hover_text(format!("{text}\n{source}"));
                 });
                 match r {
-                    DiffRow::Matched(i) => comparison_cells(&mut row, diff.matched[i].time()),
+                    DiffRow::Matched(i) => {
+                        let m = &diff.matched[i];
+                        let work = m.work.as_ref().filter(|_| m.moved_with_work());
+                        comparison_cells(&mut row, m.time(), work)
+                    }
                     DiffRow::OnlyA(_) | DiffRow::OnlyB(_) => {
                         fn rank(side: &SessionStats, i: usize) -> Option<&Summary> {
                             side.draws[i].metric(side.rank_metric())
@@ -212,7 +216,9 @@ pub fn table(ui: &mut egui::Ui, state: &mut UiState, cx: &Context) {
     }
 }
 
-fn comparison_cells(row: &mut egui_extras::TableRow, c: &Comparison) {
+/// A comparison's cells; `work`: the work change that explains its time's change (the draw
+/// drew more or less, and is listed apart from the slower and faster ones, as `diff` does).
+fn comparison_cells(row: &mut egui_extras::TableRow, c: &Comparison, work: Option<&WorkChange>) {
     row.col(|ui| summary_label(ui, c.a.as_ref()));
     row.col(|ui| summary_label(ui, c.b.as_ref()));
     row.col(|ui| {
@@ -235,8 +241,32 @@ fn comparison_cells(row: &mut egui_extras::TableRow, c: &Comparison) {
     row.col(|ui| {
         ui.label(c.q.map_or("–".into(), |q| format!("{q:.3}")));
     });
-    row.col(|ui| {
-        ui.label(RichText::new(c.verdict.word(&c.unit)).color(verdict_colour(c.verdict)));
+    row.col(|ui| match work {
+        Some(w) => {
+            let word = if c.verdict == Verdict::Higher {
+                "more work"
+            } else {
+                "less work"
+            };
+            let ratio = if w.ratio.is_finite() {
+                format!("x{:.2}", w.ratio)
+            } else {
+                "from none in A".into()
+            };
+            let per_unit = w
+                .per_unit
+                .map(|r| format!(", time per unit x{r:.2}"))
+                .unwrap_or_default();
+            ui.label(RichText::new(word).color(Color32::from_gray(200)))
+                .on_hover_text(format!(
+                    "{} {ratio}{per_unit}: the time moved with the work; the draw is no {} at it",
+                    w.metric,
+                    c.verdict.word(&c.unit)
+                ));
+        }
+        None => {
+            ui.label(RichText::new(c.verdict.word(&c.unit)).color(verdict_colour(c.verdict)));
+        }
     });
 }
 

@@ -1129,7 +1129,10 @@ pub(crate) fn verdict(
     let big = match (c.ratio, c.relative, c.shift) {
         (_, _, Some(s)) if s.estimate.abs() < min_shift => false,
         (Some(r), _, _) => beyond_factor(r.estimate, min_change),
-        (None, Some(r), _) => r.abs() >= min_change,
+        // B/A as the relative change says, judged as a ratio is: a draw that fell 87% (some of
+        // B's frames measured 0, so no ratio of all-positive values) is beyond 2× either way;
+        // `r.abs() >= min_change` asked a fall to exceed the rise's 100% and never could.
+        (None, Some(r), _) => r <= -1.0 || beyond_factor(1.0 + r, min_change),
         (None, None, Some(s)) => s.estimate != 0.0,
         _ => false,
     };
@@ -1203,4 +1206,40 @@ fn keyed_findings<'s>(
         out.entry((f.rule, draw)).or_insert((0, f)).0 += 1;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A comparison of `a` and `b` judged alone (q = its p).
+    fn judged(a: &[f64], b: &[f64], min_change: f64) -> Verdict {
+        let c = compare(GPU_SERIALIZED, "ns", a, b);
+        verdict(&c, c.p.unwrap(), 0.05, min_change, 0.0)
+    }
+
+    #[test]
+    fn a_fall_is_judged_as_far_as_the_same_rise_where_no_ratio_exists() {
+        let a = [
+            1_000.0, 1_010.0, 990.0, 1_005.0, 995.0, 1_002.0, 998.0, 1_001.0,
+        ];
+        // 87% lower, one frame at 0: the ratio of all-positive values does not exist.
+        let fell = [130.0, 0.0, 135.0, 128.0, 131.0, 129.0, 133.0, 127.0];
+        let c = compare(GPU_SERIALIZED, "ns", &a, &fell);
+        assert!(c.ratio.is_none() && c.relative.unwrap() < -0.8);
+        assert_eq!(judged(&a, &fell, 1.0), Verdict::Lower);
+        // 40% lower is within a 2x threshold either way, and beyond a 5% one.
+        let less = [600.0, 0.0, 610.0, 590.0, 605.0, 595.0, 602.0, 598.0];
+        assert_eq!(judged(&a, &less, 1.0), Verdict::Noise);
+        assert_eq!(judged(&a, &less, 0.05), Verdict::Lower);
+        // Down to nothing at all.
+        assert_eq!(judged(&a, &[0.0; 8], 1.0), Verdict::Lower);
+        // A rise past 2x with a 0 in A is judged as before.
+        let mut a0 = a;
+        a0[1] = 0.0;
+        let rose = [
+            2_600.0, 2_610.0, 2_590.0, 2_605.0, 2_595.0, 2_602.0, 2_598.0, 2_601.0,
+        ];
+        assert_eq!(judged(&a0, &rose, 1.0), Verdict::Higher);
+    }
 }
