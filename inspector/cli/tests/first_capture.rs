@@ -100,8 +100,29 @@ fn the_first_capture_after_the_injection_measures_what_the_next_one_does() {
     );
     assert!(d["only_a"].as_array().unwrap().is_empty());
     assert!(d["only_b"].as_array().unwrap().is_empty());
-    for m in d["matched"].as_array().unwrap() {
-        for c in m["metrics"].as_array().unwrap() {
+    // A draw's time is judged beyond the common drift of the draws (the machine's speed
+    // between the captures), as diff reports it; its other metrics as measured. The clear's
+    // GPU time is left out, as in tests/diff.rs: llvmpipe clears lazily, and between any two
+    // captures of the same program its serialized time moves 2-4x on its own (12 captures of
+    // one hot_spot: 26 of 132 ordered pairs flagged the clear and nothing else, the first
+    // capture after the injection or not; 107-393 µs over 24 captures of fresh hot_spots, with
+    // this session's agent and the one before it alike).
+    let draws = &d["a"]["stats"]["draws"];
+    let is_clear =
+        |m: &Value| draws[m["a"].as_u64().unwrap() as usize]["key"]["function"] == "glClear";
+    let matched = d["matched"].as_array().unwrap();
+    assert_eq!(matched.iter().filter(|m| is_clear(m)).count(), 1);
+    for m in matched {
+        let rank = m["rank"].as_u64().unwrap() as usize;
+        let clear = is_clear(m);
+        for (i, c) in m["metrics"].as_array().unwrap().iter().enumerate() {
+            if clear && i == rank {
+                continue;
+            }
+            let c = match &m["time_beyond_drift"] {
+                judged @ Value::Object(_) if i == rank => judged,
+                _ => c,
+            };
             assert!(!significant(c), "draw {}: {c}", m["a"]);
         }
     }
