@@ -524,6 +524,12 @@ fn a_draw_whose_time_moved_with_its_fragments_is_not_called_slower() {
     assert!((work.ratio - 4.0).abs() < 1e-9, "{}", work.ratio);
     let per_unit = work.per_unit.unwrap();
     assert!((0.85..1.18).contains(&per_unit), "{per_unit}");
+    // As diff's text and the viewer say it.
+    let said = work.to_string();
+    assert!(
+        said.starts_with("fragment_shader_invocations x4.00, time per unit x"),
+        "{said}"
+    );
     assert!(grown.moved_with_work());
     // Same fragments: no work change to put it down to.
     assert!(slowed.work.is_none() && !slowed.moved_with_work());

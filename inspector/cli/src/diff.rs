@@ -561,19 +561,7 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
                 }
             }
             if let Some(w) = &m.work {
-                let _ = write!(
-                    name,
-                    "  [{} x{}{}]",
-                    w.metric,
-                    if w.ratio.is_finite() {
-                        format!("{:.2}", w.ratio)
-                    } else {
-                        "inf (none in A)".into()
-                    },
-                    w.per_unit
-                        .map(|r| format!(", time per unit x{r:.2}"))
-                        .unwrap_or_default()
-                );
+                let _ = write!(name, "  [{w}]");
             }
             row(o, c, &format!("  {name}"));
             for other in m

@@ -248,19 +248,9 @@ fn comparison_cells(row: &mut egui_extras::TableRow, c: &Comparison, work: Optio
             } else {
                 "less work"
             };
-            let ratio = if w.ratio.is_finite() {
-                format!("x{:.2}", w.ratio)
-            } else {
-                "from none in A".into()
-            };
-            let per_unit = w
-                .per_unit
-                .map(|r| format!(", time per unit x{r:.2}"))
-                .unwrap_or_default();
             ui.label(RichText::new(word).color(Color32::from_gray(200)))
                 .on_hover_text(format!(
-                    "{} {ratio}{per_unit}: the time moved with the work; the draw is no {} at it",
-                    w.metric,
+                    "{w}: the time moved with the work; the draw is no {} at it",
                     c.verdict.word(&c.unit)
                 ));
         }

@@ -220,10 +220,18 @@ pub struct WorkChange {
     pub explains: bool,
 }
 
-impl DrawDiff {
-    /// Whether the draw's time changed significantly and its work explains it.
-    pub fn moved_with_work(&self) -> bool {
-        self.work.as_ref().is_some_and(|w| w.explains)
+/// `fragment_shader_invocations x4.57, time per unit x0.97`, as `diff` and the viewer say it.
+impl std::fmt::Display for WorkChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.ratio.is_finite() {
+            write!(f, "{} x{:.2}", self.metric, self.ratio)?;
+        } else {
+            write!(f, "{} from none in A", self.metric)?;
+        }
+        match self.per_unit {
+            Some(r) => write!(f, ", time per unit x{r:.2}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -277,6 +285,11 @@ impl DrawDiff {
     /// The raw comparison of the ranking GPU time.
     pub fn raw_time(&self) -> &Comparison {
         &self.metrics[self.rank]
+    }
+
+    /// Whether the draw's time changed significantly and its work explains it.
+    pub fn moved_with_work(&self) -> bool {
+        self.work.as_ref().is_some_and(|w| w.explains)
     }
 }
 
