@@ -130,23 +130,6 @@ fn median(d: &Value, side: &str, i: usize, name: &str) -> Option<f64> {
     stats["draws"][i]["metrics"][k]["median"].as_f64()
 }
 
-fn time(m: &Value) -> &Value {
-    &m["metrics"][m["rank"].as_u64().unwrap() as usize]
-}
-
-/// The comparison a draw's verdict is: its time beyond the common drift, when one was taken
-/// out, else the raw one.
-fn judged(m: &Value) -> &Value {
-    match &m["time_beyond_drift"] {
-        Value::Null => time(m),
-        c => c,
-    }
-}
-
-fn significant(c: &Value) -> bool {
-    matches!(c["verdict"].as_str(), Some("higher" | "lower"))
-}
-
 #[test]
 fn a_cheaper_hot_draw_is_the_only_significant_change() {
     let _serial = serial();

@@ -386,3 +386,22 @@ pub fn installed(program: &str) -> Option<String> {
     }
     Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
+
+/// A matched draw's ranking time in `gpuheat diff --json`, raw.
+pub fn time(m: &Value) -> &Value {
+    &m["metrics"][m["rank"].as_u64().unwrap() as usize]
+}
+
+/// The comparison a matched draw's verdict is: its time beyond the common drift, when one was
+/// taken out, else the raw one.
+pub fn judged(m: &Value) -> &Value {
+    match &m["time_beyond_drift"] {
+        Value::Null => time(m),
+        c => c,
+    }
+}
+
+/// Whether a comparison of `gpuheat diff --json` is a significant change.
+pub fn significant(c: &Value) -> bool {
+    matches!(c["verdict"].as_str(), Some("higher" | "lower"))
+}
