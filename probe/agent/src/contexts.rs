@@ -429,7 +429,11 @@ fn weighs_on_gpu(c: &ContextCounters) -> bool {
 /// the map `spreads` at once (a dispatch, a blit, a copy); only on the thread that swaps (its
 /// contexts' results are read at the swap, or when it makes another context current, before
 /// the frame is written); with `Timing::Auto`, where the renderer's timestamps bracket a
-/// call's own work.
+/// call's own work. A warm-up frame without heat times deferred wherever it may: its times
+/// are dropped, and the wait per call of isolated timing is no first-time work (the queries,
+/// their shader variants and the timestamp pairs are the same), so the warm-up costs about
+/// the program's own frame instead of a full-mode one (neverball on llvmpipe: 56 against
+/// 135-160 ms). With heat, the painter's isolated path would be left cold.
 pub fn begin(ctx: u64, may_defer: bool, spreads: bool) -> Option<Bracket> {
     if ctx == 0 {
         return None;
@@ -438,11 +442,16 @@ pub fn begin(ctx: u64, may_defer: bool, spreads: bool) -> Option<Bracket> {
     let mode = capture::mode();
     let heat = capture::heat();
     let may_defer = may_defer && !(heat && spreads) && capture::on_swap_thread();
+    let timing = if !heat && capture::is_warmup(capture::frame()) {
+        Timing::Deferred
+    } else {
+        capture::timing()
+    };
     with_entry(ctx, |e| {
         let c = counters(e, ctx, gl);
         let deferred = may_defer
             && (!heat || weighs_on_gpu(c))
-            && match capture::timing() {
+            && match timing {
                 Timing::Auto => c.pipelined_meaningful(),
                 Timing::Isolated => false,
                 Timing::Deferred => true,
