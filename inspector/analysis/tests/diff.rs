@@ -257,6 +257,93 @@ fn a_machine_slower_everywhere_is_drift_not_a_draw_regression() {
         .all(|m| m.time().verdict == Verdict::Higher));
 }
 
+/// `frames` frames of four draws at distinct call sites, each with 600 µs of GPU time and
+/// `cpu[i]` ns of CPU (and wall) time in its call, × noise.
+fn cpu_session(seed: u64, frames: usize, cpu: [f64; 4]) -> Session {
+    let mut noise = Noise(seed);
+    let mut b = SessionBuilder::new();
+    for _ in 0..frames {
+        b = b.frame(|f| {
+            f.call("glUseProgram", &[7]);
+            for (i, ns) in cpu.iter().enumerate() {
+                let c = f.call("glDrawArrays", &[GL_TRIANGLES, 0, 3]);
+                f.at(c, 0x40_0000 + 0x100 * i as u64);
+                f.counter(
+                    c,
+                    "gpu_time_serialized",
+                    (600_000.0 * noise.factor(0.05)) as u64,
+                );
+                let t = (ns * noise.factor(0.05)) as u64;
+                f.timed(c, t, t);
+            }
+        });
+    }
+    b.build()
+}
+
+#[test]
+fn cpu_times_moving_together_are_drift_too() {
+    use gpuheat_analysis::compare::diff::{FRAME_CPU, FRAME_CPU_BEYOND_DRIFT, FRAME_WALL};
+    use gpuheat_analysis::measure::aggregate::{CALL_TIME, CPU_TIME};
+    let row = |d: &gpuheat_analysis::compare::diff::Diff, name: &str| {
+        d.frames.iter().find(|c| c.metric == name).unwrap().clone()
+    };
+    let base = [100_000.0; 4];
+    let a = cpu_session(1, 12, base);
+    // Every call 1.6× the CPU time, the GPU times unchanged: the machine's CPU was busier (two
+    // captures of one es2gears on llvmpipe moved by +54% this way).
+    let busy = cpu_session(2, 12, base.map(|x| x * 1.6));
+    let d = diff(&a, &busy, &DiffOptions::default());
+    let cpu = d
+        .call_drifts
+        .iter()
+        .find(|x| x.metric == CPU_TIME)
+        .expect("CPU drift");
+    assert!((1.45..1.75).contains(&cpu.factor), "{cpu:?}");
+    assert!(d.call_drifts.iter().any(|x| x.metric == CALL_TIME));
+    for m in &d.matched {
+        for c in &m.metrics {
+            assert!(!m.judged(c).verdict.significant(), "{:?}", m.judged(c));
+        }
+    }
+    // The raw frame rows are shown, unjudged; their rows beyond the drift are noise.
+    let raw = row(&d, FRAME_CPU);
+    assert!(!d.frame_row_judged(&raw) && raw.ratio.unwrap().estimate > 1.4);
+    assert!(!d.frame_row_judged(&row(&d, FRAME_WALL)));
+    let beyond = row(&d, FRAME_CPU_BEYOND_DRIFT);
+    assert!(d.frame_row_judged(&beyond));
+    assert_eq!(beyond.verdict, Verdict::Noise);
+    // One call 4× the CPU time, the others as in A: that call is the change, at draw and
+    // frame level.
+    let mut one = base;
+    one[2] *= 4.0;
+    let d = diff(&a, &cpu_session(3, 12, one), &DiffOptions::default());
+    for m in &d.matched {
+        let c = m.metrics.iter().find(|c| c.metric == CPU_TIME).unwrap();
+        let slower = d.a.stats.draws[m.a].key.callsite == "0x400200";
+        assert_eq!(
+            m.judged(c).verdict.significant(),
+            slower,
+            "{:?}",
+            m.judged(c)
+        );
+    }
+    assert_eq!(row(&d, FRAME_CPU_BEYOND_DRIFT).verdict, Verdict::Higher);
+    // --absolute judges the raw rows.
+    let abs = diff(
+        &a,
+        &busy,
+        &DiffOptions {
+            absolute: true,
+            ..DiffOptions::default()
+        },
+    );
+    assert!(abs.call_drifts.is_empty());
+    let raw = row(&abs, FRAME_CPU);
+    assert!(abs.frame_row_judged(&raw));
+    assert_eq!(raw.verdict, Verdict::Higher);
+}
+
 #[test]
 fn inserted_removed_and_changed_draws() {
     let a = session(1, 6, &quads(3), 1.0, 7);

@@ -7,14 +7,16 @@ use crate::shown;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gpuheat_analysis::compare::diff::{
-    diff, Comparison, Diff, DiffOptions, DrawDiff, Gate, MatchedBy, Verdict, FRAME_CPU, FRAME_GPU,
-    FRAME_GPU_BEYOND_DRIFT, FRAME_PRESENT, FRAME_WALL,
+    diff, Comparison, Diff, DiffOptions, DrawDiff, Gate, MatchedBy, Verdict, FRAME_CPU,
+    FRAME_CPU_BEYOND_DRIFT, FRAME_GPU, FRAME_GPU_BEYOND_DRIFT, FRAME_PRESENT, FRAME_WALL,
+    FRAME_WALL_BEYOND_DRIFT,
 };
 use gpuheat_analysis::compare::heat::{
     heat_diff, heat_diff_of, HeatDiff, HeatDiffError, MapChoice,
 };
 use gpuheat_analysis::compare::target::{target_diff, TargetDiff};
 use gpuheat_analysis::measure::aggregate::DrawStats;
+use gpuheat_analysis::measure::aggregate::{CALL_TIME, CPU_TIME};
 use gpuheat_analysis::measure::flow::{frame_costs, frames_with_maps, roles, Labels};
 use gpuheat_analysis::measure::hitch::{WatchDiff, WatchSide};
 use gpuheat_session::Session;
@@ -438,6 +440,8 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             FRAME_WALL => "wall time",
             FRAME_PRESENT => "present",
             FRAME_GPU_BEYOND_DRIFT => "GPU beyond drift",
+            FRAME_CPU_BEYOND_DRIFT => "CPU beyond drift",
+            FRAME_WALL_BEYOND_DRIFT => "wall beyond drift",
             other => other,
         };
         let _ = writeln!(
@@ -447,10 +451,10 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             value(c, c.b.as_ref()),
             change(c),
             q(c),
-            if c.metric == FRAME_PRESENT {
-                "not judged"
-            } else {
+            if d.frame_row_judged(c) {
                 c.verdict.word(&c.unit)
+            } else {
+                "not judged"
             }
         );
     }
@@ -486,6 +490,29 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             );
         }
         _ => {}
+    }
+    if !d.call_drifts.is_empty() {
+        let moved: Vec<String> = d
+            .call_drifts
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {:+.1}% (spread {:.1}%)",
+                    match c.metric {
+                        CPU_TIME => "CPU time in the call",
+                        CALL_TIME => "wall time of the call",
+                        other => other,
+                    },
+                    100.0 * (c.factor - 1.0),
+                    100.0 * c.spread
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "       on the CPU: {}; taken out of the draws' and the frames' CPU and wall times alike",
+            moved.join(", ")
+        );
     }
     // A draw whose time moved with its work is counted apart from the slower and faster.
     let count = |v: Verdict| {
@@ -567,7 +594,9 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             for other in m
                 .metrics
                 .iter()
-                .filter(|x| x.metric != c.metric && x.verdict.significant())
+                .filter(|x| x.metric != c.metric)
+                .map(|x| m.judged(x))
+                .filter(|x| x.verdict.significant())
             {
                 row(o, other, &format!("    {}", other.metric));
             }

@@ -86,9 +86,12 @@ pub const DRIFT_MIN_DRAWS: usize = 3;
 /// ran), and a rank test over one capture's frames cannot see it, since every frame of a
 /// capture shares the machine's state. Per-draw verdicts and the gate are judged beyond it;
 /// a change common to every draw is therefore reported as the drift, and the raw frame times
-/// are shown next to it.
+/// are shown next to it, unjudged. The CPU-side times of the calls drift the same way (the
+/// CPU is the machine's too): each has its own drift ([`Diff::call_drifts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Drift {
+    /// The draw metric that drifted: the ranking GPU time, [`CPU_TIME`] or [`CALL_TIME`].
+    pub metric: &'static str,
     /// B / A common to the matched draws.
     pub factor: f64,
     /// Matched draws it was estimated from.
@@ -188,6 +191,9 @@ pub struct DrawDiff {
     /// The ranking GPU time with B's values divided by the common drift, when there is one:
     /// what the verdict of the draw is.
     pub time_beyond_drift: Option<Comparison>,
+    /// The CPU-side times ([`CPU_TIME`], [`CALL_TIME`]) with B's values divided by their
+    /// common drift ([`Diff::call_drifts`]): what their verdicts are.
+    pub calls_beyond_drift: Vec<Comparison>,
     /// When its time changed significantly together with the work it did: which work, and
     /// whether the time per unit of it changed too.
     pub work: Option<WorkChange>,
@@ -287,6 +293,18 @@ impl DrawDiff {
         &self.metrics[self.rank]
     }
 
+    /// The judged comparison of metric row `c` of [`DrawDiff::metrics`]: beyond its drift
+    /// when one was taken out, else `c` itself.
+    pub fn judged<'a>(&'a self, c: &'a Comparison) -> &'a Comparison {
+        if c.metric == self.raw_time().metric {
+            return self.time();
+        }
+        self.calls_beyond_drift
+            .iter()
+            .find(|x| x.metric == c.metric)
+            .unwrap_or(c)
+    }
+
     /// Whether the draw's time changed significantly and its work explains it.
     pub fn moved_with_work(&self) -> bool {
         self.work.as_ref().is_some_and(|w| w.explains)
@@ -359,8 +377,13 @@ pub struct Diff {
     pub drift: Option<Drift>,
     /// The common drift as estimated, also when it was not taken out (`--absolute`).
     pub drift_seen: Option<Drift>,
-    /// Per-frame totals: GPU (ranking time), CPU in GL calls, wall; then, with a drift, the
-    /// GPU time with B divided by it (`frame_gpu_time_beyond_drift`).
+    /// The common drifts of the draws' CPU-side times ([`CPU_TIME`], [`CALL_TIME`]), taken
+    /// out of their verdicts and of the frames' CPU and wall time (none with `--absolute`).
+    pub call_drifts: Vec<Drift>,
+    /// Per-frame totals: GPU (ranking time), CPU in GL calls, wall, present; then, for each
+    /// drift taken out, the total with B divided by it (`frame_gpu_time_beyond_drift`,
+    /// `frame_cpu_time_beyond_drift`, `frame_wall_time_beyond_drift`), which is judged in
+    /// place of the raw row ([`Diff::frame_row_judged`]).
     pub frames: Vec<Comparison>,
     /// Matched draws: significant changes first (largest absolute GPU-time shift first), then
     /// the rest by absolute shift.
@@ -426,14 +449,36 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
     // +78% from one to the next with the draws' ratios within 1-23% of each other, and 12 of
     // one hot_spot gave 43 of 132 ordered pairs a significant draw judged raw, 18 judged
     // beyond the drift (mostly llvmpipe's lazy clear). The threshold (2×) covers what is left.
-    let estimated = common_drift(&matched);
+    let rank_metric = side_a.stats.ranked_by.counter();
+    let estimated = common_drift(&matched, rank_metric);
     let drift = if opts.absolute { None } else { estimated };
-    let mut frames = frame_comparisons(&side_a.stats, &side_b.stats, drift);
-    if let Some(drift) = drift {
-        matched.par_iter_mut().for_each(|m| {
-            m.time_beyond_drift = beyond_drift(&side_a.stats, &side_b.stats, m, drift.factor);
-        });
-    }
+    // The CPU-side times too: 11 captures of one running es2gears on llvmpipe moved the
+    // draws' CPU time in the call by a common +57% from one capture to the next, with the
+    // frame's GPU time (+101%) and wall time (+60%), while no draw changed beyond the others.
+    let call_drifts: Vec<Drift> = if opts.absolute {
+        Vec::new()
+    } else {
+        [CPU_TIME, CALL_TIME]
+            .into_iter()
+            .filter(|&m| m != rank_metric)
+            .filter_map(|m| common_drift(&matched, m))
+            .collect()
+    };
+    let mut frames = frame_comparisons(&side_a.stats, &side_b.stats, drift, &call_drifts);
+    matched.par_iter_mut().for_each(|m| {
+        if let Some(d) = drift {
+            m.time_beyond_drift = beyond_drift(&side_a.stats, &side_b.stats, m, m.rank, d.factor);
+        }
+        m.calls_beyond_drift = call_drifts
+            .iter()
+            .filter_map(|d| {
+                let k = m.metrics.iter().position(|c| c.metric == d.metric)?;
+                (k != m.rank)
+                    .then(|| beyond_drift(&side_a.stats, &side_b.stats, m, k, d.factor))
+                    .flatten()
+            })
+            .collect();
+    });
     // The resolution of a serialized time: the calibrated cost of an empty bracket, which is
     // subtracted from every measurement and itself varies by that much between captures.
     let resolution_ns = a
@@ -485,6 +530,7 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
         resolution_ns,
         drift,
         drift_seen: estimated,
+        call_drifts,
         frames,
         matched,
         only_a,
@@ -495,11 +541,24 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
 }
 
 impl Diff {
-    /// The frames' GPU-time comparison (the first of [`Diff::frames`]), when measured.
+    /// The frames' GPU-time comparison as judged (beyond the drift when there is one), when
+    /// measured.
     pub fn frame_gpu(&self) -> Option<&Comparison> {
         self.frames
-            .first()
+            .iter()
+            .find(|c| c.metric == FRAME_GPU_BEYOND_DRIFT)
+            .or(self.frames.first())
             .filter(|c| c.a.is_some() && c.b.is_some())
+    }
+
+    /// Whether frame row `c` has a verdict: not the presents (never judged), nor a raw total
+    /// whose drift was taken out (its row beyond the drift is judged instead).
+    pub fn frame_row_judged(&self, c: &Comparison) -> bool {
+        c.metric != FRAME_PRESENT
+            && !self
+                .frames
+                .iter()
+                .any(|x| x.metric == beyond_name(&c.metric))
     }
 
     /// `--fail-if-slower pct`: whether the typical frame got slower by more than `pct`
@@ -545,12 +604,7 @@ impl Diff {
                 .iter()
                 .map(|&i| median(&self.a, rank_a, i))
                 .sum::<f64>();
-        let frames = self
-            .frames
-            .iter()
-            .find(|c| c.metric == FRAME_GPU_BEYOND_DRIFT)
-            .or(self.frame_gpu())
-            .cloned();
+        let frames = self.frame_gpu().cloned();
         let relative = if typical > 0.0 { net / typical } else { 0.0 };
         let drift = self.drift.map_or(0.0, |d| d.factor - 1.0);
         let (failed, reason) = if typical <= 0.0 {
@@ -626,6 +680,21 @@ impl Diff {
 
 /// The frames' GPU time with B divided by the common drift.
 pub const FRAME_GPU_BEYOND_DRIFT: &str = "frame_gpu_time_beyond_drift";
+/// The frames' CPU time in GL calls with B divided by the draws' CPU-time drift.
+pub const FRAME_CPU_BEYOND_DRIFT: &str = "frame_cpu_time_beyond_drift";
+/// The frames' wall time with B divided by the draws' call-time drift.
+pub const FRAME_WALL_BEYOND_DRIFT: &str = "frame_wall_time_beyond_drift";
+
+/// The frame row judged in place of raw frame row `metric` when its drift is taken out.
+fn beyond_name(metric: &str) -> &'static str {
+    match metric {
+        FRAME_GPU => FRAME_GPU_BEYOND_DRIFT,
+        FRAME_CPU => FRAME_CPU_BEYOND_DRIFT,
+        FRAME_WALL => FRAME_WALL_BEYOND_DRIFT,
+        _ => "",
+    }
+}
+
 /// The frames' GPU time (the ranking time summed over their work calls).
 pub const FRAME_GPU: &str = "frame_gpu_time";
 /// The frames' CPU time in GL calls, their presents left out ([`FRAME_PRESENT`]).
@@ -641,11 +710,11 @@ pub const FRAME_WALL: &str = "frame_wall_time";
 /// that a change in the program sends its users chasing the window system.
 pub const FRAME_PRESENT: &str = "frame_present_time";
 
-/// The common drift of the matched draws' GPU times (see [`Drift`]).
-fn common_drift(matched: &[DrawDiff]) -> Option<Drift> {
+/// The common drift of the matched draws' raw `metric` (see [`Drift`]).
+fn common_drift(matched: &[DrawDiff], metric: &'static str) -> Option<Drift> {
     let logs: Vec<f64> = matched
         .iter()
-        .filter_map(|m| m.raw_time().ratio)
+        .filter_map(|m| m.metrics.iter().find(|c| c.metric == metric)?.ratio)
         .map(|r| r.estimate.ln())
         .collect();
     if logs.len() < DRIFT_MIN_DRAWS {
@@ -653,20 +722,22 @@ fn common_drift(matched: &[DrawDiff]) -> Option<Drift> {
     }
     let s = Summary::of(&logs)?;
     Some(Drift {
+        metric,
         factor: s.median.exp(),
         draws: logs.len(),
         spread: s.mad,
     })
 }
 
-/// The ranking time of draw pair `m` with B's values divided by `factor`.
+/// Metric `k` of draw pair `m` with B's values divided by `factor`.
 fn beyond_drift(
     a: &SessionStats,
     b: &SessionStats,
     m: &DrawDiff,
+    k: usize,
     factor: f64,
 ) -> Option<Comparison> {
-    let raw = m.raw_time();
+    let raw = &m.metrics[k];
     let (ka, kb) = (a.metric_index(&raw.metric)?, b.metric_index(&raw.metric)?);
     let xa = &a.draws[m.a].samples[ka];
     let xb: Vec<f64> = b.draws[m.b].samples[kb]
@@ -1003,6 +1074,7 @@ fn draw_diff(a: &SessionStats, b: &SessionStats, ia: usize, ib: usize, how: Matc
         metrics,
         rank,
         time_beyond_drift: None,
+        calls_beyond_drift: Vec::new(),
         work: None,
     }
 }
@@ -1037,28 +1109,45 @@ pub fn compare(metric: &str, unit: &str, a: &[f64], b: &[f64]) -> Comparison {
 
 /// Per-frame comparisons: the ranking GPU time, CPU time in GL calls and wall time, over the
 /// steady frames of each side.
-fn frame_comparisons(a: &SessionStats, b: &SessionStats, drift: Option<Drift>) -> Vec<Comparison> {
+fn frame_comparisons(
+    a: &SessionStats,
+    b: &SessionStats,
+    drift: Option<Drift>,
+    call_drifts: &[Drift],
+) -> Vec<Comparison> {
+    type Totals = crate::measure::aggregate::FrameTotals;
     let (fa, fb) = (a.steady_frames(), b.steady_frames());
-    let gpu = |f: &[&crate::measure::aggregate::FrameTotals]| -> Vec<f64> {
-        f.iter().filter_map(|t| t.gpu_ns).collect()
-    };
-    let beyond = drift.map(|d| {
-        let scaled: Vec<f64> = gpu(&fb).iter().map(|v| v / d.factor).collect();
-        compare(FRAME_GPU_BEYOND_DRIFT, "ns", &gpu(&fa), &scaled)
-    });
-    let row = |name, value: fn(&crate::measure::aggregate::FrameTotals) -> f64| {
-        let of = |f: &[&crate::measure::aggregate::FrameTotals]| -> Vec<f64> {
-            f.iter().map(|t| value(t)).collect()
-        };
-        compare(name, "ns", &of(&fa), &of(&fb))
-    };
+    let gpu = |f: &[&Totals]| -> Vec<f64> { f.iter().filter_map(|t| t.gpu_ns).collect() };
+    let cpu =
+        |f: &[&Totals]| -> Vec<f64> { f.iter().map(|t| t.cpu_ns - t.present_cpu_ns).collect() };
+    let wall =
+        |f: &[&Totals]| -> Vec<f64> { f.iter().map(|t| t.wall_ns - t.present_wall_ns).collect() };
+    let present = |f: &[&Totals]| -> Vec<f64> { f.iter().map(|t| t.present_wall_ns).collect() };
     let mut out = vec![
         compare(FRAME_GPU, "ns", &gpu(&fa), &gpu(&fb)),
-        row(FRAME_CPU, |t| t.cpu_ns - t.present_cpu_ns),
-        row(FRAME_WALL, |t| t.wall_ns - t.present_wall_ns),
-        row(FRAME_PRESENT, |t| t.present_wall_ns),
+        compare(FRAME_CPU, "ns", &cpu(&fa), &cpu(&fb)),
+        compare(FRAME_WALL, "ns", &wall(&fa), &wall(&fb)),
+        compare(FRAME_PRESENT, "ns", &present(&fa), &present(&fb)),
     ];
-    out.extend(beyond);
+    let beyond = |name, x: Vec<f64>, y: Vec<f64>, factor: f64| {
+        let scaled: Vec<f64> = y.iter().map(|v| v / factor).collect();
+        compare(name, "ns", &x, &scaled)
+    };
+    if let Some(d) = drift {
+        out.push(beyond(FRAME_GPU_BEYOND_DRIFT, gpu(&fa), gpu(&fb), d.factor));
+    }
+    for d in call_drifts {
+        match d.metric {
+            CPU_TIME => out.push(beyond(FRAME_CPU_BEYOND_DRIFT, cpu(&fa), cpu(&fb), d.factor)),
+            CALL_TIME => out.push(beyond(
+                FRAME_WALL_BEYOND_DRIFT,
+                wall(&fa),
+                wall(&fb),
+                d.factor,
+            )),
+            _ => {}
+        }
+    }
     out
 }
 
@@ -1080,7 +1169,11 @@ fn judge(
         for c in d.metrics.iter_mut() {
             families.entry(c.metric.clone()).or_default().push(c);
         }
-        if let Some(c) = d.time_beyond_drift.as_mut() {
+        for c in d
+            .time_beyond_drift
+            .iter_mut()
+            .chain(d.calls_beyond_drift.iter_mut())
+        {
             families
                 .entry(format!("{} beyond drift", c.metric))
                 .or_default()
@@ -1089,12 +1182,19 @@ fn judge(
     }
     // Each frame row is one more test of the family of the draw metric it sums, so the rows
     // are held to the draws' false discovery rate rather than tested alone.
-    for c in frames.iter_mut().filter(|c| c.metric != FRAME_PRESENT) {
+    // A raw total whose drift was taken out is shown, not judged: its row beyond the drift is.
+    let present: HashSet<String> = frames.iter().map(|c| c.metric.clone()).collect();
+    for c in frames
+        .iter_mut()
+        .filter(|c| c.metric != FRAME_PRESENT && !present.contains(beyond_name(&c.metric)))
+    {
         let family = match c.metric.as_str() {
             FRAME_GPU => rank_family.clone(),
             FRAME_GPU_BEYOND_DRIFT => format!("{rank_family} beyond drift"),
             FRAME_CPU => CPU_TIME.to_string(),
+            FRAME_CPU_BEYOND_DRIFT => format!("{CPU_TIME} beyond drift"),
             FRAME_WALL => CALL_TIME.to_string(),
+            FRAME_WALL_BEYOND_DRIFT => format!("{CALL_TIME} beyond drift"),
             other => other.to_string(),
         };
         families.entry(family).or_default().push(c);
@@ -1111,8 +1211,15 @@ fn judge(
             // A frame's CPU and wall time are held to a draw's least significant shift: the
             // same program captured twice on an H100 gave frames 0.047 and 0.062 ms of CPU
             // time in GL (+27.5%, q < 0.05 over 10 frames a side) while every draw was noise.
-            let call_time =
-                [CPU_TIME, CALL_TIME, FRAME_CPU, FRAME_WALL].contains(&c.metric.as_str());
+            let call_time = [
+                CPU_TIME,
+                CALL_TIME,
+                FRAME_CPU,
+                FRAME_WALL,
+                FRAME_CPU_BEYOND_DRIFT,
+                FRAME_WALL_BEYOND_DRIFT,
+            ]
+            .contains(&c.metric.as_str());
             let serialized = c.metric == GPU_SERIALIZED
                 || c.metric == FRAME_GPU_BEYOND_DRIFT
                 || c.metric == FRAME_GPU;
