@@ -151,3 +151,60 @@ fn attaching_to_init_as_root_says_what_is_really_wrong() {
     assert!(!stderr.contains("run as root or"), "{stderr}");
     assert!(!out.exists());
 }
+
+#[test]
+fn a_program_still_in_its_loader_is_waited_for_then_named() {
+    use std::os::unix::process::CommandExt;
+    // hot_spot stopped at its exec, before its dynamic loader maps a library: traced by this
+    // test, it stays there, with ld-linux mapped and no libc (a script that starts a program
+    // and attaches at once can catch it a few ms later, between libEGL and libc).
+    let mut cmd = std::process::Command::new(example("hot_spot"));
+    // SAFETY: ptrace(PTRACE_TRACEME) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn hot_spot");
+    let pid = child.id();
+    // Its exec stops it for us, its tracer; detached with SIGSTOP it stays stopped, untraced
+    // (a traced program is refused before its libraries are looked at).
+    let mut status = 0;
+    // SAFETY: waits for our own child; `status` is a valid out pointer.
+    let waited = unsafe { libc::waitpid(pid as i32, &mut status, 0) };
+    assert_eq!(
+        waited,
+        pid as i32,
+        "waitpid: {}",
+        std::io::Error::last_os_error()
+    );
+    assert!(libc::WIFSTOPPED(status), "status {status:#x}");
+    // SAFETY: `pid` is our tracee, in a ptrace stop.
+    let detached = unsafe { libc::ptrace(libc::PTRACE_DETACH, pid, 0, libc::SIGSTOP) };
+    assert_eq!(detached, 0, "detach: {}", std::io::Error::last_os_error());
+    let dir = scratch("loading");
+    let out = dir.join("x.gpuheat");
+    let started = std::time::Instant::now();
+    let result = std::panic::catch_unwind(|| {
+        fails_with_one_line(
+            &["attach", &pid.to_string(), "-o", out.to_str().unwrap()],
+            "still loading its libraries",
+        )
+    });
+    let waited = started.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+    // The wait is bounded (2 s), and it waited.
+    assert!(waited.as_secs_f64() > 1.5, "{waited:?}");
+    assert!(!out.exists());
+}

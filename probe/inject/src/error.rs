@@ -78,6 +78,18 @@ pub enum InjectError {
         libraries: String,
     },
 
+    /// The target's dynamic loader was still mapping its libraries (no libc yet) for the
+    /// whole wait: it is starting, or hangs in its loader.
+    #[error(
+        "pid {pid} is still loading its libraries (its dynamic loader is mapped, libc is not, after {waited:?}): attach again once it has started"
+    )]
+    StillLoading {
+        /// The target.
+        pid: i32,
+        /// How long the pre-flight waited.
+        waited: std::time::Duration,
+    },
+
     /// The target's dynamic loader entry point could not be found.
     #[error(
         "cannot find dlopen in pid {pid}'s own libc.so.6/libdl.so.2 ({detail}): the target must be dynamically linked against glibc or musl"

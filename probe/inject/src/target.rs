@@ -2,6 +2,7 @@
 //! target's own address space) dlopen, dlerror and the safe-point functions are.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::elf::{self, FileBytes, Image, Module};
 use crate::procfs;
@@ -204,7 +205,6 @@ fn find_dlopen(pid: i32, modules: &[Module]) -> Result<(Symbol, Option<u64>, u64
     let candidates = |pred: &dyn Fn(&str) -> bool| -> Vec<&Module> {
         modules.iter().filter(|m| pred(m.file_name())).collect()
     };
-    let is_libc = |n: &str| n.starts_with("libc.so") || n.starts_with("libc-2.");
     let is_libdl = |n: &str| n.starts_with("libdl.so") || n.starts_with("libdl-2.");
     let is_musl = |n: &str| n.starts_with("ld-musl-") || n.starts_with("libc.musl-");
     for pred in [&is_libc as &dyn Fn(&str) -> bool, &is_libdl, &is_musl] {
@@ -259,25 +259,56 @@ fn exe_machine(pid: i32) -> Result<(u8, u16), InjectError> {
     Ok((class, machine))
 }
 
+/// Longest a pre-flight waits for a program whose dynamic loader is still mapping its
+/// libraries: a script that starts a program and attaches at once (`make demo`) came between
+/// libEGL and libc, with no dlopen to call yet.
+const LOADING_BOUND: Duration = Duration::from_secs(2);
+
+/// The modules `pid` maps, once its dynamic loader has mapped libc (bounded by
+/// [`LOADING_BOUND`]; a program without a loader, static or musl, as it is).
+fn loaded_modules(pid: i32) -> Result<Vec<Module>, InjectError> {
+    let deadline = Instant::now() + LOADING_BOUND;
+    loop {
+        let maps = match procfs::read_maps(pid) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(InjectError::NoSuchProcess { pid })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                return Err(not_permitted(pid))
+            }
+            Err(e) => return Err(InjectError::io(format!("reading /proc/{pid}/maps"), e)),
+        };
+        if maps.is_empty() {
+            // Kernel threads and exiting processes have no mappings.
+            return Err(InjectError::NoSuchProcess { pid });
+        }
+        let modules = elf::modules(&maps);
+        let named = |pred: fn(&str) -> bool| modules.iter().any(|m| pred(m.file_name()));
+        let loading = named(|n| n.starts_with("ld-linux")) && !named(is_libc);
+        if !loading {
+            return Ok(modules);
+        }
+        if Instant::now() >= deadline {
+            return Err(InjectError::StillLoading {
+                pid,
+                waited: LOADING_BOUND,
+            });
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// glibc's libc, by file name.
+fn is_libc(name: &str) -> bool {
+    name.starts_with("libc.so") || name.starts_with("libc-2.")
+}
+
 /// Everything the pre-flight finds out; `predict` also predicts a Yama refusal.
 pub(crate) fn plan(pid: i32, predict: bool) -> Result<Plan, InjectError> {
     let (pid, status) = identity(pid)?;
     if predict {
         predict_yama(pid)?;
-    }
-    let maps = match procfs::read_maps(pid) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(InjectError::NoSuchProcess { pid })
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return Err(not_permitted(pid))
-        }
-        Err(e) => return Err(InjectError::io(format!("reading /proc/{pid}/maps"), e)),
-    };
-    if maps.is_empty() {
-        // Kernel threads and exiting processes have no mappings.
-        return Err(InjectError::NoSuchProcess { pid });
     }
     let (class, machine) = exe_machine(pid)?;
     if class != object::elf::ELFCLASS64 {
@@ -287,7 +318,7 @@ pub(crate) fn plan(pid: i32, predict: bool) -> Result<Plan, InjectError> {
     }
     check_machine(pid, machine)?;
 
-    let modules = elf::modules(&maps);
+    let modules = loaded_modules(pid)?;
     let graphics: Vec<&Module> = modules
         .iter()
         .filter(|m| is_graphics_library(m.file_name()))
