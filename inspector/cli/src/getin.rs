@@ -5,6 +5,7 @@
 use crate::receive::{self, Endpoint};
 use anyhow::{bail, Context, Result};
 use gpuheat_session::control::{self, AttachArg, AttachStatus};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -62,6 +63,9 @@ pub(crate) fn check(pid: i32, agent: &std::path::Path) -> Result<Way> {
     }
 }
 
+/// How long an attach waits for the program's swap before it says it is waiting.
+const WAITING_NOTICE_AFTER: Duration = Duration::from_secs(1);
+
 /// Gets into `pid` the `way` [`check`] found, and waits (bounded) for the agent to connect
 /// back to `endpoint`: the injection (or wake-up), the entry's status turned into one-line
 /// errors, and the connection, as `attach` and the live view both need them. `first` is the
@@ -85,21 +89,39 @@ pub(crate) fn get_in(
     let arg = AttachArg::new(endpoint.socket.to_string_lossy())
         .with_command(first.clone())
         .to_string();
-    let injected = match way {
-        Way::Inject(_) => gpuheat_inject::inject(&gpuheat_inject::Request {
-            pid,
-            library: agent,
-            entry: control::ATTACH_ENTRY,
-            arg: &arg,
-            timeout,
-            cancel: Some(&receive::INTERRUPTED),
-        })
-        .map_err(|e| match e {
-            gpuheat_inject::InjectError::Cancelled { .. } => NotIn::Cancelled(e.to_string()),
-            e => NotIn::Failed(e.into()),
-        })?,
-        Way::Wake => wake(pid, &arg, timeout)?,
-    };
+    let injected = std::thread::scope(|s| {
+        let (done, waiting) = std::sync::mpsc::channel::<()>();
+        s.spawn(move || {
+            // A program that presents no frame (a menu waiting for input, a level loading)
+            // keeps the attach waiting for its swap, silently up to the timeout: say so, on a
+            // terminal only (a script's stderr keeps its one line per outcome).
+            let slow = waiting.recv_timeout(WAITING_NOTICE_AFTER)
+                == Err(std::sync::mpsc::RecvTimeoutError::Timeout);
+            if slow && std::io::stderr().is_terminal() {
+                eprintln!(
+                    "gpuheat: waiting for pid {pid} to present a frame: gpuheat gets in at a swap (at most {} s, --timeout; Ctrl-C stops)",
+                    timeout.as_secs()
+                );
+            }
+        });
+        let injected = match way {
+            Way::Inject(_) => gpuheat_inject::inject(&gpuheat_inject::Request {
+                pid,
+                library: agent,
+                entry: control::ATTACH_ENTRY,
+                arg: &arg,
+                timeout,
+                cancel: Some(&receive::INTERRUPTED),
+            })
+            .map_err(|e| match e {
+                gpuheat_inject::InjectError::Cancelled { .. } => NotIn::Cancelled(e.to_string()),
+                e => NotIn::Failed(e.into()),
+            }),
+            Way::Wake => wake(pid, &arg, timeout),
+        };
+        drop(done);
+        injected
+    })?;
     let refused = |why: String| NotIn::Failed(anyhow::anyhow!(why));
     match AttachStatus::from_code(injected.entry_result) {
         Some(AttachStatus::Ok) => {}
