@@ -309,7 +309,9 @@ fn cpu_times_moving_together_are_drift_too() {
     // The raw frame rows are shown, unjudged; their rows beyond the drift are noise.
     let raw = row(&d, FRAME_CPU);
     assert!(!d.frame_row_judged(&raw) && raw.ratio.unwrap().estimate > 1.4);
-    assert!(!d.frame_row_judged(&row(&d, FRAME_WALL)));
+    // The wall time is judged raw: in full mode it is mostly the agent's waits for the GPU,
+    // which no call's wall time holds.
+    assert!(d.frame_row_judged(&row(&d, FRAME_WALL)));
     let beyond = row(&d, FRAME_CPU_BEYOND_DRIFT);
     assert!(d.frame_row_judged(&beyond));
     assert_eq!(beyond.verdict, Verdict::Noise);

@@ -9,7 +9,6 @@ use clap::Args;
 use gpuheat_analysis::compare::diff::{
     diff, Comparison, Diff, DiffOptions, DrawDiff, Gate, MatchedBy, Verdict, FRAME_CPU,
     FRAME_CPU_BEYOND_DRIFT, FRAME_GPU, FRAME_GPU_BEYOND_DRIFT, FRAME_PRESENT, FRAME_WALL,
-    FRAME_WALL_BEYOND_DRIFT,
 };
 use gpuheat_analysis::compare::heat::{
     heat_diff, heat_diff_of, HeatDiff, HeatDiffError, MapChoice,
@@ -441,7 +440,6 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             FRAME_PRESENT => "present",
             FRAME_GPU_BEYOND_DRIFT => "GPU beyond drift",
             FRAME_CPU_BEYOND_DRIFT => "CPU beyond drift",
-            FRAME_WALL_BEYOND_DRIFT => "wall beyond drift",
             other => other,
         };
         let _ = writeln!(
@@ -510,7 +508,7 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
             .collect();
         let _ = writeln!(
             o,
-            "       on the CPU: {}; taken out of the draws' and the frames' CPU and wall times alike",
+            "       on the CPU: {}; taken out of the draws' rows, CPU time's also out of the frame's (its wall time is mostly waits for the GPU: judged raw)",
             moved.join(", ")
         );
     }
