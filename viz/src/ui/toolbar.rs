@@ -4,6 +4,7 @@ use super::context::Context;
 use crate::load::Loaded;
 use crate::options::{Cost, Quantity, Tab};
 use crate::state::{default_mesh_camera, default_surface_camera, UiState};
+use gpuheat_analysis::compare::diff::FRAME_GPU_BEYOND_DRIFT;
 use gpuheat_analysis::palette::{Palette, Scale};
 
 const PALETTES: [(Palette, &str); 4] = [
@@ -289,8 +290,15 @@ fn diff_controls(ui: &mut egui::Ui, cx: &Context) {
                 let change = f
                     .relative
                     .map_or("–".into(), |r| format!("{:+.1}%", r * 100.0));
+                // Judged beyond the common drift when one was taken out: say so, as the
+                // raw frames may have moved far more (the machine's speed).
+                let beyond = if f.metric == FRAME_GPU_BEYOND_DRIFT {
+                    " beyond drift"
+                } else {
+                    ""
+                };
                 ui.label(format!(
-                    "frame GPU time {change} ({})",
+                    "frame GPU time{beyond} {change} ({})",
                     f.verdict.word(&f.unit)
                 ));
             }
