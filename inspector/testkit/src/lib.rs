@@ -8,7 +8,8 @@
 //!   session file's own tests.
 //! - [`fixture`]: the released session files kept in `inspector/session/tests/fixtures`;
 //!   [`offscreen_passes`]: the offscreen scene several crates' tests draw.
-//! - [`Scratch`]: a temporary directory removed on drop; [`XorShift`]: a seeded PRNG.
+//! - [`Scratch`]: a temporary directory removed on drop; [`XorShift`]: a seeded PRNG;
+//!   [`Xvfb`]: a private X server.
 
 pub mod builder;
 mod fixture;
@@ -18,6 +19,7 @@ mod scratch;
 mod seq;
 mod vg;
 mod vg_table;
+mod xvfb;
 
 pub use builder::{
     context, function_table, records, texture_target, write, FrameBuilder, SessionBuilder, CALL_NS,
@@ -28,3 +30,4 @@ pub use rng::XorShift;
 pub use scratch::Scratch;
 pub use seq::{session, Seq};
 pub use vg::{path_draw, IDENTITY};
+pub use xvfb::Xvfb;

@@ -2,7 +2,6 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -28,6 +27,9 @@ pub fn example(name: &str) -> PathBuf {
 }
 
 pub use gpuheat_testkit::Scratch;
+// Not every test binary starts an X server.
+#[allow(unused_imports)]
+pub use gpuheat_testkit::Xvfb;
 
 /// Directories of [`shared_scratch`], removed when the test process exits.
 static SHARED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
@@ -191,57 +193,6 @@ pub fn read_png(path: &Path) -> Png {
         width: info.width,
         height: info.height,
         rgb,
-    }
-}
-
-/// A private Xvfb server on a display number it picks itself; killed on drop.
-pub struct Xvfb {
-    child: Child,
-    pub display: String,
-}
-
-impl Xvfb {
-    pub fn start() -> Xvfb {
-        let mut child = Command::new("Xvfb")
-            .args([
-                "-displayfd",
-                "1",
-                "-screen",
-                "0",
-                "640x480x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb missing: run scripts/install-deps.sh");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        Xvfb {
-            child,
-            display: format!(":{}", line.trim()),
-        }
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        // SIGTERM, so Xvfb removes its /tmp/.X11-unix socket and /tmp/.XN-lock file (SIGKILL
-        // leaves both behind); SIGKILL only if it does not exit within 2 s.
-        // SAFETY: kill(2) on our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        while std::time::Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
