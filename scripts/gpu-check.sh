@@ -91,6 +91,23 @@ for timing in isolated deferred; do
     timeout 60 "$built/gpuheat" heatmap "$out/hot-heat-$timing.gpuheat" --draw 67 \
         -o "$out/hot-heat-$timing-square.png" 2>&1 | tail -1
 done
+# Issue 24 on a real driver: pairs of captures of one running program, the first after the
+# injection included, should show no significant change at draw or frame level (GPU
+# threshold 5%, with the GPU's and the CPU's common drifts taken out).
+echo "== pairs: hot_spot 1920x1080, 20 layers, attached 6 times, 10 frames each"
+"$built/hot_spot" --api gl --size 1920x1080 --layers 20 >/dev/null 2>&1 &
+pp=$!
+sleep 2
+for i in 0 1 2 3 4 5; do
+    timeout 60 "$built/gpuheat" attach $pp --frames 10 --timeout 20 -o "$out/pair-$i.gpuheat" 2>&1 |
+        grep -o "held [0-9.]* ms, first frame [0-9]* ms" | head -1
+done
+kill $pp 2>/dev/null
+for i in 1 2 3 4 5; do
+    echo "-- pair $((i - 1)) -> $i"
+    timeout 60 "$built/gpuheat" diff "$out/pair-$((i - 1)).gpuheat" "$out/pair-$i.gpuheat" 2>&1 |
+        grep -E "^  (GPU|CPU|wall)|^drift|on the CPU|^draws|^  (slower|faster) " | head -14
+done
 echo "== waits"
 timeout 240 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
     --geometry 0 --waits 10,100,1000 --watch 0 --vulkan 0 2>&1 | sed -n '/^agent waits per frame (/,/^$/p' | head -20
