@@ -257,9 +257,19 @@ fn a_machine_slower_everywhere_is_drift_not_a_draw_regression() {
         .all(|m| m.time().verdict == Verdict::Higher));
 }
 
+/// [`cpu_session`] without GPU times, as a timeline capture records it.
+fn timeline_session(seed: u64, frames: usize, cpu: [f64; 4]) -> Session {
+    session_of(seed, frames, cpu, false)
+}
+
 /// `frames` frames of four draws at distinct call sites, each with 600 µs of GPU time and
 /// `cpu[i]` ns of CPU (and wall) time in its call, × noise.
 fn cpu_session(seed: u64, frames: usize, cpu: [f64; 4]) -> Session {
+    session_of(seed, frames, cpu, true)
+}
+
+/// [`cpu_session`], its GPU times recorded when `gpu`.
+fn session_of(seed: u64, frames: usize, cpu: [f64; 4], gpu: bool) -> Session {
     let mut noise = Noise(seed);
     let mut b = SessionBuilder::new();
     for _ in 0..frames {
@@ -268,17 +278,45 @@ fn cpu_session(seed: u64, frames: usize, cpu: [f64; 4]) -> Session {
             for (i, ns) in cpu.iter().enumerate() {
                 let c = f.call("glDrawArrays", &[GL_TRIANGLES, 0, 3]);
                 f.at(c, 0x40_0000 + 0x100 * i as u64);
-                f.counter(
-                    c,
-                    "gpu_time_serialized",
-                    (600_000.0 * noise.factor(0.05)) as u64,
-                );
+                if gpu {
+                    f.counter(
+                        c,
+                        "gpu_time_serialized",
+                        (600_000.0 * noise.factor(0.05)) as u64,
+                    );
+                }
                 let t = (ns * noise.factor(0.05)) as u64;
                 f.timed(c, t, t);
             }
         });
     }
     b.build()
+}
+
+#[test]
+fn a_timeline_capture_is_ranked_by_cpu_time_and_judged_beyond_its_drift() {
+    use gpuheat_analysis::measure::aggregate::CPU_TIME;
+    // No GPU time (timeline mode): the draws are ranked by their CPU time in the call, and a
+    // machine 1.6x busier moves them all together.
+    let base = [100_000.0; 4];
+    let a = timeline_session(1, 12, base);
+    let d = diff(
+        &a,
+        &timeline_session(2, 12, base.map(|x| x * 1.6)),
+        &DiffOptions::default(),
+    );
+    assert_eq!(d.matched[0].raw_time().metric, CPU_TIME);
+    let drift = d.drift.expect("drift of the ranking time");
+    assert!((1.45..1.75).contains(&drift.factor), "{drift:?}");
+    assert!(d.matched.iter().all(|m| !m.time().verdict.significant()));
+    // One call 4x the CPU time: that call alone.
+    let mut one = base;
+    one[2] *= 4.0;
+    let d = diff(&a, &timeline_session(3, 12, one), &DiffOptions::default());
+    for m in &d.matched {
+        let slower = d.a.stats.draws[m.a].key.callsite == "0x400200";
+        assert_eq!(m.time().verdict.significant(), slower, "{:?}", m.time());
+    }
 }
 
 #[test]

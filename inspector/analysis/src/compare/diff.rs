@@ -450,7 +450,13 @@ pub fn diff(a: &Session, b: &Session, opts: &DiffOptions) -> Diff {
     // +78% from one to the next with the draws' ratios within 1-23% of each other, and 12 of
     // one hot_spot gave 43 of 132 ordered pairs a significant draw judged raw, 18 judged
     // beyond the drift (mostly llvmpipe's lazy clear). The threshold (2×) covers what is left.
-    let rank_metric = side_a.stats.ranked_by.counter();
+    // The draws' ranking time: their GPU time, or their CPU time in the call where the
+    // sessions measured none (timeline mode, `draw_diff`'s fallback), whose drift is then the
+    // ranking one.
+    let rank_metric = match matched.first() {
+        Some(m) if m.raw_time().metric == CPU_TIME => CPU_TIME,
+        _ => side_a.stats.ranked_by.counter(),
+    };
     let estimated = common_drift(&matched, rank_metric);
     let drift = if opts.absolute { None } else { estimated };
     // The CPU-side times too: 11 captures of one running es2gears on llvmpipe moved the
