@@ -561,11 +561,7 @@ impl Diff {
     /// Whether frame row `c` has a verdict: not the presents (never judged), nor a raw total
     /// whose drift was taken out (its row beyond the drift is judged instead).
     pub fn frame_row_judged(&self, c: &Comparison) -> bool {
-        c.metric != FRAME_PRESENT
-            && !self
-                .frames
-                .iter()
-                .any(|x| x.metric == beyond_name(&c.metric))
+        judged_frame_row(&self.frames, &c.metric)
     }
 
     /// `--fail-if-slower pct`: whether the typical frame got slower by more than `pct`
@@ -697,6 +693,13 @@ fn beyond_name(metric: &str) -> &'static str {
         FRAME_CPU => FRAME_CPU_BEYOND_DRIFT,
         _ => "",
     }
+}
+
+/// Whether frame row `metric` of `frames` has a verdict: not the presents (never judged), nor
+/// a raw total whose row beyond its drift is among `frames` (that row is judged instead).
+fn judged_frame_row(frames: &[Comparison], metric: &str) -> bool {
+    let beyond = beyond_name(metric);
+    metric != FRAME_PRESENT && !frames.iter().any(|x| x.metric == beyond)
 }
 
 /// The frames' GPU time (the ranking time summed over their work calls).
@@ -1127,25 +1130,27 @@ fn frame_comparisons(
     let wall =
         |f: &[&Totals]| -> Vec<f64> { f.iter().map(|t| t.wall_ns - t.present_wall_ns).collect() };
     let present = |f: &[&Totals]| -> Vec<f64> { f.iter().map(|t| t.present_wall_ns).collect() };
+    let (gpu_a, gpu_b) = (gpu(&fa), gpu(&fb));
+    let (cpu_a, cpu_b) = (cpu(&fa), cpu(&fb));
     let mut out = vec![
-        compare(FRAME_GPU, "ns", &gpu(&fa), &gpu(&fb)),
-        compare(FRAME_CPU, "ns", &cpu(&fa), &cpu(&fb)),
+        compare(FRAME_GPU, "ns", &gpu_a, &gpu_b),
+        compare(FRAME_CPU, "ns", &cpu_a, &cpu_b),
         compare(FRAME_WALL, "ns", &wall(&fa), &wall(&fb)),
         compare(FRAME_PRESENT, "ns", &present(&fa), &present(&fb)),
     ];
-    let beyond = |name, x: Vec<f64>, y: Vec<f64>, factor: f64| {
+    let beyond = |name, x: &[f64], y: &[f64], factor: f64| {
         let scaled: Vec<f64> = y.iter().map(|v| v / factor).collect();
-        compare(name, "ns", &x, &scaled)
+        compare(name, "ns", x, &scaled)
     };
     if let Some(d) = drift {
-        out.push(beyond(FRAME_GPU_BEYOND_DRIFT, gpu(&fa), gpu(&fb), d.factor));
+        out.push(beyond(FRAME_GPU_BEYOND_DRIFT, &gpu_a, &gpu_b, d.factor));
     }
     // The frame's CPU time in GL is its calls' CPU time summed, and drifts with them. Its wall
     // time does not follow its calls' wall time: in full mode it is mostly the agent's waits
     // for the GPU (neverball on llvmpipe: 86 of 142 ms), and divided by the calls' drift
     // (-49% in one pair) it read +176% where it had moved +41%. It is judged raw.
     if let Some(d) = call_drifts.iter().find(|d| d.metric == CPU_TIME) {
-        out.push(beyond(FRAME_CPU_BEYOND_DRIFT, cpu(&fa), cpu(&fb), d.factor));
+        out.push(beyond(FRAME_CPU_BEYOND_DRIFT, &cpu_a, &cpu_b, d.factor));
     }
     out
 }
@@ -1182,11 +1187,11 @@ fn judge(
     // Each frame row is one more test of the family of the draw metric it sums, so the rows
     // are held to the draws' false discovery rate rather than tested alone.
     // A raw total whose drift was taken out is shown, not judged: its row beyond the drift is.
-    let present: HashSet<String> = frames.iter().map(|c| c.metric.clone()).collect();
-    for c in frames
-        .iter_mut()
-        .filter(|c| c.metric != FRAME_PRESENT && !present.contains(beyond_name(&c.metric)))
-    {
+    let judged: Vec<bool> = frames
+        .iter()
+        .map(|c| judged_frame_row(frames, &c.metric))
+        .collect();
+    for (c, _) in frames.iter_mut().zip(judged).filter(|(_, j)| *j) {
         let family = match c.metric.as_str() {
             FRAME_GPU => rank_family.clone(),
             FRAME_GPU_BEYOND_DRIFT => format!("{rank_family} beyond drift"),
