@@ -401,8 +401,7 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
                 if std::mem::take(&mut st.early) {
                     continue;
                 }
-                let watching = st.active.as_ref().is_some_and(|a| a.watch.is_some());
-                if watching {
+                if let Some(w) = st.active.as_mut().and_then(|a| a.watch.as_mut()) {
                     // During a watch: take the next frames in full mode, the watch going on.
                     if let Command::Capture {
                         frames,
@@ -411,9 +410,7 @@ fn listen(stream: UnixStream, agent: &Arc<Agent>) {
                         timing,
                     } = command
                     {
-                        if let Some(w) = st.active.as_mut().and_then(|a| a.watch.as_mut()) {
-                            w.take = Some((frames, heat, timing));
-                        }
+                        w.take = Some((frames, heat, timing));
                     }
                 } else if st.active.is_none() {
                     if let Some((request, watch)) = attach_request(command, capture::swaps() + 1) {
