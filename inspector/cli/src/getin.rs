@@ -91,19 +91,21 @@ pub(crate) fn get_in(
         .to_string();
     let injected = std::thread::scope(|s| {
         let (done, waiting) = std::sync::mpsc::channel::<()>();
-        s.spawn(move || {
-            // A program that presents no frame (a menu waiting for input, a level loading)
-            // keeps the attach waiting for its swap, silently up to the timeout: say so, on a
-            // terminal only (a script's stderr keeps its one line per outcome).
-            let slow = waiting.recv_timeout(WAITING_NOTICE_AFTER)
-                == Err(std::sync::mpsc::RecvTimeoutError::Timeout);
-            if slow && std::io::stderr().is_terminal() {
-                eprintln!(
-                    "gpuheat: waiting for pid {pid} to present a frame: gpuheat gets in at a swap (at most {} s, --timeout; Ctrl-C stops)",
-                    timeout.as_secs()
-                );
-            }
-        });
+        // A program that presents no frame (a menu waiting for input, a level loading) keeps
+        // the attach waiting for its swap, silently up to the timeout: say so, on a terminal
+        // only (a script's stderr keeps its one line per outcome).
+        if std::io::stderr().is_terminal() {
+            s.spawn(move || {
+                if waiting.recv_timeout(WAITING_NOTICE_AFTER)
+                    == Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+                {
+                    eprintln!(
+                        "gpuheat: waiting for pid {pid} to present a frame: gpuheat gets in at a swap (at most {} s, --timeout; Ctrl-C stops)",
+                        timeout.as_secs()
+                    );
+                }
+            });
+        }
         let injected = match way {
             Way::Inject(_) => gpuheat_inject::inject(&gpuheat_inject::Request {
                 pid,
