@@ -208,3 +208,27 @@ fn a_program_still_in_its_loader_is_waited_for_then_named() {
     assert!(waited.as_secs_f64() > 1.5, "{waited:?}");
     assert!(!out.exists());
 }
+
+#[test]
+fn attaching_to_a_kernel_thread_says_no_such_process() {
+    // A kernel thread (`Kthread: 1`, Linux 6.x) has no mappings and no executable: it is no
+    // process to attach to, whatever /proc/PID/exe says when read.
+    let kthread = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/status"))
+                .is_ok_and(|s| s.lines().any(|l| l == "Kthread:\t1"))
+        });
+    let Some(pid) = kthread else {
+        eprintln!("skipped: no kernel thread says so in /proc/PID/status");
+        return;
+    };
+    let dir = scratch("kthread");
+    let out = dir.join("k.gpuheat");
+    fails_with_one_line(
+        &["attach", &pid.to_string(), "-o", out.to_str().unwrap()],
+        &format!("no process with pid {pid}"),
+    );
+    assert!(!out.exists());
+}

@@ -310,6 +310,9 @@ pub(crate) fn plan(pid: i32, predict: bool) -> Result<Plan, InjectError> {
     if predict {
         predict_yama(pid)?;
     }
+    // Before the executable is read: a kernel thread or an exiting process has no mappings
+    // and is named as no such process, not as an unreadable /proc/PID/exe.
+    let modules = loaded_modules(pid)?;
     let (class, machine) = exe_machine(pid)?;
     if class != object::elf::ELFCLASS64 {
         return Err(InjectError::UnsupportedArchitecture {
@@ -318,7 +321,6 @@ pub(crate) fn plan(pid: i32, predict: bool) -> Result<Plan, InjectError> {
     }
     check_machine(pid, machine)?;
 
-    let modules = loaded_modules(pid)?;
     let graphics: Vec<&Module> = modules
         .iter()
         .filter(|m| is_graphics_library(m.file_name()))
