@@ -15,12 +15,10 @@ echo "demo: starting examples/hot_spot on its own (desktop GL 4.5 on llvmpipe, 5
 "$bin/hot_spot" --api gl --size 512x512 --spot 48 --keep-shaders >/dev/null &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
-# Attach once it has loaded GL and libc (a program just started may not have yet; at most
-# 10 s). The loader maps the libraries in the executable's order, libc after libEGL: right
-# after a rebuild (a cold page cache) the attach once came between the two.
+# Attach once it has loaded GL (a program just started may not have yet; at most 10 s).
+# Its loader maps libc after libEGL; gpuheat's pre-flight waits for that itself.
 for _ in $(seq 100); do
-    grep -q 'libEGL\|libGL' "/proc/$pid/maps" 2>/dev/null &&
-        grep -q 'libc\.so' "/proc/$pid/maps" 2>/dev/null && break
+    grep -q 'libEGL\|libGL' "/proc/$pid/maps" 2>/dev/null && break
     sleep 0.1
 done
 echo "demo: gpuheat attach $pid --heat"
