@@ -26,8 +26,20 @@ if [ "${1:-}" = --pack ]; then
     du -sh "$root/.devbin"
     exit 0
 fi
+# $OUT brings back at most 8 files: the log is the caller's (tee), sessions go to $work and
+# the ones worth reading later are packed into $OUT/sessions.tar.
 out=${OUT:-/tmp/gpu-check}
-mkdir -p "$out"
+work=/tmp/gpu-check-work
+mkdir -p "$out" "$work"
+rm -f "$out/sessions.tar"
+# GPU_CHECK names the sections to run (default: all); they run in the file's order. Issue 25's come
+# first, so a lease cut short still measures them.
+sections=${GPU_CHECK:-waits hotspot heat pairs passes watch hitch tests vulkan bench}
+want() { case " $sections " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+# Seconds since the script began, so the log says where the lease went.
+t0=$(date +%s)
+section() { echo; echo "######## $1 (+$(($(date +%s) - t0)) s)"; }
+keep() { tar -C "$work" -rf "$out/sessions.tar" "$@" 2>/dev/null; }
 for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
@@ -43,115 +55,148 @@ mkdir -p "$(dirname "$built")" && rm -f "$built" && ln -s "$root/.devbin" "$buil
 cd "$root"
 # The VG fixture's examples ask for the library by its soname.
 [ -f .devbin/libOpenVG.so ] && ln -sf libOpenVG.so .devbin/libOpenVG.so.1
-timeout 60 "$built/gpuheat" run --mode full --heat --skip 1 --frames 2 -o "$out/overdraw.gpuheat" \
-    -- "$built/overdraw" --api gles --layers 4 --timing --frames 4 2>&1 | tail -3
-timeout 60 "$built/gpuheat" report "$out/overdraw.gpuheat" 2>&1 | head -40
-# Issue 24 on a real driver: a compute dispatch's heat (its image, then the window), draws
-# inside the program's own GL_TIME_ELAPSED query, blits and copies carrying a pass (from a
-# texture, from a renderbuffer, glCopyTexSubImage2D, glCopyImageSubData), fixed-function
-# geometry. Each prints its report's frame, target and finding lines.
-for spec in "compute_pass --api gles" "compute_pass --api gl" \
-    "hot_spot --api gl --time-query 1" "offscreen_pass --api gles --blit 1 --format 1" \
-    "offscreen_pass --api gles --blit 2" "offscreen_pass --api gl --copy 1" \
-    "offscreen_pass --api gles --copy 2"; do
-    name=${spec%% *}; args=${spec#* }
-    echo "== $spec (--heat)"
-    # shellcheck disable=SC2086
-    timeout 60 "$built/gpuheat" run --heat --frames 3 -o "$out/$name.gpuheat" \
-        -- "$built/$name" $args --timing 2>&1 | tail -1
-    timeout 60 "$built/gpuheat" report "$out/$name.gpuheat" 2>&1 |
-        grep -E "^ +[0-9]+ +[0-9]+ |^screen|^[0-9]+ +[0-9]+x|not placed|^  gl|remainders|warning|error" | head -24
-done
-if [ -x "$built/fixed_function" ]; then
-    echo "== fixed_function (full mode: geometry)"
-    timeout 60 "$built/gpuheat" run --mode full --frames 2 -o "$out/fixed.gpuheat" \
-        -- "$built/fixed_function" --timing 2>&1 | tail -1
-    timeout 60 "$built/gpuheat" report "$out/fixed.gpuheat" 2>&1 | grep -E "^geometry|without" | head -5
+
+if want waits; then
+    section "waits: issue 25's table (many_draws --api gl, every mode at 10, 100, 1000 draws)"
+    timeout 200 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
+        --geometry 0 --waits 10,100,1000 --watch 0 --vulkan 0 --calls 1000 2>&1 |
+        sed -n '/^renderer/p;/^agent waits per frame (/,/^$/p'
 fi
-# Issue 25 on a real driver: the same hot_spot frame timed isolated (a drain around each
-# draw) and deferred (timestamp pairs read at the frame's end: `auto`'s choice here), whose
-# per-draw times should agree where the driver's timestamps bracket a draw's own work; then
-# diff of a +10% hot shader, deferred; then the waits rows with their frame ratios.
-for timing in isolated deferred; do
-    echo "== hot_spot 1920x1080, 20 layers, --timing $timing"
-    for loop in 300 330; do
-        timeout 60 "$built/gpuheat" run --timing $timing --frames 10 -o "$out/hot-$timing-$loop.gpuheat" \
-            -- "$built/hot_spot" --api gl --size 1920x1080 --layers 20 --loop $loop --timing 2>&1 | tail -1
+if want hotspot; then
+    # Issue 25's hot_spot target (full + heat <= 2x the program's frame) and its diff target
+    # (+10% on the hot square's shader named slower, nothing else), auto timing (deferred on
+    # an immediate-mode GPU) and isolated as the before.
+    hs() { "$built/hot_spot" --api gl --size ${HS_SIZE:-1920x1080} --layers 20 --timing "$@"; }
+    section "hotspot: hot_spot --api gl --size ${HS_SIZE:-1920x1080} --layers 20"
+    echo "uncaptured: $(hs --frames 40 | grep frame_ms=)"
+    wall() { timeout 60 "$built/gpuheat" report "$1" 2>/dev/null |
+        awk '$1 ~ /^[0-9]+$/ && $1 > 1 && NF >= 6 && $5 ~ /\./ {print $5}' | sort -n |
+        awk '{v[NR]=$1} END {if (NR) printf "median %.2f ms [%.2f..%.2f] over %d frames", v[int((NR+1)/2)], v[1], v[NR], NR}'; }
+    for timing in auto isolated; do
+        for heat in "" "--heat"; do
+            f="hs-$timing${heat:+-heat}.gpuheat"
+            timeout 90 "$built/gpuheat" run --mode full $heat --timing $timing --frames 8 -o "$work/$f" \
+                -- "$built/hot_spot" --api gl --size ${HS_SIZE:-1920x1080} --layers 20 --timing --frames 12 >/dev/null 2>&1
+            echo "full ${heat:++ heat }--timing $timing: wall $(wall "$work/$f")"
+            timeout 60 "$built/gpuheat" report "$work/$f" 2>&1 | grep -E "^capture|^agent|deferred|isolated" | head -4
+        done
     done
-    timeout 60 "$built/gpuheat" report "$out/hot-$timing-300.gpuheat" 2>&1 |
-        grep -E "^agent|^ +[0-9]+ +[0-9]+ |timed deferred|caution|^  +[1-5] " | head -14
-    timeout 60 "$built/gpuheat" diff "$out/hot-$timing-300.gpuheat" "$out/hot-$timing-330.gpuheat" 2>&1 | head -16
-    # Heat: deferred draws are weighted on the GPU (weights.rs); the maps should match.
-    timeout 60 "$built/gpuheat" run --heat --timing $timing --frames 5 -o "$out/hot-heat-$timing.gpuheat" \
-        -- "$built/hot_spot" --api gl --size 1920x1080 --layers 20 --timing 2>&1 | tail -1
-    timeout 60 "$built/gpuheat" report "$out/hot-heat-$timing.gpuheat" 2>&1 |
-        grep -E "^agent|^ +[0-9]+ +[0-9]+ |timed deferred|^screen|not placed|warning  (overdraw|expensive)" | head -12
-    # The hot square (call 3K+7 = 67 with 20 layers) should be outlined at (960, 540)-(984, 564)
-    # both ways: deferred, the GPU finds it at the coverage's edges (weights::BoxFinding).
-    timeout 60 "$built/gpuheat" heatmap "$out/hot-heat-$timing.gpuheat" --draw 67 \
-        -o "$out/hot-heat-$timing-square.png" 2>&1 | tail -1
-done
-# Issue 24 on a real driver: pairs of captures of one running program, the first after the
-# injection included, should show no significant change at draw or frame level (GPU
-# threshold 5%, with the GPU's and the CPU's common drifts taken out).
-echo "== pairs: hot_spot 1920x1080, 20 layers, attached 6 times, 10 frames each"
-"$built/hot_spot" --api gl --size 1920x1080 --layers 20 >/dev/null 2>&1 &
-pp=$!
-sleep 2
-for i in 0 1 2 3 4 5; do
-    timeout 60 "$built/gpuheat" attach $pp --frames 10 --timeout 20 -o "$out/pair-$i.gpuheat" 2>&1 |
-        grep -o "held [0-9.]* ms, first frame [0-9]* ms" | head -1
-done
-kill $pp 2>/dev/null
-for i in 1 2 3 4 5; do
-    echo "-- pair $((i - 1)) -> $i"
-    timeout 60 "$built/gpuheat" diff "$out/pair-$((i - 1)).gpuheat" "$out/pair-$i.gpuheat" 2>&1 |
-        grep -E "^  (GPU|CPU|wall)|^drift|on the CPU|^draws|^  (slower|faster) " | head -14
-done
-echo "== waits"
-timeout 240 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
-    --geometry 0 --waits 10,100,1000 --watch 0 --vulkan 0 2>&1 | sed -n '/^agent waits per frame (/,/^$/p' | head -20
-# Issue 26 on a real driver: what watching costs the program (target: at most 5% of its
-# frame), and a hitch caught by its GPU time: hitch's burst of heavy 1080p quads every 30th
-# frame, its upload too.
-echo "== watch cost"
-timeout 200 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
-    --geometry 0 --waits 0 --watch 100,1000 --vulkan 0 2>&1 | sed -n '/^watch cost/,/^the ring/p'
-echo "== hitch, gpu-ms>3"
-"$built/hitch" --api gl --size 1920x1080 --loop 300 --fps 60 >/dev/null 2>&1 &
-hp=$!
-sleep 2
-timeout 60 "$built/gpuheat" attach $hp --trigger 'gpu-ms>3' --trigger 'frame-ms>50' --max-triggers 3 \
-    --timeout 20 -o "$out/hitch.gpuheat" 2>&1 | tail -5
-kill $hp 2>/dev/null
-timeout 60 "$built/gpuheat" report "$out/hitch.gpuheat" 2>&1 | grep -E "^watch|^trigger|^ +wall" | head -10
-# The Vulkan layer's cost (vk_quads at 10, 100, 1000 draws: plain, layer dormant, captured in
-# timeline and full mode). vk_quads presents to an X window: the bench starts its own Xvfb,
-# so the rows need Xvfb and a Vulkan loader here (and the device that presents to it is
-# whichever the loader offers first: vulkaninfo's list says which there are).
-echo "== vulkan layer cost"
-if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 '; then
-    echo "skipped: no Vulkan loader (libvulkan.so.1) on this machine"
-elif ! command -v Xvfb >/dev/null 2>&1; then
-    echo "skipped: no Xvfb on this machine (vk_quads needs an X display; the bench starts its own Xvfb)"
-elif [ ! -x "$built/vk_quads" ]; then
-    echo "skipped: vk_quads was not packed (scripts/gpu-check.sh --pack)"
-elif command -v vulkaninfo >/dev/null 2>&1 && ! timeout 30 vulkaninfo --summary >"$out/vulkaninfo.txt" 2>&1; then
-    echo "skipped: vulkaninfo --summary failed (no Vulkan device?): $(tail -2 "$out/vulkaninfo.txt" | tr '\n' ' ')"
-else
-    [ -s "$out/vulkaninfo.txt" ] && grep -E "^GPU[0-9]|deviceName|driverName|driverInfo" "$out/vulkaninfo.txt" | head -12
-    timeout 300 "$built/gpuheat-bench" --vulkan-only --vulkan 10,100,1000 --quick 2>&1 |
-        tee "$out/vulkan-bench.log" | tail -24
+    keep hs-auto-heat.gpuheat hs-isolated-heat.gpuheat
+    timeout 60 "$built/gpuheat" heatmap "$work/hs-auto-heat.gpuheat" --draw 67 -o "$out/hot-square-auto.png" 2>&1 | tail -1
+    for timing in auto isolated; do
+        for loop in 300 330; do
+            timeout 90 "$built/gpuheat" run --timing $timing --frames 10 -o "$work/loop-$timing-$loop.gpuheat" \
+                -- "$built/hot_spot" --api gl --size ${HS_SIZE:-1920x1080} --layers 20 --loop $loop --timing --frames 14 >/dev/null 2>&1
+        done
+        echo "-- diff --loop 300 -> 330, --timing $timing"
+        timeout 60 "$built/gpuheat" diff "$work/loop-$timing-300.gpuheat" "$work/loop-$timing-330.gpuheat" 2>&1 | head -22
+        keep "loop-$timing-300.gpuheat" "loop-$timing-330.gpuheat"
+    done
 fi
-for t in "$root"/.devbin/tests/*; do
-    name=$(basename "$t")
-    echo "== $name"
-    timeout 150 "$t" --test-threads=1 2>&1 | tee "$out/$name.log" | grep -E "^test |test result|panicked|assert" | head -60
-done
-[ -n "${SKIP_BENCH:-}" ] && exit 0
-echo "== bench"
-# BENCH_ARGS replaces the bench's arguments (e.g. one row's options for an A/B run);
-# SKIP_BENCH=1 leaves the bench out.
-# shellcheck disable=SC2086
-timeout 200 "$built/gpuheat-bench" ${BENCH_ARGS:---quick --attaches 3 --offscreen-frames 0 --vulkan 0} 2>&1 |
-    tee "$out/bench.log" | tail -40
+if want heat; then
+    section "heat: overdraw (GLES) at 10, 100, 1000 draws, geometry 1000x1000"
+    timeout 200 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 10,100,1000 --offscreen-frames 0 \
+        --geometry 1000x1000 --geometry-frames 6 --geometry-runs 2 --waits 0 --watch 0 --vulkan 0 --calls 1000 2>&1 |
+        sed -n '/^heat cost/,/^vertex budget/p;/^heat-captured/p;/^geometry capture/p'
+fi
+if want pairs; then
+    # Issue 24 on a real driver: pairs of captures of one running program, the first after
+    # the injection included, should show no significant change at draw or frame level.
+    section "pairs: hot_spot 1920x1080, 20 layers, attached 6 times, 10 frames each"
+    "$built/hot_spot" --api gl --size ${HS_SIZE:-1920x1080} --layers 20 >/dev/null 2>&1 &
+    pp=$!
+    sleep 2
+    for i in 0 1 2 3 4 5; do
+        timeout 60 "$built/gpuheat" attach $pp --frames 10 --timeout 20 -o "$work/pair-$i.gpuheat" 2>&1 |
+            grep -o "held [0-9.]* ms, first frame [0-9]* ms" | head -1
+    done
+    kill $pp 2>/dev/null
+    for i in 1 2 3 4 5; do
+        echo "-- pair $((i - 1)) -> $i"
+        timeout 60 "$built/gpuheat" diff "$work/pair-$((i - 1)).gpuheat" "$work/pair-$i.gpuheat" 2>&1 |
+            grep -E "^  (GPU|CPU|wall)|^drift|on the CPU|^draws|^  (slower|faster) " | head -14
+    done
+    keep pair-0.gpuheat pair-1.gpuheat
+fi
+if want passes; then
+    section "passes: issue 24's compute, time-query, blit and copy passes, fixed-function geometry"
+    timeout 60 "$built/gpuheat" run --mode full --heat --skip 1 --frames 2 -o "$work/overdraw.gpuheat" \
+        -- "$built/overdraw" --api gles --layers 4 --timing --frames 4 2>&1 | tail -3
+    timeout 60 "$built/gpuheat" report "$work/overdraw.gpuheat" 2>&1 | head -40
+    # Issue 24 on a real driver: a compute dispatch's heat (its image, then the window), draws
+    # inside the program's own GL_TIME_ELAPSED query, blits and copies carrying a pass (from a
+    # texture, from a renderbuffer, glCopyTexSubImage2D, glCopyImageSubData), fixed-function
+    # geometry. Each prints its report's frame, target and finding lines.
+    for spec in "compute_pass --api gles" "compute_pass --api gl" \
+        "hot_spot --api gl --time-query 1" "offscreen_pass --api gles --blit 1 --format 1" \
+        "offscreen_pass --api gles --blit 2" "offscreen_pass --api gl --copy 1" \
+        "offscreen_pass --api gles --copy 2"; do
+        name=${spec%% *}; args=${spec#* }
+        echo "== $spec (--heat)"
+        # shellcheck disable=SC2086
+        timeout 60 "$built/gpuheat" run --heat --frames 3 -o "$work/$name.gpuheat" \
+            -- "$built/$name" $args --timing 2>&1 | tail -1
+        timeout 60 "$built/gpuheat" report "$work/$name.gpuheat" 2>&1 |
+            grep -E "^ +[0-9]+ +[0-9]+ |^screen|^[0-9]+ +[0-9]+x|not placed|^  gl|remainders|warning|error" | head -24
+    done
+    if [ -x "$built/fixed_function" ]; then
+        echo "== fixed_function (full mode: geometry)"
+        timeout 60 "$built/gpuheat" run --mode full --frames 2 -o "$work/fixed.gpuheat" \
+            -- "$built/fixed_function" --timing 2>&1 | tail -1
+        timeout 60 "$built/gpuheat" report "$work/fixed.gpuheat" 2>&1 | grep -E "^geometry|without" | head -5
+    fi
+fi
+if want watch; then
+    section "watch cost"
+    # Issue 26 on a real driver: what watching costs the program (target: at most 5% of its
+    # frame), and a hitch caught by its GPU time: hitch's burst of heavy 1080p quads every 30th
+    # frame, its upload too.
+    timeout 200 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
+        --geometry 0 --waits 0 --watch 100,1000 --vulkan 0 2>&1 | sed -n '/^watch cost/,/^the ring/p'
+fi
+if want hitch; then
+    section "hitch, gpu-ms>3"
+    "$built/hitch" --api gl --size 1920x1080 --loop 300 --fps 60 >/dev/null 2>&1 &
+    hp=$!
+    sleep 2
+    timeout 60 "$built/gpuheat" attach $hp --trigger 'gpu-ms>3' --trigger 'frame-ms>50' --max-triggers 3 \
+        --timeout 20 -o "$work/hitch.gpuheat" 2>&1 | tail -5
+    kill $hp 2>/dev/null
+    timeout 60 "$built/gpuheat" report "$work/hitch.gpuheat" 2>&1 | grep -E "^watch|^trigger|^ +wall" | head -10
+fi
+if want tests; then
+    section "tests: the packed test executables on this driver"
+    for t in "$root"/.devbin/tests/*; do
+        name=$(basename "$t")
+        echo "== $name"
+        timeout "${TEST_TIMEOUT:-60}" "$t" --test-threads=1 2>&1 | tee "$work/$name.log" | grep -E "^test |test result|panicked|assert" | head -60
+    done
+fi
+if want vulkan; then
+    section "vulkan layer cost"
+    # The Vulkan layer's cost (vk_quads at 10, 100, 1000 draws: plain, layer dormant, captured in
+    # timeline and full mode). vk_quads presents to an X window: the bench starts its own Xvfb,
+    # so the rows need Xvfb and a Vulkan loader here (and the device that presents to it is
+    # whichever the loader offers first: vulkaninfo's list says which there are).
+    if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 '; then
+        echo "skipped: no Vulkan loader (libvulkan.so.1) on this machine"
+    elif ! command -v Xvfb >/dev/null 2>&1; then
+        echo "skipped: no Xvfb on this machine (vk_quads needs an X display; the bench starts its own Xvfb)"
+    elif [ ! -x "$built/vk_quads" ]; then
+        echo "skipped: vk_quads was not packed (scripts/gpu-check.sh --pack)"
+    elif command -v vulkaninfo >/dev/null 2>&1 && ! timeout 30 vulkaninfo --summary >"$work/vulkaninfo.txt" 2>&1; then
+        echo "skipped: vulkaninfo --summary failed (no Vulkan device?): $(tail -2 "$work/vulkaninfo.txt" | tr '\n' ' ')"
+    else
+        [ -s "$work/vulkaninfo.txt" ] && grep -E "^GPU[0-9]|deviceName|driverName|driverInfo" "$work/vulkaninfo.txt" | head -12
+        timeout 300 "$built/gpuheat-bench" --vulkan-only --vulkan 10,100,1000 --quick 2>&1 |
+            tee "$work/vulkan-bench.log" | tail -24
+    fi
+fi
+if want bench; then
+    section "bench"
+    # BENCH_ARGS replaces the bench's arguments (e.g. one row's options for an A/B run).
+    # shellcheck disable=SC2086
+    timeout 200 "$built/gpuheat-bench" ${BENCH_ARGS:---quick --attaches 3 --offscreen-frames 0 --vulkan 0} 2>&1 |
+        tee "$work/bench.log" | tail -40
+fi
+section "done"
