@@ -549,8 +549,9 @@ fn text(d: &Diff, targets: &[TargetDiff], gate: Option<&(f64, Gate)>, args: &Dif
         d.min_change_reason,
         if d.resolution_ns > 0.0 {
             format!(
-                " and >= {:.0} us for serialized times (an empty bracket's cost, their resolution)",
-                d.resolution_ns / 1e3
+                " and >= {:.0} us for serialized times ({})",
+                d.resolution_ns / 1e3,
+                d.resolution_reason
             )
         } else {
             String::new()

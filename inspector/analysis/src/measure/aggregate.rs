@@ -109,6 +109,11 @@ pub struct FrameTotals {
     /// Σ wall time in the frame's presents, ns: part of `wall_ns` (with vsync, mostly the wait
     /// for the display).
     pub present_wall_ns: f64,
+    /// Σ CPU time in the frame's work calls (draws, clears, blits, dispatches), ns: part of
+    /// `cpu_ns`, the calls whose common drift diff estimates. The rest is state calls, and
+    /// calls that wait for the GPU (a program's `glFinish` is most of its frame's CPU time in
+    /// GL on a GPU), which do not follow the CPU's speed.
+    pub work_cpu_ns: f64,
     /// Whether a draw's first-use outlier is in this frame (left out of the steady state).
     pub first_use: bool,
     /// Whether the capture's own first-time work made this frame unsteady
@@ -297,6 +302,14 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
                         .is_some_and(|info| info.class == CallClass::Swap)
                 })
             };
+            let work = || {
+                f.calls.iter().filter(|c| {
+                    s.functions
+                        .functions
+                        .get(usize::from(c.func))
+                        .is_some_and(|info| matches!(info.class, CallClass::Draw | CallClass::Work))
+                })
+            };
             let t = FrameTotals {
                 index: f.index,
                 gpu_ns: (!ranked.is_empty()).then(|| ranked.iter().sum()),
@@ -304,6 +317,7 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
                 wall_ns: crate::measure::cost::wall_ns(prev, f) as f64,
                 present_cpu_ns: presents().map(|c| c.cpu_ns as f64).sum(),
                 present_wall_ns: presents().map(|c| c.duration_ns as f64).sum(),
+                work_cpu_ns: work().map(|c| c.cpu_ns as f64).sum(),
                 first_use: first_use_frames.contains(&f.index),
                 warmup: warm[i],
             };
