@@ -28,7 +28,7 @@ use gfx::Gfx;
 /// `frame(gfx, index)`, then — with `--timing` — one `glFinish`, then one `eglSwapBuffers`.
 ///
 /// Pacing (`--fps`, default 60 when running forever): after the swap the loop sleeps until
-/// the frame's slot ends, as a program throttled by a display's refresh would. Without it a
+/// the next slot boundary, as a program throttled by a display's refresh would. Without it a
 /// pbuffer program on llvmpipe submits frames far faster than they render (the swap of a
 /// pbuffer does not wait): it queues about 1.5 GB of scenes in a second and then blocks for
 /// seconds while they drain, so it calls eglSwapBuffers only in rare bursts. Pacing uses no
@@ -70,8 +70,13 @@ where
             break;
         }
         if let Some(period) = period {
-            // Deadline-based, so a late frame is followed by an early one, as with vsync.
-            let slot_end = start + period.mul_f64(i as f64);
+            // To the next slot boundary, as with vsync: a late frame gives up its slot and the
+            // next starts at the following boundary. Catching up instead (each frame's slot
+            // fixed from the start) ran the 15 frames after a 250 ms stall (an attach's first
+            // frame) back to back: 4 ms apart instead of 16.7, and a capture of them differed
+            // from the next one in every frame row.
+            let slots = (start.elapsed().as_secs_f64() / period.as_secs_f64()).floor() + 1.0;
+            let slot_end = start + period.mul_f64(slots);
             if let Some(wait) = slot_end.checked_duration_since(Instant::now()) {
                 std::thread::sleep(wait);
             }
