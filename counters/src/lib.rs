@@ -24,14 +24,18 @@
 //!   once the command buffer has run (through `ash`; nothing of GL).
 //! - [`waits`]: how often the agent made the program's thread wait for the GPU (a leaf every
 //!   module above notes into).
+//! - [`pool`]: large read-back buffers the writer thread hands back for the next frame (a
+//!   leaf, used by [`thermal`] and [`geometry`]).
 //!
-//! Each module depends only on those listed before it, but for [`waits`], a leaf.
+//! Each module depends only on those listed before it, but for [`waits`] and [`pool`],
+//! leaves.
 
 pub mod catalogue;
 mod context;
 pub mod facts;
 pub mod geometry;
 pub mod gl;
+pub mod pool;
 mod readback;
 mod state;
 mod targets;

@@ -65,11 +65,44 @@ impl PackFns {
     }
 }
 
-/// Our pixel-pack buffer, kept from flush to flush and grown when a flush needs more.
+/// Our pixel-pack buffer, kept from flush to flush and grown when a flush needs more, and the
+/// host memory its bytes are fetched into, kept too: at 1920×1080 a flush fetches 24 MB,
+/// which a fresh allocation would fault in page by page every frame.
 #[derive(Debug, Default)]
 pub(crate) struct Pack {
     name: GLuint,
     size: usize,
+    host: Vec<u8>,
+}
+
+impl Pack {
+    /// Takes back the host memory of a [`Read`] made with this pack, for the next flush.
+    pub fn recycle(&mut self, read: Read) {
+        if read.bytes.capacity() >= self.host.capacity() {
+            self.host = read.bytes;
+        }
+    }
+}
+
+/// What [`read`] fetched: every source's bytes, in one allocation.
+#[derive(Debug, Default)]
+pub(crate) struct Read {
+    bytes: Vec<u8>,
+    /// Each source's range in `bytes`; `None` where its read raised a GL error.
+    parts: Vec<Option<(usize, usize)>>,
+}
+
+impl Read {
+    /// Source `i`'s bytes (`None`: its read failed, or there is no such source).
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        let (at, len) = (*self.parts.get(i)?)?;
+        self.bytes.get(at..at + len)
+    }
+
+    /// Every source's bytes, in order.
+    pub fn all(&self) -> Vec<Option<&[u8]>> {
+        (0..self.parts.len()).map(|i| self.get(i)).collect()
+    }
 }
 
 /// Each source's offset in the pack buffer: in order, each at a multiple of 16 bytes (the
@@ -87,9 +120,8 @@ fn layout(sources: &[Source]) -> (Vec<usize>, usize) {
     (offsets, at)
 }
 
-/// Reads every source, in order; `None` for one whose read raised a GL error. With `pack`
-/// (its entry points and our buffer), into that buffer and fetched with one wait; else each
-/// on its own, one wait each.
+/// Reads every source, in order. With `pack` (its entry points and our buffer), into that
+/// buffer and fetched with one wait; else each on its own, one wait each.
 ///
 /// # Safety
 /// A context must be current and `f` its real functions, with the pack state at its defaults
@@ -100,23 +132,29 @@ pub(crate) unsafe fn read(
     f: &ThermalFns,
     pack: Option<(&PackFns, &mut Pack)>,
     sources: &[Source],
-) -> Vec<Option<Vec<u8>>> {
+) -> Read {
     if sources.is_empty() {
-        return Vec::new();
+        return Read::default();
     }
+    let (offsets, total) = layout(sources);
     // SAFETY: our caller's promise.
     unsafe {
         match pack {
-            Some((fns, pack)) => read_packed(f, fns, pack, sources),
-            None => sources
-                .iter()
-                .map(|s| {
-                    let mut bytes = vec![0u8; s.len()];
-                    crate::waits::note();
-                    issue(f, None, s, bytes.as_mut_ptr().cast());
-                    (drain_errors(f) == NO_ERROR).then_some(bytes)
-                })
-                .collect(),
+            Some((fns, pack)) => read_packed(f, fns, pack, sources, &offsets, total),
+            None => {
+                let mut bytes = vec![0u8; total];
+                let parts = sources
+                    .iter()
+                    .zip(&offsets)
+                    .map(|(s, &at)| {
+                        crate::waits::note();
+                        // SAFETY: `bytes` holds `total` bytes, the source's at `at`.
+                        issue(f, None, s, bytes.as_mut_ptr().add(at).cast());
+                        (drain_errors(f) == NO_ERROR).then_some((at, s.len()))
+                    })
+                    .collect();
+                Read { bytes, parts }
+            }
         }
     }
 }
@@ -124,14 +162,15 @@ pub(crate) unsafe fn read(
 /// [`read`] into our pack buffer, one wait.
 ///
 /// # Safety
-/// As [`read`].
+/// As [`read`]; `offsets` and `total` are `sources`' [`layout`].
 unsafe fn read_packed(
     f: &ThermalFns,
     fns: &PackFns,
     pack: &mut Pack,
     sources: &[Source],
-) -> Vec<Option<Vec<u8>>> {
-    let (offsets, total) = layout(sources);
+    offsets: &[usize],
+    total: usize,
+) -> Read {
     // SAFETY: our caller's promise; the pack buffer is ours and holds `total` bytes, every
     // source is issued at its own offset inside it.
     unsafe {
@@ -150,30 +189,31 @@ unsafe fn read_packed(
         }
         let issued: Vec<bool> = sources
             .iter()
-            .zip(&offsets)
+            .zip(offsets)
             .map(|(s, &at)| {
                 issue(f, Some(fns), s, at as *mut c_void);
                 drain_errors(f) == NO_ERROR
             })
             .collect();
-        let mut all = vec![0u8; total];
+        // The last flush's memory: its pages are in already; only growth is zeroed.
+        let mut bytes = std::mem::take(&mut pack.host);
+        bytes.resize(total, 0);
         crate::waits::note();
         // Still bound: a buffer source binds `GL_ARRAY_BUFFER` only.
         (fns.get_buffer_sub_data)(
             PIXEL_PACK_BUFFER,
             0,
             total as GLsizeiptr,
-            all.as_mut_ptr().cast(),
+            bytes.as_mut_ptr().cast(),
         );
-        if drain_errors(f) != NO_ERROR {
-            return vec![None; sources.len()];
-        }
-        sources
+        let fetched = drain_errors(f) == NO_ERROR;
+        let parts = sources
             .iter()
             .zip(offsets)
             .zip(issued)
-            .map(|((s, at), ok)| ok.then(|| all[at..at + s.len()].to_vec()))
-            .collect()
+            .map(|((s, &at), ok)| (ok && fetched).then_some((at, s.len())))
+            .collect();
+        Read { bytes, parts }
     }
 }
 
@@ -222,12 +262,26 @@ unsafe fn issue(f: &ThermalFns, fns: Option<&PackFns>, source: &Source, to: *mut
     }
 }
 
-/// Floats of a pixel read of `channels` channels, the first of each.
-pub(crate) fn first_channel(bytes: &[u8], channels: usize) -> Vec<f32> {
-    bytes
-        .chunks_exact(4 * channels)
-        .map(|c| f32::from_ne_bytes(c[..4].try_into().expect("4")))
-        .collect()
+/// Floats of a pixel read of `channels` channels, the first of each, appended to `out`.
+pub(crate) fn first_channel(bytes: &[u8], channels: usize, mut out: Vec<f32>) -> Vec<f32> {
+    out.extend(
+        bytes
+            .chunks_exact(4 * channels)
+            .map(|c| f32::from_ne_bytes(c[..4].try_into().expect("4"))),
+    );
+    out
+}
+
+/// Whole counts summed as floats (an overdraw map), rounded to the nearest, from a pixel read
+/// of `channels` channels, the first of each, appended to `out`. Not `f32::round`: it is a
+/// libm call per pixel, 2 million a frame at 1920×1080.
+pub(crate) fn first_channel_counts(bytes: &[u8], channels: usize, mut out: Vec<u32>) -> Vec<u32> {
+    out.extend(
+        bytes
+            .chunks_exact(4 * channels)
+            .map(|c| (f32::from_ne_bytes(c[..4].try_into().expect("4")) + 0.5) as u32),
+    );
+    out
 }
 
 #[cfg(test)]
@@ -259,7 +313,19 @@ mod tests {
             .iter()
             .flat_map(|v| v.to_ne_bytes())
             .collect();
-        assert_eq!(first_channel(&bytes, 4), [1.0, 5.0]);
-        assert_eq!(first_channel(&bytes, 1).len(), 8);
+        assert_eq!(first_channel(&bytes, 4, Vec::new()), [1.0, 5.0]);
+        assert_eq!(first_channel(&bytes, 1, vec![0.5]).len(), 9);
+    }
+
+    #[test]
+    fn counts_summed_as_floats_round_to_the_nearest_whole_count() {
+        let bytes: Vec<u8> = [0.0f32, 9.0, 2.999_9, 9.0, 3.49, 9.0, 1e6, 9.0, -0.2, 9.0]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        assert_eq!(
+            first_channel_counts(&bytes, 2, Vec::new()),
+            [0, 3, 3, 1_000_000, 0]
+        );
     }
 }

@@ -40,6 +40,7 @@ use gpuheat_session::{
 };
 
 use crate::gl::*;
+use crate::pool::Pool;
 use crate::readback::{self, Pack, PackFns, Source};
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
 use crate::targets::{self, Samplers};
@@ -2379,14 +2380,15 @@ impl Painter {
                 clear_maps(f);
             }
             let mut failed = false;
+            let parts = read.all();
             let slots = match self.weights.as_mut().filter(|_| weighs) {
                 Some(w) => {
-                    failed |= read[..slot_reads].iter().any(Option::is_none);
-                    w.finish(f, &read[..slot_reads])
+                    failed |= parts[..slot_reads].iter().any(Option::is_none);
+                    w.finish(f, &parts[..slot_reads])
                 }
                 None => Vec::new(),
             };
-            let mut rest = read.into_iter().skip(slot_reads);
+            let mut rest = parts.into_iter().skip(slot_reads);
             let targets = targets
                 .into_iter()
                 .map(|(id, size, _)| {
@@ -2397,7 +2399,11 @@ impl Painter {
             let screen = screen.map(|s| {
                 s.map(|(size, sized)| {
                     // An unreadable colour buffer leaves the map without its picture.
-                    let colour = rest.next().flatten().unwrap_or_default();
+                    let colour = rest.next().flatten().map_or_else(Vec::new, |c| {
+                        let mut v = COLOUR_POOL.take(c.len());
+                        v.extend_from_slice(c);
+                        v
+                    });
                     let n = size[0] as usize * size[1] as usize;
                     let (heat, overdraw) = match sized {
                         Some(_) => take_maps(&mut rest, size, channels, &mut failed),
@@ -2406,6 +2412,9 @@ impl Painter {
                     (size, colour, heat, overdraw)
                 })
             });
+            if pack.is_some() {
+                self.pack.recycle(read);
+            }
             ReadBack {
                 slots,
                 targets,
@@ -2414,6 +2423,27 @@ impl Painter {
             }
         }
     }
+}
+
+/// Most bytes each of the maps' pools keeps: four 1920×1080 maps.
+const MAP_POOL_BYTES: usize = 4 * 1920 * 1080 * 4;
+static HEAT_POOL: Pool<f32> = Pool::new(MAP_POOL_BYTES);
+static COUNT_POOL: Pool<u32> = Pool::new(MAP_POOL_BYTES);
+static COLOUR_POOL: Pool<u8> = Pool::new(MAP_POOL_BYTES);
+
+/// Gives back a map's buffers once its record is written (the writer thread's call), for the
+/// next frame's read-back ([`crate::pool`]).
+pub fn recycle(heat: Vec<f32>, overdraw: Vec<u32>, colour: Vec<u8>) {
+    HEAT_POOL.give([heat]);
+    COUNT_POOL.give([overdraw]);
+    COLOUR_POOL.give([colour]);
+}
+
+/// Frees the maps' pools (at a capture's end).
+pub fn release_pools() {
+    HEAT_POOL.release();
+    COUNT_POOL.release();
+    COLOUR_POOL.release();
 }
 
 /// The screen's read: its size, colour (empty when unreadable), heat and overdraw.
@@ -2434,21 +2464,21 @@ struct ReadBack {
 
 /// The next two reads of `rest` as a `size` target's heat and overdraw maps (float pixels of
 /// `channels` channels); zeros, and `failed` set, where one failed.
-fn take_maps(
-    rest: &mut impl Iterator<Item = Option<Vec<u8>>>,
+fn take_maps<'a>(
+    rest: &mut impl Iterator<Item = Option<&'a [u8]>>,
     size: [u32; 2],
     channels: usize,
     failed: &mut bool,
 ) -> (Vec<f32>, Vec<u32>) {
     let (heat, overdraw) = (rest.next().flatten(), rest.next().flatten());
     match (heat, overdraw) {
-        (Some(heat), Some(overdraw)) => (
-            readback::first_channel(&heat, channels),
-            readback::first_channel(&overdraw, channels)
-                .into_iter()
-                .map(|v| v.round() as u32)
-                .collect(),
-        ),
+        (Some(heat), Some(overdraw)) => {
+            let n = size[0] as usize * size[1] as usize;
+            (
+                readback::first_channel(heat, channels, HEAT_POOL.take(n)),
+                readback::first_channel_counts(overdraw, channels, COUNT_POOL.take(n)),
+            )
+        }
         _ => {
             *failed = true;
             let n = size[0] as usize * size[1] as usize;

@@ -617,21 +617,16 @@ impl Weights {
     pub unsafe fn finish(
         &mut self,
         f: &ThermalFns,
-        read: &[Option<Vec<u8>>],
+        read: &[Option<&[u8]>],
     ) -> Vec<Vec<SlotValues>> {
         let n = self.buffers.len();
         let mut out: Vec<Vec<SlotValues>> = (0..n)
-            .map(|i| {
-                read.get(i)
-                    .cloned()
-                    .flatten()
-                    .map_or_else(Vec::new, |b| decode(&b))
-            })
+            .map(|i| read.get(i).copied().flatten().map_or_else(Vec::new, decode))
             .collect();
         if let Some(b) = self.boxes {
             for (i, values) in out.iter_mut().enumerate() {
-                let found = read.get(n + i).cloned().flatten().unwrap_or_default();
-                for (v, bbox) in values.iter_mut().zip(decode_boxes(&found)) {
+                let found = read.get(n + i).copied().flatten().unwrap_or_default();
+                for (v, bbox) in values.iter_mut().zip(decode_boxes(found)) {
                     v.bbox = bbox;
                 }
             }

@@ -20,6 +20,7 @@
 use gpuheat_session::{DrawGeometry, GeometryMissing};
 
 use crate::gl::*;
+use crate::pool::Pool;
 use crate::state::{drain_errors, ErrorScope, Piece, Saved};
 
 use super::distinct::Unroll;
@@ -649,41 +650,23 @@ fn deduce(
 /// 1,000 draws reads back 1,000 buffers (48 MB at 3M vertices), and allocating them anew each
 /// frame on the program's thread faulted their pages in again (about a sixth of its time in a
 /// geometry-captured frame of `many_draws`).
-static POOL: std::sync::Mutex<Vec<Vec<[f32; 4]>>> = std::sync::Mutex::new(Vec::new());
+static POOL: Pool<[f32; 4]> = Pool::new(POOL_BYTES);
 
 /// Most bytes the pool keeps: the default vertex budget's.
 const POOL_BYTES: usize = (super::DEFAULT_VERTEX_BUDGET * VERTEX_BYTES) as usize;
 
 /// An empty buffer with room for `len` positions, from the pool when it has one.
 fn pooled(len: usize) -> Vec<[f32; 4]> {
-    let reused = POOL.lock().ok().and_then(|mut p| {
-        let at = p.iter().position(|v| v.capacity() >= len)?;
-        Some(p.swap_remove(at))
-    });
-    reused.unwrap_or_else(|| Vec::with_capacity(len))
+    POOL.take(len)
 }
 
 /// Gives back a frame's position buffers once they are written (the writer thread's call),
 /// within [`POOL_BYTES`].
 pub fn recycle(buffers: impl IntoIterator<Item = Vec<[f32; 4]>>) {
-    let Ok(mut pool) = POOL.lock() else {
-        return;
-    };
-    let mut bytes: usize = pool.iter().map(|v| v.capacity() * 16).sum();
-    for mut v in buffers {
-        let size = v.capacity() * 16;
-        if size == 0 || bytes + size > POOL_BYTES {
-            continue;
-        }
-        v.clear();
-        bytes += size;
-        pool.push(v);
-    }
+    POOL.give(buffers);
 }
 
 /// Frees the pool (at a capture's end: the program keeps nothing of ours between captures).
 pub fn release_pool() {
-    if let Ok(mut pool) = POOL.lock() {
-        *pool = Vec::new();
-    }
+    POOL.release();
 }

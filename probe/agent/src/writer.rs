@@ -301,11 +301,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
             // Warm-up frames run the capture for its first-time costs; nothing of them is
             // sent.
             Msg::Calls(calls) if crate::capture::is_warmup(calls.frame) => calls::recycle(calls),
-            Msg::Record(r) if warmup_record(&r) => {
-                if let Record::Geometry(g) = r {
-                    gpuheat_counters::geometry::recycle(g.draws.into_iter().map(|d| d.positions));
-                }
-            }
+            Msg::Record(r) if warmup_record(&r) => recycle(r),
             Msg::Calls(calls) => pending.entry(calls.frame).or_default().push(calls),
             Msg::Late { frame, .. } if crate::capture::is_warmup(frame) => {}
             Msg::Late { frame, values } => late.entry(frame).or_default().extend(values),
@@ -356,9 +352,7 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                     }
                     _ => write(&mut stream, &r, &mut scratch),
                 }
-                if let Record::Geometry(g) = r {
-                    gpuheat_counters::geometry::recycle(g.draws.into_iter().map(|d| d.positions));
-                }
+                recycle(r);
             }
             Msg::FunctionTable => write_bytes(&mut stream, function_chunk()),
             Msg::Modules => write(&mut stream, &Record::Modules(modules()), &mut scratch),
@@ -409,11 +403,25 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                 let _ = stream.flush();
                 scratch.shrink();
                 gpuheat_counters::geometry::release_pool();
+                gpuheat_counters::thermal::release_pools();
             }
         }
         shared.written.fetch_add(1, Relaxed);
     }
     let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+/// Gives a written (or dropped) record's large buffers back to their pools, for the next
+/// frame's read-backs.
+fn recycle(r: Record) {
+    match r {
+        Record::Geometry(g) => {
+            gpuheat_counters::geometry::recycle(g.draws.into_iter().map(|d| d.positions))
+        }
+        Record::Heat(m) => gpuheat_counters::thermal::recycle(m.heat, m.overdraw, m.colour),
+        Record::TargetHeat(t) => gpuheat_counters::thermal::recycle(t.heat, t.overdraw, Vec::new()),
+        _ => {}
+    }
 }
 
 /// Whether `r` belongs to a warm-up frame ([`crate::capture::WARMUP_FRAMES`]).
