@@ -652,6 +652,14 @@ impl ContextCounters {
     /// # Safety
     /// This context must be current on this thread, and no other bracket of it open.
     pub unsafe fn begin(&mut self, gl: &GlFns, mode: CaptureMode, deferred: bool) -> Bracket {
+        // SAFETY: our caller's promise, passed on.
+        crate::waits::timed(crate::waits::Phase::Counters, || unsafe {
+            self.begin_timed(gl, mode, deferred)
+        })
+    }
+
+    /// [`Self::begin`]'s work, which it times ([`crate::waits::timed`]).
+    unsafe fn begin_timed(&mut self, gl: &GlFns, mode: CaptureMode, deferred: bool) -> Bracket {
         let mut begun = 0u32;
         let mut ids = [0; COUNTERS.len()];
         let mut deferred = mode == CaptureMode::Full && deferred && self.can_defer();
@@ -798,6 +806,20 @@ impl ContextCounters {
         frame: u64,
         call: u32,
     ) -> Vec<CounterValue> {
+        // SAFETY: our caller's promise, passed on.
+        crate::waits::timed(crate::waits::Phase::Counters, || unsafe {
+            self.end_timed(gl, bracket, frame, call)
+        })
+    }
+
+    /// [`Self::end`]'s work, which it times ([`crate::waits::timed`]).
+    unsafe fn end_timed(
+        &mut self,
+        gl: &GlFns,
+        bracket: Bracket,
+        frame: u64,
+        call: u32,
+    ) -> Vec<CounterValue> {
         // SAFETY: our caller's promise: this context is current and `bracket` its last.
         let elapsed = unsafe { self.close(gl, &bracket) };
         if bracket.deferred {
@@ -846,6 +868,14 @@ impl ContextCounters {
     /// # Safety
     /// This context must be current on this thread, with no bracket open.
     pub unsafe fn resolve(&mut self, gl: &GlFns) -> Resolved {
+        // SAFETY: our caller's promise, passed on.
+        crate::waits::timed(crate::waits::Phase::Results, || unsafe {
+            self.resolve_timed(gl)
+        })
+    }
+
+    /// [`Self::resolve`]'s work, which it times ([`crate::waits::timed`]).
+    unsafe fn resolve_timed(&mut self, gl: &GlFns) -> Resolved {
         let mut out = Resolved::default();
         let Some(q) = self.queries else {
             return out;

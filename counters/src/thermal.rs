@@ -958,6 +958,22 @@ impl Painter {
         kind: &str,
         paint: impl FnOnce(&mut Self),
     ) {
+        // SAFETY: our caller's promise, passed on.
+        crate::waits::timed(crate::waits::Phase::Paint, || unsafe {
+            self.placed_timed(f, frame, call, time_ns, kind, paint)
+        })
+    }
+
+    /// [`Self::placed`]'s work, which it times ([`crate::waits::timed`]).
+    unsafe fn placed_timed(
+        &mut self,
+        f: &ThermalFns,
+        frame: u64,
+        call: u32,
+        time_ns: u64,
+        kind: &str,
+        paint: impl FnOnce(&mut Self),
+    ) {
         self.frame.get_or_insert(frame);
         self.drawn_textures.clear();
         if self.unsupported.is_some() || self.failure.is_some() {
@@ -2169,6 +2185,14 @@ impl Painter {
     /// # Safety
     /// As [`Painter::paint`].
     pub unsafe fn flush(&mut self, f: &ThermalFns, context: u64, with_screen: bool) -> Flushed {
+        // SAFETY: our caller's promise, passed on.
+        crate::waits::timed(crate::waits::Phase::Maps, || unsafe {
+            self.flush_timed(f, context, with_screen)
+        })
+    }
+
+    /// [`Self::flush`]'s work, which it times ([`crate::waits::timed`]).
+    unsafe fn flush_timed(&mut self, f: &ThermalFns, context: u64, with_screen: bool) -> Flushed {
         let screen_drawn = self.has_screen_draws();
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
         // functions.

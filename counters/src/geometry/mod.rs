@@ -256,6 +256,14 @@ impl GeometryCapture {
     /// # Safety
     /// This capture's context must be current, `t` and `g` its real functions.
     pub unsafe fn settle(&mut self, t: &ThermalFns, g: &GeometryFns) {
+        // SAFETY: our caller's promise, passed on.
+        crate::waits::timed(crate::waits::Phase::Geometry, || unsafe {
+            self.settle_timed(t, g)
+        })
+    }
+
+    /// [`Self::settle`]'s work, which it times ([`crate::waits::timed`]).
+    unsafe fn settle_timed(&mut self, t: &ThermalFns, g: &GeometryFns) {
         if self.feedback.pending() == 0 {
             return;
         }
@@ -316,6 +324,38 @@ impl GeometryCapture {
     /// and `draw` the arguments `replay` re-issues.
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn capture(
+        &mut self,
+        t: &ThermalFns,
+        g: &GeometryFns,
+        frame: u64,
+        context: u64,
+        call: u32,
+        draw: DrawCall<'_>,
+        program_query: bool,
+        no_wait: bool,
+        link: &dyn Fn(GLuint) -> ProgramLink,
+        replay: &dyn Fn(),
+    ) {
+        // SAFETY: our caller's promise, passed on.
+        crate::waits::timed(crate::waits::Phase::Geometry, || unsafe {
+            self.capture_timed(
+                t,
+                g,
+                frame,
+                context,
+                call,
+                draw,
+                program_query,
+                no_wait,
+                link,
+                replay,
+            )
+        })
+    }
+
+    /// [`Self::capture`]'s work, which it times ([`crate::waits::timed`]).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn capture_timed(
         &mut self,
         t: &ThermalFns,
         g: &GeometryFns,

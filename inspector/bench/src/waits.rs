@@ -62,6 +62,8 @@ pub struct WaitsRow {
     pub waits: Vec<(u32, f64, usize)>,
     /// Median captured frame (ms, swap to swap) at each draw count, in the order of `waits`.
     pub frame_ms: Vec<f64>,
+    /// Median of the agent's own time per captured frame (ms, its `AGNT` records), likewise.
+    pub agent_ms: Vec<f64>,
 }
 
 /// The uncaptured frame of `many_draws` at each draw count (ms, its own `frame_ms=`), and the
@@ -152,21 +154,32 @@ pub fn measure(
                         bail!("{mode}, {n} draws: the session counts no waits (AGNT records)");
                     }
                     let frames = w.len();
+                    let mut own: Vec<f64> = session
+                        .agent_frames
+                        .iter()
+                        .skip(1)
+                        .map(|f| f.own.total_ns() as f64 / 1e6)
+                        .collect();
                     // Swap to swap, as the heat rows: the agent's frame-end work included.
                     let mut ms: Vec<f64> = session
                         .frames
                         .windows(2)
                         .map(|w| w[1].end_ns.saturating_sub(w[0].end_ns) as f64 / 1e6)
                         .collect();
-                    Ok(((n, median(&mut w), frames), median(&mut ms)))
+                    Ok((
+                        (n, median(&mut w), frames),
+                        (median(&mut ms), median(&mut own)),
+                    ))
                 })
                 .collect::<Result<Vec<_>>>()
                 .with_context(|| format!("agent waits, {mode}"))?;
-            let (waits, frame_ms) = waits.into_iter().unzip();
+            let (waits, times): (Vec<_>, Vec<_>) = waits.into_iter().unzip();
+            let (frame_ms, agent_ms) = times.into_iter().unzip();
             Ok(WaitsRow {
                 mode,
                 waits,
                 frame_ms,
+                agent_ms,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -188,27 +201,35 @@ pub fn print(w: &Waits) {
         "agent waits per frame (many_draws --api gl --draws N --tris 2; median over captured frames 2..={FRAMES}; \
          target: at most 2 per context per frame whatever N)"
     );
-    print!("{:<40}", "");
+    print!("{:<48}", "");
     for (n, _, _) in &first.waits {
         print!(" {:>10}", format!("N = {n}"));
     }
     println!();
     for r in rows {
-        print!("{:<40}", format!("agent waits per frame, {}", r.mode));
+        print!("{:<48}", format!("agent waits per frame, {}", r.mode));
         for (_, w, _) in &r.waits {
             print!(" {w:>10}");
         }
         println!();
     }
-    print!("{:<40}", "uncaptured frame ms");
+    print!("{:<48}", "uncaptured frame ms");
     for (_, ms) in &w.uncaptured_ms {
         print!(" {:>10}", format!("{ms:.3}"));
     }
     println!();
     for r in rows {
-        print!("{:<40}", format!("frame ratio, {}", r.mode));
+        print!("{:<48}", format!("frame ratio, {}", r.mode));
         for (ms, (_, base)) in r.frame_ms.iter().zip(&w.uncaptured_ms) {
             print!(" {:>10}", format!("{:.2}x", ms / base));
+        }
+        println!();
+    }
+    // Where a capture's cost goes once it no longer waits: the agent's own GL calls.
+    for r in rows {
+        print!("{:<48}", format!("agent ms per frame, {}", r.mode));
+        for ms in &r.agent_ms {
+            print!(" {:>10}", format!("{ms:.3}"));
         }
         println!();
     }
@@ -224,9 +245,10 @@ pub fn to_json(w: &Waits) -> Value {
         })).collect::<Vec<Value>>(),
         "rows": w.rows.iter().map(|r| json!({
             "mode": r.mode,
-            "waits_per_frame": r.waits.iter().zip(&r.frame_ms).map(|(&(n, w, frames), &ms)| json!({
-                "draws": n, "median": w, "frames": frames, "frame_ms": ms,
-            })).collect::<Vec<Value>>(),
+            "waits_per_frame": r.waits.iter().zip(&r.frame_ms).zip(&r.agent_ms)
+                .map(|((&(n, w, frames), &ms), &own)| json!({
+                    "draws": n, "median": w, "frames": frames, "frame_ms": ms, "agent_ms": own,
+                })).collect::<Vec<Value>>(),
         })).collect::<Vec<Value>>(),
     })
 }

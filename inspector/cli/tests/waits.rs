@@ -173,3 +173,45 @@ fn full_mode_isolated_waits_twice_per_work_call() {
         );
     }
 }
+
+/// The agent's own time, by what it did, follows what each mode does: timeline mode only
+/// brackets its work calls (no heat painted, no maps, no geometry); full mode isolated drains
+/// the GPU around each of them, so its brackets take longer than timeline's timestamps alone;
+/// heat paints and reads maps back; geometry replays.
+#[test]
+fn the_agent_times_its_own_work_by_what_it_did() {
+    let dir = scratch("waits-own-time");
+    let median = |frames: &[AgentFrame], part: fn(&AgentFrame) -> u64| {
+        let mut v: Vec<u64> = frames.iter().map(part).collect();
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    let timeline = agent_frames(&dir, &["--mode", "timeline"], false, 100, 4);
+    assert!(median(&timeline, |f| f.own.counters_ns) > 0, "{timeline:?}");
+    for f in &timeline {
+        assert_eq!(
+            (f.own.paint_ns, f.own.maps_ns, f.own.geometry_ns),
+            (0, 0, 0),
+            "{f:?}"
+        );
+    }
+    let isolated = agent_frames(
+        &dir,
+        &["--mode", "full", "--timing", "isolated"],
+        false,
+        100,
+        4,
+    );
+    assert!(
+        median(&isolated, |f| f.own.counters_ns) > median(&timeline, |f| f.own.counters_ns),
+        "200 drains a frame take longer than 200 timestamps: {isolated:?} {timeline:?}"
+    );
+    let heat = agent_frames(&dir, &["--mode", "full", "--heat"], true, 100, 4);
+    for part in [
+        |f: &AgentFrame| f.own.paint_ns,
+        |f: &AgentFrame| f.own.maps_ns,
+        |f: &AgentFrame| f.own.geometry_ns,
+    ] {
+        assert!(median(&heat, part) > 0, "{heat:?}");
+    }
+}

@@ -424,6 +424,41 @@ pub struct AgentFrame {
     /// older sessions: 0).
     #[serde(default)]
     pub deferred: u64,
+    /// Where the agent's own time went in the frame, on every thread (absent from older
+    /// sessions: zeros).
+    #[serde(default)]
+    pub own: AgentTimes,
+}
+
+/// The agent's own CPU-side time in one captured frame, by what it did, ns (wall time on the
+/// threads that did it, its waits for the GPU included). On a real GPU a wait is rare and
+/// these are what a capture costs the program: each is a count of GL calls of ours times the
+/// driver's cost of one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentTimes {
+    /// The brackets around work calls: timestamps, samples-passed and pipeline-statistics
+    /// queries begun and ended, and the drains of isolated timing.
+    #[serde(default)]
+    pub counters_ns: u64,
+    /// Reading the results of calls timed deferred at the frame's end.
+    #[serde(default)]
+    pub results_ns: u64,
+    /// Painting heat: each draw replayed and weighted, its state saved and restored.
+    #[serde(default)]
+    pub paint_ns: u64,
+    /// The heat maps and colour read back at the frame's end.
+    #[serde(default)]
+    pub maps_ns: u64,
+    /// Geometry capture: each draw replayed under transform feedback, and read back.
+    #[serde(default)]
+    pub geometry_ns: u64,
+}
+
+impl AgentTimes {
+    /// The sum of the parts, ns.
+    pub fn total_ns(&self) -> u64 {
+        self.counters_ns + self.results_ns + self.paint_ns + self.maps_ns + self.geometry_ns
+    }
 }
 
 /// A watched frame that crossed a trigger's threshold (`gpuheat attach --trigger`). Stored as

@@ -1,7 +1,8 @@
-//! The `AGNT` record (the agent's waits for the GPU in a captured frame), read and written as
-//! the agent does, and absent from older sessions without harm.
+//! The `AGNT` record (the agent's waits for the GPU in a captured frame, and where its own
+//! time went), read and written as the agent does, and absent from older sessions without
+//! harm.
 
-use gpuheat_session::{decode, encode, AgentFrame, Record, Session};
+use gpuheat_session::{decode, encode, AgentFrame, AgentTimes, Record, Session};
 use gpuheat_testkit::fixture;
 use gpuheat_testkit::sample::{every_record, file_bytes};
 
@@ -11,6 +12,13 @@ fn an_agent_frame_round_trips_and_lands_in_the_session() {
         frame: 11,
         waits: 2002,
         deferred: 0,
+        own: AgentTimes {
+            counters_ns: 12_500_000,
+            results_ns: 3_500_000,
+            paint_ns: 1,
+            maps_ns: 2,
+            geometry_ns: 3,
+        },
     };
     let record = Record::AgentFrame(agent.clone());
     let chunk = encode(&record);
@@ -35,9 +43,18 @@ fn a_record_of_an_agent_that_did_not_defer_reads_as_none_deferred() {
         AgentFrame {
             frame: 3,
             waits: 22,
-            deferred: 0
+            deferred: 0,
+            own: AgentTimes::default(),
         }
     );
+}
+
+#[test]
+fn a_record_of_an_agent_that_did_not_time_itself_reads_as_zero_times() {
+    // An AGNT record as the agent wrote it before it timed its own work: no `own` field.
+    let json = br#"{"frame":3,"waits":1,"deferred":22}"#;
+    let old: AgentFrame = serde_json::from_slice(json).unwrap();
+    assert_eq!((old.deferred, old.own.total_ns()), (22, 0));
 }
 
 #[test]

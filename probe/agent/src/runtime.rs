@@ -574,6 +574,7 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
     capture::take_setup();
     gpuheat_counters::waits::take();
     gpuheat_counters::waits::take_deferred();
+    gpuheat_counters::waits::take_times();
     let first = if request.warmup > 0 {
         capture::WARMUP_FRAMES
     } else {
@@ -663,6 +664,7 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     // A warm-up frame's waits are not the capture's.
     gpuheat_counters::waits::take();
     gpuheat_counters::waits::take_deferred();
+    gpuheat_counters::waits::take_times();
     active.warm_left -= 1;
     active.warmed += 1;
     let warming_for = monotonic_ns().saturating_sub(active.warm_since);
@@ -820,6 +822,7 @@ pub fn frame_ended(swap_ok: bool) {
             frame,
             waits: gpuheat_counters::waits::take(),
             deferred: gpuheat_counters::waits::take_deferred(),
+            own: gpuheat_counters::waits::take_times(),
         })));
     if !last {
         if let Some(w) = active.watch.as_mut() {
