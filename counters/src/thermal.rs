@@ -958,40 +958,26 @@ impl Painter {
         kind: &str,
         paint: impl FnOnce(&mut Self),
     ) {
-        // SAFETY: our caller's promise, passed on.
-        crate::waits::timed(crate::waits::Phase::Paint, || unsafe {
-            self.placed_timed(f, frame, call, time_ns, kind, paint)
+        crate::waits::timed(crate::waits::Phase::Paint, || {
+            self.frame.get_or_insert(frame);
+            self.drawn_textures.clear();
+            if self.unsupported.is_some() || self.failure.is_some() {
+                self.list(0, call, time_ns);
+                return;
+            }
+            // SAFETY: our caller's promise: this painter's context is current and `f` its real
+            // functions.
+            let ours = unsafe {
+                let errors = ErrorScope::enter(f);
+                paint(self);
+                errors.leave()
+            };
+            if ours != NO_ERROR {
+                self.fail(format!(
+                    "GL error 0x{ours:04X} while painting {kind} {call} (the map would be wrong)"
+                ));
+            }
         })
-    }
-
-    /// [`Self::placed`]'s work, which it times ([`crate::waits::timed`]).
-    unsafe fn placed_timed(
-        &mut self,
-        f: &ThermalFns,
-        frame: u64,
-        call: u32,
-        time_ns: u64,
-        kind: &str,
-        paint: impl FnOnce(&mut Self),
-    ) {
-        self.frame.get_or_insert(frame);
-        self.drawn_textures.clear();
-        if self.unsupported.is_some() || self.failure.is_some() {
-            self.list(0, call, time_ns);
-            return;
-        }
-        // SAFETY: our caller's promise: this painter's context is current and `f` its real
-        // functions.
-        let ours = unsafe {
-            let errors = ErrorScope::enter(f);
-            paint(self);
-            errors.leave()
-        };
-        if ours != NO_ERROR {
-            self.fail(format!(
-                "GL error 0x{ours:04X} while painting {kind} {call} (the map would be wrong)"
-            ));
-        }
     }
 
     /// Paints compute dispatch `call` of frame `frame`, of serialized time `time_ns`: a

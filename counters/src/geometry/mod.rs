@@ -336,108 +336,78 @@ impl GeometryCapture {
         link: &dyn Fn(GLuint) -> ProgramLink,
         replay: &dyn Fn(),
     ) {
-        // SAFETY: our caller's promise, passed on.
-        crate::waits::timed(crate::waits::Phase::Geometry, || unsafe {
-            self.capture_timed(
-                t,
-                g,
-                frame,
-                context,
-                call,
-                draw,
-                program_query,
-                no_wait,
-                link,
-                replay,
-            )
-        })
-    }
-
-    /// [`Self::capture`]'s work, which it times ([`crate::waits::timed`]).
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn capture_timed(
-        &mut self,
-        t: &ThermalFns,
-        g: &GeometryFns,
-        frame: u64,
-        context: u64,
-        call: u32,
-        draw: DrawCall<'_>,
-        program_query: bool,
-        no_wait: bool,
-        link: &dyn Fn(GLuint) -> ProgramLink,
-        replay: &dyn Fn(),
-    ) {
-        self.no_wait = no_wait && self.relaxed;
-        if self.frame.as_ref().is_some_and(|g| g.frame != frame) {
-            // SAFETY: our caller's promise: this capture's context is current.
-            unsafe { self.settle(t, g) };
-        }
-        self.frame_mut(frame, context);
-        if self.fns.is_none() {
-            self.fns = Some((*t, *g));
-        }
-        if let Some(why) = &self.unsupported {
-            let why = why.clone();
-            return self.missing(frame, context, call, why);
-        }
-        if program_query {
-            return self.missing(
-                frame,
-                context,
-                call,
-                "the program has a query of its own active (a replay would count in it)".into(),
-            );
-        }
-        // A display list's vertex count is known only by running it (`lists.rs`).
-        let plan = if lists::is_list(draw.name) {
-            if !self.relaxed {
-                return self.missing(frame, context, call, strict_reason(draw.name));
+        crate::waits::timed(crate::waits::Phase::Geometry, || {
+            self.no_wait = no_wait && self.relaxed;
+            if self.frame.as_ref().is_some_and(|g| g.frame != frame) {
+                // SAFETY: our caller's promise: this capture's context is current.
+                unsafe { self.settle(t, g) };
             }
-            None
-        } else {
-            match plan(draw) {
-                Ok(p) => Some(p),
-                Err(why) => return self.missing(frame, context, call, why),
+            self.frame_mut(frame, context);
+            if self.fns.is_none() {
+                self.fns = Some((*t, *g));
             }
-        };
-        let maybe_distinct = distinct::candidate(draw.name, draw.args).is_some();
-        if let Some(plan) = plan {
-            if !self.relaxed && (!plan.list || (plan.indexed && !maybe_distinct)) {
-                return self.missing(frame, context, call, strict_reason(draw.name));
+            if let Some(why) = &self.unsupported {
+                let why = why.clone();
+                return self.missing(frame, context, call, why);
             }
-        }
-        // SAFETY: our caller's promise: this capture's context is current, `t` and `g` its
-        // real functions, and `replay` re-issues `draw`.
-        let (result, ours) = unsafe {
-            let errors = ErrorScope::enter(t);
-            let result = self.replay(t, g, plan, draw, call, link, replay);
-            (result, errors.leave())
-        };
-        // Replays read back early (our buffer or query pool was full) belong to this frame.
-        let early = self.feedback.take_early();
-        self.settle_into_frame(early);
-        match result {
-            Ok(Recorded::Now(mut d)) if ours == NO_ERROR => {
-                d.call = call;
-                self.used += d.positions.len() as u64;
-                self.frame_mut(frame, context).draws.push(d);
-            }
-            Ok(Recorded::Pending(_)) if ours == NO_ERROR => {}
-            Ok(r) => {
-                if let Recorded::Pending(room) = r {
-                    self.feedback.forget_last(call);
-                    self.used = self.used.saturating_sub(room);
-                }
-                self.missing(
+            if program_query {
+                return self.missing(
                     frame,
                     context,
                     call,
-                    format!("GL error 0x{ours:04X} replaying the draw"),
-                )
+                    "the program has a query of its own active (a replay would count in it)".into(),
+                );
             }
-            Err(why) => self.missing(frame, context, call, why),
-        }
+            // A display list's vertex count is known only by running it (`lists.rs`).
+            let plan = if lists::is_list(draw.name) {
+                if !self.relaxed {
+                    return self.missing(frame, context, call, strict_reason(draw.name));
+                }
+                None
+            } else {
+                match plan(draw) {
+                    Ok(p) => Some(p),
+                    Err(why) => return self.missing(frame, context, call, why),
+                }
+            };
+            let maybe_distinct = distinct::candidate(draw.name, draw.args).is_some();
+            if let Some(plan) = plan {
+                if !self.relaxed && (!plan.list || (plan.indexed && !maybe_distinct)) {
+                    return self.missing(frame, context, call, strict_reason(draw.name));
+                }
+            }
+            // SAFETY: our caller's promise: this capture's context is current, `t` and `g` its
+            // real functions, and `replay` re-issues `draw`.
+            let (result, ours) = unsafe {
+                let errors = ErrorScope::enter(t);
+                let result = self.replay(t, g, plan, draw, call, link, replay);
+                (result, errors.leave())
+            };
+            // Replays read back early (our buffer or query pool was full) belong to this frame.
+            let early = self.feedback.take_early();
+            self.settle_into_frame(early);
+            match result {
+                Ok(Recorded::Now(mut d)) if ours == NO_ERROR => {
+                    d.call = call;
+                    self.used += d.positions.len() as u64;
+                    self.frame_mut(frame, context).draws.push(d);
+                }
+                Ok(Recorded::Pending(_)) if ours == NO_ERROR => {}
+                Ok(r) => {
+                    if let Recorded::Pending(room) = r {
+                        self.feedback.forget_last(call);
+                        self.used = self.used.saturating_sub(room);
+                    }
+                    self.missing(
+                        frame,
+                        context,
+                        call,
+                        format!("GL error 0x{ours:04X} replaying the draw"),
+                    )
+                }
+                Err(why) => self.missing(frame, context, call, why),
+            }
+        })
     }
 
     /// The unroll of `draw` when it can be replayed as its distinct vertices
