@@ -226,14 +226,20 @@ pub fn print(w: &Waits) {
         println!();
     }
     // What heat adds per draw painted: the heat row's frame less its timing's full row's.
-    for (heat, full) in [("full + heat", "full"), ("full + heat, deferred", "full, deferred")] {
+    for (heat, full) in [
+        ("full + heat", "full"),
+        ("full + heat, deferred", "full, deferred"),
+    ] {
         let row = |mode: &str| rows.iter().find(|r| r.mode == mode);
         let (Some(h), Some(f)) = (row(heat), row(full)) else {
             continue;
         };
         print!("{:<48}", format!("ms per painted draw, {heat}"));
         for ((hm, fm), (n, _, _)) in h.frame_ms.iter().zip(&f.frame_ms).zip(&h.waits) {
-            print!(" {:>10}", format!("{:.4}", (hm - fm) / f64::from((*n).max(1))));
+            print!(
+                " {:>10}",
+                format!("{:.4}", (hm - fm) / f64::from((*n).max(1)))
+            );
         }
         println!();
     }
