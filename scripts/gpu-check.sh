@@ -169,7 +169,10 @@ if want tests; then
     for t in "$root"/.devbin/tests/*; do
         name=$(basename "$t")
         echo "== $name"
-        timeout "${TEST_TIMEOUT:-60}" "$t" --test-threads=1 2>&1 | tee "$work/$name.log" | grep -E "^test |test result|panicked|assert" | head -60
+        timeout "${TEST_TIMEOUT:-60}" "$t" --test-threads=1 2>&1 | tee "$work/$name.log" | grep -E "^test |test result" | head -60
+        # A failure's message follows its "panicked at" line; the whole log comes back too.
+        grep -A6 "panicked at" "$work/$name.log" | head -40
+        keep "$name.log"
     done
 fi
 if want vulkan; then
