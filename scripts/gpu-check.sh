@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # The capture checks on a machine with a real GPU (NVIDIA through glvnd's EGL), run from a
 # copy of the repository whose `.devbin/` holds release builds made elsewhere: gpuheat, the
-# agent, the examples and test executables (`scripts/gpu-check.sh --pack` makes it). Prints
-# what the driver is and what each check gave; the tests' own expectations decide pass/fail.
+# agent, the examples and test executables. Prints what the driver is and what each check
+# gave; the tests' own expectations decide pass/fail.
+#
+# Here: `cargo build --release --workspace`, the test executables with
+# `cargo test --release -p gpuheat --test thermal --test offscreen --test geometry --test diff
+# --test waits --no-run`, then `scripts/gpu-check.sh --pack target/release/deps/<each test>`
+# (writes `.devbin/` and `.devpack/devbin.tgz`: `.devbin` is about 60 MB, near a device
+# call's 64 MiB, and travels gzipped), and the GL loaders into `.gl/` (the device README).
+# There, with `carry` [".gl", ".devpack"]:
+#   set -o pipefail; tar xzf .devpack/devbin.tgz && bash scripts/gpu-check.sh 2>&1 | tee $OUT/gpu-check.log
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = --pack ]; then
@@ -24,6 +32,8 @@ if [ "${1:-}" = --pack ]; then
     strip "$root/.devbin"/* "$root/.devbin"/tests/* "$root/.devbin"/examples/* 2>/dev/null
     echo "$rel" > "$root/.devbin/built-at"
     du -sh "$root/.devbin"
+    mkdir -p "$root/.devpack" && tar -C "$root" -czf "$root/.devpack/devbin.tgz" .devbin
+    du -sh "$root/.devpack/devbin.tgz"
     exit 0
 fi
 # $OUT brings back at most 8 files: the log is the caller's (tee), sessions go to $work and
