@@ -78,10 +78,15 @@ if want hotspot; then
     # an immediate-mode GPU) and isolated as the before.
     hs() { "$built/hot_spot" --api gl --size ${HS_SIZE:-1920x1080} --layers 20 --timing "$@"; }
     section "hotspot: hot_spot --api gl --size ${HS_SIZE:-1920x1080} --layers 20"
-    echo "uncaptured: $(hs --frames 40 | grep frame_ms=)"
+    base=$(hs --frames 40 | sed -n 's/^frame_ms=//p')
+    echo "uncaptured: frame_ms=$base (the program's median)"
+    # A capture's frames 2.. (the first is the warm-up), and their median against the
+    # program's own frame.
     wall() { timeout 60 "$built/gpuheat" report "$1" 2>/dev/null |
         awk '$1 ~ /^[0-9]+$/ && $1 > 1 && NF >= 6 && $5 ~ /\./ {print $5}' | sort -n |
-        awk '{v[NR]=$1} END {if (NR) printf "median %.2f ms [%.2f..%.2f] over %d frames", v[int((NR+1)/2)], v[1], v[NR], NR}'; }
+        awk -v base="${base:-0}" '{v[NR]=$1} END {if (NR) {m=v[int((NR+1)/2)];
+            printf "median %.2f ms [%.2f..%.2f] over %d frames", m, v[1], v[NR], NR;
+            if (base > 0) printf ", %.2fx the uncaptured frame", m / base}}'; }
     for timing in auto isolated; do
         for heat in "" "--heat"; do
             f="hs-$timing${heat:+-heat}.gpuheat"
