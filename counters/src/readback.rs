@@ -76,11 +76,10 @@ pub(crate) struct Pack {
 }
 
 impl Pack {
-    /// Takes back the host memory of a [`Read`] made with this pack, for the next flush.
+    /// Takes back the host memory of a [`Read`] made with this pack (which took it), for the
+    /// next flush.
     pub fn recycle(&mut self, read: Read) {
-        if read.bytes.capacity() >= self.host.capacity() {
-            self.host = read.bytes;
-        }
+        self.host = read.bytes;
     }
 }
 
@@ -262,13 +261,16 @@ unsafe fn issue(f: &ThermalFns, fns: Option<&PackFns>, source: &Source, to: *mut
     }
 }
 
+/// The first channel of each pixel of a float pixel read of `channels` channels.
+fn firsts(bytes: &[u8], channels: usize) -> impl Iterator<Item = f32> + '_ {
+    bytes
+        .chunks_exact(4 * channels)
+        .map(|c| f32::from_ne_bytes(c[..4].try_into().expect("4")))
+}
+
 /// Floats of a pixel read of `channels` channels, the first of each, appended to `out`.
 pub(crate) fn first_channel(bytes: &[u8], channels: usize, mut out: Vec<f32>) -> Vec<f32> {
-    out.extend(
-        bytes
-            .chunks_exact(4 * channels)
-            .map(|c| f32::from_ne_bytes(c[..4].try_into().expect("4"))),
-    );
+    out.extend(firsts(bytes, channels));
     out
 }
 
@@ -276,11 +278,7 @@ pub(crate) fn first_channel(bytes: &[u8], channels: usize, mut out: Vec<f32>) ->
 /// of `channels` channels, the first of each, appended to `out`. Not `f32::round`: it is a
 /// libm call per pixel, 2 million a frame at 1920×1080.
 pub(crate) fn first_channel_counts(bytes: &[u8], channels: usize, mut out: Vec<u32>) -> Vec<u32> {
-    out.extend(
-        bytes
-            .chunks_exact(4 * channels)
-            .map(|c| (f32::from_ne_bytes(c[..4].try_into().expect("4")) + 0.5) as u32),
-    );
+    out.extend(firsts(bytes, channels).map(|v| (v + 0.5) as u32));
     out
 }
 

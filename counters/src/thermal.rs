@@ -2481,17 +2481,14 @@ fn take_maps<'a>(
     failed: &mut bool,
 ) -> (Vec<f32>, Vec<u32>) {
     let (heat, overdraw) = (rest.next().flatten(), rest.next().flatten());
+    let n = size[0] as usize * size[1] as usize;
     match (heat, overdraw) {
-        (Some(heat), Some(overdraw)) => {
-            let n = size[0] as usize * size[1] as usize;
-            (
-                readback::first_channel(heat, channels, HEAT_POOL.take(n)),
-                readback::first_channel_counts(overdraw, channels, COUNT_POOL.take(n)),
-            )
-        }
+        (Some(heat), Some(overdraw)) => (
+            readback::first_channel(heat, channels, HEAT_POOL.take(n)),
+            readback::first_channel_counts(overdraw, channels, COUNT_POOL.take(n)),
+        ),
         _ => {
             *failed = true;
-            let n = size[0] as usize * size[1] as usize;
             (vec![0.0; n], vec![0; n])
         }
     }
