@@ -86,6 +86,14 @@ pub enum CallClass {
     Swap,
 }
 
+impl CallClass {
+    /// Whether a call of this class makes the GPU work: a draw, or other work
+    /// ([`CallClass::Work`]). These are the calls the agent brackets and times.
+    pub fn is_work(self) -> bool {
+        matches!(self, CallClass::Draw | CallClass::Work)
+    }
+}
+
 /// One parameter of an entry point.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParamInfo {
@@ -127,6 +135,14 @@ impl FunctionTable {
     /// The entry points' names, indexed by [`Call::func`].
     pub fn names(&self) -> Vec<&str> {
         self.functions.iter().map(|f| f.name.as_str()).collect()
+    }
+
+    /// Whether entry point `func` ([`Call::func`]) makes the GPU work ([`CallClass::is_work`]);
+    /// no for an index outside the table.
+    pub fn is_work(&self, func: u16) -> bool {
+        self.functions
+            .get(usize::from(func))
+            .is_some_and(|f| f.class.is_work())
     }
 }
 

@@ -14,7 +14,7 @@ use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpa
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
 use gpuheat_counters::thermal::{CopyCall, CopyDest, CopySource};
 use gpuheat_counters::{Bracket, Weight};
-use gpuheat_session::{Attachment, CallClass};
+use gpuheat_session::Attachment;
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -97,7 +97,7 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
         g.frame = frame;
         g.seq = seq;
         g.ctx = recorder::current_context();
-        let work = matches!(CLASSES[i], CallClass::Draw | CallClass::Work);
+        let work = CLASSES[i].is_work();
         if VG[i] {
             vg::enter(i, frame, seq, g.ctx, args, work);
         } else if work && recorder::may_bracket() {

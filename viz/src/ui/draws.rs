@@ -9,7 +9,6 @@ use egui::{Color32, RichText};
 use egui_extras::{Column as Col, TableBuilder};
 use gpuheat_analysis::checklist::Severity;
 use gpuheat_analysis::DrawCost;
-use gpuheat_session::CallClass;
 
 const ROW_H: f32 = 18.0;
 
@@ -244,8 +243,7 @@ fn call_list(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
                 let i = row.index();
                 let call = &frame.calls[i];
                 let info = funcs.get(call.func as usize);
-                let work =
-                    info.is_some_and(|f| matches!(f.class, CallClass::Draw | CallClass::Work));
+                let work = info.is_some_and(|f| f.class.is_work());
                 row.set_selected(state.selected == Some(i as u32));
                 row.col(|ui| {
                     ui.monospace(i.to_string());

@@ -24,7 +24,7 @@ use gpuheat_session::counter_names::{
     CLIPPING_OUTPUT_PRIMITIVES, FRAGMENT_SHADER_INVOCATIONS, SAMPLES_PASSED,
     VERTEX_SHADER_INVOCATIONS,
 };
-use gpuheat_session::{CallClass, Session};
+use gpuheat_session::Session;
 use rayon::prelude::*;
 use serde::Serialize;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
@@ -890,12 +890,7 @@ fn timed_deferred(s: &Session) -> bool {
         let work = f
             .calls
             .iter()
-            .filter(|c| {
-                s.functions
-                    .functions
-                    .get(c.func as usize)
-                    .is_some_and(|i| matches!(i.class, CallClass::Draw | CallClass::Work))
-            })
+            .filter(|c| s.functions.is_work(c.func))
             .count() as u64;
         if work == 0 {
             continue;

@@ -302,14 +302,6 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
                         .is_some_and(|info| info.class == CallClass::Swap)
                 })
             };
-            let work = || {
-                f.calls.iter().filter(|c| {
-                    s.functions
-                        .functions
-                        .get(usize::from(c.func))
-                        .is_some_and(|info| matches!(info.class, CallClass::Draw | CallClass::Work))
-                })
-            };
             let t = FrameTotals {
                 index: f.index,
                 gpu_ns: (!ranked.is_empty()).then(|| ranked.iter().sum()),
@@ -317,7 +309,12 @@ pub fn aggregate(s: &Session, sources: bool) -> SessionStats {
                 wall_ns: crate::measure::cost::wall_ns(prev, f) as f64,
                 present_cpu_ns: presents().map(|c| c.cpu_ns as f64).sum(),
                 present_wall_ns: presents().map(|c| c.duration_ns as f64).sum(),
-                work_cpu_ns: work().map(|c| c.cpu_ns as f64).sum(),
+                work_cpu_ns: f
+                    .calls
+                    .iter()
+                    .filter(|c| s.functions.is_work(c.func))
+                    .map(|c| c.cpu_ns as f64)
+                    .sum(),
                 first_use: first_use_frames.contains(&f.index),
                 warmup: warm[i],
             };

@@ -201,9 +201,7 @@ pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
                             f.calls
                                 .get(k as usize)
                                 .and_then(|c| funcs.get(c.func as usize))
-                                .is_some_and(|i| {
-                                    matches!(i.class, CallClass::Draw | CallClass::Work)
-                                })
+                                .is_some_and(|i| i.class.is_work())
                         })
                         .collect();
                     let times: Vec<u64> = work.iter().filter_map(|&k| serialized_of(k)).collect();

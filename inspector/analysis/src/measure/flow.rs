@@ -34,7 +34,7 @@
 use crate::measure::cost::serialized_ns;
 use crate::measure::nested::Nested;
 use crate::measure::stats::Summary;
-use gpuheat_session::{Attachment, CallClass, DrawFlow, RenderTarget, Session};
+use gpuheat_session::{Attachment, DrawFlow, RenderTarget, Session};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
@@ -774,7 +774,7 @@ fn unplaced(s: &Session, frame: u64, draws: &[FlowDraw]) -> Vec<Unplaced> {
         .filter(|d| !listed.contains(&d.call) && nested.parent(frame, d.call).is_none())
         .filter_map(|d| {
             let info = funcs.get(usize::from(f.calls.get(d.call as usize)?.func))?;
-            if !matches!(info.class, CallClass::Work | CallClass::Draw) {
+            if !info.class.is_work() {
                 return None;
             }
             Some(Unplaced {

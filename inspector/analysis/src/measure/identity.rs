@@ -247,9 +247,7 @@ fn frame_keys(
             continue;
         }
         // A VG call's GL calls are part of it: the VG call is the draw that is matched.
-        if !matches!(info.class, CallClass::Draw | CallClass::Work)
-            || nested.parent(f.index, i as u32).is_some()
-        {
+        if !info.class.is_work() || nested.parent(f.index, i as u32).is_some() {
             continue;
         }
         // Clears, blits and copies run no program of the program's: the one current then is
