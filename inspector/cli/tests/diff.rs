@@ -355,9 +355,11 @@ fn a_cheaper_offscreen_pass_is_seen_in_its_target_and_where_it_is_shown() {
     assert_eq!(texture["role"]["width"], 256);
     assert_eq!(texture["label_b"], texture["label_a"]);
     assert_eq!(texture["own"]["verdict"], "lower", "{texture}");
-    // 4× fewer iterations: about a quarter of the time (the pass is all loop).
+    // 4× fewer iterations: a quarter of the loop's time, plus what does not scale with it
+    // (the clear, each fragment's set-up and write), which llvmpipe measured at 10-25
+    // iterations' worth: (16 + f) / (64 + f) is 0.25 to 0.46, and clearly under a half.
     let ratio = texture["own"]["ratio"]["estimate"].as_f64().unwrap();
-    assert!((0.15..0.45).contains(&ratio), "own cost ratio {ratio}");
+    assert!((0.15..0.5).contains(&ratio), "own cost ratio {ratio}");
     let screen = targets
         .iter()
         .find(|t| t["role"]["screen"] == true)
