@@ -101,7 +101,7 @@ if want hotspot; then
             timeout 90 "$built/gpuheat" run --mode full $heat --timing $timing --frames 8 -o "$work/$f" \
                 -- "$built/hot_spot" --api gl --size ${HS_SIZE:-1920x1080} --layers 20 --timing --frames 12 >/dev/null 2>&1
             echo "full ${heat:++ heat }--timing $timing: wall $(wall "$work/$f")"
-            timeout 60 "$built/gpuheat" report "$work/$f" 2>&1 | grep -E "^capture|^agent|own work|deferred|isolated" | head -5
+            timeout 60 "$built/gpuheat" report "$work/$f" 2>&1 | grep -E "^capture|^agent|own work|heat passes|deferred|isolated" | head -6
         done
     done
     keep hs-auto-heat.gpuheat hs-isolated-heat.gpuheat

@@ -151,7 +151,7 @@ pub struct ContextCounters {
     missed: u64,
     /// We read GL_GPU_DISJOINT_EXT as true (clearing it): the program must still see it.
     disjoint_for_program: bool,
-    /// The latest after-stamp read of this context's pairs (see [`added_ns`]).
+    /// The latest after-stamp of this context's pipelined pairs read (see [`added_ns`]).
     last_end: Option<u64>,
 }
 
@@ -159,10 +159,12 @@ pub struct ContextCounters {
 /// `t0`, or from `last_end` (the latest end of the calls read before it) where that is later,
 /// to `t1`; `last_end` moves on to `t1` when that is later. Stamps wrap modulo `mask + 1`.
 ///
-/// Why not `t1 - t0`: a GPU that overlaps draws (an H200 ran 20 heavy 1080p quads of one frame
-/// side by side) brackets each one with most of the others' time, and the brackets of that
-/// frame summed to 20 times its GPU span. The added times sum to the span the calls cover, and
-/// equal the brackets where calls run one after another.
+/// Pipelined (timeline) times: why not `t1 - t0`: a GPU that overlaps draws (an H200 ran 20
+/// heavy 1080p quads of one frame side by side) brackets each one with most of the others'
+/// time, and the brackets of that frame summed to 20 times its GPU span, which a frame's GPU
+/// time and a hitch trigger read as the sum. The added times sum to the span the calls cover,
+/// and equal the brackets where calls run one after another. Full mode's deferred times stay
+/// brackets: each call's cost, compared call by call.
 fn added_ns(t0: u64, t1: u64, last_end: &mut Option<u64>, mask: u64) -> u64 {
     // `b` after `a` (or equal) within half the counter's range.
     let after = |a: u64, b: u64| b.wrapping_sub(a) & mask <= mask / 2;
@@ -940,7 +942,11 @@ impl ContextCounters {
             let mut values = Vec::with_capacity(1 + p.begun.count_ones() as usize);
             if let (Some(t), Some((before, after))) = (self.timer, p.timestamps) {
                 // SAFETY: as above; both were written (no query buffer is bound).
-                let gpu_ns = unsafe { self.read_pair(t, before, after) };
+                let (t0, t1) = unsafe { self.read_pair(t, before, after) };
+                // The call's own bracket, overlap with its neighbours included: a per-call
+                // cost a diff compares (on an H200, brackets of the same light draw matched
+                // run to run, and what each added to the timeline did not).
+                let gpu_ns = t1.wrapping_sub(t0) & t.mask;
                 values.push(CounterValue {
                     counter: catalogue::GPU_TIME_SERIALIZED,
                     value: gpu_ns,
@@ -976,7 +982,7 @@ impl ContextCounters {
     ///
     /// # Safety
     /// This context must be current on this thread.
-    unsafe fn read_pair(&mut self, t: TimerFns, before: GLuint, after: GLuint) -> u64 {
+    unsafe fn read_pair(&mut self, t: TimerFns, before: GLuint, after: GLuint) -> (u64, u64) {
         let (mut t0, mut t1) = (0u64, 0u64);
         // SAFETY: our caller's promise; both are timestamp queries this context wrote.
         unsafe {
@@ -985,7 +991,7 @@ impl ContextCounters {
         }
         self.free.push(before);
         self.free.push(after);
-        added_ns(t0, t1, &mut self.last_end, t.mask)
+        (t0, t1)
     }
 
     /// After timestamps were read back: on GLES, when `GL_GPU_DISJOINT_EXT` was raised, marks
@@ -1045,7 +1051,8 @@ impl ContextCounters {
             }
             self.pending.pop_front();
             // SAFETY: as above (both were written; no query buffer is bound).
-            let gpu_ns = unsafe { self.read_pair(t, p.before, p.after) };
+            let (t0, t1) = unsafe { self.read_pair(t, p.before, p.after) };
+            let gpu_ns = added_ns(t0, t1, &mut self.last_end, t.mask);
             let time = PipelinedTime {
                 call: p.call,
                 gpu_ns,

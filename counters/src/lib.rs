@@ -35,6 +35,7 @@ mod context;
 pub mod facts;
 pub mod geometry;
 pub mod gl;
+mod own_gpu;
 pub mod pool;
 mod readback;
 mod state;

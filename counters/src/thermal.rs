@@ -40,6 +40,7 @@ use gpuheat_session::{
 };
 
 use crate::gl::*;
+use crate::own_gpu::OwnStamps;
 use crate::pool::Pool;
 use crate::readback::{self, Pack, PackFns, Source};
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
@@ -272,6 +273,9 @@ pub struct Painter {
     /// Draws of the frame timed deferred and their slots: their listed time (and, when
     /// painted on the GPU, fragments) come from the slot at the flush.
     deferred: HashMap<u32, Slot>,
+    /// Our own passes' GPU time, where heat is weighted on the GPU; made on the first draw
+    /// painted there (`None` inside after a try that found an entry point missing).
+    stamps: Option<Option<OwnStamps>>,
 }
 
 /// The GL draws a VG library makes inside one VG call, counted together in the work stencil
@@ -390,6 +394,7 @@ impl Painter {
             sampled: None,
             weights: None,
             deferred: HashMap::new(),
+            stamps: None,
         }
     }
 
@@ -1342,11 +1347,13 @@ impl Painter {
             };
             let (program, uniform, vao) = self.program.expect("program");
 
+            let begun = self.stamp(f);
             // Count: replay the draw with the program's own state into our stencil, clipped
             // to the target's size (our stencil may be larger).
             count_state(f, &saved, counting[0], [w, h], true, (0, INCR));
             let before = drain_errors(f);
             if before != NO_ERROR {
+                self.file_stamps([begun, 0, 0]);
                 self.list(0, call, time_ns);
                 return self.fail(format!(
                     "GL error 0x{before:04X} setting up the count of call {call}"
@@ -1362,8 +1369,10 @@ impl Painter {
             if let Some((_, fns)) = samples {
                 (fns.end_query)(SAMPLES_PASSED);
             }
+            let replayed_at = self.stamp(f);
             let replayed = drain_errors(f);
             if replayed != NO_ERROR {
+                self.file_stamps([begun, replayed_at, 0]);
                 // The draw itself raises this error: it drew nothing.
                 return self.list(0, call, time_ns);
             }
@@ -1407,6 +1416,8 @@ impl Painter {
                     (counts, n, bbox)
                 }
             };
+            let weighed = self.stamp(f);
+            self.file_stamps([begun, replayed_at, weighed]);
             drop(saved);
             self.painted(dest.id, call, n, time_ns, bbox);
             // A consumer of a texture drawn this frame keeps where its fragments fell.
@@ -1422,6 +1433,33 @@ impl Painter {
                 coverage,
                 note,
             });
+        }
+    }
+
+    /// A timestamp of [`OwnStamps`] now, where heat is weighted on the GPU (0: none).
+    ///
+    /// # Safety
+    /// This painter's context must be current and `f` its real functions.
+    unsafe fn stamp(&mut self, f: &ThermalFns) -> GLuint {
+        if !self.weighting {
+            return 0;
+        }
+        let stamps = self.stamps.get_or_insert_with(|| {
+            let mut bits = 0;
+            if let Some(get) = f.get_queryiv_t {
+                // SAFETY: our caller's promise.
+                unsafe { get(TIMESTAMP, QUERY_COUNTER_BITS, &mut bits) };
+            }
+            OwnStamps::of(f, bits)
+        });
+        // SAFETY: our caller's promise.
+        stamps.as_mut().map_or(0, |s| unsafe { s.stamp() })
+    }
+
+    /// Files a painted draw's stamps ([`OwnStamps::file`]).
+    fn file_stamps(&mut self, stamps: [GLuint; 3]) {
+        if let Some(Some(s)) = self.stamps.as_mut() {
+            s.file(stamps);
         }
     }
 
@@ -2189,6 +2227,12 @@ impl Painter {
             (f.disable)(SCISSOR_TEST);
             (f.color_mask)(1, 1, 1, 1);
             let read = self.read_back(f, with_screen, screen_drawn);
+            if let Some(Some(stamps)) = self.stamps.as_mut() {
+                // The read-back waited for the frame: the stamps have landed. `saved` holds
+                // the query buffer binding (weighting).
+                (f.bind_buffer)(QUERY_BUFFER, 0);
+                crate::waits::add_gpu(stamps.read());
+            }
             drop(saved);
             (read, errors.leave())
         });

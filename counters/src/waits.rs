@@ -14,10 +14,10 @@
 //! One counter of each for the process: the agent takes them at each captured frame's end, so
 //! a frame's figures hold every thread's during that frame.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use gpuheat_session::AgentTimes;
+use gpuheat_session::{AgentTimes, PaintGpu};
 
 static WAITS: AtomicU64 = AtomicU64::new(0);
 static DEFERRED: AtomicU64 = AtomicU64::new(0);
@@ -86,6 +86,19 @@ pub fn timed<R>(phase: Phase, work: impl FnOnce() -> R) -> R {
     out
 }
 
+/// The painter's own GPU time since the last [`take_times`] (replays, weighting), and the
+/// draws of it not timed; `GPU_MEASURED` says a flush read any.
+static GPU: [AtomicU64; 3] = [const { AtomicU64::new(0) }; 3];
+static GPU_MEASURED: AtomicBool = AtomicBool::new(false);
+
+/// Adds what a flush read of the painter's own GPU time ([`crate::own_gpu`]).
+pub(crate) fn add_gpu(own: crate::own_gpu::OwnGpu) {
+    GPU[0].fetch_add(own.replay_ns, Relaxed);
+    GPU[1].fetch_add(own.weight_ns, Relaxed);
+    GPU[2].fetch_add(own.untimed, Relaxed);
+    GPU_MEASURED.store(true, Relaxed);
+}
+
 /// The agent's time by phase since the last call, and starts counting again.
 pub fn take_times() -> AgentTimes {
     let take = |p: Phase| PHASES[p as usize].swap(0, Relaxed);
@@ -95,6 +108,11 @@ pub fn take_times() -> AgentTimes {
         paint_ns: take(Phase::Paint),
         maps_ns: take(Phase::Maps),
         geometry_ns: take(Phase::Geometry),
+        paint_gpu: GPU_MEASURED.swap(false, Relaxed).then(|| PaintGpu {
+            replay_ns: GPU[0].swap(0, Relaxed),
+            weight_ns: GPU[1].swap(0, Relaxed),
+            untimed: GPU[2].swap(0, Relaxed),
+        }),
     }
 }
 

@@ -262,6 +262,9 @@ fn text(
     if let Some(line) = agent_time_line(&s.agent_frames) {
         let _ = writeln!(o, "{line}");
     }
+    if let Some(line) = agent_gpu_line(&s.agent_frames) {
+        let _ = writeln!(o, "{line}");
+    }
     if let Some(line) = deferred_line(&s.agent_frames, &s.contexts) {
         let _ = writeln!(o, "{line}");
     }
@@ -857,6 +860,30 @@ fn agent_time_line(frames: &[gpuheat_session::AgentFrame]) -> Option<String> {
     ))
 }
 
+/// The GPU time of the heat painter's own passes per frame, medians over the frames that
+/// timed them (`None` where none did): on a real GPU, what heat costs the program's frame.
+fn agent_gpu_line(frames: &[gpuheat_session::AgentFrame]) -> Option<String> {
+    let timed: Vec<gpuheat_session::PaintGpu> =
+        frames.iter().filter_map(|f| f.own.paint_gpu).collect();
+    let median = |part: &dyn Fn(&gpuheat_session::PaintGpu) -> u64| {
+        let v: Vec<f64> = timed.iter().map(|t| part(t) as f64 / 1e6).collect();
+        gpuheat_analysis::measure::stats::Summary::of(&v).map(|s| s.median)
+    };
+    let total = median(&|t| t.replay_ns + t.weight_ns)?;
+    let mut line = format!(
+        "         its heat passes took {total:.3} ms of GPU per frame (medians of {} frame{}, ms): {:.3} replaying the draws into its stencil, {:.3} weighting them into the maps",
+        timed.len(),
+        if timed.len() == 1 { "" } else { "s" },
+        median(&|t| t.replay_ns).unwrap_or(0.0),
+        median(&|t| t.weight_ns).unwrap_or(0.0),
+    );
+    let untimed = median(&|t| t.untimed).unwrap_or(0.0) * 1e6;
+    if untimed > 0.0 {
+        line.push_str(&format!(" ({untimed} draws a frame not timed)"));
+    }
+    Some(line)
+}
+
 /// What a Vulkan session's frames submitted, as the report's `vulkan` line says it: submits,
 /// command buffers and render passes per frame (medians), and the command buffers recorded
 /// before the capture, whose draws are in no captured frame and untimed (a program that
@@ -923,7 +950,7 @@ fn deferred_line(
 
 #[cfg(test)]
 mod tests {
-    use super::{agent_time_line, agent_waits_line, deferred_line, geometry_text};
+    use super::{agent_gpu_line, agent_time_line, agent_waits_line, deferred_line, geometry_text};
 
     #[test]
     fn the_agent_time_line_names_the_parts_that_took_time() {
@@ -949,6 +976,39 @@ mod tests {
             "{line}"
         );
         assert!(!line.contains("maps"), "{line}");
+    }
+
+    #[test]
+    fn the_heat_passes_line_gives_the_gpu_medians_of_the_frames_that_timed_them() {
+        let frame = |paint_gpu| gpuheat_session::AgentFrame {
+            frame: 1,
+            waits: 0,
+            deferred: 0,
+            own: gpuheat_session::AgentTimes {
+                paint_gpu,
+                ..Default::default()
+            },
+        };
+        let gpu = |replay_ms: u64, weight_ms: u64| {
+            Some(gpuheat_session::PaintGpu {
+                replay_ns: replay_ms * 1_000_000,
+                weight_ns: weight_ms * 1_000_000,
+                untimed: 0,
+            })
+        };
+        assert_eq!(agent_gpu_line(&[frame(None)]), None);
+        let line = agent_gpu_line(&[
+            frame(gpu(2, 10)),
+            frame(None),
+            frame(gpu(4, 20)),
+            frame(gpu(3, 30)),
+        ])
+        .unwrap();
+        assert!(
+            line.contains("took 24.000 ms of GPU per frame (medians of 3 frames, ms): 3.000 replaying the draws into its stencil, 20.000 weighting"),
+            "{line}"
+        );
+        assert!(!line.contains("not timed"), "{line}");
     }
 
     #[test]

@@ -468,6 +468,25 @@ pub struct AgentTimes {
     /// Geometry capture: each draw replayed under transform feedback, and read back.
     #[serde(default)]
     pub geometry_ns: u64,
+    /// The GPU time of the heat painter's own passes, where it weighs heat on the GPU and
+    /// times them (absent elsewhere, and from agents before it). Not in
+    /// [`AgentTimes::total_ns`]: the GPU's time, beside the CPU's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paint_gpu: Option<PaintGpu>,
+}
+
+/// The GPU time of the heat painter's own passes in one frame, ns: on a real GPU what heat
+/// costs the program's frame, as its next frame queues behind them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaintGpu {
+    /// The work stencil cleared and each draw replayed into it, summed over the draws.
+    pub replay_ns: u64,
+    /// The weighting passes adding each draw's `c·T/N` to the maps.
+    pub weight_ns: u64,
+    /// Painted draws not timed (past the painter's budget of stamps, or a replay that
+    /// failed).
+    #[serde(default)]
+    pub untimed: u64,
 }
 
 impl AgentTimes {
