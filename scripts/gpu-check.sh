@@ -186,6 +186,7 @@ if want hitch; then
         --timeout 20 -o "$work/hitch.gpuheat" 2>&1 | tail -5
     kill $hp 2>/dev/null
     timeout 60 "$built/gpuheat" report "$work/hitch.gpuheat" 2>&1 | grep -E "^watch|^trigger|^ +wall" | head -10
+    keep hitch.gpuheat
 fi
 if want tests; then
     section "tests: the packed test executables on this driver"

@@ -151,36 +151,6 @@ pub struct ContextCounters {
     missed: u64,
     /// We read GL_GPU_DISJOINT_EXT as true (clearing it): the program must still see it.
     disjoint_for_program: bool,
-    /// The latest after-stamp of this context's pipelined pairs read (see [`added_ns`]).
-    last_end: Option<u64>,
-}
-
-/// The GPU time a call bracketed by stamps `t0`..`t1` added to its context's timeline: from
-/// `t0`, or from `last_end` (the latest end of the calls read before it) where that is later,
-/// to `t1`; `last_end` moves on to `t1` when that is later. Stamps wrap modulo `mask + 1`.
-///
-/// Pipelined (timeline) times: why not `t1 - t0`: a GPU that overlaps draws (an H200 ran 20
-/// heavy 1080p quads of one frame side by side) brackets each one with most of the others'
-/// time, and the brackets of that frame summed to 20 times its GPU span, which a frame's GPU
-/// time and a hitch trigger read as the sum. The added times sum to the span the calls cover,
-/// and equal the brackets where calls run one after another. Full mode's deferred times stay
-/// brackets: each call's cost, compared call by call.
-fn added_ns(t0: u64, t1: u64, last_end: &mut Option<u64>, mask: u64) -> u64 {
-    // `b` after `a` (or equal) within half the counter's range.
-    let after = |a: u64, b: u64| b.wrapping_sub(a) & mask <= mask / 2;
-    let start = match *last_end {
-        Some(e) if after(t0, e) => e,
-        _ => t0,
-    };
-    if last_end.is_none_or(|e| after(e, t1)) {
-        *last_end = Some(t1);
-    }
-    if after(start, t1) {
-        t1.wrapping_sub(start) & mask
-    } else {
-        // The calls before it ended after it did: it added nothing of its own.
-        0
-    }
 }
 
 /// Bit of a query target in `program_active`: the three occlusion targets, then the pipeline
@@ -592,7 +562,6 @@ impl ContextCounters {
             deferred: VecDeque::new(),
             program_active: 0,
             free: Vec::new(),
-            last_end: None,
             allocated: 0,
             cap: DEFAULT_TIMESTAMP_CAP,
             pending: VecDeque::with_capacity(1024),
@@ -942,11 +911,7 @@ impl ContextCounters {
             let mut values = Vec::with_capacity(1 + p.begun.count_ones() as usize);
             if let (Some(t), Some((before, after))) = (self.timer, p.timestamps) {
                 // SAFETY: as above; both were written (no query buffer is bound).
-                let (t0, t1) = unsafe { self.read_pair(t, before, after) };
-                // The call's own bracket, overlap with its neighbours included: a per-call
-                // cost a diff compares (on an H200, brackets of the same light draw matched
-                // run to run, and what each added to the timeline did not).
-                let gpu_ns = t1.wrapping_sub(t0) & t.mask;
+                let gpu_ns = unsafe { self.read_pair(t, before, after) };
                 values.push(CounterValue {
                     counter: catalogue::GPU_TIME_SERIALIZED,
                     value: gpu_ns,
@@ -982,7 +947,7 @@ impl ContextCounters {
     ///
     /// # Safety
     /// This context must be current on this thread.
-    unsafe fn read_pair(&mut self, t: TimerFns, before: GLuint, after: GLuint) -> (u64, u64) {
+    unsafe fn read_pair(&mut self, t: TimerFns, before: GLuint, after: GLuint) -> u64 {
         let (mut t0, mut t1) = (0u64, 0u64);
         // SAFETY: our caller's promise; both are timestamp queries this context wrote.
         unsafe {
@@ -991,7 +956,7 @@ impl ContextCounters {
         }
         self.free.push(before);
         self.free.push(after);
-        (t0, t1)
+        t1.wrapping_sub(t0) & t.mask
     }
 
     /// After timestamps were read back: on GLES, when `GL_GPU_DISJOINT_EXT` was raised, marks
@@ -1051,8 +1016,7 @@ impl ContextCounters {
             }
             self.pending.pop_front();
             // SAFETY: as above (both were written; no query buffer is bound).
-            let (t0, t1) = unsafe { self.read_pair(t, p.before, p.after) };
-            let gpu_ns = added_ns(t0, t1, &mut self.last_end, t.mask);
+            let gpu_ns = unsafe { self.read_pair(t, p.before, p.after) };
             let time = PipelinedTime {
                 call: p.call,
                 gpu_ns,
@@ -1285,45 +1249,6 @@ unsafe fn read_results(q: QueryFns, begun: u32, ids: &[GLuint], values: &mut Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Added times of brackets read in call order, from a fresh context.
-    fn added(pairs: &[(u64, u64)], mask: u64) -> Vec<u64> {
-        let mut last = None;
-        pairs
-            .iter()
-            .map(|&(t0, t1)| added_ns(t0, t1, &mut last, mask))
-            .collect()
-    }
-
-    #[test]
-    fn calls_one_after_another_add_their_brackets() {
-        assert_eq!(
-            added(&[(100, 150), (150, 170), (200, 260)], u64::MAX),
-            [50, 20, 60]
-        );
-    }
-
-    #[test]
-    fn overlapping_calls_add_up_to_the_span_they_cover() {
-        // Twenty calls begun together that end together: the first holds the span.
-        let same: Vec<(u64, u64)> = (0..20).map(|_| (1_000, 31_000)).collect();
-        let v = added(&same, u64::MAX);
-        assert_eq!(v.iter().sum::<u64>(), 30_000);
-        assert_eq!(v[0], 30_000);
-        // Staggered: each adds what it ran past the one before it.
-        assert_eq!(
-            added(&[(0, 100), (10, 150), (20, 140), (30, 400)], u64::MAX),
-            [100, 50, 0, 250]
-        );
-    }
-
-    #[test]
-    fn stamps_wrap_modulo_the_counter_width() {
-        let mask = (1u64 << 32) - 1;
-        let near = mask - 50;
-        // 50 before the wrap to 30 after it, then a call overlapping it by 20.
-        assert_eq!(added(&[(near, 30), (10, 100)], mask), [81, 70]);
-    }
 
     #[test]
     fn versions() {

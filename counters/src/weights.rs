@@ -158,16 +158,13 @@ pub fn gpu_boxes(api: ClientApi, (major, minor): (u32, u32), software: bool) -> 
 }
 
 /// [`SAMPLED_FS`] that also finds the draw's box `u_slot` in the storage buffer at `binding`
-/// (GLSL 4.30): a covered pixel whose neighbour on a side is not covered (or which is on the
-/// stencil's border) lowers or raises that side of the box with an atomic, where it lies
-/// beyond the box so far (a plain load first; a stale value only costs an atomic more).
+/// (GLSL 4.30): a covered pixel lowers or raises a side of the box with an atomic only where
+/// it lies beyond the box so far (a plain load first; a stale value only costs an atomic
+/// more) and its neighbour on that side is not covered (or it is on the stencil's border).
 /// A GPU has many thousand fragments in flight, which would all find the box empty at first
 /// and serialize their atomics on its four words: the edge test keeps them to the coverage's
-/// perimeter, and the neighbours' texels are cached. The edge test comes first: every
-/// fragment loading the box's four words, the same four words of the GPU's memory, made the
-/// pass of a 1920×1080 draw take about 1 ms of an H200 (its heat passes took 21.5 ms of GPU
-/// for 22 draws). Outside the target the work stencil is 0 (cleared whole before each
-/// replay), so the box stays inside it.
+/// perimeter, and the neighbours' texels are cached. Outside the target the work stencil is 0
+/// (cleared whole before each replay), so the box stays inside it.
 pub(crate) fn sampled_box_fs(binding: u32) -> String {
     format!(
         "layout(std430, binding = {binding}) buffer Boxes {{ uint boxes[]; }};\n\
@@ -186,13 +183,13 @@ void main() {{\n\
   uint b = u_slot * 4u;\n\
   uvec2 q = uvec2(p);\n\
   ivec2 size = textureSize(u_count, 0);\n\
-  if ((p.x == 0 || at(p - ivec2(1, 0)) == 0u) && q.x < boxes[b])\n\
+  if (q.x < boxes[b] && (p.x == 0 || at(p - ivec2(1, 0)) == 0u))\n\
     atomicMin(boxes[b], q.x);\n\
-  if ((p.y == 0 || at(p - ivec2(0, 1)) == 0u) && q.y < boxes[b + 1u])\n\
+  if (q.y < boxes[b + 1u] && (p.y == 0 || at(p - ivec2(0, 1)) == 0u))\n\
     atomicMin(boxes[b + 1u], q.y);\n\
-  if ((p.x + 1 >= size.x || at(p + ivec2(1, 0)) == 0u) && q.x + 1u > boxes[b + 2u])\n\
+  if (q.x + 1u > boxes[b + 2u] && (p.x + 1 >= size.x || at(p + ivec2(1, 0)) == 0u))\n\
     atomicMax(boxes[b + 2u], q.x + 1u);\n\
-  if ((p.y + 1 >= size.y || at(p + ivec2(0, 1)) == 0u) && q.y + 1u > boxes[b + 3u])\n\
+  if (q.y + 1u > boxes[b + 3u] && (p.y + 1 >= size.y || at(p + ivec2(0, 1)) == 0u))\n\
     atomicMax(boxes[b + 3u], q.y + 1u);\n\
 }}\n"
     )

@@ -144,6 +144,21 @@ fn a_gpu_rule_compares_gpu_time_and_keeps_long_cpu_frames_as_steady() {
 }
 
 #[test]
+fn a_gpu_rule_that_fired_on_the_first_times_to_land_gives_the_frames_total() {
+    // The agent judged the frame when 6 ms of its 10.4 had landed (the rest still queued).
+    let s = watch("gpu-ms>5", 6_000_000);
+    let h = &hitches(&s)[0];
+    assert!((h.value_ms - 10.4).abs() < 1e-9, "{}", h.summary);
+    assert!(
+        h.summary.starts_with(
+            "frame 6 took on the GPU 10.4 ms (gpu-ms>5, fired at 6.0 ms as its first times landed)"
+        ),
+        "{}",
+        h.summary
+    );
+}
+
+#[test]
 fn without_a_steady_frame_the_costliest_sites_are_named_with_their_own_times() {
     let mut s = watch("frame-ms>20", 40 * MS);
     // Only the hitch frame was kept.

@@ -6,7 +6,7 @@ use crate::receive::{self, Endpoint};
 use crate::{agent, shown, Mode, TimingArg};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use gpuheat_session::control::{self, Command, Timing, Trigger, Watch};
+use gpuheat_session::control::{self, Command, Timing, Trigger, TriggerMetric, Watch};
 use gpuheat_session::{AttachInfo, ChunkKind, EndReason, HookSummary, Record, TriggerHit};
 use std::io::Write;
 use std::path::PathBuf;
@@ -302,12 +302,16 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
     }
 }
 
-/// "trigger 1: frame 4211 took 48.2 ms (frame-ms>20): kept frames 4182-4211, then 3 in full mode".
+/// "trigger 1: frame 4211 measured 48.2 ms (frame-ms>20): kept watched frames 4182-4211,
+/// capturing frames 4212-4214 in full mode". A GPU time "reached" its value: the frame's times
+/// that had landed when it fired, its later ones still on the GPU.
 fn trigger_line(hit: &TriggerHit) -> String {
+    let gpu = Trigger::parse(&hit.rule).is_some_and(|r| r.metric == TriggerMetric::GpuMs);
     format!(
-        "trigger {}: frame {} measured {:.1} ms ({}): kept watched frames {}-{}, capturing frames {}-{} in full mode",
+        "trigger {}: frame {} {} {:.1} ms ({}): kept watched frames {}-{}, capturing frames {}-{} in full mode",
         hit.number,
         hit.frame,
+        if gpu { "reached" } else { "measured" },
         hit.value_ns as f64 / 1e6,
         hit.rule,
         hit.kept_first,

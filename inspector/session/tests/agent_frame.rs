@@ -2,7 +2,7 @@
 //! time went), read and written as the agent does, and absent from older sessions without
 //! harm.
 
-use gpuheat_session::{decode, encode, AgentFrame, AgentTimes, Record, Session};
+use gpuheat_session::{decode, encode, AgentFrame, AgentTimes, PaintGpu, Record, Session};
 use gpuheat_testkit::fixture;
 use gpuheat_testkit::sample::{every_record, file_bytes};
 
@@ -18,6 +18,11 @@ fn an_agent_frame_round_trips_and_lands_in_the_session() {
             paint_ns: 1,
             maps_ns: 2,
             geometry_ns: 3,
+            paint_gpu: Some(PaintGpu {
+                replay_ns: 2_684_000,
+                weight_ns: 21_490_000,
+                untimed: 0,
+            }),
         },
     };
     let record = Record::AgentFrame(agent.clone());
@@ -55,6 +60,16 @@ fn a_record_of_an_agent_that_did_not_time_itself_reads_as_zero_times() {
     let json = br#"{"frame":3,"waits":1,"deferred":22}"#;
     let old: AgentFrame = serde_json::from_slice(json).unwrap();
     assert_eq!((old.deferred, old.own.total_ns()), (22, 0));
+}
+
+#[test]
+fn times_without_the_heat_passes_gpu_time_read_as_none_and_write_without_it() {
+    // As an agent before the heat passes were timed on the GPU wrote it.
+    let json = br#"{"frame":3,"waits":1,"deferred":0,"own":{"paint_ns":5}}"#;
+    let old: AgentFrame = serde_json::from_slice(json).unwrap();
+    assert_eq!((old.own.paint_ns, old.own.paint_gpu), (5, None));
+    let written = serde_json::to_string(&old).unwrap();
+    assert!(!written.contains("paint_gpu"), "{written}");
 }
 
 #[test]
