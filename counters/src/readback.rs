@@ -8,7 +8,9 @@
 //! pixel-pack buffers and `glGetBufferSubData` with `glCopyBufferSubData` (desktop GL 3.1),
 //! every read is issued into one buffer of ours instead (`glReadPixels` with
 //! `GL_PIXEL_PACK_BUFFER` bound, `glCopyBufferSubData` for buffers: queued on the GPU, no
-//! wait) and that buffer is fetched once. Elsewhere each source is read on its own.
+//! wait) and each source's bytes are fetched from it straight into where they are kept (the
+//! maps' pooled vectors), the first fetch waiting for all. Elsewhere each source is read on
+//! its own.
 
 use std::ffi::c_void;
 
@@ -65,42 +67,208 @@ impl PackFns {
     }
 }
 
-/// Our pixel-pack buffer, kept from flush to flush and grown when a flush needs more, and the
-/// host memory its bytes are fetched into, kept too: at 1920×1080 a flush fetches 24 MB,
-/// which a fresh allocation would fault in page by page every frame.
+/// Our pixel-pack buffer, kept from flush to flush and grown when a flush needs more.
 #[derive(Debug, Default)]
 pub(crate) struct Pack {
     name: GLuint,
     size: usize,
-    host: Vec<u8>,
 }
 
-impl Pack {
-    /// Takes back the host memory of a [`Read`] made with this pack (which took it), for the
-    /// next flush.
-    pub fn recycle(&mut self, read: Read) {
-        self.host = read.bytes;
-    }
-}
-
-/// What [`read`] fetched: every source's bytes, in one allocation.
-#[derive(Debug, Default)]
-pub(crate) struct Read {
-    bytes: Vec<u8>,
-    /// Each source's range in `bytes`; `None` where its read raised a GL error.
+/// What [`read`] read: each source's bytes, fetched by [`Read::fetch`] or [`Read::bytes`].
+/// Packed, they are still in our pack buffer, and the first fetch waits for every read (the
+/// pack buffer stays bound to `GL_PIXEL_PACK_BUFFER` until the caller restores its binding).
+pub(crate) struct Read<'p> {
+    from: From<'p>,
+    /// Each source's range; `None` where its read raised a GL error.
     parts: Vec<Option<(usize, usize)>>,
 }
 
-impl Read {
-    /// Source `i`'s bytes (`None`: its read failed, or there is no such source).
-    pub fn get(&self, i: usize) -> Option<&[u8]> {
-        let (at, len) = (*self.parts.get(i)?)?;
-        self.bytes.get(at..at + len)
+enum From<'p> {
+    /// Read source by source into host memory already.
+    Host(Vec<u8>),
+    /// In our pack buffer, not fetched yet (`waited`: a fetch was made).
+    Packed { fns: &'p PackFns, waited: bool },
+}
+
+impl Read<'_> {
+    /// No source read.
+    fn none() -> Read<'static> {
+        Read {
+            from: From::Host(Vec::new()),
+            parts: Vec::new(),
+        }
     }
 
-    /// Every source's bytes, in order.
-    pub fn all(&self) -> Vec<Option<&[u8]>> {
-        (0..self.parts.len()).map(|i| self.get(i)).collect()
+    /// Source `i`'s length in bytes (`None`: its read failed, or there is no such source).
+    pub fn len(&self, i: usize) -> Option<usize> {
+        self.parts.get(i).copied().flatten().map(|(_, len)| len)
+    }
+
+    /// Copies source `i`'s bytes into `to`, which must be as long as the source; `false`
+    /// where its read or this fetch failed (`to` then holds anything).
+    ///
+    /// # Safety
+    /// The context [`read`] read in must be current, `f` its functions, and nothing bound to
+    /// `GL_PIXEL_PACK_BUFFER` since but the pack buffer.
+    pub unsafe fn fetch(&mut self, f: &ThermalFns, i: usize, to: &mut [u8]) -> bool {
+        if self.len(i) != Some(to.len()) {
+            return false;
+        }
+        // SAFETY: our caller's promise; `to` holds the source's bytes.
+        unsafe { self.fetch_raw(f, i, to.as_mut_ptr()) }
+    }
+
+    /// [`Read::fetch`] to memory that need not be initialized.
+    ///
+    /// # Safety
+    /// As [`Read::fetch`], and `to` valid for writes of [`Read::len`] bytes.
+    unsafe fn fetch_raw(&mut self, f: &ThermalFns, i: usize, to: *mut u8) -> bool {
+        let Some((at, len)) = self.parts.get(i).copied().flatten() else {
+            return false;
+        };
+        match &mut self.from {
+            From::Host(bytes) => {
+                // SAFETY: our caller's promise for `to`; `bytes` holds the part.
+                unsafe { std::ptr::copy_nonoverlapping(bytes[at..at + len].as_ptr(), to, len) };
+                true
+            }
+            From::Packed { fns, waited } => {
+                if !*waited {
+                    // The first fetch waits for the GPU to land every read issued.
+                    crate::waits::note();
+                    *waited = true;
+                }
+                // SAFETY: our caller's promise; the pack buffer holds `at + len` bytes (its
+                // layout).
+                unsafe {
+                    (fns.get_buffer_sub_data)(
+                        PIXEL_PACK_BUFFER,
+                        at as GLsizeiptr,
+                        len as GLsizeiptr,
+                        to.cast(),
+                    );
+                    drain_errors(f) == NO_ERROR
+                }
+            }
+        }
+    }
+
+    /// Source `i`, a float pixel read of `channels` channels, as its first channel's values
+    /// appended to `out` (empty, with room for them: a pooled vector). A one-channel read is
+    /// fetched straight into `out`, with no copy between; `None` where it failed.
+    ///
+    /// # Safety
+    /// As [`Read::fetch`].
+    pub unsafe fn floats(
+        &mut self,
+        f: &ThermalFns,
+        i: usize,
+        channels: usize,
+        mut out: Vec<f32>,
+    ) -> Option<Vec<f32>> {
+        let len = self.len(i)?;
+        if channels != 1 || !out.is_empty() || len % 4 != 0 {
+            if let Some(b) = self.host(i) {
+                return Some(first_channel(b, channels, out));
+            }
+            // SAFETY: our caller's promise.
+            let bytes = unsafe { self.bytes(f, i)? };
+            return Some(first_channel(&bytes, channels, out));
+        }
+        let n = len / 4;
+        out.reserve(n);
+        // SAFETY: our caller's promise; `out` has room for `n` floats (`len` bytes), which
+        // any bytes are, and holds them only once the fetch wrote them all.
+        unsafe {
+            if !self.fetch_raw(f, i, out.as_mut_ptr().cast()) {
+                return None;
+            }
+            out.set_len(n);
+        }
+        Some(out)
+    }
+
+    /// Source `i`, a float pixel read of whole counts summed as floats (an overdraw map), as
+    /// [`first_channel_counts`] gives them, appended to `out` as [`Read::floats`] does: a
+    /// one-channel read fetched into `out` and rounded there.
+    ///
+    /// # Safety
+    /// As [`Read::fetch`].
+    pub unsafe fn counts(
+        &mut self,
+        f: &ThermalFns,
+        i: usize,
+        channels: usize,
+        out: Vec<u32>,
+    ) -> Option<Vec<u32>> {
+        if channels != 1 || !out.is_empty() {
+            if let Some(b) = self.host(i) {
+                return Some(first_channel_counts(b, channels, out));
+            }
+            // SAFETY: our caller's promise.
+            let bytes = unsafe { self.bytes(f, i)? };
+            return Some(first_channel_counts(&bytes, channels, out));
+        }
+        let len = self.len(i)?;
+        let n = len / 4;
+        let mut out = out;
+        out.reserve(n);
+        // SAFETY: as in `floats`; the u32s hold the floats' bits until rounded in place.
+        unsafe {
+            if len % 4 != 0 || !self.fetch_raw(f, i, out.as_mut_ptr().cast()) {
+                return None;
+            }
+            out.set_len(n);
+        }
+        for v in &mut out {
+            *v = round_count(f32::from_bits(*v));
+        }
+        Some(out)
+    }
+
+    /// Source `i`'s bytes appended to `out` (empty, with room for them: a pooled vector),
+    /// fetched straight into it; `None` where it failed.
+    ///
+    /// # Safety
+    /// As [`Read::fetch`].
+    pub unsafe fn bytes_into(
+        &mut self,
+        f: &ThermalFns,
+        i: usize,
+        mut out: Vec<u8>,
+    ) -> Option<Vec<u8>> {
+        let len = self.len(i)?;
+        out.clear();
+        out.reserve(len);
+        // SAFETY: our caller's promise; `out` has room for `len` bytes and holds them only
+        // once the fetch wrote them all.
+        unsafe {
+            if !self.fetch_raw(f, i, out.as_mut_ptr()) {
+                return None;
+            }
+            out.set_len(len);
+        }
+        Some(out)
+    }
+
+    /// Source `i`'s bytes in a vector of their own (for the small ones: slots, boxes).
+    ///
+    /// # Safety
+    /// As [`Read::fetch`].
+    pub unsafe fn bytes(&mut self, f: &ThermalFns, i: usize) -> Option<Vec<u8>> {
+        let mut v = vec![0u8; self.len(i)?];
+        // SAFETY: our caller's promise.
+        unsafe { self.fetch(f, i, &mut v) }.then_some(v)
+    }
+
+    /// Source `i`'s bytes as it was read, without a copy where it is in host memory already
+    /// (`None` where packed: fetch it).
+    pub fn host(&self, i: usize) -> Option<&[u8]> {
+        let (at, len) = self.parts.get(i).copied().flatten()?;
+        match &self.from {
+            From::Host(bytes) => bytes.get(at..at + len),
+            From::Packed { .. } => None,
+        }
     }
 }
 
@@ -120,20 +288,20 @@ fn layout(sources: &[Source]) -> (Vec<usize>, usize) {
 }
 
 /// Reads every source, in order. With `pack` (its entry points and our buffer), into that
-/// buffer and fetched with one wait; else each on its own, one wait each.
+/// buffer, fetched later with one wait ([`Read::fetch`]); else each on its own, one wait each.
 ///
 /// # Safety
 /// A context must be current and `f` its real functions, with the pack state at its defaults
 /// and these bindings saved by the caller: the read framebuffer, `GL_PIXEL_PACK_BUFFER` and
 /// `GL_ARRAY_BUFFER`; every framebuffer and buffer named ours (or 0, the default framebuffer)
 /// and complete, large enough for its source.
-pub(crate) unsafe fn read(
+pub(crate) unsafe fn read<'p>(
     f: &ThermalFns,
-    pack: Option<(&PackFns, &mut Pack)>,
+    pack: Option<(&'p PackFns, &mut Pack)>,
     sources: &[Source],
-) -> Read {
+) -> Read<'p> {
     if sources.is_empty() {
-        return Read::default();
+        return Read::none();
     }
     let (offsets, total) = layout(sources);
     // SAFETY: our caller's promise.
@@ -152,24 +320,27 @@ pub(crate) unsafe fn read(
                         (drain_errors(f) == NO_ERROR).then_some((at, s.len()))
                     })
                     .collect();
-                Read { bytes, parts }
+                Read {
+                    from: From::Host(bytes),
+                    parts,
+                }
             }
         }
     }
 }
 
-/// [`read`] into our pack buffer, one wait.
+/// [`read`] into our pack buffer: every read issued, none fetched.
 ///
 /// # Safety
 /// As [`read`]; `offsets` and `total` are `sources`' [`layout`].
-unsafe fn read_packed(
+unsafe fn read_packed<'p>(
     f: &ThermalFns,
-    fns: &PackFns,
+    fns: &'p PackFns,
     pack: &mut Pack,
     sources: &[Source],
     offsets: &[usize],
     total: usize,
-) -> Read {
+) -> Read<'p> {
     // SAFETY: our caller's promise; the pack buffer is ours and holds `total` bytes, every
     // source is issued at its own offset inside it.
     unsafe {
@@ -186,33 +357,19 @@ unsafe fn read_packed(
             );
             pack.size = total;
         }
-        let issued: Vec<bool> = sources
+        let parts = sources
             .iter()
             .zip(offsets)
             .map(|(s, &at)| {
                 issue(f, Some(fns), s, at as *mut c_void);
-                drain_errors(f) == NO_ERROR
+                (drain_errors(f) == NO_ERROR).then_some((at, s.len()))
             })
             .collect();
-        // The last flush's memory: its pages are in already; only growth is zeroed.
-        let mut bytes = std::mem::take(&mut pack.host);
-        bytes.resize(total, 0);
-        crate::waits::note();
-        // Still bound: a buffer source binds `GL_ARRAY_BUFFER` only.
-        (fns.get_buffer_sub_data)(
-            PIXEL_PACK_BUFFER,
-            0,
-            total as GLsizeiptr,
-            bytes.as_mut_ptr().cast(),
-        );
-        let fetched = drain_errors(f) == NO_ERROR;
-        let parts = sources
-            .iter()
-            .zip(offsets)
-            .zip(issued)
-            .map(|((s, &at), ok)| (ok && fetched).then_some((at, s.len())))
-            .collect();
-        Read { bytes, parts }
+        // Still bound for the fetches: a buffer source binds `GL_ARRAY_BUFFER` only.
+        Read {
+            from: From::Packed { fns, waited: false },
+            parts,
+        }
     }
 }
 
@@ -278,8 +435,13 @@ pub(crate) fn first_channel(bytes: &[u8], channels: usize, mut out: Vec<f32>) ->
 /// of `channels` channels, the first of each, appended to `out`. Not `f32::round`: it is a
 /// libm call per pixel, 2 million a frame at 1920×1080.
 pub(crate) fn first_channel_counts(bytes: &[u8], channels: usize, mut out: Vec<u32>) -> Vec<u32> {
-    out.extend(firsts(bytes, channels).map(|v| (v + 0.5) as u32));
+    out.extend(firsts(bytes, channels).map(round_count));
     out
+}
+
+/// A whole count summed as a float, rounded to the nearest (a negative one to 0).
+fn round_count(v: f32) -> u32 {
+    (v + 0.5) as u32
 }
 
 #[cfg(test)]
@@ -313,6 +475,14 @@ mod tests {
             .collect();
         assert_eq!(first_channel(&bytes, 4, Vec::new()), [1.0, 5.0]);
         assert_eq!(first_channel(&bytes, 1, vec![0.5]).len(), 9);
+    }
+
+    #[test]
+    fn a_count_rounds_to_the_nearest_and_below_zero_to_zero() {
+        assert_eq!(
+            [2.999_9f32, 3.49, 0.5, -0.2, 1e6].map(round_count),
+            [3, 3, 1, 0, 1_000_000]
+        );
     }
 
     #[test]

@@ -2424,7 +2424,7 @@ impl Painter {
                 }
             };
             let pack = if self.gles { None } else { PackFns::of(f) };
-            let read = readback::read(f, pack.as_ref().map(|p| (p, &mut self.pack)), &sources);
+            let mut read = readback::read(f, pack.as_ref().map(|p| (p, &mut self.pack)), &sources);
             let read_fbos = targets
                 .iter()
                 .map(|t| t.2)
@@ -2434,41 +2434,41 @@ impl Painter {
                 clear_maps(f);
             }
             let mut failed = false;
-            let parts = read.all();
             let slots = match self.weights.as_mut().filter(|_| weighs) {
                 Some(w) => {
-                    failed |= parts[..slot_reads].iter().any(Option::is_none);
-                    w.finish(f, &parts[..slot_reads])
+                    let parts: Vec<Option<Vec<u8>>> =
+                        (0..slot_reads).map(|i| read.bytes(f, i)).collect();
+                    failed |= parts.iter().any(Option::is_none);
+                    let parts: Vec<Option<&[u8]>> = parts.iter().map(|p| p.as_deref()).collect();
+                    w.finish(f, &parts)
                 }
                 None => Vec::new(),
             };
-            let mut rest = parts.into_iter().skip(slot_reads);
+            let mut next = slot_reads;
             let targets = targets
                 .into_iter()
                 .map(|(id, size, _)| {
-                    let (heat, overdraw) = take_maps(&mut rest, size, channels, &mut failed);
-                    (id, heat, overdraw)
+                    let maps = take_maps(f, &mut read, next, size, channels, &mut failed);
+                    next += 2;
+                    (id, maps.0, maps.1)
                 })
                 .collect();
             let screen = screen.map(|s| {
                 s.map(|(size, sized)| {
                     // An unreadable colour buffer leaves the map without its picture.
-                    let colour = rest.next().flatten().map_or_else(Vec::new, |c| {
-                        let mut v = COLOUR_POOL.take(c.len());
-                        v.extend_from_slice(c);
-                        v
+                    let colour = read.len(next).map_or_else(Vec::new, |len| {
+                        read.bytes_into(f, next, COLOUR_POOL.take(len))
+                            .unwrap_or_default()
                     });
+                    next += 1;
                     let n = size[0] as usize * size[1] as usize;
                     let (heat, overdraw) = match sized {
-                        Some(_) => take_maps(&mut rest, size, channels, &mut failed),
+                        Some(_) => take_maps(f, &mut read, next, size, channels, &mut failed),
                         None => (vec![0.0; n], vec![0; n]),
                     };
                     (size, colour, heat, overdraw)
                 })
             });
-            if pack.is_some() {
-                self.pack.recycle(read);
-            }
             ReadBack {
                 slots,
                 targets,
@@ -2516,21 +2516,30 @@ struct ReadBack {
     failed: bool,
 }
 
-/// The next two reads of `rest` as a `size` target's heat and overdraw maps (float pixels of
-/// `channels` channels); zeros, and `failed` set, where one failed.
-fn take_maps<'a>(
-    rest: &mut impl Iterator<Item = Option<&'a [u8]>>,
+/// Reads `at` and `at + 1` of `read` as a `size` target's heat and overdraw maps (float
+/// pixels of `channels` channels), into vectors of the maps' pools; zeros, and `failed` set,
+/// where one failed.
+///
+/// # Safety
+/// As [`readback::Read::fetch`].
+unsafe fn take_maps(
+    f: &ThermalFns,
+    read: &mut readback::Read<'_>,
+    at: usize,
     size: [u32; 2],
     channels: usize,
     failed: &mut bool,
 ) -> (Vec<f32>, Vec<u32>) {
-    let (heat, overdraw) = (rest.next().flatten(), rest.next().flatten());
     let n = size[0] as usize * size[1] as usize;
+    // SAFETY: our caller's promise.
+    let (heat, overdraw) = unsafe {
+        (
+            read.floats(f, at, channels, HEAT_POOL.take(n)),
+            read.counts(f, at + 1, channels, COUNT_POOL.take(n)),
+        )
+    };
     match (heat, overdraw) {
-        (Some(heat), Some(overdraw)) => (
-            readback::first_channel(heat, channels, HEAT_POOL.take(n)),
-            readback::first_channel_counts(overdraw, channels, COUNT_POOL.take(n)),
-        ),
+        (Some(heat), Some(overdraw)) if heat.len() == n && overdraw.len() == n => (heat, overdraw),
         _ => {
             *failed = true;
             (vec![0.0; n], vec![0; n])
