@@ -262,7 +262,7 @@ fn text(
     if let Some(line) = agent_time_line(&s.agent_frames) {
         let _ = writeln!(o, "{line}");
     }
-    if let Some(line) = agent_gpu_line(&s.agent_frames) {
+    if let Some(line) = agent_gpu_line(&s.agent_frames, &s.contexts) {
         let _ = writeln!(o, "{line}");
     }
     if let Some(line) = deferred_line(&s.agent_frames, &s.contexts) {
@@ -862,7 +862,10 @@ fn agent_time_line(frames: &[gpuheat_session::AgentFrame]) -> Option<String> {
 
 /// The GPU time of the heat painter's own passes per frame, medians over the frames that
 /// timed them (`None` where none did): on a real GPU, what heat costs the program's frame.
-fn agent_gpu_line(frames: &[gpuheat_session::AgentFrame]) -> Option<String> {
+fn agent_gpu_line(
+    frames: &[gpuheat_session::AgentFrame],
+    contexts: &[gpuheat_session::ContextInfo],
+) -> Option<String> {
     let timed: Vec<gpuheat_session::PaintGpu> =
         frames.iter().filter_map(|f| f.own.paint_gpu).collect();
     let median = |part: &dyn Fn(&gpuheat_session::PaintGpu) -> u64| {
@@ -880,6 +883,14 @@ fn agent_gpu_line(frames: &[gpuheat_session::AgentFrame]) -> Option<String> {
     let untimed = median(&|t| t.untimed).unwrap_or(0.0) * 1e6;
     if untimed > 0.0 {
         line.push_str(&format!(" ({untimed} draws a frame not timed)"));
+    }
+    // The stamps are timestamps: where they do not mark a call's own work done, neither do
+    // they a pass's.
+    if let Some(c) = contexts.iter().find(|c| !c.pipelined_meaningful) {
+        line.push_str(&format!(
+            "\ncaution  {} writes a timestamp when it rasterizes, not when the work before it is done: the heat passes' GPU times there are not their cost",
+            c.renderer
+        ));
     }
     Some(line)
 }
@@ -996,19 +1007,23 @@ mod tests {
                 untimed: 0,
             })
         };
-        assert_eq!(agent_gpu_line(&[frame(None)]), None);
-        let line = agent_gpu_line(&[
-            frame(gpu(2, 10)),
-            frame(None),
-            frame(gpu(4, 20)),
-            frame(gpu(3, 30)),
-        ])
+        assert_eq!(agent_gpu_line(&[frame(None)], &[]), None);
+        let line = agent_gpu_line(
+            &[
+                frame(gpu(2, 10)),
+                frame(None),
+                frame(gpu(4, 20)),
+                frame(gpu(3, 30)),
+            ],
+            &[],
+        )
         .unwrap();
         assert!(
             line.contains("took 24.000 ms of GPU per frame (medians of 3 frames, ms): 3.000 replaying the draws into its stencil, 20.000 weighting"),
             "{line}"
         );
         assert!(!line.contains("not timed"), "{line}");
+        assert!(!line.contains("caution"), "{line}");
     }
 
     #[test]

@@ -214,4 +214,13 @@ fn the_agent_times_its_own_work_by_what_it_did() {
     ] {
         assert!(median(&heat, part) > 0, "{heat:?}");
     }
+    // Heat weighed on the CPU (GLES: no query buffers) has no GPU times of its passes; on
+    // desktop GL, weighed on the GPU, every frame has them, every painted draw timed.
+    assert!(heat.iter().all(|f| f.own.paint_gpu.is_none()), "{heat:?}");
+    let gl = agent_frames_of(&dir, &["--mode", "full", "--heat"], false, 100, 4, "gl");
+    for f in &gl {
+        let gpu = f.own.paint_gpu.unwrap_or_else(|| panic!("{f:?}"));
+        assert!(gpu.replay_ns + gpu.weight_ns > 0, "{f:?}");
+        assert_eq!(gpu.untimed, 0, "{f:?}");
+    }
 }
