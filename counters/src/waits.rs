@@ -47,7 +47,7 @@ pub fn take_deferred() -> u64 {
 pub enum Phase {
     /// The brackets around work calls.
     Counters,
-    /// Reading the results of calls timed deferred.
+    /// Reading the results of calls timed deferred, and the pipelined timestamp pairs.
     Results,
     /// Painting heat.
     Paint,

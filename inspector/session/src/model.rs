@@ -456,7 +456,9 @@ pub struct AgentTimes {
     /// queries begun and ended, and the drains of isolated timing.
     #[serde(default)]
     pub counters_ns: u64,
-    /// Reading the results of calls timed deferred at the frame's end.
+    /// Reading the results of calls timed deferred at the frame's end, and the pipelined
+    /// timestamp pairs that landed (timeline mode's only reads; not counted before this
+    /// session's agent).
     #[serde(default)]
     pub results_ns: u64,
     /// Painting heat: each draw replayed and weighted, its state saved and restored.
