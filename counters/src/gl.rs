@@ -330,7 +330,7 @@ gl_group! {
             end_query_t: c"glEndQuery" = fn(GLenum);
             /// `glGetQueryObjectui64v` (into the bound `GL_QUERY_BUFFER`).
             get_query_objectui64v_t: c"glGetQueryObjectui64v" = fn(GLuint, GLenum, *mut u64);
-            /// `glQueryCounter` (GL 3.3): the painter's own GPU time ([`crate::own_gpu`]).
+            /// `glQueryCounter` (GL 3.3): the painter's own GPU time (its `own_gpu` stamps).
             query_counter_t: c"glQueryCounter" = fn(GLuint, GLenum);
             /// `glGetQueryiv`: the timestamp counter's width.
             get_queryiv_t: c"glGetQueryiv" = fn(GLenum, GLenum, *mut GLint);

@@ -5,7 +5,7 @@
 //!
 //! On a real GPU the agent's CPU time no longer says what heat costs: the painter's passes
 //! queue behind the program's draws, and the program's next frame waits for them. This is what
-//! they took there ([`AgentTimes::replay_gpu_ns`](gpuheat_session::AgentTimes)).
+//! they took there ([`AgentTimes::paint_gpu`](gpuheat_session::AgentTimes::paint_gpu)).
 //!
 //! Only where heat is weighted on the GPU (desktop GL with query buffer objects, which has
 //! `glQueryCounter`): elsewhere each draw is read back on its own and the CPU times tell.
