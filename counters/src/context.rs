@@ -452,11 +452,10 @@ impl ContextCounters {
                 };
                 match (bits, counter, get_ui64) {
                     (b, Some(counter), Some(get_ui64)) if b > 0 => {
-                        let mask = if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
                         timer = Some(TimerFns {
                             counter,
                             get_ui64,
-                            mask,
+                            mask: crate::timestamp_mask(b as u32),
                         });
                         timer_reason = None;
                     }

@@ -14,6 +14,8 @@
 //!   right after the call, or deferred (a timestamp pair and the queries, read at the frame's
 //!   end by [`ContextCounters::resolve`]), and pipelined timestamp pairs read back frames later
 //!   by [`ContextCounters::poll`].
+//! - `own_gpu` (internal): the heat painter's own passes timed on the GPU (timestamps around
+//!   each draw's replay and weighting, read at the flush).
 //! - `readback` (internal): a flush's read-backs (colour, maps, slots) issued into one
 //!   pixel-pack buffer and fetched with one wait where the context allows it.
 //! - [`weights`]: heat weighted on the GPU for draws timed deferred (`T/N` from a buffer the
@@ -46,6 +48,16 @@ pub mod waits;
 pub mod weights;
 
 pub use catalogue::{CounterDef, CounterKind, COUNTERS};
+
+/// The mask of a timestamp counter `bits` wide (`GL_QUERY_COUNTER_BITS`, Vulkan's
+/// `timestampValidBits`): its values, and the differences between them, wrap modulo it.
+pub(crate) fn timestamp_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
 pub use context::{
     monotonic_ns, parse_version, pipelined_caveat, replay_changes_query, software_rasterizer,
     Bracket, ContextCounters, DEFAULT_TIMESTAMP_CAP,
@@ -53,3 +65,13 @@ pub use context::{
 pub use geometry::{GeometryCapture, ProgramLink};
 pub use gl::{GeometryFns, GlFns, ThermalFns};
 pub use thermal::{Painter, Weight};
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_timestamp_mask_keeps_the_counters_bits() {
+        assert_eq!(super::timestamp_mask(64), u64::MAX);
+        assert_eq!(super::timestamp_mask(36), (1 << 36) - 1);
+        assert_eq!(super::timestamp_mask(0), 0);
+    }
+}

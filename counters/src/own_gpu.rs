@@ -56,11 +56,7 @@ impl OwnStamps {
                 query_counter: f.query_counter_t?,
                 get_query_objectui64v: f.get_query_objectui64v_t?,
             },
-            mask: if bits >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << bits) - 1
-            },
+            mask: crate::timestamp_mask(bits as u32),
             free: Vec::new(),
             open: Vec::new(),
             untimed: 0,

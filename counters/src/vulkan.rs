@@ -196,11 +196,7 @@ impl Timestamps {
     pub unsafe fn read(&mut self, pool: vk::QueryPool, n: u32) -> Option<Vec<u64>> {
         // SAFETY: the caller's contract; a timestamp query returns one value.
         let raw = unsafe { self.pools.read::<2>(pool, n) }?;
-        let mask = if self.valid_bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.valid_bits) - 1
-        };
+        let mask = crate::timestamp_mask(self.valid_bits);
         Some(
             raw.iter()
                 .map(|[v, _]| ((v & mask) as f64 * self.period) as u64)
