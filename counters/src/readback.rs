@@ -12,6 +12,7 @@
 //! maps' pooled vectors), the first fetch waiting for all. Elsewhere each source is read on
 //! its own.
 
+use std::borrow::Cow;
 use std::ffi::c_void;
 
 use crate::gl::*;
@@ -74,7 +75,8 @@ pub(crate) struct Pack {
     size: usize,
 }
 
-/// What [`read`] read: each source's bytes, fetched by [`Read::fetch`] or [`Read::bytes`].
+/// What [`read`] read: each source's bytes, fetched by [`Read::append`] (or the maps'
+/// [`Read::floats`] and [`Read::counts`]).
 /// Packed, they are still in our pack buffer, and the first fetch waits for every read (the
 /// pack buffer stays bound to `GL_PIXEL_PACK_BUFFER` until the caller restores its binding).
 pub(crate) struct Read<'p> {
@@ -90,6 +92,13 @@ enum From<'p> {
     Packed { fns: &'p PackFns, waited: bool },
 }
 
+/// A type every bit pattern of whose size is a value (so bytes fetched into it are values):
+/// what the maps and colour are kept as.
+pub(crate) trait Plain: Copy {}
+impl Plain for u8 {}
+impl Plain for u32 {}
+impl Plain for f32 {}
+
 impl Read<'_> {
     /// No source read.
     fn none() -> Read<'static> {
@@ -104,24 +113,11 @@ impl Read<'_> {
         self.parts.get(i).copied().flatten().map(|(_, len)| len)
     }
 
-    /// Copies source `i`'s bytes into `to`, which must be as long as the source; `false`
-    /// where its read or this fetch failed (`to` then holds anything).
+    /// Copies source `i`'s bytes to `to`; `false` where its read or this fetch failed (`to`
+    /// then holds anything).
     ///
     /// # Safety
-    /// The context [`read`] read in must be current, `f` its functions, and nothing bound to
-    /// `GL_PIXEL_PACK_BUFFER` since but the pack buffer.
-    pub unsafe fn fetch(&mut self, f: &ThermalFns, i: usize, to: &mut [u8]) -> bool {
-        if self.len(i) != Some(to.len()) {
-            return false;
-        }
-        // SAFETY: our caller's promise; `to` holds the source's bytes.
-        unsafe { self.fetch_raw(f, i, to.as_mut_ptr()) }
-    }
-
-    /// [`Read::fetch`] to memory that need not be initialized.
-    ///
-    /// # Safety
-    /// As [`Read::fetch`], and `to` valid for writes of [`Read::len`] bytes.
+    /// As [`Read::append`], and `to` valid for writes of [`Read::len`] bytes.
     unsafe fn fetch_raw(&mut self, f: &ThermalFns, i: usize, to: *mut u8) -> bool {
         let Some((at, len)) = self.parts.get(i).copied().flatten() else {
             return false;
@@ -153,47 +149,80 @@ impl Read<'_> {
         }
     }
 
-    /// Source `i`, a float pixel read of `channels` channels, as its first channel's values
-    /// appended to `out` (empty, with room for them: a pooled vector). A one-channel read is
-    /// fetched straight into `out`, with no copy between; `None` where it failed.
+    /// Source `i`'s bytes as values of `T` appended to `out` (a pooled vector: room for them
+    /// already), fetched straight into it, no copy between; `None` where its read or the fetch
+    /// failed, or it is no whole number of `T`s.
     ///
     /// # Safety
-    /// As [`Read::fetch`].
+    /// The context [`read`] read in must be current, `f` its functions, and nothing bound to
+    /// `GL_PIXEL_PACK_BUFFER` since but the pack buffer.
+    pub unsafe fn append<T: Plain>(
+        &mut self,
+        f: &ThermalFns,
+        i: usize,
+        mut out: Vec<T>,
+    ) -> Option<Vec<T>> {
+        let len = self.len(i)?;
+        let size = std::mem::size_of::<T>();
+        if len % size != 0 {
+            return None;
+        }
+        let (old, n) = (out.len(), len / size);
+        out.reserve(n);
+        // SAFETY: our caller's promise; `out` has room for `n` more values (`len` bytes),
+        // which any bytes are (`Plain`), and holds them only once the fetch wrote them all.
+        unsafe {
+            if !self.fetch_raw(f, i, out.as_mut_ptr().add(old).cast()) {
+                return None;
+            }
+            out.set_len(old + n);
+        }
+        Some(out)
+    }
+
+    /// Source `i`'s bytes: borrowed where read into host memory already, else fetched.
+    ///
+    /// # Safety
+    /// As [`Read::append`].
+    unsafe fn raw(&mut self, f: &ThermalFns, i: usize) -> Option<Cow<'_, [u8]>> {
+        if matches!(self.from, From::Packed { .. }) {
+            // SAFETY: our caller's promise.
+            return unsafe { self.append(f, i, Vec::new()) }.map(Cow::Owned);
+        }
+        let From::Host(bytes) = &self.from else {
+            unreachable!("packed above")
+        };
+        let (at, len) = self.parts.get(i).copied().flatten()?;
+        bytes.get(at..at + len).map(Cow::Borrowed)
+    }
+
+    /// Source `i`, a float pixel read of `channels` channels, as its first channel's values
+    /// appended to `out`: a one-channel read fetched straight into `out`.
+    ///
+    /// # Safety
+    /// As [`Read::append`].
     pub unsafe fn floats(
         &mut self,
         f: &ThermalFns,
         i: usize,
         channels: usize,
-        mut out: Vec<f32>,
+        out: Vec<f32>,
     ) -> Option<Vec<f32>> {
-        let len = self.len(i)?;
-        if channels != 1 || !out.is_empty() || len % 4 != 0 {
-            if let Some(b) = self.host(i) {
-                return Some(first_channel(b, channels, out));
-            }
-            // SAFETY: our caller's promise.
-            let bytes = unsafe { self.bytes(f, i)? };
-            return Some(first_channel(&bytes, channels, out));
-        }
-        let n = len / 4;
-        out.reserve(n);
-        // SAFETY: our caller's promise; `out` has room for `n` floats (`len` bytes), which
-        // any bytes are, and holds them only once the fetch wrote them all.
+        // SAFETY: our caller's promise.
         unsafe {
-            if !self.fetch_raw(f, i, out.as_mut_ptr().cast()) {
-                return None;
+            if channels == 1 {
+                return self.append(f, i, out);
             }
-            out.set_len(n);
+            Some(first_channel(&self.raw(f, i)?, channels, out))
         }
-        Some(out)
     }
 
     /// Source `i`, a float pixel read of whole counts summed as floats (an overdraw map), as
-    /// [`first_channel_counts`] gives them, appended to `out` as [`Read::floats`] does: a
-    /// one-channel read fetched into `out` and rounded there.
+    /// [`first_channel_counts`] gives them, appended to `out`: a one-channel read fetched
+    /// straight into `out` and rounded there.
     ///
     /// # Safety
-    /// As [`Read::fetch`].
+    /// As [`Read::append`].
     pub unsafe fn counts(
         &mut self,
         f: &ThermalFns,
@@ -201,74 +230,21 @@ impl Read<'_> {
         channels: usize,
         out: Vec<u32>,
     ) -> Option<Vec<u32>> {
-        if channels != 1 || !out.is_empty() {
-            if let Some(b) = self.host(i) {
-                return Some(first_channel_counts(b, channels, out));
-            }
+        if channels != 1 {
             // SAFETY: our caller's promise.
-            let bytes = unsafe { self.bytes(f, i)? };
-            return Some(first_channel_counts(&bytes, channels, out));
+            return Some(first_channel_counts(
+                &unsafe { self.raw(f, i) }?,
+                channels,
+                out,
+            ));
         }
-        let len = self.len(i)?;
-        let n = len / 4;
-        let mut out = out;
-        out.reserve(n);
-        // SAFETY: as in `floats`; the u32s hold the floats' bits until rounded in place.
-        unsafe {
-            if len % 4 != 0 || !self.fetch_raw(f, i, out.as_mut_ptr().cast()) {
-                return None;
-            }
-            out.set_len(n);
-        }
-        for v in &mut out {
+        let old = out.len();
+        // SAFETY: our caller's promise; the u32s hold the floats' bits until rounded below.
+        let mut out = unsafe { self.append(f, i, out) }?;
+        for v in &mut out[old..] {
             *v = round_count(f32::from_bits(*v));
         }
         Some(out)
-    }
-
-    /// Source `i`'s bytes appended to `out` (empty, with room for them: a pooled vector),
-    /// fetched straight into it; `None` where it failed.
-    ///
-    /// # Safety
-    /// As [`Read::fetch`].
-    pub unsafe fn bytes_into(
-        &mut self,
-        f: &ThermalFns,
-        i: usize,
-        mut out: Vec<u8>,
-    ) -> Option<Vec<u8>> {
-        let len = self.len(i)?;
-        out.clear();
-        out.reserve(len);
-        // SAFETY: our caller's promise; `out` has room for `len` bytes and holds them only
-        // once the fetch wrote them all.
-        unsafe {
-            if !self.fetch_raw(f, i, out.as_mut_ptr()) {
-                return None;
-            }
-            out.set_len(len);
-        }
-        Some(out)
-    }
-
-    /// Source `i`'s bytes in a vector of their own (for the small ones: slots, boxes).
-    ///
-    /// # Safety
-    /// As [`Read::fetch`].
-    pub unsafe fn bytes(&mut self, f: &ThermalFns, i: usize) -> Option<Vec<u8>> {
-        let mut v = vec![0u8; self.len(i)?];
-        // SAFETY: our caller's promise.
-        unsafe { self.fetch(f, i, &mut v) }.then_some(v)
-    }
-
-    /// Source `i`'s bytes as it was read, without a copy where it is in host memory already
-    /// (`None` where packed: fetch it).
-    pub fn host(&self, i: usize) -> Option<&[u8]> {
-        let (at, len) = self.parts.get(i).copied().flatten()?;
-        match &self.from {
-            From::Host(bytes) => bytes.get(at..at + len),
-            From::Packed { .. } => None,
-        }
     }
 }
 
@@ -288,7 +264,7 @@ fn layout(sources: &[Source]) -> (Vec<usize>, usize) {
 }
 
 /// Reads every source, in order. With `pack` (its entry points and our buffer), into that
-/// buffer, fetched later with one wait ([`Read::fetch`]); else each on its own, one wait each.
+/// buffer, fetched later with one wait ([`Read::append`]); else each on its own, one wait each.
 ///
 /// # Safety
 /// A context must be current and `f` its real functions, with the pack state at its defaults

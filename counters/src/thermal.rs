@@ -2436,8 +2436,9 @@ impl Painter {
             let mut failed = false;
             let slots = match self.weights.as_mut().filter(|_| weighs) {
                 Some(w) => {
-                    let parts: Vec<Option<Vec<u8>>> =
-                        (0..slot_reads).map(|i| read.bytes(f, i)).collect();
+                    let parts: Vec<Option<Vec<u8>>> = (0..slot_reads)
+                        .map(|i| read.append(f, i, Vec::new()))
+                        .collect();
                     failed |= parts.iter().any(Option::is_none);
                     let parts: Vec<Option<&[u8]>> = parts.iter().map(|p| p.as_deref()).collect();
                     w.finish(f, &parts)
@@ -2457,7 +2458,7 @@ impl Painter {
                 s.map(|(size, sized)| {
                     // An unreadable colour buffer leaves the map without its picture.
                     let colour = read.len(next).map_or_else(Vec::new, |len| {
-                        read.bytes_into(f, next, COLOUR_POOL.take(len))
+                        read.append(f, next, COLOUR_POOL.take(len))
                             .unwrap_or_default()
                     });
                     next += 1;
@@ -2521,7 +2522,7 @@ struct ReadBack {
 /// where one failed.
 ///
 /// # Safety
-/// As [`readback::Read::fetch`].
+/// As [`readback::Read::append`].
 unsafe fn take_maps(
     f: &ThermalFns,
     read: &mut readback::Read<'_>,
