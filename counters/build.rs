@@ -258,6 +258,10 @@ const NAMES: &[&str] = &[
     "ACTIVE_ATTRIBUTES",
     "SHADER_TYPE",
     "SHADER_SOURCE_LENGTH",
+    // Whether a linked program has a stage (`stages.rs`: the query fails without it).
+    "GEOMETRY_VERTICES_OUT",
+    "TESS_CONTROL_OUTPUT_VERTICES",
+    "TESS_GEN_MODE",
     "ACTIVE_UNIFORM_BLOCKS",
     "UNIFORM_BLOCK_INDEX",
     "UNIFORM_BLOCK_BINDING",

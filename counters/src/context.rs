@@ -608,7 +608,7 @@ impl ContextCounters {
         let mut runs = Vec::with_capacity(CALIBRATION_RUNS);
         for i in 0..CALIBRATION_WARMUP + CALIBRATION_RUNS {
             // SAFETY: the context is current (our caller's promise); no bracket is open.
-            let bracket = unsafe { self.begin(gl, CaptureMode::Full, false) };
+            let bracket = unsafe { self.begin(gl, CaptureMode::Full, false, 0) };
             let timestamps = bracket.timestamps;
             // SAFETY: as above; `bracket` is the one just begun.
             let elapsed = unsafe { self.close(gl, &bracket) };
@@ -646,19 +646,61 @@ impl ContextCounters {
     /// active), writes the "before" timestamp and reads CLOCK_MONOTONIC last. Full mode,
     /// `deferred` (honoured where [`ContextCounters::can_defer`]): the same queries on objects
     /// of the call's own and the timestamp, no drain; the values come from
-    /// [`ContextCounters::resolve`]. Timeline mode: only the timestamp.
+    /// [`ContextCounters::resolve`]. Timeline mode: only the timestamp. The query counters
+    /// whose catalogue bits `idle` sets are left out: the call cannot move them
+    /// ([`crate::stages::idle_counters`]).
     ///
     /// # Safety
     /// This context must be current on this thread, and no other bracket of it open.
-    pub unsafe fn begin(&mut self, gl: &GlFns, mode: CaptureMode, deferred: bool) -> Bracket {
+    pub unsafe fn begin(
+        &mut self,
+        gl: &GlFns,
+        mode: CaptureMode,
+        deferred: bool,
+        idle: u32,
+    ) -> Bracket {
         // SAFETY: our caller's promise, passed on.
         crate::waits::timed(crate::waits::Phase::Counters, || unsafe {
-            self.begin_timed(gl, mode, deferred)
+            self.begin_timed(gl, mode, deferred, idle)
         })
     }
 
+    /// Whether this context counts any pipeline statistic (desktop GL 3.0+ with
+    /// `GL_ARB_pipeline_statistics_query`).
+    pub fn has_statistics(&self) -> bool {
+        let first = catalogue::FIRST_PIPELINE_STATISTIC;
+        let stats = ((1u32 << catalogue::PIPELINE_STATISTICS_COUNT) - 1) << first;
+        self.usable & stats != 0
+    }
+
+    /// The optional stages whose pipeline statistics this context counts (the ones
+    /// [`crate::stages::StageCache::current`] is worth asking about).
+    pub fn counted_stages(&self) -> crate::stages::Stages {
+        let counts = |i: u16| self.usable & (1 << i) != 0;
+        crate::stages::Stages {
+            tessellation: counts(catalogue::TESS_CONTROL_SHADER_PATCHES)
+                || counts(catalogue::TESS_EVALUATION_SHADER_INVOCATIONS),
+            geometry: counts(catalogue::GEOMETRY_SHADER_INVOCATIONS)
+                || counts(catalogue::GEOMETRY_SHADER_PRIMITIVES_EMITTED),
+        }
+    }
+
+    /// Whether the context has separable program pipelines (GL 4.1,
+    /// `GL_ARB_separate_shader_objects`), whose binding a draw with no program uses.
+    pub fn has_pipelines(&self) -> bool {
+        self.api == ClientApi::Gl
+            && ((self.major, self.minor) >= (4, 1)
+                || self.has_extension("GL_ARB_separate_shader_objects"))
+    }
+
     /// [`Self::begin`]'s work, which it times ([`crate::waits::timed`]).
-    unsafe fn begin_timed(&mut self, gl: &GlFns, mode: CaptureMode, deferred: bool) -> Bracket {
+    unsafe fn begin_timed(
+        &mut self,
+        gl: &GlFns,
+        mode: CaptureMode,
+        deferred: bool,
+        idle: u32,
+    ) -> Bracket {
         let mut begun = 0u32;
         let mut ids = [0; COUNTERS.len()];
         let mut deferred = mode == CaptureMode::Full && deferred && self.can_defer();
@@ -677,7 +719,7 @@ impl ContextCounters {
         }
         if mode == CaptureMode::Full {
             if let Some(q) = self.queries {
-                let mut bits = self.usable;
+                let mut bits = self.usable & !idle;
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
                     bits &= bits - 1;

@@ -9,6 +9,8 @@
 //!   the program's GL state saved and restored around our work, its GL errors kept.
 //! - [`facts`]: the default framebuffer and a few pieces of state at a capture's start,
 //!   read without the program seeing it.
+//! - [`stages`]: which pipeline statistics a work call can move (a draw's program stages,
+//!   read once per program), so that the bracket asks for those only.
 //! - [`ContextCounters`]: per-context capabilities and the bracket taken around each work call:
 //!   serialized timing (drain, time, drain) with samples passed and pipeline statistics read
 //!   right after the call, or deferred (a timestamp pair and the queries, read at the frame's
@@ -40,6 +42,7 @@ pub mod gl;
 mod own_gpu;
 pub mod pool;
 mod readback;
+pub mod stages;
 mod state;
 mod targets;
 pub mod thermal;

@@ -512,3 +512,134 @@ fn brackets_do_not_change_the_image() {
     assert_eq!(plain, measured);
     assert_eq!(s.gl_error(), GL_NO_ERROR);
 }
+
+/// Links `RECT_VS`, a geometry shader passing each triangle through and `SOLID_FS` (`GL 3.3
+/// core`), and makes it current; the rectangle uniforms as the scene's program has them.
+fn use_pass_through_geometry_program() -> GLuint {
+    const GS: &str = "#version 330 core
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+void main() {
+    for (int i = 0; i < 3; ++i) {
+        gl_Position = gl_in[i].gl_Position;
+        EmitVertex();
+    }
+    EndPrimitive();
+}
+";
+    let header = Api::Gl.shader_header();
+    let vs = format!("{header}{}", gpuheat_examples::gfx::RECT_VS);
+    let fs = format!("{header}{}", gpuheat_examples::gfx::SOLID_FS);
+    // SAFETY: the scene's context is current on this thread; each source pointer and length
+    // describe a live string.
+    unsafe {
+        let program = glCreateProgram();
+        for (stage, src) in [
+            (GL_VERTEX_SHADER, vs.as_str()),
+            (cgl::GEOMETRY_SHADER, GS),
+            (GL_FRAGMENT_SHADER, fs.as_str()),
+        ] {
+            let shader = glCreateShader(stage);
+            let (ptr, len) = (src.as_ptr().cast(), src.len() as GLint);
+            glShaderSource(shader, 1, &ptr, &len);
+            glCompileShader(shader);
+            glAttachShader(program, shader);
+            glDeleteShader(shader);
+        }
+        glLinkProgram(program);
+        let mut linked = 0;
+        glGetProgramiv(program, GL_LINK_STATUS, &mut linked);
+        assert_eq!(linked, 1, "the geometry program links");
+        glUseProgram(program);
+        let uniform = |name: &std::ffi::CStr| glGetUniformLocation(program, name.as_ptr());
+        glUniform2f(uniform(c"u_viewport"), W as f32, H as f32);
+        glUniform4f(uniform(c"u_color"), 1.0, 1.0, 1.0, 1.0);
+        assert_eq!(glGetError(), GL_NO_ERROR);
+        program
+    }
+}
+
+/// A draw is asked only for the statistics of the stages its program has: a vertex and
+/// fragment program's draw leaves out the tessellation, geometry and compute ones (which a
+/// bracket asking for everything measures as 0) and measures the rest as that bracket does;
+/// a program with a geometry shader keeps the geometry ones (2 triangles: 2 invocations, 2
+/// primitives emitted). Reading a program's stages keeps the program's GL error.
+#[test]
+fn a_draw_is_asked_only_for_the_stages_its_program_has() {
+    use gpuheat_counters::stages::{idle_counters, CallKind, StageCache, Stages};
+    let s = scene();
+    let mut cc = s.counters();
+    let t = s.gl.thermal.as_ref().expect("thermal functions");
+    let mut cache = StageCache::default();
+    let (asked, pipelines) = (cc.counted_stages(), cc.has_pipelines());
+    assert_eq!(asked, Stages::ALL, "llvmpipe counts both stages");
+    assert!(pipelines);
+    let current = |cache: &mut StageCache| {
+        // SAFETY: the scene's GL 4.5 context is current on this thread.
+        unsafe { cache.current(t, asked, 1, pipelines, &|_| 0) }
+    };
+
+    // SAFETY: the scene's context is current; 0 is no capability (the program's own error).
+    unsafe { glEnable(0) };
+    let stages = current(&mut cache);
+    assert_eq!(stages, Stages::NONE);
+    assert_eq!(
+        s.gl_error(),
+        cgl::INVALID_ENUM,
+        "the program's error is kept"
+    );
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+
+    let idle = idle_counters(CallKind::Draw, stages);
+    let some = s.bracketed_rect_idle(&mut cc, CaptureMode::Full, false, idle, (0, 1), FULL);
+    let all = s.bracketed_rect(&mut cc, CaptureMode::Full, 0, 2, FULL);
+    let left_out = [
+        TESS_CONTROL_SHADER_PATCHES,
+        TESS_EVALUATION_SHADER_INVOCATIONS,
+        GEOMETRY_SHADER_INVOCATIONS,
+        GEOMETRY_SHADER_PRIMITIVES_EMITTED,
+        COMPUTE_SHADER_INVOCATIONS,
+    ];
+    for i in left_out {
+        assert_eq!(value(&some, i), None, "counter {i} left out");
+        assert_eq!(value(&all, i), Some(0), "counter {i} measured");
+    }
+    for i in [
+        SAMPLES_PASSED,
+        VERTICES_SUBMITTED,
+        PRIMITIVES_SUBMITTED,
+        VERTEX_SHADER_INVOCATIONS,
+        FRAGMENT_SHADER_INVOCATIONS,
+        CLIPPING_INPUT_PRIMITIVES,
+        CLIPPING_OUTPUT_PRIMITIVES,
+    ] {
+        assert!(value(&some, i).is_some(), "counter {i} kept");
+        assert_eq!(value(&some, i), value(&all, i), "counter {i}");
+    }
+    assert_eq!(value(&some, SAMPLES_PASSED), Some(u64::from(W * H)));
+    assert!(value(&some, GPU_TIME_SERIALIZED).is_some());
+
+    let program = use_pass_through_geometry_program();
+    let stages = current(&mut cache);
+    assert_eq!(
+        stages,
+        Stages {
+            tessellation: false,
+            geometry: true
+        }
+    );
+    let idle = idle_counters(CallKind::Draw, stages);
+    let with_gs = s.bracketed_rect_idle(&mut cc, CaptureMode::Full, false, idle, (0, 3), FULL);
+    assert_eq!(value(&with_gs, GEOMETRY_SHADER_INVOCATIONS), Some(2));
+    assert_eq!(value(&with_gs, GEOMETRY_SHADER_PRIMITIVES_EMITTED), Some(2));
+    assert_eq!(value(&with_gs, TESS_CONTROL_SHADER_PATCHES), None);
+    assert_eq!(value(&with_gs, SAMPLES_PASSED), Some(u64::from(W * H)));
+
+    // Fixed-function processing (no program, no pipeline) has neither stage.
+    // SAFETY: the scene's context is current.
+    unsafe { glUseProgram(0) };
+    assert_eq!(current(&mut cache), Stages::NONE);
+    // SAFETY: as above; the program is ours.
+    unsafe { glDeleteProgram(program) };
+    assert_eq!(s.gl_error(), GL_NO_ERROR);
+}

@@ -169,7 +169,7 @@ fn weighted(scene: &Scene, sampling: bool, boxes: bool) -> (HeatMap, Vec<u64>) {
         let call = i as u32 + 1;
         // SAFETY: the scene's context is current on this thread and `t` its real functions.
         unsafe {
-            let bracket = cc.begin(&scene.gl, CaptureMode::Full, true);
+            let bracket = cc.begin(&scene.gl, CaptureMode::Full, true, 0);
             assert!(bracket.is_deferred());
             let (before, after) = bracket.timestamps().expect("a timestamp pair");
             replay();

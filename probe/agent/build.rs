@@ -446,6 +446,11 @@ fn main() {
         writeln!(out, "    {},", spread_kind(&c.name).is_some()).unwrap();
     }
     out.push_str("];\n");
+    out.push_str("/// Whether each entry point is a compute dispatch (its bracket asks for compute\n/// invocations only, `gpuheat_counters::stages`).\npub static DISPATCHES: [bool; FUNCTION_COUNT] = [\n");
+    for c in &cmds {
+        writeln!(out, "    {},", spread_kind(&c.name) == Some("Dispatch")).unwrap();
+    }
+    out.push_str("];\n");
 
     // Parameter descriptions for the session's function table.
     out.push_str("/// Parameters of each entry point: (name, C type, kind, len, group).\npub static PARAMS: [&[ParamDesc]; FUNCTION_COUNT] = [\n");

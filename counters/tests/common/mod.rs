@@ -81,10 +81,23 @@ impl Scene {
         call: u32,
         rect: (u32, u32, u32, u32),
     ) -> Vec<CounterValue> {
+        self.bracketed_rect_idle(cc, mode, deferred, 0, (frame, call), rect)
+    }
+
+    /// [`Scene::bracketed_rect_timed`] leaving out the counters `idle` names (catalogue bits).
+    pub fn bracketed_rect_idle(
+        &self,
+        cc: &mut ContextCounters,
+        mode: CaptureMode,
+        deferred: bool,
+        idle: u32,
+        (frame, call): (u64, u32),
+        rect: (u32, u32, u32, u32),
+    ) -> Vec<CounterValue> {
         // SAFETY: this scene's EGL context is current on this thread (it was made current when
         // created, and tests use one thread).
         unsafe {
-            let b: Bracket = cc.begin(&self.gl, mode, deferred);
+            let b: Bracket = cc.begin(&self.gl, mode, deferred, idle);
             self.draw_rect(rect.0, rect.1, rect.2, rect.3);
             cc.end(&self.gl, b, frame, call)
         }

@@ -4,6 +4,7 @@ use crate::enums::{EGL_DRAW, EGL_HEIGHT, EGL_WIDTH, GLX_HEIGHT, GLX_WIDTH};
 use crate::writer::Msg;
 use crate::{capture, outbox, real, table};
 use gpuheat_counters::geometry::{self, DrawCall};
+use gpuheat_counters::stages::{self, CallKind, StageCache, Stages};
 use gpuheat_counters::{
     thermal, Bracket, ContextCounters, GeometryCapture, GeometryFns, GlFns, Painter, ProgramLink,
     ThermalFns, Weight,
@@ -36,6 +37,8 @@ struct Entry {
     painter: Option<Painter>,
     /// Post-transform positions of captured draws (full mode).
     geometry: Option<GeometryCapture>,
+    /// The stages of the programs its draws ran, for the statistics worth asking about.
+    stages: StageCache,
 }
 
 /// Geometry capture's extra real GL functions (`Err`: why there are none).
@@ -434,7 +437,10 @@ fn weighs_on_gpu(c: &ContextCounters) -> bool {
 /// their shader variants and the timestamp pairs are the same), so the warm-up costs about
 /// the program's own frame instead of a full-mode one (neverball on llvmpipe: 56 against
 /// 135-160 ms). With heat, the painter's isolated path would be left cold.
-pub fn begin(ctx: u64, may_defer: bool, spreads: bool) -> Option<Bracket> {
+///
+/// A call of `kind` is asked only for the statistics it can move (`stages.rs`): a draw's
+/// program's stages are read once per program and capture.
+pub fn begin(ctx: u64, may_defer: bool, spreads: bool, kind: CallKind) -> Option<Bracket> {
     if ctx == 0 {
         return None;
     }
@@ -448,6 +454,11 @@ pub fn begin(ctx: u64, may_defer: bool, spreads: bool) -> Option<Bracket> {
         capture::timing()
     };
     with_entry(ctx, |e| {
+        let idle = if mode == gpuheat_session::CaptureMode::Full {
+            idle_counters(e, ctx, gl, kind)
+        } else {
+            0
+        };
         let c = counters(e, ctx, gl);
         let deferred = may_defer
             && (!heat || weighs_on_gpu(c))
@@ -457,8 +468,33 @@ pub fn begin(ctx: u64, may_defer: bool, spreads: bool) -> Option<Bracket> {
                 Timing::Deferred => true,
             };
         // SAFETY: `ctx` is current on this thread.
-        Some(unsafe { c.begin(gl, mode, deferred) })
+        Some(unsafe { c.begin(gl, mode, deferred, idle) })
     })
+}
+
+/// The counters a call of `kind` on `ctx` (current here) cannot move
+/// ([`stages::idle_counters`]); a draw's program's stages from the entry's cache. Contexts
+/// without pipeline statistics (GLES) ask nothing.
+fn idle_counters(e: &mut Entry, ctx: u64, gl: &GlFns, kind: CallKind) -> u32 {
+    let c = counters(e, ctx, gl);
+    if !c.has_statistics() {
+        return 0;
+    }
+    let (asked, pipelines) = (c.counted_stages(), c.has_pipelines());
+    let stages = match (kind, thermal_fns()) {
+        (CallKind::Draw, Ok(t)) => {
+            // SAFETY: `ctx` is current on this thread and counts pipeline statistics
+            // (desktop GL 3.0+).
+            unsafe {
+                e.stages
+                    .current(t, asked, capture::generation(), pipelines, &|p| {
+                        link_of(p).generation
+                    })
+            }
+        }
+        _ => Stages::ALL,
+    };
+    stages::idle_counters(kind, stages)
 }
 
 /// The results of `ctx`'s calls timed deferred (one wait for all), for the writer: their
