@@ -72,6 +72,9 @@ pub const CLIPPING_OUTPUT_PRIMITIVES: u16 = 13;
 pub const CPU_TIME: u16 = 14;
 /// Number of pipeline statistics counters.
 pub const PIPELINE_STATISTICS_COUNT: usize = 11;
+/// The catalogue bits of the pipeline statistics counters.
+pub const PIPELINE_STATISTICS_MASK: u32 =
+    ((1 << PIPELINE_STATISTICS_COUNT) - 1) << FIRST_PIPELINE_STATISTIC;
 
 const fn query(
     name: &'static str,

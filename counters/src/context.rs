@@ -668,9 +668,7 @@ impl ContextCounters {
     /// Whether this context counts any pipeline statistic (desktop GL 3.0+ with
     /// `GL_ARB_pipeline_statistics_query`).
     pub fn has_statistics(&self) -> bool {
-        let first = catalogue::FIRST_PIPELINE_STATISTIC;
-        let stats = ((1u32 << catalogue::PIPELINE_STATISTICS_COUNT) - 1) << first;
-        self.usable & stats != 0
+        self.usable & catalogue::PIPELINE_STATISTICS_MASK != 0
     }
 
     /// The optional stages whose pipeline statistics this context counts (the ones

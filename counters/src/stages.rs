@@ -80,11 +80,7 @@ pub fn idle_counters(kind: CallKind, stages: Stages) -> u32 {
             idle
         }
         CallKind::Dispatch => {
-            let first = catalogue::SAMPLES_PASSED;
-            let last = catalogue::FIRST_PIPELINE_STATISTIC
-                + catalogue::PIPELINE_STATISTICS_COUNT as u16
-                - 1;
-            (first..=last).map(bit).fold(0, |m, b| m | b) & !COMPUTE
+            (bit(catalogue::SAMPLES_PASSED) | catalogue::PIPELINE_STATISTICS_MASK) & !COMPUTE
         }
         CallKind::Other => 0,
     }
