@@ -159,3 +159,78 @@ fn frames_are_bit_identical_with_a_heat_capture_of_a_dispatch() {
         assert_eq!(traced, plain, "{api}");
     }
 }
+
+/// Each work call of `compute_pass` is asked only for the counters it can move (issue 25):
+/// the dispatch K for its compute invocations, one per texel (S·S, the example's G×G groups
+/// of 8×8), and no samples or vertex counts; the draws C and D for their samples (S·S and
+/// (W/2)·(H/4), the example's numbers) and vertex counts, and no compute, tessellation or
+/// geometry counts (their programs have neither stage); the clear for everything. Both
+/// timings of full mode, desktop GL (GLES has no statistics).
+#[test]
+fn each_work_call_is_asked_for_the_counters_it_can_move() {
+    let dir = scratch("compute-stages");
+    let args = example_args("gl");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    for timing in ["isolated", "deferred"] {
+        let path = capture(
+            &dir,
+            "compute_pass",
+            &["--frames", "2", "--timing", timing],
+            &args,
+        );
+        let r = report(&path);
+        for frame in [1, 2] {
+            let what = format!("{timing} frame {frame}");
+            let calls = frame_draws(&r, frame);
+            let named = |f: &str| -> Vec<&serde_json::Value> {
+                calls.iter().filter(|d| d["function"] == f).collect()
+            };
+            let (k, draws, clear) = (
+                named("glDispatchCompute"),
+                named("glDrawArrays"),
+                named("glClear"),
+            );
+            assert_eq!((k.len(), draws.len(), clear.len()), (1, 2, 1), "{what}");
+            let k = k[0];
+            assert_eq!(
+                counter(k, "compute_shader_invocations"),
+                Some(u64::from(S * S)),
+                "{what}"
+            );
+            for absent in [
+                "samples_passed",
+                "vertices_submitted",
+                "vertex_shader_invocations",
+                "fragment_shader_invocations",
+                "clipping_input_primitives",
+            ] {
+                assert_eq!(counter(k, absent), None, "{what}: the dispatch's {absent}");
+            }
+            assert!(
+                k["gpu_serialized_ns"].as_u64().is_some(),
+                "{what}: K's time"
+            );
+            let expected = [u64::from(S * S), u64::from(W / 2 * (H / 4))];
+            for (d, samples) in draws.iter().zip(expected) {
+                assert_eq!(counter(d, "samples_passed"), Some(samples), "{what}");
+                assert_eq!(counter(d, "vertices_submitted"), Some(4), "{what}");
+                assert_eq!(counter(d, "primitives_submitted"), Some(2), "{what}");
+                for absent in [
+                    "compute_shader_invocations",
+                    "tess_control_shader_patches",
+                    "tess_evaluation_shader_invocations",
+                    "geometry_shader_invocations",
+                    "geometry_shader_primitives_emitted",
+                ] {
+                    assert_eq!(counter(d, absent), None, "{what}: a draw's {absent}");
+                }
+            }
+            // Other work keeps every counter a driver may move.
+            assert!(
+                counter(clear[0], "compute_shader_invocations").is_some(),
+                "{what}: the clear's counters {}",
+                clear[0]["counters"]
+            );
+        }
+    }
+}
