@@ -31,6 +31,7 @@ const NAMES: &[&str] = &[
     "GPU_DISJOINT_EXT",
     "QUERY_BUFFER",
     "QUERY_BUFFER_BINDING",
+    "QUERY_WAIT",
     "PRIMITIVES_GENERATED",
     // Fixed-function vertex processing (compatibility contexts): the matrices a display
     // list's replay must leave as it found them, and the assembly vertex program that

@@ -380,6 +380,11 @@ gl_group! {
             /// `glCopyBufferSubData` (GL 3.1): the slots copied into the flush's one read
             /// ([`crate::readback`]).
             copy_buffer_sub_data: c"glCopyBufferSubData" = fn(GLenum, GLenum, GLsizeiptr, GLsizeiptr, GLsizeiptr);
+            /// `glBeginConditionalRender` (GL 3.0): a draw weighted on the GPU whose replay
+            /// reached no pixel skips its weighting pass.
+            begin_conditional_render: c"glBeginConditionalRender" = fn(GLuint, GLenum);
+            /// `glEndConditionalRender`.
+            end_conditional_render: c"glEndConditionalRender" = fn();
         }
     }
 }

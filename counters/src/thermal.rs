@@ -1396,7 +1396,18 @@ impl Painter {
                     } else {
                         (Vec::new(), FRAGMENTS_PENDING, [0, 0, w, h])
                     };
-                    self.add_weighted(f, [accum, plain], vao, w, h, slot, bbox);
+                    let weigh = || self.add_weighted(f, [accum, plain], vao, w, h, slot, bbox);
+                    let conditional = fns.conditional.map(|c| c.run(f, query, weigh));
+                    match conditional {
+                        None => weigh(),
+                        Some(Ok(())) => {}
+                        Some(Err(e)) => {
+                            self.list(0, call, time_ns);
+                            return self.fail(format!(
+                                "GL error 0x{e:04X} weighting call {call} on the GPU"
+                            ));
+                        }
+                    }
                     (counts, n, bbox)
                 }
                 None => {

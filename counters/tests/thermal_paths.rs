@@ -248,3 +248,78 @@ fn weighted_on_the_gpu_counts_and_conserves_as_the_cpu_does() {
         assert_eq!(unsafe { glGetError() }, GL_NO_ERROR, "sampling {sampling}");
     }
 }
+
+/// A draw timed deferred whose replay reaches no pixel (a rectangle beyond the viewport,
+/// clipped away) is weighed under conditional rendering on its replay's samples query: it
+/// is listed with 0 fragments and adds nothing, the visible draw after it keeps its 60
+/// fragments and its whole time, and the program sees no error. The same inside the
+/// program's own conditional rendering (on a query that passed), which GL does not nest:
+/// our begin fails there, the passes run under the program's condition, and the program's
+/// `glEndConditionalRender` still closes its own.
+#[test]
+fn a_draw_that_reaches_no_pixel_adds_nothing_and_its_pass_is_conditional() {
+    let scene = Scene::new(Api::Gl, W, H, None);
+    let t = scene.gl.thermal.as_ref().expect("painting functions");
+    let (begin_conditional, end_conditional) = (
+        t.begin_conditional_render
+            .expect("GL 3.0 conditional rendering"),
+        t.end_conditional_render
+            .expect("GL 3.0 conditional rendering"),
+    );
+    let rects: [(u32, u32, u32, u32); 2] = [(W + 8, H + 8, 8, 8), (40, 30, 10, 6)];
+    for programs_own in [false, true] {
+        let label = format!("inside the program's conditional rendering: {programs_own}");
+        let mut cc = scene.counters();
+        let mut painter = Painter::new(client(Api::Gl), None, Some([W, H]), true);
+        painter.set_weighting(true);
+        painter.set_stencil_sampling(true);
+        let mut query = 0;
+        // SAFETY: the scene's context is current on this thread; `query` is the program's.
+        unsafe {
+            if programs_own {
+                glGenQueries(1, &mut query);
+                glBeginQuery(GL_SAMPLES_PASSED, query);
+                scene.draw_rect(0, 0, 4, 4);
+                glEndQuery(GL_SAMPLES_PASSED);
+                begin_conditional(query, gpuheat_counters::gl::QUERY_WAIT);
+            }
+        }
+        for (i, r) in rects.iter().enumerate() {
+            let replay = || scene.draw_rect(r.0, r.1, r.2, r.3);
+            // SAFETY: as above, and `t` the context's real functions.
+            unsafe {
+                let bracket = cc.begin(&scene.gl, CaptureMode::Full, true, 0);
+                let (before, after) = bracket.timestamps().expect("a timestamp pair");
+                replay();
+                cc.end(&scene.gl, bracket, 1, i as u32 + 1);
+                let weight = Weight::Deferred(before, after);
+                painter.paint(t, 1, i as u32 + 1, weight, false, &|_| false, &replay);
+            }
+        }
+        // SAFETY: as above.
+        unsafe {
+            if programs_own {
+                end_conditional();
+                assert_eq!(glGetError(), GL_NO_ERROR, "{label}: the program's end");
+                glDeleteQueries(1, &query);
+            }
+        }
+        // SAFETY: as above.
+        let flushed = unsafe { painter.finish(t, 1, scene.gfx.context as u64) };
+        let map = flushed.screen.expect("flushed").expect("the screen's map");
+        let fragments: Vec<u64> = map.draws.iter().map(|d| d.fragments).collect();
+        assert_eq!(fragments, vec![0, 60], "{label}");
+        let visible = map.draws[1].time_ns as f64;
+        let sum: f64 = map.heat.iter().map(|&h| f64::from(h)).sum();
+        assert!(
+            (sum - visible).abs() <= visible * 1e-4,
+            "{label}: Σ heat {sum} vs the visible draw's {visible}"
+        );
+        let overdraw: u32 = map.overdraw.iter().sum();
+        assert_eq!(overdraw, 60, "{label}");
+        // SAFETY: as above: the program sees no error of ours.
+        assert_eq!(unsafe { glGetError() }, GL_NO_ERROR, "{label}");
+        // SAFETY: as above.
+        unsafe { cc.resolve(&scene.gl) };
+    }
+}
