@@ -446,9 +446,16 @@ fn main() {
         writeln!(out, "    {},", spread_kind(&c.name).is_some()).unwrap();
     }
     out.push_str("];\n");
-    out.push_str("/// Whether each entry point is a compute dispatch (its bracket asks for compute\n/// invocations only, `gpuheat_counters::stages`).\npub static DISPATCHES: [bool; FUNCTION_COUNT] = [\n");
+    out.push_str("/// What each entry point's bracket may ask for (`gpuheat_counters::stages`): a draw, a\n/// compute dispatch, or other work (and calls that are no work).\npub static KINDS: [CallKind; FUNCTION_COUNT] = [\n");
     for c in &cmds {
-        writeln!(out, "    {},", spread_kind(&c.name) == Some("Dispatch")).unwrap();
+        let kind = if class(&c.name) == "Draw" {
+            "Draw"
+        } else if spread_kind(&c.name) == Some("Dispatch") {
+            "Dispatch"
+        } else {
+            "Other"
+        };
+        writeln!(out, "    CallKind::{kind},").unwrap();
     }
     out.push_str("];\n");
 

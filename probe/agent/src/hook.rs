@@ -8,14 +8,13 @@
 
 use crate::calls::NewCall;
 use crate::clock::{monotonic_ns, thread_cpu_ns, ticks};
-use crate::generated::{wrapper_address, CLASSES, CPU, DISPATCHES, NAMES, SPREADS, VG};
+use crate::generated::{wrapper_address, CLASSES, CPU, KINDS, NAMES, SPREADS, VG};
 use crate::recorder::{self, Reentry};
 use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
-use gpuheat_counters::stages::CallKind;
 use gpuheat_counters::thermal::{CopyCall, CopyDest, CopySource};
 use gpuheat_counters::{Bracket, Weight};
-use gpuheat_session::{Attachment, CallClass};
+use gpuheat_session::Attachment;
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -103,14 +102,7 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
             vg::enter(i, frame, seq, g.ctx, args, work);
         } else if work && recorder::may_bracket() {
             let b0 = vg::inside().then(monotonic_ns);
-            let kind = if CLASSES[i] == CallClass::Draw {
-                CallKind::Draw
-            } else if DISPATCHES[i] {
-                CallKind::Dispatch
-            } else {
-                CallKind::Other
-            };
-            g.bracket = contexts::begin(g.ctx, b0.is_none(), SPREADS[i], kind);
+            g.bracket = contexts::begin(g.ctx, b0.is_none(), SPREADS[i], KINDS[i]);
             g.bracket_ns = b0.map_or(0, |b0| monotonic_ns() - b0);
         }
     }));

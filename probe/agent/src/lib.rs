@@ -39,6 +39,7 @@ mod writer;
 /// Generated from the Khronos registry by build.rs.
 #[allow(clippy::all)]
 pub mod generated {
+    use gpuheat_counters::stages::CallKind;
     use gpuheat_session::{CallClass, ValueKind};
     /// (name, C type, kind, len, group) of one parameter.
     pub type ParamDesc = (
