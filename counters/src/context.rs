@@ -674,13 +674,7 @@ impl ContextCounters {
     /// The optional stages whose pipeline statistics this context counts (the ones
     /// [`crate::stages::StageCache::current`] is worth asking about).
     pub fn counted_stages(&self) -> crate::stages::Stages {
-        let counts = |i: u16| self.usable & (1 << i) != 0;
-        crate::stages::Stages {
-            tessellation: counts(catalogue::TESS_CONTROL_SHADER_PATCHES)
-                || counts(catalogue::TESS_EVALUATION_SHADER_INVOCATIONS),
-            geometry: counts(catalogue::GEOMETRY_SHADER_INVOCATIONS)
-                || counts(catalogue::GEOMETRY_SHADER_PRIMITIVES_EMITTED),
-        }
+        crate::stages::Stages::counted_in(self.usable)
     }
 
     /// Whether the context has separable program pipelines (GL 4.1,

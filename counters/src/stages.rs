@@ -65,6 +65,17 @@ const GEOMETRY: u32 = bit(catalogue::GEOMETRY_SHADER_INVOCATIONS)
     | bit(catalogue::GEOMETRY_SHADER_PRIMITIVES_EMITTED);
 const COMPUTE: u32 = bit(catalogue::COMPUTE_SHADER_INVOCATIONS);
 
+impl Stages {
+    /// The stages with a counter among the catalogue bits `counters` (a context's usable
+    /// ones: the stages worth asking a program about).
+    pub(crate) fn counted_in(counters: u32) -> Stages {
+        Stages {
+            tessellation: counters & TESSELLATION != 0,
+            geometry: counters & GEOMETRY != 0,
+        }
+    }
+}
+
 /// The catalogue bits of the query counters a call of `kind` cannot move (`stages`: its
 /// program's, for a draw): the bracket leaves them out.
 pub fn idle_counters(kind: CallKind, stages: Stages) -> u32 {
