@@ -1,8 +1,8 @@
 //! Hand-rolled command-line parsing shared by the examples.
 //!
-//! Common flags: `--frames N`, `--fps N`, `--api gles|gl`, `--size WxH`, `--timing`, `--checksum`,
-//! `--keep-shaders`, `--help`; each example adds its own unsigned integer flags ([`IntFlag`]). Values may be
-//! given as `--flag V` or `--flag=V`. On error, [`parse_or_exit`] prints one line on stderr
+//! Common flags: `--frames N`, `--fps N`, `--api gles|gl`, `--size WxH`, `--timing`,
+//! `--checksum`, `--slow-ms N`, `--keep-shaders`, `--help`; each example adds its own unsigned
+//! integer flags ([`IntFlag`]). Values may be given as `--flag V` or `--flag=V`. On error, [`parse_or_exit`] prints one line on stderr
 //! and exits with status 2; `--help` prints the usage and the expected numbers on stdout
 //! and exits 0.
 
@@ -56,6 +56,10 @@ pub struct Args {
     pub timing: bool,
     /// `--checksum`: print the last frame's checksum at the end.
     pub checksum: bool,
+    /// `--slow-ms N`: at the end, print the frames that ended more than N ms after the
+    /// previous one (the program's own clock, for a test to tell a slow machine from a false
+    /// trigger).
+    pub slow_ms: Option<u64>,
     /// Leave shaders attached to their programs after linking.
     pub keep_shaders: bool,
     values: Vec<(&'static str, u32)>,
@@ -120,6 +124,12 @@ pub fn usage(spec: &Spec) -> String {
     line(
         "--checksum".into(),
         "after the last frame print checksum=<FNV-1a 64 of the RGBA pixels>".into(),
+    );
+    line(
+        "--slow-ms N".into(),
+        "at exit print slow_frames=<indices of the frames whose swap came more than N ms \
+         after the previous swap>"
+            .into(),
     );
     line(
         "--keep-shaders".into(),
@@ -224,6 +234,7 @@ where
         height: spec.default_size.1,
         timing: false,
         checksum: false,
+        slow_ms: None,
         keep_shaders: false,
         values: spec.flags.iter().map(|f| (f.name, f.default)).collect(),
     };
@@ -249,6 +260,7 @@ where
             }
             "frames" => out.frames = Some(parse_u64("frames", &flag.value()?)?),
             "fps" => out.fps = Some(parse_u64("fps", &flag.value()?)?),
+            "slow-ms" => out.slow_ms = Some(parse_u64("slow-ms", &flag.value()?)?),
             "api" => {
                 let v = flag.value()?;
                 out.api = Api::parse(&v)
@@ -362,6 +374,7 @@ mod tests {
         assert_eq!(a.api, Api::Gles);
         assert_eq!((a.width, a.height), (64, 32));
         assert!(!a.timing && !a.checksum);
+        assert_eq!(a.slow_ms, None);
         assert_eq!(a.get("layers"), 8);
     }
 
@@ -375,6 +388,7 @@ mod tests {
             "10x20",
             "--timing",
             "--checksum",
+            "--slow-ms=40",
             "--layers=5",
         ])
         .unwrap();
@@ -382,6 +396,7 @@ mod tests {
         assert_eq!(a.api, Api::Gl);
         assert_eq!((a.width, a.height), (10, 20));
         assert!(a.timing && a.checksum);
+        assert_eq!(a.slow_ms, Some(40));
         assert_eq!(a.get("layers"), 5);
     }
 
@@ -408,6 +423,7 @@ mod tests {
             "--size",
             "--timing",
             "--checksum",
+            "--slow-ms N",
             "--layers K",
             "6 + 2K",
             "64x32",

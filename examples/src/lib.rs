@@ -36,7 +36,9 @@ use gfx::Gfx;
 ///
 /// After the last frame: with `--checksum` prints `checksum=<16 hex digits>` (one
 /// `glReadPixels`), with `--timing` prints `frame_ms=<median>`, where a frame's time runs
-/// from the start of `frame` to the return of `eglSwapBuffers`. SIGUSR2 makes the frame it
+/// from the start of `frame` to the return of `eglSwapBuffers`, and with `--slow-ms N` prints
+/// `slow_frames=<i,j,…>`, the frames whose swap returned more than N ms after the previous
+/// one's (pacing included: a profiler's frame is swap to swap). SIGUSR2 makes the frame it
 /// arrives in the last (a benchmark ends a long run when it has measured what it wanted, and
 /// still gets what the program prints at its end).
 pub fn run_frames<F>(gfx: &Gfx, args: &Args, mut frame: F) -> Result<(), String>
@@ -51,6 +53,8 @@ where
         .unwrap_or(if args.frames.is_none() { 60 } else { 0 });
     let period = (fps > 0).then(|| Duration::from_secs_f64(1.0 / fps as f64));
     let start = Instant::now();
+    let mut slow: Vec<u64> = Vec::new();
+    let mut last_swap: Option<Instant> = None;
     let mut i: u64 = 0;
     while !matches!(args.frames, Some(n) if i >= n) {
         let t0 = Instant::now();
@@ -62,6 +66,13 @@ where
         if args.timing {
             times.push(t0.elapsed());
         }
+        let swapped = Instant::now();
+        if let (Some(limit), Some(last)) = (args.slow_ms, last_swap) {
+            if swapped - last > Duration::from_millis(limit) {
+                slow.push(i);
+            }
+        }
+        last_swap = Some(swapped);
         if CHECKSUM_NOW.swap(false, Ordering::SeqCst) {
             emit(&format!("checksum={:016x}", gfx.checksum()));
         }
@@ -87,6 +98,10 @@ where
     }
     if args.timing {
         emit(&format!("frame_ms={:.3}", median_ms(&mut times)));
+    }
+    if args.slow_ms.is_some() {
+        let list: Vec<String> = slow.iter().map(u64::to_string).collect();
+        emit(&format!("slow_frames={}", list.join(",")));
     }
     Ok(())
 }
