@@ -19,30 +19,54 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A program started by hand on an Xvfb display; killed on drop.
+/// A program started by hand on an Xvfb display; killed on drop. Its stderr goes to a file,
+/// so that a program that exits on its own says why.
 struct Running {
     child: Child,
     display: String,
+    log: Scratch,
 }
 
 impl Running {
     fn start(x: &Xvfb, program: &str, args: &[&str]) -> Running {
-        let child = Command::new(program)
-            .args(args)
+        let mut cmd = Command::new(program);
+        cmd.args(args).env("GDK_BACKEND", "x11");
+        Running::launch(x, cmd)
+    }
+
+    /// Starts `cmd` on `x`'s display.
+    fn launch(x: &Xvfb, mut cmd: Command) -> Running {
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let log = scratch(&format!("running-{n}"));
+        let stderr = std::fs::File::create(log.join("stderr")).unwrap();
+        let child = cmd
             .env("DISPLAY", &x.display)
-            .env("GDK_BACKEND", "x11")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         Running {
             child,
             display: x.display.clone(),
+            log,
         }
     }
 
     fn alive(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
+    }
+
+    /// How the program stands, for a failure message: running, or its exit status, with the
+    /// end of what it printed on stderr.
+    fn state(&mut self) -> String {
+        let status = match self.child.try_wait().unwrap() {
+            None => "still running".to_string(),
+            Some(s) => format!("exited: {s}"),
+        };
+        let err = std::fs::read(self.log.join("stderr")).unwrap_or_default();
+        let tail = String::from_utf8_lossy(&err[err.len().saturating_sub(800)..]).into_owned();
+        format!("{status}; its stderr ends: {tail:?}")
     }
 
     /// The whole screen, as `xwd` dumps it.
@@ -122,8 +146,8 @@ fn attach_once(p: &mut Running, dir: &Path, name: &str, frames: u32) -> Value {
             session.to_str().unwrap(),
         ],
     );
-    let out = ok(out, &format!("attach to pid {pid}"));
-    assert!(p.alive(), "pid {pid} died after the attach");
+    let out = ok(out, &format!("attach to pid {pid} ({})", p.state()));
+    assert!(p.alive(), "pid {pid} died after the attach: {}", p.state());
     assert!(
         p.renders(Duration::from_secs(10)),
         "pid {pid} stopped rendering after the attach: {}",
@@ -265,7 +289,7 @@ fn gtk4_shadertoy_cost_flows_to_where_it_is_shown() {
         ),
         "attach --heat to gtk4-demo",
     );
-    assert!(p.alive(), "gtk4-demo died after the attach");
+    assert!(p.alive(), "gtk4-demo died after the attach: {}", p.state());
     let s = gpuheat_session::Session::open(&session).unwrap();
     let frames = gpuheat_analysis::measure::flow::frames_with_maps(&s);
     assert!(frames.len() >= 4, "frames with maps: {frames:?}");
@@ -499,17 +523,9 @@ fn neverball_attached_has_every_draws_geometry() {
     };
     let x = Xvfb::start();
     let dir = scratch("attach-neverball");
-    let child = Command::new(&neverball)
-        .env("DISPLAY", &x.display)
-        .env("SDL_AUDIODRIVER", "dummy")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut p = Running {
-        child,
-        display: x.display.clone(),
-    };
+    let mut cmd = Command::new(&neverball);
+    cmd.env("SDL_AUDIODRIVER", "dummy");
+    let mut p = Running::launch(&x, cmd);
     assert!(
         p.renders(Duration::from_secs(30)),
         "neverball does not render before the attach"
@@ -728,6 +744,11 @@ fn a_trigger_on_glmark2_catches_its_scene_switches() {
     );
     let session = dir.join("watch.gpuheat");
     let pid = p.child.id().to_string();
+    assert!(
+        p.alive(),
+        "glmark2-es2 gone before the attach: {}",
+        p.state()
+    );
     let out = gpuheat_within(
         90,
         Some(&x.display),
@@ -744,9 +765,12 @@ fn a_trigger_on_glmark2_catches_its_scene_switches() {
             session.to_str().unwrap(),
         ],
     );
-    let out = ok(out, "attach --trigger to glmark2-es2");
+    let out = ok(
+        out,
+        &format!("attach --trigger to glmark2-es2 ({})", p.state()),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(p.alive(), "glmark2-es2 died under the watch");
+    assert!(p.alive(), "glmark2-es2 died under the watch: {}", p.state());
     assert!(
         p.renders(Duration::from_secs(10)),
         "glmark2-es2 stopped rendering after the watch"
