@@ -1,7 +1,7 @@
 //! Hand-rolled command-line parsing shared by the examples.
 //!
 //! Common flags: `--frames N`, `--fps N`, `--api gles|gl`, `--size WxH`, `--timing`,
-//! `--checksum`, `--slow-ms N`, `--keep-shaders`, `--help`; each example adds its own unsigned
+//! `--checksum`, `--slow-ms N`, `--report-frame-ms`, `--keep-shaders`, `--help`; each example adds its own unsigned
 //! integer flags ([`IntFlag`]). Values may be given as `--flag V` or `--flag=V`. On error, [`parse_or_exit`] prints one line on stderr
 //! and exits with status 2; `--help` prints the usage and the expected numbers on stdout
 //! and exits 0.
@@ -60,6 +60,9 @@ pub struct Args {
     /// previous one (the program's own clock, for a test to tell a slow machine from a false
     /// trigger).
     pub slow_ms: Option<u64>,
+    /// `--report-frame-ms`: at the end, print every frame's start-to-start period (for a
+    /// benchmark's spread); needs `--timing` and `--frames N` with N ≥ 2.
+    pub report_frame_ms: bool,
     /// Leave shaders attached to their programs after linking.
     pub keep_shaders: bool,
     values: Vec<(&'static str, u32)>,
@@ -129,6 +132,12 @@ pub fn usage(spec: &Spec) -> String {
         "--slow-ms N".into(),
         "at exit print slow_frames=<indices of the frames whose swap came more than N ms \
          after the previous swap>"
+            .into(),
+    );
+    line(
+        "--report-frame-ms".into(),
+        "at exit print frame_ms_frames=<start-to-start ms of frames 0..N-2> (needs --timing \
+         and --frames N >= 2)"
             .into(),
     );
     line(
@@ -235,6 +244,7 @@ where
         timing: false,
         checksum: false,
         slow_ms: None,
+        report_frame_ms: false,
         keep_shaders: false,
         values: spec.flags.iter().map(|f| (f.name, f.default)).collect(),
     };
@@ -258,6 +268,10 @@ where
                 flag.switch()?;
                 out.keep_shaders = true;
             }
+            "report-frame-ms" => {
+                flag.switch()?;
+                out.report_frame_ms = true;
+            }
             "frames" => out.frames = Some(parse_u64("frames", &flag.value()?)?),
             "fps" => out.fps = Some(parse_u64("fps", &flag.value()?)?),
             "slow-ms" => out.slow_ms = Some(parse_u64("slow-ms", &flag.value()?)?),
@@ -280,6 +294,9 @@ where
                 }
             }
         }
+    }
+    if out.report_frame_ms && (!out.timing || !matches!(out.frames, Some(n) if n >= 2)) {
+        return Err("--report-frame-ms needs --timing and --frames N with N >= 2".into());
     }
     Ok(Parsed::Run(out))
 }
@@ -389,6 +406,7 @@ mod tests {
             "--timing",
             "--checksum",
             "--slow-ms=40",
+            "--report-frame-ms",
             "--layers=5",
         ])
         .unwrap();
@@ -397,6 +415,7 @@ mod tests {
         assert_eq!((a.width, a.height), (10, 20));
         assert!(a.timing && a.checksum);
         assert_eq!(a.slow_ms, Some(40));
+        assert!(a.report_frame_ms);
         assert_eq!(a.get("layers"), 5);
     }
 
@@ -410,6 +429,8 @@ mod tests {
         assert!(run(&["--size", "3"]).is_err());
         assert!(run(&["--layers", "0"]).is_err());
         assert!(run(&["--timing=1"]).is_err());
+        assert!(run(&["--report-frame-ms", "--frames", "3"]).is_err());
+        assert!(run(&["--report-frame-ms", "--timing", "--frames", "1"]).is_err());
         assert!(run(&["positional"]).is_err());
         assert_eq!(parse(&SPEC, ["--help"]).unwrap(), Parsed::Help);
     }
@@ -424,6 +445,7 @@ mod tests {
             "--timing",
             "--checksum",
             "--slow-ms N",
+            "--report-frame-ms",
             "--layers K",
             "6 + 2K",
             "64x32",

@@ -38,7 +38,8 @@ use gfx::Gfx;
 /// `glReadPixels`), with `--timing` prints `frame_ms=<median>`, where a frame's time runs
 /// from the start of `frame` to the return of `eglSwapBuffers`, and with `--slow-ms N` prints
 /// `slow_frames=<i,j,…>`, the frames whose swap returned more than N ms after the previous
-/// one's (pacing included: a profiler's frame is swap to swap). SIGUSR2 makes the frame it
+/// one's (pacing included: a profiler's frame is swap to swap), and with `--report-frame-ms`
+/// prints `frame_ms_frames=` ([`report_frame_periods`]). SIGUSR2 makes the frame it
 /// arrives in the last (a benchmark ends a long run when it has measured what it wanted, and
 /// still gets what the program prints at its end).
 pub fn run_frames<F>(gfx: &Gfx, args: &Args, mut frame: F) -> Result<(), String>
@@ -54,10 +55,14 @@ where
     let period = (fps > 0).then(|| Duration::from_secs_f64(1.0 / fps as f64));
     let start = Instant::now();
     let mut slow: Vec<u64> = Vec::new();
+    let mut starts: Vec<Instant> = Vec::new();
     let mut last_swap: Option<Instant> = None;
     let mut i: u64 = 0;
     while !matches!(args.frames, Some(n) if i >= n) {
         let t0 = Instant::now();
+        if args.report_frame_ms {
+            starts.push(t0);
+        }
         frame(gfx, i);
         if args.timing {
             gfx.finish();
@@ -98,6 +103,9 @@ where
     }
     if args.timing {
         emit(&format!("frame_ms={:.3}", median_ms(&mut times)));
+    }
+    if args.report_frame_ms {
+        report_frame_periods(&starts);
     }
     if args.slow_ms.is_some() {
         let list: Vec<String> = slow.iter().map(u64::to_string).collect();

@@ -56,16 +56,12 @@
 //!
 //! After the last frame, `--checksum` adds one glReadPixels outside any frame.
 //!
-//! `--report-frame-ms` (the workload of `gpuheat-bench`'s geometry cost, which needs each
-//! frame's time to give a spread), as in `offscreen_pass`: CLOCK_MONOTONIC at the start of
-//! every frame (no GL call added); at exit `frame_ms_frames=<start-to-start period of frame
-//! 0, ..., frame N-2>` (ms, 3 decimals, N-1 values), after `checksum=`/`frame_ms=`. Needs
-//! `--frames N` (N ≥ 2) and `--timing`.
+//! `gpuheat-bench`'s geometry cost runs it with the common `--report-frame-ms` (every
+//! frame's start-to-start period).
 
 use std::ffi::c_void;
-use std::time::Instant;
 
-use gpuheat_examples::args::{parse_with_switch_or_exit, usage_error, IntFlag, Spec};
+use gpuheat_examples::args::{parse_or_exit, usage_error, IntFlag, Spec};
 use gpuheat_examples::gl::*;
 use gpuheat_examples::{gfx_for, layer_colour, run_frames};
 
@@ -109,12 +105,8 @@ triangles  = N*T                          default 10000
 post-transform vertices per draw = 3T; tile i (cols = ceil(sqrt N), rows = ceil(N/cols),
 c = i mod cols, r = i div cols) covers x in [c*W/cols, (c+1)*W/cols), y in [r*H/rows,
 (r+1)*H/rows) (integer division); samples passed per draw = its pixels
---report-frame-ms: at exit print frame_ms_frames=<start-to-start ms of frames 0..N-2>
-           (needs --frames N >= 2 and --timing)",
+",
 };
-
-/// The switch this example adds to the common flags (not an [`IntFlag`]).
-const REPORT_FLAG: &str = "--report-frame-ms";
 
 /// Columns and rows of the grid of `n` tiles.
 fn grid(n: u32) -> (u32, u32) {
@@ -141,17 +133,7 @@ fn tile_mesh(t: u32) -> (Vec<f32>, Vec<u32>) {
 }
 
 fn main() {
-    let (args, report) = parse_with_switch_or_exit(
-        &SPEC,
-        REPORT_FLAG,
-        "print frame_ms_frames=<each frame's start-to-start ms> at exit",
-    );
-    if report && (!args.timing || !matches!(args.frames, Some(n) if n >= 2)) {
-        usage_error(
-            &SPEC,
-            "--report-frame-ms needs --timing and --frames N with N >= 2",
-        );
-    }
+    let args = parse_or_exit(&SPEC);
     let args = &args;
     let result = (|| -> Result<(), String> {
         let (n, t) = (args.get("draws"), args.get("tris"));
@@ -224,13 +206,9 @@ fn main() {
             })
             .collect();
 
-        let mut starts: Vec<Instant> = Vec::new();
         // SAFETY: GL calls on the current context; glDrawElements reads `count` indices from
         // offset 0 of the bound element buffer, which holds them.
         run_frames(&gfx, args, |_, _| unsafe {
-            if report {
-                starts.push(Instant::now());
-            }
             glViewport(0, 0, w as GLint, h as GLint);
             glClearColor(0.0, 0.0, 0.0, 1.0);
             glClear(GL_COLOR_BUFFER_BIT);
@@ -241,11 +219,7 @@ fn main() {
                 glUniform4f(rp.u_color, *r, *g, *b, *a);
                 glDrawElements(GL_TRIANGLES, count, index_type, std::ptr::null());
             }
-        })?;
-        if report {
-            gpuheat_examples::report_frame_periods(&starts);
-        }
-        Ok(())
+        })
     })();
     if let Err(e) = result {
         eprintln!("{}: {}", SPEC.name, e.replace('\n', " "));

@@ -73,13 +73,8 @@
 //! Measured on Mesa 22.3 llvmpipe, 2 cores, defaults, glFinish around each work call
 //! (gpuheat's serialized timing): see examples/README.md.
 //!
-//! `--report-frame-ms` (the workload of `gpuheat-bench`'s offscreen heat cost, which needs
-//! each frame's time to give a spread): reads CLOCK_MONOTONIC at the start of every frame
-//! (no GL call added) and at exit prints on stdout, after `checksum=`/`frame_ms=`,
-//! `frame_ms_frames=<start-to-start period of frame 0, frame 1, ..., frame N-2>` (ms, 3
-//! decimals, N-1 values): each period is a frame, its `glFinish` and its swap, the same span
-//! as a capture's swap-to-swap period. Needs `--frames N` (N ≥ 2) and `--timing` (without
-//! the `glFinish` a pbuffer frame is queued, not rendered).
+//! `gpuheat-bench`'s offscreen heat cost runs it with the common `--report-frame-ms`
+//! (every frame's start-to-start period, the same span as a capture's swap-to-swap period).
 //!
 //! With `--blit 1`, the window's part of the frame becomes (the same pixels: C sampled T
 //! texel for texel with `GL_NEAREST`, which is what a 1:1 blit copies):
@@ -123,10 +118,8 @@
 //! After the last frame, `--checksum` adds one glReadPixels (of the window, framebuffer 0
 //! being bound) outside any frame.
 
-use std::time::Instant;
-
 use gpuheat_examples::args::{
-    check_composite_side, parse_with_switch_or_exit, usage_error, Args, IntFlag, Spec,
+    check_composite_side, parse_or_exit, usage_error, Args, IntFlag, Spec,
 };
 use gpuheat_examples::gfx::{LOOP_FS, TEX_FS};
 
@@ -224,8 +217,6 @@ fragments: P = S*S (L iterations each), C = S*S (samples T 1:1), D = (W/2)*(H/4)
            default 65536 / 65536 / 32768
 C's rectangle: x in [W/2, W/2+S), y in [H/2, H/2+S): it receives all of P's cost
 P dominates the frame time (L iterations per fragment against ~1 for C and D)
---report-frame-ms: at exit print frame_ms_frames=<start-to-start ms of frames 0..N-2>
-           (needs --frames N >= 2 and --timing)
 --blit 1|2: C replaced by glBlitFramebuffer from T (1) or from a renderbuffer P draws into
            (2): same calls and counts, the blit carries P's cost onto C's rectangle
 --copy 1|2: K = glCopyTexSubImage2D (1, after a glBindTexture U) or glCopyImageSubData (2)
@@ -234,15 +225,8 @@ P dominates the frame time (L iterations per fragment against ~1 for C and D)
 --checksum: one glReadPixels of the window after the last eglSwapBuffers (no frame)",
 };
 
-/// The switch this example adds to the common flags (not an [`IntFlag`]).
-const REPORT_FLAG: &str = "--report-frame-ms";
-
 fn main() {
-    let (args, report) = parse_with_switch_or_exit(
-        &SPEC,
-        REPORT_FLAG,
-        "print frame_ms_frames=<each frame's start-to-start ms> at exit",
-    );
+    let args = parse_or_exit(&SPEC);
     let (s, l) = (args.get("target"), args.get("loop"));
     let Some(&format) = FORMATS.get(args.get("format") as usize) else {
         usage_error(&SPEC, "--format: must be 0 to 6");
@@ -261,26 +245,18 @@ fn main() {
         );
     }
     check_composite_side(&SPEC, &args, s);
-    if report && (!args.timing || !matches!(args.frames, Some(n) if n >= 2)) {
-        usage_error(
-            &SPEC,
-            "--report-frame-ms needs --timing and --frames N with N >= 2",
-        );
-    }
-    if let Err(e) = run(&args, s, l, (format, blit, copy), report) {
+    if let Err(e) = run(&args, s, l, (format, blit, copy)) {
         eprintln!("{}: {}", SPEC.name, e.replace('\n', " "));
         std::process::exit(1);
     }
 }
 
-/// Set-up, then the frames; `format`: T's, `blit` and `copy` as their flags; `report`:
-/// `--report-frame-ms`.
+/// Set-up, then the frames; `format`: T's, `blit` and `copy` as their flags.
 fn run(
     args: &Args,
     s: u32,
     l: u32,
     (format, blit, copy): (GLenum, u32, u32),
-    report: bool,
 ) -> Result<(), String> {
     let integer = format == GL_RGBA8UI;
     let l = l.min(i32::MAX as u32) as i32;
@@ -315,13 +291,9 @@ fn run(
     let quad = gfx.unit_quad()?;
     gfx.finish_setup("offscreen_pass set-up")?;
 
-    let mut starts: Vec<Instant> = Vec::new();
     // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread,
     // naming objects it created.
     run_frames(&gfx, args, |_, _| unsafe {
-        if report {
-            starts.push(Instant::now());
-        }
         glBindFramebuffer(GL_FRAMEBUFFER, p_framebuffer);
         glViewport(0, 0, si, si);
         glClearColor(0.0, 0.0, 0.0, 1.0);
@@ -380,9 +352,5 @@ fn run(
         }
         glUseProgram(p_solid.program.id);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4); // D: cheap, on screen
-    })?;
-    if report {
-        gpuheat_examples::report_frame_periods(&starts);
-    }
-    Ok(())
+    })
 }

@@ -3,15 +3,20 @@
 //!
 //! Workload: `overdraw --api gles --size 256x256 --layers N --timing` (N full-screen blended
 //! draws per frame; `--timing` puts a glFinish before every swap so each frame is really
-//! rendered). For each N, three runs of F frames (F = 12 for N ≤ 100, 5 above):
+//! rendered). For each N, three runs of F frames (F = 12 for N ≤ 100, 8 above):
 //!
-//! - `uncaptured`: overdraw alone; its own `frame_ms=` (median over its frames, from the
-//!   start of the frame to the return of the swap);
-//! - `full`: `gpuheat run --mode full --skip 1 --frames 3 --keep-running`; the frame time is
-//!   the swap-to-swap period of the captured frames (`frames[i].end_ns - frames[i-1].end_ns`,
-//!   median of the 2 intervals), which covers everything the agent does in the frame and at
-//!   its end (the heat read-back included);
-//! - `full+heat`: the same with `--heat`.
+//! - `uncaptured`: overdraw alone with `--report-frame-ms`: the start-to-start periods of its
+//!   frames but the first (which compiles shaders);
+//! - `full`: `gpuheat run --mode full --skip 1 --frames 6 --keep-running`; the frame times are
+//!   the swap-to-swap periods of the captured frames (`frames[i].end_ns - frames[i-1].end_ns`,
+//!   5 of them), which cover everything the agent does in the frame and at its end (the heat
+//!   read-back included);
+//! - `full+heat`: the same with `--heat`, and the agent's own painting time per frame (its
+//!   AGNT records' `paint_ns`: CPU-side, its waits included), which llvmpipe's frame-to-frame
+//!   noise does not blur as it does the periods.
+//!
+//! Each time is a median with its quartiles and range; a ratio is of the medians, with the
+//! interval its quartiles give.
 //!
 //! Memory: `map bytes` = what the HEAT records of one frame hold in the session
 //! (`heat.len()·4 + overdraw.len()·4 + colour.len()`); `GPU bytes` = the painter's buffers
@@ -27,7 +32,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::programs::{run_bounded, Output};
-use crate::table::median;
+use crate::table::{ratio_json, spread_json, Spread};
 
 /// Bytes per pixel of the largest target of the painter's shared buffers: STENCIL_INDEX8 +
 /// the RGBA8 mask buffer + the R32F count.
@@ -40,12 +45,14 @@ pub const GPU_BYTES_PER_PIXEL: u64 = GPU_SHARED_BYTES_PER_PIXEL + GPU_TARGET_BYT
 /// One draw count's results.
 pub struct HeatRow {
     pub layers: u32,
-    /// overdraw alone: its median frame time.
-    pub uncaptured_ms: f64,
-    /// Captured, full mode: median swap-to-swap period of the captured frames.
-    pub full_ms: f64,
+    /// overdraw alone: its frame periods.
+    pub uncaptured: Spread,
+    /// Captured, full mode: the swap-to-swap periods of the captured frames.
+    pub full: Spread,
     /// Captured, full mode with heat: the same.
-    pub heat_ms: f64,
+    pub heat: Spread,
+    /// The agent's own painting per heat-captured frame, ms.
+    pub paint: Spread,
     /// Draws painted in one frame (the HEAT record's draw list).
     pub painted: u64,
     /// Bytes of one frame's maps in the session (heat + overdraw + colour).
@@ -57,9 +64,14 @@ pub struct HeatRow {
 }
 
 impl HeatRow {
-    /// Time heat adds per painted draw, over full mode without heat.
+    /// Time heat adds per painted draw, over full mode without heat (medians).
     pub fn per_draw_ms(&self) -> f64 {
-        (self.heat_ms - self.full_ms) / self.painted.max(1) as f64
+        (self.heat.median - self.full.median) / self.painted.max(1) as f64
+    }
+
+    /// The heat-captured frame over the uncaptured one (medians).
+    pub fn heat_ratio(&self) -> f64 {
+        self.heat.median / self.uncaptured.median
     }
 }
 
@@ -72,9 +84,12 @@ fn frames_for(layers: u32) -> u32 {
     if layers <= 100 {
         12
     } else {
-        5
+        8
     }
 }
+
+/// Frames captured in each captured run (after one skipped): 5 periods between them.
+const CAPTURED: u32 = 6;
 
 fn overdraw_args(layers: u32) -> Vec<String> {
     [
@@ -87,6 +102,7 @@ fn overdraw_args(layers: u32) -> Vec<String> {
         "--timing",
         "--frames",
         &frames_for(layers).to_string(),
+        "--report-frame-ms",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -122,21 +138,9 @@ fn measure_one(
     let mut cmd = Command::new(overdraw);
     cmd.args(overdraw_args(layers));
     let out = run_bounded(cmd, limit)?;
-    let uncaptured_ms = out
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("frame_ms="))
-        .and_then(|v| v.trim().parse::<f64>().ok());
-    let uncaptured_ms = match uncaptured_ms {
-        Some(v) if out.status.success() => v,
-        _ => bail!(
-            "overdraw ({}): no frame_ms= line; stderr: {}",
-            out.status,
-            out.stderr.trim()
-        ),
-    };
-    let (full_ms, _) = captured(gpuheat, agent, overdraw, scratch, layers, false, limit)?;
-    let (heat_ms, session) = captured(gpuheat, agent, overdraw, scratch, layers, true, limit)?;
+    let uncaptured = Spread::of(&reported_periods(&out, "overdraw", frames_for(layers) - 1)?);
+    let (full, _) = captured(gpuheat, agent, overdraw, scratch, layers, false, limit)?;
+    let (heat, session) = captured(gpuheat, agent, overdraw, scratch, layers, true, limit)?;
     if let Some(m) = session.heat_missing.first() {
         bail!("frame {} has no heat map: {}", m.frame, m.reason);
     }
@@ -144,11 +148,17 @@ fn measure_one(
         .heat
         .first()
         .context("the --heat session holds no HEAT record")?;
+    let paint: Vec<f64> = session
+        .agent_frames
+        .iter()
+        .map(|a| a.own.paint_ns as f64 / 1e6)
+        .collect();
     Ok(HeatRow {
         layers,
-        uncaptured_ms,
-        full_ms,
-        heat_ms,
+        uncaptured,
+        full,
+        heat,
+        paint: Spread::of(&paint),
         painted: map.draws.len() as u64,
         map_bytes: map.heat.len() as u64 * 4
             + map.overdraw.len() as u64 * 4
@@ -212,7 +222,7 @@ pub(crate) fn capture_run(
     Ok((session, periods))
 }
 
-/// One captured run: the median swap-to-swap period of its frames, and its session.
+/// One captured run: the swap-to-swap periods of its frames, and its session.
 fn captured(
     gpuheat: &Path,
     agent: &Path,
@@ -221,13 +231,22 @@ fn captured(
     layers: u32,
     heat: bool,
     limit: Duration,
-) -> Result<(f64, Session)> {
+) -> Result<(Spread, Session)> {
     let file = scratch.join(format!("heat-{layers}-{}.gpuheat", u8::from(heat)));
     let args = overdraw_args(layers);
-    let (session, mut periods) =
-        capture_run(gpuheat, agent, &file, 3, heat, overdraw, &args, &[], limit)?;
+    let (session, periods) = capture_run(
+        gpuheat,
+        agent,
+        &file,
+        CAPTURED,
+        heat,
+        overdraw,
+        &args,
+        &[],
+        limit,
+    )?;
     let _ = std::fs::remove_file(&file);
-    Ok((median(&mut periods), session))
+    Ok((Spread::of(&periods), session))
 }
 
 /// The frame periods an example printed with `--report-frame-ms` (its `frame_ms_frames=`
@@ -256,38 +275,67 @@ pub fn reported_periods(out: &Output, program: &str, frames: u32) -> Result<Vec<
 pub fn print(rows: &[HeatRow]) {
     println!();
     println!(
-        "heat cost (overdraw --api gles --size 256x256 --layers N --timing; captured: \
-         median swap-to-swap of frames 1..=3)"
+        "heat cost (overdraw --api gles --size 256x256 --layers N --timing; frame ms: median \
+         (Q1-Q3, min-max) of the uncaptured frames, of {} captured frames' swap-to-swap periods)",
+        CAPTURED - 1
     );
     println!(
-        "{:>6} {:>11} {:>19} {:>19} {:>8} {:>11} {:>10} {:>10}",
+        "{:>6} {:>7} {:>40} {:>20} {:>7} {:>10} {:>36}",
         "layers",
-        "uncapt. ms",
-        "full ms (ratio)",
-        "+heat ms (ratio)",
+        "",
+        "frame ms",
+        "ratio (from quartiles)",
         "painted",
         "ms/painted",
-        "map B",
-        "GPU B"
+        "agent paint ms/frame"
     );
     for r in rows {
-        println!(
-            "{:>6} {:>11.2} {:>19} {:>19} {:>8} {:>11.3} {:>10} {:>10}",
-            r.layers,
-            r.uncaptured_ms,
-            format!("{:.2} ({:.2}x)", r.full_ms, r.full_ms / r.uncaptured_ms),
-            format!("{:.2} ({:.2}x)", r.heat_ms, r.heat_ms / r.uncaptured_ms),
-            r.painted,
-            r.per_draw_ms(),
-            r.map_bytes,
-            r.gpu_bytes
-        );
+        let ratio = |s: &Spread| {
+            let (m, lo, hi) = s.ratio(&r.uncaptured);
+            format!("{m:.2}x ({lo:.2}-{hi:.2})")
+        };
+        let lines = [
+            ("uncapt.", &r.uncaptured, String::new()),
+            ("full", &r.full, ratio(&r.full)),
+            ("+heat", &r.heat, ratio(&r.heat)),
+        ];
+        for (k, (what, s, ratio)) in lines.into_iter().enumerate() {
+            let heat = k == 2;
+            println!(
+                "{:>6} {:>7} {:>40} {:>20} {:>7} {:>10} {:>36}",
+                if k == 0 {
+                    r.layers.to_string()
+                } else {
+                    String::new()
+                },
+                what,
+                s.text(),
+                ratio,
+                if heat {
+                    r.painted.to_string()
+                } else {
+                    String::new()
+                },
+                if heat {
+                    format!("{:.3}", r.per_draw_ms())
+                } else {
+                    String::new()
+                },
+                if heat { r.paint.text() } else { String::new() },
+            );
+        }
     }
     println!(
-        "ratio = captured / uncaptured; ms/painted = (+heat - full) / draws painted; map B = \
-         one frame's HEAT maps in the session (heat f32 + overdraw u32 + RGBA8 colour); \
-         GPU B = the painter's buffers, {} B/pixel with the window the only target (STENCIL_INDEX8 + RGBA8 mask + R32F count, R32F heat and overdraw).",
-        GPU_BYTES_PER_PIXEL
+        "ratio = captured / uncaptured; ms/painted = (+heat - full) / draws painted (medians); \
+         agent paint = the agent's own painting in each heat-captured frame; map B (one frame's \
+         HEAT maps in the session: heat f32 + overdraw u32 + RGBA8 colour) and GPU B (the \
+         painter's buffers, {} B/pixel with the window the only target: STENCIL_INDEX8 + RGBA8 \
+         mask + R32F count, R32F heat and overdraw): {}.",
+        GPU_BYTES_PER_PIXEL,
+        rows.iter()
+            .map(|r| format!("{} layers {} / {}", r.layers, r.map_bytes, r.gpu_bytes))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
 }
 
@@ -295,15 +343,16 @@ pub fn print(rows: &[HeatRow]) {
 pub fn to_json(rows: &[HeatRow]) -> Value {
     json!({
         "workload": "overdraw --api gles --size 256x256 --layers N --timing",
-        "frame_time": "uncaptured: overdraw's frame_ms; captured: median swap-to-swap of frames 1..=3",
+        "frame_time": format!("uncaptured: overdraw's start-to-start periods (--report-frame-ms) but the first; captured: the swap-to-swap periods of {CAPTURED} captured frames"),
         "gpu_bytes_per_pixel": GPU_BYTES_PER_PIXEL,
         "rows": rows.iter().map(|r| json!({
             "layers": r.layers,
-            "uncaptured_ms": r.uncaptured_ms,
-            "full_ms": r.full_ms,
-            "full_ratio": r.full_ms / r.uncaptured_ms,
-            "heat_ms": r.heat_ms,
-            "heat_ratio": r.heat_ms / r.uncaptured_ms,
+            "uncaptured_ms": spread_json(&r.uncaptured),
+            "full_ms": spread_json(&r.full),
+            "full_ratio": ratio_json(&r.full, &r.uncaptured),
+            "heat_ms": spread_json(&r.heat),
+            "heat_ratio": ratio_json(&r.heat, &r.uncaptured),
+            "agent_paint_ms": spread_json(&r.paint),
             "painted_draws": r.painted,
             "added_ms_per_painted_draw": r.per_draw_ms(),
             "map_width": r.width,

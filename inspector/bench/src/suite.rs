@@ -187,7 +187,7 @@ fn print(
             .map(|f| f.per_call()),
         heat: heat
             .and_then(|rows| rows.iter().max_by_key(|r| r.layers))
-            .map(|r| (r.layers, r.heat_ms / r.uncaptured_ms)),
+            .map(|r| (r.layers, r.heat_ratio())),
         first_attach_ms: attach.map(|a| {
             let h = Spread::of(&a.first.hiccup_ms);
             (h.median, h.min, h.max)
