@@ -54,9 +54,24 @@ use crate::weights::{
 pub enum Weight {
     /// Measured already (isolated timing), in ns.
     Known(u64),
+    /// Measured already, in ns, and the draw's own pipeline statistics say no primitive came
+    /// out of clipping ([`reached_nothing`]): it has no fragment to count, and is listed
+    /// with none, without a replay or a read (most of neverball's draws).
+    Unreached(u64),
     /// Timed deferred: its timestamp query pair (before, after), whose results the GPU
     /// writes for the weighting passes to read ([`crate::weights`]).
     Deferred(GLuint, GLuint),
+}
+
+/// Whether a draw measured with `values` (its counters, by catalogue index) reached
+/// no pixel, by its own pipeline statistics: no primitive came out of clipping, and no
+/// fragment was shaded. Our replay has the draw's state but our framebuffer, and clipping
+/// does not look at the framebuffer, so it reaches none either. A context without those
+/// statistics (GLES) says nothing here.
+pub fn reached_nothing(values: &[gpuheat_session::CounterValue]) -> bool {
+    let value = |c| values.iter().find(|v| v.counter == c).map(|v| v.value);
+    value(crate::catalogue::CLIPPING_OUTPUT_PRIMITIVES) == Some(0)
+        && value(crate::catalogue::FRAGMENT_SHADER_INVOCATIONS).unwrap_or(0) == 0
 }
 
 /// A listed draw's fragments while they wait for its slot to be read (weighted on the GPU).
@@ -561,7 +576,7 @@ impl Painter {
         replay: &dyn Fn(),
     ) {
         let time_ns = match weight {
-            Weight::Known(t) => t,
+            Weight::Known(t) | Weight::Unreached(t) => t,
             // Known at the flush, from the draw's slot.
             Weight::Deferred(..) => 0,
         };
@@ -570,7 +585,7 @@ impl Painter {
         unsafe {
             self.placed(f, frame, call, time_ns, "call", |p| {
                 let slot = match weight {
-                    Weight::Known(_) => None,
+                    Weight::Known(_) | Weight::Unreached(_) => None,
                     Weight::Deferred(before, after) => match p.take_slot(f, before, after) {
                         Ok(s) => {
                             p.deferred.insert(call, s.0);
@@ -587,6 +602,7 @@ impl Painter {
                     call,
                     time_ns,
                     slot,
+                    matches!(weight, Weight::Unreached(_)),
                     program_query,
                     drawn_this_frame,
                     replay,
@@ -1307,6 +1323,7 @@ impl Painter {
         call: u32,
         time_ns: u64,
         slot: Option<(Slot, GLuint)>,
+        unreached: bool,
         program_query: bool,
         drawn_this_frame: &dyn Fn(u32) -> bool,
         replay: &dyn Fn(),
@@ -1346,6 +1363,18 @@ impl Painter {
                 (a.fbo, a.plain)
             };
             let (program, uniform, vao) = self.program.expect("program");
+            if unreached {
+                drop(saved);
+                self.painted(dest.id, call, 0, time_ns, [0; 4]);
+                return self.flow.push(DrawFlow {
+                    call,
+                    target: dest.id,
+                    sampled,
+                    bbox: [0; 4],
+                    coverage: Vec::new(),
+                    note,
+                });
+            }
 
             let begun = self.stamp(f);
             // Count: replay the draw with the program's own state into our stencil, clipped
@@ -2697,6 +2726,35 @@ unsafe fn read_framebuffer_source(f: &ThermalFns) -> (Vec<u32>, String) {
 #[cfg(test)]
 mod tests {
     use super::{crop, intersect};
+
+    #[test]
+    fn a_draw_reached_nothing_only_when_nothing_left_clipping_and_nothing_was_shaded() {
+        use crate::catalogue::{
+            CLIPPING_OUTPUT_PRIMITIVES as CLIPPED, FRAGMENT_SHADER_INVOCATIONS as SHADED,
+            GPU_TIME_SERIALIZED as TIME,
+        };
+        let v = |pairs: &[(u16, u64)]| -> Vec<gpuheat_session::CounterValue> {
+            pairs
+                .iter()
+                .map(|&(counter, value)| gpuheat_session::CounterValue { counter, value })
+                .collect()
+        };
+        assert!(super::reached_nothing(&v(&[
+            (TIME, 5),
+            (CLIPPED, 0),
+            (SHADED, 0)
+        ])));
+        assert!(super::reached_nothing(&v(&[(TIME, 5), (CLIPPED, 0)])));
+        assert!(!super::reached_nothing(&v(&[
+            (TIME, 5),
+            (CLIPPED, 2),
+            (SHADED, 0)
+        ])));
+        // A driver that shaded fragments of a draw it says clipped away is not believed.
+        assert!(!super::reached_nothing(&v(&[(CLIPPED, 0), (SHADED, 40)])));
+        // No statistics (GLES): nothing is known.
+        assert!(!super::reached_nothing(&v(&[(TIME, 5)])));
+    }
 
     #[test]
     fn a_scissor_box_is_clipped_to_the_target() {

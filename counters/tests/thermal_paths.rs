@@ -323,3 +323,46 @@ fn a_draw_that_reaches_no_pixel_adds_nothing_and_its_pass_is_conditional() {
         unsafe { cc.resolve(&scene.gl) };
     }
 }
+
+/// A draw timed isolated whose own pipeline statistics said no primitive came out of
+/// clipping (`Weight::Unreached`, what the agent gives such a draw) is listed with 0
+/// fragments and its time, and is never replayed; the draws around it paint as before.
+#[test]
+fn a_draw_its_statistics_say_reached_nothing_is_not_replayed() {
+    let scene = Scene::new(Api::Gl, W, H, None);
+    let t = scene.gl.thermal.as_ref().expect("painting functions");
+    let mut painter = Painter::new(client(Api::Gl), None, Some([W, H]), true);
+    let replays = std::cell::Cell::new(0);
+    let visible = (40, 30, 10, 6);
+    for (call, weight) in [
+        (1, Weight::Unreached(TIMES[0])),
+        (2, Weight::Known(TIMES[1])),
+    ] {
+        let replay = || {
+            replays.set(replays.get() + 1);
+            scene.draw_rect(visible.0, visible.1, visible.2, visible.3);
+        };
+        // SAFETY: the scene's context is current on this thread and `t` its real functions.
+        unsafe { painter.paint(t, 1, call, weight, false, &|_| false, &replay) };
+    }
+    assert_eq!(
+        replays.get(),
+        1,
+        "only the draw that reached pixels is replayed"
+    );
+    // SAFETY: as above.
+    let flushed = unsafe { painter.finish(t, 1, scene.gfx.context as u64) };
+    let map = flushed.screen.expect("flushed").expect("the screen's map");
+    let listed: Vec<(u32, u64, u64)> = map
+        .draws
+        .iter()
+        .map(|d| (d.call, d.fragments, d.time_ns))
+        .collect();
+    assert_eq!(listed, vec![(1, 0, TIMES[0]), (2, 60, TIMES[1])]);
+    let sum: f64 = map.heat.iter().map(|&h| f64::from(h)).sum();
+    let want = TIMES[1] as f64;
+    assert!((sum - want).abs() <= want * 1e-4, "Σ heat {sum} vs {want}");
+    assert_eq!(map.overdraw.iter().sum::<u32>(), 60);
+    // SAFETY: as above: the program sees no error of ours.
+    assert_eq!(unsafe { glGetError() }, GL_NO_ERROR);
+}

@@ -12,6 +12,7 @@ use crate::generated::{wrapper_address, CLASSES, CPU, KINDS, NAMES, SPREADS, VG}
 use crate::recorder::{self, Reentry};
 use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
+use gpuheat_counters::stages::CallKind;
 use gpuheat_counters::thermal::{CopyCall, CopyDest, CopySource};
 use gpuheat_counters::{Bracket, Weight};
 use gpuheat_session::Attachment;
@@ -224,7 +225,17 @@ pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
             // Read by `leave_draw` and `leave_spread`, for bracketed calls only.
             let weight = match pair {
                 Some((before, after)) => Some(Weight::Deferred(before, after)),
-                None => serialized_of(&values).map(Weight::Known),
+                None => serialized_of(&values).map(|t| {
+                    // A draw's own statistics may say it reached no pixel (`leave_draw`
+                    // paints it so; a blit or dispatch has no primitives but writes pixels).
+                    if KINDS[func] == CallKind::Draw
+                        && gpuheat_counters::thermal::reached_nothing(&values)
+                    {
+                        Weight::Unreached(t)
+                    } else {
+                        Weight::Known(t)
+                    }
+                }),
             };
             LAST_WEIGHT.with(|w| w.set(weight));
         }
