@@ -1356,13 +1356,7 @@ impl Painter {
                 self.list(0, call, time_ns);
                 return self.fail(e);
             }
-            let work = self.work.as_ref().expect("work");
-            let counting = work.fbos;
-            let (accum, plain) = {
-                let a = &self.accums[&dest.id];
-                (a.fbo, a.plain)
-            };
-            let (program, uniform, vao) = self.program.expect("program");
+            // After `ensure`: a listing reaches the flush only with its target's maps made.
             if unreached {
                 drop(saved);
                 self.painted(dest.id, call, 0, time_ns, [0; 4]);
@@ -1375,6 +1369,13 @@ impl Painter {
                     note,
                 });
             }
+            let work = self.work.as_ref().expect("work");
+            let counting = work.fbos;
+            let (accum, plain) = {
+                let a = &self.accums[&dest.id];
+                (a.fbo, a.plain)
+            };
+            let (program, uniform, vao) = self.program.expect("program");
 
             let begun = self.stamp(f);
             // Count: replay the draw with the program's own state into our stencil, clipped

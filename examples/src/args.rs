@@ -1,10 +1,10 @@
 //! Hand-rolled command-line parsing shared by the examples.
 //!
 //! Common flags: `--frames N`, `--fps N`, `--api gles|gl`, `--size WxH`, `--timing`,
-//! `--checksum`, `--slow-ms N`, `--report-frame-ms`, `--keep-shaders`, `--help`; each example adds its own unsigned
-//! integer flags ([`IntFlag`]). Values may be given as `--flag V` or `--flag=V`. On error, [`parse_or_exit`] prints one line on stderr
-//! and exits with status 2; `--help` prints the usage and the expected numbers on stdout
-//! and exits 0.
+//! `--checksum`, `--slow-ms N`, `--report-frame-ms`, `--keep-shaders`, `--help`; each example
+//! adds its own unsigned integer flags ([`IntFlag`]). Values may be given as `--flag V` or
+//! `--flag=V`. On error, [`parse_or_exit`] prints one line on stderr and exits with status 2;
+//! `--help` prints the usage and the expected numbers on stdout and exits 0.
 
 use crate::gfx::Api;
 

@@ -228,7 +228,9 @@ pub fn leave(mut g: Guard, args: &[u64], ret: Option<u64>) {
                 None => serialized_of(&values).map(|t| {
                     // A draw's own statistics may say it reached no pixel (`leave_draw`
                     // paints it so; a blit or dispatch has no primitives but writes pixels).
+                    // Only heat reads it.
                     if KINDS[func] == CallKind::Draw
+                        && capture::heat()
                         && gpuheat_counters::thermal::reached_nothing(&values)
                     {
                         Weight::Unreached(t)
