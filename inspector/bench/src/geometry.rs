@@ -311,13 +311,11 @@ pub fn print(g: &GeometryRow) {
         ("full", &g.full),
         ("full+geometry", &g.geometry),
     ] {
-        let (r, lo, hi) = s.ratio(&g.uncaptured);
-        let (f, flo, fhi) = s.ratio(&g.full);
         println!(
             "{name:<14} {:>36} {:>22} {:>22}",
             s.text(),
-            format!("{r:.2}x ({lo:.2}-{hi:.2})"),
-            format!("{f:.2}x ({flo:.2}-{fhi:.2})")
+            s.ratio_text(&g.uncaptured),
+            s.ratio_text(&g.full)
         );
     }
     println!(

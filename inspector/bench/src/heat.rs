@@ -290,14 +290,10 @@ pub fn print(rows: &[HeatRow]) {
         "agent paint ms/frame"
     );
     for r in rows {
-        let ratio = |s: &Spread| {
-            let (m, lo, hi) = s.ratio(&r.uncaptured);
-            format!("{m:.2}x ({lo:.2}-{hi:.2})")
-        };
         let lines = [
             ("uncapt.", &r.uncaptured, String::new()),
-            ("full", &r.full, ratio(&r.full)),
-            ("+heat", &r.heat, ratio(&r.heat)),
+            ("full", &r.full, r.full.ratio_text(&r.uncaptured)),
+            ("+heat", &r.heat, r.heat.ratio_text(&r.uncaptured)),
         ];
         for (k, (what, s, ratio)) in lines.into_iter().enumerate() {
             let heat = k == 2;

@@ -368,11 +368,10 @@ pub fn print(o: &OffscreenRow) {
         ("full", &o.full),
         ("full+heat", &o.heat),
     ] {
-        let (r, lo, hi) = s.ratio(&o.uncaptured);
         println!(
             "{name:<10} {:>36} {:>22}",
             s.text(),
-            format!("{r:.2}x ({lo:.2}-{hi:.2})")
+            s.ratio_text(&o.uncaptured)
         );
     }
     let window_px = u64::from(o.width) * u64::from(o.height);

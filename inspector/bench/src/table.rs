@@ -60,6 +60,12 @@ impl Spread {
         )
     }
 
+    /// [`Spread::ratio`] as text: `r.rrx (lo-hi)`.
+    pub fn ratio_text(&self, base: &Spread) -> String {
+        let (r, lo, hi) = self.ratio(base);
+        format!("{r:.2}x ({lo:.2}-{hi:.2})")
+    }
+
     /// `median (Q1–Q3, min–max)` in ms.
     pub fn text(&self) -> String {
         format!(
