@@ -91,6 +91,8 @@ const NAMES: &[&str] = &[
     "RGBA32UI",
     "RGBA8",
     "R32F",
+    "IMPLEMENTATION_COLOR_READ_FORMAT",
+    "IMPLEMENTATION_COLOR_READ_TYPE",
     "STENCIL",
     "COLOR",
     "READ_BUFFER",

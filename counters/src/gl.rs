@@ -342,6 +342,11 @@ gl_group! {
             buffer_data_t: c"glBufferData" = fn(GLenum, GLsizeiptr, *const c_void, GLenum);
             /// `glGetBufferSubData` (desktop GL).
             get_buffer_sub_data: c"glGetBufferSubData" = fn(GLenum, GLsizeiptr, GLsizeiptr, *mut c_void);
+            /// `glMapBufferRange` (GL 3.0, GLES 3.0): GLES's fetch of the flush's one read
+            /// ([`crate::readback`]), having no `glGetBufferSubData`.
+            map_buffer_range_t: c"glMapBufferRange" = fn(GLenum, GLsizeiptr, GLsizeiptr, GLenum) -> *mut c_void;
+            /// `glUnmapBuffer`.
+            unmap_buffer_t: c"glUnmapBuffer" = fn(GLenum) -> GLboolean;
             /// `glVertexAttribIPointer`.
             vertex_attrib_i_pointer: c"glVertexAttribIPointer" = fn(GLuint, GLint, GLenum, GLsizei, *const c_void);
             /// `glVertexAttribDivisor` (GL 3.3).

@@ -5,8 +5,9 @@
 //! Each read of pixels or of a buffer's bytes waits for the GPU to finish the work before it,
 //! and then costs a round trip more: five a frame for a screen map alone (colour, heat,
 //! overdraw, the slots, the boxes), two more per offscreen target. Where the context has
-//! pixel-pack buffers and `glGetBufferSubData` with `glCopyBufferSubData` (desktop GL 3.1),
-//! every read is issued into one buffer of ours instead (`glReadPixels` with
+//! pixel-pack buffers, `glCopyBufferSubData` and a way to fetch a buffer's bytes
+//! (`glGetBufferSubData` on desktop GL 3.1, `glMapBufferRange` on GLES 3.0), every read is
+//! issued into one buffer of ours instead (`glReadPixels` with
 //! `GL_PIXEL_PACK_BUFFER` bound, `glCopyBufferSubData` for buffers: queued on the GPU, no
 //! wait) and each source's bytes are fetched from it straight into where they are kept (the
 //! maps' pooled vectors), the first fetch waiting for all. Elsewhere each source is read on
@@ -50,20 +51,39 @@ impl Source {
 pub(crate) struct PackFns {
     pub gen_buffers: unsafe extern "system" fn(GLsizei, *mut GLuint),
     pub buffer_data: unsafe extern "system" fn(GLenum, GLsizeiptr, *const c_void, GLenum),
-    pub get_buffer_sub_data: unsafe extern "system" fn(GLenum, GLsizeiptr, GLsizeiptr, *mut c_void),
     pub copy_buffer_sub_data:
         unsafe extern "system" fn(GLenum, GLenum, GLsizeiptr, GLsizeiptr, GLsizeiptr),
+    pub fetch: Fetch,
+}
+
+/// How bytes come out of the pack buffer.
+#[derive(Clone, Copy)]
+pub(crate) enum Fetch {
+    /// `glGetBufferSubData` (desktop GL).
+    Get(unsafe extern "system" fn(GLenum, GLsizeiptr, GLsizeiptr, *mut c_void)),
+    /// `glMapBufferRange` for reading, then `glUnmapBuffer`: GLES 3.0, which has no
+    /// `glGetBufferSubData`.
+    Map(
+        unsafe extern "system" fn(GLenum, GLsizeiptr, GLsizeiptr, GLenum) -> *mut c_void,
+        unsafe extern "system" fn(GLenum) -> GLboolean,
+    ),
 }
 
 impl PackFns {
-    /// The one-wait read's entry points of `f`, or `None` where one is missing (GLES has no
-    /// `glGetBufferSubData`): each source is then read on its own.
-    pub fn of(f: &ThermalFns) -> Option<PackFns> {
+    /// The one-wait read's entry points of `f` (a GLES context's if `gles`: it fetches by
+    /// mapping, and its loader may hand out a `glGetBufferSubData` that is not its own), or
+    /// `None` where one is missing: each source is then read on its own.
+    pub fn of(f: &ThermalFns, gles: bool) -> Option<PackFns> {
+        let fetch = if gles {
+            Fetch::Map(f.map_buffer_range_t?, f.unmap_buffer_t?)
+        } else {
+            Fetch::Get(f.get_buffer_sub_data?)
+        };
         Some(PackFns {
             gen_buffers: f.gen_buffers_t?,
             buffer_data: f.buffer_data_t?,
-            get_buffer_sub_data: f.get_buffer_sub_data?,
             copy_buffer_sub_data: f.copy_buffer_sub_data?,
+            fetch,
         })
     }
 }
@@ -137,12 +157,33 @@ impl Read<'_> {
                 // SAFETY: our caller's promise; the pack buffer holds `at + len` bytes (its
                 // layout).
                 unsafe {
-                    (fns.get_buffer_sub_data)(
-                        PIXEL_PACK_BUFFER,
-                        at as GLsizeiptr,
-                        len as GLsizeiptr,
-                        to.cast(),
-                    );
+                    match fns.fetch {
+                        Fetch::Get(get) => get(
+                            PIXEL_PACK_BUFFER,
+                            at as GLsizeiptr,
+                            len as GLsizeiptr,
+                            to.cast(),
+                        ),
+                        Fetch::Map(map, unmap) => {
+                            let from = map(
+                                PIXEL_PACK_BUFFER,
+                                at as GLsizeiptr,
+                                len as GLsizeiptr,
+                                MAP_READ_BIT,
+                            );
+                            if from.is_null() {
+                                drain_errors(f);
+                                return false;
+                            }
+                            std::ptr::copy_nonoverlapping(from.cast::<u8>(), to, len);
+                            // False only where the store was lost while mapped (GLES 3.0
+                            // §2.10.3): the bytes copied may then be anything.
+                            if unmap(PIXEL_PACK_BUFFER) == 0 {
+                                drain_errors(f);
+                                return false;
+                            }
+                        }
+                    }
                     drain_errors(f) == NO_ERROR
                 }
             }

@@ -236,6 +236,10 @@ const CLIP_PLANES: [GLenum; 8] = [
 /// being painted.
 pub struct Painter {
     gles: bool,
+    /// How our R32F maps are read back: `GL_RED` (1 channel) where the context reads that
+    /// ([`Painter::float_format`]), else `GL_RGBA`: a quarter of the bytes, and no
+    /// conversion on the driver's side or ours.
+    float_read: (GLenum, usize),
     /// Whether counts are read from the stencil directly (else through the mask passes);
     /// cleared the first time the driver refuses.
     stencil_readable: bool,
@@ -382,6 +386,11 @@ impl Painter {
     ) -> Painter {
         Painter {
             gles: api == ClientApi::Gles,
+            float_read: if api == ClientApi::Gles {
+                (RGBA, 4)
+            } else {
+                (RED, 1)
+            },
             stencil_readable,
             unsupported,
             program: None,
@@ -1843,12 +1852,34 @@ impl Painter {
     }
 
     /// How our R32F buffers are read, with `GL_FLOAT`: the format and its channels. GL reads
-    /// `GL_RED`, GLES the always-supported `GL_RGBA`/`GL_FLOAT` pair.
+    /// `GL_RED`; GLES reads the always-supported `GL_RGBA`/`GL_FLOAT` pair unless its second,
+    /// implementation-chosen pair for our maps is `GL_RED`/`GL_FLOAT` (GLES 3.0 §4.3.2; Mesa
+    /// and NVIDIA offer it), found by [`Painter::probe_float_read`].
     fn float_format(&self) -> (GLenum, usize) {
-        if self.gles {
-            (RGBA, 4)
-        } else {
-            (RED, 1)
+        self.float_read
+    }
+
+    /// On GLES, asks the context which second format it reads our R32F maps as (framebuffer
+    /// `fbo`, complete, its first colour attachment one of them): `GL_RED`/`GL_FLOAT` takes
+    /// a quarter of the bytes of the `GL_RGBA` read, which the driver widens pixel by pixel.
+    /// Leaves `fbo` bound as the read framebuffer (the caller restores it).
+    ///
+    /// # Safety
+    /// This painter's context must be current, and `f` its real functions.
+    unsafe fn probe_float_read(&mut self, f: &ThermalFns, fbo: GLuint) {
+        if !self.gles {
+            return;
+        }
+        // SAFETY: our caller's promise; the framebuffer is ours.
+        unsafe {
+            (f.bind_framebuffer)(READ_FRAMEBUFFER, fbo);
+            (f.read_buffer)(COLOR_ATTACHMENT0);
+            let format = f.integer(IMPLEMENTATION_COLOR_READ_FORMAT) as GLenum;
+            let ty = f.integer(IMPLEMENTATION_COLOR_READ_TYPE) as GLenum;
+            // An error leaves both unread (0): the RGBA read stays.
+            if drain_errors(f) == NO_ERROR && (format, ty) == (RED, FLOAT) {
+                self.float_read = (RED, 1);
+            }
         }
     }
 
@@ -1953,6 +1984,9 @@ impl Painter {
                     delete_accum(f, &old);
                 }
                 let accum = self.create_accum(f, w, h)?;
+                if self.float_read.1 != 1 {
+                    self.probe_float_read(f, accum.fbo);
+                }
                 self.accums.insert(id, accum);
             }
             Ok(())
@@ -2464,7 +2498,7 @@ impl Painter {
                     Some(Ok((size, sized)))
                 }
             };
-            let pack = if self.gles { None } else { PackFns::of(f) };
+            let pack = PackFns::of(f, self.gles);
             let mut read = readback::read(f, pack.as_ref().map(|p| (p, &mut self.pack)), &sources);
             let read_fbos = targets
                 .iter()

@@ -174,6 +174,36 @@ fn full_mode_isolated_waits_twice_per_work_call() {
     }
 }
 
+#[test]
+fn heat_isolated_waits_once_more_per_painted_draw_and_once_for_the_flush_on_gl_and_gles() {
+    // Beyond the two drains of each work call, each painted draw reads its count once (the
+    // stencil on GL; on GLES, without GL_NV_read_stencil, the mask of its coverage: many_draws'
+    // triangles never overlap, so no float read follows), and the frame's maps (the screen's
+    // colour, heat and overdraw) come back in one read: GLES's pack buffer is fetched by
+    // mapping it, having no glGetBufferSubData.
+    let dir = scratch("waits-heat-isolated");
+    for api in ["gl", "gles"] {
+        for draws in [10u32, 100] {
+            let w: Vec<u64> = agent_frames_of(
+                &dir,
+                &["--mode", "full", "--heat", "--timing", "isolated"],
+                false,
+                draws,
+                4,
+                api,
+            )
+            .iter()
+            .map(|a| a.waits)
+            .collect();
+            let expected = 2 * (u64::from(draws) + 1) + u64::from(draws) + 1;
+            assert!(
+                w.iter().all(|&n| n == expected),
+                "{api}, {draws} draws: {w:?}, expected {expected} per frame"
+            );
+        }
+    }
+}
+
 /// The agent's own time, by what it did, follows what each mode does: timeline mode only
 /// brackets its work calls (no heat painted, no maps, no geometry); full mode isolated drains
 /// the GPU around each of them, so its brackets take longer than timeline's timestamps alone;
