@@ -144,6 +144,10 @@ struct Work {
     height: u32,
     /// count, scratch.
     fbos: [GLuint; 2],
+    /// The count buffer without the stencil, where the stencil is sampled (drawing into a
+    /// framebuffer with the sampled texture attached is a feedback loop): the one count pass
+    /// of a context that cannot read its stencil back; 0 elsewhere.
+    count_plain: GLuint,
     /// stencil, colour (RGBA8), scratch (R32F).
     rbs: [GLuint; 3],
     /// Set when the stencil (`rbs[0]`) is a texture the weighting pass samples
@@ -1687,7 +1691,9 @@ impl Painter {
             (f.stencil_mask_separate)(FRONT_AND_BACK, 0);
 
             // c_d(p) as bytes: the stencil itself where the context can read it (desktop
-            // GL, GLES with GL_NV_read_stencil): one read, no passes. Elsewhere two passes
+            // GL, GLES with GL_NV_read_stencil): one read, no passes. Where the stencil is
+            // sampled, one pass writes it as the red bytes of the RGBA8 buffer, read back
+            // (`SAMPLED_COUNT_FS`). Elsewhere two passes
             // into the RGBA8 buffer say where and whether: red where c_d ≥ 1, green where
             // c_d ≥ 2, read back as bytes (a quarter of an R32F read on GLES, the drivers'
             // fast format). Without green, c_d is red. With it, the eight bit passes sum c_d
@@ -1699,9 +1705,31 @@ impl Painter {
             } else {
                 None
             };
-            match stencil {
-                Some(c) => c,
-                None => {
+            let work = self.work.as_ref().expect("work");
+            let sampled_count = self
+                .sampled
+                .zip(work.sampled)
+                .filter(|_| stencil.is_none() && work.count_plain != 0);
+            match (stencil, sampled_count) {
+                (Some(c), _) => c,
+                (None, Some((s, fns))) => {
+                    let (plain, texture) = (work.count_plain, work.rbs[0]);
+                    (f.bind_framebuffer)(DRAW_FRAMEBUFFER, plain);
+                    (f.disable)(STENCIL_TEST);
+                    (f.disable)(BLEND);
+                    (f.use_program)(s.count.program);
+                    (fns.uniform1i)(s.count.count, s.unit as GLint);
+                    fns.with_texture(f, s.unit, texture, || {
+                        (f.draw_arrays)(TRIANGLES, 0, 3);
+                    });
+                    // Back to what our passes after the count expect.
+                    (f.enable)(BLEND);
+                    (f.enable)(STENCIL_TEST);
+                    (f.use_program)(program);
+                    (f.bind_framebuffer)(READ_FRAMEBUFFER, plain);
+                    self.read_red(f, w, h)
+                }
+                (None, None) => {
                     (f.bind_framebuffer)(DRAW_FRAMEBUFFER, counting[0]);
                     (f.clear_bufferfv)(COLOR, 0, [0.0f32; 4].as_ptr());
                     (f.uniform2f)(uniform, 1.0, 1.0);
@@ -1830,6 +1858,28 @@ impl Painter {
     /// # Safety
     /// As [`Painter::read_floats`], with an RGBA8 colour buffer.
     unsafe fn read_mask(&self, f: &ThermalFns, w: u32, h: u32) -> (Vec<u8>, bool) {
+        // SAFETY: our caller's promise.
+        let v = unsafe { self.read_rgba8(f, w, h) };
+        let green = v.chunks_exact(4).any(|p| p[1] != 0);
+        let mask = v.chunks_exact(4).map(|p| u8::from(p[0] != 0)).collect();
+        (mask, green)
+    }
+
+    /// Reads the RGBA8 colour buffer of the bound read framebuffer: its red bytes.
+    ///
+    /// # Safety
+    /// As [`Painter::read_mask`].
+    unsafe fn read_red(&self, f: &ThermalFns, w: u32, h: u32) -> Vec<u8> {
+        // SAFETY: our caller's promise.
+        let v = unsafe { self.read_rgba8(f, w, h) };
+        v.chunks_exact(4).map(|p| p[0]).collect()
+    }
+
+    /// Reads the RGBA8 colour buffer of the bound read framebuffer, `w`×`h` pixels.
+    ///
+    /// # Safety
+    /// As [`Painter::read_mask`].
+    unsafe fn read_rgba8(&self, f: &ThermalFns, w: u32, h: u32) -> Vec<u8> {
         let mut v = vec![0u8; w as usize * h as usize * 4];
         // SAFETY: our caller's promise (context current, a complete read framebuffer of at
         // least `w`×`h` bound, pack state at its defaults); `v` holds `w`×`h` RGBA8 pixels,
@@ -1846,9 +1896,7 @@ impl Painter {
                 v.as_mut_ptr().cast(),
             )
         };
-        let green = v.chunks_exact(4).any(|p| p[1] != 0);
-        let mask = v.chunks_exact(4).map(|p| u8::from(p[0] != 0)).collect();
-        (mask, green)
+        v
     }
 
     /// How our R32F buffers are read, with `GL_FLOAT`: the format and its channels. GL reads
@@ -2000,6 +2048,9 @@ impl Painter {
         unsafe {
             if let Some(old) = self.work.take() {
                 (f.delete_framebuffers)(2, old.fbos.as_ptr());
+                if old.count_plain != 0 {
+                    (f.delete_framebuffers)(1, &old.count_plain);
+                }
                 match old.sampled {
                     Some(s) => {
                         (s.delete_textures)(1, &old.rbs[0]);
@@ -2043,10 +2094,17 @@ impl Painter {
                 (f.bind_renderbuffer)(RENDERBUFFER, *rb);
                 (f.renderbuffer_storage)(RENDERBUFFER, format, w as GLsizei, h as GLsizei);
             }
+            let mut count_plain = 0;
+            if sampled.is_some() && !self.stencil_readable {
+                (f.gen_framebuffers)(1, &mut count_plain);
+                attach(f, count_plain, &[(COLOR_ATTACHMENT0, rbs[1])]);
+                (f.read_buffer)(COLOR_ATTACHMENT0);
+            }
             let work = Work {
                 width: w,
                 height: h,
                 fbos,
+                count_plain,
                 rbs,
                 sampled,
             };
@@ -2062,6 +2120,9 @@ impl Painter {
             self.work = Some(work);
             complete(f, "count", fbos[0], w, h)?;
             complete(f, "scratch", fbos[1], w, h)?;
+            if count_plain != 0 {
+                complete(f, "unstencilled count", count_plain, w, h)?;
+            }
             let e = drain_errors(f);
             if e != NO_ERROR {
                 return Err(format!(
@@ -2159,6 +2220,7 @@ impl Painter {
                 Ok((SampledProgram { program, count }, add))
             };
             let (shared, share) = program(VS, weights::SAMPLED_SHARE_FS)?;
+            let (count, _) = program(VS, weights::SAMPLED_COUNT_FS)?;
             let units = f.integer(MAX_COMBINED_TEXTURE_IMAGE_UNITS);
             if units < 1 || share < 0 {
                 return Err("no texture unit, or no u_add, for the sampled passes".into());
@@ -2173,6 +2235,7 @@ impl Painter {
                 boxes,
                 shared,
                 share,
+                count,
                 unit: units as u32 - 1,
             })
         }

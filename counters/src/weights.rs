@@ -313,6 +313,21 @@ void main() {\n\
   o1 = vec4(float(c) * u_add.y);\n\
 }\n";
 
+/// The count pass of a context that cannot read its stencil back (GLES without
+/// `GL_NV_read_stencil`) where the work stencil is sampled: `c(p)` written as the red byte of
+/// the RGBA8 count buffer (`c/255` stored in 8-bit unsigned normalized is `c` exactly, and the
+/// stencil saturates at 255), 0 where the draw left none, with the painter's full-screen
+/// vertex stage, blending off. One pass and one read of bytes, where the mask passes take two
+/// passes, and eight more and a read of floats for a draw that put more than one fragment on
+/// a pixel.
+pub(crate) const SAMPLED_COUNT_FS: &str = "uniform highp usampler2D u_count;\n\
+in vec2 unused_;\n\
+layout(location = 0) out vec4 o0;\n\
+void main() {\n\
+  uint c = texelFetch(u_count, ivec2(gl_FragCoord.xy), 0).r;\n\
+  o0 = vec4(float(c) / 255.0, 0.0, 0.0, 0.0);\n\
+}\n";
+
 /// A program of ours sampling the work stencil: its name and `u_count`'s location.
 #[derive(Clone, Copy)]
 pub(crate) struct SampledProgram {
@@ -341,6 +356,8 @@ pub(crate) struct Sampled {
     /// [`SAMPLED_SHARE_FS`]: `T/N` a uniform, at `u_add`'s location.
     pub shared: SampledProgram,
     pub share: GLint,
+    /// [`SAMPLED_COUNT_FS`].
+    pub count: SampledProgram,
     pub unit: u32,
 }
 

@@ -1,7 +1,8 @@
-//! Heat painting's two ways of counting a draw's fragments per pixel, on real GL 4.5 and
-//! GLES 3.2 contexts (Mesa llvmpipe): reading the stencil back directly, and the mask passes
-//! drivers without `GL_NV_read_stencil` take. Both give the overdraw the rectangles' geometry
-//! says and conserve the draws' time.
+//! Heat painting's three ways of counting a draw's fragments per pixel, on real GL 4.5 and
+//! GLES 3.2 contexts (Mesa llvmpipe): reading the stencil back directly, and what drivers
+//! without `GL_NV_read_stencil` take: one pass writing the sampled stencil as bytes, or the
+//! mask passes where the stencil cannot be sampled. All give the overdraw the rectangles'
+//! geometry says and conserve the draws' time.
 
 mod common;
 
@@ -110,7 +111,13 @@ fn stencil_read_and_mask_passes_count_the_same_fragments() {
             "{api:?}"
         );
         let sampled = Some(paint(&scene, api, true, true));
-        for map in [&read, &passes].into_iter().chain(sampled.as_ref()) {
+        // Unread stencil, sampled: counted by one pass into bytes, weighed by one pass.
+        let counted = Some(paint(&scene, api, false, true));
+        for map in [&read, &passes]
+            .into_iter()
+            .chain(sampled.as_ref())
+            .chain(counted.as_ref())
+        {
             assert_eq!((map.width, map.height), (W, H), "{api:?}");
             assert_overdraw_is_the_rectangles(map, &format!("{api:?}"));
             let fragments: Vec<u64> = map.draws.iter().map(|d| d.fragments).collect();
@@ -125,7 +132,7 @@ fn stencil_read_and_mask_passes_count_the_same_fragments() {
         }
         assert_eq!(read.heat, passes.heat, "{api:?}");
         assert_eq!(read.draws, passes.draws, "{api:?}");
-        if let Some(sampled) = &sampled {
+        for sampled in sampled.iter().chain(&counted) {
             // One pass adds c·T/N where the bit passes add 2^b·T/N per bit: equal up to the
             // float rounding of the sums.
             for (a, b) in sampled.heat.iter().zip(&read.heat) {
