@@ -131,6 +131,8 @@ macro_rules! gl_group {
                 base: &GlFns,
                 loader: &mut impl FnMut(&CStr) -> *const c_void,
             ) -> Result<$name, String> {
+                // A group may take nothing from the table.
+                let _ = base;
                 Ok($name {
                     $( $bfield: base.$bfield, )*
                     $( $sfield: base.$sfield.ok_or_else(|| unknown($scname))?, )*
@@ -247,6 +249,9 @@ gl_table! {
             thermal: ThermalFns;
             /// Geometry capture, beyond [`ThermalFns`] (`Err`: why there is none).
             geometry: GeometryFns;
+            /// GL 1.x immediate mode recorded as it runs, to run it again
+            /// ([`crate::immediate`]; `Err`: why there is none).
+            lists: ListFns;
         }
     }
 }
@@ -478,6 +483,23 @@ gl_group! {
             /// `glPopAttrib`.
             pop_attrib: c"glPopAttrib" = fn();
         }
+    }
+}
+
+gl_group! {
+    /// The display-list functions that record a `glBegin`…`glEnd` block as it runs and run it
+    /// again ([`crate::immediate`]); compatibility contexts only.
+    pub struct ListFns {
+        base {}
+        shared {}
+        required {
+            gen_lists: c"glGenLists" = fn(GLsizei) -> GLuint;
+            new_list: c"glNewList" = fn(GLuint, GLenum);
+            end_list: c"glEndList" = fn();
+            call_list: c"glCallList" = fn(GLuint);
+            delete_lists: c"glDeleteLists" = fn(GLuint, GLsizei);
+        }
+        optional {}
     }
 }
 

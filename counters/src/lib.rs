@@ -24,6 +24,7 @@
 //!   GPU writes the queries' results into).
 //! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.
 //! - [`geometry`]: each draw's post-transform positions, by transform feedback replay.
+//! - [`immediate`]: a GL 1.x `glBegin`…`glEnd` block recorded as it runs, to be run again.
 //! - [`vulkan`]: per-command GPU time in Vulkan command buffers, from timestamp pools read
 //!   once the command buffer has run (through `ash`; nothing of GL).
 //! - [`waits`]: how often the agent made the program's thread wait for the GPU (a leaf every
@@ -39,6 +40,7 @@ mod context;
 pub mod facts;
 pub mod geometry;
 pub mod gl;
+pub mod immediate;
 mod own_gpu;
 pub mod pool;
 mod readback;

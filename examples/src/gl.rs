@@ -511,6 +511,8 @@ extern "C" {
     pub fn glBegin(mode: GLenum);
     pub fn glEnd();
     pub fn glVertex3f(x: GLfloat, y: GLfloat, z: GLfloat);
+    pub fn glVertex2f(x: GLfloat, y: GLfloat);
+    pub fn glRectf(x1: GLfloat, y1: GLfloat, x2: GLfloat, y2: GLfloat);
     pub fn glPushMatrix();
     pub fn glPopMatrix();
     pub fn glTranslatef(x: GLfloat, y: GLfloat, z: GLfloat);

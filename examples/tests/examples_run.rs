@@ -117,6 +117,11 @@ fn fixed_function_is_deterministic() {
     assert_eq!(gl, gles);
 }
 
+#[test]
+fn immediate_mode_is_deterministic() {
+    deterministic("immediate_mode", env!("CARGO_BIN_EXE_immediate_mode"));
+}
+
 /// The offscreen examples' own flags change what reaches the window (the textures' content
 /// is what the window shows), and their size checks are usage errors.
 #[test]

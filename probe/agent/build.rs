@@ -223,7 +223,9 @@ fn class(name: &str) -> &'static str {
         "State"
     } else if any(&["glDrawPixels"]) || WORK_CALLS.contains(&name) {
         "Work"
-    } else if any(&["glDraw", "glMultiDraw"]) {
+    } else if any(&["glDraw", "glMultiDraw", "glRect"]) || name == "glEnd" {
+        // glRect* draws a rectangle; glEnd ends a block of immediate mode, the draw the
+        // agent brackets from its glBegin on (`hook::immediate_begin`).
         "Draw"
     } else if name == "glClear"
         || any(&[
@@ -673,9 +675,14 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             .unwrap();
             writeln!(
                 out,
-                "        let g = hook::enter_if_recording({i}, site, &args);"
+                "        let {}g = hook::enter_if_recording({i}, site, &args);",
+                if c.name == "glBegin" { "mut " } else { "" }
             )
             .unwrap();
+            if c.name == "glBegin" {
+                // The block's bracket (and its recording) opens before the real glBegin.
+                writeln!(out, "        hook::immediate_begin(&mut g);").unwrap();
+            }
             if class(&c.name) == "Swap" {
                 // The frame's heat map is read back with its colour buffer, before the swap.
                 writeln!(out, "        hook::before_swap();").unwrap();
@@ -722,11 +729,15 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                 }
                 None => {}
             }
-            writeln!(
-                out,
-                "        if let Some(g) = g {{ hook::leave(g, &args, {ret_u64}); }}"
-            )
-            .unwrap();
+            if c.name == "glEnd" {
+                writeln!(out, "        hook::leave_immediate(g, &args);").unwrap();
+            } else {
+                writeln!(
+                    out,
+                    "        if let Some(g) = g {{ hook::leave(g, &args, {ret_u64}); }}"
+                )
+                .unwrap();
+            }
             if class(&c.name) == "Swap" {
                 let ok = if c.ret == CType::Void {
                     "1"

@@ -33,9 +33,11 @@ use super::draw::{DrawCall, Plan};
 use super::replay::Replay;
 use super::{GeometryCapture, ProgramLink, Recorded};
 
-/// Whether entry point `name` runs display lists.
+/// Whether entry point `name` runs display lists, or is replayed as one: `glEnd`, whose
+/// block of immediate mode is run again from the list recorded as it ran
+/// ([`crate::immediate`]), and `glRect*`, whose arguments say nothing of the primitive.
 pub(super) fn is_list(name: &str) -> bool {
-    matches!(name, "glCallList" | "glCallLists")
+    matches!(name, "glCallList" | "glCallLists" | "glEnd") || name.starts_with("glRect")
 }
 
 /// The matrix stacks a list's replay saves: (matrix mode, its matrix, its stack depth,

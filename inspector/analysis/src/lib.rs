@@ -28,6 +28,6 @@ pub mod checklist;
 pub mod compare;
 
 pub use measure::cost::{
-    analyse, call_text, ms, rank_time, Analysis, Children, DrawCost, FrameStats, RankedBy,
-    Unavailable,
+    analyse, call_text, draw_text, ms, rank_time, Analysis, Children, DrawCost, FrameStats,
+    RankedBy, Unavailable,
 };

@@ -4,6 +4,8 @@ use crate::enums::{EGL_DRAW, EGL_HEIGHT, EGL_WIDTH, GLX_HEIGHT, GLX_WIDTH};
 use crate::writer::Msg;
 use crate::{capture, outbox, real, table};
 use gpuheat_counters::geometry::{self, DrawCall};
+use gpuheat_counters::gl::ListFns;
+use gpuheat_counters::immediate::Block;
 use gpuheat_counters::stages::{self, CallKind, StageCache, Stages};
 use gpuheat_counters::{
     thermal, Bracket, ContextCounters, GeometryCapture, GeometryFns, GlFns, Painter, ProgramLink,
@@ -470,6 +472,38 @@ pub fn begin(ctx: u64, may_defer: bool, spreads: bool, kind: CallKind) -> Option
         // SAFETY: `ctx` is current on this thread.
         Some(unsafe { c.begin(gl, mode, deferred, idle) })
     })
+}
+
+/// Before a `glBegin` of the program on `ctx` (current here, outside any block and any list
+/// being compiled): where the context has immediate mode (a compatibility context, or GL
+/// before 3.1), the block's bracket and, when `record` (heat or geometry will run it again),
+/// the display list recording it ([`gpuheat_counters::immediate`]). The list opens after the
+/// bracket began: its name's lookup is no part of the block's time.
+pub fn begin_block(ctx: u64, may_defer: bool, record: bool) -> (Option<Bracket>, Option<Block>) {
+    let Some(gl) = gl().filter(|_| ctx != 0) else {
+        return (None, None);
+    };
+    let immediate = with_entry(ctx, |e| {
+        let c = counters(e, ctx, gl);
+        let (api, major, minor) = c.api_version();
+        api == ClientApi::Gl && ((major, minor) < (3, 1) || c.has_extension("GL_ARB_compatibility"))
+    });
+    if !immediate {
+        return (None, None);
+    }
+    let bracket = begin(ctx, may_defer, false, CallKind::Draw);
+    let list = match gl.lists.as_ref() {
+        // SAFETY: `ctx` is a compatibility context current here, outside any block and list
+        // (our caller's promise); the program's glBegin follows.
+        Ok(f) if record => unsafe { Block::open(f) },
+        _ => None,
+    };
+    (bracket, list)
+}
+
+/// The display-list functions of [`begin_block`]'s lists.
+pub fn list_fns() -> Option<&'static ListFns> {
+    gl()?.lists.as_ref().ok()
 }
 
 /// The counters a call of `kind` on `ctx` (current here) cannot move

@@ -494,9 +494,16 @@ thread_local! {
     static LAST_WEIGHT: Cell<Option<Weight>> = const { Cell::new(None) };
 }
 
-/// Before every swap: the frame's heat map is finished while its colour buffer is intact.
+/// Before every swap: the frame's heat map is finished while its colour buffer is intact,
+/// and a block left open is closed.
 pub fn before_swap() {
-    if !recording() || !capture::heat() {
+    if !recording() {
+        return;
+    }
+    if let Some(open) = BLOCK.with(|b| b.borrow_mut().take()) {
+        abandon(open);
+    }
+    if !capture::heat() {
         return;
     }
     let Some(_inside) = Reentry::enter() else {
@@ -652,6 +659,62 @@ pub fn vg_path(i: usize, args: &[u64], ret: u64) {
     });
 }
 
+/// A `glBegin`…`glEnd` block of the program being drawn on this thread
+/// ([`immediate_begin`]): a draw that no call's arguments describe, timed from before its
+/// `glBegin` to after its `glEnd` (no query may be issued between) and recorded in `glEnd`'s
+/// place.
+struct OpenBlock {
+    ctx: u64,
+    /// The place of its `glBegin`, where the bracket lands if its `glEnd` never comes.
+    frame: u64,
+    seq: u32,
+    bracket: Option<Bracket>,
+    /// With heat or geometry, which run it again: the display list recording it.
+    list: Option<gpuheat_counters::immediate::Block>,
+}
+
+thread_local! {
+    static BLOCK: std::cell::RefCell<Option<OpenBlock>> = const { std::cell::RefCell::new(None) };
+}
+
+/// glBegin, after [`enter`] and before the real call: a block of the program's own (not
+/// compiled into its display list, not inside another block) opens its bracket and, where
+/// heat or geometry will run it again, its recording. The guard's clocks start again after
+/// our work, which is no part of the program's glBegin.
+pub fn immediate_begin(g: &mut Option<Guard>) {
+    let Some(g) = g.as_mut().filter(|g| !g.skip) else {
+        return;
+    };
+    if !from_program() || !recorder::may_bracket() {
+        return;
+    }
+    let Some(inside) = Reentry::enter() else {
+        return;
+    };
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let nested = vg::inside();
+        let record = !nested && (capture::heat() || capture::geometry());
+        let (bracket, list) = contexts::begin_block(g.ctx, !nested, record);
+        if bracket.is_some() || list.is_some() {
+            let block = OpenBlock {
+                ctx: g.ctx,
+                frame: g.frame,
+                seq: g.seq,
+                bracket,
+                list,
+            };
+            if let Some(stale) = BLOCK.with(|b| b.borrow_mut().replace(block)) {
+                abandon(stale);
+            }
+        }
+    }));
+    drop(inside);
+    if g.c0 != 0 {
+        g.c0 = thread_cpu_ns();
+    }
+    g.begin = ticks();
+}
+
 /// glBegin, after the real call: no query may be issued until glEnd.
 pub fn primitive_began(_: u64, _: u64) {
     if recording() && from_program() {
@@ -659,11 +722,89 @@ pub fn primitive_began(_: u64, _: u64) {
     }
 }
 
-/// glEnd.
+/// glEnd, after the real call: the block's recording ends, inside the glEnd's time (Mesa runs
+/// a block compiled and executed when its list ends).
 pub fn primitive_ended(_: u64, _: u64) {
-    if from_program() {
-        recorder::set_in_primitive(false);
+    if !from_program() {
+        return;
     }
+    recorder::set_in_primitive(false);
+    let Some(_inside) = Reentry::enter() else {
+        return;
+    };
+    let _ = catch_unwind(|| {
+        BLOCK.with(|b| {
+            let b = b.borrow();
+            let open = b.as_ref().filter(|o| o.ctx == recorder::current_context());
+            if let (Some(list), Some(f)) =
+                (open.and_then(|o| o.list.as_ref()), contexts::list_fns())
+            {
+                // SAFETY: the block's context is current, after its glEnd.
+                unsafe { list.close(f) };
+            }
+        })
+    });
+}
+
+/// glEnd, last: the call recorded with the block's bracket (begun before its glBegin), its
+/// heat painted and its geometry recorded by running the recorded block again.
+pub fn leave_immediate(g: Option<Guard>, args: &[u64]) {
+    let open = BLOCK.with(|b| b.borrow_mut().take());
+    let Some(mut g) = g else {
+        if let Some(open) = open {
+            abandon(open);
+        }
+        return;
+    };
+    match open {
+        Some(open) if open.ctx == g.ctx && !g.skip => {
+            g.bracket = open.bracket;
+            match (open.list, contexts::list_fns()) {
+                (Some(list), Some(f)) => {
+                    // SAFETY: the block's context is current; its list ended at the glEnd.
+                    leave_draw(g, args, &|| unsafe { list.replay(f) });
+                    if let Some(_inside) = Reentry::enter() {
+                        // SAFETY: as above.
+                        let _ = catch_unwind(AssertUnwindSafe(|| unsafe { list.delete(f) }));
+                    }
+                }
+                // Nothing runs it again (no heat or geometry, or no list name was given):
+                // timed only.
+                _ => leave(g, args, None),
+            }
+        }
+        other => {
+            if let Some(open) = other {
+                abandon(open);
+            }
+            leave(g, args, None);
+        }
+    }
+}
+
+/// A block whose glEnd the agent did not see on its context (a program that swaps or
+/// switches contexts inside a block is in error; this only keeps ours from outliving it):
+/// its recording ends where that is legal and its bracket closes on its glBegin's place.
+fn abandon(open: OpenBlock) {
+    if open.ctx != recorder::current_context() || recorder::in_primitive() {
+        // Nothing of ours can be ended here without an error the program would see.
+        return;
+    }
+    let Some(_inside) = Reentry::enter() else {
+        return;
+    };
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if let (Some(list), Some(f)) = (open.list, contexts::list_fns()) {
+            // SAFETY: the block's context is current, outside any block.
+            unsafe {
+                list.close(f);
+                list.delete(f);
+            }
+        }
+        if let Some(b) = open.bracket {
+            contexts::end(open.ctx, b, open.frame, open.seq);
+        }
+    }));
 }
 
 /// glNewList: calls until glEndList are compiled into the list, not run.

@@ -134,6 +134,11 @@ pub fn set_in_primitive(inside: bool) {
     let _ = THREAD.try_with(|t| t.in_primitive.set(inside));
 }
 
+/// Whether this thread is between the program's `glBegin` and `glEnd`.
+pub fn in_primitive() -> bool {
+    THREAD.try_with(|t| t.in_primitive.get()).unwrap_or(false)
+}
+
 /// `glNewList` (true) or `glEndList` (false) on this thread.
 pub fn set_compiling_list(compiling: bool) {
     let _ = THREAD.try_with(|t| t.compiling_list.set(compiling));

@@ -1,7 +1,9 @@
 //! From a session to the numbers a report shows: per-frame totals and per-draw costs.
 
 use crate::enums;
-use gpuheat_session::{CallClass, ContextInfo, FunctionInfo, PipelinedIndex, Session, ValueKind};
+use gpuheat_session::{
+    CallClass, ContextInfo, Frame, FunctionInfo, PipelinedIndex, Session, ValueKind,
+};
 use gpuheat_symbols::{Location, Symbolizer};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -240,7 +242,7 @@ pub fn analyse_with(s: &Session, texts: bool) -> Analysis {
                         call: i as u32,
                         function: info.name.clone(),
                         text: if texts {
-                            call_text(info, &call.args)
+                            draw_text(s, f, i as u32)
                         } else {
                             String::new()
                         },
@@ -376,6 +378,51 @@ pub fn call_text(info: &FunctionInfo, args: &[u64]) -> String {
         })
         .collect();
     format!("{}({})", info.name, shown.join(", "))
+}
+
+/// The text of work call `call` of `frame`: [`call_text`], but for a `glEnd`, which ends a
+/// block of immediate mode drawn as one draw, the block: `glBegin(GL_QUADS) … glEnd(): 4
+/// vertices` (its `glBegin` the last one before it on the same thread, its vertices the
+/// `glVertex*` calls between).
+pub fn draw_text(s: &Session, frame: &Frame, call: u32) -> String {
+    let Some(c) = frame.calls.get(call as usize) else {
+        return String::new();
+    };
+    let name_of = |func: u16| {
+        s.functions
+            .functions
+            .get(usize::from(func))
+            .map(|f| f.name.as_str())
+    };
+    let Some(info) = s.functions.functions.get(usize::from(c.func)) else {
+        return String::new();
+    };
+    let text = call_text(info, &c.args);
+    if info.name != "glEnd" {
+        return text;
+    }
+    let before = frame.calls[..call as usize]
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, b)| b.thread == c.thread);
+    let mut vertices = 0;
+    for (_, b) in before {
+        match name_of(b.func) {
+            Some("glBegin") => {
+                let begin = call_text(&s.functions.functions[usize::from(b.func)], &b.args);
+                let plural = if vertices == 1 { "" } else { "es" };
+                return format!("{begin} … {text}: {vertices} vertic{plural}");
+            }
+            Some(name) if name.starts_with("glVertex") && !name.starts_with("glVertexA") => {
+                vertices += 1
+            }
+            // Another block's end: this one's glBegin was not captured.
+            Some("glEnd") => break,
+            _ => {}
+        }
+    }
+    text
 }
 
 /// `file:line function` of the program's own frame of a call site (the innermost frame when

@@ -8,7 +8,7 @@
 //! Frames are identified in parallel; only the program current at each frame's start is
 //! carried from frame to frame, in a short serial pass.
 
-use crate::measure::cost::{call_text, callsite};
+use crate::measure::cost::{callsite, draw_text};
 use gpuheat_session::{CallClass, Frame, Session, ValueKind};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHasher};
@@ -155,7 +155,7 @@ pub fn identify(s: &Session) -> Identities {
                     ordinal,
                 });
                 ids.hashes.push(hashes);
-                ids.texts.push(call_text(info, &c.args));
+                ids.texts.push(draw_text(s, f, call));
                 ids.addresses.push(c.callsite);
                 (ids.keys.len() - 1) as u32
             });
