@@ -391,3 +391,46 @@ fn a_program_seen_from_its_start_that_never_asks_for_the_renderer() {
     // Attached: what the program asked before is unknown.
     assert!(of(&with(false, AgentLoad::Attach), "renderer-unchecked").is_empty());
 }
+
+#[test]
+fn immediate_mode_blocks_are_found_with_their_calls_vertices_and_cost() {
+    const QUADS: u64 = 7;
+    let s = frames(3, |f, i| {
+        f.call("glBegin", &[QUADS]);
+        f.call("glColor4f", &[0, 0, 0, 0]);
+        for _ in 0..4 {
+            f.call("glVertex2f", &[0, 0]);
+        }
+        f.call("glEnd", &[]);
+        if i == 2 {
+            // A glEnd with no glBegin ends no block.
+            f.call("glEnd", &[]);
+        }
+    });
+    let found = of(&s, "immediate-mode");
+    // Frame 0 is set-up.
+    assert_eq!(
+        found.iter().map(|f| f.frame).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    for f in &found {
+        assert_eq!(f.evidence.calls, vec![6], "the block's glEnd");
+        assert_eq!(f.evidence.count, 1);
+        let value = |k: &str| {
+            f.evidence
+                .values
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(value("calls_inside").as_deref(), Some("5"));
+        assert_eq!(value("vertices").as_deref(), Some("4"));
+        // glBegin and the five calls inside, the glEnd left out.
+        assert_eq!(
+            f.cost.as_ref().map(|c| c.ns),
+            Some(6 * gpuheat_testkit::CALL_NS)
+        );
+    }
+    // No block, no finding.
+    assert!(of(&frames(3, |_, _| {}), "immediate-mode").is_empty());
+}

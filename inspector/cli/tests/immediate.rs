@@ -87,6 +87,37 @@ fn blocks_and_rectangles_are_draws_with_their_fragments_heat_and_corners() {
         );
     }
 
+    // The checklist names the blocks: their glEnds, the 10 glVertex2f calls inside.
+    let out = run_gpuheat(&["checklist", "--json", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<&serde_json::Value> = findings["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "immediate-mode")
+        .collect();
+    assert_eq!(found.len(), s.frames.len(), "{findings}");
+    for f in found {
+        let frame = f["frame"].as_u64().unwrap();
+        let ends: Vec<u64> = draws(&s, frame)
+            .iter()
+            .filter(|(_, n)| n == "glEnd")
+            .map(|(i, _)| u64::from(*i))
+            .collect();
+        let calls: Vec<u64> = f["evidence"]["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        assert_eq!(calls, ends, "{f}");
+        assert_eq!(
+            f["title"], "2 glBegin/glEnd blocks: 10 calls inside for 10 vertices",
+            "{f}"
+        );
+    }
+
     // Heat: each draw painted over its rectangle, nothing elsewhere, its time conserved.
     assert_eq!(s.heat.len(), 3, "{:?}", s.heat_missing);
     for m in &s.heat {

@@ -228,6 +228,27 @@ const FUNCTIONS: &[(&str, CallClass, &[Param])] = &[
         ],
     ),
     ("glFlush", CallClass::State, &[]),
+    (
+        "glBegin",
+        CallClass::State,
+        &[("mode", ENUM, Some("PrimitiveType"))],
+    ),
+    (
+        "glVertex2f",
+        CallClass::State,
+        &[("x", F32, None), ("y", F32, None)],
+    ),
+    (
+        "glColor4f",
+        CallClass::State,
+        &[
+            ("red", F32, None),
+            ("green", F32, None),
+            ("blue", F32, None),
+            ("alpha", F32, None),
+        ],
+    ),
+    ("glEnd", CallClass::Draw, &[]),
     ("glFinish", CallClass::State, &[]),
     ("glGetError", CallClass::State, &[]),
     (

@@ -1,7 +1,8 @@
 //! Checklist rules that read the calls themselves, frame by frame: queries that make a
 //! threaded driver wait, uploads and object churn during frames, shader compiles in frames
-//! and first-use compile hitches, uncompressed textures, non-indexed triangle lists,
-//! render-to-texture by read-back, and frames that render the same thing again.
+//! and first-use compile hitches, uncompressed textures, non-indexed triangle lists, GL 1.x
+//! immediate mode, render-to-texture by read-back, and frames that render the same thing
+//! again.
 //!
 //! Frame 0 holds a launched program's set-up (context, shaders, textures), so the "during
 //! frames" rules start at frame 1. Calls a VG library makes inside a VG call are the
@@ -52,6 +53,7 @@ pub(super) const RULES: &[&Rule] = &[
     &COMPILE_IN_FRAME,
     &FIRST_USE_COMPILE,
     &NO_STRIPS_OR_INDICES,
+    &IMMEDIATE_MODE,
     &READBACK_RTT,
     &IDENTICAL_FRAMES,
     &SAME_UPLOAD,
@@ -142,6 +144,15 @@ pub(super) const NO_STRIPS_OR_INDICES: Rule = Rule {
     severity: Severity::Info,
     summary: "large non-indexed triangle lists",
     check: |ctx, out| frames(ctx, 1, non_indexed_lists, out),
+};
+
+/// `immediate-mode`.
+pub(super) const IMMEDIATE_MODE: Rule = Rule {
+    id: "immediate-mode",
+    family: Family::Calls,
+    severity: Severity::Info,
+    summary: "GL 1.x immediate mode: a function call per vertex attribute",
+    check: |ctx, out| frames(ctx, 1, immediate_blocks, out),
 };
 
 /// `readback-rtt`.
@@ -645,6 +656,72 @@ fn non_indexed_lists(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
             .into(),
         evidence,
         cost: None,
+    });
+}
+
+/// The frame's `glBegin` … `glEnd` blocks (each thread's own): one finding with every block's
+/// `glEnd` (the draw), the calls inside them and their vertices, and what the blocks' calls
+/// cost on the CPU but the drawing itself: the wall time of each `glBegin` and of the calls
+/// inside, the `glEnd`, which draws, left out.
+fn immediate_blocks(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
+    // Per thread: (wall ns, calls inside, vertices) of its open block.
+    let mut open: HashMap<u32, (u64, u64, u64)> = HashMap::default();
+    let mut ends = Vec::new();
+    let (mut ns, mut inside, mut vertices) = (0u64, 0u64, 0u64);
+    for (i, n, c) in calls.of(f) {
+        match n {
+            "glBegin" => {
+                open.insert(c.thread, (c.duration_ns, 0, 0));
+            }
+            "glEnd" => {
+                if let Some((t, k, v)) = open.remove(&c.thread) {
+                    ends.push(i);
+                    ns += t;
+                    inside += k;
+                    vertices += v;
+                }
+            }
+            _ => {
+                if let Some(block) = open.get_mut(&c.thread) {
+                    block.0 += c.duration_ns;
+                    block.1 += 1;
+                    if n.starts_with("glVertex") && !n.starts_with("glVertexA") {
+                        block.2 += 1;
+                    }
+                }
+            }
+        }
+    }
+    let Some(&first) = ends.first() else {
+        return;
+    };
+    let blocks = ends.len();
+    out.push(Finding {
+        frame: f.index,
+        call: Some(first),
+        rule: IMMEDIATE_MODE.id,
+        severity: Severity::Info,
+        title: format!(
+            "{blocks} glBegin/glEnd {}: {inside} calls inside for {vertices} vertices",
+            if blocks == 1 { "block" } else { "blocks" }
+        ),
+        detail: "Immediate mode hands the driver each vertex attribute through a call of its \
+                 own, and the driver copies them all into a buffer again every frame; a vertex \
+                 array in a buffer object draws the same block with one call."
+            .into(),
+        fix: "Keep the vertices in a buffer object (glBufferData once, glBufferSubData for \
+              what changes) and draw each block with one glDrawArrays or glDrawElements; \
+              blocks that never change can go into display lists as a first step."
+            .into(),
+        evidence: Evidence::calls(ends)
+            .with("calls_inside", inside)
+            .with("vertices", vertices),
+        cost: Some(Cost {
+            ns,
+            measured: "wall time of the blocks' glBegin and the calls inside them (glEnd, \
+                       which draws, left out)"
+                .into(),
+        }),
     });
 }
 
