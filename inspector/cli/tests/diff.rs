@@ -62,9 +62,11 @@ impl Captures {
             ),
             "overdraw" => ("overdraw", vec!["--layers", "3"]),
             // A costly pass into a 256×256 texture composited onto the window's top right
-            // quarter; its cost ∝ --loop, so 64 → 16 makes it 4× cheaper.
+            // quarter; its cost ∝ --loop, so 64 → 8 makes it 8× cheaper. (4× left the
+            // screen's total, which adds the composite's unchanged time, at 0.29-0.53 of A's
+            // on llvmpipe: too near the software rasterizer's 2× threshold, old agent or new.)
             "offscreen" => ("offscreen_pass", vec!["--loop", "64"]),
-            "offscreen_cheap" => ("offscreen_pass", vec!["--loop", "16"]),
+            "offscreen_cheap" => ("offscreen_pass", vec!["--loop", "8"]),
             _ => unreachable!("{name}"),
         };
         // A capture disturbed by something else on the machine (its frames, all the same
@@ -355,11 +357,12 @@ fn a_cheaper_offscreen_pass_is_seen_in_its_target_and_where_it_is_shown() {
     assert_eq!(texture["role"]["width"], 256);
     assert_eq!(texture["label_b"], texture["label_a"]);
     assert_eq!(texture["own"]["verdict"], "lower", "{texture}");
-    // 4× fewer iterations: a quarter of the loop's time, plus what does not scale with it
-    // (the clear, each fragment's set-up and write), which llvmpipe measured at 10-25
-    // iterations' worth: (16 + f) / (64 + f) is 0.25 to 0.46, and clearly under a half.
+    // 8× fewer iterations: an eighth of the loop's time, plus what does not scale with it
+    // (the clear, each fragment's set-up and write), which llvmpipe measured at 2-25
+    // iterations' worth: (8 + f) / (64 + f) is 0.15 to 0.37 (measured 0.147-0.238), and
+    // clearly under a half.
     let ratio = texture["own"]["ratio"]["estimate"].as_f64().unwrap();
-    assert!((0.15..0.5).contains(&ratio), "own cost ratio {ratio}");
+    assert!((0.1..0.45).contains(&ratio), "own cost ratio {ratio}");
     let screen = targets
         .iter()
         .find(|t| t["role"]["screen"] == true)

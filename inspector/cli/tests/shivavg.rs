@@ -182,9 +182,14 @@ fn within(secs: u32, x: &Xvfb, program: &Path, args: &[&str]) -> Output {
 }
 
 /// `gpuheat ARGS -- vg_scene --frames 4` on `x`: the program's last frame. `captures`: the
-/// run must end with its frames captured.
+/// run must end with its frames captured, and the program is left running after it
+/// (`--keep-running`): ended by gpuheat once its capture is written, it would print its last
+/// frame only if it outran the SIGTERM (a race it lost on some machines, old agent or new).
 fn scene_under_gpuheat(b: &Built, x: &Xvfb, args: &[&str], captures: bool) -> Frame {
     let mut all: Vec<&str> = args.to_vec();
+    if captures {
+        all.insert(1, "--keep-running");
+    }
     all.extend(["--", b.vg_scene.to_str().unwrap(), "--frames", "4"]);
     let out = within(180, x, &gpuheat(), &all);
     assert!(

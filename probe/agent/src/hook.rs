@@ -729,6 +729,10 @@ pub fn primitive_ended(_: u64, _: u64) {
         return;
     }
     recorder::set_in_primitive(false);
+    // A block opens only while recording, and recording changes only at a swap.
+    if !recording() {
+        return;
+    }
     let Some(_inside) = Reentry::enter() else {
         return;
     };
@@ -749,13 +753,11 @@ pub fn primitive_ended(_: u64, _: u64) {
 /// glEnd, last: the call recorded with the block's bracket (begun before its glBegin), its
 /// heat painted and its geometry recorded by running the recorded block again.
 pub fn leave_immediate(g: Option<Guard>, args: &[u64]) {
-    let open = BLOCK.with(|b| b.borrow_mut().take());
+    // Not recording: no block was opened (a stale one is closed at the swap).
     let Some(mut g) = g else {
-        if let Some(open) = open {
-            abandon(open);
-        }
         return;
     };
+    let open = BLOCK.with(|b| b.borrow_mut().take());
     match open {
         Some(open) if open.ctx == g.ctx && !g.skip => {
             g.bracket = open.bracket;

@@ -60,7 +60,7 @@ mod tests {
             assert!(!r.summary.is_empty(), "{}", r.id);
             assert_eq!(rule(r.id).map(|x| x.id), Some(r.id));
         }
-        assert_eq!(seen.len(), 38);
+        assert_eq!(seen.len(), 39);
     }
 
     #[test]
