@@ -133,17 +133,10 @@ fn blocks_and_rectangles_are_draws_with_their_fragments_heat_and_corners() {
                 assert_eq!(m.overdraw[(y * W + x) as usize], want, "({x},{y})");
             }
         }
-        let painted: f64 = m.heat.iter().map(|&v| f64::from(v)).sum();
-        let expected: f64 = m
-            .draws
-            .iter()
-            .filter(|d| d.fragments > 0)
-            .map(|d| d.time_ns as f64)
-            .sum();
+        let what = format!("frame {}", m.frame);
         assert!(
-            (painted - expected).abs() <= expected * 1e-4,
-            "frame {}: Σ heat {painted} against Σ T {expected}",
-            m.frame
+            conservation_error(&m.heat, &m.draws, &what) <= 1e-4,
+            "{what}"
         );
     }
 

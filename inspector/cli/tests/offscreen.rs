@@ -18,7 +18,7 @@ mod common;
 
 use common::*;
 use gpuheat_analysis::measure::flow::{frame_flow, FrameFlowCost, TargetKey};
-use gpuheat_session::{Attachment, DrawCoverage, DrawFlow, HeatMap, Session, TargetHeat};
+use gpuheat_session::{Attachment, DrawFlow, HeatMap, Session, TargetHeat};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -110,28 +110,6 @@ fn bound_textures(s: &Session, frame: u64) -> Vec<u32> {
         .into_iter()
         .map(|(_, args)| args[1] as u32)
         .collect()
-}
-
-/// Σ_p heat(p) against Σ T_d of the draws with fragments: the relative error. Draws that
-/// measured 0 ns (possible for small draws on llvmpipe once the bracket cost is taken off)
-/// must leave the map at 0.
-fn conservation_error(heat: &[f32], draws: &[DrawCoverage], what: &str) -> f64 {
-    let painted: f64 = heat.iter().map(|&v| f64::from(v)).sum();
-    let expected: f64 = draws
-        .iter()
-        .filter(|d| d.fragments > 0)
-        .map(|d| d.time_ns as f64)
-        .sum();
-    if expected == 0.0 {
-        assert_eq!(
-            painted, 0.0,
-            "{what}: no time measured, yet heat: {draws:?}"
-        );
-        return 0.0;
-    }
-    let err = (painted - expected).abs() / expected;
-    eprintln!("{what}: Σ T_d = {expected} ns, Σ heat = {painted:.1}, relative error {err:.2e}");
-    err
 }
 
 /// The offscreen targets of `frame`, their records added up per (context, target) as the

@@ -356,3 +356,29 @@ pub fn judged(m: &Value) -> &Value {
 pub fn significant(c: &Value) -> bool {
     matches!(c["verdict"].as_str(), Some("higher" | "lower"))
 }
+
+/// Σ_p heat(p) against Σ T_d of the draws with fragments: the relative error. Draws that
+/// measured 0 ns (possible for small draws on llvmpipe once the bracket cost is taken off)
+/// must leave the map at 0.
+pub fn conservation_error(
+    heat: &[f32],
+    draws: &[gpuheat_session::DrawCoverage],
+    what: &str,
+) -> f64 {
+    let painted: f64 = heat.iter().map(|&v| f64::from(v)).sum();
+    let expected: f64 = draws
+        .iter()
+        .filter(|d| d.fragments > 0)
+        .map(|d| d.time_ns as f64)
+        .sum();
+    if expected == 0.0 {
+        assert_eq!(
+            painted, 0.0,
+            "{what}: no time measured, yet heat: {draws:?}"
+        );
+        return 0.0;
+    }
+    let err = (painted - expected).abs() / expected;
+    eprintln!("{what}: Σ T_d = {expected} ns, Σ heat = {painted:.1}, relative error {err:.2e}");
+    err
+}
