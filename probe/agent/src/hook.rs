@@ -671,6 +671,9 @@ struct OpenBlock {
     bracket: Option<Bracket>,
     /// With heat or geometry, which run it again: the display list recording it.
     list: Option<gpuheat_counters::immediate::Block>,
+    /// Its recording ended (at its glEnd): a second `glEndList` would be an error the
+    /// program sees.
+    closed: bool,
 }
 
 thread_local! {
@@ -702,6 +705,7 @@ pub fn immediate_begin(g: &mut Option<Guard>) {
                 seq: g.seq,
                 bracket,
                 list,
+                closed: false,
             };
             if let Some(stale) = BLOCK.with(|b| b.borrow_mut().replace(block)) {
                 abandon(stale);
@@ -738,13 +742,16 @@ pub fn primitive_ended(_: u64, _: u64) {
     };
     let _ = catch_unwind(|| {
         BLOCK.with(|b| {
-            let b = b.borrow();
-            let open = b.as_ref().filter(|o| o.ctx == recorder::current_context());
-            if let (Some(list), Some(f)) =
-                (open.and_then(|o| o.list.as_ref()), contexts::list_fns())
+            let mut b = b.borrow_mut();
+            let Some(open) = b.as_mut().filter(|o| o.ctx == recorder::current_context()) else {
+                return;
+            };
+            if let (Some(list), Some(f), false) =
+                (open.list.as_ref(), contexts::list_fns(), open.closed)
             {
                 // SAFETY: the block's context is current, after its glEnd.
                 unsafe { list.close(f) };
+                open.closed = true;
             }
         })
     });
@@ -758,9 +765,11 @@ pub fn leave_immediate(g: Option<Guard>, args: &[u64]) {
         return;
     };
     let open = BLOCK.with(|b| b.borrow_mut().take());
+    // The block's own glEnd, its recording (where there is one) ended at it.
+    let ours = |o: &OpenBlock| o.ctx == g.ctx && !g.skip && (o.closed || o.list.is_none());
     match open {
-        Some(open) if open.ctx == g.ctx && !g.skip => {
-            g.bracket = open.bracket;
+        Some(mut open) if ours(&open) => {
+            g.bracket = open.bracket.take();
             match (open.list, contexts::list_fns()) {
                 (Some(list), Some(f)) => {
                     // SAFETY: the block's context is current; its list ended at the glEnd.
@@ -797,9 +806,12 @@ fn abandon(open: OpenBlock) {
     };
     let _ = catch_unwind(AssertUnwindSafe(|| {
         if let (Some(list), Some(f)) = (open.list, contexts::list_fns()) {
-            // SAFETY: the block's context is current, outside any block.
+            // SAFETY: the block's context is current, outside any block; its list is
+            // still being compiled unless `closed`.
             unsafe {
-                list.close(f);
+                if !open.closed {
+                    list.close(f);
+                }
                 list.delete(f);
             }
         }
