@@ -259,12 +259,7 @@ fn each_rule_fires_on_its_trigger_with_its_evidence_and_nothing_else_fires() {
                 )
             });
         if !e.calls.is_empty() {
-            let calls: Vec<u64> = f["evidence"]["calls"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| c.as_u64().unwrap())
-                .collect();
+            let calls = evidence_calls(f);
             let want: Vec<u64> = e.calls.iter().map(|&c| u64::from(c)).collect();
             assert_eq!(calls, want, "--bad {}: {f:#}", e.rule);
             assert_eq!(f["evidence"]["count"], want.len(), "--bad {}", e.rule);

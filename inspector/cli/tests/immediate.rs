@@ -105,13 +105,7 @@ fn blocks_and_rectangles_are_draws_with_their_fragments_heat_and_corners() {
             .filter(|(_, n)| n == "glEnd")
             .map(|(i, _)| u64::from(*i))
             .collect();
-        let calls: Vec<u64> = f["evidence"]["calls"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_u64().unwrap())
-            .collect();
-        assert_eq!(calls, ends, "{f}");
+        assert_eq!(evidence_calls(f), ends, "{f}");
         assert_eq!(
             f["title"], "2 glBegin/glEnd blocks: 10 calls inside for 10 vertices",
             "{f}"

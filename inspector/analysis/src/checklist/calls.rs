@@ -12,6 +12,7 @@ use super::context::Context;
 use super::finding::{Cost, Evidence, Finding, Severity};
 use super::rule::{Family, Rule};
 use crate::enums::enum_name;
+use crate::measure::cost::emits_vertex;
 use crate::measure::nested::Nested;
 use gpuheat_session::{Call, CallClass, CaptureMode, Frame, Session, Upload, ValueKind};
 // Fx: small integer keys looked up per call.
@@ -685,7 +686,7 @@ fn immediate_blocks(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
                 if let Some(block) = open.get_mut(&c.thread) {
                     block.0 += c.duration_ns;
                     block.1 += 1;
-                    if n.starts_with("glVertex") && !n.starts_with("glVertexA") {
+                    if emits_vertex(n) {
                         block.2 += 1;
                     }
                 }

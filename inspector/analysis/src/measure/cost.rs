@@ -380,6 +380,12 @@ pub fn call_text(info: &FunctionInfo, args: &[u64]) -> String {
     format!("{}({})", info.name, shown.join(", "))
 }
 
+/// Whether entry point `name` gives immediate mode a vertex (`glVertex2f` … `glVertex4sv`;
+/// not `glVertexAttrib*` or `glVertexArray*`).
+pub(crate) fn emits_vertex(name: &str) -> bool {
+    name.starts_with("glVertex") && !name.starts_with("glVertexA")
+}
+
 /// The text of work call `call` of `frame`: [`call_text`], but for a `glEnd`, which ends a
 /// block of immediate mode drawn as one draw, the block: `glBegin(GL_QUADS) … glEnd(): 4
 /// vertices` (its `glBegin` the last one before it on the same thread, its vertices the
@@ -388,13 +394,8 @@ pub fn draw_text(s: &Session, frame: &Frame, call: u32) -> String {
     let Some(c) = frame.calls.get(call as usize) else {
         return String::new();
     };
-    let name_of = |func: u16| {
-        s.functions
-            .functions
-            .get(usize::from(func))
-            .map(|f| f.name.as_str())
-    };
-    let Some(info) = s.functions.functions.get(usize::from(c.func)) else {
+    let info_of = |func: u16| s.functions.functions.get(usize::from(func));
+    let Some(info) = info_of(c.func) else {
         return String::new();
     };
     let text = call_text(info, &c.args);
@@ -403,22 +404,22 @@ pub fn draw_text(s: &Session, frame: &Frame, call: u32) -> String {
     }
     let before = frame.calls[..call as usize]
         .iter()
-        .enumerate()
         .rev()
-        .filter(|(_, b)| b.thread == c.thread);
+        .filter(|b| b.thread == c.thread);
     let mut vertices = 0;
-    for (_, b) in before {
-        match name_of(b.func) {
-            Some("glBegin") => {
-                let begin = call_text(&s.functions.functions[usize::from(b.func)], &b.args);
+    for b in before {
+        let Some(b_info) = info_of(b.func) else {
+            continue;
+        };
+        match b_info.name.as_str() {
+            "glBegin" => {
+                let begin = call_text(b_info, &b.args);
                 let plural = if vertices == 1 { "" } else { "es" };
                 return format!("{begin} … {text}: {vertices} vertic{plural}");
             }
-            Some(name) if name.starts_with("glVertex") && !name.starts_with("glVertexA") => {
-                vertices += 1
-            }
             // Another block's end: this one's glBegin was not captured.
-            Some("glEnd") => break,
+            "glEnd" => break,
+            name if emits_vertex(name) => vertices += 1,
             _ => {}
         }
     }

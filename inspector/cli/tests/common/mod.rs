@@ -217,6 +217,16 @@ pub fn wait_for_frame_loop(pid: u32) {
     }
 }
 
+/// The calls a `--json` finding's evidence names.
+pub fn evidence_calls(f: &Value) -> Vec<u64> {
+    f["evidence"]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect()
+}
+
 /// Named value `name` of a `--json` finding's evidence.
 pub fn evidence_value<'a>(f: &'a Value, name: &str) -> Option<&'a str> {
     f["evidence"]["values"]
