@@ -252,6 +252,9 @@ gl_table! {
             /// GL 1.x immediate mode recorded as it runs, to run it again
             /// ([`crate::immediate`]; `Err`: why there is none).
             lists: ListFns;
+            /// The matrix and attribute stacks a display list's replay saves and restores
+            /// ([`crate::list_run`]; `Err`: why there are none).
+            matrices: MatrixFns;
         }
     }
 }
@@ -467,21 +470,6 @@ gl_group! {
             get_program_interfaceiv: c"glGetProgramInterfaceiv" = fn(GLuint, GLenum, GLenum, *mut GLint);
             /// `glGetProgramStageiv` (GL 4.0): subroutine uniforms.
             get_program_stageiv: c"glGetProgramStageiv" = fn(GLuint, GLenum, GLenum, *mut GLint);
-            /// The matrix stack (compatibility contexts), which a display list's replay
-            /// must leave as it found it.
-            matrix_mode: c"glMatrixMode" = fn(GLenum);
-            /// `glPushMatrix`.
-            push_matrix: c"glPushMatrix" = fn();
-            /// `glPopMatrix`.
-            pop_matrix: c"glPopMatrix" = fn();
-            /// `glLoadMatrixf`.
-            load_matrixf: c"glLoadMatrixf" = fn(*const GLfloat);
-            /// `glGetFloatv`: the matrices.
-            get_floatv: c"glGetFloatv" = fn(GLenum, *mut GLfloat);
-            /// `glPushAttrib`: the state a display list's replay may change.
-            push_attrib: c"glPushAttrib" = fn(GLenum);
-            /// `glPopAttrib`.
-            pop_attrib: c"glPopAttrib" = fn();
         }
     }
 }
@@ -498,6 +486,26 @@ gl_group! {
             end_list: c"glEndList" = fn();
             call_list: c"glCallList" = fn(GLuint);
             delete_lists: c"glDeleteLists" = fn(GLuint, GLsizei);
+        }
+        optional {}
+    }
+}
+
+gl_group! {
+    /// The matrix and attribute stacks of a compatibility context, which a display list run
+    /// again by heat or geometry must leave as the program's call left them, and start from
+    /// where the program's call started ([`crate::list_run`]).
+    pub struct MatrixFns {
+        base {}
+        shared {}
+        required {
+            matrix_mode: c"glMatrixMode" = fn(GLenum);
+            push_matrix: c"glPushMatrix" = fn();
+            pop_matrix: c"glPopMatrix" = fn();
+            load_matrixf: c"glLoadMatrixf" = fn(*const GLfloat);
+            get_floatv: c"glGetFloatv" = fn(GLenum, *mut GLfloat);
+            push_attrib: c"glPushAttrib" = fn(GLenum);
+            pop_attrib: c"glPopAttrib" = fn();
         }
         optional {}
     }

@@ -23,6 +23,8 @@
 //! - [`weights`]: heat weighted on the GPU for draws timed deferred (`T/N` from a buffer the
 //!   GPU writes the queries' results into).
 //! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.
+//! - [`list_run`]: a display list run again as the program's call ran it (from the matrices
+//!   it started from, its state put back as the call left it), for heat and geometry.
 //! - [`geometry`]: each draw's post-transform positions, by transform feedback replay.
 //! - [`immediate`]: a GL 1.x `glBegin`…`glEnd` block recorded as it runs, to be run again.
 //! - [`vulkan`]: per-command GPU time in Vulkan command buffers, from timestamp pools read
@@ -41,6 +43,7 @@ pub mod facts;
 pub mod geometry;
 pub mod gl;
 pub mod immediate;
+pub mod list_run;
 mod own_gpu;
 pub mod pool;
 mod readback;

@@ -276,7 +276,7 @@ pub struct Painter {
     pub skipped_budget: u32,
     /// Draws skipped because the program had a query active or transform feedback on.
     pub skipped_other: u32,
-    /// A desktop GL compatibility profile ([`Painter::set_compatibility`]).
+    /// The context has the fixed-function pipeline ([`Painter::set_compatibility`]).
     compatibility: bool,
     /// The draws of the VG call in flight whose coverage only they know.
     group: Option<Group>,
@@ -446,11 +446,12 @@ impl Painter {
         self.gpu_boxes = boxes;
     }
 
-    /// Tells the painter its context is a desktop GL compatibility profile, whose fixed
-    /// state (the alpha test, the polygon stipple, user clip planes, which Mesa applies to a
-    /// shader that does not write `gl_ClipVertex`) applies to our passes too: its own passes
-    /// turn them off (a program that left the alpha test on had the heat of its draws
-    /// discarded where T/N was under the reference: neverball lost 0.3-0.6% of its map).
+    /// Tells the painter its context has the fixed-function pipeline (a compatibility
+    /// profile, or GL before 3.1), whose fixed state (the alpha test, the polygon stipple,
+    /// user clip planes, which Mesa applies to a shader that does not write `gl_ClipVertex`)
+    /// applies to our passes too: its own passes turn them off (a program that left the alpha
+    /// test on had the heat of its draws discarded where T/N was under the reference:
+    /// neverball lost 0.3-0.6% of its map).
     pub fn set_compatibility(&mut self, compatibility: bool) {
         self.compatibility = compatibility;
     }

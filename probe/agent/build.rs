@@ -630,15 +630,24 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
                 recorded.join(", ")
             )
             .unwrap();
+            if WORK_CALLS.contains(&c.name.as_str()) {
+                // A display list may move the matrices for good: its replays start from
+                // those its call started from, read before the call's time begins.
+                writeln!(out, "        let start = hook::list_start();").unwrap();
+            }
             writeln!(out, "        let g = hook::enter({i}, site, &args);").unwrap();
             writeln!(out, "        let r = {call};").unwrap();
-            if (class(&c.name) == "Draw" && c.ret == CType::Void)
-                || WORK_CALLS.contains(&c.name.as_str())
-            {
+            if WORK_CALLS.contains(&c.name.as_str()) {
+                writeln!(
+                    out,
+                    "        hook::leave_list(g, &args, start, &|| {call});\n        r"
+                )
+                .unwrap();
+            } else if class(&c.name) == "Draw" && c.ret == CType::Void {
                 // The heat map replays the draw, with the same arguments, into its counter;
-                // geometry capture replays it under transform feedback. Display lists too:
-                // the replay runs the list again with the program's state (counters'
-                // geometry/lists.rs learns their vertex count by running them).
+                // geometry capture replays it under transform feedback (display lists, above,
+                // too: counters' geometry/lists.rs learns their vertex count by running
+                // them).
                 writeln!(
                     out,
                     "        hook::leave_draw(g, &args, &|| {call});\n        r"

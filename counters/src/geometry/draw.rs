@@ -4,15 +4,20 @@
 //! array).
 
 use crate::gl::*;
+use crate::list_run::ListRun;
 
 /// A draw call as the wrapper saw it: the entry point's name and its arguments (as the
 /// session stores them: integers sign-extended, pointers as addresses).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct DrawCall<'a> {
     /// The entry point, e.g. `glDrawElementsInstanced`.
     pub name: &'a str,
     /// Its arguments, in order.
     pub args: &'a [u64],
+    /// How a call replayed as a display list (`glCallList(s)`, a `glEnd` block, `glRect*`)
+    /// runs again (`None`: the GL loader has no matrix stack functions); other draws ignore
+    /// it.
+    pub list: Option<ListRun<'a>>,
 }
 
 /// How a draw is replayed and what it should produce.
@@ -164,7 +169,11 @@ mod tests {
     use super::*;
 
     fn p(name: &str, args: &[u64]) -> Result<Plan, String> {
-        plan(DrawCall { name, args })
+        plan(DrawCall {
+            name,
+            args,
+            list: None,
+        })
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! `fixed_function`: GL 1.x drawing with no program current — the fixed-function transform
 //! (projection × modelview × vertex) of a client-memory vertex array, a buffer-object
-//! vertex array drawn through indices, and a display list of one quad. Every vertex lands
-//! where the documented matrices put it, so a profiler's recorded geometry can be checked
-//! against an independent computation.
+//! vertex array drawn through indices, a display list of one quad, and a display list that
+//! moves the modelview for good before its quad (called twice: the second call starts where
+//! the first left off). Every vertex lands where the documented matrices put it, so a
+//! profiler's recorded geometry can be checked against an independent computation, and a
+//! profiler that runs the lists again must not move the program's matrices.
 //!
 //! Flags: the common ones (`--frames N`, `--size WxH` default 128x96, `--timing`,
 //! `--checksum`). Always a desktop GL compatibility-profile context (fixed function exists
@@ -34,9 +36,22 @@
 //! - C, display list `list` compiled at set-up: `glColor4f(0.5, 0.5, 1, 1)`,
 //!   `glBegin(GL_QUADS)`, `glVertex3f` (-1,-1,0) (1,-1,0) (1,1,0) (-1,1,0), `glEnd`: one quad
 //!   (two triangles).
+//! - D, display list `moving` compiled at set-up: `glColor4f(1, 1, 0.5, 1)`,
+//!   `glTranslatef(2, 0, 0)` (no push or pop: it stays in the modelview), then C's quad.
+//!   Called twice after C: D1 runs under MV_D1 = MV_C · T, D2 under MV_D2 = MV_C · T · T,
+//!   T = translate(2, 0, 0), and the frame ends with MV_C · T · T · T in the modelview:
+//!
+//! ```text
+//! MV_D1 = [0.25 0    0     0.5 ]            MV_D2 = [0.25 0    0     1   ]
+//!         [0    0.25 0     0.25]                    [0    0.25 0     0.25]
+//!         [0    0    0.25 -2   ]                    [0    0    0.25 -2   ]
+//!         [0    0    0     1   ]                    [0    0    0     1   ]
+//! ```
 //!
 //! Clip position of vertex v of draw X: P · MV_X · (v, 1); every w is positive (between 2
-//! and 4), so all three draws are in front of the eye, inside the view.
+//! and 4), so all five draws are in front of the eye, inside the view. In window
+//! coordinates of the default 128x96, C's quad covers x 56..72, y 48..72, D1's x 72..88 and
+//! D2's x 88..104 (same y): 16 x 24 = 384 fragments each, edges on pixel boundaries.
 //!
 //! Set-up (before frame 0, not counted): the buffer object, the display list,
 //! `glEnableClientState(GL_VERTEX_ARRAY)`, the alpha test on (`glAlphaFunc(GL_EQUAL, 1)`:
@@ -68,16 +83,19 @@
 //! glBindBuffer(GL_ARRAY_BUFFER, 0)
 //! glLoadMatrixf(MV_C)
 //! glCallList(list)                                          draw C
+//! glCallList(moving)                                        draw D1
+//! glCallList(moving)                                        draw D2
 //! [glFinish]                                                only with --timing
 //! eglSwapBuffers
 //! ```
 //!
 //! Expected numbers per frame:
 //!
-//! - calls      = 19 (+1 glFinish with `--timing`)
-//! - draws      = 2 (glDrawArrays, glDrawElements), plus the display list as work
-//! - work calls = 4 (the two draws, glCallList, glClear)
-//! - post-transform vertices: 6 per draw (C's quad is two triangles), 18 in all
+//! - calls      = 21 (+1 glFinish with `--timing`)
+//! - draws      = 2 (glDrawArrays, glDrawElements), plus the three display list calls as work
+//! - work calls = 6 (the two draws, three glCallList, glClear)
+//! - post-transform vertices: 6 per draw (each quad is two triangles), 30 in all
+//! - fragments: 384 for each of C, D1 and D2 (at the default size)
 //!
 //! After the last frame (and `--checksum`'s `glReadPixels`) the program calls `glGetError`
 //! once and exits 1 if it is not `GL_NO_ERROR`: a profiler that leaks an error of its own
@@ -90,7 +108,7 @@ use gpuheat_examples::{main_with, run_frames};
 
 const SPEC: Spec = Spec {
     name: "fixed_function",
-    about: "fixed-function GL 1.x draws: a client array, a buffer through indices, a display list",
+    about: "fixed-function GL 1.x draws: a client array, a buffer through indices, display lists",
     default_size: (128, 96),
     flags: &[],
     expected: "\
@@ -98,11 +116,13 @@ per frame: glViewport, glClearColor, glClear, glMatrixMode, glLoadMatrixf P, glM
            glLoadMatrixf MV_A, glColor4f, glVertexPointer, glDrawArrays(GL_TRIANGLES, 0, 6),
            glLoadMatrixf MV_B, glColor4f, glBindBuffer, glVertexPointer,
            glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT), glBindBuffer,
-           glLoadMatrixf MV_C, glCallList, [glFinish], eglSwapBuffers
-calls      = 19  (+1 with --timing)
-draws      = 2, plus the display list
-work calls = 4   (the two draws, glCallList, glClear)
-vertices   = 6 per draw, 18 in all, at P * MV * v (matrices and vertices: see the source)
+           glLoadMatrixf MV_C, glCallList C, glCallList D, glCallList D (D translates and
+           keeps it), [glFinish], eglSwapBuffers
+calls      = 21  (+1 with --timing)
+draws      = 2, plus the three display list calls
+work calls = 6   (the two draws, three glCallList, glClear)
+vertices   = 6 per draw, 30 in all, at P * MV * v (matrices and vertices: see the source)
+fragments  = 384 for each list's quad at the default 128x96
 after the last frame: glGetError must be GL_NO_ERROR (else exit 1)",
 };
 
@@ -169,7 +189,7 @@ fn main() {
         let (w, h) = (gfx.width as i32, gfx.height as i32);
         // SAFETY: GL calls on the compatibility context `gfx` made current on this thread;
         // `B` is static, and the buffer size given is its size.
-        let (vbo, list) = unsafe {
+        let (vbo, list, moving) = unsafe {
             let mut vbo = 0;
             glGenBuffers(1, &mut vbo);
             glBindBuffer(GL_ARRAY_BUFFER, vbo);
@@ -189,12 +209,22 @@ fn main() {
             }
             glEnd();
             glEndList();
+            let moving = glGenLists(1);
+            glNewList(moving, GL_COMPILE);
+            glColor4f(1.0, 1.0, 0.5, 1.0);
+            glTranslatef(2.0, 0.0, 0.0);
+            glBegin(GL_QUADS);
+            for [x, y, z] in C {
+                glVertex3f(x, y, z);
+            }
+            glEnd();
+            glEndList();
             glEnableClientState(GL_VERTEX_ARRAY);
             glEnable(GL_ALPHA_TEST);
             glAlphaFunc(GL_EQUAL, 1.0);
             glClipPlane(GL_CLIP_PLANE0, [0.0, 0.0, -1.0, -1.0].as_ptr());
             glEnable(GL_CLIP_PLANE0);
-            (vbo, list)
+            (vbo, list, moving)
         };
         gfx.check("fixed_function set-up")?;
 
@@ -224,6 +254,8 @@ fn main() {
             glBindBuffer(GL_ARRAY_BUFFER, 0);
             glLoadMatrixf(MV_C.as_ptr());
             glCallList(list);
+            glCallList(moving);
+            glCallList(moving);
         })?;
         // SAFETY: the context is still current.
         let e = unsafe { glGetError() };

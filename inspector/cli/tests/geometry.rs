@@ -412,6 +412,19 @@ mod fixed {
         [0.0, 0.0, 0.25, -2.0],
         [0.0, 0.0, 0.0, 1.0],
     ];
+    /// MV_C · T and MV_C · T · T, T = translate(2, 0, 0): the moving list's two calls.
+    pub const MV_D1: [[f64; 4]; 4] = [
+        [0.25, 0.0, 0.0, 0.5],
+        [0.0, 0.25, 0.0, 0.25],
+        [0.0, 0.0, 0.25, -2.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    pub const MV_D2: [[f64; 4]; 4] = [
+        [0.25, 0.0, 0.0, 1.0],
+        [0.0, 0.25, 0.0, 0.25],
+        [0.0, 0.0, 0.25, -2.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
     pub const A: [[f64; 3]; 6] = [
         [-0.5, -0.5, 0.0],
         [0.5, -0.5, 0.0],
@@ -488,7 +501,13 @@ fn fixed_function_vertices_land_where_their_matrices_say() {
         let names: Vec<&str> = g.draws.iter().map(|d| name(d.call)).collect();
         assert_eq!(
             names,
-            ["glDrawArrays", "glDrawElements", "glCallList"],
+            [
+                "glDrawArrays",
+                "glDrawElements",
+                "glCallList",
+                "glCallList",
+                "glCallList"
+            ],
             "frame {}",
             g.frame
         );
@@ -520,31 +539,38 @@ fn fixed_function_vertices_land_where_their_matrices_say() {
                 );
             }
         }
-        // The list's quad: two triangles over its four corners (which diagonal splits it
-        // is the driver's).
-        let corners: Vec<[f64; 4]> = fixed::C
+        // Each list's quad: two triangles over its four corners (which diagonal splits it
+        // is the driver's). The moving list's calls where their own calls drew: from the
+        // matrices each started from, not from those it left.
+        for (list, mv) in g.draws[2..]
             .iter()
-            .map(|&v| fixed::clip(&fixed::MV_C, v))
-            .collect();
-        let list = &g.draws[2];
-        let mut seen = [false; 4];
-        for (i, &got) in list.positions.iter().enumerate() {
-            let k = corners
-                .iter()
-                .position(|&c| close(got, c))
-                .unwrap_or_else(|| panic!("list vertex {i}: {got:?} is none of {corners:?}"));
-            seen[k] = true;
-        }
-        assert_eq!(
-            seen, [true; 4],
-            "every corner of the quad: {:?}",
-            list.positions
-        );
-        for t in list.positions.chunks(3) {
-            assert!(
-                t[0] != t[1] && t[1] != t[2] && t[0] != t[2],
-                "a degenerate triangle {t:?}"
+            .zip([&fixed::MV_C, &fixed::MV_D1, &fixed::MV_D2])
+        {
+            let corners: Vec<[f64; 4]> = fixed::C.iter().map(|&v| fixed::clip(mv, v)).collect();
+            let mut seen = [false; 4];
+            for (i, &got) in list.positions.iter().enumerate() {
+                let k = corners
+                    .iter()
+                    .position(|&c| close(got, c))
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "call {} vertex {i}: {got:?} is none of {corners:?}",
+                            list.call
+                        )
+                    });
+                seen[k] = true;
+            }
+            assert_eq!(
+                seen, [true; 4],
+                "call {}: every corner of the quad: {:?}",
+                list.call, list.positions
             );
+            for t in list.positions.chunks(3) {
+                assert!(
+                    t[0] != t[1] && t[1] != t[2] && t[0] != t[2],
+                    "a degenerate triangle {t:?}"
+                );
+            }
         }
     }
 }
@@ -557,10 +583,16 @@ fn fixed_function_renders_the_same_and_sees_no_error_with_geometry_and_heat() {
     let plain = Command::new(&exe).args(args).output().unwrap();
     assert!(plain.status.success(), "{plain:?}");
     let session = dir.join("ff.gpuheat");
+    // The last of the program's 5 frames is captured (the checksum is of it: a replay that
+    // moved the program's matrices changes the frames it was captured in), and the program
+    // is left to print it.
     let mut run = vec![
         "run",
+        "--skip",
+        "2",
         "--frames",
         "3",
+        "--keep-running",
         "--heat",
         "-o",
         session.to_str().unwrap(),
@@ -577,17 +609,28 @@ fn fixed_function_renders_the_same_and_sees_no_error_with_geometry_and_heat() {
     let s = Session::open(&session).unwrap();
     assert_eq!(s.geometry.len(), 3, "the traced run captured geometry");
     for g in &s.geometry {
-        assert_eq!(g.vertices(), 18, "frame {}: {:?}", g.frame, g.missing);
+        assert_eq!(g.vertices(), 30, "frame {}: {:?}", g.frame, g.missing);
     }
     // Its heat: the program leaves the alpha test (GL_EQUAL 1) and a user clip plane on
     // (z <= -1 in eye space), which a compatibility profile applies to the painter's own
     // passes too unless it turns them off (neverball's clip planes lost 0.5-1% of its map):
-    // each map holds its draws' time (1e-4), each of the three draws painted.
+    // each map holds its draws' time (1e-4), each of the five draws painted. Each list's
+    // quad covers its 16 x 24 pixels (the moving list's calls from where each started; the
+    // frames' checksum above says the program's own matrices were left as they were).
     assert_eq!(s.heat.len(), 3, "{:?}", s.heat_missing);
     for m in &s.heat {
         let painted: f64 = m.heat.iter().map(|&v| f64::from(v)).sum();
         let drawn: Vec<_> = m.draws.iter().filter(|d| d.fragments > 0).collect();
-        assert_eq!(drawn.len(), 3, "frame {}: {:?}", m.frame, m.draws);
+        assert_eq!(drawn.len(), 5, "frame {}: {:?}", m.frame, m.draws);
+        let f = s.frames.iter().find(|f| f.index == m.frame).unwrap();
+        let lists: Vec<u64> = drawn
+            .iter()
+            .filter(|d| {
+                s.functions.functions[f.calls[d.call as usize].func as usize].name == "glCallList"
+            })
+            .map(|d| d.fragments)
+            .collect();
+        assert_eq!(lists, [384; 3], "frame {}: {:?}", m.frame, m.draws);
         let expected: f64 = drawn.iter().map(|d| d.time_ns as f64).sum();
         assert!(
             (painted - expected).abs() <= expected * 1e-4,

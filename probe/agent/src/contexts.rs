@@ -4,8 +4,9 @@ use crate::enums::{EGL_DRAW, EGL_HEIGHT, EGL_WIDTH, GLX_HEIGHT, GLX_WIDTH};
 use crate::writer::Msg;
 use crate::{capture, outbox, real, table};
 use gpuheat_counters::geometry::{self, DrawCall};
-use gpuheat_counters::gl::ListFns;
+use gpuheat_counters::gl::{ListFns, MatrixFns};
 use gpuheat_counters::immediate::Block;
+use gpuheat_counters::list_run::{ListRun, ListStart};
 use gpuheat_counters::stages::{self, CallKind, StageCache, Stages};
 use gpuheat_counters::{
     thermal, Bracket, ContextCounters, GeometryCapture, GeometryFns, GlFns, Painter, ProgramLink,
@@ -121,14 +122,17 @@ fn geometry_capture<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut G
 }
 
 /// Records the post-transform positions of draw `call` of `frame` (`name`, `args`: the
-/// entry point and its arguments; `replay` re-issues it). `deferred`: the draw was timed
-/// deferred, so the replay neither waits for the GPU nor is drained after.
+/// entry point and its arguments; `replay` re-issues it; `start`: for a display list call,
+/// the matrices it started from). `deferred`: the draw was timed deferred, so the replay
+/// neither waits for the GPU nor is drained after.
+#[allow(clippy::too_many_arguments)]
 pub fn geometry(
     ctx: u64,
     frame: u64,
     call: u32,
     name: &str,
     args: &[u64],
+    start: Option<&ListStart>,
     deferred: bool,
     replay: &dyn Fn(),
 ) {
@@ -146,7 +150,11 @@ pub fn geometry(
                     frame,
                     ctx,
                     call,
-                    DrawCall { name, args },
+                    DrawCall {
+                        name,
+                        args,
+                        list: matrix_fns().map(|fns| ListRun { fns, start }),
+                    },
                     program_query,
                     deferred,
                     &link_of,
@@ -188,8 +196,7 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
             .or_else(|| thermal_fns().err());
         let stencil = thermal::stencil_readable(api, |e| c.has_extension(e));
         let mut p = Painter::new(api, unsupported, surface, stencil);
-        // Mesa and NVIDIA name a compatibility profile by this extension.
-        p.set_compatibility(api == ClientApi::Gl && c.has_extension("GL_ARB_compatibility"));
+        p.set_compatibility(has_fixed_function(c));
         p.set_weighting(weighs_on_gpu(c));
         p.set_stencil_sampling(gpuheat_counters::weights::stencil_sampling(
             api,
@@ -474,6 +481,15 @@ pub fn begin(ctx: u64, may_defer: bool, spreads: bool, kind: CallKind) -> Option
     })
 }
 
+/// Whether the context has the fixed-function pipeline: immediate mode, the matrices, and the
+/// state (alpha test, clip planes) that applies to any shader's output. A compatibility
+/// profile (Mesa and NVIDIA name it by `GL_ARB_compatibility`), or GL before 3.1, which had
+/// no other kind.
+fn has_fixed_function(c: &ContextCounters) -> bool {
+    let (api, major, minor) = c.api_version();
+    api == ClientApi::Gl && ((major, minor) < (3, 1) || c.has_extension("GL_ARB_compatibility"))
+}
+
 /// Before a `glBegin` of the program on `ctx` (current here, outside any block and any list
 /// being compiled): where the context has immediate mode (a compatibility context, or GL
 /// before 3.1), the block's bracket and, when `record` (heat or geometry will run it again),
@@ -483,11 +499,7 @@ pub fn begin_block(ctx: u64, may_defer: bool, record: bool) -> (Option<Bracket>,
     let Some(gl) = gl().filter(|_| ctx != 0) else {
         return (None, None);
     };
-    let immediate = with_entry(ctx, |e| {
-        let c = counters(e, ctx, gl);
-        let (api, major, minor) = c.api_version();
-        api == ClientApi::Gl && ((major, minor) < (3, 1) || c.has_extension("GL_ARB_compatibility"))
-    });
+    let immediate = with_entry(ctx, |e| has_fixed_function(counters(e, ctx, gl)));
     if !immediate {
         return (None, None);
     }
@@ -504,6 +516,37 @@ pub fn begin_block(ctx: u64, may_defer: bool, record: bool) -> (Option<Bracket>,
 /// The display-list functions of [`begin_block`]'s lists.
 pub fn list_fns() -> Option<&'static ListFns> {
     gl()?.lists.as_ref().ok()
+}
+
+/// The matrix and attribute stack functions a display list's replay saves and restores.
+fn matrix_fns() -> Option<&'static MatrixFns> {
+    gl()?.matrices.as_ref().ok()
+}
+
+/// Before the program's `glCallList(s)` on `ctx` (current here, outside `glBegin`/`glEnd`):
+/// the matrices it starts from, which heat and geometry run the list again from (`None` on a
+/// context without the fixed-function matrices, where the call is an error anyway).
+pub fn list_start(ctx: u64) -> Option<ListStart> {
+    let (gl, m, t) = (gl()?, matrix_fns()?, thermal_fns().ok()?);
+    if ctx == 0 || !with_entry(ctx, |e| has_fixed_function(counters(e, ctx, gl))) {
+        return None;
+    }
+    // SAFETY: `ctx` is a compatibility context current here, outside glBegin/glEnd (our
+    // caller's promise): the matrix queries raise no error.
+    Some(unsafe { ListStart::read(t, m) })
+}
+
+/// Runs `replay` (the program's display list call again, for heat) as the program's call
+/// ran: from `start`, its matrices and attributes put back as the call left them (a list
+/// that translates with no push and pop would otherwise move the program's next draws).
+/// Nothing runs when the state cannot be saved.
+pub fn run_list(start: Option<&ListStart>, replay: &dyn Fn()) {
+    let (Some(fns), Ok(t)) = (matrix_fns(), thermal_fns()) else {
+        return;
+    };
+    // SAFETY: a compatibility context is current (the program just called a list in it),
+    // outside glBegin/glEnd, inside the painter's error scope; `replay` calls the list.
+    let _ = unsafe { ListRun { fns, start }.run(t, replay) };
 }
 
 /// The counters a call of `kind` on `ctx` (current here) cannot move

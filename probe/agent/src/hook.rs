@@ -12,6 +12,7 @@ use crate::generated::{wrapper_address, CLASSES, CPU, KINDS, NAMES, SPREADS, VG}
 use crate::recorder::{self, Reentry};
 use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpaths};
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
+use gpuheat_counters::list_run::ListStart;
 use gpuheat_counters::stages::CallKind;
 use gpuheat_counters::thermal::{CopyCall, CopyDest, CopySource};
 use gpuheat_counters::{Bracket, Weight};
@@ -295,6 +296,31 @@ fn use_program(func: u16) -> bool {
 /// same arguments).
 #[inline(never)]
 pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
+    leave_replayed(g, args, None, replay);
+}
+
+/// Before a program's `glCallList(s)`, ahead of [`enter`] (outside the call's time): where
+/// heat or geometry will run the list again, the matrices its call starts from.
+pub fn list_start() -> Option<ListStart> {
+    if !(capture::heat() || capture::geometry()) || !from_program() || !recorder::may_bracket() {
+        return None;
+    }
+    let _inside = Reentry::enter()?;
+    catch_unwind(|| contexts::list_start(recorder::current_context()))
+        .ok()
+        .flatten()
+}
+
+/// [`leave_draw`] for `glCallList(s)`: the list runs again as the program's call ran, from
+/// `start` (read by [`list_start`]), its state put back as the call left it.
+#[inline(never)]
+pub fn leave_list(g: Guard, args: &[u64], start: Option<ListStart>, replay: &dyn Fn()) {
+    leave_replayed(g, args, Some(start.as_ref()), replay);
+}
+
+/// [`leave_draw`] and [`leave_list`]: `list` is `Some` for a display list call, with the
+/// matrices it started from where they were read.
+fn leave_replayed(g: Guard, args: &[u64], list: Option<Option<&ListStart>>, replay: &dyn Fn()) {
     // A VG library's draws are painted as their VG call: on the host from its path, or,
     // when the host cannot know its coverage, from theirs counted together (`vg_child`).
     let bracketed = !g.skip && g.bracket.is_some();
@@ -310,17 +336,24 @@ pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
     let Some(_inside) = Reentry::enter() else {
         return;
     };
+    // A list run again for heat must not move the program's matrices (its geometry replay
+    // saves them itself, `DrawCall::list`).
+    let listed = list.map(|start| move || contexts::run_list(start, replay));
+    let painted: &dyn Fn() = match &listed {
+        Some(run) => run,
+        None => replay,
+    };
     if vg_child {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let t0 = monotonic_ns();
-            contexts::count_vg_draw(ctx, frame, replay);
+            contexts::count_vg_draw(ctx, frame, painted);
             vg::agent_ns(monotonic_ns() - t0);
         }));
     }
     if paint {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             if let Some(weight) = LAST_WEIGHT.with(Cell::get) {
-                contexts::paint(ctx, frame, seq, weight, replay);
+                contexts::paint(ctx, frame, seq, weight, painted);
             }
         }));
     }
@@ -328,7 +361,8 @@ pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             let name = NAMES[func].trim_end_matches('\0');
             let deferred = matches!(LAST_WEIGHT.with(Cell::get), Some(Weight::Deferred(..)));
-            contexts::geometry(ctx, frame, seq, name, args, deferred, replay);
+            let start = list.flatten();
+            contexts::geometry(ctx, frame, seq, name, args, start, deferred, replay);
         }));
     }
 }
