@@ -64,6 +64,16 @@ fn sort_key(d: &DrawCost, c: &Column) -> (Option<f64>, String) {
     }
 }
 
+/// The function column's text: the entry point, but for a block of immediate mode (drawn as
+/// one draw, recorded at its `glEnd`) the block, `glBegin(GL_QUADS) … glEnd()`, as its
+/// draw text names it.
+fn function_label<'a>(function: &'a str, text: &'a str) -> &'a str {
+    match text.split_once(':') {
+        Some((block, _)) if function == "glEnd" && block.starts_with("glBegin") => block,
+        _ => function,
+    }
+}
+
 fn draw_table(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
     let Some(frame) = state.frame.and_then(|f| l.frame(f)) else {
         ui.weak("no frame");
@@ -172,7 +182,8 @@ fn draw_table(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
                     ui.monospace(d.call.to_string());
                 });
                 row.col(|ui| {
-                    ui.label(&d.function).on_hover_text(&d.text);
+                    ui.label(function_label(&d.function, &d.text))
+                        .on_hover_text(&d.text);
                     finding_dot(ui, l, d.frame, d.call);
                 });
                 for m in &metrics {
@@ -268,5 +279,25 @@ fn call_list(ui: &mut egui::Ui, state: &mut UiState, l: &Loaded) {
         });
     if let Some(c) = clicked {
         state.selected = Some(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::function_label;
+
+    #[test]
+    fn a_block_of_immediate_mode_is_named_by_its_begin_and_end() {
+        let block = "glBegin(GL_QUADS) … glEnd(): 4 vertices";
+        assert_eq!(
+            function_label("glEnd", block),
+            "glBegin(GL_QUADS) … glEnd()"
+        );
+        // A glEnd whose glBegin was not captured, and any other draw: the entry point.
+        assert_eq!(function_label("glEnd", "glEnd()"), "glEnd");
+        assert_eq!(
+            function_label("glDrawArrays", "glDrawArrays(GL_TRIANGLES, 0, 3)"),
+            "glDrawArrays"
+        );
     }
 }
