@@ -48,6 +48,9 @@ const NAMES: &[&str] = &[
     "ALL_ATTRIB_BITS",
     "ATTRIB_STACK_DEPTH",
     "VERTEX_PROGRAM_ARB",
+    // glRenderMode's default: in the others (selection, feedback) draws make no pixels.
+    "RENDER",
+    "RENDER_MODE",
     "TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN",
     // Pipeline statistics.
     "VERTICES_SUBMITTED",

@@ -1364,6 +1364,13 @@ impl Painter {
                     .to_string();
                 return self.unpainted(call, time_ns, dest.id, sampled, why);
             }
+            if self.compatibility && f.integer(RENDER_MODE) != RENDER as GLint {
+                // The draw wrote hits or feedback into the program's own buffer, not pixels;
+                // a replay would write there again (what picking or gl2ps read back).
+                self.skipped_other += 1;
+                let why = "drawn in GL_SELECT or GL_FEEDBACK render mode (no pixels)".to_string();
+                return self.unpainted(call, time_ns, dest.id, sampled, why);
+            }
             let saved = self.save(f);
             let (w, h) = (dest.width, dest.height);
             if let Err(e) = self.ensure(f, dest.id, w, h) {

@@ -493,6 +493,9 @@ pub const GL_PROJECTION_MATRIX: GLenum = 0x0BA7;
 pub const GL_TEXTURE: GLenum = 0x1702;
 pub const GL_TEXTURE_MATRIX: GLenum = 0x0BA8;
 pub const GL_CURRENT_RASTER_POSITION: GLenum = 0x0B07;
+pub const GL_RENDER: GLenum = 0x1C00;
+pub const GL_FEEDBACK: GLenum = 0x1C01;
+pub const GL_2D: GLenum = 0x0600;
 
 #[link(name = "OpenGL")]
 extern "C" {
@@ -518,6 +521,8 @@ extern "C" {
     pub fn glTranslatef(x: GLfloat, y: GLfloat, z: GLfloat);
     pub fn glGetFloatv(pname: GLenum, data: *mut GLfloat);
     pub fn glRasterPos2f(x: GLfloat, y: GLfloat);
+    pub fn glFeedbackBuffer(size: GLsizei, ty: GLenum, buffer: *mut GLfloat);
+    pub fn glRenderMode(mode: GLenum) -> GLint;
     pub fn glBitmap(
         width: GLsizei,
         height: GLsizei,

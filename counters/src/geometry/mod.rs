@@ -114,6 +114,9 @@ pub struct GeometryCapture {
     /// The context has `GL_ARB_vertex_program`, whose enabled assembly program replaces the
     /// fixed transform.
     vertex_program_arb: bool,
+    /// The context has the fixed-function pipeline, whose render mode may be selection or
+    /// feedback.
+    fixed_function: bool,
     unsupported: Option<String>,
     relaxed: bool,
     /// The draw being captured may not wait for the GPU (see [`GeometryCapture::capture`]).
@@ -163,6 +166,7 @@ impl GeometryCapture {
         GeometryCapture {
             pipelines: at_least((4, 1), (3, 1)),
             vertex_program_arb: false,
+            fixed_function: false,
             relaxed: *support.as_ref().unwrap_or(&false),
             no_wait: false,
             restart: match (gles, major, minor) {
@@ -189,6 +193,13 @@ impl GeometryCapture {
     /// current may then run an assembly program instead of the fixed transform).
     pub fn with_vertex_program_arb(mut self, has: bool) -> GeometryCapture {
         self.vertex_program_arb = has;
+        self
+    }
+
+    /// Whether the context has the fixed-function pipeline (a compatibility profile, or GL
+    /// before 3.1): its draws may run in `GL_SELECT` or `GL_FEEDBACK` render mode.
+    pub fn with_fixed_function(mut self, has: bool) -> GeometryCapture {
+        self.fixed_function = has;
         self
     }
 
@@ -356,6 +367,17 @@ impl GeometryCapture {
                     context,
                     call,
                     "the program has a query of its own active (a replay would count in it)".into(),
+                );
+            }
+            // SAFETY: our caller's promise; the query exists where the pipeline is fixed.
+            if self.fixed_function && unsafe { t.integer(RENDER_MODE) } != RENDER as GLint {
+                return self.missing(
+                    frame,
+                    context,
+                    call,
+                    "drawn in GL_SELECT or GL_FEEDBACK render mode (no pixels; run again, it \
+                     would write into the program's selection or feedback buffer a second time)"
+                        .into(),
                 );
             }
             // A display list's vertex count is known only by running it (`lists.rs`).

@@ -7,8 +7,13 @@
 //! profiler that runs the lists again must not move the program's matrices.
 //!
 //! Flags: the common ones (`--frames N`, `--size WxH` default 128x96, `--timing`,
-//! `--checksum`). Always a desktop GL compatibility-profile context (fixed function exists
-//! in no other): `--api` is ignored.
+//! `--checksum`), and `--feedback 1`: after its draws, each frame also runs list C in
+//! `GL_FEEDBACK` render mode (`glFeedbackBuffer(4096, GL_2D, buf)`, `glRenderMode(GL_FEEDBACK)`,
+//! `glCallList(list)`, `glRenderMode(GL_RENDER)`, 4 calls and 1 work call more), and prints
+//! `feedback=<values returned>` at exit (`varied=a,b,…` when the frames differ): the values
+//! the driver wrote into the program's buffer, which a profiler running the list again would
+//! double. Always a desktop GL compatibility-profile context (fixed function exists in no
+//! other): `--api` is ignored.
 //!
 //! Matrices, written as rows (GL takes them column by column):
 //!
@@ -101,7 +106,7 @@
 //! once and exits 1 if it is not `GL_NO_ERROR`: a profiler that leaks an error of its own
 //! fails it.
 
-use gpuheat_examples::args::Spec;
+use gpuheat_examples::args::{IntFlag, Spec};
 use gpuheat_examples::gfx::Gfx;
 use gpuheat_examples::gl::*;
 use gpuheat_examples::{main_with, run_frames};
@@ -110,7 +115,13 @@ const SPEC: Spec = Spec {
     name: "fixed_function",
     about: "fixed-function GL 1.x draws: a client array, a buffer through indices, display lists",
     default_size: (128, 96),
-    flags: &[],
+    flags: &[IntFlag {
+        name: "feedback",
+        value: "0|1",
+        default: 0,
+        min: 0,
+        help: "1: each frame also runs list C in GL_FEEDBACK mode; prints feedback=N at exit",
+    }],
     expected: "\
 per frame: glViewport, glClearColor, glClear, glMatrixMode, glLoadMatrixf P, glMatrixMode,
            glLoadMatrixf MV_A, glColor4f, glVertexPointer, glDrawArrays(GL_TRIANGLES, 0, 6),
@@ -123,6 +134,8 @@ draws      = 2, plus the three display list calls
 work calls = 6   (the two draws, three glCallList, glClear)
 vertices   = 6 per draw, 30 in all, at P * MV * v (matrices and vertices: see the source)
 fragments  = 384 for each list's quad at the default 128x96
+--feedback 1: + glFeedbackBuffer, glRenderMode(GL_FEEDBACK), glCallList C, glRenderMode(GL_RENDER)
+           per frame (25 calls, 7 work calls); feedback=N at exit, the same N every frame
 after the last frame: glGetError must be GL_NO_ERROR (else exit 1)",
 };
 
@@ -227,6 +240,9 @@ fn main() {
             (vbo, list, moving)
         };
         gfx.check("fixed_function set-up")?;
+        let feedback = args.get("feedback") != 0;
+        let mut buffer = vec![0.0f32; 4096];
+        let mut returned: Vec<i32> = Vec::new();
 
         // SAFETY: the frame's GL calls run on the context `gfx` made current on this thread;
         // the client arrays are static, and the buffer object and list are its own.
@@ -256,7 +272,22 @@ fn main() {
             glCallList(list);
             glCallList(moving);
             glCallList(moving);
+            if feedback {
+                glFeedbackBuffer(buffer.len() as GLsizei, GL_2D, buffer.as_mut_ptr());
+                glRenderMode(GL_FEEDBACK);
+                glCallList(list);
+                returned.push(glRenderMode(GL_RENDER));
+            }
         })?;
+        if feedback {
+            let first = returned.first().copied().unwrap_or(0);
+            if returned.iter().all(|&n| n == first) {
+                println!("feedback={first}");
+            } else {
+                let all: Vec<String> = returned.iter().map(i32::to_string).collect();
+                println!("varied={}", all.join(","));
+            }
+        }
         // SAFETY: the context is still current.
         let e = unsafe { glGetError() };
         if e != GL_NO_ERROR {

@@ -470,6 +470,21 @@ mod fixed {
     }
 }
 
+/// Each captured frame's calls and work calls.
+fn calls_and_work(s: &Session) -> Vec<(usize, usize)> {
+    s.frames
+        .iter()
+        .map(|f| {
+            let work = f
+                .calls
+                .iter()
+                .filter(|c| s.functions.functions[c.func as usize].class.is_work())
+                .count();
+            (f.calls.len(), work)
+        })
+        .collect()
+}
+
 fn close(got: [f32; 4], want: [f64; 4]) -> bool {
     got.iter()
         .zip(want)
@@ -489,6 +504,11 @@ fn fixed_function_vertices_land_where_their_matrices_say() {
         &[],
     );
     assert_eq!(s.geometry.len(), 2, "one GEOM per captured frame");
+    assert_eq!(
+        calls_and_work(&s),
+        [(21, 6); 2],
+        "the example's calls and work calls"
+    );
     for g in &s.geometry {
         g.validate().unwrap();
         assert!(g.missing.is_empty(), "missing: {:?}", g.missing);
@@ -579,7 +599,9 @@ fn fixed_function_vertices_land_where_their_matrices_say() {
 fn fixed_function_renders_the_same_and_sees_no_error_with_geometry_and_heat() {
     let dir = scratch("geometry-fixed-function-checksum");
     let exe = example("fixed_function");
-    let args = ["--frames", "5", "--checksum"];
+    // Each frame also runs a list in GL_FEEDBACK mode: what the driver writes into the
+    // program's buffer must not change either.
+    let args = ["--frames", "5", "--checksum", "--feedback", "1"];
     let plain = Command::new(&exe).args(args).output().unwrap();
     assert!(plain.status.success(), "{plain:?}");
     let session = dir.join("ff.gpuheat");
@@ -606,10 +628,34 @@ fn fixed_function_renders_the_same_and_sees_no_error_with_geometry_and_heat() {
     // The program checks glGetError after its frames and says so on stderr when it is set.
     assert!(!stderr.contains("GL error"), "{stderr}");
     assert_eq!(checksum(&traced.stdout), checksum(&plain.stdout));
+    let feedback = |out: &[u8]| {
+        String::from_utf8_lossy(out)
+            .lines()
+            .find(|l| l.starts_with("feedback=") || l.starts_with("varied="))
+            .map(str::to_string)
+    };
+    let expected = feedback(&plain.stdout);
+    assert!(
+        expected.as_deref().is_some_and(|l| l != "feedback=0"),
+        "{expected:?}"
+    );
+    assert_eq!(feedback(&traced.stdout), expected, "the program's feedback");
     let s = Session::open(&session).unwrap();
+    assert_eq!(
+        calls_and_work(&s),
+        [(25, 7); 3],
+        "the example's calls with --feedback 1"
+    );
     assert_eq!(s.geometry.len(), 3, "the traced run captured geometry");
     for g in &s.geometry {
         assert_eq!(g.vertices(), 30, "frame {}: {:?}", g.frame, g.missing);
+        // The list run in feedback mode: not run again, and said why.
+        assert_eq!(g.missing.len(), 1, "frame {}: {:?}", g.frame, g.missing);
+        assert!(
+            g.missing[0].reason.contains("GL_FEEDBACK"),
+            "{:?}",
+            g.missing
+        );
     }
     // Its heat: the program leaves the alpha test (GL_EQUAL 1) and a user clip plane on
     // (z <= -1 in eye space), which a compatibility profile applies to the painter's own

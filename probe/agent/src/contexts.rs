@@ -115,7 +115,8 @@ fn geometry_capture<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut G
             .and_then(|relaxed| thermal_fns().and(geometry_fns()).map(|_| relaxed));
         entry.geometry = Some(
             GeometryCapture::new(api, major, minor, support, crate::config::geometry_budget())
-                .with_vertex_program_arb(c.has_extension("GL_ARB_vertex_program")),
+                .with_vertex_program_arb(c.has_extension("GL_ARB_vertex_program"))
+                .with_fixed_function(has_fixed_function(c)),
         );
     }
     entry.geometry.as_mut().expect("geometry")
