@@ -398,6 +398,15 @@ gl_group! {
             begin_conditional_render: c"glBeginConditionalRender" = fn(GLuint, GLenum);
             /// `glEndConditionalRender`.
             end_conditional_render: c"glEndConditionalRender" = fn();
+            /// What a replayed draw's programs could write ([`crate::writes`], GL 4.3 / GLES
+            /// 3.1): `glGetProgramInterfaceiv`.
+            get_program_interfaceiv_t: c"glGetProgramInterfaceiv" = fn(GLuint, GLenum, GLenum, *mut GLint);
+            /// `glGetProgramResourceiv`.
+            get_program_resourceiv_t: c"glGetProgramResourceiv" = fn(GLuint, GLenum, GLuint, GLsizei, *const GLenum, GLsizei, *mut GLsizei, *mut GLint);
+            /// `glGetBufferParameteri64v` (GL 3.2, GLES 3.0): a whole-bound buffer's size.
+            get_buffer_parameteri64v: c"glGetBufferParameteri64v" = fn(GLenum, GLenum, *mut i64);
+            /// `glGetProgramPipelineiv` (GL 4.1, GLES 3.1): a separable pipeline's programs.
+            get_program_pipelineiv: c"glGetProgramPipelineiv" = fn(GLuint, GLenum, *mut GLint);
         }
     }
 }

@@ -22,6 +22,8 @@
 //!   pixel-pack buffer and fetched with one wait where the context allows it.
 //! - [`weights`]: heat weighted on the GPU for draws timed deferred (`T/N` from a buffer the
 //!   GPU writes the queries' results into).
+//! - [`writes`]: the storage and atomic counter buffers a replayed draw's shaders
+//!   could write, copied aside before heat's replay and back after it.
 //! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.
 //! - [`list_run`]: a display list run again as the program's call ran it (from the matrices
 //!   it started from, its state put back as the call left it), for heat and geometry.
@@ -54,6 +56,7 @@ pub mod thermal;
 pub mod vulkan;
 pub mod waits;
 pub mod weights;
+pub mod writes;
 
 pub use catalogue::{CounterDef, CounterKind, COUNTERS};
 

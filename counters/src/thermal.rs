@@ -48,6 +48,7 @@ use crate::targets::{self, Samplers};
 use crate::weights::{
     self, BoxFns, BoxPass, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights,
 };
+use crate::writes::Writes;
 
 /// How a painted draw's time is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,6 +287,8 @@ pub struct Painter {
     stencil_sampling: bool,
     /// The weighting pass finds each deferred draw's box ([`Painter::set_gpu_boxes`]).
     gpu_boxes: bool,
+    /// Keeps what a replayed draw's shaders could write ([`Painter::set_write_checks`]).
+    writes: Option<Writes>,
     /// Our pixel-pack buffer, for a flush's one read ([`readback`]).
     pack: Pack,
     /// The one-pass programs, made with a sampled work stencil; without them (or where they
@@ -418,6 +421,7 @@ impl Painter {
             weighting: false,
             stencil_sampling: false,
             gpu_boxes: false,
+            writes: None,
             pack: Pack::default(),
             sampled: None,
             weights: None,
@@ -444,6 +448,15 @@ impl Painter {
     /// is listed with its target's). Call before the first paint.
     pub fn set_gpu_boxes(&mut self, boxes: bool) {
         self.gpu_boxes = boxes;
+    }
+
+    /// Tells the painter its context has the program interface queries
+    /// ([`crate::writes::supported`]): before each replay it reads what the draw's programs
+    /// can write, keeps the storage and atomic counter buffers they use aside and puts them
+    /// back after (a replay would write them a second time), and does not replay a draw whose
+    /// program has images. Call before the first paint.
+    pub fn set_write_checks(&mut self, checks: bool) {
+        self.writes = checks.then(Writes::default);
     }
 
     /// Tells the painter its context has the fixed-function pipeline (a compatibility
@@ -1390,6 +1403,16 @@ impl Painter {
                     note,
                 });
             }
+            // What the replay could write of the program's, kept aside until it is done.
+            let kept = match self.writes.as_mut().map(|w| w.keep(f)) {
+                None | Some(Ok(None)) => None,
+                Some(Ok(Some(kept))) => Some(kept),
+                Some(Err(why)) => {
+                    drop(saved);
+                    self.skipped_other += 1;
+                    return self.unpainted(call, time_ns, dest.id, sampled, why);
+                }
+            };
             let work = self.work.as_ref().expect("work");
             let counting = work.fbos;
             let (accum, plain) = {
@@ -1419,6 +1442,9 @@ impl Painter {
             replay();
             if let Some((_, fns)) = samples {
                 (fns.end_query)(SAMPLES_PASSED);
+            }
+            if let Some(kept) = kept {
+                kept.restore(f);
             }
             let replayed_at = self.stamp(f);
             let replayed = drain_errors(f);
@@ -2364,6 +2390,9 @@ impl Painter {
     /// [`Self::flush`]'s work, which it times ([`crate::waits::timed`]).
     unsafe fn flush_timed(&mut self, f: &ThermalFns, context: u64, with_screen: bool) -> Flushed {
         let screen_drawn = self.has_screen_draws();
+        if let Some(w) = &mut self.writes {
+            w.frame_ended();
+        }
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
         // functions.
         let read = (self.unsupported.is_none()).then(|| unsafe {

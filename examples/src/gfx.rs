@@ -591,11 +591,21 @@ impl Gfx {
     /// Compiles `vs` and `fs` (bodies without `#version`; [`Api::shader_header`] is
     /// prepended) and links them. Errors carry the stage and the driver's info log.
     pub fn program(&self, vs: &str, fs: &str) -> Result<Program, String> {
+        self.program_with(self.api.shader_header(), vs, fs)
+    }
+
+    /// Like [`Gfx::program`], with the GL 4.3 / GLES 3.1 header ([`Api::compute_header`]):
+    /// storage blocks, atomic counters and images in the vertex and fragment stages.
+    pub fn storage_program(&self, vs: &str, fs: &str) -> Result<Program, String> {
+        self.program_with(self.api.compute_header(), vs, fs)
+    }
+
+    fn program_with(&self, header: &str, vs: &str, fs: &str) -> Result<Program, String> {
         // SAFETY: the context is current on this thread; every pointer passed is to a local
         // that outlives the call, with the length GL is told.
         unsafe {
-            let v = compile(self.api, GL_VERTEX_SHADER, vs)?;
-            let f = match compile(self.api, GL_FRAGMENT_SHADER, fs) {
+            let v = compile_with(header, self.api, GL_VERTEX_SHADER, vs)?;
+            let f = match compile_with(header, self.api, GL_FRAGMENT_SHADER, fs) {
                 Ok(f) => f,
                 Err(e) => {
                     glDeleteShader(v);
@@ -859,17 +869,8 @@ impl Drop for Gfx {
     }
 }
 
-/// Compiles one shader stage from `api`'s header and `body`.
-///
-/// # Safety
-///
-/// A GL context must be current on the calling thread.
-unsafe fn compile(api: Api, stage: GLenum, body: &str) -> Result<GLuint, String> {
-    // SAFETY: our caller's promise.
-    unsafe { compile_with(api.shader_header(), api, stage, body) }
-}
-
-/// [`compile`] with `header` prepended instead of the API's vertex/fragment header.
+/// Compiles shader `body` of `stage` with `header` (the `#version` line and precisions)
+/// prepended.
 unsafe fn compile_with(
     header: &str,
     api: Api,

@@ -205,6 +205,12 @@ pub const GL_SRGB8_ALPHA8: GLenum = 0x8C43;
 pub const GL_RGBA8UI: GLenum = 0x8D7C;
 pub const GL_WRITE_ONLY: GLenum = 0x88B9;
 pub const GL_TEXTURE_FETCH_BARRIER_BIT: GLbitfield = 0x0000_0008;
+pub const GL_BUFFER_UPDATE_BARRIER_BIT: GLbitfield = 0x0000_0200;
+pub const GL_SHADER_STORAGE_BUFFER: GLenum = 0x90D2;
+pub const GL_ATOMIC_COUNTER_BUFFER: GLenum = 0x92C0;
+pub const GL_DYNAMIC_DRAW: GLenum = 0x88E8;
+pub const GL_MAP_READ_BIT: GLbitfield = 0x0001;
+pub const GL_R32UI: GLenum = 0x8236;
 pub const GL_COMPILE_STATUS: GLenum = 0x8B81;
 pub const GL_LINK_STATUS: GLenum = 0x8B82;
 pub const GL_INFO_LOG_LENGTH: GLenum = 0x8B84;
@@ -326,6 +332,14 @@ extern "C" {
     pub fn glBindBuffer(target: GLenum, buffer: GLuint);
     pub fn glBufferData(target: GLenum, size: GLsizeiptr, data: *const c_void, usage: GLenum);
     pub fn glBufferSubData(target: GLenum, offset: GLintptr, size: GLsizeiptr, data: *const c_void);
+    pub fn glBindBufferBase(target: GLenum, index: GLuint, buffer: GLuint);
+    pub fn glMapBufferRange(
+        target: GLenum,
+        offset: GLintptr,
+        length: GLsizeiptr,
+        access: GLbitfield,
+    ) -> *mut c_void;
+    pub fn glUnmapBuffer(target: GLenum) -> GLboolean;
     pub fn glGenVertexArrays(n: GLsizei, arrays: *mut GLuint);
     pub fn glDeleteVertexArrays(n: GLsizei, arrays: *const GLuint);
     pub fn glBindVertexArray(array: GLuint);

@@ -117,6 +117,24 @@ fn fixed_function_is_deterministic() {
     assert_eq!(gl, gles);
 }
 
+/// `storage_writes` prints its counts after the checksum: both the same run to run, and the
+/// counts the rectangle's (W/2)·(H/2) fragments at the default 128x96.
+#[test]
+fn storage_writes_is_deterministic_and_counts_its_fragments() {
+    let exe = env!("CARGO_BIN_EXE_storage_writes");
+    for api in ["gles", "gl"] {
+        let args = ["--frames", "3", "--checksum", "--api", api];
+        let (a, b) = (run(exe, &args), run(exe, &args));
+        assert!(a.status.success() && b.status.success(), "{a:?} {b:?}");
+        let (a, b) = (text(&a.stdout), text(&b.stdout));
+        assert_eq!(a, b, "--api {api}: runs differ");
+        let lines: Vec<&str> = a.lines().collect();
+        assert_eq!(lines.len(), 2, "--api {api}: {a:?}");
+        assert!(lines[0].starts_with("checksum="), "{a:?}");
+        assert_eq!(lines[1], "storage=3072 atomic=3072", "--api {api}");
+    }
+}
+
 #[test]
 fn immediate_mode_is_deterministic() {
     deterministic("immediate_mode", env!("CARGO_BIN_EXE_immediate_mode"));

@@ -198,6 +198,11 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
         let stencil = thermal::stencil_readable(api, |e| c.has_extension(e));
         let mut p = Painter::new(api, unsupported, surface, stencil);
         p.set_compatibility(has_fixed_function(c));
+        p.set_write_checks(gpuheat_counters::writes::supported(
+            api,
+            (major, minor),
+            |e| c.has_extension(e),
+        ));
         p.set_weighting(weighs_on_gpu(c));
         p.set_stencil_sampling(gpuheat_counters::weights::stencil_sampling(
             api,
