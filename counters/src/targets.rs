@@ -411,6 +411,9 @@ pub(crate) struct Samplers {
     programs: HashMap<GLuint, Vec<(GLint, GLenum)>>,
     /// The locations of each program's image uniform elements.
     images: HashMap<GLuint, Vec<GLint>>,
+    /// The context has the fixed-function pipeline: with no program in use, the textures
+    /// its enabled units bind are what a draw samples.
+    pub(crate) fixed_function: bool,
 }
 
 impl Samplers {
@@ -482,6 +485,9 @@ impl Samplers {
         // SAFETY: our caller's promise; the active texture unit is restored before returning.
         unsafe {
             let program = f.integer(CURRENT_PROGRAM) as GLuint;
+            if program == 0 && self.fixed_function && f.integer(PROGRAM_PIPELINE_BINDING) == 0 {
+                return Ok(fixed_function_textures(f));
+            }
             if program == 0 {
                 return Err(
                     "no program in use (a program pipeline or fixed function): its \
@@ -514,6 +520,40 @@ impl Samplers {
             Ok(out)
         }
     }
+}
+
+/// The 2D textures fixed-function texturing samples: on each texture unit with
+/// `GL_TEXTURE_2D` enabled and no target of higher precedence (cube map, 3D, rectangle) also
+/// enabled, the texture bound to it, without repeats. (An enabled ARB assembly fragment
+/// program replaces fixed-function texturing; it is not read.)
+///
+/// # Safety
+/// A context with the fixed-function pipeline must be current and `f` its real functions.
+unsafe fn fixed_function_textures(f: &ThermalFns) -> Vec<u32> {
+    let mut out = Vec::new();
+    // SAFETY: our caller's promise; every unit asked is below the fixed-function units'
+    // count, and the active unit is restored.
+    unsafe {
+        let active = f.integer(ACTIVE_TEXTURE) as GLenum;
+        let units = f.integer(MAX_TEXTURE_UNITS).clamp(0, 32) as GLenum;
+        for unit in 0..units {
+            (f.active_texture)(TEXTURE0 + unit);
+            let enabled = |cap| (f.is_enabled)(cap) != 0;
+            if !enabled(TEXTURE_2D)
+                || [TEXTURE_CUBE_MAP, TEXTURE_3D, TEXTURE_RECTANGLE]
+                    .into_iter()
+                    .any(enabled)
+            {
+                continue;
+            }
+            let name = f.integer(TEXTURE_BINDING_2D) as u32;
+            if name != 0 && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        (f.active_texture)(active);
+    }
+    out
 }
 
 /// (location, `kind(type)`) of each element of `program`'s default uniform block whose type

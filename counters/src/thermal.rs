@@ -467,6 +467,7 @@ impl Painter {
     /// neverball lost 0.3-0.6% of its map).
     pub fn set_compatibility(&mut self, compatibility: bool) {
         self.compatibility = compatibility;
+        self.samplers.fixed_function = compatibility;
     }
 
     /// Whether draws putting more than one fragment on a pixel, and every draw weighted on

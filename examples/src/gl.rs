@@ -536,6 +536,8 @@ extern "C" {
     pub fn glGetFloatv(pname: GLenum, data: *mut GLfloat);
     pub fn glRasterPos2f(x: GLfloat, y: GLfloat);
     pub fn glFeedbackBuffer(size: GLsizei, ty: GLenum, buffer: *mut GLfloat);
+    pub fn glTexCoord2f(s: GLfloat, t: GLfloat);
+    pub fn glLoadIdentity();
     pub fn glRenderMode(mode: GLenum) -> GLint;
     pub fn glBitmap(
         width: GLsizei,

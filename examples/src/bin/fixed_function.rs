@@ -12,8 +12,12 @@
 //! `glCallList(list)`, `glRenderMode(GL_RENDER)`, 4 calls and 1 work call more), and prints
 //! `feedback=<values returned>` at exit (`varied=a,b,…` when the frames differ): the values
 //! the driver wrote into the program's buffer, which a profiler running the list again would
-//! double. Always a desktop GL compatibility-profile context (fixed function exists in no
-//! other): `--api` is ignored.
+//! double. `--copy 1`: after its draws (before the feedback pass), each frame copies the
+//! window's 32x32 pixels at (0, 0) into a 32x32 `GL_RGBA8` texture X and draws X with
+//! fixed-function texturing (no program) over the window's top-right 32x32 pixels: a cost
+//! that reaches the screen only through X (15 calls and 2 work calls more; see below).
+//! Always a desktop GL compatibility-profile context (fixed function exists in no other):
+//! `--api` is ignored.
 //!
 //! Matrices, written as rows (GL takes them column by column):
 //!
@@ -101,6 +105,9 @@
 //! - work calls = 6 (the two draws, three glCallList, glClear)
 //! - post-transform vertices: 6 per draw (each quad is two triangles), 30 in all
 //! - fragments: 384 for each of C, D1 and D2 (at the default size)
+//! - with `--copy 1`: 36 calls, 8 work calls; X, 32x32, receives the copy and feeds the
+//!   block (1,024 fragments), the copy's only consumer: all of the frame's painted cost
+//!   reaches the window
 //!
 //! After the last frame (and `--checksum`'s `glReadPixels`) the program calls `glGetError`
 //! once and exits 1 if it is not `GL_NO_ERROR`: a profiler that leaks an error of its own
@@ -115,13 +122,22 @@ const SPEC: Spec = Spec {
     name: "fixed_function",
     about: "fixed-function GL 1.x draws: a client array, a buffer through indices, display lists",
     default_size: (128, 96),
-    flags: &[IntFlag {
-        name: "feedback",
-        value: "0|1",
-        default: 0,
-        min: 0,
-        help: "1: each frame also runs list C in GL_FEEDBACK mode; prints feedback=N at exit",
-    }],
+    flags: &[
+        IntFlag {
+            name: "feedback",
+            value: "0|1",
+            default: 0,
+            min: 0,
+            help: "1: each frame also runs list C in GL_FEEDBACK mode; prints feedback=N at exit",
+        },
+        IntFlag {
+            name: "copy",
+            value: "0|1",
+            default: 0,
+            min: 0,
+            help: "1: each frame copies 32x32 pixels into a texture and draws it textured",
+        },
+    ],
     expected: "\
 per frame: glViewport, glClearColor, glClear, glMatrixMode, glLoadMatrixf P, glMatrixMode,
            glLoadMatrixf MV_A, glColor4f, glVertexPointer, glDrawArrays(GL_TRIANGLES, 0, 6),
@@ -135,7 +151,11 @@ work calls = 6   (the two draws, three glCallList, glClear)
 vertices   = 6 per draw, 30 in all, at P * MV * v (matrices and vertices: see the source)
 fragments  = 384 for each list's quad at the default 128x96
 --feedback 1: + glFeedbackBuffer, glRenderMode(GL_FEEDBACK), glCallList C, glRenderMode(GL_RENDER)
-           per frame (25 calls, 7 work calls); feedback=N at exit, the same N every frame
+           per frame (+4 calls, +1 work call); feedback=N at exit, the same N every frame
+--copy 1   : + glBindTexture X, glCopyTexSubImage2D (32x32 at 0,0 into X), glEnable(GL_TEXTURE_2D),
+           glLoadIdentity, glBegin(GL_QUADS), 4 x (glTexCoord2f, glVertex3f), glEnd, glDisable
+           (+15 calls, +2 work calls: the copy and the block); the block covers the window's
+           x 96..128, y 64..96: 1,024 fragments, sampling X, the copy's only consumer
 after the last frame: glGetError must be GL_NO_ERROR (else exit 1)",
 };
 
@@ -241,6 +261,29 @@ fn main() {
         };
         gfx.check("fixed_function set-up")?;
         let feedback = args.get("feedback") != 0;
+        let copy = args.get("copy") != 0;
+        let mut x = 0;
+        if copy {
+            // SAFETY: as above; `x` has room for one name, and no data is uploaded.
+            unsafe {
+                glGenTextures(1, &mut x);
+                glBindTexture(GL_TEXTURE_2D, x);
+                glTexImage2D(
+                    GL_TEXTURE_2D,
+                    0,
+                    GL_RGBA8 as GLint,
+                    32,
+                    32,
+                    0,
+                    GL_RGBA,
+                    GL_UNSIGNED_BYTE,
+                    std::ptr::null(),
+                );
+                glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST as GLint);
+                glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST as GLint);
+            }
+            gfx.check("fixed_function --copy set-up")?;
+        }
         let mut buffer = vec![0.0f32; 4096];
         let mut returned: Vec<i32> = Vec::new();
 
@@ -272,6 +315,26 @@ fn main() {
             glCallList(list);
             glCallList(moving);
             glCallList(moving);
+            if copy {
+                glBindTexture(GL_TEXTURE_2D, x);
+                glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, 32, 32);
+                glEnable(GL_TEXTURE_2D);
+                glLoadIdentity();
+                // Eye space z = -2 (inside the clip plane), under P: window x 96..128,
+                // y 64..96.
+                glBegin(GL_QUADS);
+                for [s, t, x, y] in [
+                    [0.0, 0.0, 1.0, 1.0 / 3.0],
+                    [1.0, 0.0, 2.0, 1.0 / 3.0],
+                    [1.0, 1.0, 2.0, 1.0],
+                    [0.0, 1.0, 1.0, 1.0],
+                ] {
+                    glTexCoord2f(s, t);
+                    glVertex3f(x, y, -2.0);
+                }
+                glEnd();
+                glDisable(GL_TEXTURE_2D);
+            }
             if feedback {
                 glFeedbackBuffer(buffer.len() as GLsizei, GL_2D, buffer.as_mut_ptr());
                 glRenderMode(GL_FEEDBACK);

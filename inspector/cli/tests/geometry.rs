@@ -685,3 +685,103 @@ fn fixed_function_renders_the_same_and_sees_no_error_with_geometry_and_heat() {
         );
     }
 }
+
+/// Fixed-function texturing reads the textures bound to its enabled units: `fixed_function
+/// --copy 1` copies 32x32 window pixels into texture X and draws X, with no program, over
+/// 32x32 other pixels. The copy's cost reaches the screen through X, whose only consumer
+/// is that block (it was left as "not sampled" while the painter read samplers of programs
+/// only).
+#[test]
+fn fixed_function_texturing_carries_a_copy_to_the_screen() {
+    let dir = scratch("geometry-fixed-function-copy");
+    let exe = example("fixed_function");
+    let session = dir.join("copy.gpuheat");
+    let out = run_gpuheat(&[
+        "run",
+        "--heat",
+        "--skip",
+        "2",
+        "--frames",
+        "3",
+        "-o",
+        session.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+        "--copy",
+        "1",
+        "--frames",
+        "6",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = Session::open(&session).unwrap();
+    assert_eq!(
+        calls_and_work(&s),
+        [(36, 8); 3],
+        "the example's calls with --copy 1"
+    );
+    assert_eq!(s.flow.len(), 3, "a flow per frame");
+    for flow in &s.flow {
+        let f = s.frames.iter().find(|f| f.index == flow.frame).unwrap();
+        let name = |call: u32| {
+            s.functions.functions[f.calls[call as usize].func as usize]
+                .name
+                .as_str()
+        };
+        // X is what the copy wrote: the copy's own target.
+        let copy = flow
+            .draws
+            .iter()
+            .find(|d| name(d.call) == "glCopyTexSubImage2D")
+            .unwrap_or_else(|| panic!("frame {}: {:?}", flow.frame, flow.draws));
+        // The textured block (the frame's last glEnd) samples it.
+        let block = flow
+            .draws
+            .iter()
+            .rfind(|d| name(d.call) == "glEnd")
+            .unwrap_or_else(|| panic!("frame {}: {:?}", flow.frame, flow.draws));
+        assert!(block.call > copy.call, "frame {}", flow.frame);
+        assert_eq!(block.sampled.len(), 1, "frame {}: {block:?}", flow.frame);
+        let x = block.sampled[0];
+        assert!(
+            s.target_heat
+                .iter()
+                .filter(|t| t.frame == flow.frame)
+                .any(|t| t.draws.iter().any(|d| d.call == copy.call)
+                    && t.target.attachments.iter().any(|a| matches!(
+                        a,
+                        gpuheat_session::Attachment::Texture { name, .. } if *name == x
+                    ))),
+            "frame {}: the copy's target is texture {x}",
+            flow.frame
+        );
+    }
+    // The screen's map: the block's 32 x 32 fragments.
+    for m in &s.heat {
+        let f = s.frames.iter().find(|f| f.index == m.frame).unwrap();
+        let blocks: Vec<u64> = m
+            .draws
+            .iter()
+            .filter(|d| {
+                s.functions.functions[f.calls[d.call as usize].func as usize].name == "glEnd"
+            })
+            .map(|d| d.fragments)
+            .collect();
+        assert_eq!(
+            blocks.last(),
+            Some(&1024),
+            "frame {}: {:?}",
+            m.frame,
+            m.draws
+        );
+    }
+    let report = run_gpuheat(&["report", session.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        text.contains("remainders: none"),
+        "the copy's cost reaches the screen:\n{text}"
+    );
+}
