@@ -224,8 +224,8 @@ pub struct Flushed {
 const VS: &str = "out vec2 unused_;\nvoid main() {\n  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);\n  unused_ = p;\n  gl_Position = vec4(p, 0.0, 1.0);\n}\n";
 const FS: &str = "uniform vec2 u_add;\nin vec2 unused_;\nlayout(location = 0) out vec4 o0;\nlayout(location = 1) out vec4 o1;\nvoid main() {\n  o0 = vec4(u_add.x);\n  o1 = vec4(u_add.y);\n}\n";
 
-/// The user clip planes a compatibility profile enables (`GL_CLIP_PLANEi` is
-/// `GL_CLIP_DISTANCEi`; GL 3.0 has at least 8).
+/// The clip distances a program enables, a compatibility profile's user clip planes
+/// (`GL_CLIP_PLANEi` is `GL_CLIP_DISTANCEi`; GL 3.0 has at least 8).
 const CLIP_PLANES: [GLenum; 8] = [
     CLIP_DISTANCE0,
     CLIP_DISTANCE0 + 1,
@@ -477,21 +477,33 @@ impl Painter {
         self.sampled.is_some()
     }
 
-    /// Turns off the compatibility state our passes must not go through (saved by
-    /// [`Painter::save`]).
+    /// Turns off the state of the program's our passes must not go through (saved by
+    /// [`Painter::save`]): on desktop GL the logic op and the clip distances, and in a
+    /// fixed-function context its alpha test and polygon stipple too.
     ///
     /// # Safety
     /// As [`Painter::save`].
     unsafe fn own_passes(&self, f: &ThermalFns) {
+        if !self.gles {
+            // SAFETY: our caller's promise; both exist in every desktop GL 3.0+ profile.
+            unsafe {
+                // Enabled, the logic op turns blending off, even where it has no effect of
+                // its own (our float buffers): each pass would overwrite the map instead of
+                // adding to it (xscreensaver's quasicrystal, XOR-drawn, kept 2% of its map).
+                (f.disable)(COLOR_LOGIC_OP);
+                // Our vertex shader writes no gl_ClipDistance; a program's enabled distances
+                // (and a compatibility profile's user clip planes) would clip our passes.
+                for plane in CLIP_PLANES {
+                    (f.disable)(plane);
+                }
+            }
+        }
         if self.compatibility {
             // SAFETY: our caller's promise; both capabilities exist in a compatibility
             // profile.
             unsafe {
                 (f.disable)(ALPHA_TEST);
                 (f.disable)(POLYGON_STIPPLE);
-                for plane in CLIP_PLANES {
-                    (f.disable)(plane);
-                }
             }
         }
     }
@@ -560,10 +572,11 @@ impl Painter {
         ];
         if !self.gles {
             pieces.push(Piece::PolygonMode);
+            pieces.push(Piece::Enabled(COLOR_LOGIC_OP));
+            pieces.extend(CLIP_PLANES.map(Piece::Enabled));
         }
         if self.compatibility {
             pieces.extend([Piece::Enabled(ALPHA_TEST), Piece::Enabled(POLYGON_STIPPLE)]);
-            pieces.extend(CLIP_PLANES.map(Piece::Enabled));
         }
         pieces.extend([
             Piece::Stencil,

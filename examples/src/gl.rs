@@ -508,6 +508,8 @@ pub const GL_TEXTURE: GLenum = 0x1702;
 pub const GL_TEXTURE_MATRIX: GLenum = 0x0BA8;
 pub const GL_CURRENT_RASTER_POSITION: GLenum = 0x0B07;
 pub const GL_RENDER: GLenum = 0x1C00;
+pub const GL_COLOR_LOGIC_OP: GLenum = 0x0BF2;
+pub const GL_COPY: GLenum = 0x1503;
 pub const GL_FEEDBACK: GLenum = 0x1C01;
 pub const GL_2D: GLenum = 0x0600;
 
@@ -538,6 +540,7 @@ extern "C" {
     pub fn glFeedbackBuffer(size: GLsizei, ty: GLenum, buffer: *mut GLfloat);
     pub fn glTexCoord2f(s: GLfloat, t: GLfloat);
     pub fn glLoadIdentity();
+    pub fn glLogicOp(opcode: GLenum);
     pub fn glRenderMode(mode: GLenum) -> GLint;
     pub fn glBitmap(
         width: GLsizei,

@@ -69,7 +69,10 @@
 //! user clip plane 0 on (`glClipPlane(GL_CLIP_PLANE0, (0, 0, -1, -1))` under the identity
 //! modelview: keeps eye-space z ≤ -1, where every vertex here lies, z from -4 to -1.75; it
 //! clips nothing of the program's, and everything at z = 0, where a profiler's full-screen
-//! passes lie); no program, lighting, texturing or depth test.
+//! passes lie), and the colour logic op on with `GL_COPY` (writes the source unchanged, so
+//! nothing of the program's changes; but an enabled logic op turns blending off, also for a
+//! profiler's additive passes into float buffers); no program, lighting, texturing or depth
+//! test.
 //!
 //! Per-frame call sequence (fixed):
 //!
@@ -257,6 +260,8 @@ fn main() {
             glAlphaFunc(GL_EQUAL, 1.0);
             glClipPlane(GL_CLIP_PLANE0, [0.0, 0.0, -1.0, -1.0].as_ptr());
             glEnable(GL_CLIP_PLANE0);
+            glEnable(GL_COLOR_LOGIC_OP);
+            glLogicOp(GL_COPY);
             (vbo, list, moving)
         };
         gfx.check("fixed_function set-up")?;
