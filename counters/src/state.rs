@@ -43,6 +43,19 @@ impl ThermalFns {
         }
     }
 
+    /// Whether the program's render mode is `GL_SELECT` or `GL_FEEDBACK`: a draw then writes
+    /// hits or feedback into the program's own buffer, not pixels, and a replay would write
+    /// there again (what picking or gl2ps read back), so such draws are not replayed
+    /// ([`NOT_RENDERING`]).
+    ///
+    /// # Safety
+    /// A context with the fixed-function pipeline must be current, outside `glBegin`/`glEnd`,
+    /// with these its functions.
+    pub(crate) unsafe fn not_rendering(&self) -> bool {
+        // SAFETY: our caller's promise; the render mode exists where the pipeline is fixed.
+        unsafe { self.integer(gl::RENDER_MODE) != gl::RENDER as GLint }
+    }
+
     /// Whether the program in use is flagged for deletion: switching away from it would
     /// delete it, and restoring it would then fail, so such draws are not replayed.
     ///
@@ -62,6 +75,12 @@ impl ThermalFns {
         }
     }
 }
+
+/// Why a draw made in selection or feedback render mode is not run again
+/// ([`ThermalFns::not_rendering`]).
+pub(crate) const NOT_RENDERING: &str = "drawn in GL_SELECT or GL_FEEDBACK render mode (no \
+     pixels; run again, it would write into the program's selection or feedback buffer a \
+     second time)";
 
 /// Takes every pending GL error; returns the first.
 ///

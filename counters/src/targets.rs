@@ -411,9 +411,6 @@ pub(crate) struct Samplers {
     programs: HashMap<GLuint, Vec<(GLint, GLenum)>>,
     /// The locations of each program's image uniform elements.
     images: HashMap<GLuint, Vec<GLint>>,
-    /// The context has the fixed-function pipeline: with no program in use, the textures
-    /// its enabled units bind are what a draw samples.
-    pub(crate) fixed_function: bool,
 }
 
 impl Samplers {
@@ -477,15 +474,20 @@ impl Samplers {
     }
 
     /// The textures bound to the units the current program's samplers read, without
-    /// repeats (`Err`: why they could not be read).
+    /// repeats (`Err`: why they could not be read); with no program in use on a context
+    /// with the fixed-function pipeline (`fixed_function`), those its enabled units bind.
     ///
     /// # Safety
     /// A GL 3.0+ / GLES 3.0+ context must be current and `f` its real functions.
-    pub unsafe fn sampled(&mut self, f: &ThermalFns) -> Result<Vec<u32>, String> {
+    pub unsafe fn sampled(
+        &mut self,
+        f: &ThermalFns,
+        fixed_function: bool,
+    ) -> Result<Vec<u32>, String> {
         // SAFETY: our caller's promise; the active texture unit is restored before returning.
         unsafe {
             let program = f.integer(CURRENT_PROGRAM) as GLuint;
-            if program == 0 && self.fixed_function && f.integer(PROGRAM_PIPELINE_BINDING) == 0 {
+            if program == 0 && fixed_function && f.integer(PROGRAM_PIPELINE_BINDING) == 0 {
                 return Ok(fixed_function_textures(f));
             }
             if program == 0 {

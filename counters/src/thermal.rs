@@ -43,7 +43,7 @@ use crate::gl::*;
 use crate::own_gpu::OwnStamps;
 use crate::pool::Pool;
 use crate::readback::{self, Pack, PackFns, Source};
-use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved};
+use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved, NOT_RENDERING};
 use crate::targets::{self, Samplers};
 use crate::weights::{
     self, BoxFns, BoxPass, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights,
@@ -467,7 +467,6 @@ impl Painter {
     /// neverball lost 0.3-0.6% of its map).
     pub fn set_compatibility(&mut self, compatibility: bool) {
         self.compatibility = compatibility;
-        self.samplers.fixed_function = compatibility;
     }
 
     /// Whether draws putting more than one fragment on a pixel, and every draw weighted on
@@ -1067,7 +1066,7 @@ impl Painter {
         // its real functions; the objects bound are our maps, and `saved` restores what is
         // changed.
         unsafe {
-            let (sampled, note) = match self.samplers.sampled(f) {
+            let (sampled, note) = match self.samplers.sampled(f, self.compatibility) {
                 Ok(s) => (s, String::new()),
                 Err(why) => (Vec::new(), why),
             };
@@ -1373,7 +1372,7 @@ impl Painter {
         // GLES 3.0+, `support` checked) and `f` its real functions; the objects bound are our
         // targets or the program's saved bindings, and `saved` restores what is changed.
         unsafe {
-            let (mut sampled, mut note) = match self.samplers.sampled(f) {
+            let (mut sampled, mut note) = match self.samplers.sampled(f, self.compatibility) {
                 Ok(s) => (s, String::new()),
                 Err(why) => (Vec::new(), why),
             };
@@ -1391,12 +1390,9 @@ impl Painter {
                     .to_string();
                 return self.unpainted(call, time_ns, dest.id, sampled, why);
             }
-            if self.compatibility && f.integer(RENDER_MODE) != RENDER as GLint {
-                // The draw wrote hits or feedback into the program's own buffer, not pixels;
-                // a replay would write there again (what picking or gl2ps read back).
+            if self.compatibility && f.not_rendering() {
                 self.skipped_other += 1;
-                let why = "drawn in GL_SELECT or GL_FEEDBACK render mode (no pixels)".to_string();
-                return self.unpainted(call, time_ns, dest.id, sampled, why);
+                return self.unpainted(call, time_ns, dest.id, sampled, NOT_RENDERING.into());
             }
             let saved = self.save(f);
             let (w, h) = (dest.width, dest.height);
@@ -2404,9 +2400,6 @@ impl Painter {
     /// [`Self::flush`]'s work, which it times ([`crate::waits::timed`]).
     unsafe fn flush_timed(&mut self, f: &ThermalFns, context: u64, with_screen: bool) -> Flushed {
         let screen_drawn = self.has_screen_draws();
-        if let Some(w) = &mut self.writes {
-            w.frame_ended();
-        }
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
         // functions.
         let read = (self.unsupported.is_none()).then(|| unsafe {
@@ -2437,6 +2430,9 @@ impl Painter {
         let (budget, other) = (self.skipped_budget, self.skipped_other);
         self.coverage_bytes = 0;
         self.samplers.clear();
+        if let Some(w) = &mut self.writes {
+            w.frame_ended();
+        }
         if with_screen {
             self.frame = None;
             self.skipped_budget = 0;

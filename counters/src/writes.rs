@@ -151,16 +151,12 @@ impl Writes {
         unsafe {
             let mut uses = Uses::default();
             for program in current_programs(f, fns) {
-                let u = match self.programs.get(&program) {
-                    Some(u) => u.clone(),
-                    None => {
-                        let u = program_uses(fns, program);
-                        self.programs.insert(program, u.clone());
-                        u
-                    }
-                };
-                uses.storage.extend(u.storage);
-                uses.atomic.extend(u.atomic);
+                let u = self
+                    .programs
+                    .entry(program)
+                    .or_insert_with(|| program_uses(fns, program));
+                uses.storage.extend(&u.storage);
+                uses.atomic.extend(&u.atomic);
                 uses.images |= u.images;
             }
             if uses.images {

@@ -62,7 +62,7 @@ use gpuheat_session::{
 };
 
 use crate::gl::*;
-use crate::state::{drain_errors, ErrorScope};
+use crate::state::{drain_errors, ErrorScope, NOT_RENDERING};
 
 pub use draw::DrawCall;
 use draw::{plan, Plan};
@@ -369,16 +369,9 @@ impl GeometryCapture {
                     "the program has a query of its own active (a replay would count in it)".into(),
                 );
             }
-            // SAFETY: our caller's promise; the query exists where the pipeline is fixed.
-            if self.fixed_function && unsafe { t.integer(RENDER_MODE) } != RENDER as GLint {
-                return self.missing(
-                    frame,
-                    context,
-                    call,
-                    "drawn in GL_SELECT or GL_FEEDBACK render mode (no pixels; run again, it \
-                     would write into the program's selection or feedback buffer a second time)"
-                        .into(),
-                );
+            // SAFETY: our caller's promise; the pipeline is fixed.
+            if self.fixed_function && unsafe { t.not_rendering() } {
+                return self.missing(frame, context, call, NOT_RENDERING.into());
             }
             // A display list's vertex count is known only by running it (`lists.rs`).
             let plan = if lists::is_list(draw.name) {

@@ -60,8 +60,7 @@ fn kind_of(ty: GLenum) -> Option<Kind> {
 
 /// Image and atomic counter uniforms: a shader can write through them.
 pub(super) fn is_image(ty: GLenum) -> bool {
-    (IMAGE_1D..=UNSIGNED_INT_IMAGE_2D_MULTISAMPLE_ARRAY).contains(&ty)
-        || ty == UNSIGNED_INT_ATOMIC_COUNTER
+    crate::writes::is_image(ty) || ty == UNSIGNED_INT_ATOMIC_COUNTER
 }
 
 /// The indices `0..n` of what `glGetProgramiv(program, pname)` counts (`n`: active uniforms,
