@@ -598,42 +598,28 @@ fn fixed_function_vertices_land_where_their_matrices_say() {
 #[test]
 fn fixed_function_renders_the_same_and_sees_no_error_with_geometry_and_heat() {
     let dir = scratch("geometry-fixed-function-checksum");
-    let exe = example("fixed_function");
     // Each frame also runs a list in GL_FEEDBACK mode: what the driver writes into the
     // program's buffer must not change either.
     let args = ["--frames", "5", "--checksum", "--feedback", "1"];
-    let plain = Command::new(&exe).args(args).output().unwrap();
+    let plain = Command::new(example("fixed_function"))
+        .args(args)
+        .output()
+        .unwrap();
     assert!(plain.status.success(), "{plain:?}");
-    let session = dir.join("ff.gpuheat");
     // The last of the program's 5 frames is captured (the checksum is of it: a replay that
     // moved the program's matrices changes the frames it was captured in), and the program
     // is left to print it.
-    let mut run = vec![
-        "run",
-        "--skip",
-        "2",
-        "--frames",
-        "3",
-        "--keep-running",
-        "--heat",
-        "-o",
-        session.to_str().unwrap(),
-        "--",
-        exe.to_str().unwrap(),
-    ];
-    run.extend_from_slice(&args);
-    let traced = run_gpuheat(&run);
+    let (session, traced) = capture_with_output(
+        &dir,
+        "fixed_function",
+        &["--skip", "2", "--frames", "3", "--keep-running", "--heat"],
+        &args,
+    );
     let stderr = String::from_utf8_lossy(&traced.stderr);
-    assert!(traced.status.success(), "{stderr}");
     // The program checks glGetError after its frames and says so on stderr when it is set.
     assert!(!stderr.contains("GL error"), "{stderr}");
     assert_eq!(checksum(&traced.stdout), checksum(&plain.stdout));
-    let feedback = |out: &[u8]| {
-        String::from_utf8_lossy(out)
-            .lines()
-            .find(|l| l.starts_with("feedback=") || l.starts_with("varied="))
-            .map(str::to_string)
-    };
+    let feedback = |out: &[u8]| result_line(out, "feedback");
     let expected = feedback(&plain.stdout);
     assert!(
         expected.as_deref().is_some_and(|l| l != "feedback=0"),
@@ -694,28 +680,11 @@ fn fixed_function_renders_the_same_and_sees_no_error_with_geometry_and_heat() {
 #[test]
 fn fixed_function_texturing_carries_a_copy_to_the_screen() {
     let dir = scratch("geometry-fixed-function-copy");
-    let exe = example("fixed_function");
-    let session = dir.join("copy.gpuheat");
-    let out = run_gpuheat(&[
-        "run",
-        "--heat",
-        "--skip",
-        "2",
-        "--frames",
-        "3",
-        "-o",
-        session.to_str().unwrap(),
-        "--",
-        exe.to_str().unwrap(),
-        "--copy",
-        "1",
-        "--frames",
-        "6",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let session = capture(
+        &dir,
+        "fixed_function",
+        &["--heat", "--skip", "2", "--frames", "3"],
+        &["--copy", "1", "--frames", "6"],
     );
     let s = Session::open(&session).unwrap();
     assert_eq!(

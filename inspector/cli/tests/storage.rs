@@ -16,38 +16,19 @@ const FRAGMENTS: u64 = (W / 2) * (H / 2);
 
 /// The program's own line of counts, printed at exit.
 fn counts(stdout: &[u8]) -> Option<String> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .find(|l| l.starts_with("storage=") || l.starts_with("varied="))
-        .map(str::to_string)
+    result_line(stdout, "storage")
 }
 
 /// Captures `storage_writes` with heat (its last frames, which it counts), on `api`.
 fn heat_capture(dir: &std::path::Path, api: &str, image: bool) -> (String, Session) {
-    let exe = example("storage_writes");
-    let session = dir.join(format!("{api}-{image}.gpuheat"));
     let image = if image { "1" } else { "0" };
-    let out = run_gpuheat(&[
-        "run",
-        "--heat",
-        "--skip",
-        "2",
-        "--frames",
-        "3",
-        "--keep-running",
-        "-o",
-        session.to_str().unwrap(),
-        "--",
-        exe.to_str().unwrap(),
-        "--api",
-        api,
-        "--frames",
-        "6",
-        "--image",
-        image,
-    ]);
+    let (session, out) = capture_with_output(
+        dir,
+        "storage_writes",
+        &["--heat", "--skip", "2", "--frames", "3", "--keep-running"],
+        &["--api", api, "--frames", "6", "--image", image],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{api}: {stderr}");
     let line = counts(&out.stdout).unwrap_or_else(|| panic!("{api}: no counts: {stderr}"));
     (line, Session::open(&session).unwrap())
 }

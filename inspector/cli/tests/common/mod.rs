@@ -77,6 +77,16 @@ pub fn run_gpuheat(args: &[&str]) -> Output {
 
 /// `gpuheat run` an example and return the session path; panics with stderr on failure.
 pub fn capture(dir: &Path, name: &str, gpuheat_args: &[&str], example_args: &[&str]) -> PathBuf {
+    capture_with_output(dir, name, gpuheat_args, example_args).0
+}
+
+/// [`capture`], with the run's output (with `--keep-running`, what the example printed).
+pub fn capture_with_output(
+    dir: &Path,
+    name: &str,
+    gpuheat_args: &[&str],
+    example_args: &[&str],
+) -> (PathBuf, Output) {
     let session = dir.join(format!("{name}.gpuheat"));
     let exe = example(name);
     let mut args: Vec<&str> = vec!["run", "-o", session.to_str().unwrap()];
@@ -90,7 +100,17 @@ pub fn capture(dir: &Path, name: &str, gpuheat_args: &[&str], example_args: &[&s
         "gpuheat {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    session
+    (session, out)
+}
+
+/// The line an example prints at exit for `key` (`key=…`), or its `varied=…` line when its
+/// frames disagreed.
+pub fn result_line(stdout: &[u8], key: &str) -> Option<String> {
+    let prefix = format!("{key}=");
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .find(|l| l.starts_with(&prefix) || l.starts_with("varied="))
+        .map(str::to_string)
 }
 
 /// The `checksum=` line an example prints with `--checksum`.
