@@ -91,6 +91,10 @@ const NAMES: &[&str] = &[
     "MAX_SHADER_STORAGE_BUFFER_BINDINGS",
     "MAX_FRAGMENT_SHADER_STORAGE_BLOCKS",
     "BUFFER_UPDATE_BARRIER_BIT",
+    // The deferred tally's buffer: the GPU writes it, the flush reads it (`tally.rs`); the
+    // largest storage block a shader may address.
+    "DYNAMIC_READ",
+    "MAX_SHADER_STORAGE_BLOCK_SIZE",
     // What a replayed draw's shaders could write, copied aside and back (`writes.rs`).
     "ATOMIC_COUNTER_BUFFER",
     "ATOMIC_COUNTER_BUFFER_BINDING",

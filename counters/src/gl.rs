@@ -407,6 +407,14 @@ gl_group! {
             get_buffer_parameteri64v: c"glGetBufferParameteri64v" = fn(GLenum, GLenum, *mut i64);
             /// `glGetProgramPipelineiv` (GL 4.1, GLES 3.1): a separable pipeline's programs.
             get_program_pipelineiv: c"glGetProgramPipelineiv" = fn(GLuint, GLenum, *mut GLint);
+            /// The tally of GLES draws timed deferred ([`crate::tally`]): `glBufferSubData`,
+            /// which empties it at a frame's first draw.
+            buffer_sub_data_t: c"glBufferSubData" = fn(GLenum, GLsizeiptr, GLsizeiptr, *const c_void);
+            /// `glGetQueryObjectui64vEXT` (`GL_EXT_disjoint_timer_query`): the tallied draws'
+            /// timestamps, read at the flush.
+            get_query_objectui64v_ext_t: c"glGetQueryObjectui64vEXT" = fn(GLuint, GLenum, *mut u64);
+            /// `glGetQueryivEXT`: the timestamp counter's width.
+            get_queryiv_ext_t: c"glGetQueryivEXT" = fn(GLenum, GLenum, *mut GLint);
         }
     }
 }

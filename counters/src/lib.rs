@@ -22,6 +22,9 @@
 //!   pixel-pack buffer and fetched with one wait where the context allows it.
 //! - [`weights`]: heat weighted on the GPU for draws timed deferred (`T/N` from a buffer the
 //!   GPU writes the queries' results into).
+//! - `tally` (internal): heat of GLES draws timed deferred, whose `T/N` the GPU cannot
+//!   compute (no query buffer objects): their counts appended on the GPU as records, read
+//!   once at the flush and weighed on the CPU.
 //! - [`writes`]: the storage and atomic counter buffers a replayed draw's shaders
 //!   could write, copied aside before heat's replay and back after it.
 //! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.
@@ -51,6 +54,7 @@ pub mod pool;
 mod readback;
 pub mod stages;
 mod state;
+pub mod tally;
 mod targets;
 pub mod thermal;
 pub mod vulkan;

@@ -44,6 +44,7 @@ use crate::own_gpu::OwnStamps;
 use crate::pool::Pool;
 use crate::readback::{self, Pack, PackFns, Source};
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved, NOT_RENDERING};
+use crate::tally::{self, Carried, Tallied, Tally, TallyFns, TallyProgram, TargetMaps};
 use crate::targets::{self, Samplers};
 use crate::weights::{
     self, BoxFns, BoxPass, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights,
@@ -283,6 +284,13 @@ pub struct Painter {
     group: Option<Group>,
     /// Draws timed deferred may be weighted on the GPU here ([`Painter::set_weighting`]).
     weighting: bool,
+    /// Draws timed deferred may be tallied here ([`Painter::set_tallying`]).
+    tallying: bool,
+    /// The tally of draws timed deferred, made on the first ([`crate::tally`]).
+    tally: Option<Tally>,
+    /// What tallied draws add to a target a flush did not read (the screen, in a flush on a
+    /// switch away from the context), for the flush that reads it.
+    carried: Vec<Carried>,
     /// The work stencil may be a sampled texture ([`Painter::set_stencil_sampling`]).
     stencil_sampling: bool,
     /// The weighting pass finds each deferred draw's box ([`Painter::set_gpu_boxes`]).
@@ -372,6 +380,17 @@ fn crop(counts: &[u8], w: u32, bbox: [u32; 4]) -> Vec<u8> {
     out
 }
 
+/// How a painted draw timed deferred gets its weight.
+#[derive(Clone, Copy)]
+enum Deferral {
+    /// Timed isolated: its time is known.
+    None,
+    /// Weighted on the GPU from its slot, `N` counted by the samples query.
+    Slot(Slot, GLuint),
+    /// Tallied ([`crate::tally`]), with its timestamp pair (before, after).
+    Tally([GLuint; 2]),
+}
+
 /// Where a draw goes, decided before it is painted.
 #[derive(Clone, Copy)]
 struct Destination {
@@ -419,6 +438,9 @@ impl Painter {
             group: None,
             compatibility: false,
             weighting: false,
+            tallying: false,
+            tally: None,
+            carried: Vec::new(),
             stencil_sampling: false,
             gpu_boxes: false,
             writes: None,
@@ -434,6 +456,26 @@ impl Painter {
     /// ([`weights::gpu_weighting`]): draws timed deferred are painted there.
     pub fn set_weighting(&mut self, weighting: bool) {
         self.weighting = weighting;
+    }
+
+    /// Tells the painter its context can tally draws timed deferred ([`tally::supported`]):
+    /// where they are not weighted on the GPU, their counts are appended to a buffer the
+    /// flush reads once and weighs on the CPU. Call before the first paint.
+    pub fn set_tallying(&mut self, tallying: bool) {
+        self.tallying = tallying;
+    }
+
+    /// Whether this painter can paint draws timed deferred (weighted on the GPU, or tallied):
+    /// elsewhere, and once a frame needed more than the tally may hold, heat needs each draw's
+    /// time when it is painted.
+    pub fn defers(&self) -> bool {
+        self.weighting
+            || (self.tallying
+                && self.stencil_sampling
+                && !self
+                    .tally
+                    .as_ref()
+                    .is_some_and(|t| t.exhausted() || t.full()))
     }
 
     /// Tells the painter its context can sample a stencil texture
@@ -625,11 +667,14 @@ impl Painter {
         unsafe {
             self.placed(f, frame, call, time_ns, "call", |p| {
                 let slot = match weight {
-                    Weight::Known(_) | Weight::Unreached(_) => None,
+                    Weight::Known(_) | Weight::Unreached(_) => Deferral::None,
+                    Weight::Deferred(before, after) if !p.weighting && p.tallying => {
+                        Deferral::Tally([before, after])
+                    }
                     Weight::Deferred(before, after) => match p.take_slot(f, before, after) {
                         Ok(s) => {
                             p.deferred.insert(call, s.0);
-                            Some(s)
+                            Deferral::Slot(s.0, s.1)
                         }
                         Err(why) => {
                             p.list(0, call, 0);
@@ -1362,7 +1407,7 @@ impl Painter {
         f: &ThermalFns,
         call: u32,
         time_ns: u64,
-        slot: Option<(Slot, GLuint)>,
+        slot: Deferral,
         unreached: bool,
         program_query: bool,
         drawn_this_frame: &dyn Fn(u32) -> bool,
@@ -1445,7 +1490,11 @@ impl Painter {
             }
             // Weighted on the GPU, `N` is the replay's samples passed, written into the slot.
             let fns = self.weights.as_ref().map(|w| w.fns);
-            let samples = slot.zip(fns);
+            let (samples, tallied) = match slot {
+                Deferral::None => (None, None),
+                Deferral::Slot(s, query) => (Some((s, query)).zip(fns), None),
+                Deferral::Tally(stamps) => (None, Some(stamps)),
+            };
             if let Some(((_, query), fns)) = samples {
                 (fns.begin_query)(SAMPLES_PASSED, query);
             }
@@ -1496,6 +1545,30 @@ impl Painter {
                         }
                     }
                     (counts, n, bbox)
+                }
+                None if tallied.is_some() => {
+                    // Counts are read back only for a consumer's coverage (the flow's).
+                    let counts = if keeps_coverage {
+                        self.our_passes_and_counts(f, counting, uniform, program, vao, w, h)
+                    } else {
+                        Vec::new()
+                    };
+                    let bbox = if counts.is_empty() {
+                        [0, 0, w, h]
+                    } else {
+                        total_and_box(&counts, w).1
+                    };
+                    let draw = Tallied {
+                        call,
+                        target: dest.id,
+                        width: w,
+                        stamps: tallied.expect("tallied"),
+                    };
+                    if let Err(why) = self.tally_pass(f, draw, h, plain, vao) {
+                        self.list(0, call, time_ns);
+                        return self.fail(why);
+                    }
+                    (counts, FRAGMENTS_PENDING, bbox)
                 }
                 None => {
                     let counts =
@@ -1627,7 +1700,7 @@ impl Painter {
                     return self.sampled_pass(f, plain, bbox, s.weighted, s.unit);
                 };
                 (b.fns.uniform1ui)(b.slot, slot.index);
-                return b.fns.with_buffer(f, b.binding, buffer, || {
+                return b.fns.storage.with_buffer(f, b.binding, buffer, || {
                     self.sampled_pass(f, plain, bbox, s.weighted, s.unit)
                 });
             }
@@ -1641,25 +1714,136 @@ impl Painter {
         }
     }
 
+    /// Appends `draw`'s counts (the work stencil, `draw.width`×`h`) to the tally, the tally
+    /// made on the first such draw; `plain`: the target's maps without the stencil, drawn
+    /// into with colour writes off (the pass writes only our buffer).
+    ///
+    /// # Safety
+    /// As [`Painter::add_weighted`], the program's state saved.
+    unsafe fn tally_pass(
+        &mut self,
+        f: &ThermalFns,
+        draw: Tallied,
+        h: u32,
+        plain: GLuint,
+        vao: GLuint,
+    ) -> Result<(), String> {
+        let work = self.work.as_ref().expect("work");
+        let (Some(fns), Some(sampled)) = (work.sampled, self.sampled) else {
+            return Err(
+                "a draw timed deferred reached a painter whose work stencil is not \
+                        sampled: the tally cannot read its counts"
+                    .into(),
+            );
+        };
+        let (texture, w) = (work.rbs[0], draw.width);
+        // SAFETY: our caller's promise; the program, texture, buffer and framebuffer are ours.
+        unsafe {
+            if self.tally.is_none() {
+                let hint = 4 * u64::from(work.width) * u64::from(work.height);
+                self.tally = Some(self.build_tally(f, hint)?);
+            }
+            let tally = self.tally.as_mut().expect("tally");
+            let index = tally.take(draw)?;
+            let program = tally.program;
+            self.our_pass_state(f, program.program, vao, w, h);
+            into_box(f, plain, [0, 0, w, h]);
+            (f.disable)(STENCIL_TEST);
+            (f.color_mask)(0, 0, 0, 0);
+            (fns.uniform1i)(program.count, sampled.unit as GLint);
+            let tally = self.tally.as_ref().expect("tally");
+            fns.with_texture(f, sampled.unit, texture, || {
+                tally.pass(f, index, w, || (f.draw_arrays)(TRIANGLES, 0, 3));
+            });
+        }
+        Ok(())
+    }
+
+    /// Builds the tally's program ([`tally::tally_fs`], on the context's last storage buffer
+    /// binding) and buffer (room for `hint` records at least).
+    ///
+    /// # Safety
+    /// As [`Painter::build_program`].
+    unsafe fn build_tally(&self, f: &ThermalFns, hint: u64) -> Result<Tally, String> {
+        let fns = TallyFns::of(f)?;
+        // SAFETY: our caller's promise; the uniform names are NUL-terminated, the storage
+        // buffer binding changed by the allocation is put back.
+        unsafe {
+            let bindings = f.integer(MAX_SHADER_STORAGE_BUFFER_BINDINGS);
+            if bindings < 1 {
+                return Err("no storage buffer binding for the deferred tally".into());
+            }
+            let binding = bindings as u32 - 1;
+            let fs = tally::tally_fs(binding);
+            let (program, _) = self.build_with(f, tally::HEADER, VS, &fs)?;
+            let at = |name: &std::ffi::CStr| (f.get_uniform_location)(program, name.as_ptr());
+            let program = TallyProgram {
+                program,
+                count: at(c"u_count"),
+                draw: at(c"u_draw"),
+                width: at(c"u_width"),
+            };
+            if program.count < 0 || program.draw < 0 || program.width < 0 {
+                return Err("the deferred tally's program lacks a uniform".into());
+            }
+            // Read as a GLint: clamped to 2 GiB where larger, which is plenty.
+            let block = f.integer(MAX_SHADER_STORAGE_BLOCK_SIZE).max(0) as u64;
+            let _binding = Saved::take(f, &[storage_binding(f)]);
+            Ok(Tally::new(f, fns, program, binding, hint, block))
+        }
+    }
+
     /// Gives each draw of the frame timed deferred its time, and its fragments and box when
     /// weighted on the GPU, from its slot (`read`: what the flush read of the slots, see
     /// [`Weights::sources`]).
     fn fill_deferred(&mut self, read: &[Vec<weights::SlotValues>]) {
         let deferred = std::mem::take(&mut self.deferred);
-        if deferred.is_empty() {
+        let values = deferred
+            .into_iter()
+            .filter_map(|(call, slot)| {
+                let v = read
+                    .get(slot.buffer)
+                    .and_then(|b| b.get(slot.index as usize))?;
+                Some((call, *v))
+            })
+            .collect();
+        self.fill(values);
+    }
+
+    /// Gives each tallied draw of the frame its time, fragments and box, from the tally's
+    /// read ([`tally::weigh`]); one that lost records (`why`) is listed unpainted.
+    fn fill_tallied(&mut self, weighed: &[tally::Weighed], why: &str) {
+        for d in weighed.iter().filter(|d| !d.complete) {
+            if let Some(flow) = self.flow.iter_mut().find(|fl| fl.call == d.call) {
+                flow.coverage.clear();
+                flow.note = format!("not painted: {why}");
+            }
+        }
+        let values = weighed
+            .iter()
+            .map(|d| {
+                let v = weights::SlotValues {
+                    time_ns: d.time_ns,
+                    fragments: d.fragments,
+                    bbox: (d.fragments > 0).then_some(d.bbox),
+                };
+                (d.call, v)
+            })
+            .collect();
+        self.fill(values);
+    }
+
+    /// Gives each listed draw in `values` (by call) its time, and its fragments and box
+    /// where they were pending; a box found this way replaces the target's in the flow too.
+    fn fill(&mut self, values: HashMap<u32, weights::SlotValues>) {
+        if values.is_empty() {
             return;
         }
         // Boxes found on the GPU, for the flow too.
         let mut found = HashMap::new();
         for list in self.draws.values_mut() {
             for d in list.iter_mut() {
-                let Some(slot) = deferred.get(&d.call) else {
-                    continue;
-                };
-                let Some(v) = read
-                    .get(slot.buffer)
-                    .and_then(|b| b.get(slot.index as usize))
-                else {
+                let Some(v) = values.get(&d.call) else {
                     continue;
                 };
                 d.time_ns = v.time_ns;
@@ -2420,6 +2604,7 @@ impl Painter {
         });
         if let Some((r, _)) = &read {
             self.fill_deferred(&r.slots);
+            self.fill_tallied(&r.tallied.0, &r.tallied.1);
         }
         let frame = self.frame.unwrap_or(0);
         let mut draws = std::mem::take(&mut self.draws);
@@ -2631,7 +2816,7 @@ impl Painter {
                 None => Vec::new(),
             };
             let mut next = slot_reads;
-            let targets = targets
+            let mut targets: Vec<(u32, Vec<f32>, Vec<u32>)> = targets
                 .into_iter()
                 .map(|(id, size, _)| {
                     let maps = take_maps(f, &mut read, next, size, channels, &mut failed);
@@ -2639,7 +2824,7 @@ impl Painter {
                     (id, maps.0, maps.1)
                 })
                 .collect();
-            let screen = screen.map(|s| {
+            let mut screen = screen.map(|s| {
                 s.map(|(size, sized)| {
                     // An unreadable colour buffer leaves the map without its picture.
                     let colour = read.len(next).map_or_else(Vec::new, |len| {
@@ -2655,8 +2840,63 @@ impl Painter {
                     (size, colour, heat, overdraw)
                 })
             });
+            // The tally's records join the maps just read (a read above waited for the frame
+            // where there was one).
+            let mut tallied = (Vec::new(), String::new());
+            let reading = match self.tally.as_mut().filter(|t| !t.is_empty()) {
+                Some(t) => {
+                    let _bindings = Saved::take(
+                        f,
+                        &[
+                            storage_binding(f),
+                            Piece::Binding {
+                                query: COPY_READ_BUFFER_BINDING,
+                                target: COPY_READ_BUFFER,
+                                bind: f.bind_buffer,
+                            },
+                        ],
+                    );
+                    Some(t.read(f, !sources.is_empty()))
+                }
+                None => None,
+            };
+            let mut maps: Vec<TargetMaps<'_>> = targets
+                .iter_mut()
+                .filter_map(|(id, heat, overdraw)| {
+                    let width = self.accums.get(id)?.width;
+                    Some(TargetMaps {
+                        target: *id,
+                        width,
+                        heat,
+                        overdraw,
+                    })
+                })
+                .collect();
+            if let Some(Ok((size, _, heat, overdraw))) = screen.as_mut() {
+                maps.push(TargetMaps {
+                    target: 0,
+                    width: size[0],
+                    heat,
+                    overdraw,
+                });
+            }
+            Carried::add_into(&mut self.carried, &mut maps);
+            match reading {
+                Some(Ok(r)) => {
+                    r.add_into(&mut maps, &mut self.carried);
+                    tallied = (r.draws, r.incomplete);
+                }
+                Some(Err(why)) => self.fail(why),
+                None => {}
+            }
+            drop(maps);
+            if with_screen {
+                // The screen was read (or its map is missing): nothing is carried further.
+                self.carried.clear();
+            }
             ReadBack {
                 slots,
+                tallied,
                 targets,
                 screen,
                 failed,
@@ -2693,6 +2933,9 @@ type ScreenRead = ([u32; 2], Vec<u8>, Vec<f32>, Vec<u32>);
 struct ReadBack {
     /// Each slot buffer's values, when draws were weighted on the GPU.
     slots: Vec<Vec<weights::SlotValues>>,
+    /// The tallied draws, weighed ([`crate::tally`]), and why those not complete lost
+    /// records.
+    tallied: (Vec<tally::Weighed>, String),
     /// Each offscreen target read: id, heat, overdraw.
     targets: Vec<(u32, Vec<f32>, Vec<u32>)>,
     /// The screen, when asked for: its size, colour (empty when unreadable), heat and
@@ -2730,6 +2973,15 @@ unsafe fn take_maps(
             *failed = true;
             (vec![0.0; n], vec![0; n])
         }
+    }
+}
+
+/// The generic storage buffer binding, which the tally's allocation and passes change.
+fn storage_binding(f: &ThermalFns) -> Piece {
+    Piece::Binding {
+        query: SHADER_STORAGE_BUFFER_BINDING,
+        target: SHADER_STORAGE_BUFFER,
+        bind: f.bind_buffer,
     }
 }
 

@@ -201,57 +201,34 @@ const BOX_BYTES: usize = 16;
 /// An empty box, as the boxes are cleared: the atomics lower x0, y0 and raise x1, y1.
 const EMPTY_BOX: [u32; 4] = [u32::MAX, u32::MAX, 0, 0];
 
-/// The entry points of finding boxes on the GPU ([`box_on_gpu`]), all required.
+/// The entry points that bind a buffer of ours to a storage buffer binding for one pass and
+/// put the program's binding back (GL 4.3, GLES 3.1), all required.
 #[derive(Clone, Copy)]
-pub(crate) struct BoxFns {
+pub(crate) struct StorageBinding {
     pub bind_buffer_base: unsafe extern "system" fn(GLenum, GLuint, GLuint),
     pub bind_buffer_range:
         unsafe extern "system" fn(GLenum, GLuint, GLuint, GLsizeiptr, GLsizeiptr),
     pub get_integeri_v: unsafe extern "system" fn(GLenum, GLuint, *mut GLint),
     pub get_integer64i_v: unsafe extern "system" fn(GLenum, GLuint, *mut i64),
-    pub clear_buffer_data: unsafe extern "system" fn(GLenum, GLenum, GLenum, GLenum, *const c_void),
-    pub memory_barrier: unsafe extern "system" fn(GLenum),
-    pub uniform1ui: unsafe extern "system" fn(GLint, GLuint),
 }
 
-impl BoxFns {
-    /// The box entry points of `f`, or `None` when one is missing.
-    pub fn of(f: &ThermalFns) -> Option<BoxFns> {
-        Some(BoxFns {
+impl StorageBinding {
+    /// The binding entry points of `f`, or `None` when one is missing.
+    pub fn of(f: &ThermalFns) -> Option<StorageBinding> {
+        Some(StorageBinding {
             bind_buffer_base: f.bind_buffer_base?,
             bind_buffer_range: f.bind_buffer_range?,
             get_integeri_v: f.get_integeri_v?,
             get_integer64i_v: f.get_integer64i_v?,
-            clear_buffer_data: f.clear_buffer_data?,
-            memory_barrier: f.memory_barrier?,
-            uniform1ui: f.uniform1ui?,
         })
-    }
-
-    /// Empties every box of `buffer` (bound to `GL_ARRAY_BUFFER`), on the GPU.
-    ///
-    /// # Safety
-    /// A GL 4.3 context must be current, `buffer` ours and bound to `GL_ARRAY_BUFFER` (the
-    /// caller saved that binding).
-    unsafe fn clear(&self) {
-        // SAFETY: our caller's promise; the data is one RGBA32UI texel.
-        unsafe {
-            (self.clear_buffer_data)(
-                ARRAY_BUFFER,
-                RGBA32UI,
-                RGBA_INTEGER,
-                UNSIGNED_INT,
-                EMPTY_BOX.as_ptr().cast(),
-            );
-        }
     }
 
     /// Runs `pass` with `buffer` bound to storage buffer `binding`, then puts the program's
     /// binding there (whole or a range) and its `GL_SHADER_STORAGE_BUFFER` binding back.
     ///
     /// # Safety
-    /// A GL 4.3 context must be current and `f` its real functions; `binding` below
-    /// `GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS`, `buffer` ours.
+    /// A GL 4.3 or GLES 3.1 context must be current and `f` its real functions; `binding`
+    /// below `GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS`, `buffer` ours.
     pub unsafe fn with_buffer(
         &self,
         f: &ThermalFns,
@@ -281,6 +258,45 @@ impl BoxFns {
                 (self.bind_buffer_base)(SHADER_STORAGE_BUFFER, binding, name as GLuint);
             }
             (f.bind_buffer)(SHADER_STORAGE_BUFFER, generic);
+        }
+    }
+}
+
+/// The entry points of finding boxes on the GPU ([`gpu_boxes`]), all required.
+#[derive(Clone, Copy)]
+pub(crate) struct BoxFns {
+    pub storage: StorageBinding,
+    pub clear_buffer_data: unsafe extern "system" fn(GLenum, GLenum, GLenum, GLenum, *const c_void),
+    pub memory_barrier: unsafe extern "system" fn(GLenum),
+    pub uniform1ui: unsafe extern "system" fn(GLint, GLuint),
+}
+
+impl BoxFns {
+    /// The box entry points of `f`, or `None` when one is missing.
+    pub fn of(f: &ThermalFns) -> Option<BoxFns> {
+        Some(BoxFns {
+            storage: StorageBinding::of(f)?,
+            clear_buffer_data: f.clear_buffer_data?,
+            memory_barrier: f.memory_barrier?,
+            uniform1ui: f.uniform1ui?,
+        })
+    }
+
+    /// Empties every box of `buffer` (bound to `GL_ARRAY_BUFFER`), on the GPU.
+    ///
+    /// # Safety
+    /// A GL 4.3 context must be current, `buffer` ours and bound to `GL_ARRAY_BUFFER` (the
+    /// caller saved that binding).
+    unsafe fn clear(&self) {
+        // SAFETY: our caller's promise; the data is one RGBA32UI texel.
+        unsafe {
+            (self.clear_buffer_data)(
+                ARRAY_BUFFER,
+                RGBA32UI,
+                RGBA_INTEGER,
+                UNSIGNED_INT,
+                EMPTY_BOX.as_ptr().cast(),
+            );
         }
     }
 }

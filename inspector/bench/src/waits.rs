@@ -1,7 +1,8 @@
 //! How often the agent makes the program wait for the GPU per captured frame (its own
 //! `glFinish`, read-backs and query reads: the session's `AGNT` records), per capture mode,
 //! at several draw counts of `many_draws --api gl` (2 triangles a draw, 256×256; desktop GL,
-//! where heat of deferred draws is weighted on the GPU), with each mode's
+//! where heat of deferred draws is weighted on the GPU) and, for heat, of `many_draws --api
+//! gles` (GLES, where they are tallied and weighed at the frame's end), with each mode's
 //! captured frame against the uncaptured one (`many_draws --timing` in both: the program
 //! finishes its frame before the swap, so a frame's time is its work's, same run). Issue 25's
 //! target: at most 2 per context per frame whatever the draw count; on a real GPU each wait
@@ -20,35 +21,57 @@ use std::time::Duration;
 use crate::programs::run_bounded;
 use crate::table::median;
 
-/// The capture modes measured, as the row names them, with their `gpuheat run` flags and
-/// geometry budget.
-const MODES: [(&str, &[&str], &str); 7] = [
-    ("timeline", &["--mode", "timeline"], "0"),
-    ("full", &["--mode", "full", "--timing", "isolated"], "0"),
+/// The capture modes measured, as the row names them, with their `gpuheat run` flags,
+/// geometry budget and the program's API.
+const MODES: [(&str, &[&str], &str, &str); 9] = [
+    ("timeline", &["--mode", "timeline"], "0", "gl"),
+    (
+        "full",
+        &["--mode", "full", "--timing", "isolated"],
+        "0",
+        "gl",
+    ),
     (
         "full, deferred",
         &["--mode", "full", "--timing", "deferred"],
         "0",
+        "gl",
     ),
     (
         "full + heat",
         &["--mode", "full", "--heat", "--timing", "isolated"],
         "0",
+        "gl",
     ),
     (
         "full + heat, deferred",
         &["--mode", "full", "--heat", "--timing", "deferred"],
         "0",
+        "gl",
+    ),
+    (
+        "full + heat, GLES",
+        &["--mode", "full", "--heat", "--timing", "isolated"],
+        "0",
+        "gles",
+    ),
+    (
+        "full + heat, deferred, GLES",
+        &["--mode", "full", "--heat", "--timing", "deferred"],
+        "0",
+        "gles",
     ),
     (
         "full + geometry",
         &["--mode", "full", "--timing", "isolated"],
         "4194304",
+        "gl",
     ),
     (
         "full + geometry, deferred",
         &["--mode", "full", "--timing", "deferred"],
         "4194304",
+        "gl",
     ),
 ];
 
@@ -58,6 +81,8 @@ const FRAMES: u32 = 4;
 /// One mode's waits per frame at each draw count.
 pub struct WaitsRow {
     pub mode: &'static str,
+    /// The program's API (`many_draws --api`).
+    pub api: &'static str,
     /// (draws, median waits per captured frame, frames counted).
     pub waits: Vec<(u32, f64, usize)>,
     /// Median captured frame (ms, swap to swap) at each draw count, in the order of `waits`.
@@ -66,10 +91,11 @@ pub struct WaitsRow {
     pub agent_ms: Vec<f64>,
 }
 
-/// The uncaptured frame of `many_draws` at each draw count (ms, its own `frame_ms=`), and the
-/// modes' rows.
+/// The uncaptured frame of `many_draws` at each draw count (ms, its own `frame_ms=`), on GL and
+/// on GLES, and the modes' rows.
 pub struct Waits {
     pub uncaptured_ms: Vec<(u32, f64)>,
+    pub uncaptured_gles_ms: Vec<(u32, f64)>,
     pub rows: Vec<WaitsRow>,
 }
 
@@ -88,36 +114,17 @@ pub fn measure(
     draws: &[u32],
     limit: Duration,
 ) -> Result<Waits> {
-    let uncaptured_ms = draws
-        .iter()
-        .map(|&n| {
-            let mut cmd = Command::new(many_draws);
-            cmd.args([
-                "--api",
-                "gl",
-                "--draws",
-                &n.to_string(),
-                "--tris",
-                "2",
-                "--timing",
-                "--frames",
-            ])
-            .arg((FRAMES + 2).to_string());
-            let out = run_bounded(cmd, limit)?;
-            let ms = out
-                .stdout
-                .lines()
-                .find_map(|l| l.strip_prefix("frame_ms="))
-                .and_then(|v| v.trim().parse::<f64>().ok());
-            match ms {
-                Some(ms) if out.status.success() => Ok((n, ms)),
-                _ => bail!("many_draws --draws {n} --timing: no frame_ms= line"),
-            }
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let uncaptured = |api: &str| {
+        draws
+            .iter()
+            .map(|&n| uncaptured_frame(many_draws, api, n, limit))
+            .collect::<Result<Vec<_>>>()
+    };
+    let uncaptured_ms = uncaptured("gl")?;
+    let uncaptured_gles_ms = uncaptured("gles")?;
     let rows = MODES
         .iter()
-        .map(|&(mode, flags, budget)| {
+        .map(|&(mode, flags, budget, api)| {
             let waits = draws
                 .iter()
                 .map(|&n| {
@@ -133,7 +140,7 @@ pub fn measure(
                         .arg(FRAMES.to_string())
                         .arg("--")
                         .arg(many_draws)
-                        .args(["--api", "gl", "--draws", &n.to_string(), "--tris", "2"])
+                        .args(["--api", api, "--draws", &n.to_string(), "--tris", "2"])
                         .arg("--timing")
                         .arg("--frames")
                         .arg((FRAMES + 2).to_string());
@@ -177,6 +184,7 @@ pub fn measure(
             let (frame_ms, agent_ms) = times.into_iter().unzip();
             Ok(WaitsRow {
                 mode,
+                api,
                 waits,
                 frame_ms,
                 agent_ms,
@@ -185,8 +193,27 @@ pub fn measure(
         .collect::<Result<Vec<_>>>()?;
     Ok(Waits {
         uncaptured_ms,
+        uncaptured_gles_ms,
         rows,
     })
+}
+
+/// `many_draws --api api --draws n` alone: its median frame (ms, its own `frame_ms=`).
+fn uncaptured_frame(many_draws: &Path, api: &str, n: u32, limit: Duration) -> Result<(u32, f64)> {
+    let mut cmd = Command::new(many_draws);
+    cmd.args(["--api", api, "--draws", &n.to_string()])
+        .args(["--tris", "2", "--timing", "--frames"])
+        .arg((FRAMES + 2).to_string());
+    let out = run_bounded(cmd, limit)?;
+    let ms = out
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("frame_ms="))
+        .and_then(|v| v.trim().parse::<f64>().ok());
+    match ms {
+        Some(ms) if out.status.success() => Ok((n, ms)),
+        _ => bail!("many_draws --api {api} --draws {n} --timing: no frame_ms= line"),
+    }
 }
 
 /// The rows as a table: one row per mode named `agent waits per frame`, then one per mode
@@ -198,8 +225,8 @@ pub fn print(w: &Waits) {
     };
     println!();
     println!(
-        "agent waits per frame (many_draws --api gl --draws N --tris 2; median over captured frames 2..={FRAMES}; \
-         target: at most 2 per context per frame whatever N)"
+        "agent waits per frame (many_draws --api gl --draws N --tris 2, --api gles where the row says GLES; median \
+         over captured frames 2..={FRAMES}; target: at most 2 per context per frame whatever N)"
     );
     print!("{:<48}", "");
     for (n, _, _) in &first.waits {
@@ -213,14 +240,24 @@ pub fn print(w: &Waits) {
         }
         println!();
     }
-    print!("{:<48}", "uncaptured frame ms");
-    for (_, ms) in &w.uncaptured_ms {
-        print!(" {:>10}", format!("{ms:.3}"));
+    for (name, uncaptured) in [
+        ("uncaptured frame ms", &w.uncaptured_ms),
+        ("uncaptured frame ms, GLES", &w.uncaptured_gles_ms),
+    ] {
+        print!("{:<48}", name);
+        for (_, ms) in uncaptured {
+            print!(" {:>10}", format!("{ms:.3}"));
+        }
+        println!();
     }
-    println!();
     for r in rows {
         print!("{:<48}", format!("frame ratio, {}", r.mode));
-        for (ms, (_, base)) in r.frame_ms.iter().zip(&w.uncaptured_ms) {
+        let base = if r.api == "gles" {
+            &w.uncaptured_gles_ms
+        } else {
+            &w.uncaptured_ms
+        };
+        for (ms, (_, base)) in r.frame_ms.iter().zip(base) {
             print!(" {:>10}", format!("{:.2}x", ms / base));
         }
         println!();
@@ -261,8 +298,12 @@ pub fn to_json(w: &Waits) -> Value {
         "uncaptured_frame_ms": w.uncaptured_ms.iter().map(|&(n, ms)| json!({
             "draws": n, "median": ms,
         })).collect::<Vec<Value>>(),
+        "uncaptured_frame_ms_gles": w.uncaptured_gles_ms.iter().map(|&(n, ms)| json!({
+            "draws": n, "median": ms,
+        })).collect::<Vec<Value>>(),
         "rows": w.rows.iter().map(|r| json!({
             "mode": r.mode,
+            "api": r.api,
             "waits_per_frame": r.waits.iter().zip(&r.frame_ms).zip(&r.agent_ms)
                 .map(|((&(n, w, frames), &ms), &own)| json!({
                     "draws": n, "median": w, "frames": frames, "frame_ms": ms, "agent_ms": own,

@@ -12,7 +12,7 @@ use std::process::Command;
 const APIS: [&str; 2] = ["gl", "gles"];
 
 /// The (API, timing) pairs heat is checked in: both APIs timed isolated, and timed deferred,
-/// which desktop GL weighs on the GPU (`weights.rs`) and GLES times isolated anyway.
+/// which desktop GL weighs on the GPU (`weights.rs`) and GLES tallies (`tally.rs`).
 const TIMED: [(&str, &str); 4] = [
     ("gl", "isolated"),
     ("gl", "deferred"),
@@ -261,6 +261,60 @@ fn overdraw_map_counts_the_layers_exactly() {
         assert!(
             map.overdraw.iter().all(|&v| v == k),
             "{api}: K layers everywhere"
+        );
+    }
+}
+
+/// GLES draws timed deferred are tallied (`counters/src/tally.rs`): each covered pixel a
+/// record in a buffer of at first 2^20 records. 40 full-screen layers of 256×256 cover
+/// 40 · 65,536 = 2,621,440 pixels, so the first frame's tally fills up after 16 layers at most:
+/// the layers that lost records are listed unpainted with the reason, the map keeps the others
+/// exactly, and the next frames, with the tally grown, paint all 40.
+#[test]
+fn a_full_tally_keeps_the_frame_and_grows_for_the_next() {
+    let dir = scratch("thermal-tally");
+    let s = heat_capture_timed(
+        &dir,
+        "overdraw",
+        3,
+        "deferred",
+        &["--api", "gles", "--layers", "40", "--size", "256x256"],
+    );
+    let layer = 256 * 256u64;
+    let first = &s.heat[0];
+    let painted = first.draws.iter().filter(|d| d.fragments > 0).count() as u64;
+    assert!(
+        (1..=(1 << 20) / layer).contains(&painted),
+        "first frame: {painted} of 40 layers painted"
+    );
+    let notes: Vec<&str> = s
+        .flow
+        .iter()
+        .filter(|f| f.frame == first.frame)
+        .flat_map(|f| f.draws.iter())
+        .map(|d| d.note.as_str())
+        .filter(|n| n.contains("more than the 1048576 the tally held"))
+        .collect();
+    assert_eq!(
+        notes.len() as u64,
+        40 - painted,
+        "each unpainted layer says why"
+    );
+    for map in &s.heat {
+        let what = format!("frame {}", map.frame);
+        assert!(conservation_error(&map.heat, &map.draws, &what) < 1e-4);
+        let over: u64 = map.overdraw.iter().map(|&v| u64::from(v)).sum();
+        let fragments: u64 = map.draws.iter().map(|d| d.fragments).sum();
+        assert_eq!(
+            over, fragments,
+            "{what}: the overdraw map holds the painted layers"
+        );
+    }
+    for map in &s.heat[1..] {
+        assert!(
+            map.draws.iter().all(|d| d.fragments == layer),
+            "frame {}: every layer painted once the tally grew",
+            map.frame
         );
     }
 }

@@ -204,6 +204,12 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
             |e| c.has_extension(e),
         ));
         p.set_weighting(weighs_on_gpu(c));
+        p.set_tallying(gpuheat_counters::tally::supported(
+            api,
+            (major, minor),
+            |e| c.has_extension(e),
+            fragment_storage_blocks(gl, api, (major, minor)),
+        ));
         p.set_stencil_sampling(gpuheat_counters::weights::stencil_sampling(
             api,
             (major, minor),
@@ -434,6 +440,17 @@ fn glx_surface_size() -> Option<[u32; 2]> {
     }
 }
 
+/// How many storage blocks the fragment stage of the current context (`api`, `version`) may
+/// use: GLES 3.1 allows none (0 before it, or elsewhere, where it is not asked).
+fn fragment_storage_blocks(gl: &GlFns, api: ClientApi, version: (u32, u32)) -> i32 {
+    if api != ClientApi::Gles || version < (3, 1) {
+        return 0;
+    }
+    // SAFETY: the context is current on this thread (the painter is made there), and the
+    // name exists in GLES 3.1.
+    unsafe { gl.integer(gpuheat_counters::gl::MAX_FRAGMENT_SHADER_STORAGE_BLOCKS) }
+}
+
 /// Whether heat of `c`'s draws timed deferred is weighted on the GPU.
 fn weighs_on_gpu(c: &ContextCounters) -> bool {
     let (api, major, minor) = c.api_version();
@@ -442,8 +459,9 @@ fn weighs_on_gpu(c: &ContextCounters) -> bool {
 
 /// Before a work call. `may_defer`: nothing needs the call's time before its frame ends (it
 /// is not a VG call's child, whose time its parent sums). It is then timed deferred when the
-/// capture's timing allows it here: while painting heat, only on a context that weighs heat
-/// on the GPU (elsewhere the painter needs the time at once) and not for a call whose time
+/// capture's timing allows it here: while painting heat, only on a context whose painter
+/// paints draws timed deferred (weighed on the GPU, or tallied; elsewhere the painter needs
+/// the time at once) and not for a call whose time
 /// the map `spreads` at once (a dispatch, a blit, a copy); only on the thread that swaps (its
 /// contexts' results are read at the swap, or when it makes another context current, before
 /// the frame is written); with `Timing::Auto`, where the renderer's timestamps bracket a
@@ -474,9 +492,10 @@ pub fn begin(ctx: u64, may_defer: bool, spreads: bool, kind: CallKind) -> Option
         } else {
             0
         };
+        let paints_deferred = !heat || !may_defer || painter(e, ctx, gl).defers();
         let c = counters(e, ctx, gl);
         let deferred = may_defer
-            && (!heat || weighs_on_gpu(c))
+            && paints_deferred
             && match timing {
                 Timing::Auto => c.pipelined_meaningful(),
                 Timing::Isolated => false,
