@@ -145,6 +145,9 @@ pub(crate) struct Tallied {
     pub width: u32,
     /// Its timestamp pair (before, after), ended.
     pub stamps: [GLuint; 2],
+    /// It samples a texture drawn earlier in the frame: its coverage is kept for the flow
+    /// ([`Reading::coverages`]).
+    pub coverage: bool,
 }
 
 /// What the flush learns of one tallied draw.
@@ -221,6 +224,43 @@ fn add(m: &mut TargetMaps<'_>, width: u32, pixel: u32, heat: f32, count: u32) {
 }
 
 impl Reading {
+    /// The coverage of each draw that keeps it ([`Tallied::coverage`]) and is complete: its
+    /// `c` at each pixel of its box, row by row from the box's bottom row (as the painter
+    /// crops a count buffer); `None` for the others. One pass over the records.
+    pub fn coverages(&self) -> Vec<Option<Vec<u8>>> {
+        let mut out: Vec<Option<Vec<u8>>> = self
+            .tallied
+            .iter()
+            .zip(&self.draws)
+            .map(|(t, d)| {
+                let [x0, y0, x1, y1] = d.bbox;
+                let len = (x1 - x0) as usize * (y1 - y0) as usize;
+                (t.coverage && d.complete && d.fragments > 0).then(|| vec![0u8; len])
+            })
+            .collect();
+        if out.iter().all(Option::is_none) {
+            return out;
+        }
+        for &[pixel, packed] in &self.records {
+            let draw = (packed >> 8) as usize;
+            let (Some(Some(c)), Some(t), Some(d)) = (
+                out.get_mut(draw),
+                self.tallied.get(draw),
+                self.draws.get(draw),
+            ) else {
+                continue;
+            };
+            let w = t.width.max(1);
+            let (x, y) = (pixel % w, pixel / w);
+            let [x0, y0, x1, _] = d.bbox;
+            let at = (y - y0) as usize * (x1 - x0) as usize + (x - x0) as usize;
+            if let Some(v) = c.get_mut(at) {
+                *v = (packed & 0xFF) as u8;
+            }
+        }
+        out
+    }
+
     /// Adds each record's `c·T/N` and `c` into its draw's target's maps in `maps`; records
     /// of a target not there go to `left`.
     pub fn add_into(&self, maps: &mut [TargetMaps<'_>], left: &mut Vec<Carried>) {
@@ -575,6 +615,7 @@ mod tests {
             target,
             width,
             stamps: [0, 0],
+            coverage: true,
         }
     }
 
@@ -604,6 +645,17 @@ mod tests {
             (w[2].fragments, w[2].bbox, w[2].target),
             (1, [3, 2, 4, 3], 5)
         );
+        // Their coverage in their boxes, bottom row first: draw 0's box is 2×2.
+        let reading = Reading {
+            records: records.to_vec(),
+            tallied: tallied.to_vec(),
+            draws: w,
+            incomplete: String::new(),
+        };
+        let c = reading.coverages();
+        assert_eq!(c[0].as_deref(), Some(&[1, 0, 0, 2][..]));
+        assert_eq!(c[1], None, "draw 1 covered nothing");
+        assert_eq!(c[2].as_deref(), Some(&[1][..]));
     }
 
     #[test]

@@ -1547,28 +1547,19 @@ impl Painter {
                     (counts, n, bbox)
                 }
                 None if tallied.is_some() => {
-                    // Counts are read back only for a consumer's coverage (the flow's).
-                    let counts = if keeps_coverage {
-                        self.our_passes_and_counts(f, counting, uniform, program, vao, w, h)
-                    } else {
-                        Vec::new()
-                    };
-                    let bbox = if counts.is_empty() {
-                        [0, 0, w, h]
-                    } else {
-                        total_and_box(&counts, w).1
-                    };
+                    // A consumer's coverage comes from its records at the flush: no read.
                     let draw = Tallied {
                         call,
                         target: dest.id,
                         width: w,
                         stamps: tallied.expect("tallied"),
+                        coverage: keeps_coverage,
                     };
                     if let Err(why) = self.tally_pass(f, draw, h, plain, vao) {
                         self.list(0, call, time_ns);
                         return self.fail(why);
                     }
-                    (counts, FRAGMENTS_PENDING, bbox)
+                    (Vec::new(), FRAGMENTS_PENDING, [0, 0, w, h])
                 }
                 None => {
                     let counts =
@@ -1634,6 +1625,17 @@ impl Painter {
         }
     }
 
+    /// A tallied consumer's coverage (inside its box, [`tally::Reading::coverages`]), within
+    /// the frame's budget for it; past the budget, none, and `note` says so.
+    fn keep_tallied_coverage(&mut self, coverage: Vec<u8>, note: &mut String) -> Vec<u8> {
+        if self.coverage_bytes + coverage.len() <= MAX_COVERAGE_BYTES {
+            self.coverage_bytes += coverage.len();
+            return coverage;
+        }
+        spent_note(note);
+        Vec::new()
+    }
+
     /// A consumer's coverage inside `bbox` (from `counts`, `w` wide), within the frame's
     /// budget for it; past the budget, none, and `note` says so.
     fn keep_coverage(
@@ -1648,12 +1650,7 @@ impl Painter {
             self.coverage_bytes += len;
             return crop(counts, w, bbox);
         }
-        if note.is_empty() {
-            *note = format!(
-                "coverage not kept: the frame's {MAX_COVERAGE_BYTES} bytes of consumer coverage \
-                 are spent"
-            );
-        }
+        spent_note(note);
         Vec::new()
     }
 
@@ -1812,12 +1809,31 @@ impl Painter {
 
     /// Gives each tallied draw of the frame its time, fragments and box, from the tally's
     /// read ([`tally::weigh`]); one that lost records (`why`) is listed unpainted.
-    fn fill_tallied(&mut self, weighed: &[tally::Weighed], why: &str) {
-        for d in weighed.iter().filter(|d| !d.complete) {
-            if let Some(flow) = self.flow.iter_mut().find(|fl| fl.call == d.call) {
+    fn fill_tallied(
+        &mut self,
+        weighed: &[tally::Weighed],
+        coverages: Vec<Option<Vec<u8>>>,
+        why: &str,
+    ) {
+        for (d, coverage) in weighed.iter().zip(coverages) {
+            let Some(at) = self.flow.iter().position(|fl| fl.call == d.call) else {
+                continue;
+            };
+            if !d.complete {
+                let flow = &mut self.flow[at];
                 flow.coverage.clear();
                 flow.note = format!("not painted: {why}");
+                continue;
             }
+            let Some(coverage) = coverage else {
+                continue;
+            };
+            let mut note = std::mem::take(&mut self.flow[at].note);
+            let kept = self.keep_tallied_coverage(coverage, &mut note);
+            let flow = &mut self.flow[at];
+            flow.note = note;
+            flow.coverage = kept;
+            flow.bbox = d.bbox;
         }
         let values = weighed
             .iter()
@@ -2586,7 +2602,7 @@ impl Painter {
         let screen_drawn = self.has_screen_draws();
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
         // functions.
-        let read = (self.unsupported.is_none()).then(|| unsafe {
+        let mut read = (self.unsupported.is_none()).then(|| unsafe {
             let errors = ErrorScope::enter(f);
             let saved = self.save(f);
             pack_defaults(f);
@@ -2602,9 +2618,10 @@ impl Painter {
             drop(saved);
             (read, errors.leave())
         });
-        if let Some((r, _)) = &read {
+        if let Some((r, _)) = &mut read {
             self.fill_deferred(&r.slots);
-            self.fill_tallied(&r.tallied.0, &r.tallied.1);
+            let (weighed, coverages, why) = std::mem::take(&mut r.tallied);
+            self.fill_tallied(&weighed, coverages, &why);
         }
         let frame = self.frame.unwrap_or(0);
         let mut draws = std::mem::take(&mut self.draws);
@@ -2842,7 +2859,7 @@ impl Painter {
             });
             // The tally's records join the maps just read (a read above waited for the frame
             // where there was one).
-            let mut tallied = (Vec::new(), String::new());
+            let mut tallied = (Vec::new(), Vec::new(), String::new());
             let reading = match self.tally.as_mut().filter(|t| !t.is_empty()) {
                 Some(t) => {
                     let _bindings = Saved::take(
@@ -2884,7 +2901,8 @@ impl Painter {
             match reading {
                 Some(Ok(r)) => {
                     r.add_into(&mut maps, &mut self.carried);
-                    tallied = (r.draws, r.incomplete);
+                    let coverages = r.coverages();
+                    tallied = (r.draws, coverages, r.incomplete);
                 }
                 Some(Err(why)) => self.fail(why),
                 None => {}
@@ -2933,9 +2951,9 @@ type ScreenRead = ([u32; 2], Vec<u8>, Vec<f32>, Vec<u32>);
 struct ReadBack {
     /// Each slot buffer's values, when draws were weighted on the GPU.
     slots: Vec<Vec<weights::SlotValues>>,
-    /// The tallied draws, weighed ([`crate::tally`]), and why those not complete lost
-    /// records.
-    tallied: (Vec<tally::Weighed>, String),
+    /// The tallied draws, weighed ([`crate::tally`]), the coverage of those that feed a
+    /// later draw, and why those not complete lost records.
+    tallied: (Vec<tally::Weighed>, Vec<Option<Vec<u8>>>, String),
     /// Each offscreen target read: id, heat, overdraw.
     targets: Vec<(u32, Vec<f32>, Vec<u32>)>,
     /// The screen, when asked for: its size, colour (empty when unreadable), heat and
@@ -2973,6 +2991,16 @@ unsafe fn take_maps(
             *failed = true;
             (vec![0.0; n], vec![0; n])
         }
+    }
+}
+
+/// Says in `note` (when it says nothing yet) that the frame's consumer coverage is spent.
+fn spent_note(note: &mut String) {
+    if note.is_empty() {
+        *note = format!(
+            "coverage not kept: the frame's {MAX_COVERAGE_BYTES} bytes of consumer coverage are \
+             spent"
+        );
     }
 }
 

@@ -228,13 +228,13 @@ pub fn print(w: &Waits) {
         "agent waits per frame (many_draws --api gl --draws N --tris 2, --api gles where the row says GLES; median \
          over captured frames 2..={FRAMES}; target: at most 2 per context per frame whatever N)"
     );
-    print!("{:<48}", "");
+    print!("{:<52}", "");
     for (n, _, _) in &first.waits {
         print!(" {:>10}", format!("N = {n}"));
     }
     println!();
     for r in rows {
-        print!("{:<48}", format!("agent waits per frame, {}", r.mode));
+        print!("{:<52}", format!("agent waits per frame, {}", r.mode));
         for (_, w, _) in &r.waits {
             print!(" {w:>10}");
         }
@@ -244,14 +244,14 @@ pub fn print(w: &Waits) {
         ("uncaptured frame ms", &w.uncaptured_ms),
         ("uncaptured frame ms, GLES", &w.uncaptured_gles_ms),
     ] {
-        print!("{:<48}", name);
+        print!("{:<52}", name);
         for (_, ms) in uncaptured {
             print!(" {:>10}", format!("{ms:.3}"));
         }
         println!();
     }
     for r in rows {
-        print!("{:<48}", format!("frame ratio, {}", r.mode));
+        print!("{:<52}", format!("frame ratio, {}", r.mode));
         let base = if r.api == "gles" {
             &w.uncaptured_gles_ms
         } else {
@@ -271,7 +271,7 @@ pub fn print(w: &Waits) {
         let (Some(h), Some(f)) = (row(heat), row(full)) else {
             continue;
         };
-        print!("{:<48}", format!("ms per painted draw, {heat}"));
+        print!("{:<52}", format!("ms per painted draw, {heat}"));
         for ((hm, fm), (n, _, _)) in h.frame_ms.iter().zip(&f.frame_ms).zip(&h.waits) {
             print!(
                 " {:>10}",
@@ -282,7 +282,7 @@ pub fn print(w: &Waits) {
     }
     // Where a capture's cost goes once it no longer waits: the agent's own GL calls.
     for r in rows {
-        print!("{:<48}", format!("agent ms per frame, {}", r.mode));
+        print!("{:<52}", format!("agent ms per frame, {}", r.mode));
         for ms in &r.agent_ms {
             print!(" {:>10}", format!("{ms:.3}"));
         }

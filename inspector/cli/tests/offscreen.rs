@@ -23,6 +23,15 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 const APIS: [&str; 2] = ["gl", "gles"];
+/// The sessions each test checks, by label: both APIs as `auto` times them (isolated on
+/// llvmpipe), and GLES timed deferred, whose draws are tallied (`counters/src/tally.rs`: exact
+/// boxes and coverage from their records, read at the flush). Desktop GL timed deferred lists
+/// its target's box on a software rasterizer (`weights::gpu_boxes`), so it is not here.
+const RUNS: [(&str, &str, &str); 3] = [
+    ("gl", "auto", "gl"),
+    ("gles", "auto", "gles"),
+    ("gles", "deferred", "gles, deferred"),
+];
 const GL_RGBA8: u32 = 0x8058;
 /// The bound on conservation: Σ heat against Σ T_d, relative.
 const CONSERVATION: f64 = 1e-4;
@@ -47,14 +56,16 @@ fn sessions(
 ) -> &'static [(&'static str, Session)] {
     cell.get_or_init(|| {
         let dir: PathBuf = shared_scratch(&format!("offscreen-{name}"));
-        APIS.iter()
-            .map(|&api| {
-                let sub = dir.join(api);
+        RUNS.iter()
+            .enumerate()
+            .map(|(i, &(api_name, timing, api))| {
+                let sub = dir.join(i.to_string());
                 std::fs::create_dir_all(&sub).unwrap();
-                let mut a = vec!["--api", api];
+                let mut a = vec!["--api", api_name];
                 a.extend_from_slice(args);
                 let frames = FRAMES.to_string();
-                let path = capture(&sub, name, &["--heat", "--frames", &frames], &a);
+                let flags = ["--heat", "--frames", &frames, "--timing", timing];
+                let path = capture(&sub, name, &flags, &a);
                 let s = Session::open(&path).unwrap();
                 assert!(
                     s.heat_missing.is_empty(),
@@ -594,11 +605,11 @@ fn frames_are_bit_identical_with_offscreen_heat() {
             &["--size", "128x64", "--target", "64", "--loop", "8"][..],
         ),
     ] {
-        for api in APIS {
+        for (api, timing, _) in RUNS {
             let mut args = vec!["--api", api, "--frames", "4", "--checksum"];
             args.extend_from_slice(extra);
-            let session = dir.join(format!("{name}-{api}.gpuheat"));
-            let flags = ["--heat", "--frames", "3"];
+            let session = dir.join(format!("{name}-{api}-{timing}.gpuheat"));
+            let flags = ["--heat", "--frames", "3", "--timing", timing];
             let (plain, traced) = checksums_plain_and_traced(&session, name, &flags, &args);
             assert_eq!(traced, plain, "{name} {api}");
             let s = Session::open(&session).unwrap();
