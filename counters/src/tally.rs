@@ -1,6 +1,8 @@
 //! Heat of draws timed deferred where the GPU cannot weigh them itself: GLES has no query
 //! buffer objects, so a timestamp's result never reaches GPU memory and `T/N` is known on
-//! the CPU only, at the frame's end ([`crate::weights`] is desktop GL's way).
+//! the CPU only, at the frame's end ([`crate::weights`] is desktop GL's way). And, where the
+//! GPU weighs them, the coverage of the draws that feed later ones (the flow's), which would
+//! otherwise be read back draw by draw.
 //!
 //! Each such draw is replayed into the work stencil as any other; then one pass of ours
 //! samples `c(p)` there and appends a record (pixel, draw, `c`) for each covered pixel to a
@@ -10,8 +12,8 @@
 //! into the targets' maps it read back. The maps are the same sums as the GPU passes'
 //! (`heat(p) = Σ_d c_d(p)·T_d/N_d`), added in another order.
 //!
-//! Where: GLES 3.1 with storage blocks in the fragment stage, a sampled work stencil and the
-//! disjoint timer query ([`supported`]). The records a frame may hold are bounded
+//! Where: GLES 3.1 with the disjoint timer query, or GL 4.3, with storage blocks in the
+//! fragment stage and a sampled work stencil ([`supported`]). The records a frame may hold are bounded
 //! ([`MAX_RECORDS`], 8 bytes each). The pass also counts each draw's covered pixels, so
 //! where the buffer filled up the flush knows which draws lost records: they are listed
 //! unpainted with the reason (the map keeps the others, exact), and the buffer is made large
@@ -27,25 +29,36 @@ use crate::gl::*;
 use crate::weights::StorageBinding;
 
 /// Whether a context of `api` and version `major.minor`, with `has_extension`, and
-/// `fragment_blocks` storage blocks allowed in the fragment stage, can tally draws timed
-/// deferred: GLES 3.1 (storage buffers, atomics) whose work stencil is sampled
-/// ([`crate::weights::stencil_sampling`]) and whose draws carry a timestamp pair
-/// (`GL_EXT_disjoint_timer_query`). GLES 3.1 allows 0 fragment storage blocks.
+/// `fragment_blocks` storage blocks allowed in the fragment stage, can tally draws: storage
+/// buffers and their atomics (GLES 3.1, GL 4.3), a work stencil that is sampled
+/// ([`crate::weights::stencil_sampling`]), and on GLES draws timed deferred carrying a
+/// timestamp pair (`GL_EXT_disjoint_timer_query`). GLES 3.1 and GL 4.3 allow 0 fragment
+/// storage blocks.
 pub fn supported(
     api: ClientApi,
     (major, minor): (u32, u32),
     has_extension: impl Fn(&str) -> bool,
     fragment_blocks: i32,
 ) -> bool {
-    api == ClientApi::Gles
-        && (major, minor) >= (3, 1)
+    let stages = match api {
+        ClientApi::Gles => (major, minor) >= (3, 1) && has_extension("GL_EXT_disjoint_timer_query"),
+        ClientApi::Gl => (major, minor) >= (4, 3),
+        ClientApi::Vg | ClientApi::Vulkan => false,
+    };
+    stages
         && fragment_blocks >= 1
-        && has_extension("GL_EXT_disjoint_timer_query")
         && crate::weights::stencil_sampling(api, (major, minor), &has_extension)
 }
 
-/// The stages' header: GLSL ES 3.10 (storage buffers), `highp` integers (the pixel index).
-pub(crate) const HEADER: &str = "#version 310 es\nprecision highp float;\nprecision highp int;\n";
+/// The stages' header on a context of `gles` or desktop GL: GLSL ES 3.10 or GLSL 4.30
+/// (storage buffers), `highp` integers (the pixel index).
+pub(crate) fn header(gles: bool) -> &'static str {
+    if gles {
+        "#version 310 es\nprecision highp float;\nprecision highp int;\n"
+    } else {
+        "#version 430 core\n"
+    }
+}
 
 /// The fragment stage of the tally pass (with the painter's full-screen vertex stage, colour
 /// writes off): where the work stencil (`u_count`) holds `c > 0`, one record of the pixel's
@@ -101,8 +114,9 @@ pub(crate) struct TallyFns {
 }
 
 impl TallyFns {
-    /// The tally's entry points of `f`; `Err` naming the first one missing.
-    pub fn of(f: &ThermalFns) -> Result<TallyFns, String> {
+    /// The tally's entry points of `f` (a GLES context's if `gles`: its timer queries are the
+    /// `*EXT` ones); `Err` naming the first one missing.
+    pub fn of(f: &ThermalFns, gles: bool) -> Result<TallyFns, String> {
         let missing = |name: &str| format!("{name} is missing (the deferred tally needs it)");
         Ok(TallyFns {
             storage: StorageBinding::of(f).ok_or_else(|| missing("glBindBufferBase & co"))?,
@@ -117,12 +131,19 @@ impl TallyFns {
             unmap_buffer: f.unmap_buffer_t.ok_or_else(|| missing("glUnmapBuffer"))?,
             memory_barrier: f.memory_barrier.ok_or_else(|| missing("glMemoryBarrier"))?,
             uniform1ui: f.uniform1ui.ok_or_else(|| missing("glUniform1ui"))?,
-            get_query_objectui64v: f
-                .get_query_objectui64v_ext_t
-                .ok_or_else(|| missing("glGetQueryObjectui64vEXT"))?,
-            get_queryiv: f
-                .get_queryiv_ext_t
-                .ok_or_else(|| missing("glGetQueryivEXT"))?,
+            get_query_objectui64v: if gles {
+                f.get_query_objectui64v_ext_t
+                    .ok_or_else(|| missing("glGetQueryObjectui64vEXT"))?
+            } else {
+                f.get_query_objectui64v_t
+                    .ok_or_else(|| missing("glGetQueryObjectui64v"))?
+            },
+            get_queryiv: if gles {
+                f.get_queryiv_ext_t
+                    .ok_or_else(|| missing("glGetQueryivEXT"))?
+            } else {
+                f.get_queryiv_t.ok_or_else(|| missing("glGetQueryiv"))?
+            },
         })
     }
 }
@@ -143,8 +164,9 @@ pub(crate) struct Tallied {
     /// Its target's id, and that target's width (the records' row length).
     pub target: u32,
     pub width: u32,
-    /// Its timestamp pair (before, after), ended.
-    pub stamps: [GLuint; 2],
+    /// Its timestamp pair (before, after), ended, when the tally weighs it; `None` for a draw
+    /// weighed on the GPU, tallied for its coverage alone.
+    pub stamps: Option<[GLuint; 2]>,
     /// It samples a texture drawn earlier in the frame: its coverage is kept for the flow
     /// ([`Reading::coverages`]).
     pub coverage: bool,
@@ -163,6 +185,9 @@ pub(crate) struct Weighed {
     /// All its records were stored (the buffer did not fill up under it): only then does it
     /// add to the maps, and are `fragments` and `bbox` its own.
     pub complete: bool,
+    /// The tally weighs it (it has its timestamps); else the GPU did, and only its coverage
+    /// and box come from here.
+    pub weighs: bool,
 }
 
 /// A flush's read of the tally: the frame's records, its draws, and each one weighed.
@@ -282,7 +307,8 @@ impl Reading {
             let (Some(t), Some(&(share, at))) = (self.tallied.get(draw), per_draw.get(draw)) else {
                 continue;
             };
-            if !self.draws[draw].complete {
+            // Weighed on the GPU (tallied for its coverage), or lost records: adds nothing.
+            if !self.draws[draw].complete || !self.draws[draw].weighs {
                 continue;
             }
             let heat = (f64::from(count) * share) as f32;
@@ -320,6 +346,7 @@ pub(crate) fn weigh(
             fragments: 0,
             bbox: [u32::MAX, u32::MAX, 0, 0],
             complete: true,
+            weighs: t.stamps.is_some(),
         })
         .collect();
     for &[pixel, packed] in records {
@@ -536,9 +563,12 @@ impl Tally {
             let times: Vec<u64> = draws
                 .iter()
                 .map(|d| {
+                    let Some([before, after]) = d.stamps else {
+                        return 0;
+                    };
                     let (mut t0, mut t1) = (0u64, 0u64);
-                    (fns.get_query_objectui64v)(d.stamps[0], QUERY_RESULT, &mut t0);
-                    (fns.get_query_objectui64v)(d.stamps[1], QUERY_RESULT, &mut t1);
+                    (fns.get_query_objectui64v)(before, QUERY_RESULT, &mut t0);
+                    (fns.get_query_objectui64v)(after, QUERY_RESULT, &mut t1);
                     t1.wrapping_sub(t0) & self.mask
                 })
                 .collect();
@@ -614,18 +644,20 @@ mod tests {
             call,
             target,
             width,
-            stamps: [0, 0],
+            stamps: Some([0, 0]),
             coverage: true,
         }
     }
 
     #[test]
-    fn a_tally_is_for_gles_3_1_with_fragment_storage_and_timestamps() {
+    fn a_tally_is_for_gles_3_1_with_timestamps_and_gl_4_3_with_fragment_storage() {
         let all = |_: &str| true;
         assert!(supported(ClientApi::Gles, (3, 2), all, 8));
         assert!(!supported(ClientApi::Gles, (3, 2), all, 0));
         assert!(!supported(ClientApi::Gles, (3, 0), all, 8));
-        assert!(!supported(ClientApi::Gl, (4, 6), all, 8));
+        assert!(supported(ClientApi::Gl, (4, 6), all, 8));
+        assert!(!supported(ClientApi::Gl, (4, 2), all, 8));
+        assert!(!supported(ClientApi::Vg, (1, 1), all, 8));
         let no_timer = |e: &str| e != "GL_EXT_disjoint_timer_query";
         assert!(!supported(ClientApi::Gles, (3, 2), no_timer, 8));
     }

@@ -1523,8 +1523,10 @@ impl Painter {
                         QUERY_RESULT,
                         (slot.offset() + 16) as *mut u64,
                     );
-                    // Counts are read back only for a consumer's coverage (the flow's).
-                    let (counts, n, bbox) = if keeps_coverage {
+                    // Counts are read back only for a consumer's coverage (the flow's), where
+                    // the tally cannot keep it for the flush.
+                    let tallies = keeps_coverage && self.tallying && self.stencil_sampling;
+                    let (counts, n, bbox) = if keeps_coverage && !tallies {
                         let counts =
                             self.our_passes_and_counts(f, counting, uniform, program, vao, w, h);
                         let (n, bbox, _) = total_and_box(&counts, w);
@@ -1544,6 +1546,19 @@ impl Painter {
                             ));
                         }
                     }
+                    if tallies {
+                        let draw = Tallied {
+                            call,
+                            target: dest.id,
+                            width: w,
+                            stamps: None,
+                            coverage: true,
+                        };
+                        if let Err(why) = self.tally_pass(f, draw, h, plain, vao) {
+                            self.list(0, call, time_ns);
+                            return self.fail(why);
+                        }
+                    }
                     (counts, n, bbox)
                 }
                 None if tallied.is_some() => {
@@ -1552,7 +1567,7 @@ impl Painter {
                         call,
                         target: dest.id,
                         width: w,
-                        stamps: tallied.expect("tallied"),
+                        stamps: tallied,
                         coverage: keeps_coverage,
                     };
                     if let Err(why) = self.tally_pass(f, draw, h, plain, vao) {
@@ -1762,7 +1777,7 @@ impl Painter {
     /// # Safety
     /// As [`Painter::build_program`].
     unsafe fn build_tally(&self, f: &ThermalFns, hint: u64) -> Result<Tally, String> {
-        let fns = TallyFns::of(f)?;
+        let fns = TallyFns::of(f, self.gles)?;
         // SAFETY: our caller's promise; the uniform names are NUL-terminated, the storage
         // buffer binding changed by the allocation is put back.
         unsafe {
@@ -1772,7 +1787,7 @@ impl Painter {
             }
             let binding = bindings as u32 - 1;
             let fs = tally::tally_fs(binding);
-            let (program, _) = self.build_with(f, tally::HEADER, VS, &fs)?;
+            let (program, _) = self.build_with(f, tally::header(self.gles), VS, &fs)?;
             let at = |name: &std::ffi::CStr| (f.get_uniform_location)(program, name.as_ptr());
             let program = TallyProgram {
                 program,
@@ -1822,7 +1837,12 @@ impl Painter {
             if !d.complete {
                 let flow = &mut self.flow[at];
                 flow.coverage.clear();
-                flow.note = format!("not painted: {why}");
+                // Weighed on the GPU, it is painted; only its coverage is missing.
+                flow.note = if d.weighs {
+                    format!("not painted: {why}")
+                } else {
+                    format!("coverage not kept: {why}")
+                };
                 continue;
             }
             let Some(coverage) = coverage else {
@@ -1837,6 +1857,7 @@ impl Painter {
         }
         let values = weighed
             .iter()
+            .filter(|d| d.weighs)
             .map(|d| {
                 let v = weights::SlotValues {
                     time_ns: d.time_ns,

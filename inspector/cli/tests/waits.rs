@@ -165,6 +165,54 @@ fn heat_of_deferred_draws_waits_as_often_at_10_and_1000_draws_on_gl_and_gles() {
 }
 
 #[test]
+fn draws_that_feed_the_flow_cost_no_wait_of_their_own_when_deferred() {
+    // `chain`: B samples TA, X and Y sample TB, each a consumer whose coverage the flow keeps.
+    // Timed deferred, that coverage comes from the tally's records at the flush (GL 4.3 and
+    // GLES 3.1: `tally.rs`), not from a read of its counts per draw: the frame's one wait.
+    // (With the counts read, desktop GL waited 4 times a frame here.)
+    let dir = scratch("waits-consumers");
+    for api in ["gl", "gles"] {
+        let file = dir.join(format!("chain-{api}.gpuheat"));
+        let out = Command::new("timeout")
+            .args(["-k5", "240"])
+            .arg(gpuheat())
+            .env(env::GEOMETRY_VERTICES, "0")
+            .args(["run", "-o"])
+            .arg(&file)
+            .args(["--heat", "--timing", "deferred", "--frames", "4", "--"])
+            .arg(example("chain"))
+            .args([
+                "--api", api, "--size", "128x64", "--target", "64", "--frames", "6",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{api}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s = Session::open(&file).unwrap();
+        assert!(s.heat_missing.is_empty(), "{api}: {:?}", s.heat_missing);
+        let frames = &s.agent_frames[..s.agent_frames.len() - 1];
+        assert!(
+            frames.iter().all(|a| a.deferred == 7 && a.waits == 1),
+            "{api}: 7 work calls deferred and one wait in every frame: {frames:?}"
+        );
+        let kept = s
+            .flow
+            .iter()
+            .flat_map(|f| f.draws.iter())
+            .filter(|d| !d.coverage.is_empty())
+            .count();
+        assert_eq!(
+            kept,
+            3 * 4,
+            "{api}: B, X and Y keep their coverage in all 4 frames"
+        );
+    }
+}
+
+#[test]
 fn full_mode_isolated_waits_twice_per_work_call() {
     // A drain before and after each work call.
     let dir = scratch("waits-full");

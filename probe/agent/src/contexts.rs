@@ -441,13 +441,18 @@ fn glx_surface_size() -> Option<[u32; 2]> {
 }
 
 /// How many storage blocks the fragment stage of the current context (`api`, `version`) may
-/// use: GLES 3.1 allows none (0 before it, or elsewhere, where it is not asked).
+/// use: GLES 3.1 and GL 4.3 allow none (0 before them, where it is not asked).
 fn fragment_storage_blocks(gl: &GlFns, api: ClientApi, version: (u32, u32)) -> i32 {
-    if api != ClientApi::Gles || version < (3, 1) {
+    let since = match api {
+        ClientApi::Gles => (3, 1),
+        ClientApi::Gl => (4, 3),
+        ClientApi::Vg | ClientApi::Vulkan => return 0,
+    };
+    if version < since {
         return 0;
     }
     // SAFETY: the context is current on this thread (the painter is made there), and the
-    // name exists in GLES 3.1.
+    // name exists in GLES 3.1 and GL 4.3.
     unsafe { gl.integer(gpuheat_counters::gl::MAX_FRAGMENT_SHADER_STORAGE_BLOCKS) }
 }
 
