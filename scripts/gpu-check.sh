@@ -75,7 +75,7 @@ cd "$root"
 [ -f .devbin/libOpenVG.so ] && ln -sf libOpenVG.so .devbin/libOpenVG.so.1
 
 if want waits; then
-    section "waits: issue 25's table (many_draws --api gl, every mode at 10, 100, 1000 draws)"
+    section "waits: issue 25's table (many_draws --api gl, heat on gles too, every mode at 10, 100, 1000 draws)"
     timeout 200 "$built/gpuheat-bench" --quick --attaches 0 --heat-layers 0 --offscreen-frames 0 \
         --geometry 0 --waits 10,100,1000 --watch 0 --vulkan 0 --calls 1000 2>&1 |
         sed -n '/^renderer/p;/^agent waits per frame (/,/^$/p'
