@@ -22,9 +22,10 @@
 //!   pixel-pack buffer and fetched with one wait where the context allows it.
 //! - [`weights`]: heat weighted on the GPU for draws timed deferred (`T/N` from a buffer the
 //!   GPU writes the queries' results into).
-//! - `tally` (internal): heat of GLES draws timed deferred, whose `T/N` the GPU cannot
-//!   compute (no query buffer objects): their counts appended on the GPU as records, read
-//!   once at the flush and weighed on the CPU.
+//! - [`tally`]: each covered pixel of a draw timed deferred appended on the GPU as a record,
+//!   read once at the flush: GLES draws (no query buffer objects, so the GPU cannot compute
+//!   `T/N`) weighed there on the CPU, and every such draw's coverage for the flow without a
+//!   read of its own.
 //! - [`writes`]: the storage and atomic counter buffers a replayed draw's shaders
 //!   could write, copied aside before heat's replay and back after it.
 //! - [`thermal`]: per-pixel heat and overdraw maps of a captured frame.

@@ -1513,6 +1513,15 @@ impl Painter {
                 return self.list(0, call, time_ns);
             }
             let keeps_coverage = sampled.iter().any(|&t| drawn_this_frame(t));
+            // This draw in the tally: weighed there with its timestamps, else (weighed on the
+            // GPU) for its coverage alone.
+            let tallied_draw = |stamps, coverage| Tallied {
+                call,
+                target: dest.id,
+                width: w,
+                stamps,
+                coverage,
+            };
             // `counts` stays empty where they are not read: on the GPU without a consumer.
             let (counts, n, bbox) = match samples {
                 Some(((slot, query), fns)) => {
@@ -1547,13 +1556,7 @@ impl Painter {
                         }
                     }
                     if tallies {
-                        let draw = Tallied {
-                            call,
-                            target: dest.id,
-                            width: w,
-                            stamps: None,
-                            coverage: true,
-                        };
+                        let draw = tallied_draw(None, true);
                         if let Err(why) = self.tally_pass(f, draw, h, plain, vao) {
                             self.list(0, call, time_ns);
                             return self.fail(why);
@@ -1563,13 +1566,7 @@ impl Painter {
                 }
                 None if tallied.is_some() => {
                     // A consumer's coverage comes from its records at the flush: no read.
-                    let draw = Tallied {
-                        call,
-                        target: dest.id,
-                        width: w,
-                        stamps: tallied,
-                        coverage: keeps_coverage,
-                    };
+                    let draw = tallied_draw(tallied, keeps_coverage);
                     if let Err(why) = self.tally_pass(f, draw, h, plain, vao) {
                         self.list(0, call, time_ns);
                         return self.fail(why);
