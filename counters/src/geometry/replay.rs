@@ -13,9 +13,10 @@
 //! so on llvmpipe this measured the same as a wait per replay; see docs/ARCHITECTURE.md.)
 //!
 //! Bounds: the buffer holds at most the frame's vertex budget (16 bytes a vertex; it grows
-//! by doubling, each growth reading back what is pending first, since reallocating the
-//! store discards its contents), and at most [`MAX_PENDING`] replays wait at once (two query
-//! names each): past either, the pending replays are read back early, mid-frame.
+//! by doubling each time it fills, reading back what is pending first, since reallocating
+//! the store discards its contents, so a frame's draws soon fit it whole), and at most
+//! [`MAX_PENDING`] replays wait at once (two query names each): past either, the pending
+//! replays are read back early, mid-frame.
 
 use gpuheat_session::{DrawGeometry, GeometryMissing};
 
@@ -545,7 +546,7 @@ impl Feedback {
     /// Creates our transform feedback object and buffer at the first replay, and makes room
     /// for `room` more bytes after the pending ranges: when they do not fit, what is pending
     /// is read back (into `early`) and the buffer starts over, grown (by doubling, never past
-    /// `budget` vertices unless one draw's range needs more) when `room` alone does not fit.
+    /// `budget` vertices unless one draw's range needs more).
     ///
     /// # Safety
     /// The context these objects belong to must be current, and `t`, `g` its real functions,
@@ -577,13 +578,15 @@ impl Feedback {
             if !self.pending.is_empty() {
                 self.read_back_early(t, g);
             }
-            if room <= capacity {
+            // The frame needs more than the buffer holds: it grows now that it is empty,
+            // within the budget, or every later frame like this one would wait here again
+            // (a read-back each time it fills: 100 draws of 3,000 vertices waited 6 times a
+            // frame in a 1 MiB buffer, whose growth only a single draw too large for it made).
+            let most = budget * VERTEX_BYTES;
+            let cap = (capacity * 2).max(MIN_BUFFER_BYTES).min(most).max(room);
+            if cap <= capacity {
                 return Ok(());
             }
-            let cap = (capacity * 2)
-                .max(MIN_BUFFER_BYTES)
-                .min(budget * VERTEX_BYTES)
-                .max(room);
             let Some(o) = self.objects.as_mut() else {
                 return Err("no transform feedback objects".into());
             };

@@ -36,7 +36,19 @@ fn agent_frames_of(
     frames: u32,
     api: &str,
 ) -> Vec<AgentFrame> {
-    let file = dir.join(format!("waits-{draws}.gpuheat"));
+    agent_frames_with(dir, flags, geometry, (draws, 2), frames, api)
+}
+
+/// [`agent_frames_of`] with `tris` triangles a draw.
+fn agent_frames_with(
+    dir: &Path,
+    flags: &[&str],
+    geometry: bool,
+    (draws, tris): (u32, u32),
+    frames: u32,
+    api: &str,
+) -> Vec<AgentFrame> {
+    let file = dir.join(format!("waits-{draws}x{tris}.gpuheat"));
     let out = Command::new("timeout")
         .args(["-k5", "240"])
         .arg(gpuheat())
@@ -56,7 +68,7 @@ fn agent_frames_of(
             "--draws",
             &draws.to_string(),
             "--tris",
-            "2",
+            &tris.to_string(),
             "--frames",
         ])
         .arg((frames + 2).to_string())
@@ -130,6 +142,23 @@ fn full_mode_timed_deferred_waits_once_per_frame_whatever_the_draw_count() {
     assert!(
         with_geometry[0].iter().all(|&w| w == 2),
         "two waits per frame with geometry: {with_geometry:?}"
+    );
+}
+
+#[test]
+fn geometry_that_outgrows_its_buffer_waits_once_a_frame_once_it_has_grown() {
+    // 100 draws of 3,000 vertices: 4.8 MB of positions a frame against a first buffer of
+    // 1 MiB. The first frame reads back early each time the buffer fills and grows it; from
+    // then on the frame's replays fit and are read once, at its end. (Before the buffer grew
+    // whenever it filled, each frame waited 6 times here.)
+    let dir = scratch("waits-geometry-growth");
+    let flags = ["--mode", "full", "--timing", "deferred"];
+    let frames = agent_frames_with(&dir, &flags, true, (100, 1000), 6, "gl");
+    let later: Vec<u64> = frames[2..].iter().map(|a| a.waits).collect();
+    assert!(
+        later.iter().all(|&w| w <= 2),
+        "frames after the first two wait once for the replays (and once for the results): \
+         {frames:?}"
     );
 }
 
