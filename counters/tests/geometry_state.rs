@@ -357,3 +357,86 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
     assert_eq!(reasons[0].0, 4);
     assert!(reasons[0].1.contains("mixes kinds"), "{reasons:?}");
 }
+
+/// What a `glCallList` generates is counted once (a read-back) and remembered by the list's
+/// name: later calls record at once. A list made again larger than remembered, with nobody
+/// saying so, drops what does not fit (counted, never invented) and is counted again at its
+/// next call; once the program makes or deletes a list (`geometry::lists_changed`, which the
+/// agent calls at `glNewList` and `glDeleteLists`), every count is forgotten at once.
+#[test]
+fn a_display_lists_count_is_remembered_until_lists_change() {
+    let gfx = Gfx::new_compat(W, H).expect("EGL compatibility context");
+    let gl = load_fns();
+    let t = gl.thermal.as_ref().expect("painting functions");
+    let g = gl.geometry.as_ref().expect("geometry functions");
+    let m = gl.matrices.as_ref().expect("matrix stack functions");
+    let ctx = gfx.context as u64;
+    // SAFETY: the context `Gfx::new_compat` made is current on this thread.
+    let cc = unsafe { ContextCounters::new(&gl, ctx) };
+    let (client, major, minor) = cc.api_version();
+    let support = geometry::support(client, major, minor, |e| cc.has_extension(e));
+    let mut capture = GeometryCapture::new(client, major, minor, support, 1 << 20);
+    // SAFETY: as above, outside glBegin/glEnd.
+    let list = unsafe { glGenLists(1) };
+    let compile = |triangles: u32| {
+        // SAFETY: as above.
+        unsafe {
+            glNewList(list, GL_COMPILE);
+            glBegin(GL_TRIANGLES);
+            for i in 0..triangles {
+                let x = i as f32 * 0.25;
+                glVertex3f(x, 0.0, 0.0);
+                glVertex3f(x + 0.2, 0.0, 0.0);
+                glVertex3f(x, 0.2, 0.0);
+            }
+            glEnd();
+            glEndList();
+        }
+    };
+    let args = [u64::from(list)];
+    // One frame of one glCallList: (positions, dropped vertices).
+    let mut frame = |n: u64| -> (usize, u64) {
+        // SAFETY: as above; the list exists.
+        let draw = || unsafe { glCallList(list) };
+        // SAFETY: as above; `draw` re-issues glCallList(list).
+        unsafe {
+            let start = ListStart::read(t, m);
+            draw();
+            capture.capture(
+                t,
+                g,
+                n,
+                ctx,
+                0,
+                DrawCall {
+                    name: "glCallList",
+                    args: &args,
+                    list: Some(ListRun {
+                        fns: m,
+                        start: Some(&start),
+                    }),
+                },
+                false,
+                true,
+                &|_| ProgramLink::default(),
+                &draw,
+            );
+            assert_eq!(glGetError(), GL_NO_ERROR, "frame {n}");
+        }
+        let f = capture.take(n);
+        assert_eq!(f.len(), 1, "frame {n}");
+        assert!(f[0].missing.is_empty(), "frame {n}: {:?}", f[0].missing);
+        let d = &f[0].draws[0];
+        (d.positions.len(), d.dropped_vertices)
+    };
+    compile(1);
+    assert_eq!(frame(1), (3, 0), "counted, then recorded");
+    assert_eq!(frame(2), (3, 0), "recorded from the remembered count");
+    // Made again with two triangles, unannounced: the remembered range holds one.
+    compile(2);
+    assert_eq!(frame(3), (3, 3), "three vertices dropped, and counted");
+    assert_eq!(frame(4), (6, 0), "counted again");
+    compile(3);
+    geometry::lists_changed();
+    assert_eq!(frame(5), (9, 0), "forgotten at the change");
+}

@@ -297,6 +297,8 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
         "glEnd" => Some(("primitive_ended", 0)),
         "glNewList" => Some(("list_began", 0)),
         "glEndList" => Some(("list_ended", 0)),
+        // What a display list generates, remembered by geometry, is forgotten.
+        "glDeleteLists" => Some(("lists_deleted", 0)),
         name if VG_PATH_CALLS.contains(&name) => Some(("vg_path", 0)),
         _ => None,
     }

@@ -2,9 +2,15 @@
 //! (`glBegin`/`glVertex`/`glEnd` between `glNewList` and `glEndList`), so no argument of the
 //! call says how many there are, nor which kind of primitive they make. Running the list
 //! again is the only way to learn it: a first replay records nothing (a 4-byte range) and
-//! counts what the list generates with `GL_PRIMITIVES_GENERATED`, read back at once (one
-//! wait per list; lists are a GL 1.x idiom, a handful per frame where they are used); a
-//! second replay records up to three vertices per primitive. Transform feedback takes one
+//! counts what the list generates with `GL_PRIMITIVES_GENERATED`, read back at once (a
+//! wait); a second replay records up to three vertices per primitive. A `glCallList`'s
+//! count is remembered by its list's name until the program makes or deletes any list
+//! ([`lists_changed`]): later calls of it record at once, in a range of the remembered size,
+//! counting what they generate, and one that dropped vertices anyway (the budget ran out, or
+//! what a list generates hangs on state such as evaluators) is counted again the next time. glxgears waited 4 times a
+//! frame for its 4 lists; xscreensaver's beats 1,260. `glCallLists` (its names in client
+//! memory, often a string of text that changes), `glEnd` blocks and `glRect*` count each
+//! time. Transform feedback takes one
 //! kind of primitive per replay: a driver that checks refuses the other kinds (the count
 //! tries triangles, which take quads and polygons too, then lines, then points); Mesa does
 //! not check a list's primitives and records them as they are, so the kind is learnt from
@@ -16,6 +22,7 @@
 //! what the call left.
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use gpuheat_session::DrawGeometry;
 
@@ -30,6 +37,17 @@ use super::{GeometryCapture, ProgramLink, Recorded};
 /// ([`crate::immediate`]), and `glRect*`, whose arguments say nothing of the primitive.
 pub(super) fn is_list(name: &str) -> bool {
     matches!(name, "glCallList" | "glCallLists" | "glEnd") || name.starts_with("glRect")
+}
+
+/// How many times the program made or deleted a display list, in any context (lists may be
+/// shared): a count remembered under an older value may be out of date.
+static LISTS_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// The program made a display list again (`glNewList`) or deleted some (`glDeleteLists`):
+/// what every context remembered lists to generate is forgotten. A list that calls another
+/// generates what that one does, so one change forgets them all.
+pub fn lists_changed() {
+    LISTS_GENERATION.fetch_add(1, Ordering::Relaxed);
 }
 
 impl GeometryCapture {
@@ -67,6 +85,15 @@ impl GeometryCapture {
         // SAFETY: our caller's promise.
         let (program, shadow) =
             unsafe { Self::vertex_stage(&mut self.shadows, flags, t, g, link)? };
+        let named = (draw.name == "glCallList")
+            .then(|| draw.args.first().map(|&n| n & 0xFFFF_FFFF))
+            .flatten();
+        let generation = LISTS_GENERATION.load(Ordering::Relaxed);
+        if generation != self.list_counts_of {
+            self.list_counts.clear();
+            self.list_counts_of = generation;
+        }
+        let remembered = named.and_then(|n| self.list_counts.get(&n).copied());
         // Replays read back with the count, filed into the frame once `shadow` (a borrow of
         // `self`) is done with.
         let mut read_back = Vec::new();
@@ -75,44 +102,63 @@ impl GeometryCapture {
             // A driver that checks the list's primitives against the transform feedback's
             // refuses the wrong kinds; Mesa records them as they are, and the kind is
             // learnt from what was written (`replay.rs`).
-            for primitive in [TRIANGLES, LINES, POINTS] {
-                let count = Replay {
-                    program,
-                    shadow,
-                    plan: Plan {
-                        primitive,
-                        per: 1,
-                        expected: u64::MAX,
-                        indexed: false,
-                        list: false,
-                    },
-                    keep: 0,
-                    budget: self.budget,
-                    generated_query: true,
-                    call,
-                    name: draw.name,
-                    unroll: None,
-                    deduce_kind: false,
-                };
-                // SAFETY: our caller's promise; `run` runs the list `draw` calls.
-                let counted = unsafe { self.feedback.record(t, g, count, &run) };
-                if let Some(why) = spoiled.take() {
-                    if counted.is_ok() {
-                        self.feedback.forget_last(call);
+            let kinds = match remembered {
+                Some((primitive, _)) => vec![primitive],
+                None => vec![TRIANGLES, LINES, POINTS],
+            };
+            for primitive in kinds {
+                let generated = match remembered {
+                    Some((_, generated)) => generated,
+                    None => {
+                        let count = Replay {
+                            program,
+                            shadow,
+                            plan: Plan {
+                                primitive,
+                                per: 1,
+                                expected: u64::MAX,
+                                indexed: false,
+                                list: false,
+                            },
+                            keep: 0,
+                            budget: self.budget,
+                            generated_query: true,
+                            call,
+                            name: draw.name,
+                            unroll: None,
+                            deduce_kind: false,
+                        };
+                        // SAFETY: our caller's promise; `run` runs the list `draw` calls.
+                        let counted = unsafe { self.feedback.record(t, g, count, &run) };
+                        if let Some(why) = spoiled.take() {
+                            if counted.is_ok() {
+                                self.feedback.forget_last(call);
+                            }
+                            break 'kinds Err(why);
+                        }
+                        if let Err(why) = counted {
+                            first_error.get_or_insert(why);
+                            continue;
+                        }
+                        // SAFETY: our caller's promise. Reads back every pending replay, ours last:
+                        // the list's primitives (what the driver counts as one: at most 3 vertices).
+                        read_back = unsafe { self.feedback.resolve(t, g) };
+                        let generated = match read_back.pop() {
+                            Some((_, Ok(d))) => d.dropped_vertices,
+                            Some((_, Err(m))) => break 'kinds Err(m.reason),
+                            None => {
+                                break 'kinds Err(
+                                    "the display list's count was not read back".into()
+                                )
+                            }
+                        };
+                        // A list that generated nothing is counted again each time: a
+                        // remembered 0 would record nothing once it draws.
+                        if let Some(n) = named.filter(|_| generated > 0) {
+                            self.list_counts.insert(n, (primitive, generated));
+                        }
+                        generated
                     }
-                    break 'kinds Err(why);
-                }
-                if let Err(why) = counted {
-                    first_error.get_or_insert(why);
-                    continue;
-                }
-                // SAFETY: our caller's promise. Reads back every pending replay, ours last:
-                // the list's primitives (what the driver counts as one: at most 3 vertices).
-                read_back = unsafe { self.feedback.resolve(t, g) };
-                let generated = match read_back.pop() {
-                    Some((_, Ok(d))) => d.dropped_vertices,
-                    Some((_, Err(m))) => break 'kinds Err(m.reason),
-                    None => break 'kinds Err("the display list's count was not read back".into()),
                 };
                 if generated == 0 {
                     break 'kinds Ok(Recorded::Now(DrawGeometry {
@@ -138,7 +184,8 @@ impl GeometryCapture {
                     },
                     keep,
                     budget: self.budget,
-                    generated_query: keep < most,
+                    // A remembered count may be out of date: what was dropped is counted.
+                    generated_query: keep < most || remembered.is_some(),
                     call,
                     name: draw.name,
                     unroll: None,
@@ -153,9 +200,15 @@ impl GeometryCapture {
                     break 'kinds Err(why);
                 }
                 if let Err(why) = recorded {
+                    if let Some(n) = named.filter(|_| remembered.is_some()) {
+                        self.list_counts.remove(&n);
+                    }
                     break 'kinds Err(why);
                 }
                 self.used += keep;
+                if let (Some(n), Some(_)) = (named, remembered) {
+                    self.from_counts.insert(call, n);
+                }
                 break 'kinds Ok(Recorded::Pending(keep));
             }
             Err(format!(

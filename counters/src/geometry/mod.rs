@@ -66,6 +66,7 @@ use crate::state::{drain_errors, ErrorScope, NOT_RENDERING};
 
 pub use draw::DrawCall;
 use draw::{plan, Plan};
+pub use lists::lists_changed;
 pub use replay::{recycle, release_pool};
 use replay::{Feedback, Replay, Resolved};
 pub use shadow::{link_sources, ProgramLink};
@@ -136,6 +137,14 @@ pub struct GeometryCapture {
     /// The functions of the last capture, for [`GeometryCapture::take`] to read back what is
     /// pending with.
     fns: Option<(ThermalFns, GeometryFns)>,
+    /// What `glCallList(name)` generated when last counted: its primitive and primitives
+    /// (`lists.rs`), so that later calls record without counting first; valid while the
+    /// process made and deleted no list since (the generation of [`lists_changed`]).
+    list_counts: std::collections::HashMap<u64, (GLenum, u64)>,
+    list_counts_of: u64,
+    /// Calls recorded from a remembered count, not read back yet, and their list: one that
+    /// dropped vertices (the list grew, or the budget ran out) is counted again next time.
+    from_counts: std::collections::HashMap<u32, u64>,
 }
 
 impl std::fmt::Debug for GeometryCapture {
@@ -186,6 +195,9 @@ impl GeometryCapture {
             finished: Vec::new(),
             used: 0,
             fns: None,
+            list_counts: std::collections::HashMap::new(),
+            list_counts_of: 0,
+            from_counts: std::collections::HashMap::new(),
         }
     }
 
@@ -293,6 +305,15 @@ impl GeometryCapture {
             return;
         };
         for (room, r) in done {
+            let call = match &r {
+                Ok(d) => d.call,
+                Err(m) => m.call,
+            };
+            if let Some(list) = self.from_counts.remove(&call) {
+                if !matches!(&r, Ok(d) if d.dropped_vertices == 0) {
+                    self.list_counts.remove(&list);
+                }
+            }
             match r {
                 Ok(d) => {
                     self.used = self.used.saturating_sub(room) + d.positions.len() as u64;

@@ -163,6 +163,49 @@ fn geometry_that_outgrows_its_buffer_waits_once_a_frame_once_it_has_grown() {
 }
 
 #[test]
+fn a_display_list_is_counted_once_then_recorded_without_a_wait() {
+    // fixed_function calls 4 display lists a frame (A, C, and D twice). Geometry learns what
+    // a list generates by running it once and reading the count back (a wait); the count is
+    // remembered by the list's name, so from the second frame on each call records at once
+    // and the frame waits only for its replays (and its calls' results). Before, it waited 4
+    // times in every frame. The positions are the same in every frame.
+    let dir = scratch("waits-lists");
+    let file = dir.join("fixed_function.gpuheat");
+    let out = Command::new("timeout")
+        .args(["-k5", "240"])
+        .arg(gpuheat())
+        .env(env::GEOMETRY_VERTICES, "4194304")
+        .args(["run", "-o"])
+        .arg(&file)
+        .args(["--timing", "deferred", "--frames", "5", "--"])
+        .arg(example("fixed_function"))
+        .args(["--frames", "7"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = Session::open(&file).unwrap();
+    let waits: Vec<u64> = s.agent_frames.iter().map(|a| a.waits).collect();
+    assert!(
+        waits[1..waits.len() - 1].iter().all(|&w| w <= 2),
+        "frames after the first: {waits:?}"
+    );
+    let vertices: Vec<Vec<usize>> = s
+        .geometry
+        .iter()
+        .map(|g| g.draws.iter().map(|d| d.positions.len()).collect())
+        .collect();
+    assert!(
+        vertices.windows(2).all(|w| w[0] == w[1])
+            && s.geometry.iter().all(|g| g.missing.is_empty()),
+        "every frame records the same vertices, none missing: {vertices:?}"
+    );
+}
+
+#[test]
 fn heat_of_deferred_draws_waits_as_often_at_10_and_1000_draws_on_gl_and_gles() {
     // Desktop GL: each draw's T and N reach the weighting passes through a buffer the GPU
     // writes; only the frame's one read waits (the slots, boxes, maps and colour, fetched

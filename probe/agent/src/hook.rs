@@ -855,10 +855,19 @@ fn abandon(open: OpenBlock) {
     }));
 }
 
-/// glNewList: calls until glEndList are compiled into the list, not run.
+/// glNewList: calls until glEndList are compiled into the list, not run; a list made again
+/// generates what geometry remembered of it no more.
 pub fn list_began(_: u64, _: u64) {
     if from_program() {
         recorder::set_compiling_list(true);
+        gpuheat_counters::geometry::lists_changed();
+    }
+}
+
+/// glDeleteLists: a name made again later is another list.
+pub fn lists_deleted(_: u64, _: u64) {
+    if from_program() {
+        gpuheat_counters::geometry::lists_changed();
     }
 }
 
