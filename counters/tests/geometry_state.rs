@@ -57,6 +57,7 @@ fn a_replay_records_positions_and_leaves_the_programs_state() {
                     name: "glDrawArrays",
                     args: &[u64::from(GL_TRIANGLE_STRIP), 0, 4],
                     list: None,
+                    block: None,
                 },
                 false,
                 false,
@@ -262,6 +263,7 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
                         fns: m,
                         start: Some(&start),
                     }),
+                    block: None,
                 },
                 false,
                 // Every other call as a deferred draw's: replayed without reading back.
@@ -415,6 +417,7 @@ fn a_display_lists_count_is_remembered_until_lists_change() {
                         fns: m,
                         start: Some(&start),
                     }),
+                    block: None,
                 },
                 false,
                 true,

@@ -692,7 +692,7 @@ fn wrapper(out: &mut String, i: usize, c: &Command) {
             .unwrap();
             if c.name == "glBegin" {
                 // The block's bracket (and its recording) opens before the real glBegin.
-                writeln!(out, "        hook::immediate_begin(&mut g);").unwrap();
+                writeln!(out, "        hook::immediate_begin(&mut g, &args);").unwrap();
             }
             if class(&c.name) == "Swap" {
                 // The frame's heat map is read back with its colour buffer, before the swap.

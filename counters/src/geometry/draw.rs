@@ -18,6 +18,20 @@ pub struct DrawCall<'a> {
     /// runs again (`None`: the GL loader has no matrix stack functions); other draws ignore
     /// it.
     pub list: Option<ListRun<'a>>,
+    /// For a `glEnd`: its block's mode and the most vertices it can have made, where the
+    /// agent knows them (`None` elsewhere).
+    pub block: Option<BlockShape>,
+}
+
+/// What the agent saw of a `glBegin`…`glEnd` block: no call's arguments say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockShape {
+    /// `glBegin`'s mode.
+    pub mode: GLenum,
+    /// The calls the program made between its `glBegin` and its `glEnd`: each vertex takes
+    /// one at least (a display list called inside the block may make more, counted as
+    /// dropped when it does).
+    pub vertices_at_most: u64,
 }
 
 /// How a draw is replayed and what it should produce.
@@ -173,6 +187,7 @@ mod tests {
             name,
             args,
             list: None,
+            block: None,
         })
     }
 

@@ -8,9 +8,10 @@
 //! ([`lists_changed`]): later calls of it record at once, in a range of the remembered size,
 //! counting what they generate, and one that dropped vertices anyway (the budget ran out, or
 //! what a list generates hangs on state such as evaluators) is counted again the next time. glxgears waited 4 times a
-//! frame for its 4 lists; xscreensaver's beats 1,260. `glCallLists` (its names in client
-//! memory, often a string of text that changes), `glEnd` blocks and `glRect*` count each
-//! time. Transform feedback takes one
+//! frame for its 4 lists; xscreensaver's beats 1,260. A `glEnd` block is bounded by what the
+//! agent saw of it ([`super::BlockShape`]: its mode, and the calls between its `glBegin` and
+//! `glEnd`, one at least per vertex), and records at once too. `glCallLists` (its names in
+//! client memory, often a string of text that changes) and `glRect*` count each time. Transform feedback takes one
 //! kind of primitive per replay: a driver that checks refuses the other kinds (the count
 //! tries triangles, which take quads and polygons too, then lines, then points); Mesa does
 //! not check a list's primitives and records them as they are, so the kind is learnt from
@@ -37,6 +38,15 @@ use super::{GeometryCapture, ProgramLink, Recorded};
 /// ([`crate::immediate`]), and `glRect*`, whose arguments say nothing of the primitive.
 pub(super) fn is_list(name: &str) -> bool {
     matches!(name, "glCallList" | "glCallLists" | "glEnd") || name.starts_with("glRect")
+}
+
+/// The transform feedback primitive a `glBegin` mode's primitives are recorded as.
+fn block_kind(mode: GLenum) -> GLenum {
+    match mode {
+        POINTS => POINTS,
+        LINES | LINE_LOOP | LINE_STRIP => LINES,
+        _ => TRIANGLES,
+    }
 }
 
 /// How many times the program made or deleted a display list, in any context (lists may be
@@ -93,7 +103,12 @@ impl GeometryCapture {
             self.list_counts.clear();
             self.list_counts_of = generation;
         }
-        let remembered = named.and_then(|n| self.list_counts.get(&n).copied());
+        // A block's mode and most vertices bound what it makes as a count would: each
+        // vertex makes at most one primitive of the kind its mode is recorded as.
+        let remembered = match draw.block.filter(|_| draw.name == "glEnd") {
+            Some(b) => Some((block_kind(b.mode), b.vertices_at_most)),
+            None => named.and_then(|n| self.list_counts.get(&n).copied()),
+        };
         // Replays read back with the count, filed into the frame once `shadow` (a borrow of
         // `self`) is done with.
         let mut read_back = Vec::new();

@@ -64,8 +64,8 @@ use gpuheat_session::{
 use crate::gl::*;
 use crate::state::{drain_errors, ErrorScope, NOT_RENDERING};
 
-pub use draw::DrawCall;
 use draw::{plan, Plan};
+pub use draw::{BlockShape, DrawCall};
 pub use lists::lists_changed;
 pub use replay::{recycle, release_pool};
 use replay::{Feedback, Replay, Resolved};

@@ -3,7 +3,7 @@
 use crate::enums::{EGL_DRAW, EGL_HEIGHT, EGL_WIDTH, GLX_HEIGHT, GLX_WIDTH};
 use crate::writer::Msg;
 use crate::{capture, outbox, real, table};
-use gpuheat_counters::geometry::{self, DrawCall};
+use gpuheat_counters::geometry::{self, BlockShape, DrawCall};
 use gpuheat_counters::gl::{ListFns, MatrixFns};
 use gpuheat_counters::immediate::Block;
 use gpuheat_counters::list_run::{ListRun, ListStart};
@@ -124,8 +124,9 @@ fn geometry_capture<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut G
 
 /// Records the post-transform positions of draw `call` of `frame` (`name`, `args`: the
 /// entry point and its arguments; `replay` re-issues it; `start`: for a display list call,
-/// the matrices it started from). `deferred`: the draw was timed deferred, so the replay
-/// neither waits for the GPU nor is drained after.
+/// the matrices it started from; `block`: for a `glEnd`, what the agent saw of its block).
+/// `deferred`: the draw was timed deferred, so the replay neither waits for the GPU nor is
+/// drained after.
 #[allow(clippy::too_many_arguments)]
 pub fn geometry(
     ctx: u64,
@@ -133,7 +134,7 @@ pub fn geometry(
     call: u32,
     name: &str,
     args: &[u64],
-    start: Option<&ListStart>,
+    (start, block): (Option<&ListStart>, Option<BlockShape>),
     deferred: bool,
     replay: &dyn Fn(),
 ) {
@@ -155,6 +156,7 @@ pub fn geometry(
                         name,
                         args,
                         list: matrix_fns().map(|fns| ListRun { fns, start }),
+                        block,
                     },
                     program_query,
                     deferred,

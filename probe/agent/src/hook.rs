@@ -11,6 +11,7 @@ use crate::clock::{monotonic_ns, thread_cpu_ns, ticks};
 use crate::generated::{wrapper_address, CLASSES, CPU, KINDS, NAMES, SPREADS, VG};
 use crate::recorder::{self, Reentry};
 use crate::{capture, contexts, programs, real, runtime, table, uploads, vg, vgpaths};
+use gpuheat_counters::geometry::BlockShape;
 use gpuheat_counters::gl::GPU_DISJOINT_EXT;
 use gpuheat_counters::list_run::ListStart;
 use gpuheat_counters::stages::CallKind;
@@ -362,7 +363,17 @@ fn leave_replayed(g: Guard, args: &[u64], list: Option<Option<&ListStart>>, repl
             let name = NAMES[func].trim_end_matches('\0');
             let deferred = matches!(LAST_WEIGHT.with(Cell::get), Some(Weight::Deferred(..)));
             let start = list.flatten();
-            contexts::geometry(ctx, frame, seq, name, args, start, deferred, replay);
+            let block = SHAPE.with(Cell::get);
+            contexts::geometry(
+                ctx,
+                frame,
+                seq,
+                name,
+                args,
+                (start, block),
+                deferred,
+                replay,
+            );
         }));
     }
 }
@@ -708,17 +719,21 @@ struct OpenBlock {
     /// Its recording ended (at its glEnd): a second `glEndList` would be an error the
     /// program sees.
     closed: bool,
+    /// Its `glBegin`'s mode.
+    mode: u32,
 }
 
 thread_local! {
     static BLOCK: std::cell::RefCell<Option<OpenBlock>> = const { std::cell::RefCell::new(None) };
+    /// The shape of the block whose `glEnd` is being left, for its geometry.
+    static SHAPE: Cell<Option<BlockShape>> = const { Cell::new(None) };
 }
 
 /// glBegin, after [`enter`] and before the real call: a block of the program's own (not
 /// compiled into its display list, not inside another block) opens its bracket and, where
 /// heat or geometry will run it again, its recording. The guard's clocks start again after
 /// our work, which is no part of the program's glBegin.
-pub fn immediate_begin(g: &mut Option<Guard>) {
+pub fn immediate_begin(g: &mut Option<Guard>, args: &[u64]) {
     let Some(g) = g.as_mut().filter(|g| !g.skip) else {
         return;
     };
@@ -740,6 +755,8 @@ pub fn immediate_begin(g: &mut Option<Guard>) {
                 bracket,
                 list,
                 closed: false,
+                // GLenum, recorded widened.
+                mode: args.first().map_or(0, |&m| m as u32),
             };
             if let Some(stale) = BLOCK.with(|b| b.borrow_mut().replace(block)) {
                 abandon(stale);
@@ -806,8 +823,16 @@ pub fn leave_immediate(g: Option<Guard>, args: &[u64]) {
             g.bracket = open.bracket.take();
             match (open.list, contexts::list_fns()) {
                 (Some(list), Some(f)) => {
+                    // The calls between its glBegin and its glEnd (placed in order: the
+                    // glEnd's place came after theirs), one at least per vertex.
+                    let shape = (open.frame == g.frame).then(|| BlockShape {
+                        mode: open.mode,
+                        vertices_at_most: u64::from(g.seq.saturating_sub(open.seq + 1)),
+                    });
+                    SHAPE.with(|s| s.set(shape));
                     // SAFETY: the block's context is current; its list ended at the glEnd.
                     leave_draw(g, args, &|| unsafe { list.replay(f) });
+                    SHAPE.with(|s| s.set(None));
                     if let Some(_inside) = Reentry::enter() {
                         // SAFETY: as above.
                         let _ = catch_unwind(AssertUnwindSafe(|| unsafe { list.delete(f) }));
