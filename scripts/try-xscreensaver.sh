@@ -4,7 +4,7 @@
 # arrays, shaders, FBOs) as a user would: each is started in a window under a private Xvfb,
 # attached to while it runs, captured, reported, and checked to be alive and still
 # animating afterwards. Run from the project root after `cargo build --release --workspace`.
-#   scripts/try-xscreensaver.sh [--heat] [--frames N] [HACK...]
+#   scripts/try-xscreensaver.sh [--heat] [--timing auto|isolated|deferred] [--frames N] [HACK...]
 # Columns: attach exit code, alive/frozen/dead after the detach, the first captured frame
 # (calls/draws/work, serialized GPU ms), draws without geometry in the session (with their
 # first reason), and with --heat the report's remainders line. Installs xscreensaver-gl
@@ -16,6 +16,7 @@ extra=(); frames=2; names=()
 while [ $# -gt 0 ]; do
   case $1 in
     --heat) extra+=(--heat); shift ;;
+    --timing) extra+=(--timing "$2"); shift 2 ;;
     --frames) frames=$2; shift 2 ;;
     *) names+=("$1"); shift ;;
   esac
