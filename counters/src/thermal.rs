@@ -1640,12 +1640,27 @@ impl Painter {
     /// A tallied consumer's coverage (inside its box, [`tally::Reading::coverages`]), within
     /// the frame's budget for it; past the budget, none, and `note` says so.
     fn keep_tallied_coverage(&mut self, coverage: Vec<u8>, note: &mut String) -> Vec<u8> {
-        if self.coverage_bytes + coverage.len() <= MAX_COVERAGE_BYTES {
-            self.coverage_bytes += coverage.len();
-            return coverage;
+        if self.coverage_budget(coverage.len(), note) {
+            coverage
+        } else {
+            Vec::new()
         }
-        spent_note(note);
-        Vec::new()
+    }
+
+    /// Takes `len` bytes of the frame's consumer coverage budget; `false`, and `note` says
+    /// so (when it says nothing yet), past it.
+    fn coverage_budget(&mut self, len: usize, note: &mut String) -> bool {
+        if self.coverage_bytes + len <= MAX_COVERAGE_BYTES {
+            self.coverage_bytes += len;
+            return true;
+        }
+        if note.is_empty() {
+            *note = format!(
+                "coverage not kept: the frame's {MAX_COVERAGE_BYTES} bytes of consumer coverage \
+                 are spent"
+            );
+        }
+        false
     }
 
     /// A consumer's coverage inside `bbox` (from `counts`, `w` wide), within the frame's
@@ -1658,12 +1673,11 @@ impl Painter {
         note: &mut String,
     ) -> Vec<u8> {
         let len = ((bbox[2] - bbox[0]) * (bbox[3] - bbox[1])) as usize;
-        if self.coverage_bytes + len <= MAX_COVERAGE_BYTES {
-            self.coverage_bytes += len;
-            return crop(counts, w, bbox);
+        if self.coverage_budget(len, note) {
+            crop(counts, w, bbox)
+        } else {
+            Vec::new()
         }
-        spent_note(note);
-        Vec::new()
     }
 
     /// Adds `c·T/N` and `c` into the target's maps (`[accum, plain]`: with and without the
@@ -1827,8 +1841,15 @@ impl Painter {
         coverages: Vec<Option<Vec<u8>>>,
         why: &str,
     ) {
+        // Each draw's place in the flow, looked up once: a frame may tally 65,536 draws.
+        let places: HashMap<u32, usize> = self
+            .flow
+            .iter()
+            .enumerate()
+            .map(|(i, fl)| (fl.call, i))
+            .collect();
         for (d, coverage) in weighed.iter().zip(coverages) {
-            let Some(at) = self.flow.iter().position(|fl| fl.call == d.call) else {
+            let Some(&at) = places.get(&d.call) else {
                 continue;
             };
             if !d.complete {
@@ -3009,16 +3030,6 @@ unsafe fn take_maps(
             *failed = true;
             (vec![0.0; n], vec![0; n])
         }
-    }
-}
-
-/// Says in `note` (when it says nothing yet) that the frame's consumer coverage is spent.
-fn spent_note(note: &mut String) {
-    if note.is_empty() {
-        *note = format!(
-            "coverage not kept: the frame's {MAX_COVERAGE_BYTES} bytes of consumer coverage are \
-             spent"
-        );
     }
 }
 

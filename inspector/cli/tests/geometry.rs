@@ -7,41 +7,10 @@ mod common;
 
 use common::*;
 use gpuheat_session::{CallClass, DrawGeometry, FrameGeometry, Session};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const APIS: [&str; 2] = ["gles", "gl"];
 const TRIANGLES: u32 = 4;
-
-/// `gpuheat run` of an example with extra environment for the program; the session.
-fn capture_env(
-    dir: &Path,
-    tag: &str,
-    name: &str,
-    gpuheat_args: &[&str],
-    example_args: &[&str],
-    env: &[(&str, &str)],
-) -> Session {
-    let session: PathBuf = dir.join(format!("{name}-{tag}.gpuheat"));
-    let exe = example(name);
-    let mut cmd = Command::new("timeout");
-    cmd.arg("-k5").arg("240").arg(gpuheat());
-    cmd.args(["run", "-o", session.to_str().unwrap()]);
-    cmd.args(gpuheat_args)
-        .arg("--")
-        .arg(&exe)
-        .args(example_args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("spawn gpuheat");
-    assert!(
-        out.status.success(),
-        "gpuheat run {name} {example_args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Session::open(&session).unwrap()
-}
 
 /// The window-space bounding rectangle (x0, y0, x1, y1) of a draw's positions: clip →
 /// normalized device → window with the recorded viewport.

@@ -8,11 +8,10 @@
 
 mod common;
 
-use common::{example, gpuheat, scratch};
+use common::{capture_env, scratch};
 use gpuheat_session::control::env;
 use gpuheat_session::{AgentFrame, Session};
 use std::path::Path;
-use std::process::Command;
 
 /// Captures `frames` frames of `many_draws --draws draws --tris 2` with `flags`, geometry off
 /// unless `geometry`, and returns the agent's record of each captured frame but the last
@@ -48,38 +47,30 @@ fn agent_frames_with(
     frames: u32,
     api: &str,
 ) -> Vec<AgentFrame> {
-    let file = dir.join(format!("waits-{draws}x{tris}.gpuheat"));
-    let out = Command::new("timeout")
-        .args(["-k5", "240"])
-        .arg(gpuheat())
-        .env(
-            env::GEOMETRY_VERTICES,
-            if geometry { "4194304" } else { "0" },
-        )
-        .arg("run")
-        .arg("-o")
-        .arg(&file)
-        .args(flags)
-        .args(["--frames", &frames.to_string(), "--"])
-        .arg(example("many_draws"))
-        .args([
+    let (draws_s, tris_s, frames_s) = (draws.to_string(), tris.to_string(), frames.to_string());
+    let program_frames = (frames + 2).to_string();
+    let mut gpuheat_args = flags.to_vec();
+    gpuheat_args.extend(["--frames", &frames_s]);
+    let s = capture_env(
+        dir,
+        &format!("{draws}x{tris}"),
+        "many_draws",
+        &gpuheat_args,
+        &[
             "--api",
             api,
             "--draws",
-            &draws.to_string(),
+            &draws_s,
             "--tris",
-            &tris.to_string(),
+            &tris_s,
             "--frames",
-        ])
-        .arg((frames + 2).to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "gpuheat run {flags:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+            &program_frames,
+        ],
+        &[(
+            env::GEOMETRY_VERTICES,
+            if geometry { "4194304" } else { "0" },
+        )],
     );
-    let s = Session::open(&file).unwrap();
     assert_eq!(
         s.agent_frames.len(),
         frames as usize,
@@ -196,25 +187,14 @@ fn an_immediate_mode_block_is_recorded_without_a_count() {
 
 /// `example --frames 7` captured for 5 frames with geometry, timed deferred.
 fn geometry_session(scratch_name: &str, name: &str) -> Session {
-    let dir = scratch(scratch_name);
-    let file = dir.join(format!("{name}.gpuheat"));
-    let out = Command::new("timeout")
-        .args(["-k5", "240"])
-        .arg(gpuheat())
-        .env(env::GEOMETRY_VERTICES, "4194304")
-        .args(["run", "-o"])
-        .arg(&file)
-        .args(["--timing", "deferred", "--frames", "5", "--"])
-        .arg(example(name))
-        .args(["--frames", "7"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Session::open(&file).unwrap()
+    capture_env(
+        &scratch(scratch_name),
+        "deferred",
+        name,
+        &["--timing", "deferred", "--frames", "5"],
+        &["--frames", "7"],
+        &[(env::GEOMETRY_VERTICES, "4194304")],
+    )
 }
 
 /// Every captured frame of `s` recorded its draws' vertices, the same in each.
@@ -271,26 +251,16 @@ fn draws_that_feed_the_flow_cost_no_wait_of_their_own_when_deferred() {
     // (With the counts read, desktop GL waited 4 times a frame here.)
     let dir = scratch("waits-consumers");
     for api in ["gl", "gles"] {
-        let file = dir.join(format!("chain-{api}.gpuheat"));
-        let out = Command::new("timeout")
-            .args(["-k5", "240"])
-            .arg(gpuheat())
-            .env(env::GEOMETRY_VERTICES, "0")
-            .args(["run", "-o"])
-            .arg(&file)
-            .args(["--heat", "--timing", "deferred", "--frames", "4", "--"])
-            .arg(example("chain"))
-            .args([
+        let s = capture_env(
+            &dir,
+            api,
+            "chain",
+            &["--heat", "--timing", "deferred", "--frames", "4"],
+            &[
                 "--api", api, "--size", "128x64", "--target", "64", "--frames", "6",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{api}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            ],
+            &[(env::GEOMETRY_VERTICES, "0")],
         );
-        let s = Session::open(&file).unwrap();
         assert!(s.heat_missing.is_empty(), "{api}: {:?}", s.heat_missing);
         let frames = &s.agent_frames[..s.agent_frames.len() - 1];
         assert!(

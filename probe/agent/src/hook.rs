@@ -297,7 +297,7 @@ fn use_program(func: u16) -> bool {
 /// same arguments).
 #[inline(never)]
 pub fn leave_draw(g: Guard, args: &[u64], replay: &dyn Fn()) {
-    leave_replayed(g, args, None, replay);
+    leave_replayed(g, args, Rerun::Draw, replay);
 }
 
 /// Before a program's `glCallList(s)`, ahead of [`enter`] (outside the call's time): where
@@ -316,12 +316,28 @@ pub fn list_start() -> Option<ListStart> {
 /// `start` (read by [`list_start`]), its state put back as the call left it.
 #[inline(never)]
 pub fn leave_list(g: Guard, args: &[u64], start: Option<ListStart>, replay: &dyn Fn()) {
-    leave_replayed(g, args, Some(start.as_ref()), replay);
+    leave_replayed(g, args, Rerun::List(start.as_ref()), replay);
 }
 
-/// [`leave_draw`] and [`leave_list`]: `list` is `Some` for a display list call, with the
-/// matrices it started from where they were read.
-fn leave_replayed(g: Guard, args: &[u64], list: Option<Option<&ListStart>>, replay: &dyn Fn()) {
+/// What a replayed call is, beyond its arguments.
+#[derive(Clone, Copy)]
+enum Rerun<'a> {
+    /// A draw its arguments describe.
+    Draw,
+    /// A display list call, with the matrices it started from where they were read.
+    List(Option<&'a ListStart>),
+    /// A `glBegin`…`glEnd` block, run again from its recording, with what the agent saw
+    /// of it where it knows.
+    Block(Option<BlockShape>),
+}
+
+/// [`leave_draw`], [`leave_list`] and a block's `glEnd`: the call was recorded; `rerun` says
+/// what it was.
+fn leave_replayed(g: Guard, args: &[u64], rerun: Rerun<'_>, replay: &dyn Fn()) {
+    let list = match rerun {
+        Rerun::List(start) => Some(start),
+        Rerun::Draw | Rerun::Block(_) => None,
+    };
     // A VG library's draws are painted as their VG call: on the host from its path, or,
     // when the host cannot know its coverage, from theirs counted together (`vg_child`).
     let bracketed = !g.skip && g.bracket.is_some();
@@ -363,7 +379,10 @@ fn leave_replayed(g: Guard, args: &[u64], list: Option<Option<&ListStart>>, repl
             let name = NAMES[func].trim_end_matches('\0');
             let deferred = matches!(LAST_WEIGHT.with(Cell::get), Some(Weight::Deferred(..)));
             let start = list.flatten();
-            let block = SHAPE.with(Cell::get);
+            let block = match rerun {
+                Rerun::Block(shape) => shape,
+                Rerun::Draw | Rerun::List(_) => None,
+            };
             contexts::geometry(
                 ctx,
                 frame,
@@ -725,8 +744,6 @@ struct OpenBlock {
 
 thread_local! {
     static BLOCK: std::cell::RefCell<Option<OpenBlock>> = const { std::cell::RefCell::new(None) };
-    /// The shape of the block whose `glEnd` is being left, for its geometry.
-    static SHAPE: Cell<Option<BlockShape>> = const { Cell::new(None) };
 }
 
 /// glBegin, after [`enter`] and before the real call: a block of the program's own (not
@@ -829,10 +846,8 @@ pub fn leave_immediate(g: Option<Guard>, args: &[u64]) {
                         mode: open.mode,
                         vertices_at_most: u64::from(g.seq.saturating_sub(open.seq + 1)),
                     });
-                    SHAPE.with(|s| s.set(shape));
                     // SAFETY: the block's context is current; its list ended at the glEnd.
-                    leave_draw(g, args, &|| unsafe { list.replay(f) });
-                    SHAPE.with(|s| s.set(None));
+                    leave_replayed(g, args, Rerun::Block(shape), &|| unsafe { list.replay(f) });
                     if let Some(_inside) = Reentry::enter() {
                         // SAFETY: as above.
                         let _ = catch_unwind(AssertUnwindSafe(|| unsafe { list.delete(f) }));

@@ -103,6 +103,36 @@ pub fn capture_with_output(
     (session, out)
 }
 
+/// `gpuheat run` of an example with extra environment for the program; the session.
+pub fn capture_env(
+    dir: &Path,
+    tag: &str,
+    name: &str,
+    gpuheat_args: &[&str],
+    example_args: &[&str],
+    env: &[(&str, &str)],
+) -> gpuheat_session::Session {
+    let session: PathBuf = dir.join(format!("{name}-{tag}.gpuheat"));
+    let exe = example(name);
+    let mut cmd = Command::new("timeout");
+    cmd.arg("-k5").arg("240").arg(gpuheat());
+    cmd.args(["run", "-o", session.to_str().unwrap()]);
+    cmd.args(gpuheat_args)
+        .arg("--")
+        .arg(&exe)
+        .args(example_args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("spawn gpuheat");
+    assert!(
+        out.status.success(),
+        "gpuheat run {name} {example_args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    gpuheat_session::Session::open(&session).unwrap()
+}
+
 /// The line an example prints at exit for `key` (`key=…`), or its `varied=…` line when its
 /// frames disagreed.
 pub fn result_line(stdout: &[u8], key: &str) -> Option<String> {
