@@ -91,6 +91,11 @@ const NAMES: &[&str] = &[
     "MAX_SHADER_STORAGE_BUFFER_BINDINGS",
     "MAX_FRAGMENT_SHADER_STORAGE_BLOCKS",
     "BUFFER_UPDATE_BARRIER_BIT",
+    // The tally's resolve: records read as points by the vertex stage (`tally::resolve_vs`).
+    "SHADER_STORAGE_BARRIER_BIT",
+    "MAX_VERTEX_SHADER_STORAGE_BLOCKS",
+    "PROGRAM_POINT_SIZE",
+    "POINT_SMOOTH",
     // The deferred tally's buffer: the GPU writes it, the flush reads it (`tally.rs`); the
     // largest storage block a shader may address.
     "DYNAMIC_READ",

@@ -5,21 +5,28 @@
 //! otherwise be read back draw by draw.
 //!
 //! Each such draw is replayed into the work stencil as any other; then one pass of ours
-//! samples `c(p)` there and appends a record (pixel, draw, `c`) for each covered pixel to a
-//! storage buffer of ours, with an atomic counter: no wait. The flush, after its one wait for
-//! the frame, reads the records once, reads each draw's timestamp pair (landed by then),
-//! takes `N` and the box of each draw from its records (exact), and adds `c·T/N` and `c`
-//! into the targets' maps it read back. The maps are the same sums as the GPU passes'
-//! (`heat(p) = Σ_d c_d(p)·T_d/N_d`), added in another order.
+//! samples `c(p)` there, adds it to the draw's `Σ c` and appends a record (pixel, draw, `c`)
+//! for each covered pixel to a storage buffer of ours, with an atomic counter: no wait. The
+//! maps are the same sums as the GPU passes' (`heat(p) = Σ_d c_d(p)·T_d/N_d`), added in
+//! another order, in one of two places ([`resolves_on_gpu`]):
+//! - **on the CPU**: the flush, after its one wait for the frame, reads the records once,
+//!   reads each draw's timestamp pair (landed by then), takes `N` and the box of each draw
+//!   from its records (exact), and adds `c·T/N` and `c` into the targets' maps it read back;
+//! - **on the GPU** (a hardware renderer's way): before the maps are read, the flush reads
+//!   each draw's `Σ c`, box (found by the pass, on the coverage's edge) and timestamps (a
+//!   wait), uploads each draw's `T/N`, and one pass per target draws a point per record into
+//!   its maps ([`resolve_vs`]): no record crosses to the CPU, but where a draw keeps its
+//!   coverage for the flow.
 //!
 //! Where: GLES 3.1 with the disjoint timer query, or GL 4.3, with storage blocks in the
-//! fragment stage and a sampled work stencil ([`supported`]). The records a frame may hold are bounded
-//! ([`MAX_RECORDS`], 8 bytes each). The pass also counts each draw's covered pixels, so
-//! where the buffer filled up the flush knows which draws lost records: they are listed
-//! unpainted with the reason (the map keeps the others, exact), and the buffer is made large
-//! enough for the next frame; beyond the bound the painter stops deferring
-//! ([`Tally::exhausted`]: heat goes back to isolated timing on that context). A frame
-//! tallies [`MAX_TALLIED`] draws at most; later ones are timed isolated ([`Tally::full`]).
+//! fragment stage and a sampled work stencil ([`supported`]). The records a frame may hold are
+//! bounded ([`MAX_RECORDS`], [`MAX_RECORDS_RESOLVED`]; 8 bytes each). The pass also counts each
+//! draw's records that did not fit, so where the buffer filled up the flush knows which draws
+//! lost records: they are listed unpainted with the reason (the map keeps the others, exact),
+//! and the buffer is made large enough for the next frame; beyond the bound the painter stops
+//! deferring ([`Tally::exhausted`]: heat goes back to isolated timing on that context). A
+//! frame tallies [`MAX_TALLIED`] draws at most; later ones are timed isolated
+//! ([`Tally::full`]).
 
 use gpuheat_session::ClientApi;
 
@@ -60,42 +67,125 @@ pub(crate) fn header(gles: bool) -> &'static str {
     }
 }
 
+/// The storage block both stages see: the count (padded to 16 bytes), each draw's `Σ c` and
+/// lost records, its box (x0, y0, x1, y1; found where the GPU resolves), its weight and target
+/// for the resolve ([`resolve_vs`]), then the records.
+fn block(binding: u32, access: &str) -> String {
+    format!(
+        "layout(std430, binding = {binding}) {access}buffer Tally {{ uint used; uint pad_[3]; \
+uint sums[{MAX_TALLIED}]; uint lost[{MAX_TALLIED}]; uint boxes[{boxes}]; \
+uvec2 weights[{MAX_TALLIED}]; uvec2 records[]; }};\n",
+        boxes = 4 * MAX_TALLIED
+    )
+}
+
 /// The fragment stage of the tally pass (with the painter's full-screen vertex stage, colour
 /// writes off): where the work stencil (`u_count`) holds `c > 0`, one record of the pixel's
-/// index in the `u_width`-wide target, the draw `u_draw` and `c`, and one more covered pixel
-/// in the draw's count. Records past the buffer's end are counted, not stored: the count says
-/// how large the next frame's buffer must be, the draw's count that it lost some.
-pub(crate) fn tally_fs(binding: u32) -> String {
+/// index in the `u_width`-wide target, the draw `u_draw` and `c`, and `c` added to the draw's
+/// `Σ c`. Records past the buffer's end are counted, not stored: the count says how large the
+/// next frame's buffer must be, the draw's lost count that it lost some. With `boxes` (where
+/// the GPU resolves, so no record is read on the CPU) the pass also finds the draw's box, as
+/// the weighting pass does ([`crate::weights::sampled_box_fs`]: atomics only on the
+/// coverage's edge).
+pub(crate) fn tally_fs(binding: u32, boxes: bool) -> String {
+    let find_box = if boxes {
+        "  uint b = u_draw * 4u;\n\
+  uvec2 q = uvec2(p);\n\
+  ivec2 size = textureSize(u_count, 0);\n\
+  if (q.x < boxes[b] && (p.x == 0 || at(p - ivec2(1, 0)) == 0u))\n\
+    atomicMin(boxes[b], q.x);\n\
+  if (q.y < boxes[b + 1u] && (p.y == 0 || at(p - ivec2(0, 1)) == 0u))\n\
+    atomicMin(boxes[b + 1u], q.y);\n\
+  if (q.x + 1u > boxes[b + 2u] && (p.x + 1 >= size.x || at(p + ivec2(1, 0)) == 0u))\n\
+    atomicMax(boxes[b + 2u], q.x + 1u);\n\
+  if (q.y + 1u > boxes[b + 3u] && (p.y + 1 >= size.y || at(p + ivec2(0, 1)) == 0u))\n\
+    atomicMax(boxes[b + 3u], q.y + 1u);\n"
+    } else {
+        ""
+    };
     format!(
-        "layout(std430, binding = {binding}) buffer Tally {{ uint used; uint pad_[3]; uint covered[{MAX_TALLIED}]; uvec2 records[]; }};\n\
+        "{block}\
 uniform highp usampler2D u_count;\n\
 uniform uint u_draw;\n\
 uniform uint u_width;\n\
+uint at(ivec2 p) {{ return texelFetch(u_count, p, 0).r; }}\n\
 void main() {{\n\
   ivec2 p = ivec2(gl_FragCoord.xy);\n\
-  uint c = texelFetch(u_count, p, 0).r;\n\
+  uint c = at(p);\n\
   if (c == 0u) return;\n\
-  atomicAdd(covered[u_draw], 1u);\n\
+  atomicAdd(sums[u_draw], c);\n\
   uint i = atomicAdd(used, 1u);\n\
   if (i < uint(records.length()))\n\
     records[i] = uvec2(uint(p.y) * u_width + uint(p.x), (u_draw << 8) | c);\n\
-}}\n"
+  else\n\
+    atomicAdd(lost[u_draw], 1u);\n\
+{find_box}}}\n",
+        block = block(binding, "")
     )
 }
+
+/// The vertex stage of the resolve: one point per record (`gl_VertexID`), at its pixel of
+/// the `u_width`-wide, `u_size` target `u_target`, carrying `c·T/N` and `c` from its draw's
+/// weight (`T/N`'s bits, target: [`Tally::read`] uploads them); a record of another target's
+/// draw, or of a draw that adds nothing, is put outside the clip volume.
+pub(crate) fn resolve_vs(binding: u32) -> String {
+    format!(
+        "{block}\
+uniform uint u_target;\n\
+uniform uint u_width;\n\
+uniform vec2 u_size;\n\
+flat out float v_heat;\n\
+flat out float v_count;\n\
+void main() {{\n\
+  uvec2 r = records[gl_VertexID];\n\
+  uvec2 w = weights[r.y >> 8];\n\
+  float c = float(r.y & 255u);\n\
+  v_heat = c * uintBitsToFloat(w.x);\n\
+  v_count = c;\n\
+  gl_PointSize = 1.0;\n\
+  vec2 xy = (vec2(float(r.x % u_width), float(r.x / u_width)) + 0.5) / u_size * 2.0 - 1.0;\n\
+  gl_Position = w.y == u_target ? vec4(xy, 0.0, 1.0) : vec4(2.0, 2.0, 2.0, 1.0);\n\
+}}\n",
+        block = block(binding, "readonly ")
+    )
+}
+
+/// The fragment stage of the resolve: adds its point's heat and count into the target's
+/// maps (additive blending).
+pub(crate) const RESOLVE_FS: &str = "flat in float v_heat;\n\
+flat in float v_count;\n\
+layout(location = 0) out vec4 o0;\n\
+layout(location = 1) out vec4 o1;\n\
+void main() {\n\
+  o0 = vec4(v_heat);\n\
+  o1 = vec4(v_count);\n\
+}\n";
 
 /// Most draws a frame tallies, as many as desktop GL weighs on the GPU
 /// ([`crate::weights::MAX_SLOTS`]): later ones are timed isolated.
 pub const MAX_TALLIED: usize = crate::weights::MAX_SLOTS as usize;
-/// Bytes before the records: the count (padded to 16), then each draw's covered pixels.
-const HEADER_BYTES: usize = 16 + 4 * MAX_TALLIED;
+/// Byte offsets in the buffer: after the count (padded to 16), each draw's `Σ c`, its lost
+/// records, its box (4 words), its weight and target (2 words), then the records.
+const SUMS_AT: usize = 16;
+const LOST_AT: usize = SUMS_AT + 4 * MAX_TALLIED;
+const BOXES_AT: usize = LOST_AT + 4 * MAX_TALLIED;
+const WEIGHTS_AT: usize = BOXES_AT + 16 * MAX_TALLIED;
+const HEADER_BYTES: usize = WEIGHTS_AT + 8 * MAX_TALLIED;
 /// Bytes of one record: the pixel's index, then the draw's index shifted by 8 bits or'd with
 /// its count there.
 const RECORD_BYTES: usize = 8;
 /// Records of the first buffer, at least (1 Mi: 8 MiB).
 const FIRST_RECORDS: u64 = 1 << 20;
-/// Most records a frame may hold: 32 Mi, 256 MiB, as much as the maps' bound
-/// ([`crate::thermal::MAX_MAP_PIXELS`]).
+/// Most records a frame may hold where the CPU adds them: 32 Mi, 256 MiB, as much as the
+/// maps' bound ([`crate::thermal::MAX_MAP_PIXELS`]).
 pub const MAX_RECORDS: u64 = 32 << 20;
+/// Most records where the GPU resolves them (no record crosses to the CPU): 64 Mi, 512 MiB,
+/// a thousand full-screen layers at 256×256.
+pub const MAX_RECORDS_RESOLVED: u64 = 64 << 20;
+/// A box no pixel has touched yet (the atomics lower and raise its sides).
+const EMPTY_BOX: [u32; 4] = [u32::MAX, u32::MAX, 0, 0];
+/// The weight of a draw whose records add nothing in the resolve (its target never matches).
+const NO_TARGET: u32 = u32::MAX;
 
 /// The entry points of the tally, all required.
 #[derive(Clone, Copy)]
@@ -157,6 +247,26 @@ pub(crate) struct TallyProgram {
     pub width: GLint,
 }
 
+/// The resolve program ([`resolve_vs`], [`RESOLVE_FS`]): its name and uniforms' locations.
+#[derive(Clone, Copy)]
+pub(crate) struct ResolveProgram {
+    pub program: GLuint,
+    pub target: GLint,
+    pub width: GLint,
+    pub size: GLint,
+}
+
+/// Whether the GPU adds a context's tallied records into the maps (a resolve pass before
+/// the flush reads them: a second wait a frame, as the weights need the frame's times, but
+/// no record crosses to the CPU), rather than the CPU (after the one read). `choice`: the
+/// agent's setting (`Some(true)`: GPU, `Some(false)`: CPU); by default the GPU, where its
+/// renderer is hardware (a software rasterizer runs the points pass on the CPU anyway, and
+/// adds records cheaper there) and the vertex stage may read storage blocks (GLES 3.1 and GL
+/// 4.3 allow it none).
+pub fn resolves_on_gpu(choice: Option<bool>, software: bool, vertex_blocks: i32) -> bool {
+    vertex_blocks >= 1 && choice.unwrap_or(!software)
+}
+
 /// One draw tallied this frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Tallied {
@@ -200,6 +310,18 @@ pub(crate) struct Reading {
     pub draws: Vec<Weighed>,
     /// Why the draws not [`Weighed::complete`] lost records (empty when none did).
     pub incomplete: String,
+    /// Where the GPU adds the records ([`resolves_on_gpu`]): `records` then holds them only
+    /// where a draw keeps its coverage, and [`Reading::add_into`] adds nothing.
+    pub resolve: Option<Resolve>,
+}
+
+/// The resolve a flush draws before it reads the maps: one point per stored record, into
+/// each target with a draw that adds to it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Resolve {
+    pub points: u64,
+    /// Target ids, ascending.
+    pub targets: Vec<u32>,
 }
 
 /// A target's maps as read back (row 0 at the bottom), for [`Reading::add_into`].
@@ -289,6 +411,9 @@ impl Reading {
     /// Adds each record's `c·T/N` and `c` into its draw's target's maps in `maps`; records
     /// of a target not there go to `left`.
     pub fn add_into(&self, maps: &mut [TargetMaps<'_>], left: &mut Vec<Carried>) {
+        if self.resolve.is_some() {
+            return;
+        }
         // Per draw: its share T/N and where its target is in `maps`.
         let per_draw: Vec<(f64, Option<usize>)> = self
             .draws
@@ -327,15 +452,14 @@ impl Reading {
 }
 
 /// Each tallied draw's `N` and box from the frame's `records` (pixel index in the draw's
-/// target, `draw << 8 | c`), and its time: `times[i]` for draw `i` of `tallied`, `covered[i]`
-/// the pixels the pass found it covering (more than its records where the buffer filled up).
+/// target, `draw << 8 | c`), and its time: `times[i]` for draw `i` of `tallied`, `lost[i]`
+/// the records the pass could not store for it (the buffer was full).
 pub(crate) fn weigh(
     records: &[[u32; 2]],
     tallied: &[Tallied],
     times: &[u64],
-    covered: &[u32],
+    lost: &[u32],
 ) -> Vec<Weighed> {
-    let mut stored = vec![0u32; tallied.len()];
     let mut out: Vec<Weighed> = tallied
         .iter()
         .zip(times)
@@ -356,7 +480,6 @@ pub(crate) fn weigh(
         };
         let w = t.width.max(1);
         let (x, y) = (pixel % w, pixel / w);
-        stored[draw] += 1;
         d.fragments += u64::from(packed & 0xFF);
         d.bbox = [
             d.bbox[0].min(x),
@@ -366,7 +489,7 @@ pub(crate) fn weigh(
         ];
     }
     for (i, d) in out.iter_mut().enumerate() {
-        d.complete = covered.get(i).is_some_and(|&c| c == stored[i]);
+        d.complete = lost.get(i) == Some(&0);
         if !d.complete {
             d.fragments = 0;
         }
@@ -377,30 +500,91 @@ pub(crate) fn weigh(
     out
 }
 
+/// Each tallied draw's `N`, box and time as the pass counted them on the GPU (where it
+/// resolves: no record is read): `sums[i]` its `Σ c`, `lost[i]` the records it lost, `boxes[i]`
+/// its box ([`EMPTY_BOX`] where it covered nothing).
+pub(crate) fn counted(
+    tallied: &[Tallied],
+    times: &[u64],
+    sums: &[u32],
+    lost: &[u32],
+    boxes: &[[u32; 4]],
+) -> Vec<Weighed> {
+    tallied
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let complete = lost.get(i) == Some(&0);
+            let fragments = if complete {
+                sums.get(i).map_or(0, |&s| u64::from(s))
+            } else {
+                0
+            };
+            let bbox = match boxes.get(i) {
+                Some(&b) if fragments > 0 && b != EMPTY_BOX => b,
+                _ => [0; 4],
+            };
+            Weighed {
+                call: t.call,
+                target: t.target,
+                time_ns: times.get(i).copied().unwrap_or(0),
+                fragments,
+                bbox,
+                complete,
+                weighs: t.stamps.is_some(),
+            }
+        })
+        .collect()
+}
+
+/// What each draw weighs in the resolve: `T/N`'s bits and its target, or [`NO_TARGET`] where
+/// its records add nothing (lost some, covered nothing, or weighed on the GPU already).
+fn resolve_weights(draws: &[Weighed]) -> Vec<[u32; 2]> {
+    draws
+        .iter()
+        .map(|d| {
+            if d.weighs && d.complete && d.fragments > 0 {
+                let share = d.time_ns as f64 / d.fragments as f64;
+                [(share as f32).to_bits(), d.target]
+            } else {
+                [0, NO_TARGET]
+            }
+        })
+        .collect()
+}
+
 /// A context's tally: the program, the buffer of records, and the draws of the frame.
 pub(crate) struct Tally {
     fns: TallyFns,
     pub program: TallyProgram,
+    /// Where the GPU adds the records ([`resolves_on_gpu`]), its program; the pass then also
+    /// finds each draw's box.
+    pub resolve: Option<ResolveProgram>,
     /// The storage buffer binding the pass uses (the context's last; the program's binding
     /// there is put back after each pass).
     binding: u32,
     buffer: GLuint,
     /// Records the buffer holds.
     capacity: u64,
-    /// Records it may hold: [`MAX_RECORDS`], or fewer where the context's storage blocks are
-    /// smaller (`GL_MAX_SHADER_STORAGE_BLOCK_SIZE`, 128 MiB at least in GLES 3.1).
+    /// Records it may hold: [`MAX_RECORDS`] ([`MAX_RECORDS_RESOLVED`] where the GPU resolves),
+    /// or fewer where the context's storage blocks are smaller (`GL_MAX_SHADER_STORAGE_BLOCK_SIZE`, 128 MiB at least in GLES 3.1).
     most: u64,
     draws: Vec<Tallied>,
-    /// Draws of the last frame read, whose covered counts the next frame's first pass zeroes.
+    /// Draws of the last frame read, whose counts the next frame's first pass empties
+    /// ([`MAX_TALLIED`] after an allocation).
     dirty: usize,
     /// The timestamps' valid bits.
     mask: u64,
     exhausted: bool,
+    /// Records the buffer must hold from the next frame (0: as many as now): where the GPU
+    /// resolves, the store is replaced only after the resolve read it ([`Tally::settle`]).
+    grow: u64,
 }
 
 impl Tally {
-    /// A tally running `program` with storage binding `binding`, its buffer holding at least
-    /// `hint` records, and at most what a storage block of `block_bytes` addresses.
+    /// A tally running `program` (and `resolve`'s, where the GPU resolves) with storage
+    /// binding `binding`, its buffer holding at least `hint` records, and at most what a
+    /// storage block of `block_bytes` addresses.
     ///
     /// # Safety
     /// A context with [`supported`] must be current and `f` its real functions; the
@@ -408,13 +592,18 @@ impl Tally {
     pub unsafe fn new(
         f: &ThermalFns,
         fns: TallyFns,
-        program: TallyProgram,
+        (program, resolve): (TallyProgram, Option<ResolveProgram>),
         binding: u32,
         hint: u64,
         block_bytes: u64,
     ) -> Tally {
-        let most = (block_bytes.saturating_sub(HEADER_BYTES as u64) / RECORD_BYTES as u64)
-            .min(MAX_RECORDS);
+        let bound = if resolve.is_some() {
+            MAX_RECORDS_RESOLVED
+        } else {
+            MAX_RECORDS
+        };
+        let most =
+            (block_bytes.saturating_sub(HEADER_BYTES as u64) / RECORD_BYTES as u64).min(bound);
         let mut bits = 0;
         // SAFETY: our caller's promise.
         unsafe { (fns.get_queryiv)(TIMESTAMP, QUERY_COUNTER_BITS, &mut bits) };
@@ -425,6 +614,7 @@ impl Tally {
         let mut tally = Tally {
             fns,
             program,
+            resolve,
             binding,
             buffer: 0,
             capacity: 0,
@@ -433,6 +623,7 @@ impl Tally {
             dirty: 0,
             mask,
             exhausted: false,
+            grow: 0,
         };
         // SAFETY: our caller's promise.
         unsafe { tally.allocate(f, hint.max(FIRST_RECORDS).min(most)) };
@@ -457,17 +648,24 @@ impl Tally {
                 std::ptr::null(),
                 DYNAMIC_READ,
             );
-            // A new store's contents are undefined: every draw's count starts at 0.
-            let zeros = vec![0u8; HEADER_BYTES];
-            (self.fns.buffer_sub_data)(
-                SHADER_STORAGE_BUFFER,
-                0,
-                HEADER_BYTES as GLsizeiptr,
-                zeros.as_ptr().cast(),
-            );
         }
         self.capacity = records;
-        self.dirty = 0;
+        // A new store's contents are undefined: the next frame's first pass sets every
+        // draw's counts.
+        self.dirty = MAX_TALLIED;
+    }
+
+    /// Makes the buffer as large as the last read found the frame needed, once nothing
+    /// reads it any more (after the resolve, where the GPU resolves).
+    ///
+    /// # Safety
+    /// As [`Tally::new`].
+    pub unsafe fn settle(&mut self, f: &ThermalFns) {
+        let records = std::mem::take(&mut self.grow);
+        if records > 0 {
+            // SAFETY: our caller's promise.
+            unsafe { self.allocate(f, records) };
+        }
     }
 
     /// Whether a frame needed more records than [`MAX_RECORDS`]: the context's draws are
@@ -479,6 +677,12 @@ impl Tally {
     /// Whether draws were tallied since the last read.
     pub fn is_empty(&self) -> bool {
         self.draws.is_empty()
+    }
+
+    /// Whether a draw tallied since the last read has its timestamps (the tally weighs it):
+    /// else every one is tallied for its coverage alone, and nothing needs resolving.
+    pub fn weighs(&self) -> bool {
+        self.draws.iter().any(|d| d.stamps.is_some())
     }
 
     /// Whether the frame tallied [`MAX_TALLIED`] draws: later ones are timed isolated.
@@ -515,26 +719,77 @@ impl Tally {
                 // which add in any order, and the records are read after the frame's
                 // barrier. The last frame's passes were done when its records were mapped.
                 if index == 0 {
-                    // The count (with its padding) and the last frame's draws' counts.
-                    let zeros = vec![0u8; 16 + 4 * self.dirty];
-                    (fns.buffer_sub_data)(
-                        SHADER_STORAGE_BUFFER,
-                        0,
-                        zeros.len() as GLsizeiptr,
-                        zeros.as_ptr().cast(),
-                    );
+                    self.clear_counts();
                 }
                 draw();
             });
         }
     }
 
-    /// Reads the frame's records, its draws' covered counts and timestamps (`waited`: a read
-    /// of the flush already waited for the GPU to finish the frame, else this read waits, and
-    /// is counted), weighs them ([`weigh`]) and starts the next frame. Where the frame's draws
-    /// covered more pixels than the buffer held, it is made large enough for the next frame
-    /// (within [`MAX_RECORDS`]), and the draws that lost records are incomplete. `Err` when a
-    /// read failed.
+    /// Empties the count (with its padding) and the last frame's draws' sums, lost records
+    /// and (where the GPU resolves) boxes, in our buffer bound to `GL_SHADER_STORAGE_BUFFER`.
+    ///
+    /// # Safety
+    /// As [`Tally::pass`].
+    unsafe fn clear_counts(&self) {
+        let zeros = vec![0u32; 4 * self.dirty.max(4)];
+        let mut parts: Vec<(usize, Vec<u32>)> = vec![
+            (0, zeros[..4].to_vec()),
+            (SUMS_AT, zeros[..self.dirty].to_vec()),
+            (LOST_AT, zeros[..self.dirty].to_vec()),
+        ];
+        if self.resolve.is_some() {
+            parts.push((BOXES_AT, EMPTY_BOX.repeat(self.dirty)));
+        }
+        for (at, words) in parts.into_iter().filter(|(_, w)| !w.is_empty()) {
+            // SAFETY: our caller's promise; the range lies inside the header.
+            unsafe {
+                (self.fns.buffer_sub_data)(
+                    SHADER_STORAGE_BUFFER,
+                    at as GLsizeiptr,
+                    (4 * words.len()) as GLsizeiptr,
+                    words.as_ptr().cast(),
+                )
+            };
+        }
+    }
+
+    /// Runs the resolve into target `target`'s maps (`width`×`height`, drawn into with the
+    /// resolve program bound, additive blending, and `GL_PROGRAM_POINT_SIZE` where GL has it):
+    /// `points` points of [`Resolve::points`], our buffer bound meanwhile.
+    ///
+    /// # Safety
+    /// As [`Tally::pass`], after [`Tally::read`] uploaded the weights.
+    pub unsafe fn resolve_pass(
+        &self,
+        f: &ThermalFns,
+        target: u32,
+        [width, height]: [u32; 2],
+        points: u64,
+    ) {
+        let (fns, Some(r)) = (self.fns, self.resolve) else {
+            return;
+        };
+        // SAFETY: our caller's promise; the buffer is ours, the points read its records.
+        unsafe {
+            (fns.uniform1ui)(r.target, target);
+            (fns.uniform1ui)(r.width, width);
+            (f.uniform2f)(r.size, width as f32, height as f32);
+            fns.storage.with_buffer(f, self.binding, self.buffer, || {
+                (f.draw_arrays)(POINTS, 0, points as GLsizei);
+            });
+        }
+    }
+
+    /// Reads the frame's counts and timestamps (`waited`: a read of the flush already waited
+    /// for the GPU to finish the frame, else this read waits, and is counted) and starts the
+    /// next frame. On the CPU it reads the records and weighs them ([`weigh`]); where the GPU
+    /// resolves, it takes each draw's `N` and box as the pass counted them ([`counted`]),
+    /// uploads the draws' weights for [`Tally::resolve_pass`] and reads the records only for
+    /// the coverage a draw keeps. Where the frame's draws covered more pixels than the buffer
+    /// held, it is made large enough for the next frame (within its bound; after the resolve,
+    /// [`Tally::settle`]), and the draws that lost records are incomplete. `Err` when a read
+    /// failed.
     ///
     /// # Safety
     /// As [`Tally::new`]; the `GL_COPY_READ_BUFFER` and `GL_SHADER_STORAGE_BUFFER` bindings
@@ -551,14 +806,16 @@ impl Tally {
             if !waited {
                 crate::waits::note();
             }
-            let head: Vec<u32> = self.map_words(f, 0, 4 + draws.len())?;
-            let used = u64::from(head[0]);
-            let covered = &head[4..];
+            let n = draws.len();
+            let used = u64::from(self.map_words::<u32>(f, 0, 1)?[0]);
+            let lost: Vec<u32> = self.map_words(f, LOST_AT, n)?;
             let stored = used.min(self.capacity);
-            let records = if stored == 0 {
-                Vec::new()
-            } else {
-                self.map_words::<[u32; 2]>(f, HEADER_BYTES, stored as usize)?
+            let records = |keep: bool| {
+                if keep && stored > 0 {
+                    self.map_words::<[u32; 2]>(f, HEADER_BYTES, stored as usize)
+                } else {
+                    Ok(Vec::new())
+                }
             };
             let times: Vec<u64> = draws
                 .iter()
@@ -572,23 +829,59 @@ impl Tally {
                     t1.wrapping_sub(t0) & self.mask
                 })
                 .collect();
-            let weighed = weigh(&records, &draws, &times, covered);
+            let (weighed, records, resolve) = if self.resolve.is_some() {
+                let sums: Vec<u32> = self.map_words(f, SUMS_AT, n)?;
+                let boxes: Vec<[u32; 4]> = self.map_words(f, BOXES_AT, n)?;
+                let weighed = counted(&draws, &times, &sums, &lost, &boxes);
+                // Records cross to the CPU only for the coverage a draw keeps for the flow.
+                let keeps = draws
+                    .iter()
+                    .zip(&weighed)
+                    .any(|(t, d)| t.coverage && d.complete && d.fragments > 0);
+                let weights = resolve_weights(&weighed);
+                (fns.buffer_sub_data)(
+                    COPY_READ_BUFFER,
+                    WEIGHTS_AT as GLsizeiptr,
+                    (8 * weights.len()) as GLsizeiptr,
+                    weights.as_ptr().cast(),
+                );
+                (fns.memory_barrier)(SHADER_STORAGE_BARRIER_BIT);
+                let mut targets: Vec<u32> = weights
+                    .iter()
+                    .filter(|w| w[1] != NO_TARGET)
+                    .map(|w| w[1])
+                    .collect();
+                targets.sort_unstable();
+                targets.dedup();
+                let resolve = Resolve {
+                    points: stored,
+                    targets,
+                };
+                (weighed, records(keeps)?, Some(resolve))
+            } else {
+                let records = records(true)?;
+                (weigh(&records, &draws, &times, &lost), records, None)
+            };
             let mut incomplete = String::new();
             if used > self.capacity {
-                let need = used.next_power_of_two();
+                // Room to spare for the next frame, within the bound.
+                let need = used.next_power_of_two().min(self.most);
                 incomplete = format!(
                     "the frame's draws timed deferred covered {used} pixels, more than the {} \
                      the tally held",
                     self.capacity
                 );
-                if need > self.most {
+                if used > self.most {
                     self.exhausted = true;
                     incomplete += &format!(
                         " (at most {}): this context's draws are timed isolated from now on",
                         self.most
                     );
                 } else {
-                    self.allocate(f, need);
+                    self.grow = need;
+                    if self.resolve.is_none() {
+                        self.settle(f);
+                    }
                     incomplete += "; it holds enough from the next frame";
                 }
             }
@@ -597,6 +890,7 @@ impl Tally {
                 records,
                 tallied: draws,
                 incomplete,
+                resolve,
             })
         }
     }
@@ -663,12 +957,54 @@ mod tests {
     }
 
     #[test]
+    fn the_gpu_resolves_on_hardware_whose_vertex_stage_reads_storage() {
+        assert!(resolves_on_gpu(None, false, 16));
+        assert!(
+            !resolves_on_gpu(None, true, 16),
+            "software adds records cheaper"
+        );
+        assert!(!resolves_on_gpu(None, false, 0), "GLES 3.1 may allow none");
+        assert!(resolves_on_gpu(Some(true), true, 16));
+        assert!(!resolves_on_gpu(Some(true), false, 0));
+        assert!(!resolves_on_gpu(Some(false), false, 16));
+    }
+
+    #[test]
+    fn counted_draws_take_the_gpus_sums_and_boxes_and_weigh_only_when_whole() {
+        let mut coverage_only = draw(13, 2, 8);
+        coverage_only.stamps = None;
+        let tallied = [
+            draw(10, 0, 4),
+            draw(11, 0, 4),
+            draw(12, 5, 4),
+            coverage_only,
+        ];
+        let sums = [3, 0, 7, 5];
+        let lost = [0, 0, 2, 0];
+        let boxes = [[1, 0, 3, 2], EMPTY_BOX, [0, 0, 4, 4], [2, 2, 3, 3]];
+        let w = counted(&tallied, &[300, 50, 70, 90], &sums, &lost, &boxes);
+        assert_eq!(
+            (w[0].fragments, w[0].bbox, w[0].time_ns),
+            (3, [1, 0, 3, 2], 300)
+        );
+        assert!(w[0].complete && w[0].weighs);
+        assert_eq!((w[1].fragments, w[1].bbox), (0, [0; 4]), "covered nothing");
+        assert!(!w[2].complete, "lost records");
+        assert_eq!((w[2].fragments, w[2].bbox), (0, [0; 4]));
+        assert!(w[3].complete && !w[3].weighs);
+        // Only draw 0 adds in the resolve, T/N = 100 per fragment, into target 0.
+        let weights = resolve_weights(&w);
+        assert_eq!(weights[0], [100.0f32.to_bits(), 0]);
+        assert!(weights[1..].iter().all(|&[_, t]| t == NO_TARGET));
+    }
+
+    #[test]
     fn each_draw_is_weighed_by_its_own_records() {
         // A 4-wide target: draw 0 covers (1,0) once and (2,1) twice; draw 1 nothing; draw 2
         // covers (3,2) once.
         let tallied = [draw(10, 0, 4), draw(11, 0, 4), draw(12, 5, 4)];
         let records = [[1, 1], [4 + 2, 2], [8 + 3, (2 << 8) | 1]];
-        let w = weigh(&records, &tallied, &[300, 50, 70], &[2, 0, 1]);
+        let w = weigh(&records, &tallied, &[300, 50, 70], &[0, 0, 0]);
         assert!(w.iter().all(|d| d.complete));
         assert_eq!(w[0].fragments, 3);
         assert_eq!(w[0].bbox, [1, 0, 3, 2]);
@@ -683,6 +1019,7 @@ mod tests {
             tallied: tallied.to_vec(),
             draws: w,
             incomplete: String::new(),
+            resolve: None,
         };
         let c = reading.coverages();
         assert_eq!(c[0].as_deref(), Some(&[1, 0, 0, 2][..]));
@@ -695,10 +1032,11 @@ mod tests {
         let tallied = vec![draw(10, 0, 4), draw(12, 5, 2)];
         let records = vec![[1, 1], [6, 2], [3, (1 << 8) | 1]];
         let reading = Reading {
-            draws: weigh(&records, &tallied, &[300, 70], &[2, 1]),
+            draws: weigh(&records, &tallied, &[300, 70], &[0, 0]),
             records,
             tallied,
             incomplete: String::new(),
+            resolve: None,
         };
         let (mut heat, mut over) = (vec![0.0f32; 16], vec![0u32; 16]);
         let mut left = Vec::new();
@@ -734,15 +1072,16 @@ mod tests {
 
     #[test]
     fn a_draw_that_lost_records_adds_nothing() {
-        // Draw 1 covered 3 pixels but only 1 record was stored: it is incomplete, lists no
+        // Draw 1 covered 3 pixels but only 1 record was stored (2 lost): it is incomplete, lists no
         // fragments, and its stored record is not added; draw 0 stays exact.
         let tallied = vec![draw(10, 0, 4), draw(11, 0, 4)];
         let records = vec![[1, 1], [2, (1 << 8) | 1]];
         let reading = Reading {
-            draws: weigh(&records, &tallied, &[100, 90], &[1, 3]),
+            draws: weigh(&records, &tallied, &[100, 90], &[0, 2]),
             records,
             tallied,
             incomplete: String::new(),
+            resolve: None,
         };
         assert!(reading.draws[0].complete && !reading.draws[1].complete);
         assert_eq!(

@@ -44,7 +44,9 @@ use crate::own_gpu::OwnStamps;
 use crate::pool::Pool;
 use crate::readback::{self, Pack, PackFns, Source};
 use crate::state::{drain_errors, pack_defaults, ErrorScope, Piece, Saved, NOT_RENDERING};
-use crate::tally::{self, Carried, Tallied, Tally, TallyFns, TallyProgram, TargetMaps};
+use crate::tally::{
+    self, Carried, ResolveProgram, Tallied, Tally, TallyFns, TallyProgram, TargetMaps,
+};
 use crate::targets::{self, Samplers};
 use crate::weights::{
     self, BoxFns, BoxPass, SampleFns, Sampled, SampledProgram, Slot, WeightFns, Weights,
@@ -288,6 +290,8 @@ pub struct Painter {
     tallying: bool,
     /// The tally of draws timed deferred, made on the first ([`crate::tally`]).
     tally: Option<Tally>,
+    /// The GPU adds the tally's records into the maps ([`Painter::set_tally_resolve`]).
+    tally_resolves: bool,
     /// What tallied draws add to a target a flush did not read (the screen, in a flush on a
     /// switch away from the context), for the flush that reads it.
     carried: Vec<Carried>,
@@ -440,6 +444,7 @@ impl Painter {
             weighting: false,
             tallying: false,
             tally: None,
+            tally_resolves: false,
             carried: Vec::new(),
             stencil_sampling: false,
             gpu_boxes: false,
@@ -463,6 +468,13 @@ impl Painter {
     /// flush reads once and weighs on the CPU. Call before the first paint.
     pub fn set_tallying(&mut self, tallying: bool) {
         self.tallying = tallying;
+    }
+
+    /// Tells the painter where its tally's records are added ([`tally::resolves_on_gpu`]): on
+    /// the GPU (`true`: a resolve pass before the flush reads the maps) or on the CPU. Call
+    /// before the first paint.
+    pub fn set_tally_resolve(&mut self, on_gpu: bool) {
+        self.tally_resolves = on_gpu;
     }
 
     /// Whether this painter can paint draws timed deferred (weighted on the GPU, or tallied):
@@ -1797,22 +1809,104 @@ impl Painter {
                 return Err("no storage buffer binding for the deferred tally".into());
             }
             let binding = bindings as u32 - 1;
-            let fs = tally::tally_fs(binding);
-            let (program, _) = self.build_with(f, tally::header(self.gles), VS, &fs)?;
-            let at = |name: &std::ffi::CStr| (f.get_uniform_location)(program, name.as_ptr());
+            let header = tally::header(self.gles);
+            let fs = tally::tally_fs(binding, self.tally_resolves);
+            let (program, _) = self.build_with(f, header, VS, &fs)?;
+            let at = |program: GLuint, name: &std::ffi::CStr| {
+                (f.get_uniform_location)(program, name.as_ptr())
+            };
             let program = TallyProgram {
                 program,
-                count: at(c"u_count"),
-                draw: at(c"u_draw"),
-                width: at(c"u_width"),
+                count: at(program, c"u_count"),
+                draw: at(program, c"u_draw"),
+                width: at(program, c"u_width"),
             };
             if program.count < 0 || program.draw < 0 || program.width < 0 {
                 return Err("the deferred tally's program lacks a uniform".into());
             }
+            let resolve = if self.tally_resolves {
+                let vs = tally::resolve_vs(binding);
+                let (resolve, _) = self.build_with(f, header, &vs, tally::RESOLVE_FS)?;
+                let r = ResolveProgram {
+                    program: resolve,
+                    target: at(resolve, c"u_target"),
+                    width: at(resolve, c"u_width"),
+                    size: at(resolve, c"u_size"),
+                };
+                if r.target < 0 || r.width < 0 || r.size < 0 {
+                    return Err("the deferred tally's resolve program lacks a uniform".into());
+                }
+                Some(r)
+            } else {
+                None
+            };
             // Read as a GLint: clamped to 2 GiB where larger, which is plenty.
             let block = f.integer(MAX_SHADER_STORAGE_BLOCK_SIZE).max(0) as u64;
             let _binding = Saved::take(f, &[storage_binding(f)]);
-            Ok(Tally::new(f, fns, program, binding, hint, block))
+            Ok(Tally::new(f, fns, (program, resolve), binding, hint, block))
+        }
+    }
+
+    /// Where the GPU resolves the tally ([`Painter::set_tally_resolve`]) and draws were
+    /// tallied: reads the tally ([`Tally::read`], a wait) and draws its records into each
+    /// target's maps, before the flush reads them; `None` elsewhere.
+    ///
+    /// # Safety
+    /// As [`Painter::read_back`], the program's state saved.
+    unsafe fn resolve_tally(&mut self, f: &ThermalFns) -> Option<Result<tally::Reading, String>> {
+        // Draws weighed on the GPU, tallied for their coverage, add nothing: their records
+        // are read after the maps' wait, as on the CPU.
+        let t = self.tally.as_mut().filter(|t| t.weighs())?;
+        t.resolve?;
+        let mut pieces = vec![
+            storage_binding(f),
+            Piece::Binding {
+                query: COPY_READ_BUFFER_BINDING,
+                target: COPY_READ_BUFFER,
+                bind: f.bind_buffer,
+            },
+        ];
+        if !self.gles {
+            pieces.push(Piece::Enabled(PROGRAM_POINT_SIZE));
+        }
+        if self.compatibility {
+            pieces.push(Piece::Enabled(POINT_SMOOTH));
+        }
+        // SAFETY: our caller's promise; the programs, framebuffers and buffer are ours, and
+        // what the passes change beyond the saved state is put back by `_saved`.
+        unsafe {
+            let _saved = Saved::take(f, &pieces);
+            let reading = match t.read(f, false) {
+                Ok(r) => r,
+                Err(why) => return Some(Err(why)),
+            };
+            let (Some(resolve), Some((_, _, vao)), Some(tally)) =
+                (&reading.resolve, self.program, self.tally.as_ref())
+            else {
+                return Some(Ok(reading));
+            };
+            let program = tally.resolve.expect("resolve").program;
+            for id in &resolve.targets {
+                let Some(a) = self.accums.get(id).filter(|a| a.plain != 0) else {
+                    continue;
+                };
+                self.our_pass_state(f, program, vao, a.width, a.height);
+                (f.bind_framebuffer)(DRAW_FRAMEBUFFER, a.plain);
+                (f.disable)(STENCIL_TEST);
+                if !self.gles {
+                    // Else the program's glPointSize sizes our points.
+                    (f.enable)(PROGRAM_POINT_SIZE);
+                }
+                if self.compatibility {
+                    // A smooth point would also touch its neighbours.
+                    (f.disable)(POINT_SMOOTH);
+                }
+                tally.resolve_pass(f, *id, [a.width, a.height], resolve.points);
+            }
+            if let Some(t) = self.tally.as_mut() {
+                t.settle(f);
+            }
+            Some(Ok(reading))
         }
     }
 
@@ -2787,6 +2881,9 @@ impl Painter {
         // SAFETY: our caller's promise; every framebuffer and buffer read is ours (or the
         // default framebuffer), complete and as large as its read.
         unsafe {
+            // Where the GPU adds the tally's records, it does so before the maps are read
+            // (with a wait of its own: the weights need the frame's times).
+            let resolved = self.resolve_tally(f);
             let mut sources = Vec::new();
             let weighs = !self.deferred.is_empty();
             if let Some(w) = self.weights.as_ref().filter(|_| weighs) {
@@ -2899,7 +2996,11 @@ impl Painter {
             // The tally's records join the maps just read (a read above waited for the frame
             // where there was one).
             let mut tallied = (Vec::new(), Vec::new(), String::new());
-            let reading = match self.tally.as_mut().filter(|t| !t.is_empty()) {
+            let reading = match self
+                .tally
+                .as_mut()
+                .filter(|t| !t.is_empty() && resolved.is_none())
+            {
                 Some(t) => {
                     let _bindings = Saved::take(
                         f,
@@ -2914,7 +3015,7 @@ impl Painter {
                     );
                     Some(t.read(f, !sources.is_empty()))
                 }
-                None => None,
+                None => resolved,
             };
             let mut maps: Vec<TargetMaps<'_>> = targets
                 .iter_mut()

@@ -26,11 +26,18 @@ const APIS: [&str; 2] = ["gl", "gles"];
 /// The sessions each test checks, by label: both APIs as `auto` times them (isolated on
 /// llvmpipe), and GLES timed deferred, whose draws are tallied (`counters/src/tally.rs`: exact
 /// boxes and coverage from their records, read at the flush). Desktop GL timed deferred lists
-/// its target's box on a software rasterizer (`weights::gpu_boxes`), so it is not here.
-const RUNS: [(&str, &str, &str); 3] = [
+/// its target's box on a software rasterizer (`weights::gpu_boxes`), so it is not here. GLES
+/// timed deferred is also run with the tally's records added on the GPU (a hardware
+/// renderer's default), its boxes found by the tally pass ([`common::timing`]).
+const RUNS: [(&str, &str, &str); 4] = [
     ("gl", "auto", "gl"),
     ("gles", "auto", "gles"),
     ("gles", "deferred", "gles, deferred"),
+    (
+        "gles",
+        "deferred-gpu",
+        "gles, deferred, resolved on the GPU",
+    ),
 ];
 const GL_RGBA8: u32 = 0x8058;
 /// The bound on conservation: Σ heat against Σ T_d, relative.
@@ -64,8 +71,8 @@ fn sessions(
                 let mut a = vec!["--api", api_name];
                 a.extend_from_slice(args);
                 let frames = FRAMES.to_string();
-                let flags = ["--heat", "--frames", &frames, "--timing", timing];
-                let path = capture(&sub, name, &flags, &a);
+                let flags = ["--heat", "--frames", &frames];
+                let path = capture_timed(&sub, name, &flags, timing, &a);
                 let s = Session::open(&path).unwrap();
                 assert!(
                     s.heat_missing.is_empty(),
@@ -605,13 +612,15 @@ fn frames_are_bit_identical_with_offscreen_heat() {
             &["--size", "128x64", "--target", "64", "--loop", "8"][..],
         ),
     ] {
-        for (api, timing, _) in RUNS {
+        for (api, label, _) in RUNS {
             let mut args = vec!["--api", api, "--frames", "4", "--checksum"];
             args.extend_from_slice(extra);
-            let session = dir.join(format!("{name}-{api}-{timing}.gpuheat"));
+            let session = dir.join(format!("{name}-{api}-{label}.gpuheat"));
+            let (timing, env) = common::timing(label);
             let flags = ["--heat", "--frames", "3", "--timing", timing];
-            let (plain, traced) = checksums_plain_and_traced(&session, name, &flags, &args);
-            assert_eq!(traced, plain, "{name} {api}");
+            let (plain, traced) =
+                checksums_plain_and_traced_env(&session, name, &flags, env, &args);
+            assert_eq!(traced, plain, "{name} {api} {label}");
             let s = Session::open(&session).unwrap();
             assert_eq!(s.heat.len(), 3, "{name} {api}: {:?}", s.heat_missing);
         }

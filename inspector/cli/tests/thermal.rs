@@ -12,12 +12,15 @@ use std::process::Command;
 const APIS: [&str; 2] = ["gl", "gles"];
 
 /// The (API, timing) pairs heat is checked in: both APIs timed isolated, and timed deferred,
-/// which desktop GL weighs on the GPU (`weights.rs`) and GLES tallies (`tally.rs`).
-const TIMED: [(&str, &str); 4] = [
+/// which desktop GL weighs on the GPU (`weights.rs`) and GLES tallies (`tally.rs`), its
+/// records added on the CPU (llvmpipe's default) and on the GPU (`deferred-gpu`, a hardware
+/// renderer's default: [`timing`]).
+const TIMED: [(&str, &str); 5] = [
     ("gl", "isolated"),
     ("gl", "deferred"),
     ("gles", "isolated"),
     ("gles", "deferred"),
+    ("gles", "deferred-gpu"),
 ];
 
 /// `gpuheat run --heat` of an example: the session and its heat maps (one per frame).
@@ -25,7 +28,7 @@ fn heat_capture(dir: &Path, name: &str, frames: u32, example_args: &[&str]) -> S
     heat_capture_timed(dir, name, frames, "auto", example_args)
 }
 
-/// [`heat_capture`] with `--timing timing`.
+/// [`heat_capture`] with `--timing` as [`timing`] labels it.
 fn heat_capture_timed(
     dir: &Path,
     name: &str,
@@ -34,12 +37,7 @@ fn heat_capture_timed(
     example_args: &[&str],
 ) -> Session {
     let n = frames.to_string();
-    let path = capture(
-        dir,
-        name,
-        &["--heat", "--frames", &n, "--timing", timing],
-        example_args,
-    );
+    let path = capture_timed(dir, name, &["--heat", "--frames", &n], timing, example_args);
     let s = Session::open(&path).unwrap();
     assert!(
         s.heat_missing.is_empty(),
@@ -272,12 +270,20 @@ fn overdraw_map_counts_the_layers_exactly() {
 /// exactly, and the next frames, with the tally grown, paint all 40.
 #[test]
 fn a_full_tally_keeps_the_frame_and_grows_for_the_next() {
+    // Its records added on the CPU, and on the GPU (where the buffer grows only after the
+    // resolve read it).
+    for timing in ["deferred", "deferred-gpu"] {
+        full_tally_in(timing);
+    }
+}
+
+fn full_tally_in(timing: &str) {
     let dir = scratch("thermal-tally");
     let s = heat_capture_timed(
         &dir,
         "overdraw",
         3,
-        "deferred",
+        timing,
         &["--api", "gles", "--layers", "40", "--size", "256x256"],
     );
     let layer = 256 * 256u64;
@@ -285,7 +291,7 @@ fn a_full_tally_keeps_the_frame_and_grows_for_the_next() {
     let painted = first.draws.iter().filter(|d| d.fragments > 0).count() as u64;
     assert!(
         (1..=(1 << 20) / layer).contains(&painted),
-        "first frame: {painted} of 40 layers painted"
+        "{timing}: first frame: {painted} of 40 layers painted"
     );
     let notes: Vec<&str> = s
         .flow
@@ -301,7 +307,7 @@ fn a_full_tally_keeps_the_frame_and_grows_for_the_next() {
         "each unpainted layer says why"
     );
     for map in &s.heat {
-        let what = format!("frame {}", map.frame);
+        let what = format!("{timing} frame {}", map.frame);
         assert!(conservation_error(&map.heat, &map.draws, &what) < 1e-4);
         let over: u64 = map.overdraw.iter().map(|&v| u64::from(v)).sum();
         let fragments: u64 = map.draws.iter().map(|d| d.fragments).sum();
@@ -313,7 +319,7 @@ fn a_full_tally_keeps_the_frame_and_grows_for_the_next() {
     for map in &s.heat[1..] {
         assert!(
             map.draws.iter().all(|d| d.fragments == layer),
-            "frame {}: every layer painted once the tally grew",
+            "{timing} frame {}: every layer painted once the tally grew",
             map.frame
         );
     }
@@ -366,12 +372,14 @@ fn frames_are_bit_identical_with_heat_capture() {
                 "128x96",
             ];
             args.extend_from_slice(extra);
-            for timing in ["isolated", "deferred"] {
-                let session = dir.join(format!("{name}-{api}-{timing}.gpuheat"));
+            for label in ["isolated", "deferred", "deferred-gpu"] {
+                let session = dir.join(format!("{name}-{api}-{label}.gpuheat"));
+                let (timing, env) = common::timing(label);
                 let flags = ["--heat", "--frames", "3", "--timing", timing];
-                let (plain, traced) = checksums_plain_and_traced(&session, name, &flags, &args);
+                let (plain, traced) =
+                    checksums_plain_and_traced_env(&session, name, &flags, env, &args);
                 // The program checks glGetError after its frames: it stays clean.
-                assert_eq!(traced, plain, "{name} {api} {timing}");
+                assert_eq!(traced, plain, "{name} {api} {label}");
                 let s = Session::open(&session).unwrap();
                 assert_eq!(s.heat.len(), 3, "{name} {api}: {:?}", s.heat_missing);
             }

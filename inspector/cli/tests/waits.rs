@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{capture_env, scratch};
+use common::{capture_env, scratch, GPU_RESOLVE};
 use gpuheat_session::control::env;
 use gpuheat_session::{AgentFrame, Session};
 use std::path::Path;
@@ -35,17 +35,18 @@ fn agent_frames_of(
     frames: u32,
     api: &str,
 ) -> Vec<AgentFrame> {
-    agent_frames_with(dir, flags, geometry, (draws, 2), frames, api)
+    agent_frames_with(dir, flags, geometry, (draws, 2), frames, (api, &[]))
 }
 
-/// [`agent_frames_of`] with `tris` triangles a draw.
+/// [`agent_frames_of`] with `tris` triangles a draw, and `extra` in the program's
+/// environment.
 fn agent_frames_with(
     dir: &Path,
     flags: &[&str],
     geometry: bool,
     (draws, tris): (u32, u32),
     frames: u32,
-    api: &str,
+    (api, extra): (&str, &[(&str, &str)]),
 ) -> Vec<AgentFrame> {
     let (draws_s, tris_s, frames_s) = (draws.to_string(), tris.to_string(), frames.to_string());
     let program_frames = (frames + 2).to_string();
@@ -66,10 +67,14 @@ fn agent_frames_with(
             "--frames",
             &program_frames,
         ],
-        &[(
-            env::GEOMETRY_VERTICES,
-            if geometry { "4194304" } else { "0" },
-        )],
+        &[
+            &[(
+                env::GEOMETRY_VERTICES,
+                if geometry { "4194304" } else { "0" },
+            )],
+            extra,
+        ]
+        .concat(),
     );
     assert_eq!(
         s.agent_frames.len(),
@@ -144,7 +149,7 @@ fn geometry_that_outgrows_its_buffer_waits_once_a_frame_once_it_has_grown() {
     // whenever it filled, each frame waited 6 times here.)
     let dir = scratch("waits-geometry-growth");
     let flags = ["--mode", "full", "--timing", "deferred"];
-    let frames = agent_frames_with(&dir, &flags, true, (100, 1000), 6, "gl");
+    let frames = agent_frames_with(&dir, &flags, true, (100, 1000), 6, ("gl", &[]));
     let later: Vec<u64> = frames[2..].iter().map(|a| a.waits).collect();
     assert!(
         later.iter().all(|&w| w <= 2),
@@ -218,14 +223,18 @@ fn heat_of_deferred_draws_waits_as_often_at_10_and_1000_draws_on_gl_and_gles() {
     // writes; only the frame's one read waits (the slots, boxes, maps and colour, fetched
     // together from one pixel-pack buffer), after which the calls' results are ready. GLES
     // (no query buffer objects): each draw's counts are appended on the GPU to the tally,
-    // read after that same one wait and weighed on the CPU (`tally.rs`).
+    // read after that same one wait and weighed on the CPU (`tally.rs`); or, resolved on the
+    // GPU (a hardware renderer's default), read before the maps (for the frame's times) and
+    // drawn into them: a second wait.
     let dir = scratch("waits-heat-deferred");
     let flags = ["--mode", "full", "--heat", "--timing", "deferred"];
-    for api in ["gl", "gles"] {
+    let gpu = [GPU_RESOLVE];
+    for (api, extra) in [("gl", &[][..]), ("gles", &[][..]), ("gles", &gpu[..])] {
         let per_count: Vec<Vec<AgentFrame>> = [10u32, 1000]
             .iter()
-            .map(|&draws| agent_frames_of(&dir, &flags, false, draws, 4, api))
+            .map(|&draws| agent_frames_with(&dir, &flags, false, (draws, 2), 4, (api, extra)))
             .collect();
+        let api = format!("{api} {extra:?}");
         for (frames, draws) in per_count.iter().zip([10u64, 1000]) {
             assert!(
                 frames.iter().all(|a| a.deferred == draws + 1),

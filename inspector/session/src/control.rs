@@ -421,6 +421,10 @@ pub mod env {
     /// Read by the agent from the program's environment in both modes: most post-transform
     /// vertices full-mode capture keeps per frame and context; `0` turns geometry off.
     pub const GEOMETRY_VERTICES: &str = "GPUHEAT_GEOMETRY_VERTICES";
+    /// Read by the agent from the program's environment: `gpu|cpu` says where the deferred
+    /// tally's records are added into the heat maps (default: the GPU on a hardware renderer
+    /// whose vertex stage reads storage blocks; `gpuheat_counters::tally::resolves_on_gpu`).
+    pub const TALLY_RESOLVE: &str = "GPUHEAT_TALLY_RESOLVE";
     /// Read by the agent: `glvnd|mesa|off` overrides the live dispatch-table choice.
     pub const LIVE_DISPATCH: &str = "GPUHEAT_LIVE_DISPATCH";
     /// Read by the CLI (and the bench): the agent library to load.

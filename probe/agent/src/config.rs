@@ -18,3 +18,14 @@ pub fn geometry_budget() -> u64 {
             .min(gpuheat_session::MAX_GEOMETRY_VERTICES)
     })
 }
+
+/// Where the deferred tally's records are added, when [`env::TALLY_RESOLVE`] says: `gpu`
+/// (`Some(true)`) or `cpu`; `None` lets the agent choose
+/// ([`gpuheat_counters::tally::resolves_on_gpu`]).
+pub fn tally_on_gpu() -> Option<bool> {
+    match std::env::var(env::TALLY_RESOLVE).ok()?.trim() {
+        "gpu" => Some(true),
+        "cpu" => Some(false),
+        _ => None,
+    }
+}

@@ -210,7 +210,12 @@ fn painter<'a>(entry: &'a mut Entry, ctx: u64, gl: &GlFns) -> &'a mut Painter {
             api,
             (major, minor),
             |e| c.has_extension(e),
-            fragment_storage_blocks(gl, api, (major, minor)),
+            storage_blocks(gl, api, (major, minor), FRAGMENT_STORAGE_BLOCKS),
+        ));
+        p.set_tally_resolve(gpuheat_counters::tally::resolves_on_gpu(
+            crate::config::tally_on_gpu(),
+            c.software(),
+            storage_blocks(gl, api, (major, minor), VERTEX_STORAGE_BLOCKS),
         ));
         p.set_stencil_sampling(gpuheat_counters::weights::stencil_sampling(
             api,
@@ -442,9 +447,14 @@ fn glx_surface_size() -> Option<[u32; 2]> {
     }
 }
 
-/// How many storage blocks the fragment stage of the current context (`api`, `version`) may
-/// use: GLES 3.1 and GL 4.3 allow none (0 before them, where it is not asked).
-fn fragment_storage_blocks(gl: &GlFns, api: ClientApi, version: (u32, u32)) -> i32 {
+/// The limit on storage blocks of one shader stage (the fragment's or the vertex's).
+const FRAGMENT_STORAGE_BLOCKS: u32 = gpuheat_counters::gl::MAX_FRAGMENT_SHADER_STORAGE_BLOCKS;
+const VERTEX_STORAGE_BLOCKS: u32 = gpuheat_counters::gl::MAX_VERTEX_SHADER_STORAGE_BLOCKS;
+
+/// How many storage blocks a shader stage (its limit's name `stage`) of the current context
+/// (`api`, `version`) may use: GLES 3.1 and GL 4.3 allow none (0 before them, where it is
+/// not asked).
+fn storage_blocks(gl: &GlFns, api: ClientApi, version: (u32, u32), stage: u32) -> i32 {
     let since = match api {
         ClientApi::Gles => (3, 1),
         ClientApi::Gl => (4, 3),
@@ -453,9 +463,9 @@ fn fragment_storage_blocks(gl: &GlFns, api: ClientApi, version: (u32, u32)) -> i
     if version < since {
         return 0;
     }
-    // SAFETY: the context is current on this thread (the painter is made there), and the
-    // name exists in GLES 3.1 and GL 4.3.
-    unsafe { gl.integer(gpuheat_counters::gl::MAX_FRAGMENT_SHADER_STORAGE_BLOCKS) }
+    // SAFETY: the context is current on this thread (the painter is made there), and both
+    // names exist in GLES 3.1 and GL 4.3.
+    unsafe { gl.integer(stage) }
 }
 
 /// Whether heat of `c`'s draws timed deferred is weighted on the GPU.

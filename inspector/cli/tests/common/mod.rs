@@ -80,6 +80,46 @@ pub fn capture(dir: &Path, name: &str, gpuheat_args: &[&str], example_args: &[&s
     capture_with_output(dir, name, gpuheat_args, example_args).0
 }
 
+/// The environment that has the agent add the deferred tally's records on the GPU
+/// (`gpuheat_counters::tally::resolves_on_gpu`), which it does by default on hardware only.
+pub const GPU_RESOLVE: (&str, &str) = (gpuheat_session::control::env::TALLY_RESOLVE, "gpu");
+
+/// A timing as the tests label it: `--timing`'s value, and the environment that goes with
+/// it. `deferred-gpu` is `deferred` with the tally resolved on the GPU ([`GPU_RESOLVE`]).
+pub fn timing(label: &str) -> (&str, &'static [(&'static str, &'static str)]) {
+    match label {
+        "deferred-gpu" => ("deferred", &[GPU_RESOLVE]),
+        other => (other, &[]),
+    }
+}
+
+/// [`capture`] with `--timing` and its environment from a label of [`timing`].
+pub fn capture_timed(
+    dir: &Path,
+    name: &str,
+    gpuheat_args: &[&str],
+    label: &str,
+    example_args: &[&str],
+) -> PathBuf {
+    let (timing, env) = timing(label);
+    let session = dir.join(format!("{name}.gpuheat"));
+    let mut cmd = Command::new("timeout");
+    cmd.arg("-k5").arg("240").arg(gpuheat());
+    cmd.args(["run", "-o", session.to_str().unwrap()])
+        .args(gpuheat_args)
+        .args(["--timing", timing, "--"])
+        .arg(example(name))
+        .args(example_args);
+    cmd.envs(env.iter().copied());
+    let out = cmd.output().expect("spawn gpuheat");
+    assert!(
+        out.status.success(),
+        "gpuheat run {name} ({label}) {example_args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    session
+}
+
 /// [`capture`], with the run's output (with `--keep-running`, what the example printed).
 pub fn capture_with_output(
     dir: &Path,
@@ -159,6 +199,17 @@ pub fn checksums_plain_and_traced(
     flags: &[&str],
     example_args: &[&str],
 ) -> (String, String) {
+    checksums_plain_and_traced_env(session, name, flags, &[], example_args)
+}
+
+/// [`checksums_plain_and_traced`] with `env` set for the traced run.
+pub fn checksums_plain_and_traced_env(
+    session: &Path,
+    name: &str,
+    flags: &[&str],
+    env: &[(&str, &str)],
+    example_args: &[&str],
+) -> (String, String) {
     let exe = example(name);
     let plain = Command::new(&exe).args(example_args).output().unwrap();
     assert!(plain.status.success(), "{name} {example_args:?}");
@@ -166,7 +217,14 @@ pub fn checksums_plain_and_traced(
     run.extend_from_slice(flags);
     run.extend_from_slice(&["-o", session.to_str().unwrap(), "--", exe.to_str().unwrap()]);
     run.extend_from_slice(example_args);
-    let traced = run_gpuheat(&run);
+    let traced = Command::new("timeout")
+        .arg("-k5")
+        .arg("240")
+        .arg(gpuheat())
+        .args(&run)
+        .envs(env.iter().copied())
+        .output()
+        .expect("spawn gpuheat");
     assert!(
         traced.status.success(),
         "{}",
