@@ -23,10 +23,13 @@
 //! bounded ([`MAX_RECORDS`], [`MAX_RECORDS_RESOLVED`]; 8 bytes each). The pass also counts each
 //! draw's records that did not fit, so where the buffer filled up the flush knows which draws
 //! lost records: they are listed unpainted with the reason (the map keeps the others, exact),
-//! and the buffer is made large enough for the next frame; beyond the bound the painter stops
-//! deferring ([`Tally::exhausted`]: heat goes back to isolated timing on that context). A
-//! frame tallies [`MAX_TALLIED`] draws at most; later ones are timed isolated
-//! ([`Tally::full`]).
+//! and the buffer is made large enough for the next frame. Beyond the bound, resolved on the
+//! GPU, the tally is read and resolved in the middle of the frame whenever the draws taken
+//! since its last read could fill it ([`Tally::must_drain`]: a wait each, bounded by the
+//! frame's covered pixels, none per draw); on the CPU, which has no map to add a part to
+//! before the flush, the painter stops deferring ([`Tally::exhausted`]: heat goes back to
+//! isolated timing on that context). A frame tallies [`MAX_TALLIED`] draws at most; later
+//! ones are timed isolated ([`Tally::full`]).
 
 use gpuheat_session::ClientApi;
 
@@ -89,19 +92,9 @@ uvec2 weights[{MAX_TALLIED}]; uvec2 records[]; }};\n",
 /// coverage's edge).
 pub(crate) fn tally_fs(binding: u32, boxes: bool) -> String {
     let find_box = if boxes {
-        "  uint b = u_draw * 4u;\n\
-  uvec2 q = uvec2(p);\n\
-  ivec2 size = textureSize(u_count, 0);\n\
-  if (q.x < boxes[b] && (p.x == 0 || at(p - ivec2(1, 0)) == 0u))\n\
-    atomicMin(boxes[b], q.x);\n\
-  if (q.y < boxes[b + 1u] && (p.y == 0 || at(p - ivec2(0, 1)) == 0u))\n\
-    atomicMin(boxes[b + 1u], q.y);\n\
-  if (q.x + 1u > boxes[b + 2u] && (p.x + 1 >= size.x || at(p + ivec2(1, 0)) == 0u))\n\
-    atomicMax(boxes[b + 2u], q.x + 1u);\n\
-  if (q.y + 1u > boxes[b + 3u] && (p.y + 1 >= size.y || at(p + ivec2(0, 1)) == 0u))\n\
-    atomicMax(boxes[b + 3u], q.y + 1u);\n"
+        format!("  uint b = u_draw * 4u;\n{}", crate::weights::BOX_EDGES)
     } else {
-        ""
+        String::new()
     };
     format!(
         "{block}\
@@ -579,6 +572,11 @@ pub(crate) struct Tally {
     /// Records the buffer must hold from the next frame (0: as many as now): where the GPU
     /// resolves, the store is replaced only after the resolve read it ([`Tally::settle`]).
     grow: u64,
+    /// A frame needed more records than the bound: the tally is read whenever it could fill
+    /// up ([`Tally::must_drain`]).
+    drains: bool,
+    /// Records the draws taken since the last read may have stored at most.
+    bound: u64,
 }
 
 impl Tally {
@@ -624,6 +622,8 @@ impl Tally {
             mask,
             exhausted: false,
             grow: 0,
+            drains: false,
+            bound: 0,
         };
         // SAFETY: our caller's promise.
         unsafe { tally.allocate(f, hint.max(FIRST_RECORDS).min(most)) };
@@ -690,15 +690,26 @@ impl Tally {
         self.draws.len() >= MAX_TALLIED
     }
 
-    /// Takes `draw` into the frame: its index in the records; `Err` past [`MAX_TALLIED`].
-    pub fn take(&mut self, draw: Tallied) -> Result<u32, String> {
+    /// Takes `draw` into the frame, into a target of `pixels` (its tally pass stores one
+    /// record per covered pixel at most): its index in the records; `Err` past
+    /// [`MAX_TALLIED`].
+    pub fn take(&mut self, draw: Tallied, pixels: u64) -> Result<u32, String> {
         if self.full() {
             return Err(format!(
                 "the frame tallied {MAX_TALLIED} draws timed deferred, the most it may"
             ));
         }
         self.draws.push(draw);
+        self.bound += pixels;
         Ok(self.draws.len() as u32 - 1)
+    }
+
+    /// Whether the tally must be read (and resolved) before a draw into a target of
+    /// `pixels` is taken: once a frame needed more records than it may ever hold
+    /// ([`MAX_RECORDS_RESOLVED`], resolved on the GPU), whenever the draws taken since the
+    /// last read could fill it with this one.
+    pub fn must_drain(&self, pixels: u64) -> bool {
+        self.drains && !self.draws.is_empty() && self.bound + pixels > self.capacity
     }
 
     /// Runs the tally pass of draw `index` (from [`Tally::take`]) over a `width`-wide target:
@@ -797,6 +808,7 @@ impl Tally {
     pub unsafe fn read(&mut self, f: &ThermalFns, waited: bool) -> Result<Reading, String> {
         let draws = std::mem::take(&mut self.draws);
         self.dirty = draws.len();
+        self.bound = 0;
         let fns = self.fns;
         // SAFETY: our caller's promise; the buffer is ours, mapped only for reading what it
         // holds.
@@ -871,7 +883,17 @@ impl Tally {
                      the tally held",
                     self.capacity
                 );
-                if used > self.most {
+                if used > self.most && self.resolve.is_some() {
+                    // Resolved on the GPU, the tally can be read and resolved in the middle
+                    // of a frame: a wait each time it could fill up, none per draw.
+                    self.drains = true;
+                    self.grow = self.most;
+                    incomplete += &format!(
+                        " (at most {}): from the next frame it is read whenever its draws \
+                         could fill it",
+                        self.most
+                    );
+                } else if used > self.most {
                     self.exhausted = true;
                     incomplete += &format!(
                         " (at most {}): this context's draws are timed isolated from now on",

@@ -202,6 +202,45 @@ struct Accum {
     used: bool,
 }
 
+/// A dispatch, blit or copy timed deferred: its time, once read at a flush, is added evenly
+/// over its place in its target's map as read back ([`add_spreads`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PendingSpread {
+    call: u32,
+    target: u32,
+    /// The target's width (the place's row length).
+    width: u32,
+    /// x0, y0, x1, y1 in the target's pixels, not empty.
+    rect: [u32; 4],
+    /// Its time, from its timestamp pair; `None` until a flush read it.
+    time_ns: Option<u64>,
+}
+
+/// Adds each of `spreads` whose time is known and whose target is in `maps` evenly over its
+/// place (`T/N` on each of its `N` pixels of the heat map; a spread shades no fragment, so
+/// nothing on the overdraw); keeps the others, for a later flush.
+fn add_spreads(spreads: &mut Vec<PendingSpread>, maps: &mut [TargetMaps<'_>]) {
+    spreads.retain(|s| {
+        let (Some(time_ns), Some(m)) = (s.time_ns, maps.iter_mut().find(|m| m.target == s.target))
+        else {
+            return true;
+        };
+        // A target made again at another size since drops what was painted at the old.
+        if m.width == s.width {
+            let [x0, y0, x1, y1] = s.rect;
+            let n = u64::from(x1 - x0) * u64::from(y1 - y0);
+            let share = (time_ns as f64 / n as f64) as f32;
+            for y in y0..y1 {
+                let row = (y * s.width) as usize;
+                if let Some(pixels) = m.heat.get_mut(row + x0 as usize..row + x1 as usize) {
+                    pixels.iter_mut().for_each(|h| *h += share);
+                }
+            }
+        }
+        false
+    });
+}
+
 impl Accum {
     fn pixels(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height)
@@ -292,6 +331,17 @@ pub struct Painter {
     tally: Option<Tally>,
     /// The GPU adds the tally's records into the maps ([`Painter::set_tally_resolve`]).
     tally_resolves: bool,
+    /// The dispatch, blit or copy being painted is timed deferred: its spread waits for its
+    /// time ([`Painter::spread`]).
+    spreading_deferred: bool,
+    /// Each such call of the frame with its timestamp pair, read at the flush.
+    spread_stamps: Vec<(u32, [GLuint; 2])>,
+    /// Their places, added into the maps read back at the flush (or a later one, for the
+    /// screen in a flush on a switch away from the context).
+    spreads: Vec<PendingSpread>,
+    /// The tally's reads in the middle of the frame ([`Painter::drain_tally`]), whose draws
+    /// the flush lists.
+    drained: Vec<tally::Reading>,
     /// What tallied draws add to a target a flush did not read (the screen, in a flush on a
     /// switch away from the context), for the flush that reads it.
     carried: Vec<Carried>,
@@ -445,6 +495,10 @@ impl Painter {
             tallying: false,
             tally: None,
             tally_resolves: false,
+            spreading_deferred: false,
+            spread_stamps: Vec::new(),
+            spreads: Vec::new(),
+            drained: Vec::new(),
             carried: Vec::new(),
             stencil_sampling: false,
             gpu_boxes: false,
@@ -1104,11 +1158,12 @@ impl Painter {
     /// of its own (several images: one target, as several draw buffers are), so the draws
     /// that later sample it carry the cost downstream, and it consumes what it samples like
     /// a draw. A dispatch storing to no image (storage buffers only) is listed unpainted with
-    /// why.
+    /// why. Timed deferred (`weight`), its time is added at the flush ([`Painter::spread`]).
     ///
     /// # Safety
     /// As [`Painter::paint`].
-    pub unsafe fn dispatch(&mut self, f: &ThermalFns, frame: u64, call: u32, time_ns: u64) {
+    pub unsafe fn dispatch(&mut self, f: &ThermalFns, frame: u64, call: u32, weight: Weight) {
+        let time_ns = self.spread_weight(call, weight);
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
         // functions, which `placed` passes on to the closure.
         unsafe {
@@ -1116,6 +1171,23 @@ impl Painter {
                 p.dispatch_inner(f, call, time_ns)
             })
         };
+    }
+
+    /// The time of a dispatch, blit or copy `call` to spread now (0 where it is timed
+    /// deferred: its timestamp pair is kept for the flush, and its spread waits for it).
+    fn spread_weight(&mut self, call: u32, weight: Weight) -> u64 {
+        self.spreading_deferred = false;
+        match weight {
+            Weight::Known(t) | Weight::Unreached(t) => t,
+            Weight::Deferred(before, after) => {
+                // Without maps, no flush reads the stamps: the call is listed without its time.
+                if self.unsupported.is_none() {
+                    self.spreading_deferred = true;
+                    self.spread_stamps.push((call, [before, after]));
+                }
+                0
+            }
+        }
     }
 
     unsafe fn dispatch_inner(&mut self, f: &ThermalFns, call: u32, time_ns: u64) {
@@ -1175,6 +1247,7 @@ impl Painter {
     /// destination pixels it writes (scissored, clipped to the target), and the texture or
     /// renderbuffer it reads as what it sampled, so a pass it copies flows on. The default
     /// framebuffer as source is said in the flow's note: its cost is on its own map already.
+    /// Timed deferred (`weight`), its time is added at the flush ([`Painter::spread`]).
     ///
     /// # Safety
     /// As [`Painter::paint`].
@@ -1183,9 +1256,10 @@ impl Painter {
         f: &ThermalFns,
         frame: u64,
         call: u32,
-        time_ns: u64,
+        weight: Weight,
         dst: [GLint; 4],
     ) {
+        let time_ns = self.spread_weight(call, weight);
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
         // functions, which `placed` passes on to the closure.
         unsafe {
@@ -1235,7 +1309,8 @@ impl Painter {
     /// over the texels it writes, `rect` (x0, y0, x1, y1 in the destination's level, clipped
     /// to it), the destination being a target of its own (as a dispatch's images are), and
     /// what it reads as what it sampled, so a pass it copies flows on to the destination's
-    /// consumers.
+    /// consumers. Timed deferred (`weight`), its time is added at the flush
+    /// ([`Painter::spread`]).
     ///
     /// # Safety
     /// As [`Painter::paint`].
@@ -1244,9 +1319,10 @@ impl Painter {
         f: &ThermalFns,
         frame: u64,
         call: u32,
-        time_ns: u64,
+        weight: Weight,
         copy: &CopyCall,
     ) {
+        let time_ns = self.spread_weight(call, weight);
         // SAFETY: our caller's promise: this painter's context is current and `f` its real
         // functions, which `placed` passes on to the closure.
         unsafe {
@@ -1304,6 +1380,9 @@ impl Painter {
     /// `dest`'s heat map, nothing on its overdraw (the call shades no fragment), and lists
     /// call `call` with `rect`'s pixels as its fragments, its box `rect` and no kept coverage
     /// (its inflow is spread over the box): for the work calls without fragments of their own.
+    /// A call timed deferred has no time yet: it is listed and its place kept, and the flush
+    /// adds `T/N` over the place into the map it read back, on the CPU (a uniform share needs
+    /// no pass, and so no wait for `T` before the maps are read).
     ///
     /// # Safety
     /// As [`Painter::paint`].
@@ -1330,19 +1409,22 @@ impl Painter {
             let accum = self.accums[&dest.id].fbo;
             let (program, uniform, vao) = self.program.expect("program");
             let n = u64::from(rect[2] - rect[0]) * u64::from(rect[3] - rect[1]);
-            // One pass of our program over the rectangle: T/N on each pixel.
-            self.our_pass_state(f, program, vao, w, h);
-            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, accum);
-            (f.disable)(STENCIL_TEST);
-            (f.enable)(SCISSOR_TEST);
-            (f.scissor)(
-                rect[0] as GLint,
-                rect[1] as GLint,
-                (rect[2] - rect[0]) as GLsizei,
-                (rect[3] - rect[1]) as GLsizei,
-            );
-            (f.uniform2f)(uniform, (time_ns as f64 / n as f64) as f32, 0.0);
-            (f.draw_arrays)(TRIANGLES, 0, 3);
+            if self.spreading_deferred {
+                self.spreads.push(PendingSpread {
+                    call,
+                    target: dest.id,
+                    width: w,
+                    rect,
+                    time_ns: None,
+                });
+            } else {
+                // One pass of our program over the rectangle: T/N on each pixel.
+                self.our_pass_state(f, program, vao, w, h);
+                into_box(f, accum, rect);
+                (f.disable)(STENCIL_TEST);
+                (f.uniform2f)(uniform, (time_ns as f64 / n as f64) as f32, 0.0);
+                (f.draw_arrays)(TRIANGLES, 0, 3);
+            }
             drop(saved);
             self.painted(dest.id, call, n, time_ns, rect);
             self.flow.push(DrawFlow {
@@ -1778,8 +1860,12 @@ impl Painter {
                 let hint = 4 * u64::from(work.width) * u64::from(work.height);
                 self.tally = Some(self.build_tally(f, hint)?);
             }
+            let pixels = u64::from(w) * u64::from(h);
+            if self.tally.as_ref().is_some_and(|t| t.must_drain(pixels)) {
+                self.drain_tally(f)?;
+            }
             let tally = self.tally.as_mut().expect("tally");
-            let index = tally.take(draw)?;
+            let index = tally.take(draw, pixels)?;
             let program = tally.program;
             self.our_pass_state(f, program.program, vao, w, h);
             into_box(f, plain, [0, 0, w, h]);
@@ -1791,6 +1877,27 @@ impl Painter {
                 tally.pass(f, index, w, || (f.draw_arrays)(TRIANGLES, 0, 3));
             });
         }
+        Ok(())
+    }
+
+    /// Reads the tally in the middle of the frame, before it could fill up
+    /// ([`Tally::must_drain`]): its records resolved into the maps on the GPU (or, tallied
+    /// for their coverage alone, read), its draws kept for the flush to list. A wait.
+    ///
+    /// # Safety
+    /// As [`Painter::tally_pass`].
+    unsafe fn drain_tally(&mut self, f: &ThermalFns) -> Result<(), String> {
+        // SAFETY: our caller's promise; the bindings the read changes are put back.
+        let reading = unsafe {
+            match self.resolve_tally(f) {
+                Some(r) => r?,
+                None => {
+                    let _bindings = Saved::take(f, &tally_bindings(f));
+                    self.tally.as_mut().expect("tally").read(f, false)?
+                }
+            }
+        };
+        self.drained.push(reading);
         Ok(())
     }
 
@@ -1847,6 +1954,63 @@ impl Painter {
         }
     }
 
+    /// Reads the time of each dispatch, blit or copy of the frame timed deferred (`waited`: a
+    /// read of the flush already waited for the GPU to finish the frame, else this read
+    /// waits, and is counted), gives it to its pending spread, and returns it by call, for
+    /// the listings.
+    ///
+    /// # Safety
+    /// As [`Painter::read_back`].
+    unsafe fn spread_times(
+        &mut self,
+        f: &ThermalFns,
+        waited: bool,
+    ) -> HashMap<u32, weights::SlotValues> {
+        let stamps = std::mem::take(&mut self.spread_stamps);
+        if stamps.is_empty() {
+            return HashMap::new();
+        }
+        let (get, bits) = if self.gles {
+            (f.get_query_objectui64v_ext_t, f.get_queryiv_ext_t)
+        } else {
+            (f.get_query_objectui64v_t, f.get_queryiv_t)
+        };
+        let (Some(get), Some(bits)) = (get, bits) else {
+            self.fail("the timestamps of a deferred dispatch, blit or copy cannot be read".into());
+            return HashMap::new();
+        };
+        if !waited {
+            crate::waits::note();
+        }
+        // SAFETY: our caller's promise; the queries are the calls' own pairs, ended.
+        unsafe {
+            let mut valid = 0;
+            bits(TIMESTAMP, QUERY_COUNTER_BITS, &mut valid);
+            let mask = match valid {
+                1..=63 => (1u64 << valid) - 1,
+                _ => u64::MAX,
+            };
+            stamps
+                .into_iter()
+                .map(|(call, [before, after])| {
+                    let (mut t0, mut t1) = (0u64, 0u64);
+                    get(before, QUERY_RESULT, &mut t0);
+                    get(after, QUERY_RESULT, &mut t1);
+                    let time_ns = t1.wrapping_sub(t0) & mask;
+                    for s in self.spreads.iter_mut().filter(|s| s.call == call) {
+                        s.time_ns.get_or_insert(time_ns);
+                    }
+                    let values = weights::SlotValues {
+                        time_ns,
+                        fragments: 0,
+                        bbox: None,
+                    };
+                    (call, values)
+                })
+                .collect()
+        }
+    }
+
     /// Where the GPU resolves the tally ([`Painter::set_tally_resolve`]) and draws were
     /// tallied: reads the tally ([`Tally::read`], a wait) and draws its records into each
     /// target's maps, before the flush reads them; `None` elsewhere.
@@ -1858,14 +2022,7 @@ impl Painter {
         // are read after the maps' wait, as on the CPU.
         let t = self.tally.as_mut().filter(|t| t.weighs())?;
         t.resolve?;
-        let mut pieces = vec![
-            storage_binding(f),
-            Piece::Binding {
-                query: COPY_READ_BUFFER_BINDING,
-                target: COPY_READ_BUFFER,
-                bind: f.bind_buffer,
-            },
-        ];
+        let mut pieces = tally_bindings(f).to_vec();
         if !self.gles {
             pieces.push(Piece::Enabled(PROGRAM_POINT_SIZE));
         }
@@ -2752,9 +2909,13 @@ impl Painter {
             (read, errors.leave())
         });
         if let Some((r, _)) = &mut read {
+            self.fill(std::mem::take(&mut r.spread_times));
             self.fill_deferred(&r.slots);
             let (weighed, coverages, why) = std::mem::take(&mut r.tallied);
             self.fill_tallied(&weighed, coverages, &why);
+            for d in std::mem::take(&mut self.drained) {
+                self.fill_tallied(&d.draws, d.coverages(), &d.incomplete);
+            }
         }
         let frame = self.frame.unwrap_or(0);
         let mut draws = std::mem::take(&mut self.draws);
@@ -2884,6 +3045,7 @@ impl Painter {
             // Where the GPU adds the tally's records, it does so before the maps are read
             // (with a wait of its own: the weights need the frame's times).
             let resolved = self.resolve_tally(f);
+            let waited = resolved.is_some();
             let mut sources = Vec::new();
             let weighs = !self.deferred.is_empty();
             if let Some(w) = self.weights.as_ref().filter(|_| weighs) {
@@ -3002,17 +3164,7 @@ impl Painter {
                 .filter(|t| !t.is_empty() && resolved.is_none())
             {
                 Some(t) => {
-                    let _bindings = Saved::take(
-                        f,
-                        &[
-                            storage_binding(f),
-                            Piece::Binding {
-                                query: COPY_READ_BUFFER_BINDING,
-                                target: COPY_READ_BUFFER,
-                                bind: f.bind_buffer,
-                            },
-                        ],
-                    );
+                    let _bindings = Saved::take(f, &tally_bindings(f));
                     Some(t.read(f, !sources.is_empty()))
                 }
                 None => resolved,
@@ -3038,6 +3190,9 @@ impl Painter {
                 });
             }
             Carried::add_into(&mut self.carried, &mut maps);
+            // A read above waited for the frame where there was one.
+            let spread_times = self.spread_times(f, waited || !sources.is_empty());
+            add_spreads(&mut self.spreads, &mut maps);
             match reading {
                 Some(Ok(r)) => {
                     r.add_into(&mut maps, &mut self.carried);
@@ -3051,8 +3206,10 @@ impl Painter {
             if with_screen {
                 // The screen was read (or its map is missing): nothing is carried further.
                 self.carried.clear();
+                self.spreads.clear();
             }
             ReadBack {
+                spread_times,
                 slots,
                 tallied,
                 targets,
@@ -3089,6 +3246,8 @@ type ScreenRead = ([u32; 2], Vec<u8>, Vec<f32>, Vec<u32>);
 
 /// What a flush read back ([`Painter::read_back`]).
 struct ReadBack {
+    /// The time of each dispatch, blit or copy timed deferred, by call.
+    spread_times: HashMap<u32, weights::SlotValues>,
     /// Each slot buffer's values, when draws were weighted on the GPU.
     slots: Vec<Vec<weights::SlotValues>>,
     /// The tallied draws, weighed ([`crate::tally`]), the coverage of those that feed a
@@ -3141,6 +3300,19 @@ fn storage_binding(f: &ThermalFns) -> Piece {
         target: SHADER_STORAGE_BUFFER,
         bind: f.bind_buffer,
     }
+}
+
+/// The bindings a read of the tally changes: the generic storage buffer and
+/// `GL_COPY_READ_BUFFER`, which it maps.
+fn tally_bindings(f: &ThermalFns) -> [Piece; 2] {
+    [
+        storage_binding(f),
+        Piece::Binding {
+            query: COPY_READ_BUFFER_BINDING,
+            target: COPY_READ_BUFFER,
+            bind: f.bind_buffer,
+        },
+    ]
 }
 
 /// Binds `fbo` and attaches each renderbuffer at its point.

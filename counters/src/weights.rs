@@ -181,7 +181,14 @@ void main() {{\n\
   o0 = vec4(float(c) * v_share);\n\
   o1 = vec4(float(c));\n\
   uint b = u_slot * 4u;\n\
-  uvec2 q = uvec2(p);\n\
+{BOX_EDGES}}}\n"
+    )
+}
+
+/// The box finding of a fragment stage whose covered pixel `p` (count `at(p)`, from the
+/// work stencil `u_count`) lowers or raises the sides of the box at `boxes[b..b + 4]` where
+/// it lies on the coverage's edge ([`sampled_box_fs`]; the tally's pass too).
+pub(crate) const BOX_EDGES: &str = "  uvec2 q = uvec2(p);\n\
   ivec2 size = textureSize(u_count, 0);\n\
   if (q.x < boxes[b] && (p.x == 0 || at(p - ivec2(1, 0)) == 0u))\n\
     atomicMin(boxes[b], q.x);\n\
@@ -190,10 +197,7 @@ void main() {{\n\
   if (q.x + 1u > boxes[b + 2u] && (p.x + 1 >= size.x || at(p + ivec2(1, 0)) == 0u))\n\
     atomicMax(boxes[b + 2u], q.x + 1u);\n\
   if (q.y + 1u > boxes[b + 3u] && (p.y + 1 >= size.y || at(p + ivec2(0, 1)) == 0u))\n\
-    atomicMax(boxes[b + 3u], q.y + 1u);\n\
-}}\n"
-    )
-}
+    atomicMax(boxes[b + 3u], q.y + 1u);\n";
 
 /// Bytes of one draw's box: x0, y0, x1, y1 as `GLuint`s (x1, y1 past the last pixel).
 const BOX_BYTES: usize = 16;

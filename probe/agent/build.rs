@@ -445,7 +445,7 @@ fn main() {
         writeln!(out, "    {},", c.name.starts_with("vg")).unwrap();
     }
     out.push_str("];\n");
-    out.push_str("/// Whether the heat map spreads each entry point's time at once over what it writes\n/// (`hook::leave_spread`): a dispatch, a blit, a copy.\npub static SPREADS: [bool; FUNCTION_COUNT] = [\n");
+    out.push_str("/// Whether the heat map spreads each entry point's time over what it writes\n/// (`hook::leave_spread`): a dispatch, a blit, a copy.\npub static SPREADS: [bool; FUNCTION_COUNT] = [\n");
     for c in &cmds {
         writeln!(out, "    {},", spread_kind(&c.name).is_some()).unwrap();
     }

@@ -15,7 +15,17 @@ use common::*;
 use gpuheat_analysis::measure::flow::{frame_flow, TargetKey};
 use gpuheat_session::{Attachment, Session};
 
-const APIS: [&str; 2] = ["gl", "gles"];
+/// The (API, timing) pairs checked: as `auto` times them (isolated on llvmpipe), and timed
+/// deferred, where the dispatch's time is added over its image at the flush, on the CPU, to
+/// the map read back (with the GLES tally's records added on the CPU, and on the GPU:
+/// [`timing`]).
+const RUNS: [(&str, &str); 5] = [
+    ("gl", "auto"),
+    ("gles", "auto"),
+    ("gl", "deferred"),
+    ("gles", "deferred"),
+    ("gles", "deferred-gpu"),
+];
 const W: u32 = 96;
 const H: u32 = 64;
 const S: u32 = 32;
@@ -35,16 +45,17 @@ fn example_args(api: &str) -> Vec<String> {
 #[test]
 fn a_dispatch_costs_its_image_and_flows_to_the_draw_that_samples_it() {
     let dir = scratch("compute-pass");
-    for api in APIS {
+    for (api, timing) in RUNS {
         let args = example_args(api);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let path = capture(&dir, "compute_pass", &["--heat", "--frames", "2"], &args);
+        let flags = ["--heat", "--frames", "2"];
+        let path = capture_timed(&dir, "compute_pass", &flags, timing, &args);
         let s = Session::open(&path).unwrap();
         assert!(s.heat_missing.is_empty(), "{api}: {:?}", s.heat_missing);
         assert_eq!(s.heat.len(), 2, "{api}: one screen map per frame");
         let frames = gpuheat_analysis::analyse(&s).frames;
         for map in &s.heat {
-            let what = format!("{api} frame {}", map.frame);
+            let what = format!("{api} {timing} frame {}", map.frame);
             let (k, bind) = (
                 calls_to(&s, map.frame, "glDispatchCompute")[0].0,
                 calls_to(&s, map.frame, "glBindImageTexture")[0].1.clone(),
@@ -145,18 +156,20 @@ fn a_dispatch_costs_its_image_and_flows_to_the_draw_that_samples_it() {
 #[test]
 fn frames_are_bit_identical_with_a_heat_capture_of_a_dispatch() {
     let dir = scratch("compute-identical");
-    for api in APIS {
+    for (api, label) in RUNS {
         let mut args = example_args(api);
         args.extend(["--frames", "3", "--checksum"].map(str::to_string));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let session = dir.join(format!("{api}.gpuheat"));
-        let (plain, traced) = checksums_plain_and_traced(
+        let session = dir.join(format!("{api}-{label}.gpuheat"));
+        let (timing, env) = common::timing(label);
+        let (plain, traced) = checksums_plain_and_traced_env(
             &session,
             "compute_pass",
-            &["--heat", "--frames", "2"],
+            &["--heat", "--frames", "2", "--timing", timing],
+            env,
             &args,
         );
-        assert_eq!(traced, plain, "{api}");
+        assert_eq!(traced, plain, "{api} {label}");
     }
 }
 

@@ -364,13 +364,23 @@ fn blits_and_copies_carry_the_pass_they_copy_onto_their_destination() {
         ("--copy", "1", 8, "glCopyTexSubImage2D", true),
         ("--copy", "2", 7, "glCopyImageSubData", true),
     ];
-    for api in APIS {
+    // As `auto` times them (isolated here), and timed deferred: the blit's or copy's time is
+    // then added over its place at the flush, to the map read back.
+    let timings = [
+        ("gl", "auto"),
+        ("gles", "auto"),
+        ("gl", "deferred"),
+        ("gles", "deferred"),
+        ("gles", "deferred-gpu"),
+    ];
+    for (api, timing) in timings {
         for (flag, value, call, function, copy) in variants {
             let args = [
                 "--api", api, "--size", &size, "--target", &side, "--loop", "8", flag, value,
             ];
-            let name = format!("{api}{flag}{value}");
-            let path = capture(&dir, "offscreen_pass", &["--heat", "--frames", "2"], &args);
+            let name = format!("{api} {timing} {flag}{value}");
+            let flags = ["--heat", "--frames", "2"];
+            let path = capture_timed(&dir, "offscreen_pass", &flags, timing, &args);
             let session = Session::open(&path).unwrap();
             assert!(
                 session.heat_missing.is_empty(),
@@ -378,7 +388,10 @@ fn blits_and_copies_carry_the_pass_they_copy_onto_their_destination() {
                 session.heat_missing
             );
             for map in &session.heat {
-                let what = format!("offscreen_pass {flag} {value} {api} frame {}", map.frame);
+                let what = format!(
+                    "offscreen_pass {flag} {value} {api} {timing} frame {}",
+                    map.frame
+                );
                 let calls = calls_to(&session, map.frame, function);
                 assert_eq!(calls.len(), 1, "{what}");
                 let b = calls[0].0;

@@ -325,6 +325,60 @@ fn full_tally_in(timing: &str) {
     }
 }
 
+/// A frame whose draws cover more pixels than the tally may ever hold: 260 full-screen layers
+/// of 256×256 are 17.0 Mi records, beyond llvmpipe's bound (its 128 MiB storage blocks hold
+/// 16.5 Mi). Resolved on the GPU, the tally is then read and resolved in the middle of the
+/// frame whenever its draws could fill it (a wait each), instead of timing every draw
+/// isolated from then on (three waits a draw): every layer painted from the second frame,
+/// the maps exact.
+#[test]
+fn a_frame_beyond_the_tallys_bound_is_resolved_in_parts() {
+    let dir = scratch("thermal-drains");
+    let layers = 260u64;
+    let s = heat_capture_timed(
+        &dir,
+        "overdraw",
+        3,
+        "deferred-gpu",
+        &["--api", "gles", "--layers", "260", "--size", "256x256"],
+    );
+    let layer = 256 * 256u64;
+    for map in &s.heat {
+        let what = format!("frame {}", map.frame);
+        assert!(conservation_error(&map.heat, &map.draws, &what) < 1e-4);
+        let over: u64 = map.overdraw.iter().map(|&v| u64::from(v)).sum();
+        let fragments: u64 = map.draws.iter().map(|d| d.fragments).sum();
+        assert_eq!(
+            over, fragments,
+            "{what}: the overdraw map holds the painted layers"
+        );
+    }
+    for map in &s.heat[1..] {
+        assert!(
+            map.draws.iter().all(|d| d.fragments == layer),
+            "frame {}: every layer painted",
+            map.frame
+        );
+        assert!(
+            map.overdraw.iter().all(|&v| u64::from(v) == layers),
+            "frame {}: {layers} layers on every pixel",
+            map.frame
+        );
+    }
+    // The frames after the first wait a bounded number of times: the parts, the header, the
+    // maps and the geometry's replays; isolated, they waited 3 times a layer.
+    let waits: Vec<u64> = s.agent_frames.iter().map(|a| a.waits).collect();
+    assert!(
+        waits[1..].iter().all(|&w| w <= 6),
+        "waits a frame: {waits:?}"
+    );
+    assert!(
+        s.agent_frames[1..].iter().all(|a| a.deferred > layers),
+        "every layer timed deferred: {:?}",
+        s.agent_frames
+    );
+}
+
 #[test]
 fn fill_cost_is_hottest_where_its_three_draws_overlap() {
     let dir = scratch("thermal-fill");

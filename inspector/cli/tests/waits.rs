@@ -385,3 +385,45 @@ fn the_agent_times_its_own_work_by_what_it_did() {
         assert_eq!(gpu.untimed, 0, "{f:?}");
     }
 }
+
+#[test]
+fn dispatches_blits_and_copies_under_heat_wait_for_nothing_of_their_own_when_deferred() {
+    // A dispatch, blit or copy has no fragments: its time is spread evenly over what it
+    // writes. Timed deferred, the flush adds that share to the map it read back, after the
+    // frame's one wait, instead of timing the call isolated (two waits of its own) so its
+    // share is known when it is painted. compute_pass: clear, dispatch, two draws;
+    // offscreen_pass --blit 1 and --copy 1: five draws and clears around the blit or copy.
+    let dir = scratch("waits-spreads");
+    for api in ["gl", "gles"] {
+        for (name, extra) in [
+            ("compute_pass", &["--target", "32"][..]),
+            ("offscreen_pass", &["--target", "32", "--blit", "1"][..]),
+            ("offscreen_pass", &["--target", "32", "--copy", "1"][..]),
+        ] {
+            let mut args = vec!["--api", api, "--size", "96x64", "--frames", "6"];
+            args.extend_from_slice(extra);
+            let s = capture_env(
+                &dir,
+                &format!("{api}{}", extra.join("")),
+                name,
+                &["--heat", "--timing", "deferred", "--frames", "4"],
+                &args,
+                &[(env::GEOMETRY_VERTICES, "0")],
+            );
+            let what = format!("{name} {extra:?} {api}");
+            assert!(s.heat_missing.is_empty(), "{what}: {:?}", s.heat_missing);
+            let work = s
+                .frames
+                .iter()
+                .map(|f| f.samples.len() as u64)
+                .collect::<Vec<_>>();
+            let frames = &s.agent_frames[..s.agent_frames.len() - 1];
+            for (a, &n) in frames.iter().zip(&work) {
+                assert!(
+                    a.deferred == n && a.waits == 1,
+                    "{what}: every one of the {n} work calls deferred and one wait: {a:?}"
+                );
+            }
+        }
+    }
+}

@@ -476,10 +476,10 @@ fn weighs_on_gpu(c: &ContextCounters) -> bool {
 
 /// Before a work call. `may_defer`: nothing needs the call's time before its frame ends (it
 /// is not a VG call's child, whose time its parent sums). It is then timed deferred when the
-/// capture's timing allows it here: while painting heat, only on a context whose painter
-/// paints draws timed deferred (weighed on the GPU, or tallied; elsewhere the painter needs
-/// the time at once) and not for a call whose time
-/// the map `spreads` at once (a dispatch, a blit, a copy); only on the thread that swaps (its
+/// capture's timing allows it here: while painting heat, a draw only on a context whose
+/// painter paints draws timed deferred (weighed on the GPU, or tallied; elsewhere the painter
+/// needs the time at once), a call whose time the map `spreads` over its place (a dispatch, a
+/// blit, a copy) on any (the flush adds it to the map read back); only on the thread that swaps (its
 /// contexts' results are read at the swap, or when it makes another context current, before
 /// the frame is written); with `Timing::Auto`, where the renderer's timestamps bracket a
 /// call's own work. A warm-up frame without heat times deferred wherever it may: its times
@@ -497,7 +497,7 @@ pub fn begin(ctx: u64, may_defer: bool, spreads: bool, kind: CallKind) -> Option
     let gl = gl()?;
     let mode = capture::mode();
     let heat = capture::heat();
-    let may_defer = may_defer && !(heat && spreads) && capture::on_swap_thread();
+    let may_defer = may_defer && capture::on_swap_thread();
     let timing = if !heat && capture::is_warmup(capture::frame()) {
         Timing::Deferred
     } else {
@@ -509,7 +509,8 @@ pub fn begin(ctx: u64, may_defer: bool, spreads: bool, kind: CallKind) -> Option
         } else {
             0
         };
-        let paints_deferred = !heat || !may_defer || painter(e, ctx, gl).defers();
+        // A spread's time is added at the flush on any painter: a uniform share of the place.
+        let paints_deferred = !heat || !may_defer || spreads || painter(e, ctx, gl).defers();
         let c = counters(e, ctx, gl);
         let deferred = may_defer
             && paints_deferred
@@ -711,28 +712,28 @@ pub fn paint(ctx: u64, frame: u64, call: u32, weight: Weight, replay: &dyn Fn())
 
 /// Paints compute dispatch `call` (serialized time `time_ns`) of frame `frame`: its time
 /// over the texels of the images it stores to (see [`Painter::dispatch`]).
-pub fn dispatch(ctx: u64, frame: u64, call: u32, time_ns: u64) {
+pub fn dispatch(ctx: u64, frame: u64, call: u32, weight: Weight) {
     with_painter(ctx, frame, |_, p, f, _| {
         // SAFETY: `ctx` is current on this thread (`with_painter`'s promise).
-        unsafe { p.dispatch(f, frame, call, time_ns) };
+        unsafe { p.dispatch(f, frame, call, weight) };
     });
 }
 
 /// Paints blit `call` (serialized time `time_ns`) of frame `frame` over its destination
 /// rectangle `dst` (see [`Painter::blit`]).
-pub fn blit(ctx: u64, frame: u64, call: u32, time_ns: u64, dst: [i32; 4]) {
+pub fn blit(ctx: u64, frame: u64, call: u32, weight: Weight, dst: [i32; 4]) {
     with_painter(ctx, frame, |_, p, f, _| {
         // SAFETY: `ctx` is current on this thread (`with_painter`'s promise).
-        unsafe { p.blit(f, frame, call, time_ns, dst) };
+        unsafe { p.blit(f, frame, call, weight, dst) };
     });
 }
 
 /// Paints copy `call` (serialized time `time_ns`) of frame `frame` over the texels it writes
 /// (see [`Painter::copy`]).
-pub fn copy(ctx: u64, frame: u64, call: u32, time_ns: u64, copy: &thermal::CopyCall) {
+pub fn copy(ctx: u64, frame: u64, call: u32, weight: Weight, copy: &thermal::CopyCall) {
     with_painter(ctx, frame, |_, p, f, _| {
         // SAFETY: `ctx` is current on this thread (`with_painter`'s promise).
-        unsafe { p.copy(f, frame, call, time_ns, copy) };
+        unsafe { p.copy(f, frame, call, weight, copy) };
     });
 }
 

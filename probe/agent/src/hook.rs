@@ -412,20 +412,20 @@ pub fn leave_spread(g: Guard, args: &[u64], kind: Spread) {
         return;
     };
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        // Spread calls are isolated under heat (`contexts::begin`): their time is known.
-        let Some(Weight::Known(time)) = LAST_WEIGHT.with(Cell::get) else {
+        // Timed isolated, its time; timed deferred, its timestamp pair, read at the flush.
+        let Some(weight) = LAST_WEIGHT.with(Cell::get) else {
             return;
         };
         match kind {
-            Spread::Dispatch => contexts::dispatch(ctx, frame, seq, time),
+            Spread::Dispatch => contexts::dispatch(ctx, frame, seq, weight),
             Spread::Blit => {
                 // GLint arguments, recorded widened: their low 32 bits are the value.
                 let at = |i: usize| args.get(i).map_or(0, |&v| v as u32 as i32);
-                contexts::blit(ctx, frame, seq, time, [at(4), at(5), at(6), at(7)]);
+                contexts::blit(ctx, frame, seq, weight, [at(4), at(5), at(6), at(7)]);
             }
             copy => {
                 if let Some(copy) = copy_call(copy, args) {
-                    contexts::copy(ctx, frame, seq, time, &copy);
+                    contexts::copy(ctx, frame, seq, weight, &copy);
                 }
             }
         }
