@@ -10,8 +10,9 @@
 //! what a list generates hangs on state such as evaluators) is counted again the next time. glxgears waited 4 times a
 //! frame for its 4 lists; xscreensaver's beats 1,260. A `glEnd` block is bounded by what the
 //! agent saw of it ([`super::BlockShape`]: its mode, and the calls between its `glBegin` and
-//! `glEnd`, one at least per vertex), and records at once too. `glCallLists` (its names in
-//! client memory, often a string of text that changes) and `glRect*` count each time. Transform feedback takes one
+//! `glEnd`, one at least per vertex), and records at once too, as does a `glRect*` (two
+//! triangles). `glCallLists` (its names in client memory, often a string of text that
+//! changes) counts each time. Transform feedback takes one
 //! kind of primitive per replay: a driver that checks refuses the other kinds (the count
 //! tries triangles, which take quads and polygons too, then lines, then points); Mesa does
 //! not check a list's primitives and records them as they are, so the kind is learnt from
@@ -39,6 +40,9 @@ use super::{GeometryCapture, ProgramLink, Recorded};
 pub(super) fn is_list(name: &str) -> bool {
     matches!(name, "glCallList" | "glCallLists" | "glEnd") || name.starts_with("glRect")
 }
+
+/// The triangles a `glRect*` makes: its one polygon of four vertices, decomposed.
+const RECT_TRIANGLES: u64 = 2;
 
 /// The transform feedback primitive a `glBegin` mode's primitives are recorded as.
 fn block_kind(mode: GLenum) -> GLenum {
@@ -104,9 +108,11 @@ impl GeometryCapture {
             self.list_counts_of = generation;
         }
         // A block's mode and most vertices bound what it makes as a count would: each
-        // vertex makes at most one primitive of the kind its mode is recorded as.
+        // vertex makes at most one primitive of the kind its mode is recorded as. A rectangle
+        // is one polygon of four vertices: two triangles.
         let remembered = match draw.block.filter(|_| draw.name == "glEnd") {
             Some(b) => Some((block_kind(b.mode), b.vertices_at_most)),
+            None if draw.name.starts_with("glRect") => Some((TRIANGLES, RECT_TRIANGLES)),
             None => named.and_then(|n| self.list_counts.get(&n).copied()),
         };
         // Replays read back with the count, filed into the frame once `shadow` (a borrow of

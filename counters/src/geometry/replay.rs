@@ -383,10 +383,6 @@ impl Feedback {
         let Some(o) = self.objects.as_ref() else {
             return;
         };
-        if !pending.is_empty() {
-            // The first result read waits for the replays; the mapping after it does not.
-            crate::waits::note();
-        }
         let mut pieces = vec![Piece::Binding {
             query: COPY_READ_BUFFER_BINDING,
             target: COPY_READ_BUFFER,
@@ -408,6 +404,17 @@ impl Feedback {
             if query_buffer {
                 // Query results go into a bound query buffer instead of our memory.
                 (t.bind_buffer)(QUERY_BUFFER, 0);
+            }
+            // The first result read waits for the replays, unless they are done (a read of
+            // the frame's results may have waited for them already): their last query says.
+            // The mapping after it does not wait.
+            if let Some(last) = pending.last() {
+                let mut available = 0;
+                let query = self.queries[last.query];
+                (g.get_query_objectuiv)(query, QUERY_RESULT_AVAILABLE, &mut available);
+                if available == 0 {
+                    crate::waits::note();
+                }
             }
             let counts: Vec<(u64, u64)> = pending
                 .iter()

@@ -21,57 +21,84 @@ use std::time::Duration;
 use crate::programs::run_bounded;
 use crate::table::median;
 
+/// Where the GLES rows' tally adds its records ([`env::TALLY_RESOLVE`]; the agent's choice
+/// elsewhere): both are measured, whatever the renderer would choose.
+const CPU: &[(&str, &str)] = &[(env::TALLY_RESOLVE, "cpu")];
+const GPU: &[(&str, &str)] = &[(env::TALLY_RESOLVE, "gpu")];
+
 /// The capture modes measured, as the row names them, with their `gpuheat run` flags,
-/// geometry budget and the program's API.
-const MODES: [(&str, &[&str], &str, &str); 9] = [
-    ("timeline", &["--mode", "timeline"], "0", "gl"),
+/// geometry budget, the program's API and environment.
+type Mode = (
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+const MODES: [Mode; 10] = [
+    ("timeline", &["--mode", "timeline"], "0", "gl", &[]),
     (
         "full",
         &["--mode", "full", "--timing", "isolated"],
         "0",
         "gl",
+        &[],
     ),
     (
         "full, deferred",
         &["--mode", "full", "--timing", "deferred"],
         "0",
         "gl",
+        &[],
     ),
     (
         "full + heat",
         &["--mode", "full", "--heat", "--timing", "isolated"],
         "0",
         "gl",
+        &[],
     ),
     (
         "full + heat, deferred",
         &["--mode", "full", "--heat", "--timing", "deferred"],
         "0",
         "gl",
+        &[],
     ),
     (
         "full + heat, GLES",
         &["--mode", "full", "--heat", "--timing", "isolated"],
         "0",
         "gles",
+        &[],
     ),
     (
-        "full + heat, deferred, GLES",
+        "full + heat, deferred, GLES, records on the CPU",
         &["--mode", "full", "--heat", "--timing", "deferred"],
         "0",
         "gles",
+        CPU,
+    ),
+    (
+        "full + heat, deferred, GLES, records on the GPU",
+        &["--mode", "full", "--heat", "--timing", "deferred"],
+        "0",
+        "gles",
+        GPU,
     ),
     (
         "full + geometry",
         &["--mode", "full", "--timing", "isolated"],
         "4194304",
         "gl",
+        &[],
     ),
     (
         "full + geometry, deferred",
         &["--mode", "full", "--timing", "deferred"],
         "4194304",
         "gl",
+        &[],
     ),
 ];
 
@@ -124,7 +151,7 @@ pub fn measure(
     let uncaptured_gles_ms = uncaptured("gles")?;
     let rows = MODES
         .iter()
-        .map(|&(mode, flags, budget, api)| {
+        .map(|&(mode, flags, budget, api, envs)| {
             let waits = draws
                 .iter()
                 .map(|&n| {
@@ -132,6 +159,7 @@ pub fn measure(
                     let mut cmd = Command::new(gpuheat);
                     cmd.env(env::AGENT, agent)
                         .env(env::GEOMETRY_VERTICES, budget)
+                        .envs(envs.iter().copied())
                         .arg("run")
                         .arg("-o")
                         .arg(&file)
@@ -228,13 +256,13 @@ pub fn print(w: &Waits) {
         "agent waits per frame (many_draws --api gl --draws N --tris 2, --api gles where the row says GLES; median \
          over captured frames 2..={FRAMES}; target: at most 2 per context per frame whatever N)"
     );
-    print!("{:<52}", "");
+    print!("{:<72}", "");
     for (n, _, _) in &first.waits {
         print!(" {:>10}", format!("N = {n}"));
     }
     println!();
     for r in rows {
-        print!("{:<52}", format!("agent waits per frame, {}", r.mode));
+        print!("{:<72}", format!("agent waits per frame, {}", r.mode));
         for (_, w, _) in &r.waits {
             print!(" {w:>10}");
         }
@@ -244,14 +272,14 @@ pub fn print(w: &Waits) {
         ("uncaptured frame ms", &w.uncaptured_ms),
         ("uncaptured frame ms, GLES", &w.uncaptured_gles_ms),
     ] {
-        print!("{:<52}", name);
+        print!("{:<72}", name);
         for (_, ms) in uncaptured {
             print!(" {:>10}", format!("{ms:.3}"));
         }
         println!();
     }
     for r in rows {
-        print!("{:<52}", format!("frame ratio, {}", r.mode));
+        print!("{:<72}", format!("frame ratio, {}", r.mode));
         let base = if r.api == "gles" {
             &w.uncaptured_gles_ms
         } else {
@@ -271,7 +299,7 @@ pub fn print(w: &Waits) {
         let (Some(h), Some(f)) = (row(heat), row(full)) else {
             continue;
         };
-        print!("{:<52}", format!("ms per painted draw, {heat}"));
+        print!("{:<72}", format!("ms per painted draw, {heat}"));
         for ((hm, fm), (n, _, _)) in h.frame_ms.iter().zip(&f.frame_ms).zip(&h.waits) {
             print!(
                 " {:>10}",
@@ -282,7 +310,7 @@ pub fn print(w: &Waits) {
     }
     // Where a capture's cost goes once it no longer waits: the agent's own GL calls.
     for r in rows {
-        print!("{:<52}", format!("agent ms per frame, {}", r.mode));
+        print!("{:<72}", format!("agent ms per frame, {}", r.mode));
         for ms in &r.agent_ms {
             print!(" {:>10}", format!("{ms:.3}"));
         }

@@ -35,7 +35,8 @@ static AGENT: Mutex<Option<Arc<Agent>>> = Mutex::new(None);
 /// also while detached, for the next connection.
 static HAS_CONNECTED: AtomicBool = AtomicBool::new(false);
 
-/// Longest the program's exit, or a detach, waits for queued chunks to reach the CLI.
+/// Longest the program's exit, or a detach, waits for queued chunks to reach the CLI while
+/// none of them does (`Writer::drain`).
 const DRAIN: Duration = Duration::from_secs(3);
 
 /// Frames the capture runs on, unrecorded, before its first captured frame

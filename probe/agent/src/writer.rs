@@ -152,13 +152,25 @@ impl Writer {
         }
     }
 
-    /// Waits (at most `limit`) until everything queued so far reached the socket.
-    pub fn drain(&self, limit: Duration) {
-        let deadline = Instant::now() + limit;
-        while self.shared.written.load(Relaxed) < self.shared.queued.load(Relaxed)
-            && !self.shared.broken.load(Relaxed)
-            && Instant::now() < deadline
-        {
+    /// Waits until everything queued so far reached the socket, or until nothing more has
+    /// reached it for `stall` (the CLI stopped reading), and at most [`DRAIN_MOST`]: a slow
+    /// CLI that keeps reading (a loaded machine, megabytes of geometry queued at a program's
+    /// exit) gets the end of the session, a stuck one costs `stall`.
+    pub fn drain(&self, stall: Duration) {
+        let start = Instant::now();
+        let (mut seen, mut since) = (self.shared.written.load(Relaxed), start);
+        loop {
+            let written = self.shared.written.load(Relaxed);
+            if written >= self.shared.queued.load(Relaxed) || self.shared.broken.load(Relaxed) {
+                return;
+            }
+            let now = Instant::now();
+            if written != seen {
+                (seen, since) = (written, now);
+            }
+            if now - since >= stall || now - start >= DRAIN_MOST {
+                return;
+            }
             std::thread::sleep(Duration::from_millis(1));
         }
     }
@@ -174,6 +186,9 @@ impl Writer {
         self.shared.broken.load(Relaxed)
     }
 }
+
+/// Longest [`Writer::drain`] waits while the CLI keeps reading.
+const DRAIN_MOST: Duration = Duration::from_secs(30);
 
 /// Most bytes a watch's ring holds (its frames encoded and compressed as they would be sent):
 /// older frames leave first. At 1.5 bytes per call a frame of 20,000 calls takes about 30 KB,
