@@ -84,10 +84,17 @@ pub fn capture(dir: &Path, name: &str, gpuheat_args: &[&str], example_args: &[&s
 /// (`gpuheat_counters::tally::resolves_on_gpu`), which it does by default on hardware only.
 pub const GPU_RESOLVE: (&str, &str) = (gpuheat_session::control::env::TALLY_RESOLVE, "gpu");
 
+/// The environment that has the agent add the deferred tally's records on the CPU, which it
+/// does by default on a software rasterizer only.
+pub const CPU_RESOLVE: (&str, &str) = (gpuheat_session::control::env::TALLY_RESOLVE, "cpu");
+
 /// A timing as the tests label it: `--timing`'s value, and the environment that goes with
-/// it. `deferred-gpu` is `deferred` with the tally resolved on the GPU ([`GPU_RESOLVE`]).
+/// it. `deferred` adds the tally's records on the CPU ([`CPU_RESOLVE`]), `deferred-gpu` is
+/// `deferred` with them resolved on the GPU ([`GPU_RESOLVE`]): both ways are tested whatever
+/// the renderer would choose (llvmpipe: the CPU; a GPU: the GPU).
 pub fn timing(label: &str) -> (&str, &'static [(&'static str, &'static str)]) {
     match label {
+        "deferred" => ("deferred", &[CPU_RESOLVE]),
         "deferred-gpu" => ("deferred", &[GPU_RESOLVE]),
         other => (other, &[]),
     }
