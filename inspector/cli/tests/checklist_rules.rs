@@ -201,11 +201,14 @@ fn findings(dir: &Path, flag: Option<&str>) -> (Vec<Value>, String) {
     if let Some(f) = flag {
         args.extend(["--bad", f]);
     }
-    let s = capture(
+    // Without Mesa's on-disk shader cache: a variant compiled by an earlier run would load
+    // from it, and the first-use compile the rule looks for may then cost too little to see.
+    let s = capture_with_env(
         &sub,
         "checklist",
         &["--mode", "full", "--heat", "--skip", "0", "--frames", "8"],
         &args,
+        &[("MESA_SHADER_CACHE_DISABLE", "true")],
     );
     let out = run_gpuheat(&["checklist", s.to_str().unwrap(), "--json"]);
     assert!(

@@ -109,19 +109,32 @@ pub fn capture_timed(
     example_args: &[&str],
 ) -> PathBuf {
     let (timing, env) = timing(label);
+    let mut args = gpuheat_args.to_vec();
+    args.extend(["--timing", timing]);
+    capture_with_env(dir, name, &args, example_args, env)
+}
+
+/// [`capture`] with `env` set for gpuheat and the program.
+pub fn capture_with_env(
+    dir: &Path,
+    name: &str,
+    gpuheat_args: &[&str],
+    example_args: &[&str],
+    env: &[(&str, &str)],
+) -> PathBuf {
     let session = dir.join(format!("{name}.gpuheat"));
     let mut cmd = Command::new("timeout");
     cmd.arg("-k5").arg("240").arg(gpuheat());
     cmd.args(["run", "-o", session.to_str().unwrap()])
         .args(gpuheat_args)
-        .args(["--timing", timing, "--"])
+        .arg("--")
         .arg(example(name))
         .args(example_args);
     cmd.envs(env.iter().copied());
     let out = cmd.output().expect("spawn gpuheat");
     assert!(
         out.status.success(),
-        "gpuheat run {name} ({label}) {example_args:?} failed: {}",
+        "gpuheat run {name} {gpuheat_args:?} {example_args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     session
