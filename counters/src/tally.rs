@@ -180,6 +180,42 @@ const EMPTY_BOX: [u32; 4] = [u32::MAX, u32::MAX, 0, 0];
 /// The weight of a draw whose records add nothing in the resolve (its target never matches).
 const NO_TARGET: u32 = u32::MAX;
 
+/// The mask of the current context's timestamps, asked with `get_queryiv`
+/// (`GL_QUERY_COUNTER_BITS`; all bits where it says none).
+///
+/// # Safety
+/// A context with timer queries must be current and `get_queryiv` its real function.
+pub(crate) unsafe fn stamp_mask(
+    get_queryiv: unsafe extern "system" fn(GLenum, GLenum, *mut GLint),
+) -> u64 {
+    let mut bits = 0;
+    // SAFETY: our caller's promise.
+    unsafe { get_queryiv(TIMESTAMP, QUERY_COUNTER_BITS, &mut bits) };
+    match bits {
+        1..=63 => crate::timestamp_mask(bits as u32),
+        _ => u64::MAX,
+    }
+}
+
+/// The time between the results of timestamp pair (before, after), read with `get` (it
+/// waits where they have not landed), modulo `mask` ([`stamp_mask`]).
+///
+/// # Safety
+/// The pair's context must be current, `get` its real function and both queries ended.
+pub(crate) unsafe fn pair_time(
+    get: unsafe extern "system" fn(GLuint, GLenum, *mut u64),
+    [before, after]: [GLuint; 2],
+    mask: u64,
+) -> u64 {
+    let (mut t0, mut t1) = (0u64, 0u64);
+    // SAFETY: our caller's promise.
+    unsafe {
+        get(before, QUERY_RESULT, &mut t0);
+        get(after, QUERY_RESULT, &mut t1);
+    }
+    t1.wrapping_sub(t0) & mask
+}
+
 /// The entry points of the tally, all required.
 #[derive(Clone, Copy)]
 pub(crate) struct TallyFns {
@@ -602,13 +638,8 @@ impl Tally {
         };
         let most =
             (block_bytes.saturating_sub(HEADER_BYTES as u64) / RECORD_BYTES as u64).min(bound);
-        let mut bits = 0;
         // SAFETY: our caller's promise.
-        unsafe { (fns.get_queryiv)(TIMESTAMP, QUERY_COUNTER_BITS, &mut bits) };
-        let mask = match bits {
-            1..=63 => (1u64 << bits) - 1,
-            _ => u64::MAX,
-        };
+        let mask = unsafe { stamp_mask(fns.get_queryiv) };
         let mut tally = Tally {
             fns,
             program,
@@ -832,13 +863,9 @@ impl Tally {
             let times: Vec<u64> = draws
                 .iter()
                 .map(|d| {
-                    let Some([before, after]) = d.stamps else {
-                        return 0;
-                    };
-                    let (mut t0, mut t1) = (0u64, 0u64);
-                    (fns.get_query_objectui64v)(before, QUERY_RESULT, &mut t0);
-                    (fns.get_query_objectui64v)(after, QUERY_RESULT, &mut t1);
-                    t1.wrapping_sub(t0) & self.mask
+                    d.stamps.map_or(0, |pair| {
+                        pair_time(fns.get_query_objectui64v, pair, self.mask)
+                    })
                 })
                 .collect();
             let (weighed, records, resolve) = if self.resolve.is_some() {

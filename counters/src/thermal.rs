@@ -1984,19 +1984,11 @@ impl Painter {
         }
         // SAFETY: our caller's promise; the queries are the calls' own pairs, ended.
         unsafe {
-            let mut valid = 0;
-            bits(TIMESTAMP, QUERY_COUNTER_BITS, &mut valid);
-            let mask = match valid {
-                1..=63 => (1u64 << valid) - 1,
-                _ => u64::MAX,
-            };
+            let mask = tally::stamp_mask(bits);
             stamps
                 .into_iter()
-                .map(|(call, [before, after])| {
-                    let (mut t0, mut t1) = (0u64, 0u64);
-                    get(before, QUERY_RESULT, &mut t0);
-                    get(after, QUERY_RESULT, &mut t1);
-                    let time_ns = t1.wrapping_sub(t0) & mask;
+                .map(|(call, pair)| {
+                    let time_ns = tally::pair_time(get, pair, mask);
                     for s in self.spreads.iter_mut().filter(|s| s.call == call) {
                         s.time_ns.get_or_insert(time_ns);
                     }
