@@ -603,16 +603,87 @@ fn geometry_text(s: &Session, o: &mut String) {
             String::new()
         }
     );
-    let mut reasons: Vec<(&str, usize)> = Vec::new();
-    for m in s.geometry.iter().flat_map(|g| &g.missing) {
-        match reasons.iter_mut().find(|(r, _)| *r == m.reason) {
-            Some((_, n)) => *n += 1,
-            None => reasons.push((&m.reason, 1)),
+    let reasons = s
+        .geometry
+        .iter()
+        .flat_map(|g| &g.missing)
+        .map(|m| m.reason.as_str());
+    for line in missing_geometry_lines(reasons) {
+        let _ = writeln!(o, "         {line}");
+    }
+}
+
+/// Most program names a grouped line of [`missing_geometry_lines`] lists.
+const PROGRAMS_LISTED: usize = 8;
+
+/// The lines saying why draws have no geometry, in the order their reasons first occur: draws
+/// with the same reason together, and reasons that differ only in the program they start
+/// with ("program 12 has no shaders attached…") as one line naming the programs (the lowest
+/// [`PROGRAMS_LISTED`] by number), so a toolkit whose 14 programs were all linked before the
+/// attach reads as one cause, not 14.
+fn missing_geometry_lines<'a>(reasons: impl Iterator<Item = &'a str>) -> Vec<String> {
+    struct Group<'a> {
+        /// The reason, less its leading program name when `named`.
+        key: &'a str,
+        named: bool,
+        programs: Vec<&'a str>,
+        draws: usize,
+    }
+    let mut groups: Vec<Group<'a>> = Vec::new();
+    for reason in reasons {
+        let (key, program) = match split_program(reason) {
+            Some((program, rest)) => (rest, Some(program)),
+            None => (reason, None),
+        };
+        let named = program.is_some();
+        let i = match groups.iter().position(|g| g.key == key && g.named == named) {
+            Some(i) => i,
+            None => {
+                groups.push(Group {
+                    key,
+                    named,
+                    programs: Vec::new(),
+                    draws: 0,
+                });
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[i];
+        g.draws += 1;
+        if let Some(p) = program.filter(|p| !g.programs.contains(p)) {
+            g.programs.push(p);
         }
     }
-    for (reason, n) in reasons {
-        let _ = writeln!(o, "         {n} draws without geometry: {reason}");
-    }
+    let draws = |n: usize| format!("{n} draw{}", if n == 1 { "" } else { "s" });
+    groups
+        .into_iter()
+        .map(|g| match g.programs.as_slice() {
+            [] => format!("{} without geometry: {}", draws(g.draws), g.key),
+            [p] => format!("{} without geometry: program {p}{}", draws(g.draws), g.key),
+            many => {
+                let mut sorted = many.to_vec();
+                sorted.sort_by_key(|p| p.parse::<u64>().unwrap_or(u64::MAX));
+                let mut names = sorted[..many.len().min(PROGRAMS_LISTED)].join(", ");
+                if many.len() > PROGRAMS_LISTED {
+                    names.push_str(", …");
+                }
+                format!(
+                    "{} without geometry in {} programs ({names}): each program{}",
+                    draws(g.draws),
+                    many.len(),
+                    g.key
+                )
+            }
+        })
+        .collect()
+}
+
+/// `("12", " has no shaders…")` from `"program 12 has no shaders…"`: the program's name and
+/// what follows it, for a reason that starts with one.
+fn split_program(reason: &str) -> Option<(&str, &str)> {
+    let rest = reason.strip_prefix("program ")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    (digits > 0).then(|| rest.split_at(digits))
 }
 
 /// `examples/src/bin/hot_spot.rs:127 hot_spot::main` without the directories above the
@@ -961,7 +1032,50 @@ fn deferred_line(
 
 #[cfg(test)]
 mod tests {
-    use super::{agent_gpu_line, agent_time_line, agent_waits_line, deferred_line, geometry_text};
+    use super::{
+        agent_gpu_line, agent_time_line, agent_waits_line, deferred_line, geometry_text,
+        missing_geometry_lines, split_program,
+    };
+
+    #[test]
+    fn a_reason_names_its_program_only_when_it_starts_with_one() {
+        assert_eq!(
+            split_program("program 12 has no vertex stage"),
+            Some(("12", " has no vertex stage"))
+        );
+        assert_eq!(
+            split_program("program 7's vertex shader uses a shader storage block"),
+            Some(("7", "'s vertex shader uses a shader storage block"))
+        );
+        assert_eq!(split_program("program is not linked"), None);
+        assert_eq!(split_program("no program is current"), None);
+    }
+
+    #[test]
+    fn draws_missing_geometry_for_one_cause_in_many_programs_read_as_one_line() {
+        let detached = |p: u32| format!("program {p} has no shaders attached");
+        let mut reasons: Vec<String> = Vec::new();
+        // Ten programs with the same cause, program 3 drawn twice; another cause; one program
+        // with a cause of its own.
+        for p in (1..=10).rev() {
+            reasons.push(detached(p));
+        }
+        reasons.push(detached(3));
+        reasons.push("no program is current (fixed-function vertex processing)".into());
+        reasons.push("program 40's vertex shader uses an image".into());
+        reasons.push("no program is current (fixed-function vertex processing)".into());
+        let lines = missing_geometry_lines(reasons.iter().map(String::as_str));
+        assert_eq!(
+            lines,
+            [
+                "11 draws without geometry in 10 programs (1, 2, 3, 4, 5, 6, 7, 8, …): each \
+                 program has no shaders attached",
+                "2 draws without geometry: no program is current (fixed-function vertex \
+                 processing)",
+                "1 draw without geometry: program 40's vertex shader uses an image",
+            ]
+        );
+    }
 
     #[test]
     fn the_agent_time_line_names_the_parts_that_took_time() {
