@@ -54,7 +54,7 @@ for h in "${names[@]}"; do
   fi
   report=$(timeout 60 "$G" report "$out/$h.gpuheat" 2>/dev/null)
   first=$(echo "$report" | awk '/frame +calls/{if ((getline) > 0 && $1 ~ /^[0-9]+$/) print $2"/"$3"/"$4", "$7" ms"; exit}')
-  missing=$(echo "$report" | grep -m1 'draws without geometry' | sed 's/^ *//' | cut -c1-70)
+  missing=$(echo "$report" | grep -m1 -E 'draws? without geometry' | sed 's/^ *//' | cut -c1-70)
   rest=$(echo "$report" | grep -m1 '^remainders' | cut -c1-60)
   printf '%-16s %-6s %-8s %-24s %s\n' "$h" "rc=$rc" "$after" "${first:-no frames}" "${missing:-0 without}${rest:+; $rest}"
   [ $rc -ne 0 ] && sed 's/^/          /' "$out/$h.attach.log" | tail -2
