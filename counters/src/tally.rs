@@ -567,12 +567,21 @@ pub(crate) fn counted(
 }
 
 /// What each draw weighs in the resolve: `T/N`'s bits and its target, or [`NO_TARGET`] where
-/// its records add nothing (lost some, covered nothing, or weighed on the GPU already).
-fn resolve_weights(draws: &[Weighed]) -> Vec<[u32; 2]> {
+/// its records add nothing (lost some, covered nothing, or weighed on the GPU already), or
+/// where its target is now `width_of` another width than when it was tallied (`tallied`):
+/// a target made again at another size since drops what was painted at the old, as the CPU
+/// drops such records ([`add`]), instead of placing them by the new width.
+fn resolve_weights(
+    draws: &[Weighed],
+    tallied: &[Tallied],
+    width_of: &dyn Fn(u32) -> Option<u32>,
+) -> Vec<[u32; 2]> {
     draws
         .iter()
-        .map(|d| {
-            if d.weighs && d.complete && d.fragments > 0 {
+        .zip(tallied)
+        .map(|(d, t)| {
+            let same_size = width_of(d.target) == Some(t.width);
+            if d.weighs && d.complete && d.fragments > 0 && same_size {
                 let share = d.time_ns as f64 / d.fragments as f64;
                 [(share as f32).to_bits(), d.target]
             } else {
@@ -824,7 +833,8 @@ impl Tally {
     }
 
     /// Reads the frame's counts and timestamps (`waited`: a read of the flush already waited
-    /// for the GPU to finish the frame, else this read waits, and is counted) and starts the
+    /// for the GPU to finish the frame, else this read waits, and is counted; `width_of`: each
+    /// target's width in the maps now, for the resolve) and starts the
     /// next frame. On the CPU it reads the records and weighs them ([`weigh`]); where the GPU
     /// resolves, it takes each draw's `N` and box as the pass counted them ([`counted`]),
     /// uploads the draws' weights for [`Tally::resolve_pass`] and reads the records only for
@@ -836,7 +846,12 @@ impl Tally {
     /// # Safety
     /// As [`Tally::new`]; the `GL_COPY_READ_BUFFER` and `GL_SHADER_STORAGE_BUFFER` bindings
     /// are changed (the caller saved them).
-    pub unsafe fn read(&mut self, f: &ThermalFns, waited: bool) -> Result<Reading, String> {
+    pub unsafe fn read(
+        &mut self,
+        f: &ThermalFns,
+        waited: bool,
+        width_of: &dyn Fn(u32) -> Option<u32>,
+    ) -> Result<Reading, String> {
         let draws = std::mem::take(&mut self.draws);
         self.dirty = draws.len();
         self.bound = 0;
@@ -877,7 +892,7 @@ impl Tally {
                     .iter()
                     .zip(&weighed)
                     .any(|(t, d)| t.coverage && d.complete && d.fragments > 0);
-                let weights = resolve_weights(&weighed);
+                let weights = resolve_weights(&weighed, &draws, width_of);
                 (fns.buffer_sub_data)(
                     COPY_READ_BUFFER,
                     WEIGHTS_AT as GLsizeiptr,
@@ -1042,9 +1057,14 @@ mod tests {
         assert_eq!((w[2].fragments, w[2].bbox), (0, [0; 4]));
         assert!(w[3].complete && !w[3].weighs);
         // Only draw 0 adds in the resolve, T/N = 100 per fragment, into target 0.
-        let weights = resolve_weights(&w);
+        let width_of = |target: u32| (target <= 5).then_some(4);
+        let weights = resolve_weights(&w, &tallied, &width_of);
         assert_eq!(weights[0], [100.0f32.to_bits(), 0]);
         assert!(weights[1..].iter().all(|&[_, t]| t == NO_TARGET));
+        // Target 0 made again 8 wide since: draw 0's records would land on other pixels.
+        let resized = |target: u32| Some(if target == 0 { 8 } else { 4 });
+        let weights = resolve_weights(&w, &tallied, &resized);
+        assert!(weights.iter().all(|&[_, t]| t == NO_TARGET));
     }
 
     #[test]

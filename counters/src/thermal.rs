@@ -241,6 +241,11 @@ fn add_spreads(spreads: &mut Vec<PendingSpread>, maps: &mut [TargetMaps<'_>]) {
     });
 }
 
+/// Each target's width in its maps now, for the tally's resolve ([`tally::Tally::read`]).
+fn widths(accums: &HashMap<u32, Accum>) -> impl Fn(u32) -> Option<u32> + '_ {
+    |id| accums.get(&id).map(|a| a.width)
+}
+
 impl Accum {
     fn pixels(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height)
@@ -1893,7 +1898,11 @@ impl Painter {
                 Some(r) => r?,
                 None => {
                     let _bindings = Saved::take(f, &tally_bindings(f));
-                    self.tally.as_mut().expect("tally").read(f, false)?
+                    let width_of = widths(&self.accums);
+                    self.tally
+                        .as_mut()
+                        .expect("tally")
+                        .read(f, false, &width_of)?
                 }
             }
         };
@@ -2025,7 +2034,8 @@ impl Painter {
         // what the passes change beyond the saved state is put back by `_saved`.
         unsafe {
             let _saved = Saved::take(f, &pieces);
-            let reading = match t.read(f, false) {
+            let width_of = widths(&self.accums);
+            let reading = match t.read(f, false, &width_of) {
                 Ok(r) => r,
                 Err(why) => return Some(Err(why)),
             };
@@ -3157,7 +3167,8 @@ impl Painter {
             {
                 Some(t) => {
                     let _bindings = Saved::take(f, &tally_bindings(f));
-                    Some(t.read(f, !sources.is_empty()))
+                    let width_of = widths(&self.accums);
+                    Some(t.read(f, !sources.is_empty(), &width_of))
                 }
                 None => resolved,
             };
