@@ -430,6 +430,11 @@ const NAMES: &[&str] = &[
     "UNSIGNED_INT_10F_11F_11F_REV",
     "UNSIGNED_INT_5_9_9_9_REV",
     "FLOAT_32_UNSIGNED_INT_24_8_REV",
+    // glCallLists: the offset of its names, and the types of names only it takes.
+    "LIST_BASE",
+    "2_BYTES",
+    "3_BYTES",
+    "4_BYTES",
 ];
 
 fn main() {
@@ -447,8 +452,13 @@ fn main() {
         }
         let value = u32::try_from(value)
             .unwrap_or_else(|_| panic!("{full} = 0x{value:X} does not fit a GLenum"));
-        // Rust names are upper case: `GL_FLOAT_MAT2x3` is `FLOAT_MAT2X3`.
-        let rust = name.to_ascii_uppercase();
+        // Rust names are upper case: `GL_FLOAT_MAT2x3` is `FLOAT_MAT2X3`; a name that starts
+        // with a digit keeps its prefix, as no Rust name may: `GL_2_BYTES`.
+        let rust = if name.starts_with(|c: char| c.is_ascii_digit()) {
+            full.clone()
+        } else {
+            name.to_ascii_uppercase()
+        };
         writeln!(
             out,
             "/// `{full}`.\npub const {rust}: GLenum = 0x{value:04X};"

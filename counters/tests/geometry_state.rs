@@ -365,54 +365,56 @@ fn fixed_function_draws_and_display_lists_are_replayed_and_leave_the_state() {
 /// saying so, drops what does not fit (counted, never invented) and is counted again at its
 /// next call; once the program makes or deletes a list (`geometry::lists_changed`, which the
 /// agent calls at `glNewList` and `glDeleteLists`), every count is forgotten at once.
-#[test]
-fn a_display_lists_count_is_remembered_until_lists_change() {
-    let gfx = Gfx::new_compat(W, H).expect("EGL compatibility context");
-    let gl = load_fns();
-    let t = gl.thermal.as_ref().expect("painting functions");
-    let g = gl.geometry.as_ref().expect("geometry functions");
-    let m = gl.matrices.as_ref().expect("matrix stack functions");
-    let ctx = gfx.context as u64;
-    // SAFETY: the context `Gfx::new_compat` made is current on this thread.
-    let cc = unsafe { ContextCounters::new(&gl, ctx) };
-    let (client, major, minor) = cc.api_version();
-    let support = geometry::support(client, major, minor, |e| cc.has_extension(e));
-    let mut capture = GeometryCapture::new(client, major, minor, support, 1 << 20);
-    // SAFETY: as above, outside glBegin/glEnd.
-    let list = unsafe { glGenLists(1) };
-    let compile = |triangles: u32| {
-        // SAFETY: as above.
-        unsafe {
-            glNewList(list, GL_COMPILE);
-            glBegin(GL_TRIANGLES);
-            for i in 0..triangles {
-                let x = i as f32 * 0.25;
-                glVertex3f(x, 0.0, 0.0);
-                glVertex3f(x + 0.2, 0.0, 0.0);
-                glVertex3f(x, 0.2, 0.0);
-            }
-            glEnd();
-            glEndList();
+/// A compatibility context with a geometry capture, for the display list tests.
+struct Lists {
+    // Dropped in this order: the capture before the context it was made in.
+    capture: GeometryCapture,
+    gl: cgl::GlFns,
+    gfx: Gfx,
+    /// Held while the test runs: what `geometry::lists_changed` forgets is process-wide, so
+    /// a test calling it would make another's remembered counts forgotten.
+    _alone: std::sync::MutexGuard<'static, ()>,
+}
+
+static LISTS_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+impl Lists {
+    fn new() -> Lists {
+        let alone = LISTS_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+        let gfx = Gfx::new_compat(W, H).expect("EGL compatibility context");
+        let gl = load_fns();
+        // SAFETY: the context `Gfx::new_compat` made is current on this thread.
+        let cc = unsafe { ContextCounters::new(&gl, gfx.context as u64) };
+        let (client, major, minor) = cc.api_version();
+        let support = geometry::support(client, major, minor, |e| cc.has_extension(e));
+        let capture = GeometryCapture::new(client, major, minor, support, 1 << 20);
+        Lists {
+            capture,
+            gl,
+            gfx,
+            _alone: alone,
         }
-    };
-    let args = [u64::from(list)];
-    // One frame of one glCallList: (positions, dropped vertices).
-    let mut frame = |n: u64| -> (usize, u64) {
-        // SAFETY: as above; the list exists.
-        let draw = || unsafe { glCallList(list) };
-        // SAFETY: as above; `draw` re-issues glCallList(list).
+    }
+
+    /// One frame `n` of one display list call, `name(args)`, which `draw` makes: the
+    /// positions it recorded and the vertices it dropped.
+    fn frame(&mut self, n: u64, name: &str, args: &[u64], draw: &dyn Fn()) -> (usize, u64) {
+        let t = self.gl.thermal.as_ref().expect("painting functions");
+        let g = self.gl.geometry.as_ref().expect("geometry functions");
+        let m = self.gl.matrices.as_ref().expect("matrix stack functions");
+        // SAFETY: the context is current on this thread; `draw` makes `name(args)`.
         unsafe {
             let start = ListStart::read(t, m);
             draw();
-            capture.capture(
+            self.capture.capture(
                 t,
                 g,
                 n,
-                ctx,
+                self.gfx.context as u64,
                 0,
                 DrawCall {
-                    name: "glCallList",
-                    args: &args,
+                    name,
+                    args,
                     list: Some(ListRun {
                         fns: m,
                         start: Some(&start),
@@ -422,24 +424,100 @@ fn a_display_lists_count_is_remembered_until_lists_change() {
                 false,
                 true,
                 &|_| ProgramLink::default(),
-                &draw,
+                draw,
             );
             assert_eq!(glGetError(), GL_NO_ERROR, "frame {n}");
         }
-        let f = capture.take(n);
+        let f = self.capture.take(n);
         assert_eq!(f.len(), 1, "frame {n}");
         assert!(f[0].missing.is_empty(), "frame {n}: {:?}", f[0].missing);
         let d = &f[0].draws[0];
         (d.positions.len(), d.dropped_vertices)
-    };
-    compile(1);
+    }
+}
+
+/// Compiles `list` as `triangles` triangles in a row.
+fn compile(list: u32, triangles: u32) {
+    // SAFETY: a compatibility context is current (the tests' `Lists`), outside glBegin/glEnd.
+    unsafe {
+        glNewList(list, GL_COMPILE);
+        glBegin(GL_TRIANGLES);
+        for i in 0..triangles {
+            let x = i as f32 * 0.25;
+            glVertex3f(x, 0.0, 0.0);
+            glVertex3f(x + 0.2, 0.0, 0.0);
+            glVertex3f(x, 0.2, 0.0);
+        }
+        glEnd();
+        glEndList();
+    }
+}
+
+#[test]
+fn a_display_lists_count_is_remembered_until_lists_change() {
+    let mut lists = Lists::new();
+    // SAFETY: the context `Lists::new` made is current, outside glBegin/glEnd.
+    let list = unsafe { glGenLists(1) };
+    let args = [u64::from(list)];
+    // SAFETY: as above; the list exists.
+    let draw = || unsafe { glCallList(list) };
+    let mut frame = |n: u64| lists.frame(n, "glCallList", &args, &draw);
+    compile(list, 1);
     assert_eq!(frame(1), (3, 0), "counted, then recorded");
     assert_eq!(frame(2), (3, 0), "recorded from the remembered count");
     // Made again with two triangles, unannounced: the remembered range holds one.
-    compile(2);
+    compile(list, 2);
     assert_eq!(frame(3), (3, 3), "three vertices dropped, and counted");
     assert_eq!(frame(4), (6, 0), "counted again");
-    compile(3);
+    compile(list, 3);
     geometry::lists_changed();
     assert_eq!(frame(5), (9, 0), "forgotten at the change");
+}
+
+/// A `glCallLists`'s count is remembered by its names (and their kind and the list base):
+/// the same text drawn again records at once, other text is counted for itself.
+#[test]
+fn a_call_lists_count_is_remembered_by_its_names() {
+    let mut lists = Lists::new();
+    // Two lists, as a font's glyphs are, called through the list base by a text of names.
+    // SAFETY: the context `Lists::new` made is current, outside glBegin/glEnd.
+    let base = unsafe { glGenLists(2) };
+    // SAFETY: as above.
+    unsafe { glListBase(base) };
+    let mut frame = |n: u64, text: &[u8]| {
+        let args = [
+            text.len() as u64,
+            u64::from(GL_UNSIGNED_BYTE),
+            text.as_ptr() as u64,
+        ];
+        // SAFETY: as above; `text` names lists that exist.
+        let draw =
+            || unsafe { glCallLists(text.len() as i32, GL_UNSIGNED_BYTE, text.as_ptr().cast()) };
+        lists.frame(n, "glCallLists", &args, &draw)
+    };
+    compile(base, 1);
+    compile(base + 1, 1);
+    let both = [0u8, 1];
+    assert_eq!(frame(1, &both), (6, 0), "counted, then recorded");
+    assert_eq!(
+        frame(2, &both),
+        (6, 0),
+        "recorded from the remembered count"
+    );
+    // The second glyph made again with two triangles, unannounced: the remembered range
+    // holds two.
+    compile(base + 1, 2);
+    assert_eq!(
+        frame(3, &both),
+        (6, 3),
+        "three vertices dropped, and counted"
+    );
+    assert_eq!(frame(4, &both), (9, 0), "counted again");
+    // Other text is other lists: counted for itself, then remembered apart.
+    let first = [0u8];
+    assert_eq!(frame(5, &first), (3, 0), "another text, counted");
+    compile(base, 2);
+    assert_eq!(frame(6, &first), (3, 3), "its own remembered count");
+    geometry::lists_changed();
+    assert_eq!(frame(7, &both), (12, 0), "forgotten at the change");
 }

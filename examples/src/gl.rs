@@ -523,6 +523,7 @@ extern "C" {
     pub fn glVertexPointer(size: GLint, ty: GLenum, stride: GLsizei, pointer: *const c_void);
     pub fn glColor4f(red: GLfloat, green: GLfloat, blue: GLfloat, alpha: GLfloat);
     pub fn glGenLists(range: GLsizei) -> GLuint;
+    pub fn glListBase(base: GLuint);
     pub fn glNewList(list: GLuint, mode: GLenum);
     pub fn glEndList();
     pub fn glCallList(list: GLuint);

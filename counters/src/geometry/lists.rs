@@ -11,8 +11,9 @@
 //! frame for its 4 lists; xscreensaver's beats 1,260. A `glEnd` block is bounded by what the
 //! agent saw of it ([`super::BlockShape`]: its mode, and the calls between its `glBegin` and
 //! `glEnd`, one at least per vertex), and records at once too, as does a `glRect*` (two
-//! triangles). `glCallLists` (its names in client memory, often a string of text that
-//! changes) counts each time. Transform feedback takes one
+//! triangles). A `glCallLists` (its names in client memory, often a string of text) is
+//! remembered by its names and list base ([`call_lists_key`]): the same text drawn again
+//! records at once, another is counted. Transform feedback takes one
 //! kind of primitive per replay: a driver that checks refuses the other kinds (the count
 //! tries triangles, which take quads and polygons too, then lines, then points); Mesa does
 //! not check a list's primitives and records them as they are, so the kind is learnt from
@@ -51,6 +52,47 @@ fn block_kind(mode: GLenum) -> GLenum {
         LINES | LINE_LOOP | LINE_STRIP => LINES,
         _ => TRIANGLES,
     }
+}
+
+/// Bytes of one name of a `glCallLists` of `kind` (`None`: not a kind it takes, and the
+/// program's call raised `GL_INVALID_ENUM`).
+fn name_bytes(kind: GLenum) -> Option<usize> {
+    match kind {
+        BYTE | UNSIGNED_BYTE => Some(1),
+        SHORT | UNSIGNED_SHORT | GL_2_BYTES => Some(2),
+        GL_3_BYTES => Some(3),
+        INT | UNSIGNED_INT | FLOAT | GL_4_BYTES => Some(4),
+        _ => None,
+    }
+}
+
+/// Most bytes of names a `glCallLists` is remembered by: a longer call is counted each time.
+const MOST_NAME_BYTES: usize = 1 << 16;
+
+/// What a `glCallLists` call's count is remembered by: its `n` names of kind `args[1]` at
+/// `args[2]` and the list base they are offset by, hashed, with bit 63 set so that no list
+/// name (32 bits) is one. The same text drawn again, frame after frame, is the same lists:
+/// xscreensaver `molecule`'s labels or a game's menu. `None` where there are no names to
+/// read. A remembered count that turns out wrong (the lists made again unannounced, or two
+/// calls' names hashing alike) drops vertices, which are counted, and is counted again at
+/// the next call, as for a `glCallList`.
+///
+/// # Safety
+/// `args` are the arguments of a `glCallLists` the program just made: its names are readable
+/// at `args[2]` (the call read them), or it raised an error for them.
+unsafe fn call_lists_key(args: &[u64], base: GLint) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let (&n, &kind, &at) = (args.first()?, args.get(1)?, args.get(2)?);
+    let n = usize::try_from(n as i32).ok().filter(|&n| n > 0)?;
+    let bytes = n.checked_mul(name_bytes(kind as GLenum)?)?;
+    if at == 0 || bytes > MOST_NAME_BYTES {
+        return None;
+    }
+    // SAFETY: our caller's promise: the program's call read these `bytes` bytes.
+    let names = unsafe { std::slice::from_raw_parts(at as usize as *const u8, bytes) };
+    let mut h = std::hash::DefaultHasher::new();
+    (base, kind, names).hash(&mut h);
+    Some(h.finish() | 1 << 63)
 }
 
 /// How many times the program made or deleted a display list, in any context (lists may be
@@ -99,9 +141,13 @@ impl GeometryCapture {
         // SAFETY: our caller's promise.
         let (program, shadow) =
             unsafe { Self::vertex_stage(&mut self.shadows, flags, t, g, link)? };
-        let named = (draw.name == "glCallList")
-            .then(|| draw.args.first().map(|&n| n & 0xFFFF_FFFF))
-            .flatten();
+        let named = match draw.name {
+            "glCallList" => draw.args.first().map(|&n| n & 0xFFFF_FFFF),
+            // SAFETY: our caller's promise: `args` are the call's, whose names the program's
+            // call has just read, and the context is current.
+            "glCallLists" => unsafe { call_lists_key(draw.args, t.integer(LIST_BASE)) },
+            _ => None,
+        };
         let generation = LISTS_GENERATION.load(Ordering::Relaxed);
         if generation != self.list_counts_of {
             self.list_counts.clear();
@@ -241,5 +287,65 @@ impl GeometryCapture {
         };
         self.settle_into_frame(read_back);
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`call_lists_key`] of `names` as the program passed them.
+    fn key<T>(names: &[T], kind: GLenum, base: GLint) -> Option<u64> {
+        let args = [names.len() as u64, u64::from(kind), names.as_ptr() as u64];
+        // SAFETY: `names` is readable for its length.
+        unsafe { call_lists_key(&args, base) }
+    }
+
+    #[test]
+    fn a_call_lists_is_remembered_by_its_names_their_kind_and_the_list_base() {
+        let text = key(b"score 12", UNSIGNED_BYTE, 100).expect("a key");
+        assert_eq!(
+            key(b"score 12", UNSIGNED_BYTE, 100),
+            Some(text),
+            "the same call"
+        );
+        assert!(text >> 63 == 1, "never a list name");
+        for other in [
+            key(b"score 13", UNSIGNED_BYTE, 100),
+            key(b"score 12", UNSIGNED_BYTE, 200),
+            key(b"score 12", BYTE, 100),
+            key(b"score 1", UNSIGNED_BYTE, 100),
+        ] {
+            assert!(other.is_some_and(|k| k != text));
+        }
+        assert!(key(&[1u32, 2, 3], UNSIGNED_INT, 0).is_some());
+        assert!(key(&[1u8, 2, 3, 4, 5, 6], GL_3_BYTES, 0).is_some());
+    }
+
+    #[test]
+    fn a_call_lists_without_names_to_read_is_counted_each_time() {
+        assert_eq!(key(b"abc", TRIANGLES, 0), None, "not a kind of name");
+        assert_eq!(key::<u8>(&[], UNSIGNED_BYTE, 0), None, "no names");
+        let args = [3, u64::from(UNSIGNED_BYTE), 0];
+        // SAFETY: a null pointer is not read.
+        assert_eq!(unsafe { call_lists_key(&args, 0) }, None, "no pointer");
+        let negative = [u64::from(u32::MAX), u64::from(UNSIGNED_BYTE), 8];
+        // SAFETY: a negative count reads nothing.
+        assert_eq!(unsafe { call_lists_key(&negative, 0) }, None, "n < 0");
+        let long = vec![0u8; MOST_NAME_BYTES + 1];
+        assert_eq!(
+            key(&long, UNSIGNED_BYTE, 0),
+            None,
+            "too long to hash each time"
+        );
+    }
+
+    #[test]
+    fn each_kind_of_name_has_its_size() {
+        assert_eq!(name_bytes(UNSIGNED_BYTE), Some(1));
+        assert_eq!(name_bytes(GL_2_BYTES), Some(2));
+        assert_eq!(name_bytes(GL_3_BYTES), Some(3));
+        assert_eq!(name_bytes(FLOAT), Some(4));
+        assert_eq!(name_bytes(TRIANGLES), None);
     }
 }

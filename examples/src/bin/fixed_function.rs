@@ -16,6 +16,9 @@
 //! window's 32x32 pixels at (0, 0) into a 32x32 `GL_RGBA8` texture X and draws X with
 //! fixed-function texturing (no program) over the window's top-right 32x32 pixels: a cost
 //! that reaches the screen only through X (15 calls and 2 work calls more; see below).
+//! `--text 1`: D1 and D2 are one call, as two glyphs of a text drawn with a display list
+//! font are: `glListBase(moving)`, `glCallLists(2, GL_UNSIGNED_BYTE, [0, 0])`,
+//! `glListBase(0)` instead of the two `glCallList(moving)` (1 call more, 1 work call less).
 //! Always a desktop GL compatibility-profile context (fixed function exists in no other):
 //! `--api` is ignored.
 //!
@@ -108,6 +111,8 @@
 //! - work calls = 6 (the two draws, three glCallList, glClear)
 //! - post-transform vertices: 6 per draw (each quad is two triangles), 30 in all
 //! - fragments: 384 for each of C, D1 and D2 (at the default size)
+//! - with `--text 1`: 22 calls, 5 work calls; the glCallLists has D1's 6 vertices then D2's
+//!   (12), and 768 fragments
 //! - with `--copy 1`: 36 calls, 8 work calls; X, 32x32, receives the copy and feeds the
 //!   block (1,024 fragments), the copy's only consumer: all of the frame's painted cost
 //!   reaches the window
@@ -134,6 +139,13 @@ const SPEC: Spec = Spec {
             help: "1: each frame also runs list C in GL_FEEDBACK mode; prints feedback=N at exit",
         },
         IntFlag {
+            name: "text",
+            value: "0|1",
+            default: 0,
+            min: 0,
+            help: "1: D1 and D2 are one glCallLists of two names through the list base",
+        },
+        IntFlag {
             name: "copy",
             value: "0|1",
             default: 0,
@@ -153,6 +165,9 @@ draws      = 2, plus the three display list calls
 work calls = 6   (the two draws, three glCallList, glClear)
 vertices   = 6 per draw, 30 in all, at P * MV * v (matrices and vertices: see the source)
 fragments  = 384 for each list's quad at the default 128x96
+--text 1   : glListBase(D), glCallLists(2, GL_UNSIGNED_BYTE, [0, 0]), glListBase(0) instead of
+           the two glCallList D: 22 calls, 5 work calls; that call has D1's then D2's 6
+           vertices (12) and 768 fragments
 --feedback 1: + glFeedbackBuffer, glRenderMode(GL_FEEDBACK), glCallList C, glRenderMode(GL_RENDER)
            per frame (+4 calls, +1 work call); feedback=N at exit, the same N every frame
 --copy 1   : + glBindTexture X, glCopyTexSubImage2D (32x32 at 0,0 into X), glEnable(GL_TEXTURE_2D),
@@ -267,6 +282,9 @@ fn main() {
         gfx.check("fixed_function set-up")?;
         let feedback = args.get("feedback") != 0;
         let copy = args.get("copy") != 0;
+        let text = args.get("text") != 0;
+        // The text's two names, offset by the list base: both are `moving`.
+        const TEXT: [u8; 2] = [0, 0];
         let mut x = 0;
         if copy {
             // SAFETY: as above; `x` has room for one name, and no data is uploaded.
@@ -318,8 +336,18 @@ fn main() {
             glBindBuffer(GL_ARRAY_BUFFER, 0);
             glLoadMatrixf(MV_C.as_ptr());
             glCallList(list);
-            glCallList(moving);
-            glCallList(moving);
+            if text {
+                glListBase(moving);
+                glCallLists(
+                    TEXT.len() as GLsizei,
+                    GL_UNSIGNED_BYTE,
+                    TEXT.as_ptr().cast(),
+                );
+                glListBase(0);
+            } else {
+                glCallList(moving);
+                glCallList(moving);
+            }
             if copy {
                 glBindTexture(GL_TEXTURE_2D, x);
                 glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, 32, 32);

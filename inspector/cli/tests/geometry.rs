@@ -535,32 +535,89 @@ fn fixed_function_vertices_land_where_their_matrices_say() {
             .iter()
             .zip([&fixed::MV_C, &fixed::MV_D1, &fixed::MV_D2])
         {
-            let corners: Vec<[f64; 4]> = fixed::C.iter().map(|&v| fixed::clip(mv, v)).collect();
-            let mut seen = [false; 4];
-            for (i, &got) in list.positions.iter().enumerate() {
-                let k = corners
-                    .iter()
-                    .position(|&c| close(got, c))
-                    .unwrap_or_else(|| {
-                        panic!(
-                            "call {} vertex {i}: {got:?} is none of {corners:?}",
-                            list.call
-                        )
-                    });
-                seen[k] = true;
-            }
-            assert_eq!(
-                seen, [true; 4],
-                "call {}: every corner of the quad: {:?}",
-                list.call, list.positions
-            );
-            for t in list.positions.chunks(3) {
-                assert!(
-                    t[0] != t[1] && t[1] != t[2] && t[0] != t[2],
-                    "a degenerate triangle {t:?}"
-                );
-            }
+            assert_quad(list.call, &list.positions, mv);
         }
+    }
+}
+
+/// `positions` (of call `call`) are a quad of `fixed::C` under `mv`: two triangles over its
+/// four corners, every corner used, none degenerate.
+fn assert_quad(call: u32, positions: &[[f32; 4]], mv: &[[f64; 4]; 4]) {
+    let corners: Vec<[f64; 4]> = fixed::C.iter().map(|&v| fixed::clip(mv, v)).collect();
+    let mut seen = [false; 4];
+    for (i, &got) in positions.iter().enumerate() {
+        let k = corners
+            .iter()
+            .position(|&c| close(got, c))
+            .unwrap_or_else(|| panic!("call {call} vertex {i}: {got:?} is none of {corners:?}"));
+        seen[k] = true;
+    }
+    assert_eq!(
+        seen, [true; 4],
+        "call {call}: every corner of the quad: {positions:?}"
+    );
+    for t in positions.chunks(3) {
+        assert!(
+            t[0] != t[1] && t[1] != t[2] && t[0] != t[2],
+            "a degenerate triangle {t:?}"
+        );
+    }
+}
+
+#[test]
+fn a_text_of_display_lists_lands_where_each_glyph_list_puts_it() {
+    // `--text 1`: the moving list D drawn twice by one glCallLists of two names through the
+    // list base, as a display list font draws two glyphs: the call's geometry is D1's quad
+    // then D2's, from the matrices each run of D started from. Its count is remembered by
+    // its names, so the later frames record it at once. Its heat covers both quads: 768
+    // fragments.
+    let dir = scratch("geometry-fixed-function-text");
+    let s = capture_env(
+        &dir,
+        "gl",
+        "fixed_function",
+        &["--frames", "3", "--heat"],
+        &["--size", "128x96", "--frames", "5", "--text", "1"],
+        &[],
+    );
+    assert_eq!(s.geometry.len(), 3, "one GEOM per captured frame");
+    assert_eq!(
+        calls_and_work(&s),
+        [(22, 5); 3],
+        "the example's calls and work calls"
+    );
+    for g in &s.geometry {
+        assert!(g.missing.is_empty(), "missing: {:?}", g.missing);
+        let f = s.frames.iter().find(|f| f.index == g.frame).unwrap();
+        let text = g
+            .draws
+            .iter()
+            .find(|d| {
+                s.functions.functions[f.calls[d.call as usize].func as usize].name == "glCallLists"
+            })
+            .unwrap_or_else(|| panic!("frame {}: no glCallLists geometry", g.frame));
+        assert_eq!(text.primitive, TRIANGLES);
+        assert_eq!(
+            (text.positions.len(), text.dropped_vertices),
+            (12, 0),
+            "frame {}: two quads",
+            g.frame
+        );
+        assert_quad(text.call, &text.positions[..6], &fixed::MV_D1);
+        assert_quad(text.call, &text.positions[6..], &fixed::MV_D2);
+    }
+    assert_eq!(s.heat.len(), 3, "{:?}", s.heat_missing);
+    for m in &s.heat {
+        let f = s.frames.iter().find(|f| f.index == m.frame).unwrap();
+        let text: Vec<u64> = m
+            .draws
+            .iter()
+            .filter(|d| {
+                s.functions.functions[f.calls[d.call as usize].func as usize].name == "glCallLists"
+            })
+            .map(|d| d.fragments)
+            .collect();
+        assert_eq!(text, [2 * 384], "frame {}: {:?}", m.frame, m.draws);
     }
 }
 

@@ -177,6 +177,22 @@ fn a_display_list_is_counted_once_then_recorded_without_a_wait() {
 }
 
 #[test]
+fn a_text_of_display_lists_is_counted_once_then_recorded_without_a_wait() {
+    // fixed_function --text 1 draws its moving list twice with one glCallLists of two names
+    // through the list base, as a display list font draws text. The call's count is
+    // remembered by its names, so from the second frame on it records at once, as a
+    // glCallList does, and the frame waits once, for its calls' results, after which its
+    // replays are done too. Before, the text was counted (a wait) in every frame: 2 a frame.
+    let s = geometry_session_with("waits-text", "fixed_function", &["--text", "1"]);
+    let waits: Vec<u64> = s.agent_frames.iter().map(|a| a.waits).collect();
+    assert!(
+        waits[1..waits.len() - 1].iter().all(|&w| w <= 1),
+        "frames after the first: {waits:?}"
+    );
+    same_vertices_in_every_frame(&s);
+}
+
+#[test]
 fn an_immediate_mode_block_is_recorded_without_a_count() {
     // immediate_mode draws 2 glBegin/glEnd blocks and a glRectf a frame. A block is run
     // again from the display list that recorded it, which says nothing of its vertices; its
@@ -196,12 +212,18 @@ fn an_immediate_mode_block_is_recorded_without_a_count() {
 
 /// `example --frames 7` captured for 5 frames with geometry, timed deferred.
 fn geometry_session(scratch_name: &str, name: &str) -> Session {
+    geometry_session_with(scratch_name, name, &[])
+}
+
+/// [`geometry_session`] with `args` added to the example's.
+fn geometry_session_with(scratch_name: &str, name: &str, args: &[&str]) -> Session {
+    let example_args: Vec<&str> = ["--frames", "7"].iter().chain(args).copied().collect();
     capture_env(
         &scratch(scratch_name),
         "deferred",
         name,
         &["--timing", "deferred", "--frames", "5"],
-        &["--frames", "7"],
+        &example_args,
         &[(env::GEOMETRY_VERTICES, "4194304")],
     )
 }
