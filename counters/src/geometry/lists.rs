@@ -83,8 +83,11 @@ const MOST_NAME_BYTES: usize = 1 << 16;
 unsafe fn call_lists_key(args: &[u64], base: GLint) -> Option<u64> {
     use std::hash::{Hash, Hasher};
     let (&n, &kind, &at) = (args.first()?, args.get(1)?, args.get(2)?);
-    let n = usize::try_from(n as i32).ok().filter(|&n| n > 0)?;
-    let bytes = n.checked_mul(name_bytes(kind as GLenum)?)?;
+    // A 32-bit argument fills only the low half of its register: the upper half is not
+    // the program's and may differ from call to call.
+    let (n, kind) = (n as i32, kind as GLenum);
+    let n = usize::try_from(n).ok().filter(|&n| n > 0)?;
+    let bytes = n.checked_mul(name_bytes(kind)?)?;
     if at == 0 || bytes > MOST_NAME_BYTES {
         return None;
     }
@@ -318,6 +321,15 @@ mod tests {
         ] {
             assert!(other.is_some_and(|k| k != text));
         }
+        // The upper halves of the 32-bit arguments' registers are not the program's.
+        let names = b"score 12";
+        let args = [
+            0xDEAD_0000_0000_0000 | names.len() as u64,
+            0xBEEF_0000_0000_0000 | u64::from(UNSIGNED_BYTE),
+            names.as_ptr() as u64,
+        ];
+        // SAFETY: `names` is readable for its length.
+        assert_eq!(unsafe { call_lists_key(&args, 100) }, Some(text));
         assert!(key(&[1u32, 2, 3], UNSIGNED_INT, 0).is_some());
         assert!(key(&[1u8, 2, 3, 4, 5, 6], GL_3_BYTES, 0).is_some());
     }
