@@ -430,6 +430,8 @@ const NAMES: &[&str] = &[
     "UNSIGNED_INT_10F_11F_11F_REV",
     "UNSIGNED_INT_5_9_9_9_REV",
     "FLOAT_32_UNSIGNED_INT_24_8_REV",
+    // A texture's kind, asked of its name (direct state access: glCopyTextureSubImage*).
+    "TEXTURE_TARGET",
     // glCallLists: the offset of its names, and the types of names only it takes.
     "LIST_BASE",
     "2_BYTES",

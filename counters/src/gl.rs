@@ -325,6 +325,9 @@ gl_group! {
             polygon_mode: c"glPolygonMode" = fn(GLenum, GLenum);
             /// `glGetTexLevelParameteriv` (GL, GLES 3.1): an offscreen target's size.
             get_tex_level_parameteriv: c"glGetTexLevelParameteriv" = fn(GLenum, GLint, GLenum, *mut GLint);
+            /// `glGetTextureParameteriv` (GL 4.5): the kind (`GL_TEXTURE_TARGET`) of a texture
+            /// a direct-state-access copy names.
+            get_texture_parameteriv: c"glGetTextureParameteriv" = fn(GLuint, GLenum, *mut GLint);
             /// `glGetIntegeri_v` (GL 3.0, GLES 3.0): the image units a compute dispatch
             /// stores to.
             get_integeri_v: c"glGetIntegeri_v" = fn(GLenum, GLuint, *mut GLint);

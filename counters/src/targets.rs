@@ -141,6 +141,17 @@ pub enum CopyDest {
         /// Slice of a 3D or array texture; 0 otherwise.
         layer: u32,
     },
+    /// A texture named without its kind (`glCopyTextureSubImage2D/3D`, direct state access:
+    /// GL 4.5): its target is asked of the name (`GL_TEXTURE_TARGET`), `layer` the slice or
+    /// cube face (the call's z offset).
+    Texture {
+        /// The texture's name.
+        name: u32,
+        /// Mipmap level.
+        level: u32,
+        /// Slice or cube face.
+        layer: u32,
+    },
     /// A named object (`glCopyImageSubData`): `target` `GL_RENDERBUFFER` or a texture target,
     /// `layer` the slice or cube face (its z).
     Named {
@@ -222,6 +233,20 @@ pub(crate) unsafe fn copy_destination(
                 };
                 let (size, format) = level_size(f, target, level);
                 (Some(a), size, format)
+            }
+            CopyDest::Texture { name, level, layer } => {
+                let Some(get) = f.get_texture_parameteriv else {
+                    return (None, None, 0);
+                };
+                let mut target = 0;
+                get(name, TEXTURE_TARGET, &mut target);
+                let named = CopyDest::Named {
+                    name,
+                    target: target as u32,
+                    level,
+                    layer,
+                };
+                copy_destination(f, &named)
             }
             CopyDest::Named { name, target, .. } if target == RENDERBUFFER => {
                 let a = Attachment::Renderbuffer { name };

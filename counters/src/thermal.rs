@@ -1274,6 +1274,39 @@ impl Painter {
         };
     }
 
+    /// [`Painter::blit`] of a `glBlitNamedFramebuffer` (GL 4.5), whose framebuffers
+    /// (`read`, `draw`; 0 the default one) its arguments name instead of the bindings: they
+    /// are bound while it is painted, and the program's bindings put back.
+    ///
+    /// # Safety
+    /// As [`Painter::paint`].
+    pub unsafe fn blit_named(
+        &mut self,
+        f: &ThermalFns,
+        frame: u64,
+        call: u32,
+        weight: Weight,
+        [read, draw]: [GLuint; 2],
+        dst: [GLint; 4],
+    ) {
+        let framebuffer = |query, target| Piece::Binding {
+            query,
+            target,
+            bind: f.bind_framebuffer,
+        };
+        let pieces = [
+            framebuffer(DRAW_FRAMEBUFFER_BINDING, DRAW_FRAMEBUFFER),
+            framebuffer(READ_FRAMEBUFFER_BINDING, READ_FRAMEBUFFER),
+        ];
+        // SAFETY: our caller's promise; `_saved` puts the program's bindings back.
+        unsafe {
+            let _saved = Saved::take(f, &pieces);
+            (f.bind_framebuffer)(READ_FRAMEBUFFER, read);
+            (f.bind_framebuffer)(DRAW_FRAMEBUFFER, draw);
+            self.blit(f, frame, call, weight, dst);
+        }
+    }
+
     unsafe fn blit_inner(&mut self, f: &ThermalFns, call: u32, time_ns: u64, dst: [GLint; 4]) {
         // SAFETY: `blit`'s caller's promise: this painter's context is current and `f` its
         // real functions.

@@ -515,6 +515,31 @@ pub const GL_2D: GLenum = 0x0600;
 
 #[link(name = "OpenGL")]
 extern "C" {
+    // GL 4.5 direct state access.
+    pub fn glBlitNamedFramebuffer(
+        read: GLuint,
+        draw: GLuint,
+        src_x0: GLint,
+        src_y0: GLint,
+        src_x1: GLint,
+        src_y1: GLint,
+        dst_x0: GLint,
+        dst_y0: GLint,
+        dst_x1: GLint,
+        dst_y1: GLint,
+        mask: GLbitfield,
+        filter: GLenum,
+    );
+    pub fn glCopyTextureSubImage2D(
+        texture: GLuint,
+        level: GLint,
+        xoffset: GLint,
+        yoffset: GLint,
+        x: GLint,
+        y: GLint,
+        width: GLsizei,
+        height: GLsizei,
+    );
     pub fn glMatrixMode(mode: GLenum);
     pub fn glLoadMatrixf(m: *const GLfloat);
     pub fn glEnableClientState(array: GLenum);

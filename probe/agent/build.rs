@@ -305,9 +305,9 @@ fn role(cmd: &Command) -> Option<(&'static str, usize)> {
 }
 
 /// The work calls without fragments of their own whose time the heat map spreads over what
-/// they write (`hook::Spread`'s variant), by name; `glBlitNamedFramebuffer` and the
-/// direct-state-access copies name their objects in their arguments and are left to the
-/// frame's not-placed work, as are 1D copies.
+/// they write (`hook::Spread`'s variant), by name: the bound-object calls with their
+/// extension aliases, the direct-state-access ones (GL 4.5, which name their objects in
+/// their arguments) by their core names; 1D copies are left to the frame's not-placed work.
 fn spread_kind(name: &str) -> Option<&'static str> {
     let is = |base: &str| {
         name.strip_prefix(base)
@@ -317,6 +317,12 @@ fn spread_kind(name: &str) -> Option<&'static str> {
         Some("Dispatch")
     } else if name.starts_with("glBlitFramebuffer") {
         Some("Blit")
+    } else if name == "glBlitNamedFramebuffer" {
+        Some("BlitNamed")
+    } else if name == "glCopyTextureSubImage2D" {
+        Some("CopyTextureSubImage2D")
+    } else if name == "glCopyTextureSubImage3D" {
+        Some("CopyTextureSubImage3D")
     } else if is("glCopyTexImage2D") {
         Some("CopyTexImage2D")
     } else if is("glCopyTexSubImage2D") {

@@ -12,9 +12,11 @@
 //! (default 512x512; needs S ≤ W/2, S ≤ H/2 and H ≥ 4), `--blit 1` (default 0) copies T
 //! onto C's rectangle with `glBlitFramebuffer` instead of drawing C (not with `--format 6`:
 //! an integer buffer blits only to an integer one), `--blit 2` the same with P drawn into an
-//! S×S `GL_RGBA8` renderbuffer instead of T, `--copy 1` (default 0) copies T into a second
-//! texture U with `glCopyTexSubImage2D` right after P, and C samples U, `--copy 2` the same
-//! with `glCopyImageSubData` (copies need `--format 0` and no `--blit`), plus the common
+//! S×S `GL_RGBA8` renderbuffer instead of T, `--blit 3` as 1 with `glBlitNamedFramebuffer`,
+//! `--copy 1` (default 0) copies T into a second texture U with `glCopyTexSubImage2D` right
+//! after P, and C samples U, `--copy 2` the same with `glCopyImageSubData`, `--copy 3` with
+//! `glCopyTextureSubImage2D` (copies need `--format 0` and no `--blit`; the 3s, GL 4.5's
+//! direct state access, need `--api gl`), plus the common
 //! flags. The format changes no call of the frame and no count below; `--blit` and `--copy`
 //! change the frame as said at the end.
 //!
@@ -100,6 +102,11 @@
 //! `--blit 1`'s with F_R in place of F (P draws into R, B reads R): the same calls and counts,
 //! and B carries all of P's cost onto the window rectangle, read from a renderbuffer.
 //!
+//! With `--blit 3` (GL 4.5 direct state access, `--api gl` only), `--blit 1`'s three calls
+//! around B are the one call `glBlitNamedFramebuffer(F, 0, 0, 0, S, S, W/2, H/2, W/2 + S,
+//! H/2 + S, GL_COLOR_BUFFER_BIT, GL_NEAREST)` (call 10): calls = 14 (+1 with `--timing`),
+//! the same draws, work calls, pixels and cost flow.
+//!
 //! With `--copy 1`, set-up adds U, an S×S `GL_RGBA8` texture made as T is (its own unused
 //! framebuffer object); right after P, with F still bound for reading:
 //!
@@ -109,7 +116,9 @@
 //! ```
 //!
 //! and C binds U instead of T. `--copy 2` has instead the one call
-//! `glCopyImageSubData(T, GL_TEXTURE_2D, 0, 0, 0, 0, U, GL_TEXTURE_2D, 0, 0, 0, 0, S, S, 1)`.
+//! `glCopyImageSubData(T, GL_TEXTURE_2D, 0, 0, 0, 0, U, GL_TEXTURE_2D, 0, 0, 0, 0, S, S, 1)`,
+//! `--copy 3` (GL 4.5 direct state access, `--api gl` only) the one call
+//! `glCopyTextureSubImage2D(U, 0, 0, 0, 0, 0, S, S)`: the same counts as `--copy 2`.
 //! calls = 18 (`--copy 1`) or 17 (`--copy 2`) (+1 with `--timing`), draws = 3, work calls
 //! = 6 (P, K, C, D, 2 glClear); K writes S·S texels of U and carries P's cost into them; C
 //! samples U 1:1, so the window rectangle receives T_P + T_K + T_C spread evenly (the same
@@ -121,7 +130,7 @@
 use gpuheat_examples::args::{
     check_composite_side, parse_or_exit, usage_error, Args, IntFlag, Spec,
 };
-use gpuheat_examples::gfx::{LOOP_FS, TEX_FS};
+use gpuheat_examples::gfx::{Api, LOOP_FS, TEX_FS};
 
 /// T's internal formats, by `--format`.
 const FORMATS: [GLenum; 7] = [
@@ -192,7 +201,8 @@ const SPEC: Spec = Spec {
             default: 0,
             min: 0,
             help: "1: copy T onto C's rectangle with glBlitFramebuffer instead of drawing C; \
-                   2: the same from a renderbuffer P draws into",
+                   2: the same from a renderbuffer P draws into; 3: the same as 1 with \
+                   glBlitNamedFramebuffer (--api gl)",
         },
         IntFlag {
             name: "copy",
@@ -200,7 +210,7 @@ const SPEC: Spec = Spec {
             default: 0,
             min: 0,
             help: "1: copy T into a texture U with glCopyTexSubImage2D after P, C samples U; \
-                   2: the same with glCopyImageSubData",
+                   2: the same with glCopyImageSubData; 3: with glCopyTextureSubImage2D (--api gl)",
         },
     ],
     expected: "\
@@ -219,9 +229,13 @@ C's rectangle: x in [W/2, W/2+S), y in [H/2, H/2+S): it receives all of P's cost
 P dominates the frame time (L iterations per fragment against ~1 for C and D)
 --blit 1|2: C replaced by glBlitFramebuffer from T (1) or from a renderbuffer P draws into
            (2): same calls and counts, the blit carries P's cost onto C's rectangle
+--blit 3:   as 1 with glBlitNamedFramebuffer(F, 0, ...) and no glBindFramebuffer of the read
+           framebuffer (GL only): calls 14, the blit is call 10
 --copy 1|2: K = glCopyTexSubImage2D (1, after a glBindTexture U) or glCopyImageSubData (2)
            of T into U right after P; C samples U: calls 18 / 17, work calls 6; the window
            rectangle receives P's, K's and C's time
+--copy 3:   K = glCopyTextureSubImage2D(U, 0, 0, 0, 0, 0, S, S) (GL only): as --copy 2, calls
+           17, K is call 7
 --checksum: one glReadPixels of the window after the last eglSwapBuffers (no frame)",
 };
 
@@ -232,8 +246,14 @@ fn main() {
         usage_error(&SPEC, "--format: must be 0 to 6");
     };
     let (blit, copy) = (args.get("blit"), args.get("copy"));
-    if blit > 2 || copy > 2 {
-        usage_error(&SPEC, "--blit and --copy: 0, 1 or 2");
+    if blit > 3 || copy > 3 {
+        usage_error(&SPEC, "--blit and --copy: 0, 1, 2 or 3");
+    }
+    if (blit == 3 || copy == 3) && args.api != Api::Gl {
+        usage_error(
+            &SPEC,
+            "--blit 3 and --copy 3: direct state access needs --api gl (GL 4.5)",
+        );
     }
     if copy > 0 && (blit > 0 || format != GL_RGBA8 as GLenum) {
         usage_error(&SPEC, "--copy: needs --format 0 and no --blit");
@@ -306,6 +326,7 @@ fn run(
                 glBindTexture(GL_TEXTURE_2D, sampled);
                 glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, si, si); // K
             }
+            3 => glCopyTextureSubImage2D(sampled, 0, 0, 0, 0, 0, si, si), // K
             2 => glCopyImageSubData(
                 t.texture,
                 GL_TEXTURE_2D,
@@ -328,7 +349,24 @@ fn run(
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         glViewport(0, 0, w, h);
         glClear(GL_COLOR_BUFFER_BIT);
-        if blit > 0 {
+        if blit == 3 {
+            let (x, y) = (w / 2, h / 2);
+            // B: copies T onto C's rectangle, both framebuffers named.
+            glBlitNamedFramebuffer(
+                p_framebuffer,
+                0,
+                0,
+                0,
+                si,
+                si,
+                x,
+                y,
+                x + si,
+                y + si,
+                GL_COLOR_BUFFER_BIT,
+                GL_NEAREST as GLenum,
+            );
+        } else if blit > 0 {
             glBindFramebuffer(GL_READ_FRAMEBUFFER, p_framebuffer);
             let (x, y) = (w / 2, h / 2);
             // B: copies T onto C's rectangle.

@@ -348,6 +348,8 @@ fn blits_and_copies_carry_the_pass_they_copy_onto_their_destination() {
     // 2: the same read from a renderbuffer P draws into. B writes S² window pixels and reads
     // what P drew: all of P's cost lands on its rectangle, nothing elsewhere; its own T_B is
     // spread over the same pixels.
+    // --blit 3 and --copy 3: the same with glBlitNamedFramebuffer (call 10, no read
+    // framebuffer bound) and glCopyTextureSubImage2D (call 7), which name their objects.
     // --copy 1|2: K = glCopyTexSubImage2D (call 8) or glCopyImageSubData (call 7) of T into U
     // right after P, C samples U: K is painted over U's S² texels as a target of its own and
     // consumes T's pass, C consumes K's: the window rectangle receives T_P + T_K (and the
@@ -361,8 +363,10 @@ fn blits_and_copies_carry_the_pass_they_copy_onto_their_destination() {
     let variants = [
         ("--blit", "1", 11, "glBlitFramebuffer", false),
         ("--blit", "2", 11, "glBlitFramebuffer", false),
+        ("--blit", "3", 10, "glBlitNamedFramebuffer", false),
         ("--copy", "1", 8, "glCopyTexSubImage2D", true),
         ("--copy", "2", 7, "glCopyImageSubData", true),
+        ("--copy", "3", 7, "glCopyTextureSubImage2D", true),
     ];
     // As `auto` times them (isolated here), and timed deferred: the blit's or copy's time is
     // then added over its place at the flush, to the map read back.
@@ -375,6 +379,10 @@ fn blits_and_copies_carry_the_pass_they_copy_onto_their_destination() {
     ];
     for (api, timing) in timings {
         for (flag, value, call, function, copy) in variants {
+            // The 3s name their objects (GL 4.5's direct state access): GL only.
+            if value == "3" && api != "gl" {
+                continue;
+            }
             let args = [
                 "--api", api, "--size", &size, "--target", &side, "--loop", "8", flag, value,
             ];

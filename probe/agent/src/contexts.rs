@@ -728,6 +728,22 @@ pub fn blit(ctx: u64, frame: u64, call: u32, weight: Weight, dst: [i32; 4]) {
     });
 }
 
+/// [`blit`] of a `glBlitNamedFramebuffer`, its `[read, draw]` framebuffers named (see
+/// [`Painter::blit_named`]).
+pub fn blit_named(
+    ctx: u64,
+    frame: u64,
+    call: u32,
+    weight: Weight,
+    framebuffers: [u32; 2],
+    dst: [i32; 4],
+) {
+    with_painter(ctx, frame, |_, p, f, _| {
+        // SAFETY: `ctx` is current on this thread (`with_painter`'s promise).
+        unsafe { p.blit_named(f, frame, call, weight, framebuffers, dst) };
+    });
+}
+
 /// Paints copy `call` (serialized time `time_ns`) of frame `frame` over the texels it writes
 /// (see [`Painter::copy`]).
 pub fn copy(ctx: u64, frame: u64, call: u32, weight: Weight, copy: &thermal::CopyCall) {

@@ -399,7 +399,7 @@ fn leave_replayed(g: Guard, args: &[u64], rerun: Rerun<'_>, replay: &dyn Fn()) {
 
 /// [`leave`] for the work calls with no fragments of their own that the heat map places:
 /// compute dispatches (over the images they store to), blits (over their destination
-/// rectangle, `args` being glBlitFramebuffer's) and copies (over the texels they write).
+/// rectangle, in the framebuffer bound or named) and copies (over the texels they write).
 #[inline(never)]
 pub fn leave_spread(g: Guard, args: &[u64], kind: Spread) {
     let paint = !g.skip && g.bracket.is_some() && !vg::inside() && capture::heat();
@@ -422,6 +422,13 @@ pub fn leave_spread(g: Guard, args: &[u64], kind: Spread) {
                 // GLint arguments, recorded widened: their low 32 bits are the value.
                 let at = |i: usize| args.get(i).map_or(0, |&v| v as u32 as i32);
                 contexts::blit(ctx, frame, seq, weight, [at(4), at(5), at(6), at(7)]);
+            }
+            Spread::BlitNamed => {
+                // (readFramebuffer, drawFramebuffer, then glBlitFramebuffer's arguments)
+                let at = |i: usize| args.get(i).map_or(0, |&v| v as u32 as i32);
+                let framebuffers = [at(0) as u32, at(1) as u32];
+                let dst = [at(6), at(7), at(8), at(9)];
+                contexts::blit_named(ctx, frame, seq, weight, framebuffers, dst);
             }
             copy => {
                 if let Some(copy) = copy_call(copy, args) {
@@ -470,6 +477,26 @@ fn copy_call(kind: Spread, args: &[u64]) -> Option<CopyCall> {
             source: CopySource::ReadFramebuffer,
             rect: rect(2, 3, 7, 8)?,
         },
+        // (texture, level, xoffset, yoffset, x, y, width, height)
+        Spread::CopyTextureSubImage2D => CopyCall {
+            dest: CopyDest::Texture {
+                name: at(0),
+                level: at(1),
+                layer: 0,
+            },
+            source: CopySource::ReadFramebuffer,
+            rect: rect(2, 3, 6, 7)?,
+        },
+        // (texture, level, xoffset, yoffset, zoffset, x, y, width, height)
+        Spread::CopyTextureSubImage3D => CopyCall {
+            dest: CopyDest::Texture {
+                name: at(0),
+                level: at(1),
+                layer: at(4),
+            },
+            source: CopySource::ReadFramebuffer,
+            rect: rect(2, 3, 7, 8)?,
+        },
         // (srcName, srcTarget, srcLevel, srcX, srcY, srcZ,
         //  dstName, dstTarget, dstLevel, dstX, dstY, dstZ, srcWidth, srcHeight, srcDepth):
         // a copy of several slices is spread over the first one's texels.
@@ -491,7 +518,7 @@ fn copy_call(kind: Spread, args: &[u64]) -> Option<CopyCall> {
             }),
             rect: rect(9, 10, 12, 13)?,
         },
-        Spread::Dispatch | Spread::Blit => return None,
+        Spread::Dispatch | Spread::Blit | Spread::BlitNamed => return None,
     })
 }
 
@@ -502,6 +529,8 @@ pub enum Spread {
     Dispatch,
     /// `glBlitFramebuffer` (and its extension aliases).
     Blit,
+    /// `glBlitNamedFramebuffer` (GL 4.5): its framebuffers named in its arguments.
+    BlitNamed,
     /// `glCopyTexImage2D` (and its aliases).
     CopyTexImage2D,
     /// `glCopyTexSubImage2D` (and its aliases).
@@ -510,6 +539,10 @@ pub enum Spread {
     CopyTexSubImage3D,
     /// `glCopyImageSubData` (and its aliases).
     CopyImageSubData,
+    /// `glCopyTextureSubImage2D` (GL 4.5): its texture named in its arguments.
+    CopyTextureSubImage2D,
+    /// `glCopyTextureSubImage3D` (GL 4.5).
+    CopyTextureSubImage3D,
 }
 
 /// [`leave`] for the calls that copy the program's memory into GL (build.rs's
@@ -951,6 +984,35 @@ mod tests {
                 rect: [3, 4, 33, 44],
             })
         );
+        // Direct state access: the texture by name, its kind asked at the painting.
+        let dsa2d = widened(&[9, 1, 3, 4, 10, 20, 30, 40]);
+        assert_eq!(
+            copy_call(Spread::CopyTextureSubImage2D, &dsa2d),
+            Some(CopyCall {
+                dest: CopyDest::Texture {
+                    name: 9,
+                    level: 1,
+                    layer: 0
+                },
+                source: CopySource::ReadFramebuffer,
+                rect: [3, 4, 33, 44],
+            })
+        );
+        let dsa3d = widened(&[9, 0, 1, 2, 4, 0, 0, 8, 8]);
+        let c = copy_call(Spread::CopyTextureSubImage3D, &dsa3d).unwrap();
+        assert_eq!(
+            (c.dest, c.rect),
+            (
+                CopyDest::Texture {
+                    name: 9,
+                    level: 0,
+                    layer: 4
+                },
+                [1, 2, 9, 10]
+            )
+        );
+        let negative = widened(&[9, 0, 0, 0, 0, 0, -1, 8]);
+        assert_eq!(copy_call(Spread::CopyTextureSubImage2D, &negative), None);
         let sub3d = widened(&[TEXTURE_2D_ARRAY as i64, 0, 0, 0, 5, 0, 0, 8, 8]);
         let c = copy_call(Spread::CopyTexSubImage3D, &sub3d).unwrap();
         assert_eq!(
