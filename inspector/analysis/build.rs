@@ -79,6 +79,9 @@ const GL_NAMES: &[&str] = &[
     "TRIANGLES",
     "VERTEX_SHADER",
     "FRAGMENT_SHADER",
+    // glClientWaitSync's results: whether it waited.
+    "ALREADY_SIGNALED",
+    "TIMEOUT_EXPIRED",
 ];
 
 /// The `VG_` enums the crate names (without the prefix), generated as `crate::enums::vg::*`

@@ -434,3 +434,28 @@ fn immediate_mode_blocks_are_found_with_their_calls_vertices_and_cost() {
     // No block, no finding.
     assert!(of(&frames(3, |_, _| {}), "immediate-mode").is_empty());
 }
+
+#[test]
+fn a_fence_that_had_signalled_or_a_poll_is_no_stall_and_a_wait_is() {
+    const FENCE: u64 = 0x5000;
+    const FLUSH: u64 = 1;
+    const ALREADY_SIGNALED: u64 = 0x911A;
+    const TIMEOUT_EXPIRED: u64 = 0x911B;
+    const CONDITION_SATISFIED: u64 = 0x911C;
+    // Frame 0 is set-up; in frames 1-4, one glClientWaitSync each: (timeout, result).
+    let waits = [
+        (1_000_000_000, ALREADY_SIGNALED),
+        (0, TIMEOUT_EXPIRED),
+        (1_000_000_000, CONDITION_SATISFIED),
+        (1_000_000, TIMEOUT_EXPIRED),
+    ];
+    let s = frames(5, |f, i| {
+        if let Some(&(timeout, result)) = i.checked_sub(1).and_then(|k| waits.get(k as usize)) {
+            f.made("glClientWaitSync", &[FENCE, FLUSH, timeout], result);
+        }
+    });
+    let stalled: Vec<u64> = of(&s, "pipeline-stall").iter().map(|f| f.frame).collect();
+    // Polled a frame later and already signalled (mpv), or polled with no timeout: the CPU
+    // did not wait. Satisfied after waiting, or timed out after waiting: it did.
+    assert_eq!(stalled, [3, 4]);
+}

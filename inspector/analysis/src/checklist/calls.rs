@@ -42,7 +42,7 @@ const QUERY_CALLS: usize = 10;
 /// Bytes per frame of data uploaded again from which the repeats are called out.
 const REPEATED_BYTES: u64 = 1024;
 
-use crate::enums::gl::TRIANGLES;
+use crate::enums::gl::{ALREADY_SIGNALED, TIMEOUT_EXPIRED, TRIANGLES};
 
 /// The rules of this family, in the order the catalogue lists them.
 pub(super) const RULES: &[&Rule] = &[
@@ -1093,6 +1093,22 @@ const STALLS: [&str; 6] = [
     "glClientWaitSync",
 ];
 
+/// Whether `c`, a call of one of [`STALLS`] named `name`, made the CPU wait: a
+/// `glClientWaitSync` whose fence had signalled before it (`GL_ALREADY_SIGNALED`: a fence
+/// polled a frame later, as the rule's own fix says, and as mpv does) did not, nor did one
+/// that timed out with a timeout of 0 (a poll). Without its result (an older session), it is
+/// taken to have waited.
+fn waited(calls: &Calls, name: &str, c: &Call) -> bool {
+    if name != "glClientWaitSync" {
+        return true;
+    }
+    match c.ret {
+        Some(ALREADY_SIGNALED) => false,
+        Some(TIMEOUT_EXPIRED) => calls.arg(c, "timeout") != Some(0),
+        _ => true,
+    }
+}
+
 /// GL calls that wait for the GPU; those a VG library makes (`nested` in a VG call, e.g. the
 /// glFinish inside vgFinish) are the VG rule's (`vg-sync-every-frame`).
 fn stalls(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
@@ -1104,7 +1120,7 @@ fn stalls(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
         let Some(info) = s.functions.functions.get(c.func as usize) else {
             continue;
         };
-        if STALLS.contains(&info.name.as_str()) {
+        if STALLS.contains(&info.name.as_str()) && waited(calls, &info.name, c) {
             out.push(Finding {
                 frame: f.index,
                 call: Some(i as u32),
