@@ -79,6 +79,8 @@ const GL_NAMES: &[&str] = &[
     "TRIANGLES",
     "VERTEX_SHADER",
     "FRAGMENT_SHADER",
+    // A read-back into a buffer object does not wait.
+    "PIXEL_PACK_BUFFER",
     // glClientWaitSync's results: whether it waited.
     "ALREADY_SIGNALED",
     "TIMEOUT_EXPIRED",

@@ -459,3 +459,25 @@ fn a_fence_that_had_signalled_or_a_poll_is_no_stall_and_a_wait_is() {
     // did not wait. Satisfied after waiting, or timed out after waiting: it did.
     assert_eq!(stalled, [3, 4]);
 }
+
+#[test]
+fn a_read_back_into_a_pixel_pack_buffer_is_no_stall_and_one_into_memory_is() {
+    const PIXEL_PACK_BUFFER: u64 = 0x88EB;
+    let read =
+        |f: &mut FrameBuilder| f.call("glReadPixels", &[0, 0, 64, 64, RGBA, UNSIGNED_BYTE, 0]);
+    let s = frames(2, |f, i| {
+        if i == 1 {
+            f.call("glBindBuffer", &[PIXEL_PACK_BUFFER, 7]);
+            read(f); // queued into buffer 7: no wait
+            f.call("glBindBuffer", &[PIXEL_PACK_BUFFER, 0]);
+            read(f); // into the program's memory: the CPU waits
+        }
+    });
+    let found = of(&s, "pipeline-stall");
+    let calls: Vec<Vec<u32>> = found.iter().map(|f| f.evidence.calls.clone()).collect();
+    assert_eq!(
+        calls,
+        [vec![3]],
+        "only the read-back into memory: {found:?}"
+    );
+}

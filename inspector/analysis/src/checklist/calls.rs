@@ -42,7 +42,7 @@ const QUERY_CALLS: usize = 10;
 /// Bytes per frame of data uploaded again from which the repeats are called out.
 const REPEATED_BYTES: u64 = 1024;
 
-use crate::enums::gl::{ALREADY_SIGNALED, TIMEOUT_EXPIRED, TRIANGLES};
+use crate::enums::gl::{ALREADY_SIGNALED, PIXEL_PACK_BUFFER, TIMEOUT_EXPIRED, TRIANGLES};
 
 /// The rules of this family, in the order the catalogue lists them.
 pub(super) const RULES: &[&Rule] = &[
@@ -1109,18 +1109,38 @@ fn waited(calls: &Calls, name: &str, c: &Call) -> bool {
     }
 }
 
+/// The read-backs that write into the buffer bound to `GL_PIXEL_PACK_BUFFER` when one is:
+/// queued, then, not waited for (the rule's own fix).
+const PACKED: [&str; 3] = ["glReadPixels", "glReadnPixels", "glGetTexImage"];
+
 /// GL calls that wait for the GPU; those a VG library makes (`nested` in a VG call, e.g. the
-/// glFinish inside vgFinish) are the VG rule's (`vg-sync-every-frame`).
+/// glFinish inside vgFinish) are the VG rule's (`vg-sync-every-frame`). A read-back into a
+/// pixel pack buffer bound earlier in the frame is none (one bound before the frame is not
+/// seen: its read-backs are still listed).
 fn stalls(calls: &Calls, f: &Frame, out: &mut Vec<Finding>) {
     let (s, nested) = (calls.s, calls.nested);
+    // Per context: whether a pixel pack buffer is bound, as the frame's calls have set it.
+    let mut packing: Vec<(u64, bool)> = Vec::new();
     for (i, c) in f.calls.iter().enumerate() {
-        if nested.parent(f.index, i as u32).is_some() {
-            continue;
-        }
         let Some(info) = s.functions.functions.get(c.func as usize) else {
             continue;
         };
-        if STALLS.contains(&info.name.as_str()) && waited(calls, &info.name, c) {
+        let name = info.name.as_str();
+        if base_name(name) == "glBindBuffer" && calls.arg(c, "target") == Some(PIXEL_PACK_BUFFER) {
+            let bound = calls.arg(c, "buffer").is_some_and(|b| b as u32 != 0);
+            match packing.iter_mut().find(|(ctx, _)| *ctx == c.context) {
+                Some(p) => p.1 = bound,
+                None => packing.push((c.context, bound)),
+            }
+        }
+        if nested.parent(f.index, i as u32).is_some() {
+            continue;
+        }
+        let into_buffer = PACKED.contains(&name)
+            && packing
+                .iter()
+                .any(|&(ctx, bound)| ctx == c.context && bound);
+        if STALLS.contains(&name) && !into_buffer && waited(calls, name, c) {
             out.push(Finding {
                 frame: f.index,
                 call: Some(i as u32),
