@@ -246,15 +246,7 @@ fn text(
         Some(w) => watch_text(s, w, end, &mut o),
     }
     if let Some(a) = &s.attach {
-        let _ = writeln!(
-            o,
-            "attach   at {} on thread {}: render thread held {:.1} ms, {} {:.0} ms after the command",
-            a.safe_point,
-            a.thread,
-            a.hiccup_ns as f64 / 1e6,
-            if s.watch.is_some() { "watching from" } else { "first frame" },
-            a.latency_ns as f64 / 1e6
-        );
+        let _ = writeln!(o, "{}", attach_line(a, s.watch.is_some()));
     }
     if let Some(line) = agent_waits_line(&s.agent_frames) {
         let _ = writeln!(o, "{line}");
@@ -611,6 +603,29 @@ fn geometry_text(s: &Session, o: &mut String) {
     for line in missing_geometry_lines(reasons) {
         let _ = writeln!(o, "         {line}");
     }
+}
+
+/// The report's attach line: where the render thread was held and for how long, and when
+/// the first frame (or the watch) began, with the part of it spent getting in (`injection`:
+/// gpuheat gets in at a swap, so a program that presents no frame, loading or waiting for
+/// input, keeps it waiting), where the session has it.
+fn attach_line(a: &gpuheat_session::AttachInfo, watching: bool) -> String {
+    let getting_in = if a.injection_ns > 0 {
+        format!(
+            " ({:.0} ms of it getting in, at the program's swap)",
+            a.injection_ns as f64 / 1e6
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "attach   at {} on thread {}: render thread held {:.1} ms, {} {:.0} ms after the command{getting_in}",
+        a.safe_point,
+        a.thread,
+        a.hiccup_ns as f64 / 1e6,
+        if watching { "watching from" } else { "first frame" },
+        a.latency_ns as f64 / 1e6
+    )
 }
 
 /// Most program names a grouped line of [`missing_geometry_lines`] lists.
@@ -1033,9 +1048,28 @@ fn deferred_line(
 #[cfg(test)]
 mod tests {
     use super::{
-        agent_gpu_line, agent_time_line, agent_waits_line, deferred_line, geometry_text,
-        missing_geometry_lines, split_program,
+        agent_gpu_line, agent_time_line, agent_waits_line, attach_line, deferred_line,
+        geometry_text, missing_geometry_lines, split_program,
     };
+
+    #[test]
+    fn the_attach_line_says_how_much_of_the_first_frames_wait_was_getting_in() {
+        let mut a = gpuheat_session::AttachInfo {
+            thread: 7,
+            safe_point: "glXSwapBuffers".into(),
+            latency_ns: 2_637_800_000,
+            hiccup_ns: 17_800_000,
+            injection_ns: 2_178_900_000,
+        };
+        assert_eq!(
+            attach_line(&a, false),
+            "attach   at glXSwapBuffers on thread 7: render thread held 17.8 ms, first frame \
+             2638 ms after the command (2179 ms of it getting in, at the program's swap)"
+        );
+        // A session without the injection's time says nothing of it.
+        a.injection_ns = 0;
+        assert!(attach_line(&a, true).ends_with("watching from 2638 ms after the command"));
+    }
 
     #[test]
     fn a_reason_names_its_program_only_when_it_starts_with_one() {
