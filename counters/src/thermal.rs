@@ -241,6 +241,19 @@ fn add_spreads(spreads: &mut Vec<PendingSpread>, maps: &mut [TargetMaps<'_>]) {
     });
 }
 
+/// The draw and read framebuffer bindings, as pieces of saved state.
+fn framebuffer_bindings(f: &ThermalFns) -> [Piece; 2] {
+    let framebuffer = |query, target| Piece::Binding {
+        query,
+        target,
+        bind: f.bind_framebuffer,
+    };
+    [
+        framebuffer(DRAW_FRAMEBUFFER_BINDING, DRAW_FRAMEBUFFER),
+        framebuffer(READ_FRAMEBUFFER_BINDING, READ_FRAMEBUFFER),
+    ]
+}
+
 /// Each target's width in its maps now, for the tally's resolve ([`tally::Tally::read`]).
 fn widths(accums: &HashMap<u32, Accum>) -> impl Fn(u32) -> Option<u32> + '_ {
     |id| accums.get(&id).map(|a| a.width)
@@ -659,14 +672,10 @@ impl Painter {
     /// This painter's context must be current (GL 3.0+ or GLES 3.0+, as [`support`] checks),
     /// and `f` its real functions.
     unsafe fn save<'f>(&self, f: &'f ThermalFns) -> Saved<'f> {
-        let framebuffer = |query, target| Piece::Binding {
-            query,
-            target,
-            bind: f.bind_framebuffer,
-        };
+        let [draw, read] = framebuffer_bindings(f);
         let mut pieces = vec![
-            framebuffer(DRAW_FRAMEBUFFER_BINDING, DRAW_FRAMEBUFFER),
-            framebuffer(READ_FRAMEBUFFER_BINDING, READ_FRAMEBUFFER),
+            draw,
+            read,
             Piece::Program,
             Piece::VertexArray,
             Piece::Binding {
@@ -1289,18 +1298,9 @@ impl Painter {
         [read, draw]: [GLuint; 2],
         dst: [GLint; 4],
     ) {
-        let framebuffer = |query, target| Piece::Binding {
-            query,
-            target,
-            bind: f.bind_framebuffer,
-        };
-        let pieces = [
-            framebuffer(DRAW_FRAMEBUFFER_BINDING, DRAW_FRAMEBUFFER),
-            framebuffer(READ_FRAMEBUFFER_BINDING, READ_FRAMEBUFFER),
-        ];
         // SAFETY: our caller's promise; `_saved` puts the program's bindings back.
         unsafe {
-            let _saved = Saved::take(f, &pieces);
+            let _saved = Saved::take(f, &framebuffer_bindings(f));
             (f.bind_framebuffer)(READ_FRAMEBUFFER, read);
             (f.bind_framebuffer)(DRAW_FRAMEBUFFER, draw);
             self.blit(f, frame, call, weight, dst);

@@ -453,47 +453,37 @@ fn copy_call(kind: Spread, args: &[u64]) -> Option<CopyCall> {
             [x, y, x.saturating_add(w as u32), y.saturating_add(h as u32)]
         })
     };
-    let bound = |layer: u32| CopyDest::Bound {
-        target: at(0),
-        level: at(1),
-        layer,
+    // The sub-image copies write level `args[1]` of the texture bound to target `args[0]`,
+    // or, in their direct-state-access forms (the same arguments after it), of texture
+    // `args[0]` itself.
+    let dest = |layer: u32| match kind {
+        Spread::CopyTextureSubImage2D | Spread::CopyTextureSubImage3D => CopyDest::Texture {
+            name: at(0),
+            level: at(1),
+            layer,
+        },
+        _ => CopyDest::Bound {
+            target: at(0),
+            level: at(1),
+            layer,
+        },
     };
     Some(match kind {
         // (target, level, internalformat, x, y, width, height, border)
         Spread::CopyTexImage2D => CopyCall {
-            dest: bound(0),
+            dest: dest(0),
             source: CopySource::ReadFramebuffer,
             rect: [0, 0, at(5), at(6)],
         },
-        // (target, level, xoffset, yoffset, x, y, width, height)
-        Spread::CopyTexSubImage2D => CopyCall {
-            dest: bound(0),
+        // (target or texture, level, xoffset, yoffset, x, y, width, height)
+        Spread::CopyTexSubImage2D | Spread::CopyTextureSubImage2D => CopyCall {
+            dest: dest(0),
             source: CopySource::ReadFramebuffer,
             rect: rect(2, 3, 6, 7)?,
         },
-        // (target, level, xoffset, yoffset, zoffset, x, y, width, height)
-        Spread::CopyTexSubImage3D => CopyCall {
-            dest: bound(at(4)),
-            source: CopySource::ReadFramebuffer,
-            rect: rect(2, 3, 7, 8)?,
-        },
-        // (texture, level, xoffset, yoffset, x, y, width, height)
-        Spread::CopyTextureSubImage2D => CopyCall {
-            dest: CopyDest::Texture {
-                name: at(0),
-                level: at(1),
-                layer: 0,
-            },
-            source: CopySource::ReadFramebuffer,
-            rect: rect(2, 3, 6, 7)?,
-        },
-        // (texture, level, xoffset, yoffset, zoffset, x, y, width, height)
-        Spread::CopyTextureSubImage3D => CopyCall {
-            dest: CopyDest::Texture {
-                name: at(0),
-                level: at(1),
-                layer: at(4),
-            },
+        // (target or texture, level, xoffset, yoffset, zoffset, x, y, width, height)
+        Spread::CopyTexSubImage3D | Spread::CopyTextureSubImage3D => CopyCall {
+            dest: dest(at(4)),
             source: CopySource::ReadFramebuffer,
             rect: rect(2, 3, 7, 8)?,
         },
