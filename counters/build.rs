@@ -18,6 +18,12 @@ const NAMES: &[&str] = &[
     "INVALID_ENUM",
     "INVALID_VALUE",
     "INVALID_OPERATION",
+    // Fences: the bounded wait before a capture's first drain.
+    "SYNC_GPU_COMMANDS_COMPLETE",
+    "SYNC_FLUSH_COMMANDS_BIT",
+    "ALREADY_SIGNALED",
+    "CONDITION_SATISFIED",
+    "TIMEOUT_EXPIRED",
     // Queries.
     "SAMPLES_PASSED",
     "ANY_SAMPLES_PASSED",

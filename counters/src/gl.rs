@@ -73,6 +73,14 @@ pub type GetQueryObjectuivFn = unsafe extern "system" fn(GLuint, GLenum, *mut GL
 pub type GetQueryObjectui64vFn = unsafe extern "system" fn(GLuint, GLenum, *mut GLuint64);
 /// `glQueryCounter` (and `EXT`).
 pub type QueryCounterFn = unsafe extern "system" fn(GLuint, GLenum);
+/// `GLsync`: a fence object's handle.
+pub type GLsync = *const c_void;
+/// `glFenceSync`.
+pub type FenceSyncFn = unsafe extern "system" fn(GLenum, GLenum) -> GLsync;
+/// `glClientWaitSync` (flags are a `GLbitfield`).
+pub type ClientWaitSyncFn = unsafe extern "system" fn(GLsync, GLenum, GLuint64) -> GLenum;
+/// `glDeleteSync`.
+pub type DeleteSyncFn = unsafe extern "system" fn(GLsync);
 /// `glBindBuffer`, and every `glBindX(target, name)` of the same shape (framebuffers,
 /// renderbuffers, transform feedback objects).
 pub type BindFn = unsafe extern "system" fn(GLenum, GLuint);
@@ -243,6 +251,12 @@ gl_table! {
             query_counter_ext: c"glQueryCounterEXT" = QueryCounterFn;
             /// `glBindBuffer` (to unbind `GL_QUERY_BUFFER` around read-backs and restore it).
             bind_buffer: c"glBindBuffer" = BindFn;
+            /// `glFenceSync` (GL 3.2 / GLES 3.0): the bounded wait of [`crate::backlog`].
+            fence_sync: c"glFenceSync" = FenceSyncFn;
+            /// `glClientWaitSync`.
+            client_wait_sync: c"glClientWaitSync" = ClientWaitSyncFn;
+            /// `glDeleteSync`.
+            delete_sync: c"glDeleteSync" = DeleteSyncFn;
         }
         groups {
             /// Heat painting and state save/restore (`Err`: why there is none).

@@ -16,6 +16,8 @@
 //!   right after the call, or deferred (a timestamp pair and the queries, read at the frame's
 //!   end by [`ContextCounters::resolve`]), and pipelined timestamp pairs read back frames later
 //!   by [`ContextCounters::poll`].
+//! - [`backlog`]: how far the GPU is behind the program, asked on a fence with a bound
+//!   before a capture's first drain (a program that never waits may be minutes ahead).
 //! - `own_gpu` (internal): the heat painter's own passes timed on the GPU (timestamps around
 //!   each draw's replay and weighting, read at the flush).
 //! - `readback` (internal): a flush's read-backs (colour, maps, slots) issued into one
@@ -43,6 +45,7 @@
 //! Each module depends only on those listed before it, but for [`waits`] and [`pool`],
 //! leaves.
 
+pub mod backlog;
 pub mod catalogue;
 mod context;
 pub mod facts;

@@ -284,6 +284,14 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             eprintln!("gpuheat: stopped; kept {summary}; detached");
             Ok(ExitCode::from(130))
         }
+        Some(EndReason::Abandoned) => bail!(
+            "the capture of {name} (pid {pid}) was abandoned after {} of {} frames: {}; detached, {name} {}; the session keeps what arrived: {}",
+            received.frames,
+            args.frames,
+            receive::abandoned(received.end.as_ref()).unwrap_or_default(),
+            left_as(pid),
+            shown(&output)
+        ),
         Some(EndReason::TimedOut) => bail!(
             "no frame arrived from {name} (pid {pid}) for {} s after {} of {} frames ({}); detached, {name} {}; the session keeps what arrived: {}",
             timeout_s,

@@ -230,6 +230,7 @@ fn text(
         Some(EndReason::Stopped) => "stopped by the user",
         Some(EndReason::TargetExited) => "program exited during the capture",
         Some(EndReason::TimedOut) => "timed out: no more frames arrived",
+        Some(EndReason::Abandoned) => "abandoned by the agent, to leave the program alone",
         None => "no end record: gpuheat stopped during the capture",
     };
     let _ = writeln!(o, "program  {} (pid {})", i.args.join(" "), i.pid);
@@ -244,6 +245,14 @@ fn text(
             );
         }
         Some(w) => watch_text(s, w, end, &mut o),
+    }
+    if let Some(why) = s
+        .end
+        .as_ref()
+        .filter(|e| e.reason == EndReason::Abandoned)
+        .and_then(|e| e.detail.as_deref())
+    {
+        let _ = writeln!(o, "         {why}");
     }
     if let Some(a) = &s.attach {
         let _ = writeln!(o, "{}", attach_line(a, s.watch.is_some()));

@@ -491,6 +491,80 @@ fn a_program_that_stops_rendering_after_the_attach_ends_the_capture_within_the_t
     );
 }
 
+/// Issue 24 (never change what a program draws; every wait bounded): a program that never
+/// waits for its frames runs far ahead of its GPU. `fill_cost` draws into a pbuffer, whose swap
+/// is no flush on llvmpipe: binning a frame costs next to nothing, rasterizing it about 20 ms
+/// at `--loop 8`, so after a few seconds minutes of frames are queued (63 s here before the
+/// first frame of an attach arrived). A capture's first drain waited for all of them, the
+/// program frozen meanwhile. The agent now waits for that backlog a bounded time (5 s), then
+/// abandons the capture with the reason, and the program runs on.
+#[test]
+fn a_program_far_ahead_of_its_gpu_is_left_alone_with_the_reason() {
+    let dir = scratch("attach-backlog");
+    let mut target = Target::start(
+        &dir,
+        "fill_cost",
+        &["--loop", "8", "--frames", "1000000000"],
+    );
+    let pid = target.child.id();
+    wait_until("libEGL in fill_cost", || maps(pid, "libEGL"));
+    std::thread::sleep(Duration::from_secs(4));
+    let session = dir.join("backlog.gpuheat");
+    let start = Instant::now();
+    let out = run_gpuheat(&[
+        "attach",
+        &target.pid(),
+        "--frames",
+        "1",
+        "--timeout",
+        "120",
+        "-o",
+        session.to_str().unwrap(),
+    ]);
+    let took = start.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let lines: Vec<_> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line: {stderr}");
+    for needle in [
+        "the capture of fill_cost",
+        "was abandoned after 0 of 1 frames",
+        "more than 5 s behind the program",
+        "gpuheat run",
+        "detached, fill_cost keeps running",
+        session.to_str().unwrap(),
+    ] {
+        assert!(lines[0].contains(needle), "`{}` lacks `{needle}`", lines[0]);
+    }
+    // Getting in and the agent's bounded wait, not the backlog's minutes.
+    assert!(took < Duration::from_secs(45), "took {took:?}: {stderr}");
+    let s = gpuheat_session::Session::open(&session).expect("a readable session");
+    assert_eq!(s.frames.len(), 0);
+    let end = s.end.expect("an END record");
+    assert_eq!(end.reason, gpuheat_session::EndReason::Abandoned);
+    assert!(end.detail.is_some_and(|d| d.contains("behind")));
+    let r = run_gpuheat(&["report", session.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stdout).contains("abandoned by the agent"));
+    // The program runs on, untraced: it keeps using the CPU (binning, rasterizing).
+    assert!(target.alive());
+    assert_eq!(state_and_tracer(pid).1, "0");
+    let cpu = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        // Fields from the third (the state) on; utime and stime are the 14th and 15th, of
+        // every thread of the process.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    };
+    let before = cpu();
+    std::thread::sleep(Duration::from_secs(1));
+    let after = cpu();
+    assert!(
+        after > before,
+        "fill_cost stopped running: {before} -> {after} ticks"
+    );
+}
+
 #[test]
 fn a_program_stopped_after_the_attach_is_said_to_be_stopped() {
     let dir = scratch("attach-stopped-later");

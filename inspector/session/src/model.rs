@@ -331,6 +331,9 @@ pub enum EndReason {
     /// No frame arrived within the CLI's timeout (the program stopped rendering, or the
     /// agent could not start the capture); the session keeps what arrived.
     TimedOut,
+    /// The agent ended the capture itself, to leave the program alone ([`EndInfo::detail`]
+    /// says why: the GPU was further behind the program than it may make it wait).
+    Abandoned,
 }
 
 /// Last record of a finished session.

@@ -151,6 +151,23 @@ pub fn stop() {
     RECORDING.store(false, Relaxed);
 }
 
+/// Why the capture gave itself up, for the swap that ends it ([`abandon`]).
+static ABANDONED: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Stops recording at once and leaves `why` for the next swap, which ends the capture with
+/// it (an `END` record whose reason is `Abandoned`): for what the agent must not do to the
+/// program, found in the middle of a frame.
+pub fn abandon(why: String) {
+    stop();
+    let mut slot = ABANDONED.lock().unwrap_or_else(|e| e.into_inner());
+    slot.get_or_insert(why);
+}
+
+/// Why the capture gave itself up since the last call, if it did.
+pub fn take_abandoned() -> Option<String> {
+    ABANDONED.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
 /// Counts a swap; returns the number of swaps seen so far.
 pub fn count_swap() -> u64 {
     SWAPS.fetch_add(1, Relaxed) + 1

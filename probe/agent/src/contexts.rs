@@ -42,6 +42,9 @@ struct Entry {
     geometry: Option<GeometryCapture>,
     /// The stages of the programs its draws ran, for the statistics worth asking about.
     stages: StageCache,
+    /// The capture ([`capture::generation`]) whose first drain on this context was preceded
+    /// by a bounded wait ([`caught_up`]); 0: none yet.
+    caught_up: u64,
 }
 
 /// Geometry capture's extra real GL functions (`Err`: why there are none).
@@ -326,9 +329,42 @@ pub fn prepare(ctx: u64) {
     }
     if let Some(gl) = gl() {
         with_entry(ctx, |e| {
-            counters(e, ctx, gl);
+            if caught_up(e, gl) {
+                counters(e, ctx, gl);
+            }
         });
     }
+}
+
+/// Longest the agent lets a capture's first drain on a context wait for work the program
+/// queued before it ([`caught_up`]). A program that waits for its frames is a few frames
+/// ahead at most (a second on llvmpipe's slowest scenes here); one that never waits can be
+/// minutes ahead.
+const BACKLOG_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Before the first drain of this capture on `e`'s context (current here): waits at most
+/// [`BACKLOG_LIMIT`] for the GPU to finish what the program queued. Past it, the capture is
+/// abandoned (every bracket would wait behind that backlog, freezing the program) and
+/// `false` returned; contexts without fences go on as before.
+fn caught_up(e: &mut Entry, gl: &GlFns) -> bool {
+    let generation = capture::generation();
+    if e.caught_up == generation {
+        return true;
+    }
+    e.caught_up = generation;
+    // SAFETY: `e`'s context is current on this thread (our callers' promise).
+    let backlog = unsafe { gpuheat_counters::backlog::wait_bounded(gl, BACKLOG_LIMIT) };
+    if backlog != gpuheat_counters::backlog::Backlog::Behind {
+        return true;
+    }
+    capture::abandon(format!(
+        "the GPU was more than {} s behind the program when the capture began (its frames \
+         are queued, not drawn: it never waits for them); measuring would have frozen it that \
+         long. Capture it from its start with `gpuheat run`, or make it wait for its frames \
+         (a swap to a window, glFinish or a fence)",
+        BACKLOG_LIMIT.as_secs()
+    ));
+    false
 }
 
 /// What the program bound before the capture: current program, vertex array, buffers,
@@ -504,6 +540,9 @@ pub fn begin(ctx: u64, may_defer: bool, spreads: bool, kind: CallKind) -> Option
         capture::timing()
     };
     with_entry(ctx, |e| {
+        if !caught_up(e, gl) {
+            return None;
+        }
         let idle = if mode == gpuheat_session::CaptureMode::Full {
             idle_counters(e, ctx, gl, kind)
         } else {

@@ -107,6 +107,10 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
             let b0 = vg::inside().then(monotonic_ns);
             g.bracket = contexts::begin(g.ctx, b0.is_none(), SPREADS[i], KINDS[i]);
             g.bracket_ns = b0.map_or(0, |b0| monotonic_ns() - b0);
+            if g.bracket.is_none() && !crate::capture::recording() {
+                // The bracket may have found the GPU too far behind to measure.
+                runtime::abandoned();
+            }
         }
     }));
     g.skip = ok.is_err();

@@ -477,6 +477,8 @@ enum StartPoint {
 
 fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint) {
     let now = monotonic_ns();
+    // An earlier capture's reason to give up is not this one's.
+    capture::take_abandoned();
     let settings = Settings {
         mode: request.mode,
         heat: request.heat,
@@ -582,6 +584,12 @@ fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint
         request.first_frame.unwrap_or_else(capture::swaps)
     };
     capture::start(settings, first);
+    if let Some(why) = capture::take_abandoned() {
+        // Measuring the context at this swap found the GPU too far behind. No detach here:
+        // the CLI leaves after the END, and its leaving detaches (`listen`).
+        end_abandoned(agent, st, why);
+        return;
+    }
     if request.warmup == 0 {
         if let Some(active) = st.active.as_mut() {
             begin_watching(agent, active, first);
@@ -705,6 +713,43 @@ fn warmup_frame_ended(agent: &Agent, st: &mut State, swap_ok: bool) -> bool {
     true
 }
 
+/// The capture gave itself up ([`capture::abandon`], noticed right after the work call that
+/// did it, on the thread that recorded): ends it now rather than at a swap that a program
+/// far ahead of its GPU may not reach for long.
+pub fn abandoned() {
+    let Some(why) = capture::take_abandoned() else {
+        return;
+    };
+    if let Some(agent) = current() {
+        let mut guard = lock(&agent.state);
+        if end_abandoned(&agent, &mut guard, why) {
+            drop(guard);
+            detach(&agent);
+        }
+    }
+}
+
+/// Ends the active capture with an `END` whose reason is `Abandoned`: the frame in progress
+/// goes (the writer drops its calls at the END), the frames captured before it stay. `true`
+/// when the connection is to be dropped now (a detach was asked for), which the caller does
+/// once it let go of the state.
+fn end_abandoned(agent: &Agent, st: &mut State, why: String) -> bool {
+    let Some(active) = st.active.take() else {
+        return false;
+    };
+    capture::stop();
+    recorder::flush();
+    st.stop = false;
+    agent.writer.send(Msg::End(EndInfo {
+        reason: EndReason::Abandoned,
+        frames_captured: u64::from(active.captured),
+        dropped_calls: 0,
+        detail: Some(why),
+        renderer_query: Some(renderer_query(agent.origin.loaded)),
+    }));
+    st.detach
+}
+
 /// What the runtime does not measure itself (the Vulkan layer's pipelined times and
 /// records, `crate::vk`), polled with GL's at each captured frame's end (`true`: the
 /// capture's last).
@@ -736,6 +781,13 @@ pub fn frame_ended(swap_ok: bool) {
         }
         return;
     };
+    if let Some(why) = capture::take_abandoned() {
+        if end_abandoned(&agent, st, why) {
+            drop(guard);
+            detach(&agent);
+        }
+        return;
+    }
     if active.warm_left > 0 {
         if warmup_frame_ended(&agent, st, swap_ok) {
             return;

@@ -401,8 +401,12 @@ fn run(mut stream: UnixStream, rx: Receiver<Msg>, shared: &Shared) {
                 holding = false;
             }
             Msg::End(mut end) => {
-                // Values of frames that never ended (a capture stopped mid-frame) go with it.
+                // Calls and values of frames that never ended (a capture stopped or abandoned
+                // mid-frame) go with it.
                 late.clear();
+                for buffers in std::mem::take(&mut pending).into_values() {
+                    buffers.into_iter().for_each(calls::recycle);
+                }
                 // A watch's last status has its totals; the frames still held triggered
                 // nothing and go.
                 if let Some(mut ring) = ring.take() {
