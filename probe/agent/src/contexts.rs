@@ -42,9 +42,9 @@ struct Entry {
     geometry: Option<GeometryCapture>,
     /// The stages of the programs its draws ran, for the statistics worth asking about.
     stages: StageCache,
-    /// The capture ([`capture::generation`]) whose first drain on this context was preceded
-    /// by a bounded wait ([`caught_up`]); 0: none yet.
-    caught_up: u64,
+    /// The capture's first drain on this context was preceded by a bounded wait
+    /// ([`caught_up`]); cleared at each capture's start ([`capture_starts`]).
+    caught_up: bool,
 }
 
 /// Geometry capture's extra real GL functions (`Err`: why there are none).
@@ -336,6 +336,16 @@ pub fn prepare(ctx: u64) {
     }
 }
 
+/// A capture starts: its first drain on each context waits for the program's backlog, bounded,
+/// again ([`caught_up`]). Before the start swap measures the context (launch mode), so that
+/// this wait is the start's first-time work, which belongs to no frame.
+pub fn capture_starts() {
+    if let Some(map) = CONTEXTS.get() {
+        let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
+        map.values_mut().for_each(|e| e.caught_up = false);
+    }
+}
+
 /// Longest the agent lets a capture's first drain on a context wait for work the program
 /// queued before it ([`caught_up`]). A program that waits for its frames is a few frames
 /// ahead at most (a second on llvmpipe's slowest scenes here); one that never waits can be
@@ -347,11 +357,9 @@ const BACKLOG_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// abandoned (every bracket would wait behind that backlog, freezing the program) and
 /// `false` returned; contexts without fences go on as before.
 fn caught_up(e: &mut Entry, gl: &GlFns) -> bool {
-    let generation = capture::generation();
-    if e.caught_up == generation {
+    if std::mem::replace(&mut e.caught_up, true) {
         return true;
     }
-    e.caught_up = generation;
     // SAFETY: `e`'s context is current on this thread (our callers' promise).
     let backlog = unsafe { gpuheat_counters::backlog::wait_bounded(gl, BACKLOG_LIMIT) };
     if backlog != gpuheat_counters::backlog::Backlog::Behind {

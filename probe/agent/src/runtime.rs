@@ -477,8 +477,9 @@ enum StartPoint {
 
 fn start_capture(agent: &Agent, st: &mut State, request: Request, at: StartPoint) {
     let now = monotonic_ns();
-    // An earlier capture's reason to give up is not this one's.
+    // An earlier capture's reason to give up is not this one's; its backlog check neither.
     capture::take_abandoned();
+    contexts::capture_starts();
     let settings = Settings {
         mode: request.mode,
         heat: request.heat,
