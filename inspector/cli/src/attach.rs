@@ -288,7 +288,7 @@ pub fn attach(args: AttachArgs) -> Result<ExitCode> {
             "the capture of {name} (pid {pid}) was abandoned after {} of {} frames: {}; detached, {name} {}; the session keeps what arrived: {}",
             received.frames,
             args.frames,
-            receive::abandoned(received.end.as_ref()).unwrap_or_default(),
+            received.end.as_ref().and_then(|e| e.abandoned_because()).unwrap_or_default(),
             left_as(pid),
             shown(&output)
         ),

@@ -302,12 +302,6 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-/// Why the agent abandoned the capture, when it did ([`EndReason::Abandoned`]).
-pub fn abandoned(end: Option<&EndInfo>) -> Option<&str> {
-    end.filter(|e| e.reason == EndReason::Abandoned)
-        .map(|e| e.detail.as_deref().unwrap_or("no reason given"))
-}
-
 /// A socket reader that keeps waiting through read timeouts for as long as its owner wants,
 /// so a stalled program never hangs gpuheat.
 struct RetryRead<'a, F: FnMut() -> bool> {

@@ -246,12 +246,7 @@ fn text(
         }
         Some(w) => watch_text(s, w, end, &mut o),
     }
-    if let Some(why) = s
-        .end
-        .as_ref()
-        .filter(|e| e.reason == EndReason::Abandoned)
-        .and_then(|e| e.detail.as_deref())
-    {
+    if let Some(why) = s.end.as_ref().and_then(|e| e.abandoned_because()) {
         let _ = writeln!(o, "         {why}");
     }
     if let Some(a) = &s.attach {

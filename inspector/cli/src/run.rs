@@ -172,7 +172,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         eprintln!("gpuheat: stopped; kept {summary}");
         return Ok(ExitCode::from(130));
     }
-    if let Some(why) = receive::abandoned(received.end.as_ref()) {
+    if let Some(why) = received.end.as_ref().and_then(|e| e.abandoned_because()) {
         bail!("the capture of `{program}` was abandoned after {summary}: {why}");
     }
     let status = exit_status.or_else(|| child.try_wait().ok().flatten());

@@ -355,6 +355,14 @@ pub struct EndInfo {
     pub renderer_query: Option<RendererQuery>,
 }
 
+impl EndInfo {
+    /// Why the agent abandoned the capture, when it did ([`EndReason::Abandoned`]).
+    pub fn abandoned_because(&self) -> Option<&str> {
+        (self.reason == EndReason::Abandoned)
+            .then(|| self.detail.as_deref().unwrap_or("no reason given"))
+    }
+}
+
 /// What the agent saw of the program asking which GL it runs on: a program that never asks
 /// cannot be choosing its paths by renderer or version. Only the program's own calls count
 /// (not the agent's, nor the GL stack's), outside captures too.

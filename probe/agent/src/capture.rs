@@ -151,12 +151,13 @@ pub fn stop() {
     RECORDING.store(false, Relaxed);
 }
 
-/// Why the capture gave itself up, for the swap that ends it ([`abandon`]).
+/// Why the capture gave itself up, for the runtime that ends it ([`abandon`]).
 static ABANDONED: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
-/// Stops recording at once and leaves `why` for the next swap, which ends the capture with
-/// it (an `END` record whose reason is `Abandoned`): for what the agent must not do to the
-/// program, found in the middle of a frame.
+/// Stops recording at once and leaves `why` for the runtime, which ends the capture with it
+/// (an `END` record whose reason is `Abandoned`) right after the work call that found it, or
+/// at the start swap or the next swap: for what the agent must not do to the program, found
+/// in the middle of a frame.
 pub fn abandon(why: String) {
     stop();
     let mut slot = ABANDONED.lock().unwrap_or_else(|e| e.into_inner());

@@ -77,6 +77,15 @@ pub struct Guard {
     bracket_ns: u64,
 }
 
+/// After a work call's bracket was asked for: a capture that gave itself up there (the GPU
+/// too far behind to measure, `contexts::caught_up`) ends now, not at a swap that such a
+/// program may be slow to reach.
+fn end_if_abandoned(bracketed: bool) {
+    if !bracketed && !crate::capture::recording() {
+        runtime::abandoned();
+    }
+}
+
 /// Starts recording call `i` (only called while [`recording`]).
 #[inline(never)]
 pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
@@ -107,10 +116,7 @@ pub fn enter(i: usize, site: u64, args: &[u64]) -> Guard {
             let b0 = vg::inside().then(monotonic_ns);
             g.bracket = contexts::begin(g.ctx, b0.is_none(), SPREADS[i], KINDS[i]);
             g.bracket_ns = b0.map_or(0, |b0| monotonic_ns() - b0);
-            if g.bracket.is_none() && !crate::capture::recording() {
-                // The bracket may have found the GPU too far behind to measure.
-                runtime::abandoned();
-            }
+            end_if_abandoned(g.bracket.is_some());
         }
     }));
     g.skip = ok.is_err();
@@ -791,6 +797,7 @@ pub fn immediate_begin(g: &mut Option<Guard>, args: &[u64]) {
         let nested = vg::inside();
         let record = !nested && (capture::heat() || capture::geometry());
         let (bracket, list) = contexts::begin_block(g.ctx, !nested, record);
+        end_if_abandoned(bracket.is_some());
         if bracket.is_some() || list.is_some() {
             let block = OpenBlock {
                 ctx: g.ctx,
